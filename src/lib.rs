@@ -1,0 +1,6 @@
+//! navstudio: a map editor and baker for flow-field navigation data.
+
+pub mod bake;
+pub mod map;
+pub mod nav;
+pub mod package;

@@ -1,0 +1,105 @@
+//! The sectored cost field: one `u8` per cell (255 wall, 1..=254 cost), stored per sector;
+//! a sector whose cells all cost 1 stores nothing and reads as the shared clear field.
+
+use super::grid::{CLEAR, GridSpec};
+
+/// One sector's costs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SectorCost {
+    /// Every cell costs 1; nothing stored.
+    Clear,
+    /// Row-major costs of the (possibly partial) sector rectangle.
+    Tile(Box<[u8]>),
+}
+
+/// The cost field of one movement type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CostField {
+    /// Map and sector sizes.
+    pub spec: GridSpec,
+    /// One entry per sector, row-major over sectors.
+    pub sectors: Vec<SectorCost>,
+}
+
+impl CostField {
+    /// Cuts a row-major cost grid (`spec.cell_count()` long) into sectors.
+    #[must_use]
+    pub fn from_cells(spec: GridSpec, cells: &[u8]) -> Self {
+        debug_assert_eq!(cells.len(), spec.cell_count());
+        let sectors = (0..spec.sector_count() as u32)
+            .map(|s| sector_from_cells(spec, cells, s))
+            .collect();
+        Self { spec, sectors }
+    }
+
+    /// Replaces one sector's costs from a row-major full-map grid.
+    pub fn update_sector_from_cells(&mut self, cells: &[u8], sector: u32) {
+        self.sectors[sector as usize] = sector_from_cells(self.spec, cells, sector);
+    }
+
+    /// Cost of cell `(x, y)`; the cell must be on the map.
+    #[must_use]
+    pub fn get(&self, x: u32, y: u32) -> u8 {
+        let s = self.spec.sector_of(x, y);
+        match &self.sectors[s as usize] {
+            SectorCost::Clear => CLEAR,
+            SectorCost::Tile(tile) => {
+                let (x0, y0, w, _) = self.spec.sector_rect(s);
+                tile[((y - y0) * w + (x - x0)) as usize]
+            }
+        }
+    }
+
+    /// Copies one sector's costs into `out` (row-major, sector rectangle sized).
+    pub fn sector_cells(&self, sector: u32, out: &mut Vec<u8>) {
+        let (_, _, w, h) = self.spec.sector_rect(sector);
+        out.clear();
+        match &self.sectors[sector as usize] {
+            SectorCost::Clear => out.resize((w * h) as usize, CLEAR),
+            SectorCost::Tile(tile) => out.extend_from_slice(tile),
+        }
+    }
+
+    /// The whole field as one row-major grid.
+    #[must_use]
+    pub fn to_cells(&self) -> Vec<u8> {
+        let spec = self.spec;
+        let mut cells = vec![CLEAR; spec.cell_count()];
+        for (s, sector) in self.sectors.iter().enumerate() {
+            if let SectorCost::Tile(tile) = sector {
+                let (x0, y0, w, h) = spec.sector_rect(s as u32);
+                for row in 0..h {
+                    let dst = spec.index(x0, y0 + row);
+                    cells[dst..dst + w as usize]
+                        .copy_from_slice(&tile[(row * w) as usize..((row + 1) * w) as usize]);
+                }
+            }
+        }
+        cells
+    }
+
+    /// Share of sectors that are clear (store nothing), `0.0..=1.0`.
+    #[must_use]
+    pub fn clear_share(&self) -> f64 {
+        let clear = self
+            .sectors
+            .iter()
+            .filter(|s| matches!(s, SectorCost::Clear))
+            .count();
+        clear as f64 / self.sectors.len().max(1) as f64
+    }
+}
+
+fn sector_from_cells(spec: GridSpec, cells: &[u8], sector: u32) -> SectorCost {
+    let (x0, y0, w, h) = spec.sector_rect(sector);
+    let mut tile = Vec::with_capacity((w * h) as usize);
+    for row in 0..h {
+        let start = spec.index(x0, y0 + row);
+        tile.extend_from_slice(&cells[start..start + w as usize]);
+    }
+    if tile.iter().all(|&c| c == CLEAR) {
+        SectorCost::Clear
+    } else {
+        SectorCost::Tile(tile.into_boxed_slice())
+    }
+}

@@ -1,0 +1,1 @@
+//! The nav package on disk.
