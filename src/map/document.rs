@@ -1,11 +1,14 @@
 //! The map document a designer edits and saves: `maps/NAME.ron` with the heightmap and the
 //! paint layers as side files beside it.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
-use super::movement::MovementType;
-use super::paint::PaintLayer;
-use super::stamp::StampPlacement;
+use super::error::MapError;
+use super::movement::{MovementType, WaterRule};
+use super::paint::{PAINT_DELTA_MAX, PaintLayer, PaintTarget};
+use super::stamp::{StampLibrary, StampPlacement};
 
 /// The document format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -73,4 +76,289 @@ pub struct MapDocument {
     /// Placed stamps, applied in order (later stamps win).
     #[serde(default)]
     pub stamps: Vec<StampPlacement>,
+}
+
+/// The name used in messages for a document that has no file yet.
+const UNSAVED: &str = "unsaved map";
+
+impl MapDocument {
+    /// Checks every value against its documented limits: format version, cell size, height
+    /// scale, sector size, movement types (names, slope limits and curves, water costs,
+    /// buffer and blur), paint layers (targets, side file names, cost deltas) and stamp
+    /// placements (known stamp ids in the built-in library, rotation 0..=3).
+    ///
+    /// Does not touch the disk; paint layer sizes are checked when the side files load.
+    ///
+    /// # Errors
+    /// The first problem found, as a [`MapError`] naming the document as `unsaved map`.
+    pub fn validate(&self) -> Result<(), MapError> {
+        self.validate_at(Path::new(UNSAVED))
+    }
+
+    /// [`MapDocument::validate`], naming `path` in errors.
+    ///
+    /// # Errors
+    /// As [`MapDocument::validate`].
+    pub fn validate_at(&self, path: &Path) -> Result<(), MapError> {
+        let invalid = |field: String, problem: String| MapError::InvalidValue {
+            path: path.to_path_buf(),
+            field,
+            problem,
+        };
+        match self.version.cmp(&FORMAT_VERSION) {
+            std::cmp::Ordering::Less => {
+                return Err(MapError::OldVersion {
+                    path: path.to_path_buf(),
+                    found: self.version,
+                    supported: FORMAT_VERSION,
+                });
+            }
+            std::cmp::Ordering::Greater => {
+                return Err(MapError::NewVersion {
+                    path: path.to_path_buf(),
+                    found: self.version,
+                    supported: FORMAT_VERSION,
+                });
+            }
+            std::cmp::Ordering::Equal => {}
+        }
+        if self.name.trim().is_empty() {
+            return Err(invalid(
+                "`name`".to_owned(),
+                "is empty but must name the map".to_owned(),
+            ));
+        }
+        if self.heightmap.path.trim().is_empty() {
+            return Err(invalid(
+                "`heightmap.path`".to_owned(),
+                "is empty but must name the heightmap file".to_owned(),
+            ));
+        }
+        if let Some(nd) = self.heightmap.no_data
+            && !nd.is_finite()
+        {
+            return Err(invalid(
+                "`heightmap.no_data`".to_owned(),
+                format!("is {nd} but must be a finite sample value"),
+            ));
+        }
+        if let HeightEncoding::Raw16 { width: Some(0) } = self.heightmap.encoding {
+            return Err(invalid(
+                "`heightmap.encoding` RAW width".to_owned(),
+                "is 0 but must be at least 2 (or None to infer a square)".to_owned(),
+            ));
+        }
+        if !(self.cell_size_m.is_finite() && self.cell_size_m > 0.0) {
+            return Err(invalid(
+                "`cell_size_m`".to_owned(),
+                format!(
+                    "is {} but must be a number of metres above 0",
+                    self.cell_size_m
+                ),
+            ));
+        }
+        if !(self.height_scale_m.is_finite() && self.height_scale_m >= 0.0) {
+            return Err(invalid(
+                "`height_scale_m`".to_owned(),
+                format!("is {} but must be 0 or more metres", self.height_scale_m),
+            ));
+        }
+        if !self.water_level_m.is_finite() {
+            return Err(invalid(
+                "`water_level_m`".to_owned(),
+                format!(
+                    "is {} but must be a finite number of metres",
+                    self.water_level_m
+                ),
+            ));
+        }
+        if !(1..=255).contains(&self.sector_size) {
+            return Err(invalid(
+                "`sector_size`".to_owned(),
+                format!("is {} but must be 1..=255 cells", self.sector_size),
+            ));
+        }
+        if self.movement_types.is_empty() {
+            return Err(invalid(
+                "`movement_types`".to_owned(),
+                "is empty but the map needs at least one movement type to bake".to_owned(),
+            ));
+        }
+        for (i, movement) in self.movement_types.iter().enumerate() {
+            if self.movement_types[..i]
+                .iter()
+                .any(|m| m.name == movement.name)
+            {
+                return Err(MapError::DuplicateMovementType {
+                    path: path.to_path_buf(),
+                    name: movement.name.clone(),
+                });
+            }
+            validate_movement(path, i, movement)?;
+        }
+        self.validate_paint(path)?;
+        self.validate_stamps(path)
+    }
+
+    fn validate_paint(&self, path: &Path) -> Result<(), MapError> {
+        for (i, layer) in self.paint.iter().enumerate() {
+            let field = format!("paint layer {i} `file`");
+            let file = layer.file.as_str();
+            let name_ok = !file.is_empty()
+                && std::path::Path::new(file)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+                && Path::new(file)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !name_ok {
+                return Err(MapError::InvalidValue {
+                    path: path.to_path_buf(),
+                    field,
+                    problem: format!(
+                        "is `{file}` but must be a .png path inside the map's folder (no `..`, no absolute path)"
+                    ),
+                });
+            }
+            if self.paint[..i].iter().any(|l| l.file == layer.file) {
+                return Err(MapError::InvalidValue {
+                    path: path.to_path_buf(),
+                    field,
+                    problem: format!(
+                        "is `{file}`, which another paint layer already uses; give each layer its own file"
+                    ),
+                });
+            }
+            if let PaintTarget::Type(name) = &layer.target
+                && !self.movement_types.iter().any(|m| &m.name == name)
+            {
+                return Err(MapError::UnknownPaintTarget {
+                    path: path.to_path_buf(),
+                    layer: i,
+                    file: layer.file.clone(),
+                    name: name.clone(),
+                });
+            }
+            if let Some(cell) = layer
+                .cells
+                .iter()
+                .find(|c| !(-PAINT_DELTA_MAX..=PAINT_DELTA_MAX).contains(&c.delta))
+            {
+                return Err(MapError::InvalidValue {
+                    path: path.to_path_buf(),
+                    field: format!("paint layer {i} (`{file}`) cost change"),
+                    problem: format!(
+                        "is {} but must be -{PAINT_DELTA_MAX}..={PAINT_DELTA_MAX}",
+                        cell.delta
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_stamps(&self, path: &Path) -> Result<(), MapError> {
+        if self.stamps.is_empty() {
+            return Ok(());
+        }
+        let library = StampLibrary::builtin()?;
+        for (i, placement) in self.stamps.iter().enumerate() {
+            if library.get(&placement.stamp).is_none() {
+                return Err(MapError::UnknownStamp {
+                    path: path.to_path_buf(),
+                    index: i,
+                    id: placement.stamp.clone(),
+                    known: library.id_list(),
+                });
+            }
+            if placement.rotation > 3 {
+                return Err(MapError::BadRotation {
+                    path: path.to_path_buf(),
+                    stamp: placement.stamp.clone(),
+                    rotation: placement.rotation,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn validate_movement(path: &Path, index: usize, m: &MovementType) -> Result<(), MapError> {
+    let label = if m.name.trim().is_empty() {
+        format!("movement type {index}")
+    } else {
+        format!("movement type `{}`", m.name)
+    };
+    let invalid = |field: &str, problem: String| MapError::InvalidValue {
+        path: path.to_path_buf(),
+        field: format!("{label} {field}"),
+        problem,
+    };
+    if m.name.trim().is_empty() {
+        return Err(invalid(
+            "`name`",
+            "is empty but must be a unique name".to_owned(),
+        ));
+    }
+    if !(m.max_slope_deg.is_finite() && (0.0..=90.0).contains(&m.max_slope_deg)) {
+        return Err(invalid(
+            "`max_slope_deg`",
+            format!("is {} but must be 0..=90 degrees", m.max_slope_deg),
+        ));
+    }
+    if m.slope_cost.is_empty() {
+        return Err(invalid(
+            "`slope_cost`",
+            "is empty but needs at least one (slope_deg, cost) point, e.g. [(0.0, 1.0)]".to_owned(),
+        ));
+    }
+    for (k, &(deg, cost)) in m.slope_cost.iter().enumerate() {
+        if !deg.is_finite() || !(0.0..=90.0).contains(&deg) {
+            return Err(invalid(
+                "`slope_cost`",
+                format!("point {k} is at {deg} degrees but points must lie in 0..=90"),
+            ));
+        }
+        if !cost.is_finite() || !(1.0..=254.0).contains(&cost) {
+            return Err(invalid(
+                "`slope_cost`",
+                format!("point {k} has cost {cost} but costs must be 1..=254"),
+            ));
+        }
+        if k > 0 && deg <= m.slope_cost[k - 1].0 {
+            return Err(invalid(
+                "`slope_cost`",
+                format!(
+                    "point {k} is at {deg} degrees, not above the previous point's {}; degrees must strictly increase",
+                    m.slope_cost[k - 1].0
+                ),
+            ));
+        }
+    }
+    if let WaterRule::Cost(c) = m.water
+        && !(1..=254).contains(&c)
+    {
+        return Err(invalid(
+            "water cost",
+            format!("is {c} but must be 1..=254 (use `Impassable` for a wall)"),
+        ));
+    }
+    for (field, value) in [
+        ("`wall_buffer_m`", m.wall_buffer_m),
+        ("`blur_radius_m`", m.blur_radius_m),
+    ] {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(invalid(
+                field,
+                format!("is {value} but must be 0 or more metres"),
+            ));
+        }
+    }
+    if !(m.blur_strength.is_finite() && (0.0..=253.0).contains(&m.blur_strength)) {
+        return Err(invalid(
+            "`blur_strength`",
+            format!("is {} but must be 0..=253", m.blur_strength),
+        ));
+    }
+    Ok(())
 }

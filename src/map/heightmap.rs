@@ -1,5 +1,20 @@
 //! Heightmap import: grey PNG (8/16-bit), Terrain-RGB PNG, RAW `.r16`, SRTM `.hgt` and
 //! Moving AI `.map` grids, all turned into one [`Heightmap`].
+//!
+//! This is the first step of the pipeline: the map document names a heightmap file, this
+//! module turns it into normalised heights plus a mask of cells blocked for every movement
+//! type (Moving AI walls, no-data voids). Sizes are checked against [`MAX_MAP_SIDE`] and
+//! [`MAX_MAP_CELLS`] from file headers or file lengths before any pixel is decoded, so a
+//! hostile header cannot make the importer allocate gigabytes.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use image::{DynamicImage, ImageDecoder, ImageReader, Limits};
+
+use super::document::HeightEncoding;
+use super::error::{MAX_MAP_CELLS, MAX_MAP_SIDE, MIN_MAP_SIDE, MapError};
 
 /// A heightmap in memory: heights normalised to `0.0..=1.0` (multiply by the document's
 /// `height_scale_m` for metres) and a mask of cells blocked for every movement type.
@@ -14,4 +29,880 @@ pub struct Heightmap {
     /// Row-major, `true` = wall for every type (Moving AI walls, no-data voids).
     /// Empty when no cell is blocked.
     pub blocked: Vec<bool>,
+}
+
+impl Heightmap {
+    /// Whether cell `(x, y)` is blocked for every movement type; `false` off the map.
+    #[must_use]
+    pub fn is_blocked(&self, x: u32, y: u32) -> bool {
+        x < self.width
+            && y < self.height
+            && self
+                .blocked
+                .get(y as usize * self.width as usize + x as usize)
+                .copied()
+                .unwrap_or(false)
+    }
+
+    /// Number of blocked cells.
+    #[must_use]
+    pub fn blocked_count(&self) -> usize {
+        self.blocked.iter().filter(|&&b| b).count()
+    }
+}
+
+/// The result of importing a heightmap file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportedHeightmap {
+    /// The heights (normalised) and the blocked mask.
+    pub heightmap: Heightmap,
+    /// For metric sources (`.hgt`, Terrain-RGB): the lowest and highest valid height in
+    /// metres. `height01` is normalised over this range, so a document should use
+    /// `height_scale_m = max - min`. `None` for grey images, RAW and Moving AI, whose
+    /// `0..=1` spans the full sample range (0..=255 or 0..=65535).
+    pub range_m: Option<(f64, f64)>,
+    /// Things a designer should know that did not stop the import (colour converted to
+    /// luminance, voids found …).
+    pub warnings: Vec<String>,
+}
+
+/// Imports a heightmap file.
+///
+/// `encoding` chooses the decoder; [`HeightEncoding::Auto`] picks it from the extension
+/// (`.png` grey or colour, `.r16`/`.raw`, `.hgt`, `.map`). Terrain-RGB is never guessed:
+/// ask for [`HeightEncoding::TerrainRgb`].
+///
+/// `no_data` is a raw sample value that means "no data": for grey images and RAW the
+/// integer sample (e.g. `61` in an 8-bit image), for `.hgt` the signed sample (−32768 is
+/// always a void), for Terrain-RGB the packed integer `R·65536 + G·256 + B`. Such cells
+/// are blocked, take the lowest valid height (so voids do not read as cliffs above the
+/// data) and are left out of `range_m`.
+///
+/// # Errors
+/// Any [`MapError`] about the file: missing, unreadable, not an image, truncated, of an
+/// unsupported pixel format, smaller than 2×2, larger than [`MAX_MAP_SIDE`] /
+/// [`MAX_MAP_CELLS`], or not following its format.
+///
+/// # Examples
+/// ```no_run
+/// use navstudio::map::{HeightEncoding, heightmap::import_heightmap};
+/// let imported = import_heightmap("maps/canyon.png".as_ref(), HeightEncoding::Auto, None)?;
+/// println!("{}×{}", imported.heightmap.width, imported.heightmap.height);
+/// # Ok::<(), navstudio::map::MapError>(())
+/// ```
+pub fn import_heightmap(
+    path: &Path,
+    encoding: HeightEncoding,
+    no_data: Option<f64>,
+) -> Result<ImportedHeightmap, MapError> {
+    let encoding = match encoding {
+        HeightEncoding::Auto => encoding_from_extension(path)?,
+        other => other,
+    };
+    match encoding {
+        HeightEncoding::Auto | HeightEncoding::Gray => import_png(path, PngMode::Gray, no_data),
+        HeightEncoding::TerrainRgb => import_png(path, PngMode::TerrainRgb, no_data),
+        HeightEncoding::Raw16 { width } => import_raw16(path, width, no_data),
+        HeightEncoding::Hgt => import_hgt(path, no_data),
+        HeightEncoding::MovingAi => import_moving_ai(path),
+    }
+}
+
+/// The encoding [`HeightEncoding::Auto`] picks for a file name.
+///
+/// # Errors
+/// [`MapError::UnknownFormat`] for an extension that names no known format.
+pub fn encoding_from_extension(path: &Path) -> Result<HeightEncoding, MapError> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match extension.as_str() {
+        "png" => Ok(HeightEncoding::Gray),
+        "r16" | "raw" => Ok(HeightEncoding::Raw16 { width: None }),
+        "hgt" => Ok(HeightEncoding::Hgt),
+        "map" => Ok(HeightEncoding::MovingAi),
+        _ => Err(MapError::UnknownFormat {
+            path: path.to_path_buf(),
+            extension,
+        }),
+    }
+}
+
+/// Builds a heightmap from 16-bit samples (`0` → 0.0, `65535` → 1.0), nothing blocked.
+///
+/// `samples` should hold `width * height` values, row-major; missing samples read as 0 and
+/// extra samples are ignored.
+#[must_use]
+pub fn heightmap_from_u16(width: u32, height: u32, samples: &[u16]) -> Heightmap {
+    let cells = width as usize * height as usize;
+    let mut height01: Vec<f32> = samples
+        .iter()
+        .take(cells)
+        .map(|&v| f32::from(v) / 65535.0)
+        .collect();
+    height01.resize(cells, 0.0);
+    Heightmap {
+        width,
+        height,
+        height01,
+        blocked: Vec::new(),
+    }
+}
+
+/// Writes a heightmap as a 16-bit grey PNG (heights rounded to the nearest 1/65535),
+/// atomically: the old file stays intact if anything fails. The blocked mask is not
+/// stored.
+///
+/// # Errors
+/// [`MapError::Write`] if the file cannot be written, [`MapError::InvalidValue`] if the
+/// heightmap's vectors do not match its size.
+pub fn write_png16(path: &Path, heightmap: &Heightmap) -> Result<(), MapError> {
+    let cells = heightmap.width as usize * heightmap.height as usize;
+    if heightmap.height01.len() != cells {
+        return Err(MapError::InvalidValue {
+            path: path.to_path_buf(),
+            field: "heightmap".to_owned(),
+            problem: format!(
+                "holds {} heights but is {}×{}",
+                heightmap.height01.len(),
+                heightmap.width,
+                heightmap.height
+            ),
+        });
+    }
+    let mut bytes = Vec::with_capacity(cells * 2);
+    for &h in &heightmap.height01 {
+        let v = (f64::from(h).clamp(0.0, 1.0) * 65535.0).round() as u16;
+        // PNG samples are big-endian; `write_image` takes native-endian u16 bytes.
+        bytes.extend_from_slice(&v.to_ne_bytes());
+    }
+    let png = encode_png(
+        path,
+        &bytes,
+        heightmap.width,
+        heightmap.height,
+        image::ExtendedColorType::L16,
+    )?;
+    super::io::write_atomic(path, &png)
+}
+
+/// Encodes raw pixel bytes as a PNG in memory.
+pub(crate) fn encode_png(
+    path: &Path,
+    bytes: &[u8],
+    width: u32,
+    height: u32,
+    color: image::ExtendedColorType,
+) -> Result<Vec<u8>, MapError> {
+    use image::ImageEncoder;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(bytes, width, height, color)
+        .map_err(|e| MapError::write(path, std::io::Error::other(e.to_string())))?;
+    Ok(png)
+}
+
+/// Checks a claimed size against the limits, before allocation.
+pub(crate) fn check_size(path: &Path, width: u64, height: u64) -> Result<(), MapError> {
+    if width > u64::from(MAX_MAP_SIDE)
+        || height > u64::from(MAX_MAP_SIDE)
+        || width.saturating_mul(height) > MAX_MAP_CELLS
+    {
+        return Err(MapError::TooLarge {
+            path: path.to_path_buf(),
+            width,
+            height,
+        });
+    }
+    if width < u64::from(MIN_MAP_SIDE) || height < u64::from(MIN_MAP_SIDE) {
+        return Err(MapError::TooSmall {
+            path: path.to_path_buf(),
+            width,
+            height,
+        });
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PngMode {
+    Gray,
+    TerrainRgb,
+}
+
+const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
+
+/// Reads the IHDR size straight from the file so an absurd header is rejected before the
+/// decoder sees it.
+fn png_header_size(path: &Path) -> Result<(u32, u32), MapError> {
+    let mut file = File::open(path).map_err(|e| MapError::read(path, e))?;
+    let mut head = [0u8; 24];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(MapError::read(path, e)),
+        }
+    }
+    if filled < PNG_SIGNATURE.len() || head[..8] != PNG_SIGNATURE {
+        return Err(MapError::NotAnImage {
+            path: path.to_path_buf(),
+            detail: "the file does not start with the PNG signature".to_owned(),
+        });
+    }
+    if filled < head.len() {
+        return Err(MapError::CorruptImage {
+            path: path.to_path_buf(),
+            detail: "the file ends inside the PNG header".to_owned(),
+        });
+    }
+    if &head[12..16] != b"IHDR" {
+        return Err(MapError::CorruptImage {
+            path: path.to_path_buf(),
+            detail: "the first chunk is not IHDR".to_owned(),
+        });
+    }
+    let width = u32::from_be_bytes([head[16], head[17], head[18], head[19]]);
+    let height = u32::from_be_bytes([head[20], head[21], head[22], head[23]]);
+    Ok((width, height))
+}
+
+fn image_error(path: &Path, err: image::ImageError) -> MapError {
+    match err {
+        image::ImageError::Limits(_) => MapError::TooLarge {
+            path: path.to_path_buf(),
+            width: 0,
+            height: 0,
+        },
+        image::ImageError::IoError(e) if e.kind() != std::io::ErrorKind::UnexpectedEof => {
+            MapError::read(path, e)
+        }
+        image::ImageError::Unsupported(e) => MapError::NotAnImage {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        },
+        other => MapError::CorruptImage {
+            path: path.to_path_buf(),
+            detail: other.to_string(),
+        },
+    }
+}
+
+fn import_png(
+    path: &Path,
+    mode: PngMode,
+    no_data: Option<f64>,
+) -> Result<ImportedHeightmap, MapError> {
+    let (header_w, header_h) = png_header_size(path)?;
+    check_size(path, u64::from(header_w), u64::from(header_h))?;
+
+    let mut reader = ImageReader::open(path)
+        .map_err(|e| MapError::read(path, e))?
+        .with_guessed_format()
+        .map_err(|e| MapError::read(path, e))?;
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_MAP_SIDE);
+    limits.max_image_height = Some(MAX_MAP_SIDE);
+    // Four 16-bit channels per cell plus the decoder's row buffers.
+    limits.max_alloc = Some(MAX_MAP_CELLS * 8 + (64 << 20));
+    reader.limits(limits);
+    let decoder = reader.into_decoder().map_err(|e| image_error(path, e))?;
+    let (width, height) = decoder.dimensions();
+    check_size(path, u64::from(width), u64::from(height))?;
+    let image = DynamicImage::from_decoder(decoder).map_err(|e| image_error(path, e))?;
+
+    match mode {
+        PngMode::Gray => grey_from_image(path, &image, no_data),
+        PngMode::TerrainRgb => terrain_rgb_from_image(path, &image, no_data),
+    }
+}
+
+/// Samples of one channel (or luminance) as integers, and the full-scale value.
+fn grey_from_image(
+    path: &Path,
+    image: &DynamicImage,
+    no_data: Option<f64>,
+) -> Result<ImportedHeightmap, MapError> {
+    let (width, height) = (image.width(), image.height());
+    let mut warnings = Vec::new();
+    let (samples, full_scale): (Vec<u16>, f64) = match image {
+        DynamicImage::ImageLuma8(img) => {
+            (img.as_raw().iter().map(|&v| u16::from(v)).collect(), 255.0)
+        }
+        DynamicImage::ImageLumaA8(img) => (
+            img.as_raw()
+                .chunks_exact(2)
+                .map(|p| u16::from(p[0]))
+                .collect(),
+            255.0,
+        ),
+        DynamicImage::ImageLuma16(img) => (img.as_raw().clone(), 65535.0),
+        DynamicImage::ImageLumaA16(img) => (
+            img.as_raw().chunks_exact(2).map(|p| p[0]).collect(),
+            65535.0,
+        ),
+        DynamicImage::ImageRgb8(img) => (
+            rgb_to_grey(img.as_raw(), 3, path, &mut warnings, |v| u16::from(v)),
+            255.0,
+        ),
+        DynamicImage::ImageRgba8(img) => (
+            rgb_to_grey(img.as_raw(), 4, path, &mut warnings, |v| u16::from(v)),
+            255.0,
+        ),
+        DynamicImage::ImageRgb16(img) => (
+            rgb_to_grey(img.as_raw(), 3, path, &mut warnings, |v| v),
+            65535.0,
+        ),
+        DynamicImage::ImageRgba16(img) => (
+            rgb_to_grey(img.as_raw(), 4, path, &mut warnings, |v| v),
+            65535.0,
+        ),
+        other => {
+            return Err(MapError::UnsupportedPixelFormat {
+                path: path.to_path_buf(),
+                format: format!("{:?}", other.color()),
+                wanted: "a grey heightmap".to_owned(),
+                expected: "an 8- or 16-bit grey PNG".to_owned(),
+            });
+        }
+    };
+    let heightmap = normalise_samples(
+        width,
+        height,
+        &samples,
+        |v| f64::from(v) / full_scale,
+        |v| no_data.is_some_and(|nd| f64::from(v) == nd),
+    );
+    void_warnings(path, &heightmap, no_data, &mut warnings);
+    Ok(ImportedHeightmap {
+        heightmap,
+        range_m: None,
+        warnings,
+    })
+}
+
+/// Grey stored in RGB(A) is read from the red channel; true colour becomes luminance.
+fn rgb_to_grey<T: Copy + PartialEq + Into<f64>>(
+    raw: &[T],
+    channels: usize,
+    path: &Path,
+    warnings: &mut Vec<String>,
+    to_u16: impl Fn(T) -> u16,
+) -> Vec<u16> {
+    let is_grey = raw
+        .chunks_exact(channels)
+        .all(|p| p[0] == p[1] && p[1] == p[2]);
+    if is_grey {
+        return raw.chunks_exact(channels).map(|p| to_u16(p[0])).collect();
+    }
+    warnings.push(format!(
+        "{}: colour image converted to grey by luminance; if it is a Mapbox Terrain-RGB tile set `encoding: TerrainRgb`, otherwise export a grey heightmap for exact heights",
+        path.display()
+    ));
+    raw.chunks_exact(channels)
+        .map(|p| {
+            // Rec. 709 luma weights, matching how image editors show brightness.
+            let y = 0.2126 * p[0].into() + 0.7152 * p[1].into() + 0.0722 * p[2].into();
+            y.round() as u16
+        })
+        .collect()
+}
+
+/// Heights from samples through `to01`; `is_void` samples are blocked and take the lowest
+/// valid height.
+fn normalise_samples<T: Copy>(
+    width: u32,
+    height: u32,
+    samples: &[T],
+    to01: impl Fn(T) -> f64,
+    is_void: impl Fn(T) -> bool,
+) -> Heightmap {
+    let mut height01 = Vec::with_capacity(samples.len());
+    let mut blocked = Vec::new();
+    let mut lowest = f32::INFINITY;
+    for (i, &s) in samples.iter().enumerate() {
+        if is_void(s) {
+            if blocked.is_empty() {
+                blocked = vec![false; samples.len()];
+            }
+            blocked[i] = true;
+            height01.push(f32::NAN);
+        } else {
+            let h = to01(s).clamp(0.0, 1.0) as f32;
+            lowest = lowest.min(h);
+            height01.push(h);
+        }
+    }
+    fill_voids(&mut height01, &blocked, lowest);
+    Heightmap {
+        width,
+        height,
+        height01,
+        blocked,
+    }
+}
+
+fn fill_voids(height01: &mut [f32], blocked: &[bool], lowest: f32) {
+    if blocked.is_empty() {
+        return;
+    }
+    let fill = if lowest.is_finite() { lowest } else { 0.0 };
+    for (h, &b) in height01.iter_mut().zip(blocked) {
+        if b {
+            *h = fill;
+        }
+    }
+}
+
+fn void_warnings(
+    path: &Path,
+    heightmap: &Heightmap,
+    no_data: Option<f64>,
+    warnings: &mut Vec<String>,
+) {
+    let blocked = heightmap.blocked_count();
+    let cells = heightmap.height01.len();
+    if blocked == cells && cells > 0 {
+        warnings.push(format!(
+            "{}: every cell is no-data, so the whole map is blocked; check the `no_data` value",
+            path.display()
+        ));
+    } else if blocked > 0 {
+        warnings.push(format!(
+            "{}: {blocked} of {cells} cells ({:.1} %) are no-data and blocked for every movement type",
+            path.display(),
+            100.0 * blocked as f64 / cells as f64
+        ));
+    } else if let Some(nd) = no_data {
+        warnings.push(format!(
+            "{}: no cell has the no-data value {nd}; check the `no_data` value",
+            path.display()
+        ));
+    }
+}
+
+/// Heights in metres → normalised over the valid range.
+fn metric_heightmap(
+    path: &Path,
+    width: u32,
+    height: u32,
+    metres: &[f64],
+    void: &[bool],
+    no_data: Option<f64>,
+) -> ImportedHeightmap {
+    let mut warnings = Vec::new();
+    let mut min_m = f64::INFINITY;
+    let mut max_m = f64::NEG_INFINITY;
+    let any_void = void.iter().any(|&v| v);
+    for (i, &m) in metres.iter().enumerate() {
+        if !void.get(i).copied().unwrap_or(false) {
+            min_m = min_m.min(m);
+            max_m = max_m.max(m);
+        }
+    }
+    let range_m = if min_m <= max_m {
+        Some((min_m, max_m))
+    } else {
+        None
+    };
+    let span = (max_m - min_m).max(0.0);
+    let height01: Vec<f32> = metres
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| {
+            if void.get(i).copied().unwrap_or(false) || span <= 0.0 {
+                0.0
+            } else {
+                ((m - min_m) / span).clamp(0.0, 1.0) as f32
+            }
+        })
+        .collect();
+    let heightmap = Heightmap {
+        width,
+        height,
+        height01,
+        blocked: if any_void { void.to_vec() } else { Vec::new() },
+    };
+    void_warnings(path, &heightmap, no_data, &mut warnings);
+    if range_m.is_some() && span <= 0.0 {
+        warnings.push(format!(
+            "{}: every valid cell has the same height, so the map is flat",
+            path.display()
+        ));
+    }
+    ImportedHeightmap {
+        heightmap,
+        range_m,
+        warnings,
+    }
+}
+
+fn terrain_rgb_from_image(
+    path: &Path,
+    image: &DynamicImage,
+    no_data: Option<f64>,
+) -> Result<ImportedHeightmap, MapError> {
+    let (raw, channels) = match image {
+        DynamicImage::ImageRgb8(img) => (img.as_raw(), 3),
+        DynamicImage::ImageRgba8(img) => (img.as_raw(), 4),
+        other => {
+            return Err(MapError::UnsupportedPixelFormat {
+                path: path.to_path_buf(),
+                format: format!("{:?}", other.color()),
+                wanted: "Terrain-RGB".to_owned(),
+                expected: "an 8-bit RGB or RGBA Terrain-RGB tile, or set `encoding: Gray`"
+                    .to_owned(),
+            });
+        }
+    };
+    let mut metres = Vec::with_capacity(raw.len() / channels);
+    let mut void = Vec::with_capacity(raw.len() / channels);
+    for p in raw.chunks_exact(channels) {
+        let packed = u32::from(p[0]) * 65536 + u32::from(p[1]) * 256 + u32::from(p[2]);
+        void.push(no_data.is_some_and(|nd| f64::from(packed) == nd));
+        metres.push(-10000.0 + f64::from(packed) * 0.1);
+    }
+    Ok(metric_heightmap(
+        path,
+        image.width(),
+        image.height(),
+        &metres,
+        &void,
+        no_data,
+    ))
+}
+
+fn file_len(path: &Path) -> Result<u64, MapError> {
+    let meta = std::fs::metadata(path).map_err(|e| MapError::read(path, e))?;
+    if !meta.is_file() {
+        return Err(MapError::read(
+            path,
+            std::io::Error::other("it is not a regular file"),
+        ));
+    }
+    Ok(meta.len())
+}
+
+fn read_all(path: &Path, expected_len: u64) -> Result<Vec<u8>, MapError> {
+    let file = File::open(path).map_err(|e| MapError::read(path, e))?;
+    let mut bytes = Vec::with_capacity(expected_len as usize);
+    // `take` guards against a file that grew after its length was checked.
+    file.take(expected_len)
+        .read_to_end(&mut bytes)
+        .map_err(|e| MapError::read(path, e))?;
+    if bytes.len() as u64 != expected_len {
+        return Err(MapError::read(
+            path,
+            std::io::Error::other("the file changed while it was read"),
+        ));
+    }
+    Ok(bytes)
+}
+
+fn import_raw16(
+    path: &Path,
+    width: Option<u32>,
+    no_data: Option<f64>,
+) -> Result<ImportedHeightmap, MapError> {
+    let len = file_len(path)?;
+    if len % 2 != 0 {
+        return Err(MapError::RawSize {
+            path: path.to_path_buf(),
+            len_bytes: len,
+            problem: "an odd length, but RAW heightmaps hold 2-byte samples".to_owned(),
+        });
+    }
+    let samples = len / 2;
+    let (w, h) = match width {
+        Some(0) => {
+            return Err(MapError::RawSize {
+                path: path.to_path_buf(),
+                len_bytes: len,
+                problem: "and the given width is 0".to_owned(),
+            });
+        }
+        Some(w) => {
+            let w = u64::from(w);
+            if samples % w != 0 {
+                return Err(MapError::RawSize {
+                    path: path.to_path_buf(),
+                    len_bytes: len,
+                    problem: format!("not 2·width·height for width {w}"),
+                });
+            }
+            (w, samples / w)
+        }
+        None => {
+            let side = samples.isqrt();
+            if side * side != samples {
+                return Err(MapError::RawSize {
+                    path: path.to_path_buf(),
+                    len_bytes: len,
+                    problem: format!(
+                        "which is {samples} samples, not a square, so the width cannot be inferred"
+                    ),
+                });
+            }
+            (side, side)
+        }
+    };
+    check_size(path, w, h)?;
+    let bytes = read_all(path, len)?;
+    let values: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let heightmap = normalise_samples(
+        w as u32,
+        h as u32,
+        &values,
+        |v| f64::from(v) / 65535.0,
+        |v| no_data.is_some_and(|nd| f64::from(v) == nd),
+    );
+    let mut warnings = Vec::new();
+    void_warnings(path, &heightmap, no_data, &mut warnings);
+    Ok(ImportedHeightmap {
+        heightmap,
+        range_m: None,
+        warnings,
+    })
+}
+
+/// The SRTM void value.
+const HGT_VOID: i16 = -32768;
+
+fn import_hgt(path: &Path, no_data: Option<f64>) -> Result<ImportedHeightmap, MapError> {
+    let len = file_len(path)?;
+    let side: u32 = match len {
+        l if l == 1201 * 1201 * 2 => 1201,
+        l if l == 3601 * 3601 * 2 => 3601,
+        _ => {
+            return Err(MapError::HgtSize {
+                path: path.to_path_buf(),
+                len_bytes: len,
+            });
+        }
+    };
+    let bytes = read_all(path, len)?;
+    let mut metres = Vec::with_capacity(bytes.len() / 2);
+    let mut void = Vec::with_capacity(bytes.len() / 2);
+    for b in bytes.chunks_exact(2) {
+        let v = i16::from_be_bytes([b[0], b[1]]);
+        void.push(v == HGT_VOID || no_data.is_some_and(|nd| f64::from(v) == nd));
+        metres.push(f64::from(v));
+    }
+    Ok(metric_heightmap(
+        path,
+        side,
+        side,
+        &metres,
+        &void,
+        // −32768 is always a void, so do not warn that it was not found.
+        no_data.filter(|&nd| nd != f64::from(HGT_VOID)),
+    ))
+}
+
+fn moving_ai_error(path: &Path, line: usize, problem: impl Into<String>) -> MapError {
+    MapError::MovingAi {
+        path: path.to_path_buf(),
+        line,
+        problem: problem.into(),
+    }
+}
+
+/// Reads one line without its `\n` / `\r\n`; `None` at the end of the file.
+fn next_line(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    path: &Path,
+) -> Result<Option<()>, MapError> {
+    buf.clear();
+    // A row is at most MAX_MAP_SIDE characters; cap reads so a file without newlines
+    // cannot make one line arbitrarily long.
+    let limit = u64::from(MAX_MAP_SIDE) + 64;
+    let n = reader
+        .take(limit)
+        .read_until(b'\n', buf)
+        .map_err(|e| MapError::read(path, e))?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    Ok(Some(()))
+}
+
+fn import_moving_ai(path: &Path) -> Result<ImportedHeightmap, MapError> {
+    let file = File::open(path).map_err(|e| MapError::read(path, e))?;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut line_no = 0usize;
+    let mut width: Option<u64> = None;
+    let mut height: Option<u64> = None;
+    let mut saw_type = false;
+
+    // Header: `type`, `height`, `width` (any order), then `map`.
+    loop {
+        line_no += 1;
+        if next_line(&mut reader, &mut buf, path)?.is_none() {
+            return Err(moving_ai_error(
+                path,
+                line_no,
+                "the file ends before the `map` line",
+            ));
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let mut words = text.split_whitespace();
+        let key = words.next().unwrap_or("");
+        let value = words.next();
+        let extra = words.next();
+        match (key, value, extra) {
+            ("map", None, None) => break,
+            ("type", Some(kind), None) => {
+                if kind != "octile" {
+                    return Err(moving_ai_error(
+                        path,
+                        line_no,
+                        format!("map type `{kind}` is not supported, only `octile`"),
+                    ));
+                }
+                saw_type = true;
+            }
+            ("height" | "width", Some(v), None) => {
+                let n: u64 = v.parse().map_err(|_| {
+                    moving_ai_error(path, line_no, format!("`{v}` is not a whole number"))
+                })?;
+                if key == "height" {
+                    height = Some(n);
+                } else {
+                    width = Some(n);
+                }
+            }
+            _ => {
+                return Err(moving_ai_error(
+                    path,
+                    line_no,
+                    format!("bad header line `{text}`"),
+                ));
+            }
+        }
+    }
+    let map_line = line_no;
+    if !saw_type {
+        return Err(moving_ai_error(
+            path,
+            map_line,
+            "the `type octile` line is missing",
+        ));
+    }
+    let (Some(w), Some(h)) = (width, height) else {
+        return Err(moving_ai_error(
+            path,
+            map_line,
+            "the `height` or `width` line is missing before `map`",
+        ));
+    };
+    check_size(path, w, h)?;
+    let (w, h) = (w as usize, h as usize);
+
+    let mut blocked = vec![false; w * h];
+    for row in 0..h {
+        line_no += 1;
+        if next_line(&mut reader, &mut buf, path)?.is_none() {
+            return Err(moving_ai_error(
+                path,
+                line_no,
+                format!("the map has {row} rows, but the header says height {h}"),
+            ));
+        }
+        if buf.len() != w {
+            return Err(moving_ai_error(
+                path,
+                line_no,
+                format!(
+                    "row {row} has {} characters, but the header says width {w}",
+                    buf.len()
+                ),
+            ));
+        }
+        for (col, &c) in buf.iter().enumerate() {
+            blocked[row * w + col] = match c {
+                b'.' | b'G' | b'S' => false,
+                b'@' | b'O' | b'T' | b'W' => true,
+                other => {
+                    return Err(moving_ai_error(
+                        path,
+                        line_no,
+                        format!(
+                            "unknown character {:?} in column {}",
+                            char::from(other),
+                            col + 1
+                        ),
+                    ));
+                }
+            };
+        }
+    }
+    // Only blank lines may follow the grid.
+    loop {
+        line_no += 1;
+        if next_line(&mut reader, &mut buf, path)?.is_none() {
+            break;
+        }
+        if !buf.iter().all(u8::is_ascii_whitespace) {
+            return Err(moving_ai_error(
+                path,
+                line_no,
+                format!("more rows than the header's height {h}"),
+            ));
+        }
+    }
+    if !blocked.iter().any(|&b| b) {
+        blocked = Vec::new();
+    }
+    Ok(ImportedHeightmap {
+        heightmap: Heightmap {
+            width: w as u32,
+            height: h as u32,
+            height01: vec![0.0; w * h],
+            blocked,
+        },
+        range_m: None,
+        warnings: Vec::new(),
+    })
+}
+
+/// The size of a heightmap file in cells, read from its header or length without decoding
+/// it (a Moving AI grid is parsed, which is cheap).
+///
+/// # Errors
+/// As [`import_heightmap`] for the header and size checks.
+pub fn heightmap_dimensions(path: &Path, encoding: HeightEncoding) -> Result<(u32, u32), MapError> {
+    let encoding = match encoding {
+        HeightEncoding::Auto => encoding_from_extension(path)?,
+        other => other,
+    };
+    match encoding {
+        HeightEncoding::Auto | HeightEncoding::Gray | HeightEncoding::TerrainRgb => {
+            let (w, h) = png_header_size(path)?;
+            check_size(path, u64::from(w), u64::from(h))?;
+            Ok((w, h))
+        }
+        HeightEncoding::Raw16 { .. } | HeightEncoding::Hgt | HeightEncoding::MovingAi => {
+            let imported = import_heightmap(path, encoding, None)?;
+            Ok((imported.heightmap.width, imported.heightmap.height))
+        }
+    }
 }

@@ -1,14 +1,24 @@
 //! The map document designers edit and save, and everything it refers to: heightmap import,
-//! movement types, paint layers and stamps.
+//! movement types, paint layers and stamps, plus loading and saving it all ([`io`]) with
+//! typed errors ([`MapError`]).
 
 pub mod document;
+pub mod error;
 pub mod heightmap;
+pub mod io;
 pub mod movement;
 pub mod paint;
 pub mod stamp;
 
 pub use document::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MapDocument};
-pub use heightmap::Heightmap;
+pub use error::{MAX_MAP_CELLS, MAX_MAP_SIDE, MapError};
+pub use heightmap::{
+    Heightmap, ImportedHeightmap, heightmap_from_u16, import_heightmap, write_png16,
+};
+pub use io::{
+    LoadedMap, default_movement_types, load_map, new_map_from_heightmap, save_map,
+    save_map_with_size,
+};
 pub use movement::{MovementType, WaterRule};
 pub use paint::{PaintCell, PaintForce, PaintLayer, PaintTarget};
-pub use stamp::{Stamp, StampCell, StampLibrary, StampPlacement};
+pub use stamp::{Stamp, StampCell, StampFootprint, StampLibrary, StampPlacement};

@@ -1,7 +1,11 @@
 //! Designer paint layers: hand-painted cost changes, walls and clears, for one movement
 //! type or for all of them. Stored losslessly as an RGB PNG beside the map document.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
+
+use super::error::MapError;
 
 /// Which movement types a paint layer applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,4 +49,205 @@ pub struct PaintLayer {
     /// The painted cells, row-major, `width * height` long (loaded from `file`).
     #[serde(skip)]
     pub cells: Vec<PaintCell>,
+}
+
+/// Blue channel value of a forced wall in a paint side file.
+pub const PAINT_BLUE_WALL: u8 = 255;
+/// Blue channel value of a forced clear in a paint side file.
+pub const PAINT_BLUE_CLEAR: u8 = 128;
+/// Blue channel value of "no forced state" in a paint side file.
+pub const PAINT_BLUE_NONE: u8 = 0;
+/// The largest cost change one paint cell can hold.
+pub const PAINT_DELTA_MAX: i16 = 254;
+
+impl PaintCell {
+    /// The cell as a side-file pixel: `R = max(delta, 0)`, `G = max(-delta, 0)`,
+    /// `B` = 255 wall / 128 clear / 0 none. Deltas beyond ±254 are clamped.
+    #[must_use]
+    pub fn to_rgb(self) -> [u8; 3] {
+        let delta = self.delta.clamp(-PAINT_DELTA_MAX, PAINT_DELTA_MAX);
+        let blue = match self.force {
+            PaintForce::None => PAINT_BLUE_NONE,
+            PaintForce::Wall => PAINT_BLUE_WALL,
+            PaintForce::Clear => PAINT_BLUE_CLEAR,
+        };
+        [delta.max(0) as u8, (-delta).max(0) as u8, blue]
+    }
+
+    /// Reads a side-file pixel.
+    ///
+    /// # Errors
+    /// A sentence saying what is wrong with the pixel (both R and G set, an unknown B).
+    pub fn from_rgb(rgb: [u8; 3]) -> Result<Self, String> {
+        let [r, g, b] = rgb;
+        if r > 0 && g > 0 {
+            return Err(format!(
+                "has both added cost (R = {r}) and removed cost (G = {g})"
+            ));
+        }
+        if r == 255 || g == 255 {
+            return Err("has a cost change of 255, but at most 254 fits".to_owned());
+        }
+        let force = match b {
+            PAINT_BLUE_NONE => PaintForce::None,
+            PAINT_BLUE_WALL => PaintForce::Wall,
+            PAINT_BLUE_CLEAR => PaintForce::Clear,
+            other => {
+                return Err(format!("has blue {other}, which is no paint state"));
+            }
+        };
+        Ok(Self {
+            delta: i16::from(r) - i16::from(g),
+            force,
+        })
+    }
+}
+
+impl PaintLayer {
+    /// An empty layer (no cost change, no forced state) for a `width × height` map.
+    #[must_use]
+    pub fn new(target: PaintTarget, file: impl Into<String>, width: u32, height: u32) -> Self {
+        Self {
+            target,
+            file: file.into(),
+            cells: vec![PaintCell::default(); width as usize * height as usize],
+        }
+    }
+
+    /// The cell at `(x, y)` on a map `width` cells wide; `None` outside the layer.
+    #[must_use]
+    pub fn get(&self, width: u32, x: u32, y: u32) -> Option<PaintCell> {
+        if x >= width {
+            return None;
+        }
+        self.cells
+            .get(y as usize * width as usize + x as usize)
+            .copied()
+    }
+
+    /// Sets the cell at `(x, y)` on a map `width` cells wide; returns `false` (and changes
+    /// nothing) outside the layer.
+    pub fn set(&mut self, width: u32, x: u32, y: u32, cell: PaintCell) -> bool {
+        if x >= width {
+            return false;
+        }
+        match self.cells.get_mut(y as usize * width as usize + x as usize) {
+            Some(c) => {
+                *c = cell;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether no cell changes anything.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.cells.iter().all(|c| *c == PaintCell::default())
+    }
+
+    /// The layer as RGB8 pixel bytes, row-major (the side-file encoding).
+    #[must_use]
+    pub fn encode_rgb(&self) -> Vec<u8> {
+        self.cells.iter().flat_map(|c| c.to_rgb()).collect()
+    }
+
+    /// Cells from RGB8 pixel bytes, row-major, `width` pixels per row; `path` names the
+    /// file in errors.
+    ///
+    /// # Errors
+    /// [`MapError::PaintPixel`] for the first pixel that breaks the encoding.
+    pub fn decode_rgb(path: &Path, rgb: &[u8], width: u32) -> Result<Vec<PaintCell>, MapError> {
+        rgb.chunks_exact(3)
+            .enumerate()
+            .map(|(i, p)| {
+                PaintCell::from_rgb([p[0], p[1], p[2]]).map_err(|problem| {
+                    let w = width.max(1) as usize;
+                    MapError::PaintPixel {
+                        path: path.to_path_buf(),
+                        x: (i % w) as u32,
+                        y: (i / w) as u32,
+                        problem,
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// The layer as an RGB8 PNG file in memory.
+    ///
+    /// # Errors
+    /// [`MapError::InvalidValue`] if the layer does not hold `width * height` cells.
+    pub fn encode_png(&self, path: &Path, width: u32, height: u32) -> Result<Vec<u8>, MapError> {
+        if self.cells.len() != width as usize * height as usize {
+            return Err(MapError::InvalidValue {
+                path: path.to_path_buf(),
+                field: format!("paint layer `{}`", self.file),
+                problem: format!(
+                    "holds {} cells but the map is {width}×{height}",
+                    self.cells.len()
+                ),
+            });
+        }
+        super::heightmap::encode_png(
+            path,
+            &self.encode_rgb(),
+            width,
+            height,
+            image::ExtendedColorType::Rgb8,
+        )
+    }
+
+    /// Reads a paint side file and checks that it is `width × height` pixels.
+    ///
+    /// # Errors
+    /// Missing or unreadable file, not a PNG, not 8-bit RGB, the wrong size, or a pixel
+    /// that breaks the encoding.
+    pub fn read_png(path: &Path, width: u32, height: u32) -> Result<Vec<PaintCell>, MapError> {
+        use image::{ImageDecoder, ImageReader, Limits};
+        let mut reader = ImageReader::open(path)
+            .map_err(|e| MapError::read(path, e))?
+            .with_guessed_format()
+            .map_err(|e| MapError::read(path, e))?;
+        let mut limits = Limits::default();
+        limits.max_image_width = Some(super::error::MAX_MAP_SIDE);
+        limits.max_image_height = Some(super::error::MAX_MAP_SIDE);
+        reader.limits(limits);
+        if reader.format() != Some(image::ImageFormat::Png) {
+            return Err(MapError::NotAnImage {
+                path: path.to_path_buf(),
+                detail: "a paint layer must be a PNG file".to_owned(),
+            });
+        }
+        let decoder = reader.into_decoder().map_err(|e| MapError::CorruptImage {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        })?;
+        let (w, h) = decoder.dimensions();
+        if (w, h) != (width, height) {
+            return Err(MapError::PaintSize {
+                path: path.to_path_buf(),
+                width: w,
+                height: h,
+                expected_width: width,
+                expected_height: height,
+            });
+        }
+        if decoder.color_type() != image::ColorType::Rgb8 {
+            return Err(MapError::UnsupportedPixelFormat {
+                path: path.to_path_buf(),
+                format: format!("{:?}", decoder.color_type()),
+                wanted: "a paint layer".to_owned(),
+                expected: "an 8-bit RGB PNG without alpha".to_owned(),
+            });
+        }
+        let mut rgb = vec![0u8; w as usize * h as usize * 3];
+        decoder
+            .read_image(&mut rgb)
+            .map_err(|e| MapError::CorruptImage {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            })?;
+        Self::decode_rgb(path, &rgb, w)
+    }
 }

@@ -1,0 +1,375 @@
+//! Map document I/O: load a `maps/NAME.ron` document with its heightmap and paint side
+//! files, save it back atomically, or start a new document from any heightmap file.
+//!
+//! This sits at the front of the pipeline: everything the bake reads comes through
+//! [`load_map`]. A save writes every file to a temporary file in the same folder, syncs it
+//! and renames it over the old one, the paint files first and the document last, so a save
+//! that fails leaves the previous files readable.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Deserialize;
+
+use super::document::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MapDocument};
+use super::error::MapError;
+use super::heightmap::{Heightmap, heightmap_dimensions, import_heightmap};
+use super::movement::{MovementType, WaterRule};
+use super::paint::PaintLayer;
+use super::stamp::StampLibrary;
+
+/// A map document loaded from disk, with everything it refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedMap {
+    /// Where the document lives (or, for a map made from a heightmap, where it would be
+    /// saved: beside the heightmap, with the extension `.ron`).
+    pub path: PathBuf,
+    /// The document, paint layer cells filled in from their side files.
+    pub document: MapDocument,
+    /// The imported heightmap.
+    pub heightmap: Heightmap,
+    /// Things a designer should know that did not stop the load.
+    pub warnings: Vec<String>,
+}
+
+/// Only the version, read before anything else so an old or new document gets the version
+/// message rather than a confusing field error.
+#[derive(Deserialize)]
+#[serde(rename = "MapDocument")]
+struct VersionProbe {
+    version: Option<u32>,
+}
+
+/// Loads a map document, its heightmap and its paint layers.
+///
+/// Order of checks: the file reads; the `version` is this build's; the RON parses with no
+/// unknown fields; every value is in range ([`MapDocument::validate_at`]); the heightmap
+/// (relative to the document) imports; every paint side file exists and matches the
+/// heightmap's size.
+///
+/// # Errors
+/// The first problem found, naming the file it is in.
+pub fn load_map(path: &Path) -> Result<LoadedMap, MapError> {
+    let text = std::fs::read_to_string(path).map_err(|e| MapError::read(path, e))?;
+    let document = parse_document(&text, path)?;
+    document.validate_at(path)?;
+
+    let folder = folder_of(path);
+    let heightmap_path = folder.join(&document.heightmap.path);
+    let imported = import_heightmap(
+        &heightmap_path,
+        document.heightmap.encoding,
+        document.heightmap.no_data,
+    )?;
+    let heightmap = imported.heightmap;
+    let mut warnings = imported.warnings;
+
+    let mut document = document;
+    for layer in &mut document.paint {
+        let layer_path = folder.join(&layer.file);
+        layer.cells = PaintLayer::read_png(&layer_path, heightmap.width, heightmap.height)?;
+    }
+    warnings.extend(stamp_warnings(path, &document, &heightmap)?);
+
+    Ok(LoadedMap {
+        path: path.to_path_buf(),
+        document,
+        heightmap,
+        warnings,
+    })
+}
+
+/// Parses a map document's text (version first, then the full document); `path` names the
+/// file in errors. Does not validate values.
+///
+/// # Errors
+/// [`MapError::OldVersion`] / [`MapError::NewVersion`], [`MapError::UnknownField`] or
+/// [`MapError::Ron`].
+pub fn parse_document(text: &str, path: &Path) -> Result<MapDocument, MapError> {
+    if let Ok(VersionProbe {
+        version: Some(found),
+    }) = ron::from_str::<VersionProbe>(text)
+    {
+        if found < FORMAT_VERSION {
+            return Err(MapError::OldVersion {
+                path: path.to_path_buf(),
+                found,
+                supported: FORMAT_VERSION,
+            });
+        }
+        if found > FORMAT_VERSION {
+            return Err(MapError::NewVersion {
+                path: path.to_path_buf(),
+                found,
+                supported: FORMAT_VERSION,
+            });
+        }
+    }
+    ron::from_str::<MapDocument>(text).map_err(|e| MapError::ron(path, &e))
+}
+
+/// A warning per stamp placement that lies wholly off the map.
+fn stamp_warnings(
+    path: &Path,
+    document: &MapDocument,
+    heightmap: &Heightmap,
+) -> Result<Vec<String>, MapError> {
+    let mut warnings = Vec::new();
+    if document.stamps.is_empty() {
+        return Ok(warnings);
+    }
+    let library = StampLibrary::builtin()?;
+    for (i, placement) in document.stamps.iter().enumerate() {
+        let Some(stamp) = library.get(&placement.stamp) else {
+            continue;
+        };
+        let footprint = stamp.footprint_in(placement.rotation, path)?;
+        let x0 = i64::from(placement.x);
+        let y0 = i64::from(placement.y);
+        let off = x0 + i64::from(footprint.width) <= 0
+            || y0 + i64::from(footprint.height) <= 0
+            || x0 >= i64::from(heightmap.width)
+            || y0 >= i64::from(heightmap.height);
+        if off {
+            warnings.push(format!(
+                "{}: stamp placement {i} (`{}` at {}, {}) lies wholly off the {}×{} map and does nothing",
+                path.display(),
+                placement.stamp,
+                placement.x,
+                placement.y,
+                heightmap.width,
+                heightmap.height
+            ));
+        }
+    }
+    Ok(warnings)
+}
+
+/// Saves a map document and its paint side files, atomically.
+///
+/// The heightmap's size (needed for the paint PNGs) is read from the heightmap file's
+/// header, relative to `path`; when the caller already knows it, use
+/// [`save_map_with_size`].
+///
+/// # Errors
+/// An invalid document ([`MapDocument::validate_at`]), an unreadable heightmap (only when
+/// the document has paint layers), or a failed write. On error the old files are intact.
+pub fn save_map(path: &Path, document: &MapDocument) -> Result<(), MapError> {
+    document.validate_at(path)?;
+    let size = if document.paint.is_empty() {
+        (0, 0)
+    } else {
+        let heightmap_path = folder_of(path).join(&document.heightmap.path);
+        heightmap_dimensions(&heightmap_path, document.heightmap.encoding)?
+    };
+    save_map_with_size(path, document, size.0, size.1)
+}
+
+/// Saves a map document whose heightmap is `width × height` cells, with its paint side
+/// files, atomically. A paint layer with no cells is written blank.
+///
+/// # Errors
+/// An invalid document, a paint layer of the wrong size, or a failed write. On error the
+/// old files are intact.
+pub fn save_map_with_size(
+    path: &Path,
+    document: &MapDocument,
+    width: u32,
+    height: u32,
+) -> Result<(), MapError> {
+    document.validate_at(path)?;
+    let folder = folder_of(path);
+
+    // Encode and stage everything before replacing anything.
+    let mut staged = Vec::with_capacity(document.paint.len() + 1);
+    for layer in &document.paint {
+        let layer_path = folder.join(&layer.file);
+        let png =
+            if layer.cells.is_empty() {
+                PaintLayer::new(layer.target.clone(), layer.file.clone(), width, height)
+                    .encode_png(&layer_path, width, height)?
+            } else {
+                layer.encode_png(&layer_path, width, height)?
+            };
+        if let Some(parent) = layer_path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| MapError::write(&layer_path, e))?;
+        }
+        staged.push(StagedFile::stage(&layer_path, &png)?);
+    }
+    let text = document_text(document).map_err(|e| MapError::write(path, e))?;
+    staged.push(StagedFile::stage(path, text.as_bytes())?);
+
+    for file in staged {
+        file.commit()?;
+    }
+    Ok(())
+}
+
+/// The document as pretty RON with a short header comment.
+fn document_text(document: &MapDocument) -> Result<String, std::io::Error> {
+    let config = ron::ser::PrettyConfig::default();
+    let body = ron::ser::to_string_pretty(document, config)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(format!(
+        "// navstudio map document (format {FORMAT_VERSION}). Paths are relative to this file.\n{body}\n"
+    ))
+}
+
+/// A new document for a heightmap file, so any heightmap can be opened directly.
+///
+/// Name from the file stem; the default movement types ([`default_movement_types`]);
+/// 1 m cells; sectors of 10; `height_scale_m` from the metric range (`.hgt`, Terrain-RGB)
+/// or 100 m; water level −1 m, below every height, so there is no water until a designer
+/// sets a level. The returned `path` is the heightmap's path with the extension `.ron`.
+///
+/// # Errors
+/// As [`import_heightmap`].
+pub fn new_map_from_heightmap(heightmap_path: &Path) -> Result<LoadedMap, MapError> {
+    let imported = import_heightmap(heightmap_path, HeightEncoding::Auto, None)?;
+    let name = heightmap_path
+        .file_stem()
+        .map_or_else(|| "map".to_owned(), |s| s.to_string_lossy().into_owned());
+    let file_name = heightmap_path
+        .file_name()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let height_scale_m = match imported.range_m {
+        Some((min_m, max_m)) if max_m > min_m => (max_m - min_m) as f32,
+        Some(_) => 1.0,
+        None => 100.0,
+    };
+    let document = MapDocument {
+        version: FORMAT_VERSION,
+        name,
+        heightmap: HeightmapSource {
+            path: file_name,
+            encoding: HeightEncoding::Auto,
+            no_data: None,
+        },
+        cell_size_m: 1.0,
+        height_scale_m,
+        water_level_m: -1.0,
+        sector_size: 10,
+        movement_types: default_movement_types(),
+        paint: Vec::new(),
+        stamps: Vec::new(),
+    };
+    Ok(LoadedMap {
+        path: heightmap_path.with_extension("ron"),
+        document,
+        heightmap: imported.heightmap,
+        warnings: imported.warnings,
+    })
+}
+
+/// The movement types a new map starts with:
+/// - `land`: up to 35°, water is a wall, no buffer;
+/// - `hover`: up to 25°, crosses water at cost 2, no buffer;
+/// - `large`: up to 30°, water is a wall, a 1.5 m wall buffer (at 1 m cells it closes gaps
+///   narrower than about 3 cells).
+#[must_use]
+pub fn default_movement_types() -> Vec<MovementType> {
+    let land = MovementType::default();
+    vec![
+        MovementType {
+            name: "land".to_owned(),
+            max_slope_deg: 35.0,
+            water: WaterRule::Impassable,
+            wall_buffer_m: 0.0,
+            ..land.clone()
+        },
+        MovementType {
+            name: "hover".to_owned(),
+            max_slope_deg: 25.0,
+            slope_cost: vec![(0.0, 1.0), (5.0, 1.0), (15.0, 6.0), (25.0, 20.0)],
+            water: WaterRule::Cost(2),
+            wall_buffer_m: 0.0,
+            ..land.clone()
+        },
+        MovementType {
+            name: "large".to_owned(),
+            max_slope_deg: 30.0,
+            slope_cost: vec![(0.0, 1.0), (5.0, 1.0), (20.0, 10.0), (30.0, 30.0)],
+            water: WaterRule::Impassable,
+            wall_buffer_m: 1.5,
+            ..land
+        },
+    ]
+}
+
+/// The folder a document's relative paths start from.
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, synced, then
+/// renamed over `path`.
+///
+/// # Errors
+/// [`MapError::Write`]; the old file, if any, is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MapError> {
+    StagedFile::stage(path, bytes)?.commit()
+}
+
+/// A fully written and synced temporary file waiting to replace its target. Dropping it
+/// without committing removes the temporary file.
+struct StagedFile {
+    temp: PathBuf,
+    target: PathBuf,
+    committed: bool,
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl StagedFile {
+    fn stage(target: &Path, bytes: &[u8]) -> Result<Self, MapError> {
+        let Some(file_name) = target.file_name() else {
+            return Err(MapError::write(
+                target,
+                std::io::Error::other("the path names no file"),
+            ));
+        };
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp_name = format!(
+            ".{}.{}-{n}.tmp",
+            file_name.to_string_lossy(),
+            std::process::id()
+        );
+        let temp = folder_of(target).join(temp_name);
+        let staged = Self {
+            temp,
+            target: target.to_path_buf(),
+            committed: false,
+        };
+        let written = File::create_new(&staged.temp).and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        });
+        // On error `staged` drops here and removes the partial temporary file.
+        written.map_err(|e| MapError::write(target, e))?;
+        Ok(staged)
+    }
+
+    fn commit(mut self) -> Result<(), MapError> {
+        std::fs::rename(&self.temp, &self.target).map_err(|e| MapError::write(&self.target, e))?;
+        self.committed = true;
+        // Make the rename itself durable; not every platform can open a folder, and the
+        // data is already safe in either the old or the new file, so failure is ignored.
+        if let Ok(dir) = File::open(folder_of(&self.target)) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StagedFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
