@@ -346,11 +346,11 @@ fn grey_from_image(
             65535.0,
         ),
         DynamicImage::ImageRgb8(img) => (
-            rgb_to_grey(img.as_raw(), 3, path, &mut warnings, |v| u16::from(v)),
+            rgb_to_grey(img.as_raw(), 3, path, &mut warnings, u16::from),
             255.0,
         ),
         DynamicImage::ImageRgba8(img) => (
-            rgb_to_grey(img.as_raw(), 4, path, &mut warnings, |v| u16::from(v)),
+            rgb_to_grey(img.as_raw(), 4, path, &mut warnings, u16::from),
             255.0,
         ),
         DynamicImage::ImageRgb16(img) => (

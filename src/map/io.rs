@@ -39,7 +39,7 @@ pub struct LoadedMap {
 #[derive(Deserialize)]
 #[serde(rename = "MapDocument")]
 struct VersionProbe {
-    version: Option<u32>,
+    version: u32,
 }
 
 /// Loads a map document, its heightmap and its paint layers.
@@ -88,10 +88,8 @@ pub fn load_map(path: &Path) -> Result<LoadedMap, MapError> {
 /// [`MapError::OldVersion`] / [`MapError::NewVersion`], [`MapError::UnknownField`] or
 /// [`MapError::Ron`].
 pub fn parse_document(text: &str, path: &Path) -> Result<MapDocument, MapError> {
-    if let Ok(VersionProbe {
-        version: Some(found),
-    }) = ron::from_str::<VersionProbe>(text)
-    {
+    // If even the probe fails, the full parse below gives the precise message.
+    if let Ok(VersionProbe { version: found }) = ron::from_str::<VersionProbe>(text) {
         if found < FORMAT_VERSION {
             return Err(MapError::OldVersion {
                 path: path.to_path_buf(),
@@ -373,3 +371,4 @@ impl Drop for StagedFile {
         }
     }
 }
+

@@ -183,7 +183,11 @@ impl Stamp {
         }
         let (w, h, cells) = self.cells_in(path)?;
         let (w, h) = (w as usize, h as usize);
-        let (out_w, out_h) = if rotation % 2 == 0 { (w, h) } else { (h, w) };
+        let (out_w, out_h) = if rotation.is_multiple_of(2) {
+            (w, h)
+        } else {
+            (h, w)
+        };
         let mut out = Vec::with_capacity(cells.len());
         for y in 0..out_h {
             for x in 0..out_w {
