@@ -46,9 +46,12 @@ fn write_rgb8(path: &Path, width: u32, height: u32, pixels: &[u8]) {
         .unwrap();
 }
 
-/// Checks that the message names the file (by file name) and is a single line.
+/// Checks that the message names the file (by file name), is a single line and says what
+/// to do after a `;`.
 fn assert_names_file(err: &MapError, path: &Path) {
     let msg = err.to_string();
+    println!("{msg}");
+    assert!(msg.contains("; "), "no advice: {msg}");
     let name = path.file_name().unwrap().to_string_lossy();
     assert!(msg.contains(&*name), "message does not name {name}: {msg}");
     assert!(!msg.contains('\n'), "message spans lines: {msg}");
@@ -633,7 +636,7 @@ fn paint_layer_of_wrong_size_is_rejected() {
     let mut document = sample_document("h.png");
     document.paint = vec![PaintLayer::new(PaintTarget::All, "p.png", 8, 6)];
     save_map(&path, &document).unwrap();
-    write_rgb8(&dir.path().join("p.png"), 7, 6, &vec![0; 7 * 6 * 3]);
+    write_rgb8(&dir.path().join("p.png"), 7, 6, &[0; 7 * 6 * 3]);
     let err = load_map(&path).unwrap_err();
     assert!(
         matches!(
@@ -721,6 +724,15 @@ fn old_and_new_versions_get_the_version_message_first() {
     );
     assert!(err.to_string().contains("re-save it"), "{err}");
     assert_names_file(&err, &old);
+
+    // No version at all: the full parse names the missing field.
+    let none = dir.path().join("none.ron");
+    std::fs::write(&none, "(name: \"x\")").unwrap();
+    let err = load_map(&none).unwrap_err();
+    assert!(
+        matches!(err, MapError::Ron { .. }) && err.to_string().contains("version"),
+        "{err}"
+    );
 
     let new = dir.path().join("new.ron");
     std::fs::write(&new, "MapDocument(version: 7, name: \"x\", future: [1, 2])").unwrap();

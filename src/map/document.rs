@@ -205,7 +205,7 @@ impl MapDocument {
             let field = format!("paint layer {i} `file`");
             let file = layer.file.as_str();
             let name_ok = !file.is_empty()
-                && std::path::Path::new(file)
+                && Path::new(file)
                     .extension()
                     .is_some_and(|e| e.eq_ignore_ascii_case("png"))
                 && Path::new(file)

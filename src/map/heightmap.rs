@@ -271,12 +271,13 @@ fn png_header_size(path: &Path) -> Result<(u32, u32), MapError> {
     Ok((width, height))
 }
 
-fn image_error(path: &Path, err: image::ImageError) -> MapError {
+/// Maps a decoder error; `size` is the header's claimed size, reported if a limit trips.
+fn image_error(path: &Path, err: image::ImageError, size: (u32, u32)) -> MapError {
     match err {
         image::ImageError::Limits(_) => MapError::TooLarge {
             path: path.to_path_buf(),
-            width: 0,
-            height: 0,
+            width: u64::from(size.0),
+            height: u64::from(size.1),
         },
         image::ImageError::IoError(e) if e.kind() != std::io::ErrorKind::UnexpectedEof => {
             MapError::read(path, e)
@@ -310,10 +311,13 @@ fn import_png(
     // Four 16-bit channels per cell plus the decoder's row buffers.
     limits.max_alloc = Some(MAX_MAP_CELLS * 8 + (64 << 20));
     reader.limits(limits);
-    let decoder = reader.into_decoder().map_err(|e| image_error(path, e))?;
+    let decoder = reader
+        .into_decoder()
+        .map_err(|e| image_error(path, e, (header_w, header_h)))?;
     let (width, height) = decoder.dimensions();
     check_size(path, u64::from(width), u64::from(height))?;
-    let image = DynamicImage::from_decoder(decoder).map_err(|e| image_error(path, e))?;
+    let image =
+        DynamicImage::from_decoder(decoder).map_err(|e| image_error(path, e, (width, height)))?;
 
     match mode {
         PngMode::Gray => grey_from_image(path, &image, no_data),

@@ -52,7 +52,7 @@ struct VersionProbe {
 /// # Errors
 /// The first problem found, naming the file it is in.
 pub fn load_map(path: &Path) -> Result<LoadedMap, MapError> {
-    let text = std::fs::read_to_string(path).map_err(|e| MapError::read(path, e))?;
+    let text = read_document_text(path)?;
     let document = parse_document(&text, path)?;
     document.validate_at(path)?;
 
@@ -79,6 +79,24 @@ pub fn load_map(path: &Path) -> Result<LoadedMap, MapError> {
         heightmap,
         warnings,
     })
+}
+
+/// The largest map document accepted; real ones are a few kilobytes.
+const MAX_DOCUMENT_BYTES: u64 = 16 << 20;
+
+fn read_document_text(path: &Path) -> Result<String, MapError> {
+    let len = std::fs::metadata(path)
+        .map_err(|e| MapError::read(path, e))?
+        .len();
+    if len > MAX_DOCUMENT_BYTES {
+        return Err(MapError::read(
+            path,
+            std::io::Error::other(format!(
+                "it is {len} bytes, far larger than a map document; check that this is the .ron map file"
+            )),
+        ));
+    }
+    std::fs::read_to_string(path).map_err(|e| MapError::read(path, e))
 }
 
 /// Parses a map document's text (version first, then the full document); `path` names the
@@ -371,4 +389,3 @@ impl Drop for StagedFile {
         }
     }
 }
-

@@ -204,15 +204,13 @@ impl PaintLayer {
     /// Missing or unreadable file, not a PNG, not 8-bit RGB, the wrong size, or a pixel
     /// that breaks the encoding.
     pub fn read_png(path: &Path, width: u32, height: u32) -> Result<Vec<PaintCell>, MapError> {
-        use image::{ImageDecoder, ImageReader, Limits};
-        let mut reader = ImageReader::open(path)
+        use image::{ImageDecoder, ImageReader};
+        // The size is compared with the map's before any pixel is decoded, so an absurd
+        // header fails as `PaintSize` without allocating.
+        let reader = ImageReader::open(path)
             .map_err(|e| MapError::read(path, e))?
             .with_guessed_format()
             .map_err(|e| MapError::read(path, e))?;
-        let mut limits = Limits::default();
-        limits.max_image_width = Some(super::error::MAX_MAP_SIDE);
-        limits.max_image_height = Some(super::error::MAX_MAP_SIDE);
-        reader.limits(limits);
         if reader.format() != Some(image::ImageFormat::Png) {
             return Err(MapError::NotAnImage {
                 path: path.to_path_buf(),
