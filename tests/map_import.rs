@@ -1212,3 +1212,40 @@ fn shared_moving_ai_maps_import_and_wall_counts_match() {
     }
     assert!(seen >= 6, "only {seen} .map files");
 }
+
+// ---------------------------------------------------------------- no panics on any input
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Corrupting bytes of a valid PNG, .map or document never panics; it imports or errs.
+    #[test]
+    fn corrupted_inputs_never_panic(
+        flips in proptest::collection::vec((0usize..4096, proptest::prelude::any::<u8>()), 1..8),
+        cut in 0usize..4096,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("h.png");
+        let pixels: Vec<u8> = (0..16 * 16).map(|i| (i * 13 % 256) as u8).collect();
+        write_gray8(&png, 16, 16, &pixels);
+        let map = dir.path().join("m.map");
+        std::fs::write(&map, MAI_LF).unwrap();
+        let doc = dir.path().join("d.ron");
+        let mut document = sample_document("h.png");
+        document.paint = vec![PaintLayer::new(PaintTarget::All, "p.png", 16, 16)];
+        save_map(&doc, &document).unwrap();
+        for path in [&png, &map, &doc] {
+            let mut bytes = std::fs::read(path).unwrap();
+            for &(at, value) in &flips {
+                let i = at % bytes.len();
+                bytes[i] = value;
+            }
+            bytes.truncate(cut.max(1).min(bytes.len()));
+            std::fs::write(path, &bytes).unwrap();
+        }
+        let _ = import_heightmap(&png, HeightEncoding::Auto, Some(3.0));
+        let _ = import_heightmap(&png, HeightEncoding::TerrainRgb, None);
+        let _ = import_heightmap(&map, HeightEncoding::Auto, None);
+        let _ = load_map(&doc);
+    }
+}
