@@ -9,6 +9,7 @@ pub mod io;
 pub mod movement;
 pub mod paint;
 pub mod stamp;
+pub mod summary;
 
 pub use document::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MapDocument};
 pub use error::{MAX_MAP_CELLS, MAX_MAP_SIDE, MapError};
@@ -22,3 +23,4 @@ pub use io::{
 pub use movement::{MovementType, WaterRule};
 pub use paint::{PaintCell, PaintForce, PaintLayer, PaintTarget};
 pub use stamp::{Stamp, StampCell, StampFootprint, StampLibrary, StampPlacement};
+pub use summary::summary;

@@ -1,0 +1,128 @@
+//! Command-line interface: argument parsing and one function per subcommand. Every error
+//! reaches the user as one sentence (what failed, which file, what to do).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use navstudio::map::{self, generate};
+
+/// navstudio — a map editor and baker for flow-field navigation data.
+///
+/// With no subcommand, opens the editor on the default map (maps/showcase.ron).
+#[derive(Parser, Debug)]
+#[command(name = "navstudio", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Open the editor on a map document (.ron), a heightmap (.png/.r16/.hgt/.map) or a package.
+    Open {
+        /// File to open.
+        file: PathBuf,
+    },
+    /// Load a map document and its heightmap, check them and print a summary.
+    Validate {
+        /// The map document (maps/NAME.ron).
+        map: PathBuf,
+    },
+    /// Generate a procedural sample map (heightmap PNG, paint PNGs and the .ron document).
+    Generate {
+        /// Which kind of map to make.
+        #[arg(long, value_enum, default_value_t = Kind::Showcase)]
+        kind: Kind,
+        /// Width and height in cells (default: 640 showcase, 96 small, 2048 benchmark).
+        #[arg(long)]
+        size: Option<u32>,
+        /// Random seed; the same seed gives the same map.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output document path, e.g. maps/showcase.ron (the heightmap goes beside it).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+/// Kinds of generated map.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Kind {
+    /// The default map: hills, cliffs, a plateau with ramps, a lake with an island, a swamp,
+    /// a narrow canyon, stamps and paint.
+    Showcase,
+    /// A small quick-look map for tests.
+    Small,
+    /// A large realistic map for benchmarks.
+    Benchmark,
+}
+
+/// The default map opened by `navstudio` with no arguments.
+pub fn default_map_path() -> PathBuf {
+    let local = Path::new("maps/showcase.ron");
+    if local.exists() {
+        return local.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron")
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        None => open_editor(Some(default_map_path())),
+        Some(Command::Open { file }) => open_editor(Some(file)),
+        Some(Command::Validate { map }) => validate(&map),
+        Some(Command::Generate {
+            kind,
+            size,
+            seed,
+            output,
+        }) => generate_map(kind, size, seed, &output),
+    }
+}
+
+#[cfg(feature = "gui")]
+fn open_editor(path: Option<PathBuf>) -> Result<(), String> {
+    navstudio::app::run_editor(path).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "gui"))]
+fn open_editor(_path: Option<PathBuf>) -> Result<(), String> {
+    Err("this navstudio was built without the editor (feature `gui`); use the headless \
+         commands (navstudio validate / bake / info / export --help) or rebuild with default features"
+        .to_owned())
+}
+
+fn validate(path: &Path) -> Result<(), String> {
+    let loaded = map::io::load_map(path).map_err(|e| e.to_string())?;
+    for warning in &loaded.warnings {
+        println!("warning: {warning}");
+    }
+    print!("{}", map::summary(&loaded));
+    Ok(())
+}
+
+fn generate_map(kind: Kind, size: Option<u32>, seed: u64, output: &Path) -> Result<(), String> {
+    let (kind, default_size) = match kind {
+        Kind::Showcase => (generate::MapKind::Showcase, 640),
+        Kind::Small => (generate::MapKind::Small, 96),
+        Kind::Benchmark => (generate::MapKind::Benchmark, 2048),
+    };
+    let size = size.unwrap_or(default_size);
+    let spec = generate::GenerateSpec {
+        kind,
+        width: size,
+        height: size,
+        seed,
+    };
+    let generated = generate::generate(&spec);
+    generate::write_generated(&generated, output).map_err(|e| e.to_string())?;
+    println!(
+        "wrote {} ({}×{} cells) and its heightmap and paint side files",
+        output.display(),
+        generated.width,
+        generated.height
+    );
+    Ok(())
+}
