@@ -60,6 +60,28 @@ impl CostField {
         }
     }
 
+    /// Cost of a cell given by its sector and its row-major index inside the sector
+    /// rectangle; the caller keeps `local` inside the rectangle.
+    #[must_use]
+    pub fn sector_cell(&self, sector: u32, local: usize) -> u8 {
+        match &self.sectors[sector as usize] {
+            SectorCost::Clear => CLEAR,
+            SectorCost::Tile(tile) => tile[local],
+        }
+    }
+
+    /// Copies the window `(x0, y0, w, h)` (clipped by the caller to the map) into `out`,
+    /// row-major — e.g. the goal sector and its neighbours for a run-time LOS field.
+    pub fn copy_window(&self, x0: u32, y0: u32, w: u32, h: u32, out: &mut Vec<u8>) {
+        out.clear();
+        out.reserve((w * h) as usize);
+        for y in y0..y0 + h {
+            for x in x0..x0 + w {
+                out.push(self.get(x, y));
+            }
+        }
+    }
+
     /// The whole field as one row-major grid.
     #[must_use]
     pub fn to_cells(&self) -> Vec<u8> {

@@ -3,7 +3,26 @@
 //! integrator and flow fields, the precomputed flow permutations, and `NavWorld`.
 
 pub mod cost;
+pub mod flow;
 pub mod grid;
+pub mod integrate;
+pub mod islands;
+pub mod layer;
+pub mod permutations;
+pub mod portals;
 
 pub use cost::{CostField, SectorCost};
 pub use grid::GridSpec;
+pub use layer::{NavLayer, build_layer, rebuild_sectors};
+
+/// Everything a game needs to navigate one map: the grid, the cell size and one layer per
+/// movement type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NavData {
+    /// Map and sector sizes.
+    pub spec: GridSpec,
+    /// Edge length of one cell. `[Units: m] [Limit: > 0]`
+    pub cell_size_m: f32,
+    /// One layer per movement type, in the document's movement-type order.
+    pub layers: Vec<NavLayer>,
+}

@@ -1,0 +1,380 @@
+//! The integrator: turns a rectangular window of costs into an integration field (the
+//! cheapest cost from every cell to a goal set). Shared by the bake (flow permutations toward
+//! every portal window) and the run time (a custom line-of-sight field in the goal sector).
+//!
+//! Two entry points:
+//! - [`integrate_costs`]: the Eikonal cost pass alone — Dijkstra-exact on the 4-neighbour
+//!   graph where entering a cell costs its cost-field value. Costs are small integers, so it
+//!   uses Dial's bucket queue (circular buckets, one per possible step cost) instead of a heap.
+//! - [`integrate_with_los`]: the Supreme Commander 2 pipeline for a real goal: a
+//!   line-of-sight flood first, then the cost pass from the edge of the visible region.
+//!
+//! Neither allocates once its [`IntegratorScratch`] and [`IntegrationField`] have grown to the
+//! window size, so a worker thread keeps one of each and reuses them for every tile.
+
+use super::grid::{CLEAR, WALL};
+
+/// Integration flag: the cell sees the goal in a straight line (steer straight at it).
+pub const INT_LOS: u8 = 0x01;
+/// Integration flag: the line-of-sight flood reached this clear cell but the straight line to
+/// the goal is blocked, so the cost pass integrates it instead ("flood blocked").
+pub const INT_BLOCKED: u8 = 0x02;
+/// Integration flag: the cell has been settled (its cost is final).
+pub const INT_ACTIVE: u8 = 0x04;
+/// Integration flag: the cell is a goal (seed) cell.
+pub const INT_GOAL: u8 = 0x08;
+/// Integrated cost of a cell the flood never reached (walls, other islands).
+pub const UNREACHED: u32 = u32::MAX;
+
+/// Integrated costs and flags of one rectangular window, row-major.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IntegrationField {
+    /// Window columns.
+    pub width: u32,
+    /// Window rows.
+    pub height: u32,
+    /// Cheapest cost to the goal set per cell; [`UNREACHED`] where the flood never came.
+    pub cost: Vec<u32>,
+    /// `INT_*` flags per cell.
+    pub flags: Vec<u8>,
+}
+
+impl IntegrationField {
+    /// An empty field; it grows on first use.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Resizes to `width × height` and marks every cell unreached, without freeing memory.
+    pub fn reset(&mut self, width: u32, height: u32) {
+        let n = width as usize * height as usize;
+        self.width = width;
+        self.height = height;
+        self.cost.clear();
+        self.cost.resize(n, UNREACHED);
+        self.flags.clear();
+        self.flags.resize(n, 0);
+    }
+}
+
+/// Reusable working memory of the integrator (bucket queue, seed list, flood queue).
+#[derive(Debug, Default)]
+pub struct IntegratorScratch {
+    buckets: Vec<Vec<u32>>,
+    /// `(start cost, cell)` pairs, sorted before the cost pass.
+    seeds: Vec<(u32, u32)>,
+    queue: Vec<u32>,
+}
+
+impl IntegratorScratch {
+    /// Empty scratch; it grows on first use.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Integrates `costs` (a `w × h` row-major window, 255 = wall) from `seeds`
+/// (`(cell index, start cost)`), Dijkstra-exact over 4-neighbour moves where entering cell `c`
+/// costs `costs[c]`.
+///
+/// A seed cell's integrated cost is the lowest of its start costs (or lower, if a cheaper
+/// path from another seed reaches it). Seeds on walls or outside the window are ignored; a
+/// cost of 0 in the input is treated as 1, so every step strictly increases the cost.
+/// Seed cells get [`INT_GOAL`], every reached cell [`INT_ACTIVE`].
+pub fn integrate_costs(
+    costs: &[u8],
+    w: u32,
+    h: u32,
+    seeds: &[(usize, u32)],
+    field: &mut IntegrationField,
+    scratch: &mut IntegratorScratch,
+) {
+    field.reset(w, h);
+    let n = field.cost.len().min(costs.len());
+    scratch.seeds.clear();
+    for &(cell, start) in seeds {
+        if cell < n && costs[cell] != WALL && start != UNREACHED {
+            if start < field.cost[cell] {
+                field.cost[cell] = start;
+            }
+            field.flags[cell] |= INT_GOAL;
+            scratch.seeds.push((start, cell as u32));
+        }
+    }
+    run_dial(costs, w as usize, n, field, scratch);
+}
+
+/// Integrates toward a single real goal cell with the line-of-sight pass first
+/// (Supreme Commander 2, Game AI Pro ch. 23), on any rectangular window — e.g. the goal sector
+/// plus its neighbours, so line of sight continues across sector borders.
+///
+/// 1. **LOS flood**: a 4-neighbour breadth-first flood from the goal through clear (cost 1)
+///    cells. A cell joins the LOS region ([`INT_LOS`]) only if the straight segment from the
+///    goal's centre to its centre touches clear cells alone (see [`has_line_of_sight`]); a
+///    clear cell that fails is marked [`INT_BLOCKED`] and the flood does not pass through it,
+///    so the blocked cells form the shadow boundary behind every LOS corner. The stored cost of
+///    an LOS cell is its flood distance in steps (the goal is 0) — on clear ground that is what
+///    the cost pass would give, so costs stay continuous across the LOS border.
+/// 2. **Cost pass**: Dijkstra from the LOS region's boundary cells (with their flood costs)
+///    into every cell that is not LOS; LOS cells are never re-entered.
+///
+/// Where the SupCom2 text traces a Bresenham line from each LOS corner to mark the shadow,
+/// this tests each flooded cell's segment exactly (a supercover walk), which is sound (an LOS
+/// cell always has a clear line) at `O(cells × window diameter)` — small for the 3 × 3 sector
+/// window of a run-time goal. The approximation is on the other side: a visible cell is
+/// missed only when every 4-neighbour path to it through clear cells passes a non-visible
+/// cell (thin diagonal slits); such a cell is integrated by the cost pass instead.
+/// A goal on a wall or outside the window leaves the field unreached.
+pub fn integrate_with_los(
+    costs: &[u8],
+    w: u32,
+    h: u32,
+    goal: usize,
+    field: &mut IntegrationField,
+    scratch: &mut IntegratorScratch,
+) {
+    field.reset(w, h);
+    let n = field.cost.len().min(costs.len());
+    if goal >= n || costs[goal] == WALL {
+        return;
+    }
+    let wu = w as usize;
+    let hu = n / wu.max(1);
+    let goal_xy = ((goal % wu) as i32, (goal / wu) as i32);
+    field.cost[goal] = 0;
+    field.flags[goal] = INT_LOS | INT_GOAL;
+
+    // LOS flood, breadth-first so the first visit carries the flood distance.
+    scratch.queue.clear();
+    scratch.queue.push(goal as u32);
+    let mut head = 0;
+    while head < scratch.queue.len() {
+        let c = scratch.queue[head] as usize;
+        head += 1;
+        let next = field.cost[c] + 1;
+        let (x, y) = (c % wu, c / wu);
+        for nb in neighbours4(x, y, wu, hu) {
+            if nb == usize::MAX
+                || costs[nb] != CLEAR
+                || field.flags[nb] & (INT_LOS | INT_BLOCKED) != 0
+            {
+                continue;
+            }
+            let target = ((nb % wu) as i32, (nb / wu) as i32);
+            if has_line_of_sight(costs, w, h, goal_xy, target) {
+                field.flags[nb] |= INT_LOS;
+                field.cost[nb] = next;
+                scratch.queue.push(nb as u32);
+            } else {
+                field.flags[nb] |= INT_BLOCKED;
+            }
+        }
+    }
+
+    // Only LOS cells beside a passable non-LOS cell can relax anything.
+    scratch.seeds.clear();
+    for &c in &scratch.queue {
+        let c = c as usize;
+        let (x, y) = (c % wu, c / wu);
+        let frontier = neighbours4(x, y, wu, hu)
+            .into_iter()
+            .any(|nb| nb != usize::MAX && costs[nb] != WALL && field.flags[nb] & INT_LOS == 0);
+        if frontier {
+            scratch.seeds.push((field.cost[c], c as u32));
+        }
+    }
+    run_dial(costs, wu, n, field, scratch);
+    for c in &scratch.queue {
+        field.flags[*c as usize] |= INT_ACTIVE;
+    }
+}
+
+/// Whether the straight segment between the centres of cells `from` and `to` (window
+/// coordinates) touches only clear (cost 1) cells, `from` itself excepted. A segment passing
+/// exactly through a cell corner counts both side cells as touched (no squeezing between two
+/// diagonal walls). Cells outside the window count as blocked.
+#[must_use]
+pub fn has_line_of_sight(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i32, i32)) -> bool {
+    let (w, h) = (w as i32, h as i32);
+    let clear = |x: i32, y: i32| -> bool {
+        x >= 0
+            && y >= 0
+            && x < w
+            && y < h
+            && costs.get((y * w + x) as usize).copied() == Some(CLEAR)
+    };
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let (nx, ny) = (i64::from(dx.abs()), i64::from(dy.abs()));
+    let (sx, sy) = (dx.signum(), dy.signum());
+    let (mut x, mut y) = from;
+    let (mut ix, mut iy) = (0_i64, 0_i64);
+    // Amanatides–Woo in integers: compare where the segment crosses the next vertical and the
+    // next horizontal cell boundary, (2 ix + 1) / 2 nx against (2 iy + 1) / 2 ny.
+    while ix < nx || iy < ny {
+        let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
+        if decision == 0 {
+            if !clear(x + sx, y) || !clear(x, y + sy) {
+                return false;
+            }
+            x += sx;
+            y += sy;
+            ix += 1;
+            iy += 1;
+        } else if decision < 0 {
+            x += sx;
+            ix += 1;
+        } else {
+            y += sy;
+            iy += 1;
+        }
+        if !clear(x, y) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The 4 neighbours N, E, S, W of `(x, y)` as indices, `usize::MAX` off the window.
+#[inline]
+fn neighbours4(x: usize, y: usize, w: usize, h: usize) -> [usize; 4] {
+    let c = y * w + x;
+    [
+        if y > 0 { c - w } else { usize::MAX },
+        if x + 1 < w { c + 1 } else { usize::MAX },
+        if y + 1 < h { c + w } else { usize::MAX },
+        if x > 0 { c - 1 } else { usize::MAX },
+    ]
+}
+
+/// Dial's algorithm from `scratch.seeds` (whose costs are already written into `field`).
+/// Cells flagged [`INT_LOS`] are pinned: never relaxed.
+fn run_dial(
+    costs: &[u8],
+    w: usize,
+    n: usize,
+    field: &mut IntegrationField,
+    scratch: &mut IntegratorScratch,
+) {
+    if n == 0 || scratch.seeds.is_empty() {
+        return;
+    }
+    let h = n / w;
+    let max_step = costs[..n]
+        .iter()
+        .filter(|&&c| c != WALL)
+        .map(|&c| c.max(1))
+        .max()
+        .unwrap_or(1);
+    // Every queued cost lies in [d, d + max_step], so max_step + 1 circular buckets suffice.
+    let nb = max_step as usize + 1;
+    let IntegratorScratch { buckets, seeds, .. } = scratch;
+    if buckets.len() < nb {
+        buckets.resize_with(nb, Vec::new);
+    }
+    seeds.sort_unstable();
+    let mut next_seed = 0;
+    let mut pending = 0_usize;
+    let mut d = seeds[0].0;
+    loop {
+        // Admit seeds whose start cost fits in the circular window [d, d + nb).
+        while next_seed < seeds.len() && u64::from(seeds[next_seed].0) < u64::from(d) + nb as u64 {
+            let (start, cell) = seeds[next_seed];
+            next_seed += 1;
+            if field.cost[cell as usize] == start {
+                buckets[start as usize % nb].push(cell);
+                pending += 1;
+            }
+        }
+        let bi = d as usize % nb;
+        let mut bucket = std::mem::take(&mut buckets[bi]);
+        pending -= bucket.len();
+        for &cell in &bucket {
+            let c = cell as usize;
+            if field.cost[c] != d || field.flags[c] & INT_ACTIVE != 0 {
+                continue;
+            }
+            field.flags[c] |= INT_ACTIVE;
+            for nbr in neighbours4(c % w, c / w, w, h) {
+                if nbr == usize::MAX {
+                    continue;
+                }
+                let step = costs[nbr];
+                if step == WALL || field.flags[nbr] & INT_LOS != 0 {
+                    continue;
+                }
+                let nd = d.saturating_add(u32::from(step.max(1)));
+                if nd < field.cost[nbr] {
+                    field.cost[nbr] = nd;
+                    buckets[nd as usize % nb].push(nbr as u32);
+                    pending += 1;
+                }
+            }
+        }
+        bucket.clear();
+        buckets[bi] = bucket;
+        if pending == 0 {
+            match seeds.get(next_seed) {
+                Some(&(start, _)) => d = start.max(d.saturating_add(1)),
+                None => break,
+            }
+        } else if d == u32::MAX - 1 {
+            break;
+        } else {
+            d += 1;
+        }
+    }
+    // Buckets may hold stale entries if the loop stopped at the cost ceiling.
+    for b in buckets.iter_mut() {
+        b.clear();
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corridor_costs_add_up() {
+        // 5 × 1 corridor, costs 1 3 1 2 1, goal at the left end with start cost 0.
+        let costs = [1, 3, 1, 2, 1];
+        let mut f = IntegrationField::new();
+        let mut s = IntegratorScratch::new();
+        integrate_costs(&costs, 5, 1, &[(0, 0)], &mut f, &mut s);
+        assert_eq!(f.cost, vec![0, 3, 4, 6, 7]);
+    }
+
+    #[test]
+    fn wall_splits_window() {
+        let costs = [1, 255, 1];
+        let mut f = IntegrationField::new();
+        let mut s = IntegratorScratch::new();
+        integrate_costs(&costs, 3, 1, &[(0, 0)], &mut f, &mut s);
+        assert_eq!(f.cost, vec![0, UNREACHED, UNREACHED]);
+    }
+
+    #[test]
+    fn los_stops_behind_a_wall() {
+        // Goal at (0,1); a wall at (2,1) shadows (3,1) and (4,1) but not the other rows.
+        #[rustfmt::skip]
+        let costs = [
+            1, 1, 1, 1, 1,
+            1, 1, 255, 1, 1,
+            1, 1, 1, 1, 1,
+        ];
+        let mut f = IntegrationField::new();
+        let mut s = IntegratorScratch::new();
+        integrate_with_los(&costs, 5, 3, 5, &mut f, &mut s);
+        assert!(f.flags[6] & INT_LOS != 0);
+        assert!(f.flags[8] & INT_LOS == 0);
+        assert!(f.flags[9] & INT_LOS == 0);
+        assert!(
+            f.flags[2] & INT_LOS != 0,
+            "(2,0) sees the goal past the wall's corner"
+        );
+        assert!(f.flags[3] & INT_LOS == 0, "(3,0) grazes the wall's corner");
+        assert_eq!(f.cost[8], f.cost[3].min(f.cost[13]).min(f.cost[9]) + 1);
+    }
+}

@@ -1,0 +1,336 @@
+//! Portal windows on sector borders and the portal graph (bake step 7, rebuilt at run time
+//! when a stamp lands).
+//!
+//! On the border between two adjacent sectors every maximal run of cells passable on both
+//! sides is a window; each side of a window is a node. Nodes are joined across their window
+//! and, inside a sector, to every other node of that sector they can reach.
+//!
+//! Canonical order (so a full build and an incremental rebuild give identical data): every
+//! sector `s` owns two borders, its east border (id `2 s`) and its south border (id `2 s + 1`);
+//! windows are sorted by (border id, start); window `w` has node `2 w` on its west/north side
+//! (`sector_a`) and node `2 w + 1` on its east/south side (`sector_b`).
+
+use super::cost::CostField;
+use super::grid::{GridSpec, WALL};
+use super::integrate::UNREACHED;
+
+/// One portal window: a maximal run of cells passable on both sides of a sector border.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortalWindow {
+    /// The west (or north) sector.
+    pub sector_a: u32,
+    /// The east (or south) sector.
+    pub sector_b: u32,
+    /// `true` for the border between vertically stacked sectors (the window runs along x).
+    pub horizontal: bool,
+    /// x of the first column of `sector_b` (or y of its first row).
+    pub border: u32,
+    /// First cell along the border, absolute map coordinate (y for a vertical border, x for
+    /// a horizontal one).
+    pub start: u32,
+    /// Cells in the window. `[Limit: >= 1]`
+    pub len: u32,
+}
+
+impl PortalWindow {
+    /// Canonical border id: `2 × sector_a` for an east border, `+ 1` for a south border.
+    #[must_use]
+    pub fn border_id(&self) -> u32 {
+        2 * self.sector_a + u32::from(self.horizontal)
+    }
+}
+
+/// A straight run of cells: the first cell, the unit step along the run, and its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellRun {
+    /// Absolute x of the first cell.
+    pub x: u32,
+    /// Absolute y of the first cell.
+    pub y: u32,
+    /// Step from one cell to the next: `(1, 0)` or `(0, 1)`.
+    pub step: (u32, u32),
+    /// Number of cells.
+    pub len: u32,
+}
+
+impl CellRun {
+    /// The `i`-th cell.
+    #[must_use]
+    pub fn cell(&self, i: u32) -> (u32, u32) {
+        (self.x + self.step.0 * i, self.y + self.step.1 * i)
+    }
+}
+
+/// One side of a portal window: a node of the portal graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortalNode {
+    /// The sector this side lies in.
+    pub sector: u32,
+    /// Index of the window in the layer's window list.
+    pub window: u32,
+    /// The window's cells on this side.
+    pub cells: CellRun,
+    /// The middle cell of the run (`len / 2`, rounded down), absolute.
+    pub center: (u32, u32),
+    /// Direction index (into `DIRECTIONS`) that steps across the border into the other sector.
+    pub exit_dir: u8,
+    /// Island id of the node's cells (0 until islands are assigned).
+    pub island: u32,
+}
+
+/// The portal graph in compressed sparse row form, plus each sector's node list.
+///
+/// Edge weights (all in cost units, see [`assemble_graph`]):
+/// - across a window, node → its twin: the cost of the twin's centre cell;
+/// - inside a sector, node `m` → node `n`: the integrated cost from `m`'s centre cell to
+///   `n`'s window (window cells seeded with their own cost) minus the cost of `m`'s centre
+///   cell, i.e. the sum of the costs of the cells entered on the way, the window cell included.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PortalGraph {
+    /// Edges of node `i` are `offsets[i]..offsets[i + 1]`.
+    pub offsets: Vec<u32>,
+    /// Target node per edge, ascending within a node.
+    pub targets: Vec<u32>,
+    /// Weight per edge.
+    pub weights: Vec<u32>,
+    /// Nodes of sector `s` are `sector_nodes[sector_offsets[s]..sector_offsets[s + 1]]`.
+    pub sector_offsets: Vec<u32>,
+    /// Node ids grouped by sector, ascending within a sector.
+    pub sector_nodes: Vec<u32>,
+}
+
+impl PortalGraph {
+    /// `(target, weight)` of every edge leaving `node`.
+    pub fn edges(&self, node: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let (a, b) = (
+            self.offsets[node as usize] as usize,
+            self.offsets[node as usize + 1] as usize,
+        );
+        self.targets[a..b]
+            .iter()
+            .copied()
+            .zip(self.weights[a..b].iter().copied())
+    }
+
+    /// Node ids of one sector.
+    #[must_use]
+    pub fn nodes_of_sector(&self, sector: u32) -> &[u32] {
+        let s = sector as usize;
+        &self.sector_nodes[self.sector_offsets[s] as usize..self.sector_offsets[s + 1] as usize]
+    }
+}
+
+/// Appends the windows of one border (see the module docs for border ids) in start order.
+/// Border ids past the map edge (no sector to the east or south) give nothing.
+pub fn scan_border(cost: &CostField, border_id: u32, out: &mut Vec<PortalWindow>) {
+    let spec = cost.spec;
+    let sector_a = border_id / 2;
+    let horizontal = border_id % 2 == 1;
+    let (sxa, sya) = (sector_a % spec.sectors_x(), sector_a / spec.sectors_x());
+    let sector_b = if horizontal {
+        if sya + 1 >= spec.sectors_y() {
+            return;
+        }
+        sector_a + spec.sectors_x()
+    } else {
+        if sxa + 1 >= spec.sectors_x() {
+            return;
+        }
+        sector_a + 1
+    };
+    let (xa, ya, wa, ha) = spec.sector_rect(sector_a);
+    let (xb, yb, wb, _) = spec.sector_rect(sector_b);
+    // Along-border length and the local index of the i-th cell on each side.
+    let (len, border, first) = if horizontal {
+        (wa, yb, xa)
+    } else {
+        (ha, xb, ya)
+    };
+    let local_a = |i: u32| -> usize {
+        if horizontal {
+            ((ha - 1) * wa + i) as usize
+        } else {
+            (i * wa + wa - 1) as usize
+        }
+    };
+    let local_b = |i: u32| -> usize {
+        if horizontal {
+            i as usize
+        } else {
+            (i * wb) as usize
+        }
+    };
+    let mut run_start: Option<u32> = None;
+    for i in 0..=len {
+        let open = i < len
+            && cost.sector_cell(sector_a, local_a(i)) != WALL
+            && cost.sector_cell(sector_b, local_b(i)) != WALL;
+        match (open, run_start) {
+            (true, None) => run_start = Some(i),
+            (false, Some(s)) => {
+                out.push(PortalWindow {
+                    sector_a,
+                    sector_b,
+                    horizontal,
+                    border,
+                    start: first + s,
+                    len: i - s,
+                });
+                run_start = None;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every portal window of the map, in canonical order.
+#[must_use]
+pub fn find_windows(cost: &CostField) -> Vec<PortalWindow> {
+    let mut out = Vec::new();
+    for border_id in 0..2 * cost.spec.sector_count() as u32 {
+        scan_border(cost, border_id, &mut out);
+    }
+    out
+}
+
+/// Windows after the sectors in `dirty` changed: borders touching a dirty sector are scanned
+/// again, every other border keeps its windows from `old`. Equals [`find_windows`] on `cost`
+/// when `old` was built from a cost field differing only inside the dirty sectors.
+#[must_use]
+pub fn rescan_windows(cost: &CostField, old: &[PortalWindow], dirty: &[bool]) -> Vec<PortalWindow> {
+    let spec = cost.spec;
+    let mut out = Vec::with_capacity(old.len() + 16);
+    let mut o = 0;
+    for border_id in 0..2 * spec.sector_count() as u32 {
+        let a = border_id / 2;
+        let b = if border_id % 2 == 1 {
+            a + spec.sectors_x()
+        } else {
+            a + 1
+        };
+        let touched = dirty.get(a as usize).copied().unwrap_or(true)
+            || dirty.get(b as usize).copied().unwrap_or(false);
+        let start = o;
+        while o < old.len() && old[o].border_id() == border_id {
+            o += 1;
+        }
+        if touched {
+            scan_border(cost, border_id, &mut out);
+        } else {
+            out.extend_from_slice(&old[start..o]);
+        }
+    }
+    out
+}
+
+/// The two nodes of every window (node `2 w` on `sector_a`'s side, `2 w + 1` on `sector_b`'s),
+/// island ids left at 0.
+#[must_use]
+pub fn nodes_from_windows(windows: &[PortalWindow]) -> Vec<PortalNode> {
+    let mut nodes = Vec::with_capacity(windows.len() * 2);
+    for (wi, win) in windows.iter().enumerate() {
+        let step = if win.horizontal { (1, 0) } else { (0, 1) };
+        // (sector, first cell, exit direction) per side; directions index DIRECTIONS.
+        let sides = if win.horizontal {
+            [
+                (win.sector_a, (win.start, win.border - 1), 4_u8),
+                (win.sector_b, (win.start, win.border), 0_u8),
+            ]
+        } else {
+            [
+                (win.sector_a, (win.border - 1, win.start), 2_u8),
+                (win.sector_b, (win.border, win.start), 6_u8),
+            ]
+        };
+        for (sector, (x, y), exit_dir) in sides {
+            let cells = CellRun {
+                x,
+                y,
+                step,
+                len: win.len,
+            };
+            nodes.push(PortalNode {
+                sector,
+                window: wi as u32,
+                cells,
+                center: cells.cell(win.len / 2),
+                exit_dir,
+                island: 0,
+            });
+        }
+    }
+    nodes
+}
+
+/// Groups node ids by sector (counting sort, so ascending within a sector):
+/// `(sector_offsets, sector_nodes)`.
+#[must_use]
+pub fn group_nodes_by_sector(spec: GridSpec, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) {
+    let sectors = spec.sector_count();
+    let mut offsets = vec![0_u32; sectors + 1];
+    for n in nodes {
+        offsets[n.sector as usize + 1] += 1;
+    }
+    for s in 0..sectors {
+        offsets[s + 1] += offsets[s];
+    }
+    let mut fill = offsets.clone();
+    let mut list = vec![0_u32; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        let slot = &mut fill[n.sector as usize];
+        list[*slot as usize] = i as u32;
+        *slot += 1;
+    }
+    (offsets, list)
+}
+
+/// Builds the CSR graph. `intra` holds, per sector, a `k × k` row-major matrix (`k` = the
+/// sector's node count, rows/columns in `sector_nodes` order) starting at `intra_offsets[s]`:
+/// entry `(i, j)` is the weight from node `i` to node `j`, [`UNREACHED`] for no edge.
+#[must_use]
+pub fn assemble_graph(
+    cost: &CostField,
+    nodes: &[PortalNode],
+    sector_offsets: Vec<u32>,
+    sector_nodes: Vec<u32>,
+    intra_offsets: &[usize],
+    intra: &[u32],
+) -> PortalGraph {
+    let mut offsets = Vec::with_capacity(nodes.len() + 1);
+    let mut targets = Vec::with_capacity(nodes.len() * 4);
+    let mut weights = Vec::with_capacity(nodes.len() * 4);
+    offsets.push(0);
+    let mut edges: Vec<(u32, u32)> = Vec::with_capacity(16);
+    for (m, node) in nodes.iter().enumerate() {
+        edges.clear();
+        let twin = (m ^ 1) as u32;
+        if let Some(t) = nodes.get(twin as usize) {
+            let (cx, cy) = t.center;
+            edges.push((twin, u32::from(cost.get(cx, cy))));
+        }
+        let s = node.sector as usize;
+        let list = &sector_nodes[sector_offsets[s] as usize..sector_offsets[s + 1] as usize];
+        let k = list.len();
+        if let Ok(i) = list.binary_search(&(m as u32)) {
+            let row = &intra[intra_offsets[s] + i * k..intra_offsets[s] + (i + 1) * k];
+            for (j, &wgt) in row.iter().enumerate() {
+                if j != i && wgt != UNREACHED {
+                    edges.push((list[j], wgt));
+                }
+            }
+        }
+        edges.sort_unstable();
+        for &(t, wgt) in &edges {
+            targets.push(t);
+            weights.push(wgt);
+        }
+        offsets.push(targets.len() as u32);
+    }
+    PortalGraph {
+        offsets,
+        targets,
+        weights,
+        sector_offsets,
+        sector_nodes,
+    }
+}
