@@ -1,0 +1,113 @@
+//! Little-endian byte writing and a bounds-checked reader that reports what it was reading.
+
+/// Appends little-endian values to a byte buffer.
+#[derive(Default)]
+pub(super) struct ByteWriter {
+    pub(super) bytes: Vec<u8>,
+}
+
+impl ByteWriter {
+    pub(super) fn u8(&mut self, v: u8) {
+        self.bytes.push(v);
+    }
+    pub(super) fn u32(&mut self, v: u32) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(super) fn u64(&mut self, v: u64) {
+        self.bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(super) fn len_u32(&mut self, v: usize) {
+        // Every count we store is bounded by the map size limit, far below u32::MAX.
+        self.u32(u32::try_from(v).unwrap_or(u32::MAX));
+    }
+    pub(super) fn u32s(&mut self, vs: &[u32]) {
+        for &v in vs {
+            self.u32(v);
+        }
+    }
+    pub(super) fn raw(&mut self, vs: &[u8]) {
+        self.bytes.extend_from_slice(vs);
+    }
+}
+
+/// Why a read failed; turned into a `PackageError` with the file name by the caller.
+#[derive(Debug)]
+pub(super) enum ReadFault {
+    Truncated(String),
+    Invalid(String),
+}
+
+/// Reads little-endian values, never past the end and never allocating more than the bytes
+/// present can fill.
+pub(super) struct ByteReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> ByteReader<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, pos: 0 }
+    }
+
+    pub(super) fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    pub(super) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], ReadFault> {
+        if n > self.remaining() {
+            return Err(ReadFault::Truncated(format!(
+                "{what}: needs {n} bytes, {} left",
+                self.remaining()
+            )));
+        }
+        let out = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    pub(super) fn u8(&mut self, what: &str) -> Result<u8, ReadFault> {
+        Ok(self.take(1, what)?[0])
+    }
+
+    pub(super) fn u32(&mut self, what: &str) -> Result<u32, ReadFault> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub(super) fn u64(&mut self, what: &str) -> Result<u64, ReadFault> {
+        let b = self.take(8, what)?;
+        let mut a = [0_u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    /// A count of items of `item_len` bytes each that must fit in the bytes left.
+    pub(super) fn count(&mut self, item_len: usize, what: &str) -> Result<usize, ReadFault> {
+        let n = self.u32(what)? as usize;
+        if n.saturating_mul(item_len) > self.remaining() {
+            return Err(ReadFault::Truncated(format!(
+                "{what}: {n} items claimed, only {} bytes left",
+                self.remaining()
+            )));
+        }
+        Ok(n)
+    }
+
+    pub(super) fn u32s(&mut self, n: usize, what: &str) -> Result<Vec<u32>, ReadFault> {
+        let b = self.take(n.saturating_mul(4), what)?;
+        Ok(b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    pub(super) fn finish(&self, what: &str) -> Result<(), ReadFault> {
+        if self.remaining() == 0 {
+            Ok(())
+        } else {
+            Err(ReadFault::Invalid(format!(
+                "{what}: {} unexpected bytes after the end",
+                self.remaining()
+            )))
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Writing a package: encode each section, compress it, checksum the payload, write
+//! atomically (temp file in the same folder, fsync, rename).
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::codec::ByteWriter;
+use super::{
+    FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError, SectionKind,
+    ZSTD_LEVEL,
+};
+use crate::nav::{NavData, NavLayer, SectorCost};
+
+/// What the package records beside the navigation data itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PackageMeta {
+    /// Map name.
+    pub map_name: String,
+    /// Parameters of each movement type (RON text), in layer order.
+    pub layer_params: Vec<String>,
+    /// Bake settings as `key = value` pairs.
+    pub bake_options: Vec<(String, String)>,
+}
+
+/// Builds the manifest for `nav`.
+#[must_use]
+pub fn manifest_for(nav: &NavData, meta: &PackageMeta) -> Manifest {
+    Manifest {
+        map_name: meta.map_name.clone(),
+        width: nav.spec.width,
+        height: nav.spec.height,
+        sector_size: nav.spec.sector_size,
+        cell_size_m: nav.cell_size_m,
+        bake_options: meta.bake_options.clone(),
+        layers: nav
+            .layers
+            .iter()
+            .enumerate()
+            .map(|(i, l)| LayerManifest {
+                name: l.name.clone(),
+                params: meta.layer_params.get(i).cloned().unwrap_or_default(),
+                clear_share: l.cost.clear_share(),
+                windows: l.windows.len() as u32,
+                islands: l.islands.count,
+                nodes: l.nodes.len() as u32,
+                unique_tiles: l.flows.tiles.len() as u32,
+            })
+            .collect(),
+    }
+}
+
+/// Encodes a package in memory. Deterministic: the same data gives the same bytes.
+#[must_use]
+pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
+    let manifest = manifest_for(nav, meta);
+    // The manifest is plain data; RON serialisation of it cannot fail.
+    let manifest_text =
+        ron::ser::to_string_pretty(&manifest, ron::ser::PrettyConfig::default()).unwrap_or_default();
+
+    let jobs: Vec<(SectionKind, u32, &NavLayer)> = nav
+        .layers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| SectionKind::ALL.map(|k| (k, i as u32, l)))
+        .collect();
+    // Compression dominates the write; sections are independent, and collect() keeps order.
+    let sections: Vec<(SectionKind, u32, usize, Vec<u8>)> = jobs
+        .par_iter()
+        .map(|&(kind, layer, l)| {
+            let raw = encode_section(kind, l);
+            let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
+            (kind, layer, raw.len(), stored)
+        })
+        .collect();
+
+    let mut payload = ByteWriter::default();
+    payload.raw(manifest_text.as_bytes());
+    for (kind, layer, raw_len, stored) in &sections {
+        payload.u32(*kind as u32);
+        payload.u32(*layer);
+        payload.u64(*raw_len as u64);
+        payload.u64(stored.len() as u64);
+    }
+    for (_, _, _, stored) in &sections {
+        payload.raw(stored);
+    }
+    let payload = payload.bytes;
+
+    let mut out = ByteWriter::default();
+    out.raw(&MAGIC);
+    out.u32(FORMAT_VERSION);
+    out.len_u32(manifest_text.len());
+    out.len_u32(sections.len());
+    out.u32(0);
+    out.u64(payload.len() as u64);
+    out.u32(crc32fast::hash(&payload));
+    out.u32(0);
+    debug_assert_eq!(out.bytes.len(), HEADER_LEN);
+    out.raw(&payload);
+    out.bytes
+}
+
+/// Writes a package atomically: a temp file in the same folder, fsync, then rename, so an
+/// interrupted write never leaves a half file under the real name.
+///
+/// # Errors
+/// [`PackageError::Write`] when the folder is not writable or the disk is full; the old file,
+/// if any, is left untouched.
+pub fn write(path: &Path, nav: &NavData, meta: &PackageMeta) -> Result<(), PackageError> {
+    let bytes = to_bytes(nav, meta);
+    crate::map::io::write_atomic(path, &bytes).map_err(PackageError::Write)
+}
+
+fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
+    let mut w = ByteWriter::default();
+    match kind {
+        SectionKind::Cost => {
+            // Flags first, then the tiles: the flag run compresses to almost nothing.
+            w.len_u32(l.cost.sectors.len());
+            for s in &l.cost.sectors {
+                w.u8(u8::from(matches!(s, SectorCost::Tile(_))));
+            }
+            for s in &l.cost.sectors {
+                if let SectorCost::Tile(tile) = s {
+                    w.raw(tile);
+                }
+            }
+        }
+        SectionKind::Windows => {
+            w.len_u32(l.windows.len());
+            for win in &l.windows {
+                w.u32(win.sector_a);
+                w.u32(win.sector_b);
+                w.u8(u8::from(win.horizontal));
+                w.u32(win.border);
+                w.u32(win.start);
+                w.u32(win.len);
+            }
+        }
+        SectionKind::Graph => {
+            w.len_u32(l.graph.offsets.len().saturating_sub(1));
+            w.len_u32(l.graph.targets.len());
+            w.u32s(&l.graph.offsets);
+            w.u32s(&l.graph.targets);
+            w.u32s(&l.graph.weights);
+        }
+        SectionKind::Islands => {
+            w.u32(l.islands.count);
+            w.len_u32(l.islands.sector_island.len());
+            w.u32s(&l.islands.sector_island);
+            w.len_u32(l.islands.fields.len());
+            for (sector, field) in &l.islands.fields {
+                w.u32(*sector);
+                w.u32s(field);
+            }
+        }
+        SectionKind::Flows => {
+            w.len_u32(l.flows.tiles.len());
+            for tile in &l.flows.tiles {
+                w.len_u32(tile.len());
+            }
+            for tile in &l.flows.tiles {
+                w.raw(tile);
+            }
+            w.len_u32(l.flows.node_tile.len());
+            w.u32s(&l.flows.node_tile);
+        }
+    }
+    w.bytes
+}
