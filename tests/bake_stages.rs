@@ -944,14 +944,15 @@ fn rebake_rect_equals_the_full_bake_after_random_edits() {
 #[test]
 fn reach_counts_buffer_blur_and_the_slope_stencil() {
     assert_eq!(reach_cells(&ty_with(0.0, 0.0, 0.0), 1.0), 1);
-    assert_eq!(reach_cells(&ty_with(0.0, 3.0, 6.0), 1.0), 4);
-    assert_eq!(
-        reach_cells(&ty_with(0.0, 3.0, 0.0), 1.0),
-        1,
-        "zero strength: no blur"
-    );
-    assert_eq!(reach_cells(&ty_with(1.0, 3.0, 6.0), 1.0), 6);
-    assert_eq!(reach_cells(&ty_with(1.0, 3.0, 6.0), 0.5), 3 + 6 + 1);
+    // Blur 3 cells: cells at distance 1, √2, 2, √5, √8 get cost; Chebyshev reach 2.
+    assert_eq!(reach_cells(&ty_with(0.0, 3.0, 6.0), 1.0), 2 + 1);
+    assert_eq!(reach_cells(&ty_with(0.0, 3.1, 6.0), 1.0), 3 + 1);
+    let no_strength = reach_cells(&ty_with(0.0, 3.0, 0.0), 1.0);
+    assert_eq!(no_strength, 1, "zero strength: no blur");
+    // Buffer 1 cell: cells closer than 1.5 (Chebyshev 1) become walls.
+    assert_eq!(reach_cells(&ty_with(1.0, 3.0, 6.0), 1.0), 1 + 2 + 1);
+    assert_eq!(reach_cells(&ty_with(0.5, 0.0, 0.0), 1.0), 1);
+    assert_eq!(reach_cells(&ty_with(1.0, 3.0, 6.0), 0.5), 2 + 5 + 1);
     assert_eq!(reach_cells(&ty_with(1e30, 1e30, 6.0), 1.0), u32::MAX);
     assert_eq!(reach_cells(&ty_with(2.0, 3.0, 6.0), 0.0), 1);
 }
@@ -1113,4 +1114,72 @@ fn radii_larger_than_the_map() {
             .enumerate()
             .all(|(i, &c)| i == 9 || c == 51)
     );
+}
+
+/// Largest Chebyshev distance from `(cx, cy)` of a cell whose final cost differs.
+fn farthest_change(a: &CostLayers, b: &CostLayers, w: u32, cx: u32, cy: u32) -> Option<u32> {
+    (0..a.final_cost.len())
+        .filter(|&i| a.final_cost[i] != b.final_cost[i])
+        .map(|i| {
+            let (x, y) = (i as u32 % w, i as u32 / w);
+            x.abs_diff(cx).max(y.abs_diff(cy))
+        })
+        .max()
+}
+
+#[test]
+fn reach_is_exactly_where_an_edit_stops() {
+    let (w, h) = (41u32, 41u32);
+    let n = (w * h) as usize;
+    let centre = (20u32, 20u32);
+    let ci = (centre.1 * w + centre.0) as usize;
+    for (buffer_m, blur_m) in [
+        (0.0, 0.0),
+        (0.0, 3.0),
+        (1.0, 3.0),
+        (0.0, 3.1),
+        (2.0, 2.5),
+        (1.2, 4.0),
+    ] {
+        let ty = ty_with(buffer_m, blur_m, 1000.0);
+        let reach = reach_cells(&ty, 1.0);
+        let heights = vec![0.5; n];
+        let slope = slope_deg(&heights, w, h, 1.0, 10.0);
+        let inputs = |heights: &'_ [f32], slope: &'_ [f32], blocked: &'_ [bool]| {
+            bake_cost_field(
+                &CostInputs {
+                    width: w,
+                    height: h,
+                    cell_size_m: 1.0,
+                    height_scale_m: 10.0,
+                    water_level_m: 0.0,
+                    height01: heights,
+                    blocked,
+                    slope_deg: slope,
+                    paint: vec![],
+                    stamps: &[],
+                },
+                &ty,
+            )
+            .unwrap()
+        };
+        let before = inputs(&heights, &slope, &[]);
+        // A blocked cell: no slope stencil, so the change reaches `reach - 1`.
+        let mut blocked = vec![false; n];
+        blocked[ci] = true;
+        let after = inputs(&heights, &slope, &blocked);
+        let far = farthest_change(&before, &after, w, centre.0, centre.1);
+        assert_eq!(
+            far,
+            Some(reach - 1),
+            "blocked cell, buffer {buffer_m}, blur {blur_m}"
+        );
+        // A spike: its 4 neighbours turn steep, one cell further.
+        let mut spiked = heights.clone();
+        spiked[ci] = 1.0;
+        let slope = slope_deg(&spiked, w, h, 1.0, 10.0);
+        let after = inputs(&spiked, &slope, &[]);
+        let far = farthest_change(&before, &after, w, centre.0, centre.1);
+        assert_eq!(far, Some(reach), "spike, buffer {buffer_m}, blur {blur_m}");
+    }
 }

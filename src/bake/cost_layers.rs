@@ -13,7 +13,8 @@
 //!
 //! # Incremental rebake
 //! Every stage is per cell except the two distance-based ones, and those only look as far
-//! as the buffer reach `ceil(buffer_cells + 0.5)` and the blur reach `ceil(blur_cells)`.
+//! as the buffer reach `ceil(buffer_cells + 0.5) - 1` and the blur reach
+//! `ceil(blur_cells) - 1` (both strict: only cells closer than the radius are touched).
 //! So an input change at a cell can change outputs no further than
 //! `R = buffer reach + blur reach` cells away (Chebyshev), and the outputs of a cell depend
 //! on inputs no further than `R` away. [`rebake_rect`] therefore takes the dirty rectangle,
@@ -324,8 +325,9 @@ fn stage_reach_cells(ty: &MovementType, cell_size_m: f32) -> u32 {
 }
 
 /// How far (cells, Chebyshev) from an edited height, paint or stamp cell the final cost of
-/// `ty` can change: `ceil(buffer_cells + 0.5) + ceil(blur_cells) + 1`, where a term is 0 when
-/// its stage is a no-op and the 1 is the slope stencil. Saturates for absurd radii.
+/// `ty` can change: `(ceil(buffer_cells + 0.5) - 1) + (ceil(blur_cells) - 1) + 1`, where a
+/// term is 0 when its stage is a no-op and the last 1 is the slope stencil. Saturates for
+/// absurd radii. The incremental tests check that one cell less is not enough.
 #[must_use]
 pub fn reach_cells(ty: &MovementType, cell_size_m: f32) -> u32 {
     stage_reach_cells(ty, cell_size_m).saturating_add(1)

@@ -27,14 +27,15 @@ pub fn is_noop(radius_cells: f32, strength: f32) -> bool {
     radius_cells.is_nan() || radius_cells <= 1.0 || strength.is_nan() || strength <= 0.0
 }
 
-/// How far, in whole cells (Chebyshev), the blur can reach from a wall; 0 when it is a
-/// no-op. Saturates for huge radii.
+/// How far, in whole cells (Chebyshev), the blur can reach from a wall: the largest whole
+/// number below `radius_cells` (`ceil(radius_cells) - 1`), since only cells strictly closer
+/// than the radius get cost; 0 when it is a no-op. Saturates for huge radii.
 #[must_use]
 pub fn reach_cells(radius_cells: f32, strength: f32) -> u32 {
     if is_noop(radius_cells, strength) {
         0
     } else {
-        f64::from(radius_cells).ceil() as u32
+        (f64::from(radius_cells).ceil() as u32).saturating_sub(1)
     }
 }
 

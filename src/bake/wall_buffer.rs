@@ -32,14 +32,15 @@ pub fn is_noop(radius_cells: f32) -> bool {
     radius_cells.is_nan() || radius_cells <= 0.5
 }
 
-/// How far, in whole cells (Chebyshev), the buffer can reach from a wall; 0 when it is a
-/// no-op. Saturates for huge radii.
+/// How far, in whole cells (Chebyshev), the buffer can reach from a wall: the largest whole
+/// number below `radius_cells + 0.5` (`ceil(radius_cells + 0.5) - 1`), since only cells
+/// strictly closer than that turn into walls; 0 when it is a no-op. Saturates for huge radii.
 #[must_use]
 pub fn reach_cells(radius_cells: f32) -> u32 {
     if is_noop(radius_cells) {
         0
     } else {
-        (f64::from(radius_cells) + 0.5).ceil() as u32
+        ((f64::from(radius_cells) + 0.5).ceil() as u32).saturating_sub(1)
     }
 }
 
