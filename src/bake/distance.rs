@@ -1,0 +1,195 @@
+//! Bake stage 4 (shared by stages 5 and 6): the exact Euclidean distance transform to walls.
+//!
+//! Pipeline position, per movement type:
+//! 1. slope → 2. terrain cost → 3. wall mask → **4. distance to walls** → 5. wall buffer →
+//!    **distance to the buffered walls** → 6. wall blur → 7. paint and stamp costs.
+//!
+//! [`squared_distance_to_walls`] gives, for every cell, the squared Euclidean distance in
+//! cells, centre to centre, to the nearest wall cell (0 on walls). It is the
+//! Felzenszwalb–Huttenlocher algorithm: a 1-D pass down every column (column chunks in
+//! parallel) gives the vertical distance to the nearest wall in the same column, then a 1-D
+//! lower envelope of parabolas along every row (rows in parallel) finds the true nearest wall.
+//! Both passes are linear in cells. Cells outside the map are not walls.
+//!
+//! The result is exact: every value is an integer `dx² + dy²`, stored as `f32`, which holds
+//! integers exactly up to 2²⁴ (distances below 4096 cells — the whole range of a
+//! 2048 × 2048 map).
+
+use rayon::prelude::*;
+
+/// Columns handled by one task of the vertical pass; wide enough that each row segment is a
+/// few cache lines, narrow enough that a 2048-wide map still splits into 16 tasks.
+const COLUMN_CHUNK: usize = 128;
+
+/// "No wall in this column" for the vertical pass.
+const NO_WALL: u32 = u32::MAX;
+
+/// Squared Euclidean distance in cells (centre to centre) from every cell to the nearest
+/// cell where `mask` is `true`; `0.0` on walls.
+///
+/// `mask` is row-major, `width * height` long. With no wall at all every cell is
+/// `f32::INFINITY`. If `mask.len()` is not `width * height` (a caller bug) the result is
+/// `mask.len()` cells of `0.0`, i.e. treated as all wall, instead of a panic.
+#[must_use]
+pub fn squared_distance_to_walls(mask: &[bool], width: u32, height: u32) -> Vec<f32> {
+    let w = width as usize;
+    let h = height as usize;
+    if w.checked_mul(h) != Some(mask.len()) {
+        return vec![0.0; mask.len()];
+    }
+    if mask.is_empty() {
+        return Vec::new();
+    }
+
+    // Pass 1, down the columns. Stored chunk-major (chunk c holds columns
+    // c*COLUMN_CHUNK.. as its own row-major block) so each task owns one contiguous slice.
+    let mut vertical = vec![NO_WALL; w * h];
+    vertical
+        .par_chunks_mut(COLUMN_CHUNK * h)
+        .enumerate()
+        .for_each(|(chunk, block)| {
+            let x0 = chunk * COLUMN_CHUNK;
+            let cw = block.len() / h;
+            for y in 0..h {
+                let mask_row = &mask[y * w + x0..y * w + x0 + cw];
+                let (above, rest) = block.split_at_mut(y * cw);
+                let row = &mut rest[..cw];
+                let prev = if y == 0 {
+                    None
+                } else {
+                    Some(&above[(y - 1) * cw..])
+                };
+                for i in 0..cw {
+                    row[i] = if mask_row[i] {
+                        0
+                    } else {
+                        prev.map_or(NO_WALL, |p| p[i].saturating_add(1))
+                    };
+                }
+            }
+            for y in (0..h.saturating_sub(1)).rev() {
+                let (upper, lower) = block.split_at_mut((y + 1) * cw);
+                let row = &mut upper[y * cw..];
+                let below = &lower[..cw];
+                for i in 0..cw {
+                    row[i] = row[i].min(below[i].saturating_add(1));
+                }
+            }
+        });
+
+    // Pass 2, along the rows: lower envelope of the parabolas (x - q)² + vertical(q)².
+    let mut out = vec![f32::INFINITY; w * h];
+    out.par_chunks_mut(w).enumerate().for_each_init(
+        || Envelope::with_capacity(w),
+        |env, (y, out_row)| {
+            env.f.clear();
+            for block in vertical.chunks(COLUMN_CHUNK * h) {
+                let cw = block.len() / h;
+                env.f.extend(block[y * cw..(y + 1) * cw].iter().map(|&d| {
+                    if d == NO_WALL {
+                        f64::INFINITY
+                    } else {
+                        f64::from(d) * f64::from(d)
+                    }
+                }));
+            }
+            env.solve(out_row);
+        },
+    );
+    out
+}
+
+/// Scratch buffers for one 1-D lower-envelope solve, reused across rows of one task.
+struct Envelope {
+    /// Sampled function: squared vertical distance per column, `INFINITY` for none.
+    f: Vec<f64>,
+    /// Columns whose parabolas form the envelope, left to right.
+    v: Vec<usize>,
+    /// `z[k]..z[k+1]` is where parabola `v[k]` is lowest.
+    z: Vec<f64>,
+}
+
+impl Envelope {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            f: Vec::with_capacity(n),
+            v: Vec::with_capacity(n),
+            z: Vec::with_capacity(n + 1),
+        }
+    }
+
+    /// Writes `min_q (x - q)² + f[q]` for every `x` into `out` (same length as `f`).
+    fn solve(&mut self, out: &mut [f32]) {
+        let f = &self.f;
+        self.v.clear();
+        self.z.clear();
+        // Parabolas with an infinite apex never win anywhere, so they are left out; this
+        // keeps the intersection arithmetic finite.
+        for (q, &fq) in f.iter().enumerate() {
+            if fq.is_infinite() {
+                continue;
+            }
+            let qf = q as f64;
+            if self.v.is_empty() {
+                self.v.push(q);
+                self.z.push(f64::NEG_INFINITY);
+                self.z.push(f64::INFINITY);
+                continue;
+            }
+            let mut s;
+            loop {
+                let k = self.v.len() - 1;
+                let p = self.v[k];
+                let pf = p as f64;
+                s = ((fq + qf * qf) - (f[p] + pf * pf)) / (2.0 * (qf - pf));
+                // z[0] is -inf, so the first parabola is never popped and `v` stays non-empty.
+                if s <= self.z[k] {
+                    self.v.pop();
+                    self.z.pop();
+                } else {
+                    break;
+                }
+            }
+            let k = self.v.len();
+            self.v.push(q);
+            self.z[k] = s;
+            self.z.push(f64::INFINITY);
+        }
+        if self.v.is_empty() {
+            out.fill(f32::INFINITY);
+            return;
+        }
+        let mut k = 0;
+        for (x, cell) in out.iter_mut().enumerate() {
+            while self.z[k + 1] < x as f64 {
+                k += 1;
+            }
+            let q = self.v[k];
+            let dx = x.abs_diff(q) as u64;
+            // f[q] is an exact integer below 2^53, so the sum is exact before the f32 rounding.
+            *cell = (dx * dx + f[q] as u64) as f32;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn single_wall_in_the_corner() {
+        let mut mask = vec![false; 12];
+        mask[0] = true;
+        let d = squared_distance_to_walls(&mask, 4, 3);
+        assert_eq!(d, vec![0., 1., 4., 9., 1., 2., 5., 10., 4., 5., 8., 13.]);
+    }
+
+    #[test]
+    fn no_walls_is_infinite_and_empty_is_empty() {
+        let d = squared_distance_to_walls(&[false; 6], 3, 2);
+        assert!(d.iter().all(|v| v.is_infinite()));
+        assert!(squared_distance_to_walls(&[], 0, 5).is_empty());
+        assert_eq!(squared_distance_to_walls(&[false; 5], 2, 2), vec![0.0; 5]);
+    }
+}
