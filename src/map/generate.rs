@@ -559,7 +559,9 @@ mod showcase {
                 plateau: at(0.24, 0.26),
                 plateau_r,
                 ramp_dir: (0.94 / norm, 0.34 / norm),
-                ramp_top: plateau_r - 10.0,
+                // The ramp reaches full height at the rim's widest wobble, so it never ends
+                // below the top in a step.
+                ramp_top: plateau_r + PLATEAU_WOBBLE,
                 lake,
                 lake_r,
                 swamp: at(0.47, 0.80),
@@ -685,7 +687,7 @@ mod showcase {
 
             // The ramp: rises linearly towards the plateau, with steep sides.
             let (along, across) = self.ramp_coords(x, y);
-            if along >= self.ramp_top - 10.0
+            if along >= self.ramp_top - 2.0 * PLATEAU_WOBBLE - PLATEAU_CLIFF - 4.0
                 && along <= self.ramp_top + RAMP_LEN
                 && across < RAMP_HALF + RAMP_SIDE
             {
@@ -810,7 +812,7 @@ mod showcase {
             let p = |(x, y): (f32, f32)| (x.round() as i64, y.round() as i64);
             let (cx, cy) = p(self.centre);
             let (px, py) = p(self.plateau);
-            let (rx, ry) = p(self.ramp_point(self.ramp_top - 8.0));
+            let (rx, ry) = p(self.ramp_point(self.plateau_r - 18.0));
             let (lx, ly) = p(self.lake);
             let (ex, ey) = p(self.outpost);
             let mut out = vec![
@@ -901,8 +903,8 @@ mod small {
     /// Lower ground than the showcase so the pond's shore can be short and still gentle.
     const GROUND_M: f32 = 6.0;
     const RIDGE_M: f32 = 20.0;
-    const RIDGE_CORE_HALF: f32 = 3.0;
-    const RIDGE_FLANK: f32 = 3.0;
+    const RIDGE_CORE_HALF: f32 = 1.0;
+    const RIDGE_FLANK: f32 = 4.0;
     /// As in the showcase canyon: 4 flat rows, of which the middle 2 are passable.
     const GAP_ROWS: i64 = 4;
     const HILL_M: f32 = 4.0;
@@ -1024,23 +1026,25 @@ mod benchmark {
     //! sectors, walls, water) hold at any size.
 
     use super::{
-        Canvas, GROUND_M, GenerateSpec, Noise, PaintLayer, PaintTarget, Rng,
+        Canvas, GenerateSpec, Noise, PaintLayer, PaintTarget, Rng,
         StampPlacement, WATER_LEVEL_M, add_cost, fill_heights, paint_layer, smoothstep, stamp,
     };
 
-    const HILL_M: f32 = 9.0;
+    /// Higher ground than the showcase, so hill valleys seldom dip under water.
+    const GROUND_M: f32 = 16.0;
+    const HILL_M: f32 = 8.0;
     const HILL_WAVELENGTH: f32 = 80.0;
     const PLAIN_WAVELENGTH: f32 = 300.0;
     /// Plains where the plain noise is below this, hills above it plus the ramp width.
-    const PLAIN_BELOW: f32 = 0.5;
+    const PLAIN_BELOW: f32 = 0.56;
     const PLAIN_RAMP: f32 = 0.08;
     const LAKE_WAVELENGTH: f32 = 260.0;
-    const LAKE_BELOW: f32 = 0.33;
-    const LAKE_DEPTH_M: f32 = 11.0;
+    const LAKE_BELOW: f32 = 0.3;
+    const LAKE_DEPTH_M: f32 = 14.0;
     const MESA_WAVELENGTH: f32 = 160.0;
     const MESA_ABOVE: f32 = 0.67;
     const MESA_M: f32 = 12.0;
-    const BUILDING_SPACING: i64 = 40;
+    const BUILDING_SPACING: i64 = 32;
     /// Largest height difference under a building's footprint and margin. `[Units: m]`
     const LEVEL_TOLERANCE_M: f32 = 0.05;
 
@@ -1114,7 +1118,7 @@ mod benchmark {
                 let rotation = rng.below(4) as u8;
                 let jx = i64::from(rng.below(BUILDING_SPACING as u32 / 2));
                 let jy = i64::from(rng.below(BUILDING_SPACING as u32 / 2));
-                if roll > 0.45 {
+                if roll > 0.6 {
                     continue;
                 }
                 let (fw, fh) = if rotation % 2 == 1 { (fh, fw) } else { (fw, fh) };
