@@ -355,8 +355,11 @@ impl Noise {
     }
 
     fn lattice(self, ix: i64, iy: i64) -> f32 {
+        // One SplitMix64 finaliser per lattice point is plenty of mixing and keeps the
+        // 2048² benchmark map well under a second.
         let packed = (ix as u32 as u64) << 32 | u64::from(iy as u32);
-        (splitmix64(self.seed ^ splitmix64(packed)) >> 40) as f32 / (1u64 << 24) as f32
+        let key = self.seed.wrapping_add(packed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        (splitmix64(key) >> 40) as f32 / (1u64 << 24) as f32
     }
 
     /// Value noise at `(x, y)` in lattice units, smoothly interpolated.
@@ -1032,16 +1035,16 @@ mod benchmark {
 
     /// Higher ground than the showcase, so hill valleys seldom dip under water.
     const GROUND_M: f32 = 16.0;
-    const HILL_M: f32 = 8.0;
+    const HILL_M: f32 = 9.0;
     const HILL_WAVELENGTH: f32 = 80.0;
-    const PLAIN_WAVELENGTH: f32 = 300.0;
+    const PLAIN_WAVELENGTH: f32 = 160.0;
     /// Plains where the plain noise is below this, hills above it plus the ramp width.
-    const PLAIN_BELOW: f32 = 0.56;
-    const PLAIN_RAMP: f32 = 0.08;
-    const LAKE_WAVELENGTH: f32 = 260.0;
+    const PLAIN_BELOW: f32 = 0.49;
+    const PLAIN_RAMP: f32 = 0.05;
+    const LAKE_WAVELENGTH: f32 = 180.0;
     const LAKE_BELOW: f32 = 0.3;
     const LAKE_DEPTH_M: f32 = 14.0;
-    const MESA_WAVELENGTH: f32 = 160.0;
+    const MESA_WAVELENGTH: f32 = 110.0;
     const MESA_ABOVE: f32 = 0.67;
     const MESA_M: f32 = 12.0;
     const BUILDING_SPACING: i64 = 32;
