@@ -30,14 +30,23 @@ impl Terrain {
             .collect();
         let at = |x: usize, y: usize| metres[y * width + x];
         // Central differences inside, one-sided differences on the border.
-        let diff = |lo: usize, hi: usize, a: f32, b: f32| (b - a) / ((hi - lo) as f32 * doc.cell_size_m);
+        let diff =
+            |lo: usize, hi: usize, a: f32, b: f32| (b - a) / ((hi - lo) as f32 * doc.cell_size_m);
         let mut slope_deg = vec![0.0; width * height];
         for y in 0..height {
             for x in 0..width {
                 let (x0, x1) = (x.saturating_sub(1), (x + 1).min(width - 1));
                 let (y0, y1) = (y.saturating_sub(1), (y + 1).min(height - 1));
-                let gx = if x1 > x0 { diff(x0, x1, at(x0, y), at(x1, y)) } else { 0.0 };
-                let gy = if y1 > y0 { diff(y0, y1, at(x, y0), at(x, y1)) } else { 0.0 };
+                let gx = if x1 > x0 {
+                    diff(x0, x1, at(x0, y), at(x1, y))
+                } else {
+                    0.0
+                };
+                let gy = if y1 > y0 {
+                    diff(y0, y1, at(x, y0), at(x, y1))
+                } else {
+                    0.0
+                };
                 slope_deg[y * width + x] = (gx * gx + gy * gy).sqrt().atan().to_degrees();
             }
         }
@@ -238,12 +247,22 @@ fn default_movement_types_match_the_agreed_values() {
         land.slope_cost,
         [(0.0, 1.0), (5.0, 1.0), (20.0, 8.0), (35.0, 30.0)]
     );
-    assert_eq!((land.blur_radius_m, land.blur_strength, land.wall_buffer_m), (3.0, 6.0, 0.0));
+    assert_eq!(
+        (land.blur_radius_m, land.blur_strength, land.wall_buffer_m),
+        (3.0, 6.0, 0.0)
+    );
     let hover = movement("hover");
     assert_eq!(hover.max_slope_deg, 25.0);
     assert_eq!(hover.water, WaterRule::Cost(2));
     assert_eq!(hover.slope_cost, [(0.0, 1.0), (8.0, 1.0), (25.0, 20.0)]);
-    assert_eq!((hover.blur_radius_m, hover.blur_strength, hover.wall_buffer_m), (2.0, 4.0, 0.0));
+    assert_eq!(
+        (
+            hover.blur_radius_m,
+            hover.blur_strength,
+            hover.wall_buffer_m
+        ),
+        (2.0, 4.0, 0.0)
+    );
     let large = movement("large");
     assert_eq!(large.max_slope_deg, 30.0);
     assert_eq!(large.water, WaterRule::Impassable);
@@ -251,7 +270,14 @@ fn default_movement_types_match_the_agreed_values() {
         large.slope_cost,
         [(0.0, 1.0), (5.0, 1.0), (20.0, 10.0), (30.0, 40.0)]
     );
-    assert_eq!((large.blur_radius_m, large.blur_strength, large.wall_buffer_m), (4.0, 8.0, 1.5));
+    assert_eq!(
+        (
+            large.blur_radius_m,
+            large.blur_strength,
+            large.wall_buffer_m
+        ),
+        (4.0, 8.0, 1.5)
+    );
 }
 
 /// Length of the run of passable cells in column `x` that contains row `cy`.
@@ -261,7 +287,9 @@ fn passable_run(passable: &[bool], width: usize, x: u32, cy: u32) -> u32 {
         return 0;
     }
     let up = (0..cy).rev().take_while(|&y| open(y)).count();
-    let down = (cy + 1..).take_while(|&y| (y as usize) < passable.len() / width && open(y)).count();
+    let down = (cy + 1..)
+        .take_while(|&y| (y as usize) < passable.len() / width && open(y))
+        .count();
     (1 + up + down) as u32
 }
 
@@ -296,13 +324,28 @@ fn check_showcase(seed: u64) {
     let hills = t.share(|i| (3.0..=20.0).contains(&t.slope_deg[i]));
     let cliffs = t.share(|i| t.slope_deg[i] > 40.0);
     let water = t.share(|i| t.water[i]);
-    assert!(hills >= 0.30, "seed {seed}: only {:.1} % hills", hills * 100.0);
-    assert!(cliffs >= 0.01, "seed {seed}: only {:.2} % cliffs", cliffs * 100.0);
-    assert!(water >= 0.02, "seed {seed}: only {:.2} % water", water * 100.0);
+    assert!(
+        hills >= 0.30,
+        "seed {seed}: only {:.1} % hills",
+        hills * 100.0
+    );
+    assert!(
+        cliffs >= 0.01,
+        "seed {seed}: only {:.2} % cliffs",
+        cliffs * 100.0
+    );
+    assert!(
+        water >= 0.02,
+        "seed {seed}: only {:.2} % water",
+        water * 100.0
+    );
 
     // Plateau: reachable by land, but not with the ramp blocked; its top is flat.
     let from_centre = flood(&land, w, h, at(centre));
-    assert!(from_centre[t.index(plateau.x, plateau.y)], "seed {seed}: plateau unreachable");
+    assert!(
+        from_centre[t.index(plateau.x, plateau.y)],
+        "seed {seed}: plateau unreachable"
+    );
     assert!(t.metres[t.index(plateau.x, plateau.y)] > t.metres[t.index(centre.x, centre.y)] + 10.0);
     let mut no_ramp = land.clone();
     block_disc(&mut no_ramp, w, at(ramp), i64::from(ramp.radius_cells));
@@ -312,24 +355,45 @@ fn check_showcase(seed: u64) {
         "seed {seed}: the plateau is reachable without the ramp"
     );
     let ramp_slope = t.slope_deg[t.index(ramp.x, ramp.y)];
-    assert!((5.0..20.0).contains(&ramp_slope), "seed {seed}: ramp slope {ramp_slope}");
+    assert!(
+        (5.0..20.0).contains(&ramp_slope),
+        "seed {seed}: ramp slope {ramp_slope}"
+    );
 
     // Island: dry and flat, hover reaches it, land does not.
     let i = t.index(island.x, island.y);
-    assert!(!t.water[i] && t.slope_deg[i] < 3.0, "seed {seed}: island not dry and flat");
-    assert!(!from_centre[i], "seed {seed}: land units can walk to the island");
-    assert!(flood(&hover, w, h, at(centre))[i], "seed {seed}: hover cannot reach the island");
+    assert!(
+        !t.water[i] && t.slope_deg[i] < 3.0,
+        "seed {seed}: island not dry and flat"
+    );
+    assert!(
+        !from_centre[i],
+        "seed {seed}: land units can walk to the island"
+    );
+    assert!(
+        flood(&hover, w, h, at(centre))[i],
+        "seed {seed}: hover cannot reach the island"
+    );
 
     // Canyon: land passes, 2–3 cells wide between walls steeper than 40°; without the
     // canyon, land cannot reach the east; large units never can.
-    assert!(from_centre[t.index(east.x, east.y)], "seed {seed}: east unreachable by land");
+    assert!(
+        from_centre[t.index(east.x, east.y)],
+        "seed {seed}: east unreachable by land"
+    );
     for x in canyon.x - 6..=canyon.x + 6 {
         let run = passable_run(&land, w, x, canyon.y);
-        assert!((2..=3).contains(&run), "seed {seed}: canyon {run} wide at column {x}");
+        assert!(
+            (2..=3).contains(&run),
+            "seed {seed}: canyon {run} wide at column {x}"
+        );
         let walls = (canyon.y - 8..=canyon.y + 8)
             .filter(|&y| t.slope_deg[t.index(x, y)] > 40.0)
             .count();
-        assert!(walls >= 4, "seed {seed}: canyon walls not steep at column {x}");
+        assert!(
+            walls >= 4,
+            "seed {seed}: canyon walls not steep at column {x}"
+        );
     }
     let mut no_canyon = land.clone();
     block_disc(&mut no_canyon, w, at(canyon), 3);
@@ -350,15 +414,25 @@ fn check_showcase(seed: u64) {
     // Stamps stand on passable ground (the bridge spans water with dry ends).
     for s in &map.document.stamps {
         let (sw, sh) = stamp_size(&s.stamp);
-        let (sw, sh) = if s.rotation % 2 == 1 { (sh, sw) } else { (sw, sh) };
+        let (sw, sh) = if s.rotation % 2 == 1 {
+            (sh, sw)
+        } else {
+            (sw, sh)
+        };
         let cells: Vec<usize> = (0..sh)
             .flat_map(|dy| (0..sw).map(move |dx| (dx, dy)))
             .map(|(dx, dy)| t.index(s.x as u32 + dx, s.y as u32 + dy))
             .collect();
         if s.stamp == "bridge_3x8" {
-            assert!(cells.iter().any(|&c| t.water[c]), "seed {seed}: bridge over no water");
+            assert!(
+                cells.iter().any(|&c| t.water[c]),
+                "seed {seed}: bridge over no water"
+            );
             for y in [s.y as u32 - 1, s.y as u32 + sh] {
-                assert!(land[t.index(s.x as u32 + 1, y)], "seed {seed}: bridge end not on land");
+                assert!(
+                    land[t.index(s.x as u32 + 1, y)],
+                    "seed {seed}: bridge end not on land"
+                );
             }
         } else {
             assert!(
@@ -380,7 +454,10 @@ fn check_showcase(seed: u64) {
     assert_eq!(all[t.index(swamp.x, swamp.y)].delta, 40);
     let large_layer = &map.document.paint[1];
     assert_eq!(large_layer.target, PaintTarget::Type("large".to_owned()));
-    assert_eq!(large_layer.cells[t.index(swamp.x, swamp.y)].force, PaintForce::Wall);
+    assert_eq!(
+        large_layer.cells[t.index(swamp.x, swamp.y)].force,
+        PaintForce::Wall
+    );
 
     println!(
         "showcase seed {seed}: hills (3–20°) {:.1} %, cliffs (> 40°) {:.2} %, water {:.1} %, \
@@ -429,7 +506,11 @@ fn small_map_gap_lets_land_through_but_not_large() {
         assert!(flood(&land, w, h, at(west))[t.index(east.x, east.y)]);
         assert!(!flood(&large, w, h, at(west))[t.index(east.x, east.y)]);
         for x in gap.x - 2..=gap.x + 2 {
-            assert_eq!(passable_run(&land, w, x, gap.y), 2, "seed {seed}: column {x}");
+            assert_eq!(
+                passable_run(&land, w, x, gap.y),
+                2,
+                "seed {seed}: column {x}"
+            );
         }
         assert!(t.water[t.index(pond.x, pond.y)]);
         let hill = mark(&marks, "hill");
@@ -441,9 +522,15 @@ fn small_map_gap_lets_land_through_but_not_large() {
 #[test]
 fn benchmark_mixes_hills_plains_water_cliffs_and_buildings() {
     // Print every seed's numbers before judging any, so tuning sees the whole spread.
-    let stats: Vec<_> = [DEFAULT_SEED, 1, 2, 3].into_iter().map(benchmark_stats).collect();
+    let stats: Vec<_> = [DEFAULT_SEED, 1, 2, 3]
+        .into_iter()
+        .map(benchmark_stats)
+        .collect();
     for (seed, clear_share, costly, water, cliffs, stamps) in stats {
-        assert!((0.28..=0.55).contains(&clear_share), "seed {seed}: clear sectors {clear_share}");
+        assert!(
+            (0.28..=0.55).contains(&clear_share),
+            "seed {seed}: clear sectors {clear_share}"
+        );
         assert!(costly > 0.35, "seed {seed}: cells with slope cost {costly}");
         assert!(water > 0.01, "seed {seed}: water {water}");
         assert!(cliffs > 0.002, "seed {seed}: cliffs {cliffs}");
@@ -494,7 +581,14 @@ fn benchmark_stats(seed: u64) -> (u64, f64, f64, f64, f64, usize) {
         cliffs * 100.0,
         map.document.stamps.len()
     );
-    (seed, clear_share, costly, water, cliffs, map.document.stamps.len())
+    (
+        seed,
+        clear_share,
+        costly,
+        water,
+        cliffs,
+        map.document.stamps.len(),
+    )
 }
 
 /// Renders a map for a person to look at: hillshade, water, land walls in red, hover-only
@@ -515,7 +609,11 @@ fn render(map: &GeneratedMap, marks: &[Landmark], path: &str) {
             // Light from the north-west.
             let shade = (0.75 - 0.35 * (hx + hy)).clamp(0.15, 1.0);
             let tint = 0.55 + 0.45 * t.metres[i] / map.document.height_scale_m;
-            let mut rgb = [160.0 * tint * shade, 170.0 * tint * shade, 130.0 * tint * shade];
+            let mut rgb = [
+                160.0 * tint * shade,
+                170.0 * tint * shade,
+                130.0 * tint * shade,
+            ];
             if t.water[i] {
                 rgb = [40.0 * shade, 90.0 * shade, 200.0 * shade];
             } else if !land[i] {
@@ -533,12 +631,20 @@ fn render(map: &GeneratedMap, marks: &[Landmark], path: &str) {
             } else if p.delta > 0 {
                 rgb = [0.6 * rgb[0] + 50.0, 0.6 * rgb[1] + 30.0, 0.6 * rgb[2]];
             }
-            img.put_pixel(x as u32, y as u32, image::Rgb(rgb.map(|c| c.clamp(0.0, 255.0) as u8)));
+            img.put_pixel(
+                x as u32,
+                y as u32,
+                image::Rgb(rgb.map(|c| c.clamp(0.0, 255.0) as u8)),
+            );
         }
     }
     for s in &map.document.stamps {
         let (sw, sh) = stamp_size(&s.stamp);
-        let (sw, sh) = if s.rotation % 2 == 1 { (sh, sw) } else { (sw, sh) };
+        let (sw, sh) = if s.rotation % 2 == 1 {
+            (sh, sw)
+        } else {
+            (sw, sh)
+        };
         for dy in 0..sh {
             for dx in 0..sw {
                 img.put_pixel(s.x as u32 + dx, s.y as u32 + dy, image::Rgb([230, 40, 230]));
@@ -547,7 +653,10 @@ fn render(map: &GeneratedMap, marks: &[Landmark], path: &str) {
     }
     for m in marks {
         for d in -3i64..=3 {
-            for (x, y) in [(i64::from(m.x) + d, i64::from(m.y)), (i64::from(m.x), i64::from(m.y) + d)] {
+            for (x, y) in [
+                (i64::from(m.x) + d, i64::from(m.y)),
+                (i64::from(m.x), i64::from(m.y) + d),
+            ] {
                 if x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h {
                     img.put_pixel(x as u32, y as u32, image::Rgb([255, 255, 255]));
                 }
@@ -561,8 +670,10 @@ fn render(map: &GeneratedMap, marks: &[Landmark], path: &str) {
         let (x0, y0) = (m.x.saturating_sub(r), m.y.saturating_sub(r));
         let (cw, ch) = ((2 * r).min(w as u32 - x0), (2 * r).min(h as u32 - y0));
         let crop = image::imageops::crop_imm(&img, x0, y0, cw, ch).to_image();
-        let big = image::imageops::resize(&crop, cw * 6, ch * 6, image::imageops::FilterType::Nearest);
-        big.save(path.replace(".png", &format!("_{}.png", m.name))).unwrap();
+        let big =
+            image::imageops::resize(&crop, cw * 6, ch * 6, image::imageops::FilterType::Nearest);
+        big.save(path.replace(".png", &format!("_{}.png", m.name)))
+            .unwrap();
     }
 }
 

@@ -337,7 +337,7 @@ impl Rng {
     }
     /// Uniform in `0..n` (`n > 0`).
     fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 }
 
@@ -358,7 +358,9 @@ impl Noise {
         // One SplitMix64 finaliser per lattice point is plenty of mixing and keeps the
         // 2048² benchmark map well under a second.
         let packed = (ix as u32 as u64) << 32 | u64::from(iy as u32);
-        let key = self.seed.wrapping_add(packed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let key = self
+            .seed
+            .wrapping_add(packed.wrapping_mul(0xD1B5_4A32_D192_ED03));
         (splitmix64(key) >> 40) as f32 / (1u64 << 24) as f32
     }
 
@@ -434,7 +436,12 @@ impl Canvas {
     fn path(&mut self, points: &[(f32, f32)], r: f32, f: impl Fn(&mut PaintCell) + Copy) {
         for pair in points.windows(2) {
             let ((ax, ay), (bx, by)) = (pair[0], pair[1]);
-            let bbox = (ax.min(bx) - r, ay.min(by) - r, ax.max(bx) + r, ay.max(by) + r);
+            let bbox = (
+                ax.min(bx) - r,
+                ay.min(by) - r,
+                ax.max(bx) + r,
+                ay.max(by) + r,
+            );
             self.area(bbox, |x, y| segment_distance(x, y, ax, ay, bx, by) <= r, f);
         }
     }
@@ -610,7 +617,10 @@ mod showcase {
         /// Signed distance to the lake's rim (negative inside), an under-estimate for the
         /// long axis so shores there are only gentler.
         fn lake_sdf(&self, x: f32, y: f32) -> f32 {
-            let (ex, ey) = ((x - self.lake.0) / self.lake_r.0, (y - self.lake.1) / self.lake_r.1);
+            let (ex, ey) = (
+                (x - self.lake.0) / self.lake_r.0,
+                (y - self.lake.1) / self.lake_r.1,
+            );
             ((ex * ex + ey * ey).sqrt() - 1.0) * self.lake_r.0.min(self.lake_r.1)
         }
 
@@ -635,8 +645,11 @@ mod showcase {
             } else {
                 f32::INFINITY
             };
-            fade(dist(x, y, self.centre.0, self.centre.1), 36.0 * self.scale, 40.0)
-                * fade(dist(x, y, cx, cy), 44.0, 40.0)
+            fade(
+                dist(x, y, self.centre.0, self.centre.1),
+                36.0 * self.scale,
+                40.0,
+            ) * fade(dist(x, y, cx, cy), 44.0, 40.0)
                 * fade(ramp_axis, 12.0, 30.0)
                 * fade(self.lake_sdf(x, y), 6.0, 40.0)
                 * fade(
@@ -660,8 +673,7 @@ mod showcase {
         /// Terrain height of cell `(xi, yi)` in metres.
         pub(super) fn height_m(&self, xi: i64, yi: i64) -> f32 {
             let (x, y) = (xi as f32, yi as f32);
-            let hills =
-                super::HILL_SCALE * (2.0 * self.hills.fbm(x, y, HILL_WAVELENGTH, 3) - 1.0);
+            let hills = super::HILL_SCALE * (2.0 * self.hills.fbm(x, y, HILL_WAVELENGTH, 3) - 1.0);
             let mut h = GROUND_M + HILL_M * hills * self.hill_mask(x, y);
 
             // The ridge, cut to the ground along the canyon rows.
@@ -854,20 +866,23 @@ mod showcase {
             let road = add_cost(-24);
             all.path(&[self.centre, self.ramp_foot()], 1.5, road);
             all.path(
-                &[
-                    self.centre,
-                    (kx - 40.0, ky),
-                    (kx + 40.0, ky),
-                    self.outpost,
-                ],
+                &[self.centre, (kx - 40.0, ky), (kx + 40.0, ky), self.outpost],
                 1.0,
                 road,
             );
             // A fence on open ground west of the base.
-            all.path(&[(0.30 * w, 0.47 * h), (0.40 * w, 0.53 * h)], 1.0, force(PaintForce::Wall));
+            all.path(
+                &[(0.30 * w, 0.47 * h), (0.40 * w, 0.53 * h)],
+                1.0,
+                force(PaintForce::Wall),
+            );
             // A pass cut through the outcrop's cliffs.
             let (ox, oy, or) = (self.outcrop.0, self.outcrop.1, self.outcrop_r);
-            all.path(&[(ox - or - 6.0, oy), (ox + or + 6.0, oy)], 1.5, force(PaintForce::Clear));
+            all.path(
+                &[(ox - or - 6.0, oy), (ox + or + 6.0, oy)],
+                1.5,
+                force(PaintForce::Clear),
+            );
 
             // Large units bog down in the swamp.
             let mut large = Canvas::new(spec.width, spec.height);
@@ -899,8 +914,7 @@ mod small {
 
     use super::{
         BED_M, Canvas, GenerateSpec, Landmark, Noise, PaintForce, PaintLayer, PaintTarget,
-        StampPlacement, add_cost, dist, fade, fill_heights, force, paint_layer, smoothstep,
-        stamp,
+        StampPlacement, add_cost, dist, fade, fill_heights, force, paint_layer, smoothstep, stamp,
     };
 
     /// Lower ground than the showcase so the pond's shore can be short and still gentle.
@@ -949,8 +963,7 @@ mod small {
             let pond_d = dist(x, y, self.pond.0, self.pond.1);
             let calm = fade(dist(x, y, self.ridge_x, gap_y), 10.0, 10.0)
                 * fade(pond_d, self.pond_r + POND_SHORE, 6.0);
-            let mut h =
-                GROUND_M + RIPPLE_M * (2.0 * self.ripple.fbm(x, y, 14.0, 2) - 1.0) * calm;
+            let mut h = GROUND_M + RIPPLE_M * (2.0 * self.ripple.fbm(x, y, 14.0, 2) - 1.0) * calm;
             let hill = 1.0 - dist(x, y, self.hill.0, self.hill.1) / self.hill_r;
             h += HILL_M * smoothstep(hill);
             if !(self.gap_row..self.gap_row + GAP_ROWS).contains(&yi) {
@@ -977,8 +990,18 @@ mod small {
             };
             let gap_y = self.gap_row as f32 + (GAP_ROWS - 1) as f32 / 2.0;
             vec![
-                mark("west", cell(0.2 * self.width, 0.5 * self.height), 5.0, "start"),
-                mark("east", cell(0.85 * self.width, 0.3 * self.height), 5.0, "goal"),
+                mark(
+                    "west",
+                    cell(0.2 * self.width, 0.5 * self.height),
+                    5.0,
+                    "start",
+                ),
+                mark(
+                    "east",
+                    cell(0.85 * self.width, 0.3 * self.height),
+                    5.0,
+                    "goal",
+                ),
                 mark(
                     "gap",
                     cell(self.ridge_x, gap_y),
@@ -1029,8 +1052,8 @@ mod benchmark {
     //! sectors, walls, water) hold at any size.
 
     use super::{
-        Canvas, GenerateSpec, Noise, PaintLayer, PaintTarget, Rng,
-        StampPlacement, WATER_LEVEL_M, add_cost, fill_heights, paint_layer, smoothstep, stamp,
+        Canvas, GenerateSpec, Noise, PaintLayer, PaintTarget, Rng, StampPlacement, WATER_LEVEL_M,
+        add_cost, fill_heights, paint_layer, smoothstep, stamp,
     };
 
     /// Higher ground than the showcase, so hill valleys seldom dip under water.
@@ -1061,9 +1084,8 @@ mod benchmark {
     impl Fields {
         fn height_m(&self, xi: i64, yi: i64) -> f32 {
             let (x, y) = (xi as f32, yi as f32);
-            let hilly = smoothstep(
-                (self.plain.fbm(x, y, PLAIN_WAVELENGTH, 2) - PLAIN_BELOW) / PLAIN_RAMP,
-            );
+            let hilly =
+                smoothstep((self.plain.fbm(x, y, PLAIN_WAVELENGTH, 2) - PLAIN_BELOW) / PLAIN_RAMP);
             let mut h = GROUND_M;
             if hilly > 0.0 {
                 let hills = 2.0 * self.hills.fbm(x, y, HILL_WAVELENGTH, 4) - 1.0;
@@ -1124,7 +1146,11 @@ mod benchmark {
                 if roll > 0.6 {
                     continue;
                 }
-                let (fw, fh) = if rotation % 2 == 1 { (fh, fw) } else { (fw, fh) };
+                let (fw, fh) = if rotation % 2 == 1 {
+                    (fh, fw)
+                } else {
+                    (fw, fh)
+                };
                 let (x, y) = (gx * BUILDING_SPACING + jx, gy * BUILDING_SPACING + jy);
                 if level(x, y, fw, fh) {
                     out.push(stamp(id, x, y, rotation));

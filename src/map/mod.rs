@@ -9,8 +9,8 @@ pub mod paint;
 pub mod stamp;
 
 pub use document::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MapDocument};
-pub use heightmap::Heightmap;
 pub use generate::{GenerateSpec, GeneratedMap, MapKind, generate};
+pub use heightmap::Heightmap;
 pub use movement::{MovementType, WaterRule, default_movement_types};
 pub use paint::{PaintCell, PaintForce, PaintLayer, PaintTarget};
 pub use stamp::{Stamp, StampCell, StampLibrary, StampPlacement};
