@@ -16,7 +16,7 @@ use serde::Deserialize;
 use super::document::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MapDocument};
 use super::error::MapError;
 use super::heightmap::{Heightmap, heightmap_dimensions, import_heightmap};
-use super::movement::{MovementType, WaterRule};
+use super::movement::default_movement_types;
 use super::paint::PaintLayer;
 use super::stamp::StampLibrary;
 
@@ -277,41 +277,6 @@ pub fn new_map_from_heightmap(heightmap_path: &Path) -> Result<LoadedMap, MapErr
         heightmap: imported.heightmap,
         warnings: imported.warnings,
     })
-}
-
-/// The movement types a new map starts with:
-/// - `land`: up to 35°, water is a wall, no buffer;
-/// - `hover`: up to 25°, crosses water at cost 2, no buffer;
-/// - `large`: up to 30°, water is a wall, a 1.5 m wall buffer (at 1 m cells it closes gaps
-///   narrower than about 3 cells).
-#[must_use]
-pub fn default_movement_types() -> Vec<MovementType> {
-    let land = MovementType::default();
-    vec![
-        MovementType {
-            name: "land".to_owned(),
-            max_slope_deg: 35.0,
-            water: WaterRule::Impassable,
-            wall_buffer_m: 0.0,
-            ..land.clone()
-        },
-        MovementType {
-            name: "hover".to_owned(),
-            max_slope_deg: 25.0,
-            slope_cost: vec![(0.0, 1.0), (5.0, 1.0), (15.0, 6.0), (25.0, 20.0)],
-            water: WaterRule::Cost(2),
-            wall_buffer_m: 0.0,
-            ..land.clone()
-        },
-        MovementType {
-            name: "large".to_owned(),
-            max_slope_deg: 30.0,
-            slope_cost: vec![(0.0, 1.0), (5.0, 1.0), (20.0, 10.0), (30.0, 30.0)],
-            water: WaterRule::Impassable,
-            wall_buffer_m: 1.5,
-            ..land
-        },
-    ]
 }
 
 /// The folder a document's relative paths start from.

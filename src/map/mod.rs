@@ -4,6 +4,7 @@
 
 pub mod document;
 pub mod error;
+pub mod generate;
 pub mod heightmap;
 pub mod io;
 pub mod movement;
@@ -13,14 +14,12 @@ pub mod summary;
 
 pub use document::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MapDocument};
 pub use error::{MAX_MAP_CELLS, MAX_MAP_SIDE, MapError};
+pub use generate::{GenerateSpec, GeneratedMap, MapKind, generate};
 pub use heightmap::{
     Heightmap, ImportedHeightmap, heightmap_from_u16, import_heightmap, write_png16,
 };
-pub use io::{
-    LoadedMap, default_movement_types, load_map, new_map_from_heightmap, save_map,
-    save_map_with_size,
-};
-pub use movement::{MovementType, WaterRule};
+pub use io::{LoadedMap, load_map, new_map_from_heightmap, save_map, save_map_with_size};
+pub use movement::{MovementType, WaterRule, default_movement_types};
 pub use paint::{PaintCell, PaintForce, PaintLayer, PaintTarget};
 pub use stamp::{Stamp, StampCell, StampFootprint, StampLibrary, StampPlacement};
 pub use summary::summary;

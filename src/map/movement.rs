@@ -49,3 +49,31 @@ impl Default for MovementType {
         }
     }
 }
+
+/// The three movement types every sample map ships with: `land` (tanks), `hover` (crosses
+/// water at a small cost, but dislikes slopes) and `large` (keeps 1.5 m clear of walls, so
+/// it cannot squeeze through gaps narrower than about three cells).
+#[must_use]
+pub fn default_movement_types() -> Vec<MovementType> {
+    vec![
+        MovementType::default(),
+        MovementType {
+            name: "hover".to_owned(),
+            max_slope_deg: 25.0,
+            slope_cost: vec![(0.0, 1.0), (8.0, 1.0), (25.0, 20.0)],
+            water: WaterRule::Cost(2),
+            wall_buffer_m: 0.0,
+            blur_radius_m: 2.0,
+            blur_strength: 4.0,
+        },
+        MovementType {
+            name: "large".to_owned(),
+            max_slope_deg: 30.0,
+            slope_cost: vec![(0.0, 1.0), (5.0, 1.0), (20.0, 10.0), (30.0, 40.0)],
+            water: WaterRule::Impassable,
+            wall_buffer_m: 1.5,
+            blur_radius_m: 4.0,
+            blur_strength: 8.0,
+        },
+    ]
+}
