@@ -65,7 +65,9 @@ pub enum BakeError {
         known: String,
     },
     /// A placed stamp refers to a stamp missing from the library.
-    #[error("stamp placement {index} uses stamp '{id}', which the stamp library does not have; remove the placement or add the stamp to assets/stamps.ron")]
+    #[error(
+        "stamp placement {index} uses stamp '{id}', which the stamp library does not have; remove the placement or add the stamp to assets/stamps.ron"
+    )]
     UnknownStamp {
         /// Position in the document's stamp list.
         index: usize,
@@ -73,7 +75,9 @@ pub enum BakeError {
         id: String,
     },
     /// The document and the heightmap disagree on nothing bakeable.
-    #[error("the map has no movement type to bake; add one in the movement-type panel or the .ron file")]
+    #[error(
+        "the map has no movement type to bake; add one in the movement-type panel or the .ron file"
+    )]
     NoMovementTypes,
 }
 
@@ -211,12 +215,15 @@ pub fn rebake_rect(
         let layer = &mut baked.nav.layers[slot];
         let changed = changed_sectors(layer, &costs.final_cost, affected);
         if !changed.is_empty() {
-            ctx.stage(&format!("{}: rebuild {} sectors", ty.name, changed.len()), |_| {
-                for &s in &changed {
-                    layer.cost.update_sector_from_cells(&costs.final_cost, s);
-                }
-                crate::nav::rebuild_sectors(layer, &changed);
-            });
+            ctx.stage(
+                &format!("{}: rebuild {} sectors", ty.name, changed.len()),
+                |_| {
+                    for &s in &changed {
+                        layer.cost.update_sector_from_cells(&costs.final_cost, s);
+                    }
+                    crate::nav::rebuild_sectors(layer, &changed);
+                },
+            );
         }
         if ctx.is_cancelled() {
             return Err(BakeError::Cancelled);
@@ -238,7 +245,8 @@ fn changed_sectors(layer: &NavLayer, final_cost: &[u8], rect: CellRect) -> Vec<u
             let (x0, y0, w, h) = spec.sector_rect(s);
             let same = (0..h).all(|row| {
                 let start = spec.index(x0, y0 + row);
-                final_cost[start..start + w as usize] == tile[(row * w) as usize..((row + 1) * w) as usize]
+                final_cost[start..start + w as usize]
+                    == tile[(row * w) as usize..((row + 1) * w) as usize]
             });
             if !same {
                 out.push(s);
@@ -290,10 +298,12 @@ pub fn place_footprints(
         .iter()
         .enumerate()
         .map(|(index, p)| {
-            let stamp = stamps.get(&p.stamp).ok_or_else(|| BakeError::UnknownStamp {
-                index,
-                id: p.stamp.clone(),
-            })?;
+            let stamp = stamps
+                .get(&p.stamp)
+                .ok_or_else(|| BakeError::UnknownStamp {
+                    index,
+                    id: p.stamp.clone(),
+                })?;
             let fp = stamp.footprint(p.rotation)?;
             Ok(PlacedFootprint {
                 x: p.x,
@@ -334,7 +344,11 @@ fn chosen_types(doc: &MapDocument, options: &BakeOptions) -> Result<Vec<usize>, 
 
 /// Designer-facing warnings: no passable cell, or passable cells cut off from the main area.
 fn warn_about_layer(ctx: &mut BakeContext, layer: &NavLayer, costs: &CostLayers) {
-    let passable = costs.final_cost.iter().filter(|&&c| c != crate::nav::grid::WALL).count();
+    let passable = costs
+        .final_cost
+        .iter()
+        .filter(|&&c| c != crate::nav::grid::WALL)
+        .count();
     if passable == 0 {
         ctx.warnings.push(format!(
             "{}: no cell is passable — every cell is a wall (check max slope, water rule and paint)",

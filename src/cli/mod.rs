@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod bake;
+
 use clap::{Parser, Subcommand, ValueEnum};
 
 use navstudio::map::{self, generate};
@@ -44,6 +46,53 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Bake a map: cost fields, sectors, portals, graph, islands, flow permutations.
+    /// Prints a per-stage timing table; with -o writes the nav package.
+    Bake {
+        /// The map document (maps/NAME.ron).
+        map: PathBuf,
+        /// Where to write the nav package (NAME.navpkg).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Bake only these movement types (comma-separated names).
+        #[arg(long, value_delimiter = ',')]
+        types: Option<Vec<String>>,
+    },
+    /// Print a nav package's manifest and section sizes.
+    Info {
+        /// The package (NAME.navpkg).
+        package: PathBuf,
+    },
+    /// Write one layer of a nav package as a PNG for inspection in any image tool.
+    Export {
+        /// The package (NAME.navpkg).
+        package: PathBuf,
+        /// Which layer.
+        #[arg(long, value_enum)]
+        layer: bake::ExportLayer,
+        /// Movement type name.
+        #[arg(long = "type")]
+        type_name: String,
+        /// Goal cell X,Y (integration and flow layers).
+        #[arg(long, value_parser = parse_cell)]
+        goal: Option<(u32, u32)>,
+        /// Output PNG.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+/// Parses `X,Y` into a cell.
+fn parse_cell(s: &str) -> Result<(u32, u32), String> {
+    let (x, y) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not a cell; write it as X,Y (e.g. 120,45)"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{s}' is not a cell; X and Y must be whole numbers ≥ 0"))
+    };
+    Ok((parse(x)?, parse(y)?))
 }
 
 /// Kinds of generated map.
@@ -79,6 +128,17 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             output,
         }) => generate_map(kind, size, seed, &output),
+        Some(Command::Bake { map, output, types }) => {
+            bake::bake_cmd(&map, output.as_deref(), types)
+        }
+        Some(Command::Info { package }) => bake::info_cmd(&package),
+        Some(Command::Export {
+            package,
+            layer,
+            type_name,
+            goal,
+            output,
+        }) => bake::export_cmd(&package, layer, &type_name, goal, &output),
     }
 }
 

@@ -1190,10 +1190,14 @@ mod benchmark {
 ///
 /// # Errors
 /// [`super::MapError`] when a file cannot be written.
-pub fn write_generated(map: &GeneratedMap, output: &std::path::Path) -> Result<(), super::MapError> {
-    let stem = output
-        .file_stem()
-        .map_or_else(|| map.document.name.clone(), |s| s.to_string_lossy().into_owned());
+pub fn write_generated(
+    map: &GeneratedMap,
+    output: &std::path::Path,
+) -> Result<(), super::MapError> {
+    let stem = output.file_stem().map_or_else(
+        || map.document.name.clone(),
+        |s| s.to_string_lossy().into_owned(),
+    );
     let mut doc = map.document.clone();
     let old_prefix = format!("{}.", doc.name);
     let rename = |file: &str| match file.strip_prefix(&old_prefix) {

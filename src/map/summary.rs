@@ -87,7 +87,8 @@ pub fn summary(loaded: &LoadedMap) -> String {
             PaintTarget::All => "all types".to_owned(),
             PaintTarget::Type(name) => name.clone(),
         };
-        let count = |f: &dyn Fn(&super::PaintCell) -> bool| layer.cells.iter().filter(|c| f(c)).count();
+        let count =
+            |f: &dyn Fn(&super::PaintCell) -> bool| layer.cells.iter().filter(|c| f(c)).count();
         let _ = writeln!(
             out,
             "  {:<10} {}: {} cells add cost, {} remove cost, {} force wall, {} force clear",
@@ -103,7 +104,10 @@ pub fn summary(loaded: &LoadedMap) -> String {
     ids.sort_unstable();
     let mut stamp_counts: Vec<String> = Vec::new();
     for id in &ids {
-        if stamp_counts.last().is_some_and(|s| s.starts_with(&format!("{id} "))) {
+        if stamp_counts
+            .last()
+            .is_some_and(|s| s.starts_with(&format!("{id} ")))
+        {
             continue;
         }
         let n = ids.iter().filter(|i| *i == id).count();

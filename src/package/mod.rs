@@ -141,13 +141,17 @@ pub enum PackageError {
     #[error("{0}")]
     Write(crate::map::MapError),
     /// The file does not start with the package magic.
-    #[error("{path}: not a navstudio nav package (wrong magic bytes); bake one with `navstudio bake MAP.ron -o OUT.navpkg`")]
+    #[error(
+        "{path}: not a navstudio nav package (wrong magic bytes); bake one with `navstudio bake MAP.ron -o OUT.navpkg`"
+    )]
     BadMagic {
         /// The file.
         path: PathBuf,
     },
     /// The package was written by a newer navstudio.
-    #[error("{path}: package format version {found} is newer than this navstudio reads (version {FORMAT_VERSION}); upgrade navstudio or re-bake the map")]
+    #[error(
+        "{path}: package format version {found} is newer than this navstudio reads (version {FORMAT_VERSION}); upgrade navstudio or re-bake the map"
+    )]
     NewerVersion {
         /// The file.
         path: PathBuf,
@@ -155,7 +159,9 @@ pub enum PackageError {
         found: u32,
     },
     /// The package was written by an older, unsupported format.
-    #[error("{path}: package format version {found} is older than this navstudio reads (version {FORMAT_VERSION}); re-bake the map")]
+    #[error(
+        "{path}: package format version {found} is older than this navstudio reads (version {FORMAT_VERSION}); re-bake the map"
+    )]
     OlderVersion {
         /// The file.
         path: PathBuf,
@@ -163,7 +169,9 @@ pub enum PackageError {
         found: u32,
     },
     /// The file ends before the data its header announces.
-    #[error("{path}: the package is truncated ({what}); the file was cut short — copy or re-bake it")]
+    #[error(
+        "{path}: the package is truncated ({what}); the file was cut short — copy or re-bake it"
+    )]
     Truncated {
         /// The file.
         path: PathBuf,
@@ -171,7 +179,9 @@ pub enum PackageError {
         what: String,
     },
     /// The payload checksum does not match.
-    #[error("{path}: the package is corrupted (checksum {found:08x}, expected {expected:08x}); re-bake or re-copy it")]
+    #[error(
+        "{path}: the package is corrupted (checksum {found:08x}, expected {expected:08x}); re-bake or re-copy it"
+    )]
     Checksum {
         /// The file.
         path: PathBuf,

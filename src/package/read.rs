@@ -12,7 +12,9 @@ use crate::map::MAX_MAP_CELLS;
 use crate::nav::grid::DIR_NONE;
 use crate::nav::islands::{Islands, MIXED};
 use crate::nav::permutations::FlowPermutations;
-use crate::nav::portals::{PortalGraph, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows};
+use crate::nav::portals::{
+    PortalGraph, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
+};
 use crate::nav::{CostField, GridSpec, NavData, NavLayer, SectorCost};
 
 /// Most movement types a package may hold.
@@ -134,13 +136,20 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
     }
     let mut sections = Vec::with_capacity(section_count);
     for i in 0..section_count {
-        let (kind, layer) = (r.u32("section table").map_err(fault)?, r.u32("section table").map_err(fault)?);
+        let (kind, layer) = (
+            r.u32("section table").map_err(fault)?,
+            r.u32("section table").map_err(fault)?,
+        );
         let raw_len = r.u64("section table").map_err(fault)?;
         let stored_len = r.u64("section table").map_err(fault)?;
         let expected_kind = SectionKind::ALL[i % SectionKind::ALL.len()];
         let kind = SectionKind::from_u32(kind)
             .filter(|k| *k == expected_kind && layer as usize == i / SectionKind::ALL.len())
-            .ok_or_else(|| invalid(format!("section {i} has kind {kind} / layer {layer}, out of order")))?;
+            .ok_or_else(|| {
+                invalid(format!(
+                    "section {i} has kind {kind} / layer {layer}, out of order"
+                ))
+            })?;
         sections.push(SectionInfo {
             kind,
             layer,
@@ -148,7 +157,10 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
             stored_len,
         });
     }
-    let stored_total: u64 = sections.iter().map(|s| s.stored_len).fold(0, u64::saturating_add);
+    let stored_total: u64 = sections
+        .iter()
+        .map(|s| s.stored_len)
+        .fold(0, u64::saturating_add);
     if stored_total != r.remaining() as u64 {
         return Err(fault(ReadFault::Truncated(format!(
             "the section table announces {stored_total} bytes of sections, {} are present",
@@ -168,7 +180,10 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
             )));
         }
         raw_sections.push(decompress(stored, info.raw_len).map_err(|what| {
-            invalid(format!("{:?} section of movement type {}: {what}", info.kind, info.layer))
+            invalid(format!(
+                "{:?} section of movement type {}: {what}",
+                info.kind, info.layer
+            ))
         })?);
         if raw_sections.len() == SectionKind::ALL.len() {
             let name = manifest.layers[layers.len()].name.clone();
@@ -199,13 +214,19 @@ fn check_manifest(m: &Manifest) -> Result<GridSpec, String> {
         return Err(format!("map size {}×{} is out of range", m.width, m.height));
     }
     if !(1..=255).contains(&m.sector_size) {
-        return Err(format!("sector size {} is out of range 1..=255", m.sector_size));
+        return Err(format!(
+            "sector size {} is out of range 1..=255",
+            m.sector_size
+        ));
     }
     if !(m.cell_size_m.is_finite() && m.cell_size_m > 0.0) {
         return Err(format!("cell size {} m is not positive", m.cell_size_m));
     }
     if m.layers.is_empty() || m.layers.len() > MAX_LAYERS {
-        return Err(format!("{} movement types (expected 1..={MAX_LAYERS})", m.layers.len()));
+        return Err(format!(
+            "{} movement types (expected 1..={MAX_LAYERS})",
+            m.layers.len()
+        ));
     }
     Ok(GridSpec {
         width: m.width,
@@ -234,7 +255,8 @@ fn max_raw_len(kind: SectionKind, spec: GridSpec) -> u64 {
 
 /// Decompresses at most `raw_len` bytes; the buffer grows only as data actually arrives.
 fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
-    let decoder = zstd::stream::read::Decoder::new(stored).map_err(|e| format!("cannot decompress: {e}"))?;
+    let decoder =
+        zstd::stream::read::Decoder::new(stored).map_err(|e| format!("cannot decompress: {e}"))?;
     let mut out = Vec::new();
     decoder
         .take(raw_len + 1)
@@ -260,7 +282,9 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     // Cost.
     let mut r = ByteReader::new(&raw[0]);
     if r.count(1, "cost sectors")? != sectors {
-        return Err(bad("cost section: sector count differs from the map size".to_owned()));
+        return Err(bad(
+            "cost section: sector count differs from the map size".to_owned()
+        ));
     }
     let flags = r.take(sectors, "cost flags")?;
     let mut cost_sectors = Vec::with_capacity(sectors);
@@ -337,7 +361,9 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     let mut r = ByteReader::new(&raw[3]);
     let count = r.u32("islands")?;
     if r.count(4, "sector islands")? != sectors {
-        return Err(bad("islands section: sector count differs from the map size".to_owned()));
+        return Err(bad(
+            "islands section: sector count differs from the map size".to_owned(),
+        ));
     }
     let sector_island = r.u32s(sectors, "sector islands")?;
     let field_count = r.count(4, "island fields")?;
@@ -349,14 +375,18 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
         }
         let field = r.u32s(tile_len(s), "island field")?;
         if field.iter().any(|&id| id > count) {
-            return Err(bad(format!("island field of sector {s} holds an id above {count}")));
+            return Err(bad(format!(
+                "island field of sector {s} holds an id above {count}"
+            )));
         }
         fields.push((s, field.into_boxed_slice()));
     }
     r.finish("islands section")?;
     let mixed = sector_island.iter().filter(|&&id| id == MIXED).count();
     if mixed != fields.len()
-        || fields.iter().any(|(s, _)| sector_island[*s as usize] != MIXED)
+        || fields
+            .iter()
+            .any(|(s, _)| sector_island[*s as usize] != MIXED)
         || sector_island.iter().any(|&id| id != MIXED && id > count)
     {
         return Err(bad("island ids disagree with the island fields".to_owned()));
@@ -385,14 +415,20 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     }
     let node_tile_count = r.count(4, "node tiles")?;
     if node_tile_count != nodes.len() {
-        return Err(bad("flow section: node count differs from the windows".to_owned()));
+        return Err(bad(
+            "flow section: node count differs from the windows".to_owned()
+        ));
     }
     let node_tile = r.u32s(node_tile_count, "node tiles")?;
     r.finish("flows section")?;
     for (n, &t) in nodes.iter().zip(&node_tile) {
         match tiles.get(t as usize) {
             Some(tile) if tile.len() == tile_len(n.sector) => {}
-            _ => return Err(bad("a portal node refers to a missing or mis-sized flow tile".to_owned())),
+            _ => {
+                return Err(bad(
+                    "a portal node refers to a missing or mis-sized flow tile".to_owned(),
+                ));
+            }
         }
     }
     // Directions are range-checked above but not re-derived: a wrong direction can only

@@ -55,8 +55,8 @@ pub fn manifest_for(nav: &NavData, meta: &PackageMeta) -> Manifest {
 pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     let manifest = manifest_for(nav, meta);
     // The manifest is plain data; RON serialisation of it cannot fail.
-    let manifest_text =
-        ron::ser::to_string_pretty(&manifest, ron::ser::PrettyConfig::default()).unwrap_or_default();
+    let manifest_text = ron::ser::to_string_pretty(&manifest, ron::ser::PrettyConfig::default())
+        .unwrap_or_default();
 
     let jobs: Vec<(SectionKind, u32, &NavLayer)> = nav
         .layers

@@ -1,0 +1,373 @@
+//! `navstudio bake`, `info` and `export`: the headless bake and package inspection.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
+use navstudio::map::{self, LoadedMap, StampLibrary};
+use navstudio::nav::NavData;
+use navstudio::nav::grid::{DIR_NONE, DIRECTIONS, FLOW_PATHABLE, WALL};
+use navstudio::nav::integrate::{IntegrationField, IntegratorScratch, UNREACHED, integrate_costs};
+use navstudio::package::{self, PackageMeta};
+
+/// Loads a map and bakes it with a progress bar; returns the map and the bake.
+pub fn load_and_bake(
+    map_path: &Path,
+    types: Option<Vec<String>>,
+    quiet: bool,
+) -> Result<(LoadedMap, Baked, BakeContext), String> {
+    let loaded = map::load_map(map_path).map_err(|e| e.to_string())?;
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    let stamps = StampLibrary::builtin().map_err(|e| e.to_string())?;
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(1000)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let progress_bar = bar.clone();
+    let mut ctx = BakeContext::new(
+        Box::new(move |stage, done| {
+            progress_bar.set_message(stage.to_owned());
+            progress_bar.set_position((done * 1000.0) as u64);
+        }),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let options = BakeOptions { types };
+    let baked = bake::bake(
+        &loaded.document,
+        &loaded.heightmap,
+        &stamps,
+        &options,
+        &mut ctx,
+    )
+    .map_err(|e| format!("{}: {e}", map_path.display()))?;
+    bar.finish_and_clear();
+    Ok((loaded, baked, ctx))
+}
+
+/// Package metadata for a baked map.
+pub fn package_meta(loaded: &LoadedMap, baked: &Baked) -> PackageMeta {
+    PackageMeta {
+        map_name: loaded.document.name.clone(),
+        layer_params: baked
+            .type_indices
+            .iter()
+            .map(|&t| ron::ser::to_string(&loaded.document.movement_types[t]).unwrap_or_default())
+            .collect(),
+        bake_options: vec![
+            (
+                "sector_size".to_owned(),
+                loaded.document.sector_size.to_string(),
+            ),
+            (
+                "cell_size_m".to_owned(),
+                loaded.document.cell_size_m.to_string(),
+            ),
+            (
+                "height_scale_m".to_owned(),
+                loaded.document.height_scale_m.to_string(),
+            ),
+            (
+                "water_level_m".to_owned(),
+                loaded.document.water_level_m.to_string(),
+            ),
+            (
+                "stamps_placed".to_owned(),
+                loaded.document.stamps.len().to_string(),
+            ),
+            (
+                "paint_layers".to_owned(),
+                loaded.document.paint.len().to_string(),
+            ),
+        ],
+    }
+}
+
+/// `navstudio bake`.
+pub fn bake_cmd(
+    map_path: &Path,
+    output: Option<&Path>,
+    types: Option<Vec<String>>,
+) -> Result<(), String> {
+    let start = Instant::now();
+    let (loaded, baked, mut ctx) = load_and_bake(map_path, types, false)?;
+    if let Some(out) = output {
+        let meta = package_meta(&loaded, &baked);
+        let bytes = ctx.stage("write package", |_| package::to_bytes(&baked.nav, &meta));
+        map::io::write_atomic(out, &bytes).map_err(|e| e.to_string())?;
+        println!("wrote {} ({} bytes)", out.display(), bytes.len());
+    }
+    print!("{}", timing_table(&ctx));
+    print!("{}", nav_stats(&baked.nav));
+    for w in &ctx.warnings {
+        println!("warning: {w}");
+    }
+    println!("total {:.2} s", start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn timing_table(ctx: &BakeContext) -> String {
+    let mut out = String::from("stage                                               time\n");
+    for t in &ctx.timings {
+        let _ = writeln!(
+            out,
+            "{:<48} {:>8.1} ms",
+            t.stage,
+            t.duration.as_secs_f64() * 1000.0
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<48} {:>8.1} ms",
+        "sum",
+        ctx.total().as_secs_f64() * 1000.0
+    );
+    out
+}
+
+fn nav_stats(nav: &NavData) -> String {
+    let mut out = String::new();
+    for l in &nav.layers {
+        let _ = writeln!(
+            out,
+            "{:<10} clear sectors {:>5.1} %, {} portal windows, {} islands, {} flow permutations → {} unique tiles",
+            l.name,
+            100.0 * l.cost.clear_share(),
+            l.windows.len(),
+            l.islands.count,
+            l.nodes.len(),
+            l.flows.tiles.len()
+        );
+    }
+    out
+}
+
+/// `navstudio info`.
+pub fn info_cmd(path: &Path) -> Result<(), String> {
+    let start = Instant::now();
+    let pkg = package::read(path).map_err(|e| e.to_string())?;
+    let read_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let m = &pkg.manifest;
+    let file_len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "package    {} ({} bytes, read in {read_ms:.1} ms)",
+        path.display(),
+        file_len
+    );
+    println!("map        {}", m.map_name);
+    println!(
+        "size       {} × {} cells of {} m, sectors of {} × {} ({} sectors)",
+        m.width,
+        m.height,
+        m.cell_size_m,
+        m.sector_size,
+        m.sector_size,
+        pkg.nav.spec.sector_count()
+    );
+    println!(
+        "bake       {}",
+        m.bake_options
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let cells = u64::from(m.width) * u64::from(m.height);
+    for (i, l) in m.layers.iter().enumerate() {
+        println!("movement type {} — {}", l.name, l.params);
+        println!(
+            "  clear sectors {:.1} %, {} windows, {} islands, {} permutations → {} unique tiles ({:.1} % deduplicated)",
+            100.0 * l.clear_share,
+            l.windows,
+            l.islands,
+            l.nodes,
+            l.unique_tiles,
+            100.0 * (1.0 - f64::from(l.unique_tiles) / f64::from(l.nodes.max(1)))
+        );
+        let mut stored_total = 0;
+        for s in pkg.sections.iter().filter(|s| s.layer as usize == i) {
+            stored_total += s.stored_len;
+            println!(
+                "  {:<8} {:>10} bytes raw {:>10} bytes stored ({:.1} %)",
+                format!("{:?}", s.kind).to_lowercase(),
+                s.raw_len,
+                s.stored_len,
+                100.0 * s.stored_len as f64 / s.raw_len.max(1) as f64
+            );
+        }
+        println!(
+            "  total    {stored_total} bytes stored = {:.3} bytes per cell",
+            stored_total as f64 / cells.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+/// Which layer `export` writes.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ExportLayer {
+    /// 8-bit grey: the cost byte itself (255 = wall).
+    Cost,
+    /// RGB: one colour per island id, walls black.
+    Islands,
+    /// 16-bit grey: whole-map integrated cost to `--goal` (65535 = unreachable).
+    Integration,
+    /// RGB: flow direction to `--goal` as a colour wheel (legend in the README), walls black.
+    Flow,
+}
+
+/// `navstudio export`.
+pub fn export_cmd(
+    pkg_path: &Path,
+    layer: ExportLayer,
+    type_name: &str,
+    goal: Option<(u32, u32)>,
+    output: &Path,
+) -> Result<(), String> {
+    let pkg = package::read(pkg_path).map_err(|e| e.to_string())?;
+    let nav = &pkg.nav;
+    let l = nav
+        .layers
+        .iter()
+        .find(|l| l.name == type_name)
+        .ok_or_else(|| {
+            format!(
+                "{}: no movement type '{type_name}'; the package has: {}",
+                pkg_path.display(),
+                nav.layers
+                    .iter()
+                    .map(|l| l.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+    let (w, h) = (nav.spec.width, nav.spec.height);
+    let costs = l.cost.to_cells();
+    let goal_field = |goal: Option<(u32, u32)>| -> Result<IntegrationField, String> {
+        let (gx, gy) = goal.ok_or("--goal X,Y is required for the integration and flow layers")?;
+        if gx >= w || gy >= h {
+            return Err(format!("--goal {gx},{gy} lies outside the {w} × {h} map"));
+        }
+        if costs[nav.spec.index(gx, gy)] == WALL {
+            return Err(format!(
+                "--goal {gx},{gy} is a wall for '{type_name}'; pick a passable cell"
+            ));
+        }
+        let mut field = IntegrationField::new();
+        integrate_costs(
+            &costs,
+            w,
+            h,
+            &[(nav.spec.index(gx, gy), 0)],
+            &mut field,
+            &mut IntegratorScratch::new(),
+        );
+        Ok(field)
+    };
+    let write_err =
+        |e: image::ImageError| format!("{}: cannot write the PNG: {e}", output.display());
+    let bytes = match layer {
+        ExportLayer::Cost => encode_png(image::DynamicImage::ImageLuma8(
+            image::GrayImage::from_raw(w, h, costs.clone()).ok_or("cost grid size mismatch")?,
+        ))
+        .map_err(write_err)?,
+        ExportLayer::Islands => {
+            let mut img = image::RgbImage::new(w, h);
+            for (x, y, px) in img.enumerate_pixels_mut() {
+                *px = image::Rgb(island_colour(l.islands.island_at(x, y)));
+            }
+            encode_png(image::DynamicImage::ImageRgb8(img)).map_err(write_err)?
+        }
+        ExportLayer::Integration => {
+            let field = goal_field(goal)?;
+            let data: Vec<u16> = field
+                .cost
+                .iter()
+                .map(|&c| {
+                    if c == UNREACHED {
+                        u16::MAX
+                    } else {
+                        c.min(65534) as u16
+                    }
+                })
+                .collect();
+            let img = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_raw(w, h, data)
+                .ok_or("integration grid size mismatch")?;
+            encode_png(image::DynamicImage::ImageLuma16(img)).map_err(write_err)?
+        }
+        ExportLayer::Flow => {
+            let field = goal_field(goal)?;
+            let mut flow = vec![0_u8; costs.len()];
+            let goal_cell = goal.map_or(0, |(x, y)| nav.spec.index(x, y));
+            navstudio::nav::flow::flow_from_integration(
+                &costs,
+                w,
+                h,
+                &field,
+                &[(goal_cell, DIR_NONE)],
+                &mut flow,
+            );
+            let mut img = image::RgbImage::new(w, h);
+            for (i, px) in img.pixels_mut().enumerate() {
+                *px = image::Rgb(flow_colour(flow[i]));
+            }
+            encode_png(image::DynamicImage::ImageRgb8(img)).map_err(write_err)?
+        }
+    };
+    map::io::write_atomic(output, &bytes).map_err(|e| e.to_string())?;
+    println!("wrote {} ({w} × {h})", output.display());
+    Ok(())
+}
+
+fn encode_png(img: image::DynamicImage) -> Result<Vec<u8>, image::ImageError> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png)?;
+    Ok(out.into_inner())
+}
+
+/// A stable, well-spread colour per island id; black for walls (id 0).
+pub fn island_colour(id: u32) -> [u8; 3] {
+    if id == 0 {
+        return [0, 0, 0];
+    }
+    let hue = (f64::from(id) * 0.618_033_988_75).fract();
+    hsv(hue, 0.65, 0.95)
+}
+
+/// Direction colour wheel: N red, E yellow-green, S cyan, W violet …; goal/none white, walls black.
+pub fn flow_colour(flow: u8) -> [u8; 3] {
+    if flow & FLOW_PATHABLE == 0 {
+        return [0, 0, 0];
+    }
+    let dir = flow & 0x0F;
+    if usize::from(dir) >= DIRECTIONS.len() {
+        return [255, 255, 255];
+    }
+    hsv(f64::from(dir) / 8.0, 0.8, 0.95)
+}
+
+fn hsv(h: f64, s: f64, v: f64) -> [u8; 3] {
+    let i = (h * 6.0).floor();
+    let f = h * 6.0 - i;
+    let (p, q, t) = (v * (1.0 - s), v * (1.0 - f * s), v * (1.0 - (1.0 - f) * s));
+    let (r, g, b) = match (i as i32).rem_euclid(6) {
+        0 => (v, t, p),
+        1 => (q, v, p),
+        2 => (p, v, t),
+        3 => (p, q, v),
+        4 => (t, p, v),
+        _ => (v, p, q),
+    };
+    [(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]
+}
