@@ -454,6 +454,7 @@ fn check_showcase(seed: u64) {
     assert_eq!(all[t.index(swamp.x, swamp.y)].delta, 40);
     let large_layer = &map.document.paint[1];
     assert_eq!(large_layer.target, PaintTarget::Type("large".to_owned()));
+    assert_eq!(large_layer.file, "showcase.paint.large.png");
     assert_eq!(
         large_layer.cells[t.index(swamp.x, swamp.y)].force,
         PaintForce::Wall
@@ -663,7 +664,14 @@ fn render(map: &GeneratedMap, marks: &[Landmark], path: &str) {
             }
         }
     }
-    img.save(path).unwrap();
+    if w < 200 {
+        let (iw, ih) = img.dimensions();
+        image::imageops::resize(&img, iw * 5, ih * 5, image::imageops::FilterType::Nearest)
+            .save(path)
+            .unwrap();
+    } else {
+        img.save(path).unwrap();
+    }
     // Close-ups of each landmark, 6× enlarged, for the details a full view hides.
     for m in marks.iter().filter(|m| m.radius_cells <= 10) {
         let r = 24u32;

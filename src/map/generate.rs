@@ -38,6 +38,9 @@ pub const DEFAULT_SEED: u64 = 2024;
 const GROUND_M: f32 = 12.0;
 /// Bottom of lakes, ponds and the creek. `[Units: m]`
 const BED_M: f32 = 2.0;
+/// Fractal value noise rarely reaches its extremes; this stretches `2·fbm − 1` so hill
+/// amplitudes mean roughly what they say.
+const HILL_SCALE: f32 = 1.6;
 
 /// Which sample map to make.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,6 +157,16 @@ pub struct Landmark {
 /// Generates the map `spec` asks for. Pure and deterministic: same spec, same bytes.
 /// Sizes of zero give an empty map; sizes far from the kind's design size give a scaled
 /// layout in which small features may be lost.
+///
+/// ```
+/// use navstudio::map::generate::{GenerateSpec, MapKind, generate};
+///
+/// let spec = GenerateSpec::new(MapKind::Small);
+/// let map = generate(&spec);
+/// assert_eq!(map.heights.len(), (spec.width * spec.height) as usize);
+/// assert_eq!(map.document.heightmap.path, "small.png");
+/// assert_eq!(map, generate(&spec));
+/// ```
 #[must_use]
 pub fn generate(spec: &GenerateSpec) -> GeneratedMap {
     let (width, height) = (spec.width, spec.height);
@@ -475,7 +488,7 @@ mod showcase {
     //! (cliff widths, shore widths, the canyon floor, the creek) are fixed in cells.
 
     use super::{
-        BED_M, Canvas, GROUND_M, GenerateSpec, Landmark, Noise, PaintForce, PaintLayer,
+        BED_M, Canvas, GROUND_M, GenerateSpec, HILL_SCALE, Landmark, Noise, PaintForce, PaintLayer,
         PaintTarget, StampPlacement, WATER_LEVEL_M, add_cost, dist, fade, fill_heights, force,
         lerp, paint_layer, segment_distance, smoothstep, stamp,
     };
@@ -673,8 +686,8 @@ mod showcase {
         /// Terrain height of cell `(xi, yi)` in metres.
         pub(super) fn height_m(&self, xi: i64, yi: i64) -> f32 {
             let (x, y) = (xi as f32, yi as f32);
-            let hills = super::HILL_SCALE * (2.0 * self.hills.fbm(x, y, HILL_WAVELENGTH, 3) - 1.0);
-            let mut h = GROUND_M + HILL_M * hills * self.hill_mask(x, y);
+            let hills = 2.0 * self.hills.fbm(x, y, HILL_WAVELENGTH, 3) - 1.0;
+            let mut h = GROUND_M + HILL_M * HILL_SCALE * hills * self.hill_mask(x, y);
 
             // The ridge, cut to the ground along the canyon rows.
             let in_canyon = (self.canyon_row..self.canyon_row + CANYON_FLOOR_ROWS).contains(&yi);
@@ -901,10 +914,6 @@ mod showcase {
     }
 }
 
-/// Fractal value noise rarely reaches its extremes; this stretches `2·fbm − 1` so hill
-/// amplitudes mean roughly what they say.
-const HILL_SCALE: f32 = 1.6;
-
 // ---------------------------------------------------------------------------------------
 // Small
 // ---------------------------------------------------------------------------------------
@@ -1052,8 +1061,8 @@ mod benchmark {
     //! sectors, walls, water) hold at any size.
 
     use super::{
-        Canvas, GenerateSpec, Noise, PaintLayer, PaintTarget, Rng, StampPlacement, WATER_LEVEL_M,
-        add_cost, fill_heights, paint_layer, smoothstep, stamp,
+        Canvas, GenerateSpec, HILL_SCALE, Noise, PaintLayer, PaintTarget, Rng, StampPlacement,
+        WATER_LEVEL_M, add_cost, fill_heights, paint_layer, smoothstep, stamp,
     };
 
     /// Higher ground than the showcase, so hill valleys seldom dip under water.
@@ -1089,7 +1098,7 @@ mod benchmark {
             let mut h = GROUND_M;
             if hilly > 0.0 {
                 let hills = 2.0 * self.hills.fbm(x, y, HILL_WAVELENGTH, 4) - 1.0;
-                h += HILL_M * super::HILL_SCALE * hills * hilly;
+                h += HILL_M * HILL_SCALE * hills * hilly;
             }
             let lake = smoothstep((LAKE_BELOW - self.lake.fbm(x, y, LAKE_WAVELENGTH, 2)) / 0.06);
             let mesa = smoothstep((self.mesa.fbm(x, y, MESA_WAVELENGTH, 2) - MESA_ABOVE) / 0.012);
