@@ -1,0 +1,51 @@
+//! Shared helpers for the integration tests: generated maps baked in memory.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
+use navstudio::map::{self, GenerateSpec, Heightmap, MapDocument, MapKind, StampLibrary};
+
+/// A generated map, its heights and the builtin stamps.
+pub struct TestMap {
+    pub spec: GenerateSpec,
+    pub doc: MapDocument,
+    pub heightmap: Heightmap,
+    pub stamps: StampLibrary,
+}
+
+pub fn generated(kind: MapKind) -> TestMap {
+    let spec = GenerateSpec::new(kind);
+    let g = map::generate(&spec);
+    TestMap {
+        spec,
+        heightmap: map::heightmap_from_u16(g.width, g.height, &g.heights),
+        doc: g.document,
+        stamps: StampLibrary::builtin().unwrap(),
+    }
+}
+
+pub fn bake_all(m: &TestMap) -> Baked {
+    bake::bake(
+        &m.doc,
+        &m.heightmap,
+        &m.stamps,
+        &BakeOptions::default(),
+        &mut BakeContext::default(),
+    )
+    .unwrap()
+}
+
+/// A tiny deterministic RNG (SplitMix64) so tests need no extra crate.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u32) -> u32 {
+        (self.next_u64() % u64::from(n.max(1))) as u32
+    }
+}
