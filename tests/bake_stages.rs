@@ -547,7 +547,15 @@ fn stamps_clip_at_the_map_edges() {
     let blur = [0u8; 9];
     for (x, y, hit) in [(-2, -2, 0usize), (2, -2, 2), (-2, 2, 6), (2, 2, 8)] {
         let stamp = fp(x, y, 3, &["111", "111", "111"]);
-        let c = apply_costs(&base, &walls, &blur, 3, 3, &[], &[stamp.clone()]);
+        let c = apply_costs(
+            &base,
+            &walls,
+            &blur,
+            3,
+            3,
+            &[],
+            std::slice::from_ref(&stamp),
+        );
         for (i, v) in c.iter().enumerate() {
             assert_eq!(*v, if i == hit { 10 } else { 4 }, "stamp at ({x}, {y})");
         }

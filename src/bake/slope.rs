@@ -22,7 +22,7 @@ use super::cost_layers::CellRect;
 /// are `height01 · height_scale_m`. Invalid input does not panic: if `cell_size_m` is not a
 /// finite number above 0, or a height is not finite, the affected cells get 90°, so every
 /// type with `max_slope_deg < 90` sees a wall; if `height01.len()` is not `width * height`
-/// the result is `height01.len()` cells of 90°.
+/// every cell is 90°.
 #[must_use]
 pub fn slope_deg(
     height01: &[f32],

@@ -3,7 +3,7 @@
 //!
 //! Pipeline position: 1. slope → 2. terrain cost → 3. wall mask → 4. distance to walls →
 //! **5. wall buffer** → 6. wall blur → 7. paint and stamp costs. Paint force-clear cells are
-//! cleared again after this stage ([`super::paint::clear_forced_cells`]).
+//! cleared again after this stage ([`super::paint::apply_paint_forces`]).
 //!
 //! The rule: a unit of radius `radius_cells` standing on a cell centre must not reach into a
 //! wall cell. Measured along the line between centres, the wall cell's near edge is half a
