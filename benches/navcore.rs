@@ -8,8 +8,11 @@ use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use navstudio::nav::flow::flow_from_integration;
 use navstudio::nav::grid::WALL;
-use navstudio::nav::integrate::{IntegrationField, IntegratorScratch, integrate_with_los};
+use navstudio::nav::integrate::{
+    IntegrationField, IntegratorScratch, integrate_costs, integrate_with_los,
+};
 use navstudio::nav::islands::find_islands;
 use navstudio::nav::portals::find_windows;
 use navstudio::nav::{CostField, GridSpec, build_layer};
@@ -69,6 +72,24 @@ fn synthetic_costs(size: u32, kind: u64) -> Vec<u8> {
     cells
 }
 
+/// User + system CPU time of this process from `/proc/self/stat` (Linux; 0 elsewhere), so the
+/// numbers mean something on a machine shared with other builds.
+fn process_cpu_secs() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let Some(after) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the file, 12 and 13 after the command name.
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|v| v.parse::<f64>().ok()))
+        .sum();
+    ticks / 100.0
+}
+
 fn bench(c: &mut Criterion) {
     let size = 2048;
     let spec = GridSpec {
@@ -81,7 +102,13 @@ fn bench(c: &mut Criterion) {
         .collect();
     let never = AtomicBool::new(false);
     {
+        let (wall0, cpu0) = (std::time::Instant::now(), process_cpu_secs());
         let layer = build_layer("probe", fields[0].clone(), &|_| {}, &never);
+        eprintln!(
+            "one type: {:.3} s wall, {:.3} s CPU (all threads)",
+            wall0.elapsed().as_secs_f64(),
+            process_cpu_secs() - cpu0
+        );
         if let Some(l) = layer {
             eprintln!(
                 "map 2048² / 10: {} sectors ({:.0} % clear), {} windows, {} nodes, {} edges, {} islands, {} unique tiles",
@@ -112,11 +139,28 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
+    let mut field = IntegrationField::new();
+    let mut scratch = IntegratorScratch::new();
+    // One permutation tile: a costed 10 × 10 sector toward its west window.
+    let mut tile = Vec::new();
+    fields[0].copy_window(1000, 1000, 10, 10, &mut tile);
+    let seeds: Vec<(usize, u32)> = (0..10)
+        .map(|y| (y * 10, u32::from(tile[y * 10])))
+        .filter(|&(c, _)| tile[c] != WALL)
+        .collect();
+    let exits: Vec<(usize, u8)> = seeds.iter().map(|&(c, _)| (c, 6)).collect();
+    let mut flow = vec![0_u8; 100];
+    c.bench_function("tile_integrate_flow_10x10", |b| {
+        b.iter(|| {
+            integrate_costs(&tile, 10, 10, &seeds, &mut field, &mut scratch);
+            flow_from_integration(&tile, 10, 10, &field, &exits, &mut flow);
+            black_box(&flow);
+        });
+    });
+
     // Run-time goal field: LOS + cost pass on a 3 × 3 sector window.
     let mut window = Vec::new();
     fields[0].copy_window(1000, 1000, 30, 30, &mut window);
-    let mut field = IntegrationField::new();
-    let mut scratch = IntegratorScratch::new();
     c.bench_function("integrate_with_los_30x30", |b| {
         b.iter(|| {
             integrate_with_los(&window, 30, 30, 15 * 30 + 15, &mut field, &mut scratch);
