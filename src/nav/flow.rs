@@ -34,7 +34,7 @@ pub fn flow_from_integration(
         .min(out.len())
         .min(costs.len())
         .min(field.cost.len());
-    let hu = if wu == 0 { 0 } else { n / wu };
+    let hu = n.checked_div(wu).unwrap_or(0);
     let n = wu * hu;
     for y in 0..hu {
         let row = y * wu;
