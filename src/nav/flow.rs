@@ -2,7 +2,7 @@
 //! the bit layout) pointing at the cheapest of the 8 neighbours. Last stage of the integrator
 //! pipeline, used by the flow permutations and by run-time goal fields.
 
-use super::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
+use super::grid::{DIR_NONE, FLOW_LOS, FLOW_PATHABLE, WALL};
 use super::integrate::{INT_LOS, IntegrationField, UNREACHED};
 
 /// Orthogonal directions first, so an orthogonal move wins a tie against a diagonal one.
@@ -34,46 +34,68 @@ pub fn flow_from_integration(
         .min(out.len())
         .min(costs.len())
         .min(field.cost.len());
-    let passable = |x: i32, y: i32| -> Option<usize> {
-        if x < 0 || y < 0 || x >= w as i32 || y >= h as i32 {
-            return None;
-        }
-        let i = y as usize * wu + x as usize;
-        (i < n && costs[i] != WALL).then_some(i)
-    };
-    for i in 0..n {
-        if costs[i] == WALL {
-            out[i] = DIR_NONE;
-            continue;
-        }
-        let own = field.cost[i];
-        let mut flow = FLOW_PATHABLE | DIR_NONE;
-        if own != UNREACHED {
-            if field.flags[i] & INT_LOS != 0 {
-                flow |= FLOW_LOS;
+    let hu = n.checked_div(wu).unwrap_or(0);
+    let n = wu * hu;
+    for y in 0..hu {
+        let row = y * wu;
+        for x in 0..wu {
+            let i = row + x;
+            if costs[i] == WALL {
+                out[i] = DIR_NONE;
+                continue;
             }
-            let (x, y) = ((i % wu) as i32, (i / wu) as i32);
+            let own = field.cost[i];
+            if own == UNREACHED {
+                out[i] = FLOW_PATHABLE | DIR_NONE;
+                continue;
+            }
+            // Index of each of the 8 neighbours (DIRECTIONS order), `usize::MAX` if off the
+            // window or a wall; diagonals also need both orthogonal cells beside them.
+            let (up, right, down, left) = (y > 0, x + 1 < wu, y + 1 < hu, x > 0);
+            let open = |ok: bool, j: usize| {
+                if ok && costs[j] != WALL {
+                    j
+                } else {
+                    usize::MAX
+                }
+            };
+            let n_ = open(up, i.wrapping_sub(wu));
+            let e = open(right, i + 1);
+            let s_ = open(down, i + wu);
+            let w_ = open(left, i.wrapping_sub(1));
+            let diag = |a: usize, b: usize, j: usize| {
+                if a != usize::MAX && b != usize::MAX && costs[j] != WALL {
+                    j
+                } else {
+                    usize::MAX
+                }
+            };
+            let around = [
+                n_,
+                diag(n_, e, i.wrapping_sub(wu).wrapping_add(1)),
+                e,
+                diag(s_, e, i + wu + 1),
+                s_,
+                diag(s_, w_, (i + wu).wrapping_sub(1)),
+                w_,
+                diag(n_, w_, i.wrapping_sub(wu + 1)),
+            ];
             let mut best = own;
             let mut best_dir = DIR_NONE;
             for dir in SEARCH_ORDER {
-                let (dx, dy) = DIRECTIONS[dir as usize];
-                let Some(nb) = passable(x + dx, y + dy) else {
-                    continue;
-                };
-                if dx != 0
-                    && dy != 0
-                    && (passable(x + dx, y).is_none() || passable(x, y + dy).is_none())
-                {
-                    continue;
-                }
-                if field.cost[nb] < best {
-                    best = field.cost[nb];
+                let j = around[dir as usize];
+                if j != usize::MAX && field.cost[j] < best {
+                    best = field.cost[j];
                     best_dir = dir;
                 }
             }
-            flow = (flow & !0x0F) | best_dir;
+            let los = if field.flags[i] & INT_LOS != 0 {
+                FLOW_LOS
+            } else {
+                0
+            };
+            out[i] = FLOW_PATHABLE | los | best_dir;
         }
-        out[i] = flow;
     }
     for &(cell, dir) in exits {
         if cell < n && costs[cell] != WALL {

@@ -65,6 +65,8 @@ pub struct IntegratorScratch {
     /// `(start cost, cell)` pairs, sorted before the cost pass.
     seeds: Vec<(u32, u32)>,
     queue: Vec<u32>,
+    /// Column of every cell, so the hot loop needs no division.
+    column: Vec<u32>,
 }
 
 impl IntegratorScratch {
@@ -92,7 +94,7 @@ pub fn integrate_costs(
     scratch: &mut IntegratorScratch,
 ) {
     field.reset(w, h);
-    let n = field.cost.len().min(costs.len());
+    let n = full_rows(field.cost.len().min(costs.len()), w);
     scratch.seeds.clear();
     for &(cell, start) in seeds {
         if cell < n && costs[cell] != WALL && start != UNREACHED {
@@ -136,7 +138,7 @@ pub fn integrate_with_los(
     scratch: &mut IntegratorScratch,
 ) {
     field.reset(w, h);
-    let n = field.cost.len().min(costs.len());
+    let n = full_rows(field.cost.len().min(costs.len()), w);
     if goal >= n || costs[goal] == WALL {
         return;
     }
@@ -236,6 +238,16 @@ pub fn has_line_of_sight(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i3
     true
 }
 
+/// The largest whole number of `w`-wide rows within `n` cells, as a cell count: a cost slice
+/// shorter than the window is treated as a shorter window rather than read out of bounds.
+fn full_rows(n: usize, w: u32) -> usize {
+    if w == 0 {
+        0
+    } else {
+        n / w as usize * w as usize
+    }
+}
+
 /// The 4 neighbours N, E, S, W of `(x, y)` as indices, `usize::MAX` off the window.
 #[inline]
 fn neighbours4(x: usize, y: usize, w: usize, h: usize) -> [usize; 4] {
@@ -269,9 +281,18 @@ fn run_dial(
         .unwrap_or(1);
     // Every queued cost lies in [d, d + max_step], so max_step + 1 circular buckets suffice.
     let nb = max_step as usize + 1;
-    let IntegratorScratch { buckets, seeds, .. } = scratch;
+    let IntegratorScratch {
+        buckets,
+        seeds,
+        column,
+        ..
+    } = scratch;
     if buckets.len() < nb {
         buckets.resize_with(nb, Vec::new);
+    }
+    column.clear();
+    for _ in 0..h {
+        column.extend(0..w as u32);
     }
     seeds.sort_unstable();
     let mut next_seed = 0;
@@ -296,7 +317,14 @@ fn run_dial(
                 continue;
             }
             field.flags[c] |= INT_ACTIVE;
-            for nbr in neighbours4(c % w, c / w, w, h) {
+            let x = column[c] as usize;
+            let around = [
+                if c >= w { c - w } else { usize::MAX },
+                if x + 1 < w { c + 1 } else { usize::MAX },
+                if c + w < n { c + w } else { usize::MAX },
+                if x > 0 { c - 1 } else { usize::MAX },
+            ];
+            for nbr in around {
                 if nbr == usize::MAX {
                     continue;
                 }

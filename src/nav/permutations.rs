@@ -112,14 +112,14 @@ pub fn build_permutations(
 
     // Which sectors are integrated; an old graph with another layout cannot donate.
     let mut affected = vec![true; sector_count];
-    if let Some(r) = &reuse {
-        if r.old_graph.sector_offsets.len() == sector_count + 1 && r.affected.len() == sector_count
-        {
-            for s in 0..sector_count {
-                let new_k = node_list(sector_offsets, s).len();
-                let old_k = node_list(&r.old_graph.sector_offsets, s).len();
-                affected[s] = r.affected[s] || new_k != old_k;
-            }
+    if let Some(r) = &reuse
+        && r.old_graph.sector_offsets.len() == sector_count + 1
+        && r.affected.len() == sector_count
+    {
+        for (s, a) in affected.iter_mut().enumerate() {
+            let new_k = node_list(sector_offsets, s).len();
+            let old_k = node_list(&r.old_graph.sector_offsets, s).len();
+            *a = r.affected[s] || new_k != old_k;
         }
     }
 
