@@ -250,8 +250,8 @@ impl App {
                 });
                 ui.add_space(6.0);
                 ui.label(
-                    "The bake runs in order: slope → slope→cost curve (max slope and water make walls) → \
-                     painted walls and clears → wall buffer → wall blur → painted cost. One brush stroke is one \
+                    "The bake runs in order: slope -> slope->cost curve (max slope and water make walls) -> \
+                     painted walls and clears -> wall buffer -> wall blur -> painted cost. One brush stroke is one \
                      undo step.",
                 );
             });

@@ -116,7 +116,7 @@ impl Viewport {
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "File ▸ Open… a map (.ron) or a heightmap (.png), or drop one here",
+                "File > Open… a map (.ron) or a heightmap (.png), or drop one here",
                 egui::FontId::proportional(16.0),
                 Color32::from_gray(150),
             );

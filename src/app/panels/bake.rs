@@ -39,14 +39,14 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
     let mut action = None;
     ui.horizontal(|ui| {
         if ui
-            .add_enabled(!view.busy, egui::Button::new("⚙ Bake"))
+            .add_enabled(!view.busy, egui::Button::new("Bake"))
             .on_hover_text("Bake every movement type from scratch")
             .clicked()
         {
             action = Some(BakeAction::Bake);
         }
         if ui
-            .add_enabled(view.busy, egui::Button::new("⏹ Cancel"))
+            .add_enabled(view.busy, egui::Button::new("Cancel"))
             .on_hover_text("Stop the running bake; the previous result stays on screen")
             .clicked()
         {

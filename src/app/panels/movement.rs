@@ -54,7 +54,7 @@ impl MovementPanel {
         let mut command = None;
         ui.horizontal(|ui| {
             if ui
-                .button("➕ Add")
+                .button("Add")
                 .on_hover_text("Add a movement type with default settings")
                 .clicked()
             {
@@ -67,7 +67,7 @@ impl MovementPanel {
             }
             if let Some(cur) = &current {
                 if ui
-                    .button("⎘ Duplicate")
+                    .button("Duplicate")
                     .on_hover_text("Copy the selected type")
                     .clicked()
                 {
@@ -83,7 +83,7 @@ impl MovementPanel {
                 }
                 let can_delete = n > 1;
                 if ui
-                    .add_enabled(can_delete, egui::Button::new("🗑 Delete"))
+                    .add_enabled(can_delete, egui::Button::new("Delete"))
                     .on_hover_text("Delete the selected type and its paint layers (undoable)")
                     .on_disabled_hover_text("A map needs at least one movement type")
                     .clicked()
@@ -134,7 +134,7 @@ impl MovementPanel {
         let mut draft = before.clone();
         parameters_ui(ui, &mut draft);
         ui.add_space(6.0);
-        ui.label(egui::RichText::new("Slope → cost").strong()).on_hover_text(
+        ui.label(egui::RichText::new("Slope -> cost").strong()).on_hover_text(
             "Drag points to change the curve; double-click to add a point, right-click a point to remove it. \
              Bars: share of the map's cells at each slope. Red line: max slope (steeper cells are walls).",
         );

@@ -52,8 +52,8 @@ fn brush_options_ui(ui: &mut Ui, state: &mut EditorState) {
         .show(ui, |ui| {
             ui.label("Shape");
             ui.horizontal(|ui| {
-                ui.selectable_value(&mut brush.shape, BrushShape::Round, "● Round");
-                ui.selectable_value(&mut brush.shape, BrushShape::Square, "■ Square");
+                ui.selectable_value(&mut brush.shape, BrushShape::Round, "Round");
+                ui.selectable_value(&mut brush.shape, BrushShape::Square, "Square");
             });
             ui.end_row();
             let label = ui.label("Size");
@@ -120,7 +120,7 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     if o.walls || o.cost {
         swatch_ui(ui, WALL_COLOR, "wall (255)");
     }
-    ui.checkbox(&mut o.paint, "Paint");
+    ui.checkbox(&mut o.paint, "Paint layer");
     if o.paint {
         ui.horizontal_wrapped(|ui| {
             swatch_ui(
