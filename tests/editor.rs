@@ -16,17 +16,17 @@ use egui_kittest::kittest::Queryable;
 use navstudio::app::App;
 use navstudio::map::{PaintForce, PaintTarget};
 
-const W: u32 = 64;
+const W: u32 = 56;
 const H: u32 = 48;
 /// `new_map_from_heightmap` gives new maps this height scale; the PNG is encoded for it.
-const HEIGHT_SCALE_M: f64 = 60.0;
+const HEIGHT_SCALE_M: f64 = 30.0;
 
 /// Terrain in metres: flat (x < 20), a 0.4 m/cell ramp (21.8°) for 20 ≤ x < 40, and a
 /// 0.9 m/cell ramp (42.0°) beyond. With 1 m cells the "land" type (max slope 35°) has walls
 /// exactly on the steep band.
 fn height_m(x: u32) -> f64 {
     let x = f64::from(x);
-    10.0 + 0.4 * (x.clamp(20.0, 40.0) - 20.0) + 0.9 * (x.max(40.0) - 40.0)
+    5.0 + 0.4 * (x.clamp(20.0, 40.0) - 20.0) + 0.9 * (x.max(40.0) - 40.0)
 }
 
 fn write_heightmap(dir: &Path) -> PathBuf {

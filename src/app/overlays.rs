@@ -389,7 +389,9 @@ pub fn ramp_legend_ui(
     high: &str,
     color: impl Fn(f32) -> Color32,
 ) {
-    ui.label(egui::RichText::new(label).strong());
+    if !label.is_empty() {
+        ui.label(egui::RichText::new(label).strong());
+    }
     ui.horizontal(|ui| {
         ui.label(egui::RichText::new(low).small());
         let (rect, _) = ui.allocate_exact_size(egui::vec2(120.0, 10.0), egui::Sense::hover());

@@ -287,13 +287,11 @@ impl Viewport {
         }
         if self.stroke.is_some()
             && (response.dragged_by(primary) || response.clicked_by(primary) || starting)
-        {
-            if let Some(pos) = response
+            && let Some(pos) = response
                 .interact_pointer_pos()
                 .or_else(|| response.hover_pos())
-            {
-                self.extend_stroke(state, pos);
-            }
+        {
+            self.extend_stroke(state, pos);
         }
         let released = response.drag_stopped_by(primary)
             || response.clicked_by(primary)

@@ -101,7 +101,10 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
                 if (mark.value - k).abs() > 1e-6 || k < 0.0 {
                     return String::new();
                 }
-                names.get(k as usize).cloned().unwrap_or_default()
+                names
+                    .get(k as usize)
+                    .map(|n| n.trim_start_matches("cost: ").to_owned())
+                    .unwrap_or_default()
             })
             .show(ui, |plot_ui| {
                 plot_ui.bar_chart(BarChart::new("stage time", bars));

@@ -236,6 +236,7 @@ impl MovementPanel {
             .include_x(x_right)
             .include_y(0.0)
             .include_y(y_top)
+            .x_grid_spacer(egui_plot::uniform_grid_spacer(|_| [1.0, 5.0, 15.0]))
             .x_axis_label("slope °")
             .y_axis_label("cost")
             .show(ui, |plot_ui| {
