@@ -267,6 +267,10 @@ impl App {
                 let edit = ui
                     .add(egui::TextEdit::singleline(&mut dialog.path).desired_width(420.0))
                     .labelled_by(label.id);
+                if !dialog.focused {
+                    edit.request_focus();
+                    dialog.focused = true;
+                }
                 let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 ui.horizontal(|ui| {
                     if ui.button("OK").clicked() || enter {

@@ -87,6 +87,7 @@ struct PathDialog {
     action: FileAction,
     path: String,
     reason: String,
+    focused: bool,
 }
 
 /// Saves a screenshot of a frame and closes the window (`NAVSTUDIO_SCREENSHOT=path`).
@@ -512,6 +513,7 @@ impl App {
                     .unwrap_or_default(),
                 reason: "No system file dialog is available (no desktop portal and no zenity), so type the path here."
                     .to_owned(),
+                focused: false,
             });
         }
         picked
