@@ -1,5 +1,7 @@
 //! navstudio: a map editor and baker for flow-field navigation data.
 
+#[cfg(feature = "gui")]
+pub mod app;
 pub mod bake;
 pub mod map;
 pub mod nav;

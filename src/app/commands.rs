@@ -1,0 +1,418 @@
+//! Every edit of the map document is a [`Command`] with `apply` and `undo`, so the editor
+//! has exactly one undo/redo history. Commands carry the values they replace; applying a
+//! command reports an [`Effect`] that tells the editor what to re-bake.
+
+use crate::map::{MapDocument, MovementType, PaintCell, PaintLayer, PaintTarget};
+
+use super::state::CellRect;
+
+/// What a command changed, so the editor knows what to re-bake and redraw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Only these cells' costs changed.
+    Cells(CellRect),
+    /// Anything may have changed (movement types, map settings): bake everything.
+    Everything,
+}
+
+/// One painted cell's value before and after a stroke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellChange {
+    /// Row-major cell index.
+    pub index: u32,
+    /// Value before the stroke.
+    pub before: PaintCell,
+    /// Value after the stroke.
+    pub after: PaintCell,
+}
+
+/// Map-wide settings edited together in the Map panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapSettings {
+    /// Map name.
+    pub name: String,
+    /// Cell edge. `[Units: m]`
+    pub cell_size_m: f32,
+    /// Height of a full-white sample. `[Units: m]`
+    pub height_scale_m: f32,
+    /// Water level. `[Units: m]`
+    pub water_level_m: f32,
+    /// Sector edge. `[Units: cells]`
+    pub sector_size: u16,
+}
+
+impl MapSettings {
+    /// The settings of a document.
+    #[must_use]
+    pub fn of(document: &MapDocument) -> Self {
+        Self {
+            name: document.name.clone(),
+            cell_size_m: document.cell_size_m,
+            height_scale_m: document.height_scale_m,
+            water_level_m: document.water_level_m,
+            sector_size: document.sector_size,
+        }
+    }
+
+    fn write_to(&self, document: &mut MapDocument) {
+        document.name.clone_from(&self.name);
+        document.cell_size_m = self.cell_size_m;
+        document.height_scale_m = self.height_scale_m;
+        document.water_level_m = self.water_level_m;
+        document.sector_size = self.sector_size;
+    }
+}
+
+/// An edit of the map document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// One brush stroke on one paint layer.
+    PaintStroke {
+        /// Index of the layer in `document.paint`.
+        layer: usize,
+        /// The stroke created the layer with this target (undo removes it again).
+        created: Option<PaintTarget>,
+        /// Number of cells of a new layer.
+        cell_count: usize,
+        /// Changed cells, in ascending index order.
+        changes: Vec<CellChange>,
+        /// Bounding rectangle of the changes.
+        rect: CellRect,
+    },
+    /// A movement type's parameters (or name) changed.
+    EditMovementType {
+        /// Its index.
+        index: usize,
+        /// The old value.
+        before: MovementType,
+        /// The new value.
+        after: MovementType,
+    },
+    /// A movement type was added.
+    AddMovementType {
+        /// Where it was inserted.
+        index: usize,
+        /// The new type.
+        ty: MovementType,
+    },
+    /// A movement type was deleted, together with the paint layers that target it.
+    RemoveMovementType {
+        /// Its index.
+        index: usize,
+        /// The deleted type.
+        ty: MovementType,
+        /// The deleted paint layers with their former indices, ascending.
+        layers: Vec<(usize, PaintLayer)>,
+    },
+    /// Map-wide settings changed.
+    EditMapSettings {
+        /// The old settings.
+        before: MapSettings,
+        /// The new settings.
+        after: MapSettings,
+    },
+}
+
+fn rename_targets(document: &mut MapDocument, from: &str, to: &str) {
+    if from == to {
+        return;
+    }
+    for layer in &mut document.paint {
+        if layer.target == PaintTarget::Type(from.to_owned()) {
+            layer.target = PaintTarget::Type(to.to_owned());
+        }
+    }
+}
+
+fn write_cells(layer: Option<&mut PaintLayer>, changes: &[CellChange], after: bool) {
+    let Some(layer) = layer else { return };
+    for change in changes {
+        if let Some(cell) = layer.cells.get_mut(change.index as usize) {
+            *cell = if after { change.after } else { change.before };
+        }
+    }
+}
+
+impl Command {
+    /// What applying or undoing this command changes.
+    #[must_use]
+    pub fn effect(&self) -> Effect {
+        match self {
+            Self::PaintStroke { rect, .. } => Effect::Cells(*rect),
+            _ => Effect::Everything,
+        }
+    }
+
+    /// Applies the command to the document.
+    pub fn apply(&self, document: &mut MapDocument) -> Effect {
+        match self {
+            Self::PaintStroke {
+                layer,
+                created,
+                cell_count,
+                changes,
+                ..
+            } => {
+                if let Some(target) = created {
+                    let index = (*layer).min(document.paint.len());
+                    document.paint.insert(
+                        index,
+                        PaintLayer {
+                            target: target.clone(),
+                            file: String::new(),
+                            cells: vec![PaintCell::default(); *cell_count],
+                        },
+                    );
+                }
+                write_cells(document.paint.get_mut(*layer), changes, true);
+            }
+            Self::EditMovementType {
+                index,
+                before,
+                after,
+            } => {
+                if let Some(ty) = document.movement_types.get_mut(*index) {
+                    *ty = after.clone();
+                    rename_targets(document, &before.name, &after.name);
+                }
+            }
+            Self::AddMovementType { index, ty } => {
+                let index = (*index).min(document.movement_types.len());
+                document.movement_types.insert(index, ty.clone());
+            }
+            Self::RemoveMovementType { index, layers, .. } => {
+                if *index < document.movement_types.len() {
+                    document.movement_types.remove(*index);
+                }
+                for (i, _) in layers.iter().rev() {
+                    if *i < document.paint.len() {
+                        document.paint.remove(*i);
+                    }
+                }
+            }
+            Self::EditMapSettings { after, .. } => after.write_to(document),
+        }
+        self.effect()
+    }
+
+    /// Reverts the command on a document it was applied to.
+    pub fn undo(&self, document: &mut MapDocument) -> Effect {
+        match self {
+            Self::PaintStroke {
+                layer,
+                created,
+                changes,
+                ..
+            } => {
+                write_cells(document.paint.get_mut(*layer), changes, false);
+                if created.is_some() && *layer < document.paint.len() {
+                    document.paint.remove(*layer);
+                }
+            }
+            Self::EditMovementType {
+                index,
+                before,
+                after,
+            } => {
+                if let Some(ty) = document.movement_types.get_mut(*index) {
+                    *ty = before.clone();
+                    rename_targets(document, &after.name, &before.name);
+                }
+            }
+            Self::AddMovementType { index, .. } => {
+                if *index < document.movement_types.len() {
+                    document.movement_types.remove(*index);
+                }
+            }
+            Self::RemoveMovementType { index, ty, layers } => {
+                let index = (*index).min(document.movement_types.len());
+                document.movement_types.insert(index, ty.clone());
+                for (i, layer) in layers {
+                    let i = (*i).min(document.paint.len());
+                    document.paint.insert(i, layer.clone());
+                }
+            }
+            Self::EditMapSettings { before, .. } => before.write_to(document),
+        }
+        self.effect()
+    }
+
+    /// A short description for the Edit menu ("Undo paint stroke").
+    #[must_use]
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::PaintStroke { .. } => "paint stroke",
+            Self::EditMovementType { .. } => "movement type edit",
+            Self::AddMovementType { .. } => "add movement type",
+            Self::RemoveMovementType { .. } => "delete movement type",
+            Self::EditMapSettings { .. } => "map settings edit",
+        }
+    }
+}
+
+/// The undo/redo history: applied commands before `position`, undone ones after it.
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    commands: Vec<Command>,
+    position: usize,
+}
+
+impl History {
+    /// Records an applied command, dropping everything that was undone. `saved_at` is the
+    /// position of the saved state; it becomes unreachable when it lay in the dropped part.
+    pub fn push(&mut self, command: Command, saved_at: &mut Option<usize>) {
+        self.commands.truncate(self.position);
+        if saved_at.is_some_and(|s| s > self.position) {
+            *saved_at = None;
+        }
+        self.commands.push(command);
+        self.position = self.commands.len();
+    }
+
+    /// Undoes the last applied command.
+    pub fn undo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        let command = self.commands.get(self.position.checked_sub(1)?)?;
+        let effect = command.undo(document);
+        self.position -= 1;
+        Some(effect)
+    }
+
+    /// Re-applies the next undone command.
+    pub fn redo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        let command = self.commands.get(self.position)?;
+        let effect = command.apply(document);
+        self.position += 1;
+        Some(effect)
+    }
+
+    /// Number of applied commands.
+    #[must_use]
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// The command `undo` would revert.
+    #[must_use]
+    pub fn next_undo(&self) -> Option<&Command> {
+        self.commands.get(self.position.checked_sub(1)?)
+    }
+
+    /// The command `redo` would re-apply.
+    #[must_use]
+    pub fn next_redo(&self) -> Option<&Command> {
+        self.commands.get(self.position)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::map::{FORMAT_VERSION, HeightEncoding, HeightmapSource, PaintForce};
+
+    fn doc() -> MapDocument {
+        MapDocument {
+            version: FORMAT_VERSION,
+            name: "t".to_owned(),
+            heightmap: HeightmapSource {
+                path: "t.png".to_owned(),
+                encoding: HeightEncoding::Auto,
+                no_data: None,
+            },
+            cell_size_m: 1.0,
+            height_scale_m: 10.0,
+            water_level_m: 0.0,
+            sector_size: 10,
+            movement_types: vec![MovementType::default()],
+            paint: Vec::new(),
+            stamps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn undo_then_redo_round_trips_every_command() {
+        let original = doc();
+        let wall = PaintCell {
+            delta: 0,
+            force: PaintForce::Wall,
+        };
+        let commands = vec![
+            Command::PaintStroke {
+                layer: 0,
+                created: Some(PaintTarget::Type("land".to_owned())),
+                cell_count: 4,
+                changes: vec![CellChange {
+                    index: 2,
+                    before: PaintCell::default(),
+                    after: wall,
+                }],
+                rect: CellRect::cell(0, 1),
+            },
+            Command::EditMovementType {
+                index: 0,
+                before: MovementType::default(),
+                after: MovementType {
+                    name: "tank".to_owned(),
+                    max_slope_deg: 10.0,
+                    ..MovementType::default()
+                },
+            },
+            Command::AddMovementType {
+                index: 1,
+                ty: MovementType::default(),
+            },
+        ];
+        let mut d = original.clone();
+        let mut history = History::default();
+        let mut saved = Some(0);
+        let mut states = vec![d.clone()];
+        for c in commands {
+            c.apply(&mut d);
+            history.push(c, &mut saved);
+            states.push(d.clone());
+        }
+        // The rename followed the paint layer.
+        assert_eq!(d.paint[0].target, PaintTarget::Type("tank".to_owned()));
+        assert_eq!(d.paint[0].cells[2], wall);
+        for k in (0..3).rev() {
+            history.undo(&mut d).unwrap();
+            assert_eq!(d, states[k]);
+        }
+        assert!(history.undo(&mut d).is_none());
+        for state in states.iter().skip(1) {
+            history.redo(&mut d).unwrap();
+            assert_eq!(&d, state);
+        }
+        // Deleting the renamed type takes its layer; undo brings both back.
+        let remove = Command::RemoveMovementType {
+            index: 0,
+            ty: d.movement_types[0].clone(),
+            layers: vec![(0, d.paint[0].clone())],
+        };
+        let before = d.clone();
+        remove.apply(&mut d);
+        assert!(d.paint.is_empty());
+        remove.undo(&mut d);
+        assert_eq!(d, before);
+    }
+
+    #[test]
+    fn new_command_after_undo_makes_saved_state_unreachable() {
+        let mut d = doc();
+        let mut history = History::default();
+        let mut saved = Some(0);
+        let edit = |slope| Command::EditMovementType {
+            index: 0,
+            before: MovementType::default(),
+            after: MovementType {
+                max_slope_deg: slope,
+                ..MovementType::default()
+            },
+        };
+        history.push(edit(10.0), &mut saved);
+        saved = Some(1);
+        history.undo(&mut d);
+        history.push(edit(20.0), &mut saved);
+        assert_eq!(saved, None);
+    }
+}

@@ -1,0 +1,386 @@
+//! The editor's frame layout: menu bar, status bar, side panels, the viewport, and the
+//! Help, path and confirmation windows. Drawing only; state changes go through `App`.
+
+use std::path::PathBuf;
+
+use egui::{Color32, RichText};
+
+use super::panels::{self, BakeAction, BakeView};
+use super::tools::{Tool, inspect_cell};
+use super::{App, FileAction};
+
+/// Shortcut list for the Help window and tooltips: (keys, what they do).
+const SHORTCUTS: [(&str, &str); 12] = [
+    ("B", "Paint brush"),
+    ("I", "Inspect"),
+    ("S", "Stamp (reserved)"),
+    ("G", "Goal (reserved)"),
+    ("F / Home", "Fit the map in the view"),
+    ("Wheel", "Zoom at the cursor"),
+    ("Middle / right drag, Space + drag", "Pan"),
+    ("Ctrl+Z", "Undo"),
+    ("Ctrl+Shift+Z / Ctrl+Y", "Redo"),
+    ("Ctrl+S", "Save"),
+    ("Ctrl+O", "Open"),
+    ("F1", "This help"),
+];
+
+impl App {
+    pub(super) fn ui_impl(&mut self, ui: &mut egui::Ui) {
+        egui::Panel::top("menu_bar").show(ui, |ui| self.menu_bar_ui(ui));
+        egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui));
+        egui::Panel::left("left_panel")
+            .resizable(true)
+            .default_size(270.0)
+            .min_size(220.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    section(ui, "Tools", true, |ui| {
+                        panels::tools_ui(ui, &mut self.state)
+                    });
+                    section(ui, "Overlays", true, |ui| {
+                        panels::overlays_ui(ui, &mut self.state)
+                    });
+                    section(ui, "Map", false, |ui| {
+                        self.map_panel.ui(ui, &mut self.state)
+                    });
+                });
+            });
+        egui::Panel::right("right_panel")
+            .resizable(true)
+            .default_size(340.0)
+            .min_size(280.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    section(ui, "Movement types", true, |ui| {
+                        self.movement_panel.ui(ui, &mut self.state)
+                    });
+                    section(ui, "Bake", true, |ui| self.bake_panel_ui(ui));
+                });
+            });
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| {
+                self.viewport.ui(ui, &mut self.state, &self.textures)
+            });
+        let ctx = ui.ctx().clone();
+        self.windows_ui(&ctx);
+    }
+
+    fn bake_panel_ui(&mut self, ui: &mut egui::Ui) {
+        let (w, h) = self.state.map_size();
+        let view = BakeView {
+            busy: self.worker.is_busy(),
+            progress: self.worker.progress(),
+            baked: self.state.baked.as_ref(),
+            full_timings: &self.full_timings,
+            cell_count: w as usize * h as usize,
+            current: self.state.bake_is_current(),
+        };
+        match panels::bake_ui(ui, &view, &mut self.auto_rebake) {
+            Some(BakeAction::Bake) => self.start_full_bake(),
+            Some(BakeAction::Cancel) => self.worker.cancel(),
+            None => {}
+        }
+    }
+
+    fn menu_bar_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("New from heightmap…").clicked() {
+                    self.request(FileAction::NewFromHeightmap);
+                }
+                if ui
+                    .add(egui::Button::new("Open…").shortcut_text("Ctrl+O"))
+                    .clicked()
+                {
+                    self.request(FileAction::Open);
+                }
+                ui.separator();
+                let has_map = self.state.map.is_some();
+                if ui
+                    .add_enabled(has_map, egui::Button::new("Save").shortcut_text("Ctrl+S"))
+                    .clicked()
+                {
+                    self.request(FileAction::Save);
+                }
+                if ui
+                    .add_enabled(has_map, egui::Button::new("Save As…"))
+                    .clicked()
+                {
+                    self.request(FileAction::SaveAs);
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    self.request(FileAction::Quit);
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                let undo = self
+                    .state
+                    .history
+                    .next_undo()
+                    .map(super::commands::Command::label);
+                let redo = self
+                    .state
+                    .history
+                    .next_redo()
+                    .map(super::commands::Command::label);
+                let undo_text = undo.map_or_else(|| "Undo".to_owned(), |l| format!("Undo {l}"));
+                let redo_text = redo.map_or_else(|| "Redo".to_owned(), |l| format!("Redo {l}"));
+                if ui
+                    .add_enabled(
+                        undo.is_some(),
+                        egui::Button::new(undo_text).shortcut_text("Ctrl+Z"),
+                    )
+                    .clicked()
+                {
+                    self.movement_panel.flush(&mut self.state);
+                    self.state.undo();
+                }
+                if ui
+                    .add_enabled(
+                        redo.is_some(),
+                        egui::Button::new(redo_text).shortcut_text("Ctrl+Shift+Z"),
+                    )
+                    .clicked()
+                {
+                    self.state.redo();
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui
+                    .add(egui::Button::new("Fit map").shortcut_text("F"))
+                    .clicked()
+                {
+                    self.viewport.fit_requested = true;
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                if ui
+                    .add(egui::Button::new("Keyboard shortcuts").shortcut_text("F1"))
+                    .clicked()
+                {
+                    self.show_help = true;
+                }
+            });
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if let Some(map) = &self.state.map {
+                    let star = if self.state.is_modified() { " •" } else { "" };
+                    let path = map
+                        .path
+                        .as_ref()
+                        .map_or_else(|| "not saved yet".to_owned(), |p| p.display().to_string());
+                    ui.label(RichText::new(format!("{}{star}", map.document.name)).strong())
+                        .on_hover_text(path);
+                }
+            });
+        });
+    }
+
+    fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let info = self.viewport.hover_cell.and_then(|(x, y)| {
+                let map = self.state.map.as_ref()?;
+                inspect_cell(map, self.state.baked.as_ref(), x, y)
+            });
+            match info {
+                Some(info) => {
+                    ui.monospace(format!("cell {:>4}, {:<4}", info.x, info.y));
+                    ui.separator();
+                    ui.monospace(format!("{:.1}, {:.1} m", info.world_m.0, info.world_m.1));
+                    ui.separator();
+                    ui.monospace(format!("height {:.2} m", info.height_m));
+                    ui.separator();
+                    match info.slope_deg {
+                        Some(s) => ui.monospace(format!("slope {s:.1}°")),
+                        None => ui.monospace("slope –"),
+                    };
+                    ui.separator();
+                    for (name, cost) in &info.costs {
+                        let text = if *cost == crate::nav::grid::WALL {
+                            RichText::new(format!("{name}: wall"))
+                                .color(Color32::from_rgb(230, 110, 110))
+                        } else {
+                            RichText::new(format!("{name}: {cost}"))
+                        };
+                        ui.label(text.monospace());
+                    }
+                    ui.separator();
+                    ui.monospace(format!(
+                        "sector {},{} (#{})",
+                        info.sector.0, info.sector.1, info.sector.2
+                    ));
+                }
+                None => {
+                    ui.weak(match self.state.tool {
+                        Tool::Paint => {
+                            "Paint: drag on the map. Space + drag pans, wheel zooms, F fits."
+                        }
+                        _ => "Hover the map to inspect a cell. Drag pans, wheel zooms, F fits.",
+                    });
+                }
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.monospace(format!(
+                    "{:.0} %",
+                    self.viewport.transform.px_per_cell * 100.0
+                ));
+                if self.worker.is_busy() {
+                    ui.spinner();
+                }
+            });
+        });
+    }
+
+    fn windows_ui(&mut self, ctx: &egui::Context) {
+        let mut show_help = self.show_help;
+        egui::Window::new("Help")
+            .open(&mut show_help)
+            .resizable(false)
+            .collapsible(false)
+            .show(ctx, |ui| {
+                ui.label("Keyboard and mouse");
+                egui::Grid::new("shortcuts").num_columns(2).striped(true).show(ui, |ui| {
+                    for (keys, what) in SHORTCUTS {
+                        ui.monospace(keys);
+                        ui.label(what);
+                        ui.end_row();
+                    }
+                });
+                ui.add_space(6.0);
+                ui.label(
+                    "The bake runs in order: slope -> slope->cost curve (max slope and water make walls) -> \
+                     painted walls and clears -> wall buffer -> wall blur -> painted cost. One brush stroke is one \
+                     undo step.",
+                );
+            });
+        self.show_help = show_help;
+
+        if let Some(mut dialog) = self.path_dialog.take() {
+            let mut done = None;
+            let mut cancel = false;
+            egui::Modal::new(egui::Id::unique("path_dialog")).show(ctx, |ui| {
+                ui.heading("Type a path");
+                ui.label(&dialog.reason);
+                let label = ui.label("Path");
+                let edit = ui
+                    .add(egui::TextEdit::singleline(&mut dialog.path).desired_width(420.0))
+                    .labelled_by(label.id);
+                if !dialog.focused {
+                    edit.request_focus();
+                    dialog.focused = true;
+                }
+                let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                ui.horizontal(|ui| {
+                    if ui.button("OK").clicked() || enter {
+                        done = Some(PathBuf::from(dialog.path.trim()));
+                    }
+                    if ui.button("Cancel").clicked() {
+                        cancel = true;
+                    }
+                });
+            });
+            match done {
+                Some(path) if !path.as_os_str().is_empty() => {
+                    self.typed_path_done(dialog.action, path)
+                }
+                _ if cancel => {}
+                _ => self.path_dialog = Some(dialog),
+            }
+        }
+
+        if let Some(action) = self.confirm.clone() {
+            let mut choice = None;
+            egui::Modal::new(egui::Id::unique("confirm_discard")).show(ctx, |ui| {
+                ui.heading("Unsaved changes");
+                ui.label("The map has changes that are not saved. Discard them?");
+                ui.horizontal(|ui| {
+                    if ui.button("Save first").clicked() {
+                        choice = Some(0);
+                    }
+                    if ui.button("Discard").clicked() {
+                        choice = Some(1);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        choice = Some(2);
+                    }
+                });
+            });
+            match choice {
+                Some(0) => {
+                    self.confirm = None;
+                    self.perform(FileAction::Save);
+                    if !self.state.is_modified() {
+                        self.perform(action);
+                    }
+                }
+                Some(1) => {
+                    self.confirm = None;
+                    self.perform(action);
+                }
+                Some(_) => self.confirm = None,
+                None => {}
+            }
+        }
+
+        if let Some(message) = self.error.clone() {
+            let mut close = false;
+            egui::Modal::new(egui::Id::unique("error")).show(ctx, |ui| {
+                ui.set_max_width(480.0);
+                ui.heading("Something went wrong");
+                ui.label(message);
+                if ui.button("OK").clicked() {
+                    close = true;
+                }
+            });
+            if close {
+                self.error = None;
+            }
+        }
+
+        if !self.state.messages.is_empty() {
+            let mut dismiss = false;
+            egui::Window::new("Messages")
+                .anchor(egui::Align2::CENTER_TOP, egui::vec2(0.0, 40.0))
+                .collapsible(false)
+                .resizable(false)
+                .title_bar(false)
+                .show(ctx, |ui| {
+                    for m in &self.state.messages {
+                        ui.label(RichText::new(m).color(Color32::from_rgb(240, 200, 120)));
+                    }
+                    if ui.button("Dismiss").clicked() {
+                        dismiss = true;
+                    }
+                });
+            if dismiss {
+                self.state.messages.clear();
+            }
+        }
+
+        let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
+        if hovering {
+            let painter = ctx.layer_painter(egui::LayerId::new(
+                egui::Order::Foreground,
+                egui::Id::unique("drop"),
+            ));
+            let rect = ctx.content_rect();
+            painter.rect_filled(rect, 0.0, Color32::from_black_alpha(160));
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop a map (.ron) or heightmap (.png) to open it",
+                egui::FontId::proportional(22.0),
+                Color32::WHITE,
+            );
+        }
+    }
+}
+
+fn section(ui: &mut egui::Ui, title: &str, open: bool, add: impl FnOnce(&mut egui::Ui)) {
+    egui::CollapsingHeader::new(RichText::new(title).strong().size(15.0))
+        .default_open(open)
+        .show(ui, add);
+    ui.add_space(2.0);
+}

@@ -1,0 +1,631 @@
+//! The editor (behind the `gui` feature): the only module that imports eframe, egui,
+//! egui_plot and rfd.
+//!
+//! [`App`] owns the [`EditorState`](state::EditorState) and the background bake
+//! [`Worker`](worker::Worker). Each frame, [`App::logic`](eframe::App::logic) polls the
+//! worker, handles shortcuts, sends rebake requests and refreshes overlay textures; then
+//! `ui` draws the panels, which read the state and emit [`Command`](commands::Command)s.
+//! Library calls go through [`backend`], the adapter to rewire to `map::io` and `bake`.
+
+pub mod backend;
+pub mod commands;
+mod layout;
+pub mod overlays;
+pub mod panels;
+pub mod state;
+pub mod tools;
+pub mod viewport;
+pub mod worker;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui::{Key, KeyboardShortcut, Modifiers, ViewportCommand};
+
+use self::backend::LoadedMap;
+use self::overlays::OverlayTextures;
+use self::panels::{MapSettingsPanel, MovementPanel};
+use self::state::{CellRect, EditorState};
+use self::tools::Tool;
+use self::viewport::Viewport;
+use self::worker::{BakeRequest, Worker, WorkerMessage};
+
+/// Why the editor could not run, in one sentence for a person.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// No display server to open a window on.
+    #[error(
+        "the editor needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set; \
+         run it from a desktop session, or use the headless commands \
+         `navstudio validate`, `navstudio bake` and `navstudio info`"
+    )]
+    NoDisplay,
+    /// eframe could not open the window or its renderer.
+    #[error(
+        "the editor window could not be opened ({0}); check the graphics drivers \
+         (Vulkan or OpenGL), or use the headless commands `navstudio validate`, \
+         `navstudio bake` and `navstudio info`"
+    )]
+    Window(String),
+    /// The bake thread could not be started.
+    #[error(
+        "the editor could not start its bake thread ({0}); free some system resources and try again"
+    )]
+    Worker(#[source] std::io::Error),
+}
+
+/// A file action, possibly waiting for the designer to confirm discarding changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileAction {
+    /// Pick a heightmap and start a new map from it.
+    NewFromHeightmap,
+    /// Pick a map document (or heightmap) to open.
+    Open,
+    /// Open this file.
+    OpenPath(PathBuf),
+    /// Save to the current path (asks for one the first time).
+    Save,
+    /// Save to a new path.
+    SaveAs,
+    /// Close the editor.
+    Quit,
+}
+
+impl FileAction {
+    fn discards_changes(&self) -> bool {
+        matches!(
+            self,
+            Self::NewFromHeightmap | Self::Open | Self::OpenPath(_) | Self::Quit
+        )
+    }
+}
+
+/// The typed-path dialog shown when no system file dialog is available.
+#[derive(Clone, Debug)]
+struct PathDialog {
+    action: FileAction,
+    path: String,
+    reason: String,
+    focused: bool,
+}
+
+/// Saves a screenshot of a frame and closes the window (`NAVSTUDIO_SCREENSHOT=path`).
+#[derive(Clone, Debug)]
+struct ScreenshotPlan {
+    path: PathBuf,
+    frames_after_bake: u32,
+    requested: bool,
+}
+
+/// The editor application.
+pub struct App {
+    /// Everything being edited.
+    pub state: EditorState,
+    worker: Worker,
+    viewport: Viewport,
+    textures: OverlayTextures,
+    movement_panel: MovementPanel,
+    map_panel: MapSettingsPanel,
+    auto_rebake: bool,
+    /// A full bake was cancelled: automatic rebakes wait for the Bake button.
+    bake_suspended: bool,
+    full_timings: Vec<(String, Duration)>,
+    textures_need_reset: bool,
+    cost_shown: Option<(usize, usize)>,
+    height_params: (f32, f32, f32),
+    path_dialog: Option<PathDialog>,
+    confirm: Option<FileAction>,
+    error: Option<String>,
+    show_help: bool,
+    allow_close: bool,
+    quit_requested: bool,
+    style_set: bool,
+    title: String,
+    screenshot: Option<ScreenshotPlan>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// An editor with `path` (a `.ron` map or a `.png` heightmap) open, if given. A path
+    /// that fails to load leaves the editor empty and shows the error.
+    ///
+    /// # Errors
+    /// The bake thread could not be started.
+    pub fn new(path: Option<&Path>) -> Result<Self, AppError> {
+        let worker = Worker::spawn().map_err(AppError::Worker)?;
+        let mut app = Self {
+            state: EditorState::default(),
+            worker,
+            viewport: Viewport::default(),
+            textures: OverlayTextures::default(),
+            movement_panel: MovementPanel::default(),
+            map_panel: MapSettingsPanel::default(),
+            auto_rebake: true,
+            bake_suspended: false,
+            full_timings: Vec::new(),
+            textures_need_reset: false,
+            cost_shown: None,
+            height_params: (0.0, 0.0, 0.0),
+            path_dialog: None,
+            confirm: None,
+            error: None,
+            show_help: false,
+            allow_close: false,
+            quit_requested: false,
+            style_set: false,
+            title: String::new(),
+            screenshot: None,
+        };
+        if let Some(path) = path {
+            app.open_path(path);
+        }
+        Ok(app)
+    }
+
+    /// Opens a map or heightmap now (no unsaved-changes check); errors go to the message box.
+    pub fn open_path(&mut self, path: &Path) {
+        match backend::load_map(path) {
+            Ok(loaded) => self.open_loaded(loaded),
+            Err(err) => self.error = Some(err.to_string()),
+        }
+    }
+
+    fn open_loaded(&mut self, loaded: LoadedMap) {
+        self.movement_panel = MovementPanel::default();
+        self.map_panel = MapSettingsPanel::default();
+        self.state.open(loaded);
+        self.viewport.fit_requested = true;
+        self.textures_need_reset = true;
+        self.cost_shown = None;
+        self.bake_suspended = false;
+        self.full_timings.clear();
+    }
+
+    /// Whether the worker is idle and the shown bake matches the document.
+    #[must_use]
+    pub fn is_baked(&self) -> bool {
+        !self.worker.is_busy() && self.state.bake_is_current() && !self.viewport.is_painting()
+    }
+
+    /// The viewport's screen rectangle (last frame) and transform, for tests and tools.
+    #[must_use]
+    pub fn viewport(&self) -> &Viewport {
+        &self.viewport
+    }
+
+    /// Draws one frame into `ui` without an eframe `Frame` (for egui_kittest): runs the
+    /// same logic and drawing as the real window.
+    pub fn ui_for_test(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        self.logic_impl(&ctx);
+        self.ui_impl(ui);
+    }
+
+    fn setup_style(ctx: &egui::Context) {
+        ctx.set_theme(egui::Theme::Dark);
+        ctx.all_styles_mut(|style| {
+            style.spacing.item_spacing = egui::vec2(8.0, 5.0);
+            style.spacing.button_padding = egui::vec2(7.0, 3.0);
+            style.spacing.slider_width = 130.0;
+        });
+    }
+
+    // ---------------------------------------------------------------- logic
+
+    fn logic_impl(&mut self, ctx: &egui::Context) {
+        if !self.style_set {
+            Self::setup_style(ctx);
+            self.style_set = true;
+        }
+        self.worker.set_repaint_context(ctx);
+        self.poll_worker(ctx);
+        self.handle_shortcuts(ctx);
+        self.handle_dropped_files(ctx);
+        self.handle_close_request(ctx);
+        if std::mem::take(&mut self.quit_requested) {
+            ctx.send_viewport_cmd(ViewportCommand::Close);
+        }
+        self.request_bakes();
+        self.refresh_textures(ctx);
+        let title = self.state.title();
+        if title != self.title {
+            ctx.send_viewport_cmd(ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+        self.screenshot_step(ctx);
+    }
+
+    fn poll_worker(&mut self, ctx: &egui::Context) {
+        for message in self.worker.poll() {
+            match message {
+                WorkerMessage::Progress(_) => {}
+                WorkerMessage::Baked(output) => {
+                    self.full_timings.clone_from(&output.timings);
+                    self.state.baked = Some(*output);
+                    if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
+                        self.textures.refresh_slope(ctx, map, baked);
+                    }
+                    self.cost_shown = None;
+                }
+                WorkerMessage::Patched(patch) => {
+                    let width = self.state.map_size().0;
+                    if let Some(baked) = self.state.baked.as_mut() {
+                        patch.apply_to(baked, width);
+                    }
+                    if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
+                        self.textures.refresh_cost(
+                            ctx,
+                            map,
+                            baked,
+                            self.state.selected_type,
+                            patch.rect,
+                        );
+                    }
+                }
+                WorkerMessage::Cancelled => {
+                    self.bake_suspended = true;
+                    self.state.pending_full_bake = true;
+                    self.state
+                        .messages
+                        .push("Bake cancelled: the overlays show the previous bake. Press Bake to finish.".to_owned());
+                }
+            }
+        }
+        if self.worker.is_busy() {
+            // Progress arrives by message; this only keeps the bar's animation alive.
+            ctx.request_repaint_after(Duration::from_millis(100));
+        }
+    }
+
+    fn request_bakes(&mut self) {
+        if self.worker.is_busy() || self.bake_suspended {
+            return;
+        }
+        let Some(map) = self.state.map.as_ref() else {
+            return;
+        };
+        let first = self.state.baked.is_none();
+        if self.state.pending_full_bake && (self.auto_rebake || first) {
+            let request = BakeRequest::Full {
+                document: Arc::new(map.document.clone()),
+                heightmap: Arc::new(map.heightmap.clone()),
+            };
+            if self.worker.send(request) {
+                self.state.pending_full_bake = false;
+                self.state.pending_dirty = None;
+            }
+        } else if let (Some(rect), true, false) = (
+            self.state.pending_dirty,
+            self.auto_rebake,
+            self.state.pending_full_bake,
+        ) {
+            let request = BakeRequest::Rect {
+                document: Arc::new(map.document.clone()),
+                heightmap: Arc::new(map.heightmap.clone()),
+                rect,
+            };
+            if self.worker.send(request) {
+                self.state.pending_dirty = None;
+            }
+        }
+    }
+
+    fn start_full_bake(&mut self) {
+        self.bake_suspended = false;
+        self.state.pending_full_bake = true;
+        let auto = self.auto_rebake;
+        self.auto_rebake = true;
+        self.request_bakes();
+        self.auto_rebake = auto;
+    }
+
+    fn refresh_textures(&mut self, ctx: &egui::Context) {
+        let Some(map) = self.state.map.as_ref() else {
+            return;
+        };
+        let params = (
+            map.document.height_scale_m,
+            map.document.water_level_m,
+            map.document.cell_size_m,
+        );
+        if self.textures_need_reset {
+            self.textures.reset(ctx, map);
+            self.textures_need_reset = false;
+            self.height_params = params;
+            self.state.paint_dirty =
+                Some(CellRect::full(map.heightmap.width, map.heightmap.height));
+        } else if params != self.height_params {
+            self.textures.refresh_height(ctx, map);
+            self.height_params = params;
+        }
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        let selected = self.state.selected_type;
+        let type_name = map
+            .document
+            .movement_types
+            .get(selected)
+            .map_or_else(String::new, |t| t.name.clone());
+        if let Some(rect) = self.state.paint_dirty.take() {
+            self.textures.refresh_paint(ctx, map, &type_name, rect);
+        }
+        if let Some(baked) = &self.state.baked {
+            let key = (selected, baked.types.len());
+            if self.cost_shown != Some(key) {
+                self.textures.refresh_cost(ctx, map, baked, selected, full);
+                self.cost_shown = Some(key);
+            }
+        }
+    }
+
+    fn handle_shortcuts(&mut self, ctx: &egui::Context) {
+        if ctx.text_edit_focused() {
+            return;
+        }
+        let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
+        let redo_shift = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+        let redo_y = KeyboardShortcut::new(Modifiers::COMMAND, Key::Y);
+        let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
+        let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
+        // Longest modifier set first: Ctrl+Shift+Z must not be read as Ctrl+Z.
+        let (redo, undo, save, open) = ctx.input_mut(|i| {
+            let redo = i.consume_shortcut(&redo_shift) || i.consume_shortcut(&redo_y);
+            (
+                redo,
+                i.consume_shortcut(&undo),
+                i.consume_shortcut(&save),
+                i.consume_shortcut(&open),
+            )
+        });
+        if redo || undo {
+            self.movement_panel.flush(&mut self.state);
+            self.map_panel.flush(&mut self.state);
+        }
+        if redo {
+            self.state.redo();
+        }
+        if undo {
+            self.state.undo();
+        }
+        if save {
+            self.request(FileAction::Save);
+        }
+        if open {
+            self.request(FileAction::Open);
+        }
+        let plain = |key| KeyboardShortcut::new(Modifiers::NONE, key);
+        ctx.input_mut(|i| {
+            for (key, tool) in [
+                (Key::B, Tool::Paint),
+                (Key::I, Tool::Inspect),
+                (Key::S, Tool::Stamp),
+                (Key::G, Tool::Goal),
+            ] {
+                if i.consume_shortcut(&plain(key)) && tool.is_available() {
+                    self.state.tool = tool;
+                }
+            }
+            if i.consume_shortcut(&plain(Key::F)) || i.consume_shortcut(&plain(Key::Home)) {
+                self.viewport.fit_requested = true;
+            }
+            if i.consume_shortcut(&plain(Key::F1)) {
+                self.show_help = !self.show_help;
+            }
+        });
+    }
+
+    fn handle_dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_owned()));
+        if let Some(path) = dropped {
+            self.request(FileAction::OpenPath(path));
+        }
+    }
+
+    fn handle_close_request(&mut self, ctx: &egui::Context) {
+        if ctx.input(|i| i.viewport().close_requested())
+            && self.state.is_modified()
+            && !self.allow_close
+        {
+            ctx.send_viewport_cmd(ViewportCommand::CancelClose);
+            self.confirm = Some(FileAction::Quit);
+        }
+    }
+
+    // ---------------------------------------------------------------- files
+
+    /// Runs a file action, asking first when it would discard unsaved changes.
+    pub fn request(&mut self, action: FileAction) {
+        if action.discards_changes() && self.state.is_modified() {
+            self.confirm = Some(action);
+        } else {
+            self.perform(action);
+        }
+    }
+
+    fn perform(&mut self, action: FileAction) {
+        match action {
+            FileAction::NewFromHeightmap => {
+                let dialog = rfd::FileDialog::new()
+                    .set_title("New map from heightmap")
+                    .add_filter("Heightmap (PNG)", &["png"]);
+                if let Some(path) = self.pick(dialog, FileAction::NewFromHeightmap, false) {
+                    match backend::new_map_from_heightmap(&path) {
+                        Ok(loaded) => self.open_loaded(loaded),
+                        Err(err) => self.error = Some(err.to_string()),
+                    }
+                }
+            }
+            FileAction::Open => {
+                let dialog = rfd::FileDialog::new()
+                    .set_title("Open map")
+                    .add_filter("Map or heightmap", &["ron", "png"]);
+                if let Some(path) = self.pick(dialog, FileAction::Open, false) {
+                    self.open_path(&path);
+                }
+            }
+            FileAction::OpenPath(path) => self.open_path(&path),
+            FileAction::Save => match self.state.map.as_ref().and_then(|m| m.path.clone()) {
+                Some(path) => self.save_to(&path),
+                None => self.perform(FileAction::SaveAs),
+            },
+            FileAction::SaveAs => {
+                let Some(map) = &self.state.map else { return };
+                let dialog = rfd::FileDialog::new()
+                    .set_title("Save map as")
+                    .add_filter("Map document", &["ron"])
+                    .set_file_name(format!("{}.ron", map.document.name));
+                if let Some(path) = self.pick(dialog, FileAction::SaveAs, true) {
+                    self.save_to(&path);
+                }
+            }
+            FileAction::Quit => {
+                self.allow_close = true;
+                self.quit_requested = true;
+            }
+        }
+    }
+
+    /// Shows the system file dialog; when none is available (it returns at once), opens
+    /// the typed-path dialog instead and says why.
+    fn pick(&mut self, dialog: rfd::FileDialog, action: FileAction, save: bool) -> Option<PathBuf> {
+        let start = Instant::now();
+        let picked = if save {
+            dialog.save_file()
+        } else {
+            dialog.pick_file()
+        };
+        if picked.is_none() && start.elapsed() < Duration::from_millis(300) {
+            self.path_dialog = Some(PathDialog {
+                action,
+                path: self
+                    .state
+                    .map
+                    .as_ref()
+                    .and_then(|m| m.path.as_ref())
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                reason: "No system file dialog is available (no desktop portal and no zenity), so type the path here."
+                    .to_owned(),
+                focused: false,
+            });
+        }
+        picked
+    }
+
+    fn save_to(&mut self, path: &Path) {
+        let Some(map) = &self.state.map else { return };
+        match backend::save_map(path, &map.document, &map.heightmap) {
+            Ok(()) => self.state.mark_saved(path.to_owned()),
+            Err(err) => {
+                self.error = Some(format!(
+                    "The map was not saved: {err} Your changes are still open in the editor."
+                ));
+            }
+        }
+    }
+
+    fn typed_path_done(&mut self, action: FileAction, path: PathBuf) {
+        match action {
+            FileAction::NewFromHeightmap => match backend::new_map_from_heightmap(&path) {
+                Ok(loaded) => self.open_loaded(loaded),
+                Err(err) => self.error = Some(err.to_string()),
+            },
+            FileAction::SaveAs | FileAction::Save => self.save_to(&path),
+            _ => self.open_path(&path),
+        }
+    }
+}
+
+impl eframe::App for App {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.logic_impl(ctx);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.ui_impl(ui);
+    }
+}
+
+impl App {
+    fn screenshot_step(&mut self, ctx: &egui::Context) {
+        let ready = self.is_baked() || (self.state.map.is_none() && self.error.is_some());
+        let Some(plan) = self.screenshot.as_mut() else {
+            return;
+        };
+        if plan.requested {
+            return;
+        }
+        ctx.request_repaint();
+        if !ready {
+            return;
+        }
+        if plan.frames_after_bake > 0 {
+            plan.frames_after_bake -= 1;
+            return;
+        }
+        plan.requested = true;
+        self.allow_close = true;
+        let path = plan.path.clone();
+        let close_ctx = ctx.clone();
+        ctx.request_screenshot(move |image: Arc<egui::ColorImage>| {
+            let [w, h] = image.size;
+            let bytes: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+            let saved = image::RgbaImage::from_raw(w as u32, h as u32, bytes)
+                .ok_or_else(|| "the screenshot has the wrong size".to_owned())
+                .and_then(|img| img.save(&path).map_err(|e| e.to_string()));
+            if let Err(err) = saved {
+                eprintln!(
+                    "navstudio: could not save the screenshot to {}: {err}",
+                    path.display()
+                );
+            }
+            close_ctx.send_viewport_cmd(ViewportCommand::Close);
+        });
+    }
+}
+
+/// Opens the editor window, with `path` (a `.ron` map or `.png` heightmap) if given, and
+/// returns when it is closed.
+///
+/// Set `NAVSTUDIO_SCREENSHOT=shot.png` to save the window once the first bake is shown and
+/// close (for README images).
+///
+/// # Errors
+/// No display is available, or the window or its renderer could not be created.
+pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
+    let has = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+    if !has("DISPLAY") && !has("WAYLAND_DISPLAY") {
+        return Err(AppError::NoDisplay);
+    }
+    let mut app = App::new(path.as_deref())?;
+    app.screenshot = std::env::var_os("NAVSTUDIO_SCREENSHOT").map(|p| ScreenshotPlan {
+        path: PathBuf::from(p),
+        frames_after_bake: 5,
+        requested: false,
+    });
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("navstudio")
+            .with_app_id("navstudio")
+            .with_inner_size([1440.0, 900.0])
+            .with_min_inner_size([960.0, 600.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "navstudio",
+        options,
+        Box::new(move |cc| {
+            App::setup_style(&cc.egui_ctx);
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|err| AppError::Window(err.to_string()))
+}

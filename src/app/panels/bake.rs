@@ -1,0 +1,141 @@
+//! The Bake panel: Bake / Cancel, progress, per-stage timings as a bar chart, and
+//! per-movement-type statistics.
+
+use std::time::Duration;
+
+use egui::{Color32, Ui};
+use egui_plot::{Bar, BarChart, Plot};
+
+use crate::app::backend::{BakeOutput, BakeProgress};
+
+/// What the designer asked for in the panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BakeAction {
+    /// Start a full bake.
+    Bake,
+    /// Stop the running bake.
+    Cancel,
+}
+
+/// What the panel shows.
+#[derive(Debug)]
+pub struct BakeView<'a> {
+    /// Whether the worker is busy.
+    pub busy: bool,
+    /// Its latest progress.
+    pub progress: Option<&'a BakeProgress>,
+    /// The latest bake.
+    pub baked: Option<&'a BakeOutput>,
+    /// Stage timings of the last full bake.
+    pub full_timings: &'a [(String, Duration)],
+    /// Cells on the map.
+    pub cell_count: usize,
+    /// Whether the shown costs match the document.
+    pub current: bool,
+}
+
+/// Draws the panel; returns the requested action.
+pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Option<BakeAction> {
+    let mut action = None;
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(!view.busy, egui::Button::new("Bake"))
+            .on_hover_text("Bake every movement type from scratch")
+            .clicked()
+        {
+            action = Some(BakeAction::Bake);
+        }
+        if ui
+            .add_enabled(view.busy, egui::Button::new("Cancel"))
+            .on_hover_text("Stop the running bake; the previous result stays on screen")
+            .clicked()
+        {
+            action = Some(BakeAction::Cancel);
+        }
+        ui.checkbox(auto_rebake, "Auto").on_hover_text(
+            "Re-bake automatically after every edit (only the painted cells are re-baked)",
+        );
+    });
+    let (fraction, text) = match (view.busy, view.progress) {
+        (true, Some(p)) => (p.fraction, format!("{} …", p.stage)),
+        (true, None) => (0.0, "queued …".to_owned()),
+        (false, _) if view.current => (1.0, "up to date".to_owned()),
+        (false, _) if view.baked.is_some() => (1.0, "out of date — press Bake".to_owned()),
+        (false, _) => (0.0, "not baked".to_owned()),
+    };
+    ui.add(
+        egui::ProgressBar::new(fraction)
+            .text(text)
+            .animate(view.busy),
+    );
+
+    if !view.full_timings.is_empty() {
+        let total: Duration = view.full_timings.iter().map(|t| t.1).sum();
+        ui.label(format!(
+            "Last full bake: {:.1} ms",
+            total.as_secs_f64() * 1000.0
+        ));
+        let bars: Vec<Bar> = view
+            .full_timings
+            .iter()
+            .enumerate()
+            .map(|(k, (name, d))| {
+                Bar::new(k as f64, d.as_secs_f64() * 1000.0)
+                    .name(name)
+                    .width(0.7)
+                    .fill(Color32::from_rgb(90, 150, 220))
+            })
+            .collect();
+        let names: Vec<String> = view.full_timings.iter().map(|t| t.0.clone()).collect();
+        Plot::new("bake_timings")
+            .height(110.0)
+            .allow_drag(false)
+            .allow_zoom(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .show_grid([false, true])
+            .include_y(0.0)
+            .y_axis_label("ms")
+            .x_axis_formatter(move |mark, _| {
+                let k = mark.value.round();
+                if (mark.value - k).abs() > 1e-6 || k < 0.0 {
+                    return String::new();
+                }
+                names
+                    .get(k as usize)
+                    .map(|n| n.trim_start_matches("cost: ").to_owned())
+                    .unwrap_or_default()
+            })
+            .show(ui, |plot_ui| {
+                plot_ui.bar_chart(BarChart::new("stage time", bars));
+            });
+    }
+
+    if let Some(baked) = view.baked {
+        egui::Grid::new("bake_stats")
+            .num_columns(3)
+            .striped(true)
+            .show(ui, |ui| {
+                ui.strong("type");
+                ui.strong("walls");
+                ui.strong("mean cost");
+                ui.end_row();
+                for t in &baked.types {
+                    ui.label(&t.name);
+                    let share = 100.0 * t.wall_count as f64 / view.cell_count.max(1) as f64;
+                    ui.label(format!("{} ({share:.1} %)", t.wall_count));
+                    ui.label(format!("{:.2}", t.mean_cost));
+                    ui.end_row();
+                }
+            });
+        if let Some((name, d)) = baked.timings.first()
+            && name == "rebake rect"
+        {
+            ui.weak(format!(
+                "last paint re-bake: {:.2} ms",
+                d.as_secs_f64() * 1000.0
+            ));
+        }
+    }
+    action
+}

@@ -1,0 +1,467 @@
+//! The Movement types panel: select, add, rename, duplicate and delete movement types,
+//! edit their parameters, and shape the slope→cost curve by dragging its points over a
+//! histogram of the map's slopes.
+//!
+//! Widgets edit the document live (so the overlay follows a slider); the edit becomes one
+//! command when the pointer is released, so one drag is one undo step.
+
+use egui::{Color32, Ui};
+use egui_plot::{Bar, BarChart, Line, MarkerShape, Plot, PlotPoint, Points, VLine};
+
+use crate::map::{MovementType, PaintTarget, WaterRule};
+
+use crate::app::backend::BakeOutput;
+use crate::app::commands::Command;
+use crate::app::state::EditorState;
+
+/// Highest cost a curve point may have (255 is a wall).
+const MAX_CURVE_COST: f32 = 254.0;
+/// Smallest gap between neighbouring curve points. `[Units: degrees]`
+const MIN_POINT_GAP_DEG: f32 = 0.5;
+/// How close the pointer must be to grab a curve point. `[Units: points]`
+const GRAB_RADIUS: f32 = 14.0;
+
+/// The panel's state between frames.
+#[derive(Debug, Default)]
+pub struct MovementPanel {
+    /// A live edit not yet recorded: the type's index and its value before the edit.
+    pending: Option<(usize, MovementType)>,
+    /// The curve point being dragged.
+    dragging_point: Option<usize>,
+}
+
+impl MovementPanel {
+    /// Draws the panel.
+    pub fn ui(&mut self, ui: &mut Ui, state: &mut EditorState) {
+        let Some(map) = state.map.as_ref() else {
+            ui.weak("No map open.");
+            return;
+        };
+        let types = &map.document.movement_types;
+        let mut select = None;
+        ui.horizontal_wrapped(|ui| {
+            for (i, ty) in types.iter().enumerate() {
+                if ui
+                    .selectable_label(i == state.selected_type, &ty.name)
+                    .clicked()
+                {
+                    select = Some(i);
+                }
+            }
+        });
+        let n = types.len();
+        let current = types.get(state.selected_type).cloned();
+        let mut command = None;
+        ui.horizontal(|ui| {
+            if ui
+                .button("Add")
+                .on_hover_text("Add a movement type with default settings")
+                .clicked()
+            {
+                let ty = MovementType {
+                    name: unique_name(types, "type"),
+                    ..MovementType::default()
+                };
+                command = Some(Command::AddMovementType { index: n, ty });
+                select = Some(n);
+            }
+            if let Some(cur) = &current {
+                if ui
+                    .button("Duplicate")
+                    .on_hover_text("Copy the selected type")
+                    .clicked()
+                {
+                    let ty = MovementType {
+                        name: unique_name(types, &cur.name),
+                        ..cur.clone()
+                    };
+                    command = Some(Command::AddMovementType {
+                        index: state.selected_type + 1,
+                        ty,
+                    });
+                    select = Some(state.selected_type + 1);
+                }
+                let can_delete = n > 1;
+                if ui
+                    .add_enabled(can_delete, egui::Button::new("Delete"))
+                    .on_hover_text("Delete the selected type and its paint layers (undoable)")
+                    .on_disabled_hover_text("A map needs at least one movement type")
+                    .clicked()
+                {
+                    let layers = map
+                        .document
+                        .paint
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, l)| l.target == PaintTarget::Type(cur.name.clone()))
+                        .map(|(i, l)| (i, l.clone()))
+                        .collect();
+                    command = Some(Command::RemoveMovementType {
+                        index: state.selected_type,
+                        ty: cur.clone(),
+                        layers,
+                    });
+                }
+            }
+        });
+        if let Some(command) = command {
+            self.flush(state);
+            state.execute(command);
+        }
+        if let Some(i) = select {
+            self.flush(state);
+            state.selected_type = i.min(
+                state
+                    .map
+                    .as_ref()
+                    .map_or(0, |m| m.document.movement_types.len().saturating_sub(1)),
+            );
+            state.paint_dirty = Some(crate::app::state::CellRect::full(
+                state.map_size().0,
+                state.map_size().1,
+            ));
+        }
+        ui.separator();
+
+        let index = state.selected_type;
+        let Some(before) = state
+            .map
+            .as_ref()
+            .and_then(|m| m.document.movement_types.get(index).cloned())
+        else {
+            return;
+        };
+        let mut draft = before.clone();
+        parameters_ui(ui, &mut draft);
+        ui.add_space(6.0);
+        ui.label(egui::RichText::new("Slope -> cost").strong()).on_hover_text(
+            "Drag points to change the curve; double-click to add a point, right-click a point to remove it. \
+             Bars: share of the map's cells at each slope. Red line: max slope (steeper cells are walls).",
+        );
+        self.curve_ui(ui, &mut draft, state.baked.as_ref());
+
+        if draft != before {
+            if self.pending.as_ref().is_none_or(|(i, _)| *i != index) {
+                self.flush(state);
+                self.pending = Some((index, before));
+            }
+            if let Some(ty) = state
+                .map
+                .as_mut()
+                .and_then(|m| m.document.movement_types.get_mut(index))
+            {
+                *ty = draft;
+            }
+            state.pending_full_bake = true;
+        }
+        let pointer_down = ui.input(|i| i.pointer.any_down());
+        if !pointer_down && !ui.ctx().text_edit_focused() {
+            self.flush(state);
+        }
+    }
+
+    /// Records a live edit as one command.
+    pub fn flush(&mut self, state: &mut EditorState) {
+        let Some((index, before)) = self.pending.take() else {
+            return;
+        };
+        let Some(map) = state.map.as_mut() else {
+            return;
+        };
+        let Some(after) = map.document.movement_types.get(index).cloned() else {
+            return;
+        };
+        if after == before {
+            return;
+        }
+        // Restore, then execute, so the command's own apply (which also renames paint
+        // targets) is what changes the document.
+        map.document.movement_types[index] = before.clone();
+        state.execute(Command::EditMovementType {
+            index,
+            before,
+            after,
+        });
+    }
+
+    fn curve_ui(&mut self, ui: &mut Ui, ty: &mut MovementType, baked: Option<&BakeOutput>) {
+        let max_cost = ty.slope_cost.iter().map(|p| p.1).fold(10.0f32, f32::max);
+        let y_top = f64::from(max_cost) * 1.2 + 2.0;
+        let x_right = f64::from(
+            ty.max_slope_deg
+                .max(ty.slope_cost.last().map_or(0.0, |p| p.0))
+                + 10.0,
+        )
+        .min(90.0);
+        let points: Vec<[f64; 2]> = ty
+            .slope_cost
+            .iter()
+            .map(|&(d, c)| [f64::from(d), f64::from(c)])
+            .collect();
+        // Extend the curve flat to the right edge, as the bake evaluates it.
+        let mut line_points = points.clone();
+        if let Some(&[_, c]) = points.last() {
+            line_points.push([x_right, c]);
+        }
+        let histogram: Vec<Bar> = baked
+            .map(|b| {
+                let peak = b
+                    .slope_histogram
+                    .iter()
+                    .copied()
+                    .fold(0.0f32, f32::max)
+                    .max(1e-6);
+                b.slope_histogram
+                    .iter()
+                    .enumerate()
+                    .filter(|(d, _)| (*d as f64) < x_right)
+                    .map(|(d, &share)| {
+                        Bar::new(d as f64 + 0.5, f64::from(share / peak) * y_top * 0.8)
+                            .width(1.0)
+                            .fill(Color32::from_rgba_unmultiplied(120, 130, 150, 70))
+                            .stroke(egui::Stroke::NONE)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let dragging = self.dragging_point;
+        let response = Plot::new("slope_cost_curve")
+            .height(190.0)
+            .allow_drag(false)
+            .allow_zoom(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .allow_double_click_reset(false)
+            .include_x(0.0)
+            .include_x(x_right)
+            .include_y(0.0)
+            .include_y(y_top)
+            .x_grid_spacer(egui_plot::uniform_grid_spacer(|_| [1.0, 5.0, 15.0]))
+            .x_axis_label("slope °")
+            .y_axis_label("cost")
+            .show(ui, |plot_ui| {
+                plot_ui.bar_chart(BarChart::new("slope histogram", histogram));
+                plot_ui.vline(
+                    VLine::new("max slope", f64::from(ty.max_slope_deg))
+                        .color(Color32::from_rgb(230, 70, 70))
+                        .width(1.5),
+                );
+                plot_ui.line(
+                    Line::new("cost", line_points)
+                        .color(Color32::from_rgb(250, 200, 70))
+                        .width(2.0),
+                );
+                plot_ui.points(
+                    Points::new("points", points.clone())
+                        .shape(MarkerShape::Circle)
+                        .radius(5.0)
+                        .color(Color32::from_rgb(250, 220, 120)),
+                );
+                if let Some(k) = dragging
+                    && let Some(p) = points.get(k)
+                {
+                    plot_ui.points(
+                        Points::new("dragged", vec![*p])
+                            .radius(7.0)
+                            .color(Color32::WHITE),
+                    );
+                }
+                let response = plot_ui.response().clone();
+                let pointer = plot_ui.pointer_coordinate();
+                let nearest = response
+                    .hover_pos()
+                    .or_else(|| response.interact_pointer_pos())
+                    .and_then(|screen| {
+                        points
+                            .iter()
+                            .enumerate()
+                            .map(|(k, p)| {
+                                (
+                                    k,
+                                    plot_ui
+                                        .screen_from_plot(PlotPoint::new(p[0], p[1]))
+                                        .distance(screen),
+                                )
+                            })
+                            .filter(|(_, d)| *d <= GRAB_RADIUS)
+                            .min_by(|a, b| a.1.total_cmp(&b.1))
+                            .map(|(k, _)| k)
+                    });
+                (response, pointer, nearest)
+            });
+        let (response, pointer, nearest) = response.inner;
+        if response.drag_started() {
+            self.dragging_point = nearest;
+        }
+        if response.dragged()
+            && let (Some(k), Some(p)) = (self.dragging_point, pointer)
+        {
+            move_point(&mut ty.slope_cost, k, p.x as f32, p.y as f32);
+        }
+        if response.drag_stopped() {
+            self.dragging_point = None;
+        }
+        if response.double_clicked()
+            && let Some(p) = pointer
+        {
+            insert_point(&mut ty.slope_cost, p.x as f32, p.y as f32);
+        }
+        if response.secondary_clicked()
+            && let Some(k) = nearest
+            && ty.slope_cost.len() > 2
+        {
+            ty.slope_cost.remove(k);
+        }
+    }
+}
+
+/// Moves curve point `k`, keeping degrees strictly increasing and costs in 1..=254.
+pub fn move_point(curve: &mut [(f32, f32)], k: usize, slope_deg: f32, cost: f32) {
+    let low = if k == 0 {
+        0.0
+    } else {
+        curve[k - 1].0 + MIN_POINT_GAP_DEG
+    };
+    let high = curve.get(k + 1).map_or(90.0, |p| p.0 - MIN_POINT_GAP_DEG);
+    if let Some(point) = curve.get_mut(k) {
+        point.0 = slope_deg.clamp(low, high.max(low));
+        point.1 = cost.clamp(1.0, MAX_CURVE_COST).round();
+    }
+}
+
+/// Inserts a point, unless it would sit closer than the minimum gap to another one.
+pub fn insert_point(curve: &mut Vec<(f32, f32)>, slope_deg: f32, cost: f32) {
+    let slope_deg = slope_deg.clamp(0.0, 90.0);
+    if curve
+        .iter()
+        .any(|p| (p.0 - slope_deg).abs() < MIN_POINT_GAP_DEG)
+    {
+        return;
+    }
+    let at = curve
+        .iter()
+        .position(|p| p.0 > slope_deg)
+        .unwrap_or(curve.len());
+    curve.insert(at, (slope_deg, cost.clamp(1.0, MAX_CURVE_COST).round()));
+}
+
+fn unique_name(types: &[MovementType], base: &str) -> String {
+    (2..)
+        .map(|k| format!("{base} {k}"))
+        .find(|name| types.iter().all(|t| &t.name != name))
+        .unwrap_or_else(|| base.to_owned())
+}
+
+fn labelled(
+    ui: &mut Ui,
+    label: &str,
+    hint: &str,
+    add: impl FnOnce(&mut Ui) -> egui::Response,
+) -> egui::Response {
+    let label = ui.label(label).on_hover_text(hint);
+    let response = add(ui).labelled_by(label.id).on_hover_text(hint);
+    ui.end_row();
+    response
+}
+
+fn parameters_ui(ui: &mut Ui, ty: &mut MovementType) {
+    egui::Grid::new("movement_params")
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            labelled(
+                ui,
+                "Name",
+                "Unique name; paint layers follow a rename",
+                |ui| ui.add(egui::TextEdit::singleline(&mut ty.name).desired_width(140.0)),
+            );
+            labelled(ui, "Max slope", "Cells steeper than this are walls", |ui| {
+                ui.add(
+                    egui::DragValue::new(&mut ty.max_slope_deg)
+                        .range(0.0..=90.0)
+                        .speed(0.2)
+                        .suffix(" °"),
+                )
+            });
+            let mut water_passable = matches!(ty.water, WaterRule::Cost(_));
+            labelled(
+                ui,
+                "Water",
+                "Impassable (land units) or a cost per cell (hover units)",
+                |ui| {
+                    ui.horizontal(|ui| {
+                        let r = ui.checkbox(&mut water_passable, "passable");
+                        if water_passable {
+                            let mut cost = match ty.water {
+                                WaterRule::Cost(c) => c,
+                                WaterRule::Impassable => 4,
+                            };
+                            let label = ui.label("cost");
+                            ui.add(egui::DragValue::new(&mut cost).range(1..=254))
+                                .labelled_by(label.id);
+                            ty.water = WaterRule::Cost(cost);
+                        } else {
+                            ty.water = WaterRule::Impassable;
+                        }
+                        r
+                    })
+                    .inner
+                },
+            );
+            labelled(
+                ui,
+                "Wall buffer",
+                "Cells closer than this to a wall become walls (large units)",
+                |ui| {
+                    ui.add(
+                        egui::DragValue::new(&mut ty.wall_buffer_m)
+                            .range(0.0..=50.0)
+                            .speed(0.05)
+                            .suffix(" m"),
+                    )
+                },
+            );
+            labelled(
+                ui,
+                "Blur radius",
+                "Cost is added to cells closer than this to a wall",
+                |ui| {
+                    ui.add(
+                        egui::DragValue::new(&mut ty.blur_radius_m)
+                            .range(0.0..=50.0)
+                            .speed(0.05)
+                            .suffix(" m"),
+                    )
+                },
+            );
+            labelled(
+                ui,
+                "Blur strength",
+                "Cost added right next to a wall, fading to 0 at the blur radius",
+                |ui| ui.add(egui::Slider::new(&mut ty.blur_strength, 0.0..=253.0)),
+            );
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dragged_points_keep_degrees_strictly_increasing() {
+        let mut curve = vec![(0.0, 1.0), (10.0, 5.0), (20.0, 30.0)];
+        move_point(&mut curve, 1, 50.0, 400.0);
+        assert_eq!(curve[1], (19.5, 254.0));
+        move_point(&mut curve, 1, -5.0, -3.0);
+        assert_eq!(curve[1], (0.5, 1.0));
+        move_point(&mut curve, 0, 3.0, 2.0);
+        assert_eq!(curve[0], (0.0, 2.0));
+        for w in curve.windows(2) {
+            assert!(w[0].0 < w[1].0);
+        }
+        insert_point(&mut curve, 12.0, 9.0);
+        assert_eq!(curve[2], (12.0, 9.0));
+        insert_point(&mut curve, 12.2, 9.0);
+        assert_eq!(curve.len(), 4);
+    }
+}

@@ -1,0 +1,278 @@
+//! The left panel: tool buttons, the active tool's options, overlay toggles with legends,
+//! and map-wide settings.
+
+use egui::{Color32, RichText, Ui};
+
+use crate::app::commands::{Command, MapSettings};
+use crate::app::overlays::{
+    NavOverlay, SLOPE_RAMP_MAX_DEG, WALL_COLOR, cost_color, height_color, paint_color,
+    ramp_legend_ui, slope_color, swatch_ui,
+};
+use crate::app::state::EditorState;
+use crate::app::tools::{BrushMode, BrushShape, BrushTarget, Tool};
+use crate::map::{PaintCell, PaintForce};
+
+/// Tool buttons and the active tool's options.
+pub fn tools_ui(ui: &mut Ui, state: &mut EditorState) {
+    ui.horizontal_wrapped(|ui| {
+        for tool in Tool::ALL {
+            let text = format!("{} ({})", tool.description(), tool.shortcut());
+            let button = egui::Button::selectable(state.tool == tool, tool.label());
+            let response = ui
+                .add_enabled(tool.is_available(), button)
+                .on_hover_text(&text)
+                .on_disabled_hover_text(&text);
+            if response.clicked() {
+                state.tool = tool;
+            }
+        }
+    });
+    ui.add_space(4.0);
+    match state.tool {
+        Tool::Inspect => {
+            ui.weak("Hover the map: the status bar shows the cell. Drag to pan.");
+        }
+        Tool::Paint => brush_options_ui(ui, state),
+        Tool::Stamp | Tool::Goal => {
+            ui.weak("Not available in this build.");
+        }
+    }
+}
+
+fn brush_options_ui(ui: &mut Ui, state: &mut EditorState) {
+    let brush = &mut state.brush;
+    ui.horizontal_wrapped(|ui| {
+        for mode in BrushMode::ALL {
+            ui.selectable_value(&mut brush.mode, mode, mode.label());
+        }
+    });
+    egui::Grid::new("brush_options")
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            ui.label("Shape");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut brush.shape, BrushShape::Round, "Round");
+                ui.selectable_value(&mut brush.shape, BrushShape::Square, "Square");
+            });
+            ui.end_row();
+            let label = ui.label("Size");
+            ui.add(
+                egui::Slider::new(&mut brush.radius_cells, 0.5..=64.0)
+                    .logarithmic(true)
+                    .suffix(" cells"),
+            )
+            .labelled_by(label.id)
+            .on_hover_text("Brush radius in cells");
+            ui.end_row();
+            let enabled = matches!(brush.mode, BrushMode::AddCost | BrushMode::RemoveCost);
+            let label = ui.label("Strength");
+            ui.add_enabled(enabled, egui::Slider::new(&mut brush.strength, 1.0..=254.0))
+                .labelled_by(label.id)
+                .on_hover_text("Cost added or removed at the brush centre");
+            ui.end_row();
+            let label = ui.label("Falloff");
+            ui.add(egui::Slider::new(&mut brush.falloff, 0.0..=1.0))
+                .labelled_by(label.id)
+                .on_hover_text("0: hard edge; 1: fades from the centre");
+            ui.end_row();
+            ui.label("Target");
+            let selected_name = state
+                .map
+                .as_ref()
+                .and_then(|m| m.document.movement_types.get(state.selected_type))
+                .map_or_else(|| "selected type".to_owned(), |t| t.name.clone());
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut brush.target, BrushTarget::SelectedType, selected_name)
+                    .on_hover_text("Paint only for the movement type selected on the right");
+                ui.selectable_value(&mut brush.target, BrushTarget::AllTypes, "all types")
+                    .on_hover_text("Paint for every movement type");
+            });
+            ui.end_row();
+        });
+}
+
+/// Overlay toggles, each with its legend.
+pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
+    let type_name = state
+        .map
+        .as_ref()
+        .and_then(|m| m.document.movement_types.get(state.selected_type))
+        .map_or_else(String::new, |t| t.name.clone());
+    let o = &mut state.overlays;
+    ui.checkbox(&mut o.height, "Height (hill-shaded)");
+    if o.height {
+        ramp_legend_ui(ui, "", "low", "high", height_color);
+    }
+    ui.checkbox(&mut o.slope, "Slope");
+    if o.slope {
+        ramp_legend_ui(ui, "", "0°", &format!("{SLOPE_RAMP_MAX_DEG:.0}°+"), |t| {
+            slope_color(t * SLOPE_RAMP_MAX_DEG, 255)
+        });
+    }
+    ui.checkbox(&mut o.cost, format!("Cost ({type_name})"));
+    if o.cost {
+        ramp_legend_ui(ui, "", "1", "254", |t| {
+            cost_color(1 + (t * 253.0) as u8, 255)
+        });
+    }
+    ui.checkbox(&mut o.walls, format!("Walls ({type_name})"));
+    if o.walls || o.cost {
+        swatch_ui(ui, WALL_COLOR, "wall (255)");
+    }
+    ui.checkbox(&mut o.paint, "Paint layer");
+    if o.paint {
+        ui.horizontal_wrapped(|ui| {
+            swatch_ui(
+                ui,
+                paint_color(PaintCell {
+                    delta: 80,
+                    force: PaintForce::None,
+                }),
+                "added",
+            );
+            swatch_ui(
+                ui,
+                paint_color(PaintCell {
+                    delta: -80,
+                    force: PaintForce::None,
+                }),
+                "removed",
+            );
+            swatch_ui(
+                ui,
+                paint_color(PaintCell {
+                    delta: 0,
+                    force: PaintForce::Wall,
+                }),
+                "wall",
+            );
+            swatch_ui(
+                ui,
+                paint_color(PaintCell {
+                    delta: 0,
+                    force: PaintForce::Clear,
+                }),
+                "clear",
+            );
+        });
+    }
+    ui.checkbox(&mut o.sectors, "Sector grid")
+        .on_hover_text("Drawn once sectors are at least 12 px wide");
+    let label = ui.label("Overlay opacity");
+    ui.add(egui::Slider::new(&mut o.opacity, 0.1..=1.0))
+        .labelled_by(label.id);
+    ui.add_space(4.0);
+    ui.label(RichText::new("Nav data").color(Color32::from_gray(140)));
+    for nav in NavOverlay::ALL {
+        let mut off = false;
+        ui.add_enabled(false, egui::Checkbox::new(&mut off, nav.label()))
+            .on_disabled_hover_text("Needs the nav bake (portals, islands, flow), which is not wired into the editor yet");
+    }
+}
+
+/// Map-wide settings: name, cell size, height scale, water level, sector size.
+/// Returns a command when an edit finished.
+#[derive(Debug, Default)]
+pub struct MapSettingsPanel {
+    pending: Option<MapSettings>,
+}
+
+impl MapSettingsPanel {
+    /// Draws the settings.
+    pub fn ui(&mut self, ui: &mut Ui, state: &mut EditorState) {
+        let Some(map) = state.map.as_mut() else {
+            return;
+        };
+        let before = MapSettings::of(&map.document);
+        let mut s = before.clone();
+        egui::Grid::new("map_settings")
+            .num_columns(2)
+            .spacing([8.0, 4.0])
+            .show(ui, |ui| {
+                let l = ui.label("Name");
+                ui.add(egui::TextEdit::singleline(&mut s.name).desired_width(120.0))
+                    .labelled_by(l.id);
+                ui.end_row();
+                let l = ui.label("Cell size");
+                ui.add(
+                    egui::DragValue::new(&mut s.cell_size_m)
+                        .range(0.01..=100.0)
+                        .speed(0.01)
+                        .suffix(" m"),
+                )
+                .labelled_by(l.id);
+                ui.end_row();
+                let l = ui.label("Height scale");
+                ui.add(
+                    egui::DragValue::new(&mut s.height_scale_m)
+                        .range(0.0..=10_000.0)
+                        .speed(0.5)
+                        .suffix(" m"),
+                )
+                .labelled_by(l.id)
+                .on_hover_text("Height of a full-white heightmap sample");
+                ui.end_row();
+                let l = ui.label("Water level");
+                ui.add(
+                    egui::DragValue::new(&mut s.water_level_m)
+                        .range(-1000.0..=10_000.0)
+                        .speed(0.1)
+                        .suffix(" m"),
+                )
+                .labelled_by(l.id);
+                ui.end_row();
+                let l = ui.label("Sector size");
+                ui.add(
+                    egui::DragValue::new(&mut s.sector_size)
+                        .range(1..=255)
+                        .suffix(" cells"),
+                )
+                .labelled_by(l.id);
+                ui.end_row();
+                ui.label("Size");
+                ui.label(format!(
+                    "{} × {} cells = {:.0} × {:.0} m",
+                    map.heightmap.width,
+                    map.heightmap.height,
+                    map.heightmap.width as f32 * s.cell_size_m,
+                    map.heightmap.height as f32 * s.cell_size_m
+                ));
+                ui.end_row();
+            });
+        if s != before {
+            if self.pending.is_none() {
+                self.pending = Some(before);
+            }
+            map.document.name.clone_from(&s.name);
+            map.document.cell_size_m = s.cell_size_m;
+            map.document.height_scale_m = s.height_scale_m;
+            map.document.water_level_m = s.water_level_m;
+            map.document.sector_size = s.sector_size;
+            state.pending_full_bake = true;
+        }
+        if !ui.input(|i| i.pointer.any_down()) && !ui.ctx().text_edit_focused() {
+            self.flush(state);
+        }
+    }
+
+    /// Records a live edit as one command.
+    pub fn flush(&mut self, state: &mut EditorState) {
+        let Some(before) = self.pending.take() else {
+            return;
+        };
+        let Some(map) = state.map.as_ref() else {
+            return;
+        };
+        let after = MapSettings::of(&map.document);
+        if after != before {
+            state.record_applied(Command::EditMapSettings { before, after });
+        }
+    }
+
+    /// Whether an edit is in progress (the height texture follows it).
+    #[must_use]
+    pub fn is_editing(&self) -> bool {
+        self.pending.is_some()
+    }
+}

@@ -1,0 +1,272 @@
+//! `EditorState`: everything the editor knows about the open map, with no UI code — the
+//! document, its heights, the latest bake, the selection, the current tool and the undo
+//! history. Panels read it and emit [`Command`]s; [`EditorState::execute`] applies them.
+
+use std::path::PathBuf;
+
+use crate::map::{Heightmap, MapDocument};
+
+use super::backend::{BakeOutput, LoadedMap};
+use super::commands::{Command, History};
+use super::overlays::OverlaySettings;
+use super::tools::{BrushSettings, Tool};
+
+/// A half-open rectangle of cells: `x0..x1` × `y0..y1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellRect {
+    /// First column.
+    pub x0: u32,
+    /// First row.
+    pub y0: u32,
+    /// One past the last column.
+    pub x1: u32,
+    /// One past the last row.
+    pub y1: u32,
+}
+
+impl CellRect {
+    /// The whole map.
+    #[must_use]
+    pub fn full(width: u32, height: u32) -> Self {
+        Self {
+            x0: 0,
+            y0: 0,
+            x1: width,
+            y1: height,
+        }
+    }
+
+    /// The single cell `(x, y)`.
+    #[must_use]
+    pub fn cell(x: u32, y: u32) -> Self {
+        Self {
+            x0: x,
+            y0: y,
+            x1: x + 1,
+            y1: y + 1,
+        }
+    }
+
+    /// Number of cells.
+    #[must_use]
+    pub fn area(&self) -> usize {
+        self.width() as usize * self.height() as usize
+    }
+
+    /// Columns.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.x1.saturating_sub(self.x0)
+    }
+
+    /// Rows.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.y1.saturating_sub(self.y0)
+    }
+
+    /// Whether it holds no cell.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.area() == 0
+    }
+
+    /// The smallest rectangle holding both.
+    #[must_use]
+    pub fn union(&self, other: &Self) -> Self {
+        if self.is_empty() {
+            return *other;
+        }
+        if other.is_empty() {
+            return *self;
+        }
+        Self {
+            x0: self.x0.min(other.x0),
+            y0: self.y0.min(other.y0),
+            x1: self.x1.max(other.x1),
+            y1: self.y1.max(other.y1),
+        }
+    }
+}
+
+/// The open map: document, heights, file path and the unsaved-changes flag.
+#[derive(Clone, Debug)]
+pub struct OpenMap {
+    /// The document being edited.
+    pub document: MapDocument,
+    /// Its heights (never edited in the editor).
+    pub heightmap: Heightmap,
+    /// Where it was loaded from / last saved to; `None` until first saved.
+    pub path: Option<PathBuf>,
+}
+
+/// Everything the editor edits and shows, without UI code.
+#[derive(Debug)]
+pub struct EditorState {
+    /// The open map, if any.
+    pub map: Option<OpenMap>,
+    /// The latest bake result (may be older than the document while a rebake runs).
+    pub baked: Option<BakeOutput>,
+    /// Index of the selected movement type.
+    pub selected_type: usize,
+    /// The active tool.
+    pub tool: Tool,
+    /// Brush options.
+    pub brush: BrushSettings,
+    /// Which overlays are visible.
+    pub overlays: OverlaySettings,
+    /// Undo/redo history.
+    pub history: History,
+    /// Cells whose cost must be re-baked (accumulated until the worker takes them).
+    pub pending_dirty: Option<CellRect>,
+    /// A full bake is needed (movement type or map settings changed, or a new map).
+    pub pending_full_bake: bool,
+    /// Cells whose paint overlay must be re-uploaded.
+    pub paint_dirty: Option<CellRect>,
+    /// The history length at the last save (`None`: the saved state is unreachable).
+    saved_at: Option<usize>,
+    /// Messages for the designer (warnings from loading, save failures).
+    pub messages: Vec<String>,
+}
+
+impl Default for EditorState {
+    fn default() -> Self {
+        Self {
+            map: None,
+            baked: None,
+            selected_type: 0,
+            tool: Tool::Inspect,
+            brush: BrushSettings::default(),
+            overlays: OverlaySettings::default(),
+            history: History::default(),
+            pending_dirty: None,
+            pending_full_bake: false,
+            paint_dirty: None,
+            saved_at: Some(0),
+            messages: Vec::new(),
+        }
+    }
+}
+
+impl EditorState {
+    /// Replaces the open map, clearing the history and asking for a full bake.
+    pub fn open(&mut self, loaded: LoadedMap) {
+        let LoadedMap {
+            path,
+            document,
+            heightmap,
+            warnings,
+        } = loaded;
+        self.map = Some(OpenMap {
+            document,
+            heightmap,
+            path,
+        });
+        self.baked = None;
+        self.selected_type = 0;
+        self.history = History::default();
+        self.saved_at = Some(0);
+        self.pending_dirty = None;
+        self.pending_full_bake = true;
+        self.paint_dirty = None;
+        self.messages = warnings;
+    }
+
+    /// Applies a command, records it for undo and marks what must be re-baked.
+    pub fn execute(&mut self, command: Command) {
+        let Some(map) = self.map.as_mut() else {
+            return;
+        };
+        let effect = command.apply(&mut map.document);
+        self.note_effect(effect);
+        self.history.push(command, &mut self.saved_at);
+    }
+
+    /// Records a command whose effect is already in the document (a finished brush stroke).
+    pub fn record_applied(&mut self, command: Command) {
+        let effect = command.effect();
+        self.note_effect(effect);
+        self.history.push(command, &mut self.saved_at);
+    }
+
+    /// Undoes the last command, if any.
+    pub fn undo(&mut self) {
+        let Some(map) = self.map.as_mut() else {
+            return;
+        };
+        if let Some(effect) = self.history.undo(&mut map.document) {
+            self.note_effect(effect);
+        }
+    }
+
+    /// Redoes the last undone command, if any.
+    pub fn redo(&mut self) {
+        let Some(map) = self.map.as_mut() else {
+            return;
+        };
+        if let Some(effect) = self.history.redo(&mut map.document) {
+            self.note_effect(effect);
+        }
+    }
+
+    fn note_effect(&mut self, effect: super::commands::Effect) {
+        use super::commands::Effect;
+        match effect {
+            Effect::Cells(rect) => {
+                self.pending_dirty = Some(self.pending_dirty.map_or(rect, |r| r.union(&rect)));
+                self.paint_dirty = Some(self.paint_dirty.map_or(rect, |r| r.union(&rect)));
+            }
+            Effect::Everything => {
+                self.pending_full_bake = true;
+                if let Some(map) = &self.map {
+                    self.paint_dirty =
+                        Some(CellRect::full(map.heightmap.width, map.heightmap.height));
+                }
+            }
+        }
+        if let Some(map) = &self.map {
+            let n = map.document.movement_types.len();
+            self.selected_type = self.selected_type.min(n.saturating_sub(1));
+        }
+    }
+
+    /// Whether the document differs from the last saved (or loaded) state.
+    #[must_use]
+    pub fn is_modified(&self) -> bool {
+        self.map.is_some() && self.saved_at != Some(self.history.position())
+    }
+
+    /// Marks the current state as saved to `path`.
+    pub fn mark_saved(&mut self, path: PathBuf) {
+        self.saved_at = Some(self.history.position());
+        if let Some(map) = self.map.as_mut() {
+            map.path = Some(path);
+        }
+    }
+
+    /// The window title: map name and `*` when unsaved.
+    #[must_use]
+    pub fn title(&self) -> String {
+        match &self.map {
+            None => "navstudio".to_owned(),
+            Some(map) => {
+                let star = if self.is_modified() { " *" } else { "" };
+                format!("{}{star} — navstudio", map.document.name)
+            }
+        }
+    }
+
+    /// Map size in cells, `(0, 0)` with no map.
+    #[must_use]
+    pub fn map_size(&self) -> (u32, u32) {
+        self.map
+            .as_ref()
+            .map_or((0, 0), |m| (m.heightmap.width, m.heightmap.height))
+    }
+
+    /// Whether the latest bake matches the document (no rebake pending).
+    #[must_use]
+    pub fn bake_is_current(&self) -> bool {
+        self.baked.is_some() && self.pending_dirty.is_none() && !self.pending_full_bake
+    }
+}

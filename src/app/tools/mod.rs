@@ -1,0 +1,68 @@
+//! Editor tools: what a primary-button drag in the viewport does. Inspect shows a cell's
+//! data; the paint brush edits paint layers; stamp and goal are reserved for the next slice.
+
+pub mod brush;
+pub mod inspect;
+
+pub use brush::{BrushMode, BrushSettings, BrushShape, BrushTarget, Stroke};
+pub use inspect::{CellInfo, inspect_cell};
+
+/// The active tool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tool {
+    /// Hover shows cell data; dragging pans.
+    #[default]
+    Inspect,
+    /// Paint costs, walls and clears.
+    Paint,
+    /// Place cost stamps (next slice).
+    Stamp,
+    /// Set a path goal and preview flow (needs the nav bake).
+    Goal,
+}
+
+impl Tool {
+    /// Every tool, in toolbar order.
+    pub const ALL: [Self; 4] = [Self::Inspect, Self::Paint, Self::Stamp, Self::Goal];
+
+    /// The label on its button (kittest finds tools by it).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Inspect => "Inspect",
+            Self::Paint => "Paint",
+            Self::Stamp => "Stamp",
+            Self::Goal => "Goal",
+        }
+    }
+
+    /// Its keyboard shortcut key, as shown in tooltips.
+    #[must_use]
+    pub fn shortcut(self) -> &'static str {
+        match self {
+            Self::Inspect => "I",
+            Self::Paint => "B",
+            Self::Stamp => "S",
+            Self::Goal => "G",
+        }
+    }
+
+    /// One line for the tooltip.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Inspect => "Hover to read a cell's height, slope, cost and sector.",
+            Self::Paint => "Paint cost, walls and clears onto a paint layer.",
+            Self::Stamp => "Place cost stamps (buildings, bridges). Not available yet.",
+            Self::Goal => {
+                "Pick a goal and preview the flow field. Needs the nav bake; not available yet."
+            }
+        }
+    }
+
+    /// Whether the tool works in this build.
+    #[must_use]
+    pub fn is_available(self) -> bool {
+        matches!(self, Self::Inspect | Self::Paint)
+    }
+}

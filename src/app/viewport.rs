@@ -1,0 +1,345 @@
+//! The map canvas: pan (middle/right drag, or space + left drag), zoom to the cursor
+//! (wheel), fit to the map (F / Home), overlays as nearest-neighbour textures, the sector
+//! grid, the brush footprint, and the screen ↔ cell transform the tools use.
+
+use egui::{Color32, Pos2, Rect, Sense, Stroke as LineStroke, Vec2, pos2, vec2};
+
+use crate::map::PaintTarget;
+
+use super::overlays::OverlayTextures;
+use super::state::EditorState;
+use super::tools::{BrushShape, BrushTarget, Stroke, Tool};
+
+/// Zoom limits. `[Units: screen points per cell]`
+const MIN_PX_PER_CELL: f32 = 0.02;
+const MAX_PX_PER_CELL: f32 = 64.0;
+
+/// Where the map sits on screen: the offset of cell corner `(0, 0)` from the viewport's
+/// top-left corner, and the zoom.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewTransform {
+    /// Screen offset of the map's top-left corner from the viewport's. `[Units: points]`
+    pub offset: Vec2,
+    /// Zoom. `[Units: screen points per cell]`
+    pub px_per_cell: f32,
+}
+
+impl Default for ViewTransform {
+    fn default() -> Self {
+        Self {
+            offset: Vec2::ZERO,
+            px_per_cell: 1.0,
+        }
+    }
+}
+
+impl ViewTransform {
+    /// Continuous cell coordinates under a screen point (cell `(x, y)` spans `x..x+1`).
+    #[must_use]
+    pub fn cell_from_screen(&self, viewport: Rect, screen: Pos2) -> (f32, f32) {
+        let local = screen - viewport.min - self.offset;
+        (local.x / self.px_per_cell, local.y / self.px_per_cell)
+    }
+
+    /// Screen point of continuous cell coordinates.
+    #[must_use]
+    pub fn screen_from_cell(&self, viewport: Rect, cell: (f32, f32)) -> Pos2 {
+        viewport.min + self.offset + vec2(cell.0, cell.1) * self.px_per_cell
+    }
+
+    /// Fits a `width`×`height` map into the viewport with a small margin, centred.
+    #[must_use]
+    pub fn fit(viewport: Rect, width: u32, height: u32) -> Self {
+        let (w, h) = (width.max(1) as f32, height.max(1) as f32);
+        let margin = 16.0;
+        let avail = (viewport.size() - vec2(2.0 * margin, 2.0 * margin)).max(vec2(1.0, 1.0));
+        let px_per_cell = (avail.x / w)
+            .min(avail.y / h)
+            .clamp(MIN_PX_PER_CELL, MAX_PX_PER_CELL);
+        let offset = (viewport.size() - vec2(w, h) * px_per_cell) * 0.5;
+        Self {
+            offset,
+            px_per_cell,
+        }
+    }
+
+    /// Zooms by `factor`, keeping the cell under `screen` where it is.
+    pub fn zoom_at(&mut self, viewport: Rect, screen: Pos2, factor: f32) {
+        let anchor = self.cell_from_screen(viewport, screen);
+        self.px_per_cell = (self.px_per_cell * factor).clamp(MIN_PX_PER_CELL, MAX_PX_PER_CELL);
+        let moved = self.screen_from_cell(viewport, anchor);
+        self.offset += screen - moved;
+    }
+}
+
+/// The canvas's own state between frames.
+#[derive(Debug)]
+pub struct Viewport {
+    /// The current transform.
+    pub transform: ViewTransform,
+    /// Fit the map on the next frame (new map, F, Home).
+    pub fit_requested: bool,
+    /// The canvas rectangle of the last frame.
+    pub rect: Rect,
+    /// The cell under the pointer.
+    pub hover_cell: Option<(u32, u32)>,
+    stroke: Option<Stroke>,
+}
+
+impl Default for Viewport {
+    fn default() -> Self {
+        Self {
+            transform: ViewTransform::default(),
+            fit_requested: true,
+            rect: Rect::NOTHING,
+            hover_cell: None,
+            stroke: None,
+        }
+    }
+}
+
+impl Viewport {
+    /// Whether a brush stroke is in progress.
+    #[must_use]
+    pub fn is_painting(&self) -> bool {
+        self.stroke.is_some()
+    }
+
+    /// Draws the canvas and handles its input. Paint strokes edit the document directly
+    /// while dragging and become one command when the button is released.
+    pub fn ui(&mut self, ui: &mut egui::Ui, state: &mut EditorState, textures: &OverlayTextures) {
+        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        self.rect = rect;
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, Color32::from_rgb(18, 20, 24));
+        let Some(map) = state.map.as_ref() else {
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "File > Open… a map (.ron) or a heightmap (.png), or drop one here",
+                egui::FontId::proportional(16.0),
+                Color32::from_gray(150),
+            );
+            self.hover_cell = None;
+            return;
+        };
+        let (width, height) = (map.heightmap.width, map.heightmap.height);
+        if self.fit_requested || self.transform.px_per_cell <= 0.0 {
+            self.transform = ViewTransform::fit(rect, width, height);
+            self.fit_requested = false;
+        }
+
+        // Navigation.
+        let space = ui.input(|i| i.key_down(egui::Key::Space));
+        let pan_drag = response.dragged_by(egui::PointerButton::Middle)
+            || response.dragged_by(egui::PointerButton::Secondary)
+            || (response.dragged_by(egui::PointerButton::Primary)
+                && (space || !matches!(state.tool, Tool::Paint))
+                && self.stroke.is_none());
+        if pan_drag {
+            self.transform.offset += response.drag_delta();
+        }
+        if let Some(hover) = response.hover_pos() {
+            let (scroll, zoom) = ui.input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
+            let factor = (scroll * 0.0015).exp() * zoom;
+            if (factor - 1.0).abs() > 1e-4 {
+                self.transform.zoom_at(rect, hover, factor);
+            }
+        }
+
+        // Painting.
+        if matches!(state.tool, Tool::Paint) && !space {
+            self.paint_input(ui, &response, state);
+        } else if let Some(stroke) = self.stroke.take() {
+            finish_stroke(stroke, state);
+        }
+
+        let Some(map) = state.map.as_ref() else {
+            return;
+        };
+        let map_rect = Rect::from_min_max(
+            self.transform.screen_from_cell(rect, (0.0, 0.0)),
+            self.transform
+                .screen_from_cell(rect, (width as f32, height as f32)),
+        );
+        let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
+        let overlays = state.overlays;
+        let fade = Color32::from_white_alpha((overlays.opacity * 255.0) as u8);
+        let layers = [
+            (overlays.height, &textures.height, Color32::WHITE),
+            (
+                overlays.slope,
+                &textures.slope,
+                if overlays.height {
+                    fade
+                } else {
+                    Color32::WHITE
+                },
+            ),
+            (
+                overlays.cost,
+                &textures.cost,
+                if overlays.height || overlays.slope {
+                    fade
+                } else {
+                    Color32::WHITE
+                },
+            ),
+            (
+                overlays.walls && !overlays.cost,
+                &textures.walls,
+                Color32::WHITE,
+            ),
+            (overlays.paint, &textures.paint, Color32::WHITE),
+        ];
+        for (visible, tex, tint) in layers {
+            if let (true, Some(tex)) = (visible, tex) {
+                painter.image(tex.id(), map_rect, uv, tint);
+            }
+        }
+        painter.rect_stroke(
+            map_rect,
+            0.0,
+            LineStroke::new(1.0, Color32::from_gray(70)),
+            egui::StrokeKind::Outside,
+        );
+
+        let ppc = self.transform.px_per_cell;
+        let sector = f32::from(map.document.sector_size.max(1));
+        if overlays.sectors && ppc * sector >= 12.0 {
+            let alpha = ((ppc * sector - 12.0) * 4.0).clamp(0.0, 110.0) as u8;
+            let line = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(230, 230, 255, alpha));
+            let visible = map_rect.intersect(rect);
+            let (cx0, cy0) = self.transform.cell_from_screen(rect, visible.min);
+            let (cx1, cy1) = self.transform.cell_from_screen(rect, visible.max);
+            let mut sx = (cx0 / sector).ceil() * sector;
+            while sx <= cx1 {
+                let x = self.transform.screen_from_cell(rect, (sx, 0.0)).x;
+                painter.line_segment([pos2(x, visible.min.y), pos2(x, visible.max.y)], line);
+                sx += sector;
+            }
+            let mut sy = (cy0 / sector).ceil() * sector;
+            while sy <= cy1 {
+                let y = self.transform.screen_from_cell(rect, (0.0, sy)).y;
+                painter.line_segment([pos2(visible.min.x, y), pos2(visible.max.x, y)], line);
+                sy += sector;
+            }
+        }
+
+        // Hover: the cell outline, and the brush footprint while painting.
+        self.hover_cell = response.hover_pos().and_then(|p| {
+            let (cx, cy) = self.transform.cell_from_screen(rect, p);
+            (cx >= 0.0 && cy >= 0.0 && cx < width as f32 && cy < height as f32)
+                .then_some((cx as u32, cy as u32))
+        });
+        if let Some(p) = response.hover_pos() {
+            if matches!(state.tool, Tool::Paint) {
+                let r = state.brush.radius_cells * ppc;
+                let outline =
+                    LineStroke::new(1.5, Color32::from_rgba_unmultiplied(255, 255, 255, 200));
+                match state.brush.shape {
+                    BrushShape::Round => {
+                        painter.circle_stroke(p, r, outline);
+                    }
+                    BrushShape::Square => {
+                        painter.rect_stroke(
+                            Rect::from_center_size(p, vec2(2.0 * r, 2.0 * r)),
+                            0.0,
+                            outline,
+                            egui::StrokeKind::Middle,
+                        );
+                    }
+                }
+            } else if let Some((x, y)) = self.hover_cell
+                && ppc >= 4.0
+            {
+                let a = self.transform.screen_from_cell(rect, (x as f32, y as f32));
+                painter.rect_stroke(
+                    Rect::from_min_size(a, vec2(ppc, ppc)),
+                    0.0,
+                    LineStroke::new(1.0, Color32::WHITE),
+                    egui::StrokeKind::Outside,
+                );
+            }
+        }
+    }
+
+    fn paint_input(&mut self, ui: &egui::Ui, response: &egui::Response, state: &mut EditorState) {
+        let primary = egui::PointerButton::Primary;
+        let starting = response.drag_started_by(primary) || response.clicked_by(primary);
+        if starting && self.stroke.is_none() {
+            let target = match state.brush.target {
+                BrushTarget::AllTypes => Some(PaintTarget::All),
+                BrushTarget::SelectedType => state.map.as_ref().and_then(|m| {
+                    m.document
+                        .movement_types
+                        .get(state.selected_type)
+                        .map(|t| PaintTarget::Type(t.name.clone()))
+                }),
+            };
+            if let (Some(map), Some(target)) = (state.map.as_mut(), target) {
+                let (w, h) = (map.heightmap.width, map.heightmap.height);
+                self.stroke = Some(Stroke::begin(&mut map.document, w, h, state.brush, target));
+                if let Some(origin) = ui.input(|i| i.pointer.press_origin()) {
+                    self.extend_stroke(state, origin);
+                }
+            }
+        }
+        if self.stroke.is_some()
+            && (response.dragged_by(primary) || response.clicked_by(primary) || starting)
+            && let Some(pos) = response
+                .interact_pointer_pos()
+                .or_else(|| response.hover_pos())
+        {
+            self.extend_stroke(state, pos);
+        }
+        let released = response.drag_stopped_by(primary)
+            || response.clicked_by(primary)
+            || !ui.input(|i| i.pointer.primary_down());
+        if released && let Some(stroke) = self.stroke.take() {
+            finish_stroke(stroke, state);
+        }
+    }
+
+    fn extend_stroke(&mut self, state: &mut EditorState, screen: Pos2) {
+        let cell = self.transform.cell_from_screen(self.rect, screen);
+        let (Some(stroke), Some(map)) = (self.stroke.as_mut(), state.map.as_mut()) else {
+            return;
+        };
+        if let Some(rect) = stroke.extend_to(&mut map.document, cell) {
+            state.paint_dirty = Some(state.paint_dirty.map_or(rect, |r| r.union(&rect)));
+            state.pending_dirty = Some(state.pending_dirty.map_or(rect, |r| r.union(&rect)));
+        }
+    }
+}
+
+fn finish_stroke(stroke: Stroke, state: &mut EditorState) {
+    let Some(map) = state.map.as_mut() else {
+        return;
+    };
+    if let Some(command) = stroke.finish(&mut map.document) {
+        state.record_applied(command);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_and_screen_transforms_are_inverse() {
+        let vp = Rect::from_min_size(pos2(100.0, 50.0), vec2(800.0, 600.0));
+        let mut t = ViewTransform::fit(vp, 200, 100);
+        assert!((t.px_per_cell - (768.0 / 200.0)).abs() < 1e-4);
+        // The fitted map is centred.
+        let c = t.screen_from_cell(vp, (100.0, 50.0));
+        assert!((c - vp.center()).length() < 1e-3);
+        t.zoom_at(vp, pos2(300.0, 200.0), 3.0);
+        let cell = t.cell_from_screen(vp, pos2(300.0, 200.0));
+        let back = t.screen_from_cell(vp, cell);
+        assert!(
+            (back - pos2(300.0, 200.0)).length() < 1e-3,
+            "zoom keeps the cursor's cell"
+        );
+    }
+}

@@ -1,0 +1,336 @@
+//! The background bake worker: one named thread (`navstudio-bake`) that takes bake
+//! requests over a channel, reports progress and results over another, and stops early
+//! when the cancel flag is set. The UI polls it once per frame and never waits on it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::map::{Heightmap, MapDocument};
+
+use super::backend::{self, BakeOutput, BakeProgress, Cancelled};
+use super::state::CellRect;
+
+/// Work for the bake thread.
+#[derive(Clone, Debug)]
+pub enum BakeRequest {
+    /// Bake every movement type from scratch.
+    Full {
+        /// The document to bake.
+        document: Arc<MapDocument>,
+        /// Its heights.
+        heightmap: Arc<Heightmap>,
+    },
+    /// Re-bake the cells of `rect` (paint changed there).
+    Rect {
+        /// The document to bake.
+        document: Arc<MapDocument>,
+        /// Its heights.
+        heightmap: Arc<Heightmap>,
+        /// The changed cells.
+        rect: CellRect,
+    },
+}
+
+/// New costs for a rectangle, per movement type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RectPatch {
+    /// The re-baked cells.
+    pub rect: CellRect,
+    /// Per type: the rect's costs (row-major within the rect), the type's new wall count
+    /// and mean cost.
+    pub types: Vec<(Vec<u8>, usize, f32)>,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+impl RectPatch {
+    /// Writes the patch into a full bake output.
+    pub fn apply_to(&self, output: &mut BakeOutput, width: u32) {
+        let w = self.rect.width() as usize;
+        for (layers, (cells, walls, mean)) in output.types.iter_mut().zip(&self.types) {
+            for (row, y) in (self.rect.y0..self.rect.y1).enumerate() {
+                let start = y as usize * width as usize + self.rect.x0 as usize;
+                if let (Some(dst), Some(src)) = (
+                    layers.final_cost.get_mut(start..start + w),
+                    cells.get(row * w..(row + 1) * w),
+                ) {
+                    dst.copy_from_slice(src);
+                }
+            }
+            layers.wall_count = *walls;
+            layers.mean_cost = *mean;
+        }
+        output.timings = vec![("rebake rect".to_owned(), self.elapsed)];
+    }
+}
+
+/// What the bake thread reports.
+#[derive(Clone, Debug)]
+pub enum WorkerMessage {
+    /// A stage started.
+    Progress(BakeProgress),
+    /// A full bake finished.
+    Baked(Box<BakeOutput>),
+    /// A rect re-bake finished.
+    Patched(RectPatch),
+    /// The running bake was cancelled.
+    Cancelled,
+}
+
+type RepaintHook = Arc<Mutex<Option<egui::Context>>>;
+
+/// The UI's handle on the bake thread.
+pub struct Worker {
+    requests: Option<Sender<BakeRequest>>,
+    messages: Receiver<WorkerMessage>,
+    cancel: Arc<AtomicBool>,
+    repaint: RepaintHook,
+    in_flight: usize,
+    progress: Option<BakeProgress>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("in_flight", &self.in_flight)
+            .field("progress", &self.progress)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Worker {
+    /// Starts the bake thread.
+    ///
+    /// # Errors
+    /// The OS refused to start a thread.
+    pub fn spawn() -> std::io::Result<Self> {
+        let (request_tx, request_rx) = channel::<BakeRequest>();
+        let (message_tx, message_rx) = channel::<WorkerMessage>();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let repaint: RepaintHook = Arc::new(Mutex::new(None));
+        let thread = {
+            let cancel = Arc::clone(&cancel);
+            let repaint = Arc::clone(&repaint);
+            std::thread::Builder::new()
+                .name("navstudio-bake".to_owned())
+                .spawn(move || run(&request_rx, &message_tx, &cancel, &repaint))?
+        };
+        Ok(Self {
+            requests: Some(request_tx),
+            messages: message_rx,
+            cancel,
+            repaint,
+            in_flight: 0,
+            progress: None,
+            thread: Some(thread),
+        })
+    }
+
+    /// Lets the thread wake the UI when it has something to report.
+    pub fn set_repaint_context(&self, ctx: &egui::Context) {
+        let mut hook = self.repaint.lock().unwrap_or_else(PoisonError::into_inner);
+        if hook.is_none() {
+            *hook = Some(ctx.clone());
+        }
+    }
+
+    /// Queues a request. Returns `false` when the thread is gone.
+    pub fn send(&mut self, request: BakeRequest) -> bool {
+        self.cancel.store(false, Ordering::Relaxed);
+        let sent = self
+            .requests
+            .as_ref()
+            .is_some_and(|tx| tx.send(request).is_ok());
+        if sent {
+            self.in_flight += 1;
+        }
+        sent
+    }
+
+    /// Asks the running and queued bakes to stop.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether requests are queued or running.
+    #[must_use]
+    pub fn is_busy(&self) -> bool {
+        self.in_flight > 0
+    }
+
+    /// The latest progress of the running bake.
+    #[must_use]
+    pub fn progress(&self) -> Option<&BakeProgress> {
+        self.progress.as_ref()
+    }
+
+    /// Takes every message that arrived since the last call.
+    pub fn poll(&mut self) -> Vec<WorkerMessage> {
+        let mut out = Vec::new();
+        loop {
+            match self.messages.try_recv() {
+                Ok(message) => {
+                    match &message {
+                        WorkerMessage::Progress(p) => self.progress = Some(p.clone()),
+                        WorkerMessage::Baked(_)
+                        | WorkerMessage::Patched(_)
+                        | WorkerMessage::Cancelled => {
+                            self.in_flight = self.in_flight.saturating_sub(1);
+                            if self.in_flight == 0 {
+                                self.progress = None;
+                            }
+                        }
+                    }
+                    out.push(message);
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    self.in_flight = 0;
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.requests = None;
+        if let Some(thread) = self.thread.take() {
+            // The cancel flag makes the join quick; a panicked worker has nothing to clean.
+            let _ = thread.join();
+        }
+    }
+}
+
+fn run(
+    requests: &Receiver<BakeRequest>,
+    messages: &Sender<WorkerMessage>,
+    cancel: &AtomicBool,
+    repaint: &RepaintHook,
+) {
+    let wake = || {
+        if let Some(ctx) = repaint
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            ctx.request_repaint();
+        }
+    };
+    let mut last: Option<BakeOutput> = None;
+    while let Ok(request) = requests.recv() {
+        let reply = match request {
+            BakeRequest::Full {
+                document,
+                heightmap,
+            } => {
+                let mut report = |p: BakeProgress| {
+                    let _ = messages.send(WorkerMessage::Progress(p));
+                    wake();
+                };
+                match backend::bake_full(&document, &heightmap, cancel, &mut report) {
+                    Ok(output) => {
+                        last = Some(output.clone());
+                        WorkerMessage::Baked(Box::new(output))
+                    }
+                    Err(Cancelled) => WorkerMessage::Cancelled,
+                }
+            }
+            BakeRequest::Rect {
+                document,
+                heightmap,
+                rect,
+            } => match last.as_mut() {
+                Some(previous) if previous.types.len() == document.movement_types.len() => {
+                    let start = Instant::now();
+                    backend::bake_rect(&document, &heightmap, previous, rect);
+                    WorkerMessage::Patched(patch_of(
+                        previous,
+                        rect,
+                        heightmap.width,
+                        start.elapsed(),
+                    ))
+                }
+                _ => match backend::bake_full(&document, &heightmap, cancel, &mut |_| {}) {
+                    Ok(output) => {
+                        last = Some(output.clone());
+                        WorkerMessage::Baked(Box::new(output))
+                    }
+                    Err(Cancelled) => WorkerMessage::Cancelled,
+                },
+            },
+        };
+        if messages.send(reply).is_err() {
+            return;
+        }
+        wake();
+    }
+}
+
+fn patch_of(output: &BakeOutput, rect: CellRect, width: u32, elapsed: Duration) -> RectPatch {
+    let types = output
+        .types
+        .iter()
+        .map(|t| {
+            let mut cells = Vec::with_capacity(rect.area());
+            for y in rect.y0..rect.y1 {
+                let start = y as usize * width as usize + rect.x0 as usize;
+                if let Some(row) = t.final_cost.get(start..start + rect.width() as usize) {
+                    cells.extend_from_slice(row);
+                }
+            }
+            (cells, t.wall_count, t.mean_cost)
+        })
+        .collect();
+    RectPatch {
+        rect,
+        types,
+        elapsed,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_thread_is_named_and_bakes() {
+        let mut w = Worker::spawn().unwrap();
+        assert_eq!(
+            w.thread.as_ref().unwrap().thread().name(),
+            Some("navstudio-bake")
+        );
+        let doc = crate::app::backend::tests_support::doc();
+        let hm = Heightmap {
+            width: 6,
+            height: 4,
+            height01: vec![0.5; 24],
+            blocked: Vec::new(),
+        };
+        assert!(w.send(BakeRequest::Full {
+            document: Arc::new(doc),
+            heightmap: Arc::new(hm),
+        }));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut baked = None;
+        while baked.is_none() && Instant::now() < deadline {
+            for m in w.poll() {
+                if let WorkerMessage::Baked(b) = m {
+                    baked = Some(b);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let baked = baked.unwrap();
+        assert!(!w.is_busy());
+        assert_eq!(baked.types[0].final_cost, vec![1; 24]);
+    }
+}

@@ -1,0 +1,242 @@
+//! Editor interaction tests with egui_kittest: headless, no display, no GPU.
+//!
+//! A small heightmap with three known slope bands is written to a temp dir and opened; the
+//! tests then drive the real UI (tool buttons, pointer drags in the viewport, keyboard
+//! shortcuts, the Movement types panel) and check the document and the background bake
+//! against values computed by hand from the heightmap.
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use egui::{Key, Modifiers, Pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use navstudio::app::App;
+use navstudio::map::{PaintForce, PaintTarget};
+
+const W: u32 = 56;
+const H: u32 = 48;
+/// `new_map_from_heightmap` gives new maps this height scale; the PNG is encoded for it.
+const HEIGHT_SCALE_M: f64 = 30.0;
+
+/// Terrain in metres: flat (x < 20), a 0.4 m/cell ramp (21.8°) for 20 ≤ x < 40, and a
+/// 0.9 m/cell ramp (42.0°) beyond. With 1 m cells the "land" type (max slope 35°) has walls
+/// exactly on the steep band.
+fn height_m(x: u32) -> f64 {
+    let x = f64::from(x);
+    5.0 + 0.4 * (x.clamp(20.0, 40.0) - 20.0) + 0.9 * (x.max(40.0) - 40.0)
+}
+
+fn write_heightmap(dir: &Path) -> PathBuf {
+    let mut img = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::new(W, H);
+    for (x, _, p) in img.enumerate_pixels_mut() {
+        p.0[0] = (height_m(x) / HEIGHT_SCALE_M * 65535.0).round() as u16;
+    }
+    let path = dir.join("bands.png");
+    img.save(&path).unwrap();
+    path
+}
+
+/// Cells steeper than `max_slope_deg` by a central-difference oracle on `height_m`.
+fn expected_walls(max_slope_deg: f64) -> usize {
+    let slope = |x: u32| {
+        let (x0, x1) = (x.saturating_sub(1), (x + 1).min(W - 1));
+        ((height_m(x1) - height_m(x0)) / f64::from(x1 - x0))
+            .atan()
+            .to_degrees()
+    };
+    (0..W).filter(|&x| slope(x) > max_slope_deg).count() * H as usize
+}
+
+fn harness(app: App) -> Harness<'static, App> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, app: &mut App| app.ui_for_test(ui), app)
+}
+
+/// Steps frames until the worker is idle and the bake matches the document.
+fn wait_baked(harness: &mut Harness<'_, App>) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        harness.step();
+        if harness.state().is_baked() {
+            harness.step();
+            return;
+        }
+        assert!(Instant::now() < deadline, "the bake did not finish in 30 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn land_cost(harness: &Harness<'_, App>, x: u32, y: u32) -> u8 {
+    harness.state().state.baked.as_ref().unwrap().types[0].final_cost[(y * W + x) as usize]
+}
+
+fn screen_of(harness: &Harness<'_, App>, x: f32, y: f32) -> Pos2 {
+    let vp = harness.state().viewport();
+    vp.transform.screen_from_cell(vp.rect, (x, y))
+}
+
+#[test]
+fn paint_stroke_rebakes_and_undo_restores() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    wait_baked(&mut harness);
+    assert_eq!(harness.state().state.map_size(), (W, H));
+    assert_eq!(
+        land_cost(&harness, 10, 24),
+        1,
+        "flat ground costs 1 before painting"
+    );
+
+    harness.get_by_label("Paint").click();
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Paint
+    );
+
+    // One fast stroke across the flat band: three pointer samples 5 cells apart.
+    let points = [(4.5, 24.5), (9.5, 24.5), (14.5, 24.5)];
+    let start = screen_of(&harness, points[0].0, points[0].1);
+    harness.hover_at(start);
+    harness.step();
+    harness.drag_at(start);
+    harness.step();
+    for &(x, y) in &points[1..] {
+        harness.hover_at(screen_of(&harness, x, y));
+        harness.step();
+    }
+    harness.drop_at(screen_of(&harness, 14.5, 24.5));
+    harness.step();
+
+    {
+        let doc = &harness.state().state.map.as_ref().unwrap().document;
+        assert_eq!(doc.paint.len(), 1, "the stroke created one paint layer");
+        let layer = &doc.paint[0];
+        assert_eq!(layer.target, PaintTarget::Type("land".to_owned()));
+        // Every cell along the line got the full default strength (no gaps between samples).
+        for x in 4..=14 {
+            let cell = layer.cells[(24 * W + x) as usize];
+            assert_eq!(cell.delta, 40, "cell ({x}, 24)");
+            assert_eq!(cell.force, PaintForce::None);
+        }
+        // Far from the stroke nothing changed.
+        assert_eq!(layer.cells[(5 * W + 50) as usize].delta, 0);
+    }
+    assert_eq!(
+        harness.state().state.history.position(),
+        1,
+        "one stroke = one undo step"
+    );
+    assert!(harness.state().state.is_modified());
+
+    wait_baked(&mut harness);
+    assert_eq!(
+        land_cost(&harness, 10, 24),
+        41,
+        "baked cost = terrain 1 + painted 40"
+    );
+    assert_eq!(
+        harness.state().state.baked.as_ref().unwrap().types[1].final_cost[(24 * W + 10) as usize],
+        1,
+        "the stroke targeted land only"
+    );
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.step();
+    assert!(
+        harness
+            .state()
+            .state
+            .map
+            .as_ref()
+            .unwrap()
+            .document
+            .paint
+            .is_empty(),
+        "undo removes the layer the stroke created"
+    );
+    wait_baked(&mut harness);
+    assert_eq!(
+        land_cost(&harness, 10, 24),
+        1,
+        "undo restores the baked cost"
+    );
+    assert!(!harness.state().state.is_modified());
+
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    harness.step();
+    wait_baked(&mut harness);
+    assert_eq!(
+        land_cost(&harness, 10, 24),
+        41,
+        "redo re-applies the stroke"
+    );
+}
+
+#[test]
+fn max_slope_edit_in_panel_changes_wall_count_after_rebake() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    wait_baked(&mut harness);
+    let walls = |h: &Harness<'_, App>| h.state().state.baked.as_ref().unwrap().types[0].wall_count;
+    let before = walls(&harness);
+    assert_eq!(before, expected_walls(35.0));
+    assert!(before > 0);
+
+    harness.get_by_label("Max slope").set_value_accesskit(45.0);
+    harness.step();
+    harness.step();
+    let doc = &harness.state().state.map.as_ref().unwrap().document;
+    assert_eq!(doc.movement_types[0].max_slope_deg, 45.0);
+    assert_eq!(
+        harness.state().state.history.position(),
+        1,
+        "the edit is one undo step"
+    );
+
+    wait_baked(&mut harness);
+    let after = walls(&harness);
+    assert_eq!(after, expected_walls(45.0));
+    assert!(
+        after < before,
+        "a higher max slope leaves fewer walls ({after} vs {before})"
+    );
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.step();
+    wait_baked(&mut harness);
+    assert_eq!(walls(&harness), before, "undo restores the walls");
+}
+
+#[test]
+fn shortcuts_switch_tools_and_widgets_are_accessible() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    wait_baked(&mut harness);
+    harness.key_press(Key::B);
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Paint
+    );
+    harness.key_press(Key::I);
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Inspect
+    );
+    // `run` also checks that every widget has an accessible name.
+    harness.run();
+    // Hovering the steep band reports a wall for land in the status bar.
+    harness.hover_at(screen_of(&harness, 50.5, 10.5));
+    harness.run();
+    assert!(harness.query_by_label_contains("land: wall").is_some());
+    assert!(harness.query_by_label_contains("cell   50, 10").is_some());
+}
