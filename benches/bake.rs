@@ -9,7 +9,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use navstudio::bake::{self, BakeContext, BakeOptions, CellRect};
-use navstudio::map::{self, GenerateSpec, MapKind, PaintCell, PaintForce, PaintLayer, PaintTarget, StampLibrary};
+use navstudio::map::{
+    self, GenerateSpec, MapKind, PaintCell, PaintForce, PaintLayer, PaintTarget, StampLibrary,
+};
 use navstudio::package::{self, PackageMeta};
 
 fn bench_bake(c: &mut Criterion) {
@@ -29,31 +31,73 @@ fn bench_bake(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("full bake, 3 types, with flow permutations", |b| {
         b.iter(|| {
-            black_box(bake::bake(&doc, &heightmap, &stamps, &options, &mut BakeContext::default()).unwrap())
+            black_box(
+                bake::bake(
+                    &doc,
+                    &heightmap,
+                    &stamps,
+                    &options,
+                    &mut BakeContext::default(),
+                )
+                .unwrap(),
+            )
         });
     });
 
     // A brush dab of radius 10 at alternating spots, then the incremental rebake.
-    let mut baked = bake::bake(&doc, &heightmap, &stamps, &options, &mut BakeContext::default()).unwrap();
+    let mut baked = bake::bake(
+        &doc,
+        &heightmap,
+        &stamps,
+        &options,
+        &mut BakeContext::default(),
+    )
+    .unwrap();
     if doc.paint.is_empty() {
-        doc.paint.push(PaintLayer::new(PaintTarget::All, "bench.png", g.width, g.height));
+        doc.paint.push(PaintLayer::new(
+            PaintTarget::All,
+            "bench.png",
+            g.width,
+            g.height,
+        ));
     }
     let mut i = 0_u32;
     group.bench_function("incremental rebake after a 10-cell brush dab", |b| {
         b.iter(|| {
             i += 1;
             let (cx, cy) = (300 + (i % 7) * 200, 400 + (i % 5) * 250);
-            let delta = if i % 2 == 0 { 40 } else { 0 };
+            let delta = if i.is_multiple_of(2) { 40 } else { 0 };
             for y in cy - 10..=cy + 10 {
                 for x in cx - 10..=cx + 10 {
                     let (dx, dy) = (x as i32 - cx as i32, y as i32 - cy as i32);
                     if dx * dx + dy * dy <= 100 {
-                        doc.paint[0].set(g.width, x, y, PaintCell { delta, force: PaintForce::None });
+                        doc.paint[0].set(
+                            g.width,
+                            x,
+                            y,
+                            PaintCell {
+                                delta,
+                                force: PaintForce::None,
+                            },
+                        );
                     }
                 }
             }
-            let dirty = CellRect { x0: cx - 10, y0: cy - 10, x1: cx + 11, y1: cy + 11 };
-            bake::rebake_rect(&doc, &heightmap, &stamps, &mut baked, dirty, &mut BakeContext::default()).unwrap();
+            let dirty = CellRect {
+                x0: cx - 10,
+                y0: cy - 10,
+                x1: cx + 11,
+                y1: cy + 11,
+            };
+            bake::rebake_rect(
+                &doc,
+                &heightmap,
+                &stamps,
+                &mut baked,
+                dirty,
+                &mut BakeContext::default(),
+            )
+            .unwrap();
         });
     });
 
@@ -74,7 +118,10 @@ fn bench_bake(c: &mut Criterion) {
     group.finish();
     if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
         for line in status.lines().filter(|l| l.starts_with("VmHWM")) {
-            eprintln!("peak memory (whole bench process): {}", line.trim_start_matches("VmHWM:").trim());
+            eprintln!(
+                "peak memory (whole bench process): {}",
+                line.trim_start_matches("VmHWM:").trim()
+            );
         }
     }
 }

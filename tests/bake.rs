@@ -42,10 +42,18 @@ fn showcase_behaves_as_designed() {
 
     // The canyon is the only land route east: open for land, closed for large.
     assert_ne!(id("land", centre), 0);
-    assert_eq!(id("land", centre), id("land", east), "land must reach the east through the canyon");
+    assert_eq!(
+        id("land", centre),
+        id("land", east),
+        "land must reach the east through the canyon"
+    );
     assert_ne!(id("large", centre), 0);
     assert_ne!(id("large", east), 0);
-    assert_ne!(id("large", centre), id("large", east), "large units must not fit through the canyon");
+    assert_ne!(
+        id("large", centre),
+        id("large", east),
+        "large units must not fit through the canyon"
+    );
     // The lake island: its own island for land, joined to the mainland for hover.
     assert_ne!(id("land", island), 0);
     assert_ne!(id("land", island), id("land", centre));
@@ -77,7 +85,10 @@ fn incremental_rebake_equals_full_bake() {
                 y,
                 rotation,
             });
-            let fp = bake::place_footprints(&m.doc, &m.stamps).unwrap().pop().unwrap();
+            let fp = bake::place_footprints(&m.doc, &m.stamps)
+                .unwrap()
+                .pop()
+                .unwrap();
             CellRect {
                 x0: x.max(0) as u32,
                 y0: y.max(0) as u32,
@@ -86,15 +97,29 @@ fn incremental_rebake_equals_full_bake() {
             }
         } else {
             if m.doc.paint.is_empty() {
-                m.doc.paint.push(PaintLayer::new(PaintTarget::All, "t.png", w, h));
+                m.doc
+                    .paint
+                    .push(PaintLayer::new(PaintTarget::All, "t.png", w, h));
             }
             let layer = &mut m.doc.paint[0];
             let (cx, cy, r) = (rng.below(w), rng.below(h), 1 + rng.below(4));
             let cell = match rng.below(4) {
-                0 => PaintCell { delta: 30, force: PaintForce::None },
-                1 => PaintCell { delta: -20, force: PaintForce::None },
-                2 => PaintCell { delta: 0, force: PaintForce::Wall },
-                _ => PaintCell { delta: 0, force: PaintForce::Clear },
+                0 => PaintCell {
+                    delta: 30,
+                    force: PaintForce::None,
+                },
+                1 => PaintCell {
+                    delta: -20,
+                    force: PaintForce::None,
+                },
+                2 => PaintCell {
+                    delta: 0,
+                    force: PaintForce::Wall,
+                },
+                _ => PaintCell {
+                    delta: 0,
+                    force: PaintForce::Clear,
+                },
             };
             for y in cy.saturating_sub(r)..(cy + r + 1).min(h) {
                 for x in cx.saturating_sub(r)..(cx + r + 1).min(w) {
@@ -108,16 +133,46 @@ fn incremental_rebake_equals_full_bake() {
                 y1: (cy + r + 1).min(h),
             }
         };
-        bake::rebake_rect(&m.doc, &m.heightmap, &m.stamps, &mut baked, dirty, &mut BakeContext::default())
-            .unwrap();
+        bake::rebake_rect(
+            &m.doc,
+            &m.heightmap,
+            &m.stamps,
+            &mut baked,
+            dirty,
+            &mut BakeContext::default(),
+        )
+        .unwrap();
         let full = bake_all(&m);
-        assert!(baked.cost_layers == full.cost_layers, "cost layers differ after step {step}");
+        assert!(
+            baked.cost_layers == full.cost_layers,
+            "cost layers differ after step {step}"
+        );
         for (a, b) in baked.nav.layers.iter().zip(&full.nav.layers) {
-            assert!(a.cost == b.cost, "{}: cost field differs after step {step}", a.name);
-            assert!(a.windows == b.windows, "{}: windows differ after step {step}", a.name);
-            assert!(a.islands == b.islands, "{}: islands differ after step {step}", a.name);
-            assert!(a.graph == b.graph, "{}: graph differs after step {step}", a.name);
-            assert!(a.flows == b.flows, "{}: flows differ after step {step}", a.name);
+            assert!(
+                a.cost == b.cost,
+                "{}: cost field differs after step {step}",
+                a.name
+            );
+            assert!(
+                a.windows == b.windows,
+                "{}: windows differ after step {step}",
+                a.name
+            );
+            assert!(
+                a.islands == b.islands,
+                "{}: islands differ after step {step}",
+                a.name
+            );
+            assert!(
+                a.graph == b.graph,
+                "{}: graph differs after step {step}",
+                a.name
+            );
+            assert!(
+                a.flows == b.flows,
+                "{}: flows differ after step {step}",
+                a.name
+            );
         }
         assert!(baked == full);
     }
@@ -127,26 +182,58 @@ fn incremental_rebake_equals_full_bake() {
 fn bad_documents_give_clear_errors_not_panics() {
     let base = generated(MapKind::Small);
     let run = |doc: &navstudio::map::MapDocument| {
-        bake::bake(doc, &base.heightmap, &base.stamps, &BakeOptions::default(), &mut BakeContext::default())
+        bake::bake(
+            doc,
+            &base.heightmap,
+            &base.stamps,
+            &BakeOptions::default(),
+            &mut BakeContext::default(),
+        )
     };
     let mut doc = base.doc.clone();
     doc.movement_types[0].slope_cost = vec![(10.0, 1.0), (5.0, 3.0)];
-    assert!(matches!(run(&doc), Err(BakeError::Document(_))), "non-monotonic curve");
+    assert!(
+        matches!(run(&doc), Err(BakeError::Document(_))),
+        "non-monotonic curve"
+    );
     let mut doc = base.doc.clone();
     doc.movement_types[0].slope_cost.clear();
-    assert!(matches!(run(&doc), Err(BakeError::Document(_))), "empty curve");
+    assert!(
+        matches!(run(&doc), Err(BakeError::Document(_))),
+        "empty curve"
+    );
     for size in [0_u16, 256] {
         let mut doc = base.doc.clone();
         doc.sector_size = size;
-        assert!(matches!(run(&doc), Err(BakeError::Document(_))), "sector size {size}");
+        assert!(
+            matches!(run(&doc), Err(BakeError::Document(_))),
+            "sector size {size}"
+        );
     }
     let mut doc = base.doc.clone();
-    doc.stamps.push(StampPlacement { stamp: "no_such_stamp".into(), x: 1, y: 1, rotation: 0 });
+    doc.stamps.push(StampPlacement {
+        stamp: "no_such_stamp".into(),
+        x: 1,
+        y: 1,
+        rotation: 0,
+    });
     let err = run(&doc).unwrap_err();
     assert!(err.to_string().contains("no_such_stamp"), "{err}");
-    let opts = BakeOptions { types: Some(vec!["tank".into()]) };
-    let err = bake::bake(&base.doc, &base.heightmap, &base.stamps, &opts, &mut BakeContext::default()).unwrap_err();
-    assert!(err.to_string().contains("land"), "lists the known types: {err}");
+    let opts = BakeOptions {
+        types: Some(vec!["tank".into()]),
+    };
+    let err = bake::bake(
+        &base.doc,
+        &base.heightmap,
+        &base.stamps,
+        &opts,
+        &mut BakeContext::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("land"),
+        "lists the known types: {err}"
+    );
 }
 
 /// A buffer wider than the map walls every cell in: a documented outcome (all walls, a
@@ -157,11 +244,24 @@ fn buffer_larger_than_map_gives_all_walls_and_a_warning() {
     m.doc.movement_types.truncate(1);
     m.doc.movement_types[0].wall_buffer_m = 10_000.0;
     let mut ctx = BakeContext::default();
-    let baked = bake::bake(&m.doc, &m.heightmap, &m.stamps, &BakeOptions::default(), &mut ctx).unwrap();
+    let baked = bake::bake(
+        &m.doc,
+        &m.heightmap,
+        &m.stamps,
+        &BakeOptions::default(),
+        &mut ctx,
+    )
+    .unwrap();
     assert!(baked.cost_layers[0].final_cost.iter().all(|&c| c == WALL));
     assert_eq!(baked.nav.layers[0].islands.count, 0);
     assert!(baked.nav.layers[0].windows.is_empty());
-    assert!(ctx.warnings.iter().any(|w| w.contains("no cell is passable")), "{:?}", ctx.warnings);
+    assert!(
+        ctx.warnings
+            .iter()
+            .any(|w| w.contains("no cell is passable")),
+        "{:?}",
+        ctx.warnings
+    );
 }
 
 #[test]
@@ -169,6 +269,12 @@ fn cancelled_bake_stops_with_cancelled() {
     let m = generated(MapKind::Small);
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
     let mut ctx = BakeContext::new(Box::new(|_, _| {}), cancel);
-    let r = bake::bake(&m.doc, &m.heightmap, &m.stamps, &BakeOptions::default(), &mut ctx);
+    let r = bake::bake(
+        &m.doc,
+        &m.heightmap,
+        &m.stamps,
+        &BakeOptions::default(),
+        &mut ctx,
+    );
     assert!(matches!(r, Err(BakeError::Cancelled)));
 }

@@ -29,7 +29,10 @@ fn fix_checksum(bytes: &mut [u8]) {
 fn round_trip_is_identity_and_bytes_are_deterministic() {
     let (nav, bytes) = small_package();
     let pkg = package::from_bytes(&bytes).unwrap();
-    assert!(pkg.nav == nav, "read-back NavData differs from the baked one");
+    assert!(
+        pkg.nav == nav,
+        "read-back NavData differs from the baked one"
+    );
     assert_eq!(pkg.manifest.map_name, "small");
     assert_eq!(pkg.manifest.layers.len(), 3);
     // A second, independent bake of the same inputs gives the same bytes.
@@ -47,7 +50,10 @@ fn write_is_atomic_and_read_matches() {
     let pkg = package::read(&path).unwrap();
     assert!(pkg.nav == nav);
     // No temp files left beside it.
-    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     // Writing into a folder that does not exist fails cleanly and names the file.
     let bad = dir.path().join("missing/x.navpkg");
@@ -77,7 +83,10 @@ fn flipped_bytes_are_caught_by_the_checksum() {
         let mut b = bytes.clone();
         let i = HEADER_LEN + rng.below((b.len() - HEADER_LEN) as u32) as usize;
         b[i] ^= 1 << rng.below(8);
-        assert!(matches!(package::from_bytes(&b), Err(PackageError::Checksum { .. })));
+        assert!(matches!(
+            package::from_bytes(&b),
+            Err(PackageError::Checksum { .. })
+        ));
     }
 }
 
@@ -99,7 +108,10 @@ fn corrupted_payload_with_valid_checksum_never_panics() {
             errors += 1;
         }
     }
-    assert!(errors > 300, "only {errors} of 400 corruptions were detected");
+    assert!(
+        errors > 300,
+        "only {errors} of 400 corruptions were detected"
+    );
 }
 
 #[test]
@@ -108,20 +120,32 @@ fn header_lies_are_rejected() {
     // Wrong magic.
     let mut b = bytes.clone();
     b[0] = b'X';
-    assert!(matches!(package::from_bytes(&b), Err(PackageError::BadMagic { .. })));
+    assert!(matches!(
+        package::from_bytes(&b),
+        Err(PackageError::BadMagic { .. })
+    ));
     // Newer and older versions.
     let mut b = bytes.clone();
     b[8..12].copy_from_slice(&2_u32.to_le_bytes());
     let err = package::from_bytes(&b).unwrap_err();
-    assert!(matches!(err, PackageError::NewerVersion { found: 2, .. }), "{err}");
+    assert!(
+        matches!(err, PackageError::NewerVersion { found: 2, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("upgrade navstudio"));
     let mut b = bytes.clone();
     b[8..12].copy_from_slice(&0_u32.to_le_bytes());
-    assert!(matches!(package::from_bytes(&b), Err(PackageError::OlderVersion { .. })));
+    assert!(matches!(
+        package::from_bytes(&b),
+        Err(PackageError::OlderVersion { .. })
+    ));
     // A payload length beyond the file.
     let mut b = bytes.clone();
     b[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
-    assert!(matches!(package::from_bytes(&b), Err(PackageError::Truncated { .. })));
+    assert!(matches!(
+        package::from_bytes(&b),
+        Err(PackageError::Truncated { .. })
+    ));
     // A section claiming a gigantic raw size: refused before any allocation.
     let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let table = HEADER_LEN + manifest_len;

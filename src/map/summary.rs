@@ -13,7 +13,7 @@ pub fn summary(loaded: &LoadedMap) -> String {
     let hm = &loaded.heightmap;
     let sector = u32::from(doc.sector_size.max(1));
     let (sx, sy) = (hm.width.div_ceil(sector), hm.height.div_ceil(sector));
-    let partial = hm.width % sector != 0 || hm.height % sector != 0;
+    let partial = !hm.width.is_multiple_of(sector) || !hm.height.is_multiple_of(sector);
     let (lo, hi) = hm
         .height01
         .iter()
