@@ -28,6 +28,19 @@ impl ByteWriter {
     pub(super) fn raw(&mut self, vs: &[u8]) {
         self.bytes.extend_from_slice(vs);
     }
+    /// LEB128: 7 bits per byte, high bit = more bytes follow.
+    pub(super) fn varint(&mut self, mut v: u32) {
+        while v >= 0x80 {
+            self.bytes.push((v as u8 & 0x7F) | 0x80);
+            v >>= 7;
+        }
+        self.bytes.push(v as u8);
+    }
+    /// Zig-zag signed LEB128 (small magnitudes of either sign stay short).
+    pub(super) fn varint_signed(&mut self, v: i64) {
+        let z = ((v << 1) ^ (v >> 63)) as u64;
+        self.varint(u32::try_from(z).unwrap_or(u32::MAX));
+    }
 }
 
 /// Why a read failed; turned into a `PackageError` with the file name by the caller.
@@ -98,6 +111,26 @@ impl<'a> ByteReader<'a> {
         Ok(b.chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect())
+    }
+
+    pub(super) fn varint(&mut self, what: &str) -> Result<u32, ReadFault> {
+        let mut v: u64 = 0;
+        for shift in (0..35).step_by(7) {
+            let b = self.u8(what)?;
+            v |= u64::from(b & 0x7F) << shift;
+            if b & 0x80 == 0 {
+                return u32::try_from(v)
+                    .map_err(|_| ReadFault::Invalid(format!("{what}: number out of range")));
+            }
+        }
+        Err(ReadFault::Invalid(format!(
+            "{what}: number longer than 5 bytes"
+        )))
+    }
+
+    pub(super) fn varint_signed(&mut self, what: &str) -> Result<i64, ReadFault> {
+        let z = i64::from(self.varint(what)?);
+        Ok((z >> 1) ^ -(z & 1))
     }
 
     pub(super) fn finish(&self, what: &str) -> Result<(), ReadFault> {

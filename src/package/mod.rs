@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use read::{from_bytes, read};
-pub use write::{PackageMeta, manifest_for, to_bytes, write};
+pub use write::{PackageMeta, encode_section, manifest_for, to_bytes, write};
 
 /// First 8 bytes of every package.
 pub const MAGIC: [u8; 8] = *b"NAVSTPKG";

@@ -2,6 +2,8 @@
 //! and checked against the map size before it becomes `NavData`.
 
 use std::io::Read as _;
+
+use rayon::prelude::*;
 use std::path::Path;
 
 use super::codec::{ByteReader, ReadFault};
@@ -168,8 +170,9 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
         ))));
     }
 
-    let mut layers = Vec::with_capacity(manifest.layers.len());
-    let mut raw_sections: Vec<Vec<u8>> = Vec::with_capacity(SectionKind::ALL.len());
+    // Slice every section first (cheap, sequential), then decompress and decode the
+    // movement types in parallel: they are independent.
+    let mut stored_sections = Vec::with_capacity(sections.len());
     for info in &sections {
         let stored = r.take(info.stored_len as usize, "section").map_err(fault)?;
         let limit = max_raw_len(info.kind, spec);
@@ -179,24 +182,31 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
                 info.kind, info.layer, info.raw_len, spec.width, spec.height
             )));
         }
-        raw_sections.push(decompress(stored, info.raw_len).map_err(|what| {
-            invalid(format!(
-                "{:?} section of movement type {}: {what}",
-                info.kind, info.layer
-            ))
-        })?);
-        if raw_sections.len() == SectionKind::ALL.len() {
-            let name = manifest.layers[layers.len()].name.clone();
-            let layer = decode_layer(spec, name, &raw_sections).map_err(|f| match f {
-                ReadFault::Truncated(w) | ReadFault::Invalid(w) => invalid(format!(
-                    "movement type {}: {w}",
-                    manifest.layers[layers.len()].name
-                )),
-            })?;
-            layers.push(layer);
-            raw_sections.clear();
-        }
+        stored_sections.push((info, stored));
     }
+    let layers = stored_sections
+        .par_chunks(SectionKind::ALL.len())
+        .zip(&manifest.layers)
+        .map(|(chunk, layer_manifest)| {
+            let name = &layer_manifest.name;
+            let raw = chunk
+                .par_iter()
+                .map(|(info, stored)| {
+                    decompress(stored, info.raw_len).map_err(|what| {
+                        invalid(format!(
+                            "{:?} section of movement type {name}: {what}",
+                            info.kind
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            decode_layer(spec, name.clone(), &raw).map_err(|f| match f {
+                ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
+                    invalid(format!("movement type {name}: {w}"))
+                }
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
 
     Ok(Package {
         nav: NavData {
@@ -246,8 +256,8 @@ fn max_raw_len(kind: SectionKind, spec: GridSpec) -> u64 {
     let nodes_per_sector = 4 * ss.div_ceil(2);
     match kind {
         SectionKind::Cost => 4 + sectors + cells,
-        SectionKind::Windows => 4 + 21 * windows,
-        SectionKind::Graph => 8 + 4 * (nodes + 1) + 8 * nodes * (nodes_per_sector + 1),
+        SectionKind::Windows => 4 + 15 * windows,
+        SectionKind::Graph => 4 + 5 * nodes + 10 * nodes * (nodes_per_sector + 1),
         SectionKind::Islands => 12 + 8 * sectors + 4 * cells,
         SectionKind::Flows => 8 + nodes * (8 + ss * ss),
     }
@@ -309,16 +319,35 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
 
     // Windows: must be exactly the maximal runs of the cost field, in canonical order.
     let mut r = ByteReader::new(&raw[1]);
-    let n = r.count(21, "windows")?;
+    let n = r.count(3, "windows")?;
     let mut windows = Vec::with_capacity(n);
+    let mut border_id: u32 = 0;
     for _ in 0..n {
+        border_id = border_id
+            .checked_add(r.varint("window")?)
+            .filter(|&b| (b / 2) < sectors as u32)
+            .ok_or_else(|| bad("window border out of range".to_owned()))?;
+        let sector_a = border_id / 2;
+        let horizontal = border_id % 2 == 1;
+        let (sxa, sya) = (sector_a % spec.sectors_x(), sector_a / spec.sectors_x());
+        let sector_b = if horizontal {
+            (sya + 1 < spec.sectors_y()).then(|| sector_a + spec.sectors_x())
+        } else {
+            (sxa + 1 < spec.sectors_x()).then_some(sector_a + 1)
+        }
+        .ok_or_else(|| bad("window on a border at the map edge".to_owned()))?;
+        let (x0, y0, _, _) = spec.sector_rect(sector_a);
+        let (xb, yb, _, _) = spec.sector_rect(sector_b);
+        let (first, border) = if horizontal { (x0, yb) } else { (y0, xb) };
+        let start = first.saturating_add(r.varint("window")?);
+        let len = r.varint("window")?;
         windows.push(PortalWindow {
-            sector_a: r.u32("window")?,
-            sector_b: r.u32("window")?,
-            horizontal: r.u8("window")? != 0,
-            border: r.u32("window")?,
-            start: r.u32("window")?,
-            len: r.u32("window")?,
+            sector_a,
+            sector_b,
+            horizontal,
+            border,
+            start,
+            len,
         });
     }
     r.finish("windows section")?;
@@ -330,24 +359,31 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     // Graph.
     let mut r = ByteReader::new(&raw[2]);
     let node_count = r.u32("graph")? as usize;
-    let edge_count = r.u32("graph")? as usize;
     if node_count != nodes.len() {
         return Err(bad(format!(
             "graph has {node_count} nodes, the windows make {}",
             nodes.len()
         )));
     }
-    let offsets = r.u32s(node_count + 1, "graph offsets")?;
-    let targets = r.u32s(edge_count, "graph targets")?;
-    let weights = r.u32s(edge_count, "graph weights")?;
-    r.finish("graph section")?;
-    if offsets.first() != Some(&0)
-        || offsets.last().map(|&o| o as usize) != Some(edge_count)
-        || offsets.windows(2).any(|w| w[0] > w[1])
-        || targets.iter().any(|&t| t as usize >= node_count)
-    {
-        return Err(bad("graph offsets or targets out of range".to_owned()));
+    let mut offsets = Vec::with_capacity(node_count + 1);
+    let (mut targets, mut weights) = (Vec::new(), Vec::new());
+    offsets.push(0);
+    for node in 0..node_count as i64 {
+        let edges = r.varint("graph edge count")? as usize;
+        if edges.saturating_mul(2) > r.remaining() {
+            return Err(ReadFault::Truncated("graph edges".to_owned()));
+        }
+        for _ in 0..edges {
+            let target = node + r.varint_signed("graph edge")?;
+            if !(0..node_count as i64).contains(&target) {
+                return Err(bad("graph edge target out of range".to_owned()));
+            }
+            targets.push(target as u32);
+            weights.push(r.varint("graph edge")?);
+        }
+        offsets.push(targets.len() as u32);
     }
+    r.finish("graph section")?;
     let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
     let graph = PortalGraph {
         offsets,

@@ -112,7 +112,10 @@ pub fn write(path: &Path, nav: &NavData, meta: &PackageMeta) -> Result<(), Packa
     crate::map::io::write_atomic(path, &bytes).map_err(PackageError::Write)
 }
 
-fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
+/// The uncompressed bytes of one section of one layer (the layout in `docs/package-format.md`);
+/// public so tools and benchmarks can measure codecs on real data.
+#[must_use]
+pub fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
     let mut w = ByteWriter::default();
     match kind {
         SectionKind::Cost => {
@@ -128,22 +131,32 @@ fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
             }
         }
         SectionKind::Windows => {
+            // A window's sectors, axis and border line follow from its border id; store the
+            // id as a delta, the start relative to the border's first cell, and the length.
             w.len_u32(l.windows.len());
+            let mut prev_border = 0;
             for win in &l.windows {
-                w.u32(win.sector_a);
-                w.u32(win.sector_b);
-                w.u8(u8::from(win.horizontal));
-                w.u32(win.border);
-                w.u32(win.start);
-                w.u32(win.len);
+                let border_id = win.border_id();
+                let (x0, y0, _, _) = l.cost.spec.sector_rect(win.sector_a);
+                let first = if win.horizontal { x0 } else { y0 };
+                w.varint(border_id - prev_border);
+                w.varint(win.start - first);
+                w.varint(win.len);
+                prev_border = border_id;
             }
         }
         SectionKind::Graph => {
-            w.len_u32(l.graph.offsets.len().saturating_sub(1));
-            w.len_u32(l.graph.targets.len());
-            w.u32s(&l.graph.offsets);
-            w.u32s(&l.graph.targets);
-            w.u32s(&l.graph.weights);
+            // Per node: edge count, then (target − node) zig-zag and weight, all LEB128.
+            let nodes = l.graph.offsets.len().saturating_sub(1);
+            w.len_u32(nodes);
+            for node in 0..nodes as u32 {
+                let edges: Vec<(u32, u32)> = l.graph.edges(node).collect();
+                w.varint(edges.len() as u32);
+                for (target, weight) in edges {
+                    w.varint_signed(i64::from(target) - i64::from(node));
+                    w.varint(weight);
+                }
+            }
         }
         SectionKind::Islands => {
             w.u32(l.islands.count);
