@@ -371,3 +371,57 @@ fn hsv(h: f64, s: f64, v: f64) -> [u8; 3] {
     };
     [(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]
 }
+
+/// `navstudio path`: reachability, the portal route and the traced length.
+pub fn path_cmd(
+    pkg_path: &Path,
+    type_name: &str,
+    from: (u32, u32),
+    to: (u32, u32),
+) -> Result<(), String> {
+    let pkg = package::read(pkg_path).map_err(|e| e.to_string())?;
+    let layer = pkg
+        .nav
+        .layers
+        .iter()
+        .position(|l| l.name == type_name)
+        .ok_or_else(|| format!("{}: no movement type '{type_name}'", pkg_path.display()))?;
+    let mut world = navstudio::nav::NavWorld::from_nav(pkg.nav);
+    let reachable = world.is_reachable(layer, from, to);
+    println!("reachable  {reachable} (island ids)");
+    if !reachable {
+        return Ok(());
+    }
+    let start = Instant::now();
+    let id = world
+        .request_path(layer, &[from], to)
+        .map_err(|e| format!("{}: {e}", pkg_path.display()))?;
+    let request_us = start.elapsed().as_secs_f64() * 1e6;
+    let p = world.path(id).ok_or("path vanished")?;
+    let l = &world.nav().layers[layer];
+    let route = p
+        .routes
+        .first()
+        .map(|r| r.nodes.clone())
+        .unwrap_or_default();
+    println!(
+        "request    {request_us:.0} µs, {} portal nodes on the route",
+        route.len()
+    );
+    for pair in route.chunks(2) {
+        let n = &l.nodes[pair[0] as usize];
+        println!(
+            "  sector {:>6} → leave through window {} at cells ({},{})+{}",
+            n.sector, n.window, n.cells.x, n.cells.y, n.cells.len
+        );
+    }
+    let traced = world
+        .trace_path(id, from)
+        .ok_or("following the flow did not reach the goal")?;
+    println!(
+        "traced     {:.2} cells of path ({} steps before line of sight)",
+        traced.length,
+        traced.cells.len() - 1
+    );
+    Ok(())
+}

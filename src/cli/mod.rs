@@ -80,6 +80,21 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Plan a path in a nav package: reachability, the portal route, and the length of the
+    /// path traced by following the flow field.
+    Path {
+        /// The package (NAME.navpkg).
+        package: PathBuf,
+        /// Movement type name.
+        #[arg(long = "type")]
+        type_name: String,
+        /// Source cell X,Y.
+        #[arg(long, value_parser = parse_cell)]
+        from: (u32, u32),
+        /// Goal cell X,Y.
+        #[arg(long, value_parser = parse_cell)]
+        to: (u32, u32),
+    },
 }
 
 /// Parses `X,Y` into a cell.
@@ -139,6 +154,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             goal,
             output,
         }) => bake::export_cmd(&package, layer, &type_name, goal, &output),
+        Some(Command::Path {
+            package,
+            type_name,
+            from,
+            to,
+        }) => bake::path_cmd(&package, &type_name, from, to),
     }
 }
 

@@ -37,6 +37,16 @@ impl CostField {
         self.sectors[sector as usize] = sector_from_cells(self.spec, cells, sector);
     }
 
+    /// Replaces one sector's costs from its own row-major tile (sector-rectangle sized);
+    /// an all-1 tile becomes the shared clear field.
+    pub fn set_sector(&mut self, sector: u32, tile: &[u8]) {
+        self.sectors[sector as usize] = if tile.iter().all(|&c| c == CLEAR) {
+            SectorCost::Clear
+        } else {
+            SectorCost::Tile(tile.into())
+        };
+    }
+
     /// Cost of cell `(x, y)`; the cell must be on the map.
     #[must_use]
     pub fn get(&self, x: u32, y: u32) -> u8 {

@@ -1,0 +1,680 @@
+//! `NavWorld`: what a game calls at run time — reachability by island ids, path requests
+//! (portal A*, merging A* for further sources, precomputed permutation tiles on the way, a
+//! custom line-of-sight field around the goal), flow sampling for steering, a ref-counted
+//! goal-field cache, and dynamic cost changes rebuilt through a time-sliced queue.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::NavData;
+use super::flow::flow_from_integration;
+use super::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, WALL};
+use super::integrate::{
+    INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
+};
+use super::layer::{NavLayer, rebuild_sectors};
+use super::route::{Route, SearchEnds, SearchScratch, search};
+
+/// A live path request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PathId(pub u32);
+
+/// A stamp applied at run time, to remove it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StampHandle(pub u32);
+
+/// Why a path request was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// The movement type index does not exist.
+    #[error("movement type {0} does not exist in this package")]
+    UnknownType(usize),
+    /// A cell lies off the map.
+    #[error("cell {0:?} lies off the map")]
+    OffMap((u32, u32)),
+    /// The goal is a wall for this movement type.
+    #[error("the goal {0:?} is a wall for this movement type")]
+    GoalIsWall((u32, u32)),
+    /// No source can reach the goal (island ids differ); A* was not run.
+    #[error("no source can reach the goal {0:?} (different islands)")]
+    Unreachable((u32, u32)),
+}
+
+/// The goal field: an integration with the line-of-sight pass over the goal sector and its
+/// neighbours, so LOS continues across sector borders.
+#[derive(Debug)]
+pub struct GoalField {
+    /// Window `(x0, y0, w, h)` in cells.
+    pub rect: (u32, u32, u32, u32),
+    /// Integrated costs and flags over the window.
+    pub field: IntegrationField,
+    /// Flow over the window.
+    pub flow: Vec<u8>,
+}
+
+/// Cache hit/miss counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Goal fields served from the cache.
+    pub hits: u64,
+    /// Goal fields built.
+    pub misses: u64,
+    /// Unreferenced fields dropped by the LRU policy.
+    pub evictions: u64,
+    /// Fields held now.
+    pub entries: usize,
+}
+
+/// A planned path: the route tree toward one goal shared by all its sources.
+#[derive(Debug)]
+pub struct PathState {
+    /// Movement type index.
+    pub layer: usize,
+    /// Goal cell.
+    pub goal: (u32, u32),
+    /// Sources the path was planned for (re-planned after dynamic changes).
+    pub sources: Vec<(u32, u32)>,
+    /// Per routed sector, the portal node to leave it through (its permutation tile).
+    pub exits: BTreeMap<u32, u32>,
+    /// The route of each source (portal nodes in travel order), for reports and for agents
+    /// not yet on a routed sector.
+    pub routes: Vec<Route>,
+    /// The goal field (shared through the cache).
+    pub goal_field: Arc<GoalField>,
+}
+
+/// A path followed cell by cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TracedPath {
+    /// Cells visited, source first; ends at the goal or at the first LOS cell.
+    pub cells: Vec<(u32, u32)>,
+    /// 1 per straight step, √2 per diagonal, straight-line distance once in LOS.
+    pub length: f64,
+}
+
+/// Cached goal fields by (movement type, goal cell), with the clock of their last use.
+type GoalCache = HashMap<(usize, (u32, u32)), (Arc<GoalField>, u64)>;
+
+/// The run-time navigation world.
+pub struct NavWorld {
+    nav: NavData,
+    paths: BTreeMap<PathId, PathState>,
+    next_path: u32,
+    goal_cache: GoalCache,
+    cache_capacity: usize,
+    cache_clock: u64,
+    stats: CacheStats,
+    stamps: BTreeMap<u32, AppliedStamp>,
+    next_stamp: u32,
+    dirty: BTreeSet<(usize, u32)>,
+    a_star_runs: u64,
+    scratch: SearchScratch,
+    integ: IntegratorScratch,
+}
+
+struct AppliedStamp {
+    layers: Vec<usize>,
+    rect: (u32, u32, u32, u32),
+    original: Vec<Vec<u8>>,
+}
+
+impl NavWorld {
+    /// A world over baked navigation data (fresh from the bake or `package::read(..)?.nav`).
+    #[must_use]
+    pub fn from_nav(nav: NavData) -> Self {
+        Self {
+            nav,
+            paths: BTreeMap::new(),
+            next_path: 0,
+            goal_cache: HashMap::new(),
+            cache_capacity: 64,
+            cache_clock: 0,
+            stats: CacheStats::default(),
+            stamps: BTreeMap::new(),
+            next_stamp: 0,
+            dirty: BTreeSet::new(),
+            a_star_runs: 0,
+            scratch: SearchScratch::default(),
+            integ: IntegratorScratch::new(),
+        }
+    }
+
+    /// The navigation data (read-only).
+    #[must_use]
+    pub fn nav(&self) -> &NavData {
+        &self.nav
+    }
+
+    /// Number of A* searches run so far (rejected requests run none).
+    #[must_use]
+    pub fn a_star_runs(&self) -> u64 {
+        self.a_star_runs
+    }
+
+    /// Goal-field cache counters.
+    #[must_use]
+    pub fn cache_stats(&self) -> CacheStats {
+        CacheStats {
+            entries: self.goal_cache.len(),
+            ..self.stats
+        }
+    }
+
+    /// Whether `b` can be reached from `a` by movement type `layer`: equal non-zero island ids.
+    #[must_use]
+    pub fn is_reachable(&self, layer: usize, a: (u32, u32), b: (u32, u32)) -> bool {
+        let Some(l) = self.nav.layers.get(layer) else {
+            return false;
+        };
+        let ia = l.islands.island_at(a.0, a.1);
+        ia != 0 && ia == l.islands.island_at(b.0, b.1)
+    }
+
+    /// A planned path.
+    #[must_use]
+    pub fn path(&self, id: PathId) -> Option<&PathState> {
+        self.paths.get(&id)
+    }
+
+    /// Drops a path (its goal field stays cached until evicted).
+    pub fn release_path(&mut self, id: PathId) {
+        self.paths.remove(&id);
+        self.evict();
+    }
+
+    /// Plans a path from `sources` to `goal` for movement type `layer`. Sources on other
+    /// islands than the goal are left out (no A* for them); the first reachable source runs
+    /// a full A*, later ones a merging A* that may finish on the earlier routes.
+    ///
+    /// # Errors
+    /// [`PathError`] when the type does not exist, a cell is off the map, the goal is a wall,
+    /// or no source shares the goal's island.
+    pub fn request_path(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goal: (u32, u32),
+    ) -> Result<PathId, PathError> {
+        let state = self.plan(layer, sources, goal)?;
+        let id = PathId(self.next_path);
+        self.next_path = self.next_path.wrapping_add(1);
+        self.paths.insert(id, state);
+        Ok(id)
+    }
+
+    fn plan(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goal: (u32, u32),
+    ) -> Result<PathState, PathError> {
+        let l = self
+            .nav
+            .layers
+            .get(layer)
+            .ok_or(PathError::UnknownType(layer))?;
+        let spec = l.cost.spec;
+        for &(x, y) in sources.iter().chain(std::iter::once(&goal)) {
+            if x >= spec.width || y >= spec.height {
+                return Err(PathError::OffMap((x, y)));
+            }
+        }
+        let goal_island = l.islands.island_at(goal.0, goal.1);
+        if goal_island == 0 {
+            return Err(PathError::GoalIsWall(goal));
+        }
+        let reachable: Vec<(u32, u32)> = sources
+            .iter()
+            .copied()
+            .filter(|&(x, y)| l.islands.island_at(x, y) == goal_island)
+            .collect();
+        if reachable.is_empty() {
+            return Err(PathError::Unreachable(goal));
+        }
+        let goal_field = self.goal_field(layer, goal);
+        let l = &self.nav.layers[layer];
+        let goal_sector = spec.sector_of(goal.0, goal.1);
+        // Cost from each goal-sector node to the goal, by integrating the goal sector.
+        let goal_costs = sector_costs_from(l, goal_sector, goal, &mut self.integ);
+        let mut remaining: HashMap<u32, u32> = goal_costs.iter().copied().collect();
+        let mut exits = BTreeMap::new();
+        let mut routes = Vec::with_capacity(reachable.len());
+        for &src in &reachable {
+            let src_sector = spec.sector_of(src.0, src.1);
+            // Inside the goal field's window with the goal reached locally: no portals needed.
+            if in_rect(goal_field.rect, src)
+                && goal_field.field.cost[local(goal_field.rect, src)] != UNREACHED
+            {
+                routes.push(Route {
+                    nodes: Vec::new(),
+                    cost: goal_field.field.cost[local(goal_field.rect, src)],
+                });
+                continue;
+            }
+            let starts = sector_costs_from(l, src_sector, src, &mut self.integ);
+            let finish = |node: u32| remaining.get(&node).copied();
+            self.a_star_runs += 1;
+            let ends = SearchEnds {
+                starts: &starts,
+                finish_cost: &finish,
+                goal,
+            };
+            let Some(route) = search(l, &ends, &mut self.scratch) else {
+                routes.push(Route {
+                    nodes: Vec::new(),
+                    cost: UNREACHED,
+                });
+                continue;
+            };
+            // Remaining cost of every node on this route, so later sources can merge into it.
+            let end_rest = remaining
+                .get(route.nodes.last().unwrap_or(&0))
+                .copied()
+                .unwrap_or(0);
+            let total = route.cost;
+            for &node in &route.nodes {
+                let g = super::route::cost_from_source(&self.scratch, node);
+                remaining
+                    .entry(node)
+                    .or_insert(total.saturating_sub(g).max(end_rest.min(total)));
+            }
+            for pair in route.nodes.windows(2) {
+                let (a, b) = (pair[0] as usize, pair[1] as usize);
+                if l.nodes[a].window == l.nodes[b].window {
+                    exits.entry(l.nodes[a].sector).or_insert(pair[0]);
+                }
+            }
+            routes.push(route);
+        }
+        Ok(PathState {
+            layer,
+            goal,
+            sources: reachable,
+            exits,
+            routes,
+            goal_field,
+        })
+    }
+
+    /// The goal field for `(layer, goal)`, from the cache or built.
+    fn goal_field(&mut self, layer: usize, goal: (u32, u32)) -> Arc<GoalField> {
+        self.cache_clock += 1;
+        if let Some((field, used)) = self.goal_cache.get_mut(&(layer, goal)) {
+            *used = self.cache_clock;
+            self.stats.hits += 1;
+            return Arc::clone(field);
+        }
+        self.stats.misses += 1;
+        let field = Arc::new(build_goal_field(
+            &self.nav.layers[layer],
+            goal,
+            &mut self.integ,
+        ));
+        self.goal_cache
+            .insert((layer, goal), (Arc::clone(&field), self.cache_clock));
+        self.evict();
+        field
+    }
+
+    /// Least-recently-used eviction of fields no live path holds, beyond the capacity.
+    fn evict(&mut self) {
+        while self.goal_cache.len() > self.cache_capacity {
+            let victim = self
+                .goal_cache
+                .iter()
+                .filter(|(_, (f, _))| Arc::strong_count(f) == 1)
+                .min_by_key(|(k, (_, used))| (*used, **k))
+                .map(|(k, _)| *k);
+            let Some(k) = victim else { break };
+            self.goal_cache.remove(&k);
+            self.stats.evictions += 1;
+        }
+    }
+
+    /// Flow byte at a cell for a path: the goal field where it reaches the cell, else the
+    /// permutation tile of the cell's sector exit. `None` off the route.
+    fn flow_at(&self, p: &PathState, cell: (u32, u32)) -> Option<(u8, bool)> {
+        let gf = &p.goal_field;
+        if in_rect(gf.rect, cell) {
+            let i = local(gf.rect, cell);
+            if gf.field.cost[i] != UNREACHED {
+                return Some((gf.flow[i], true));
+            }
+        }
+        let l = &self.nav.layers[p.layer];
+        let spec = l.cost.spec;
+        let sector = spec.sector_of(cell.0, cell.1);
+        let node = *p.exits.get(&sector)?;
+        let tile = l
+            .flows
+            .tiles
+            .get(*l.flows.node_tile.get(node as usize)? as usize)?;
+        let (x0, y0, w, _) = spec.sector_rect(sector);
+        Some((tile[((cell.1 - y0) * w + (cell.0 - x0)) as usize], false))
+    }
+
+    /// Desired unit direction at `pos` (cell units, `(x + 0.5, y + 0.5)` is a cell centre):
+    /// in line of sight → straight at the goal; on the route → bilinear interpolation of the
+    /// 4 nearest cells' flow directions; off the route → toward the nearest routed portal.
+    #[must_use]
+    pub fn sample_flow(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
+        let p = self.paths.get(&id)?;
+        let spec = self.nav.layers[p.layer].cost.spec;
+        let (px, py) = pos;
+        if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
+            return None;
+        }
+        let cell = (px as u32, py as u32);
+        let goal_c = (p.goal.0 as f32 + 0.5, p.goal.1 as f32 + 0.5);
+        if let Some((f, _)) = self.flow_at(p, cell)
+            && (f & FLOW_LOS != 0 || cell == p.goal)
+        {
+            return normalise(goal_c.0 - px, goal_c.1 - py);
+        }
+        // Bilinear over the 4 cell centres around pos.
+        let (fx, fy) = (px - 0.5, py - 0.5);
+        let (x0, y0) = (fx.floor(), fy.floor());
+        let (tx, ty) = (fx - x0, fy - y0);
+        let mut sum = (0.0_f32, 0.0_f32);
+        for (dx, dy, wgt) in [
+            (0, 0, (1.0 - tx) * (1.0 - ty)),
+            (1, 0, tx * (1.0 - ty)),
+            (0, 1, (1.0 - tx) * ty),
+            (1, 1, tx * ty),
+        ] {
+            let (cx, cy) = (x0 as i64 + dx, y0 as i64 + dy);
+            if !spec.contains(cx, cy) {
+                continue;
+            }
+            if let Some((f, _)) = self.flow_at(p, (cx as u32, cy as u32)) {
+                let d = f & 0x0F;
+                if let Some(&(vx, vy)) = DIRECTIONS.get(d as usize) {
+                    let n = ((vx * vx + vy * vy) as f32).sqrt();
+                    sum.0 += wgt * vx as f32 / n;
+                    sum.1 += wgt * vy as f32 / n;
+                }
+            }
+        }
+        if let Some(v) = normalise(sum.0, sum.1) {
+            return Some(v);
+        }
+        // Off the route: head for the nearest routed portal centre.
+        let l = &self.nav.layers[p.layer];
+        let target = p
+            .exits
+            .values()
+            .map(|&n| l.nodes[n as usize].center)
+            .min_by_key(|c| {
+                let (dx, dy) = (c.0 as f32 + 0.5 - px, c.1 as f32 + 0.5 - py);
+                ((dx * dx + dy * dy) * 16.0) as u64
+            })?;
+        normalise(target.0 as f32 + 0.5 - px, target.1 as f32 + 0.5 - py)
+    }
+
+    /// Follows the flow from `source` cell by cell until the goal or line of sight.
+    #[must_use]
+    pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
+        let p = self.paths.get(&id)?;
+        let spec = self.nav.layers[p.layer].cost.spec;
+        let mut cell = source;
+        let mut cells = vec![cell];
+        let mut length = 0.0;
+        let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
+        for _ in 0..cap {
+            if cell == p.goal {
+                return Some(TracedPath { cells, length });
+            }
+            let (f, _) = self.flow_at(p, cell)?;
+            if f & FLOW_LOS != 0 {
+                let (dx, dy) = (
+                    f64::from(p.goal.0) - f64::from(cell.0),
+                    f64::from(p.goal.1) - f64::from(cell.1),
+                );
+                length += (dx * dx + dy * dy).sqrt();
+                return Some(TracedPath { cells, length });
+            }
+            let &(dx, dy) = DIRECTIONS.get((f & 0x0F) as usize)?;
+            let (nx, ny) = (
+                i64::from(cell.0) + i64::from(dx),
+                i64::from(cell.1) + i64::from(dy),
+            );
+            if !spec.contains(nx, ny) {
+                return None;
+            }
+            length += if dx != 0 && dy != 0 {
+                std::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
+            cell = (nx as u32, ny as u32);
+            cells.push(cell);
+        }
+        None
+    }
+
+    /// Sets one cell's cost at run time (255 = wall); the rebuild happens in [`Self::rebuild`].
+    pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
+        self.write_costs(&[layer], (x, y, 1, 1), &[cost.max(1)]);
+    }
+
+    /// Stamps a `w × h` block of costs at `(x, y)` into the given movement types, recording the
+    /// original costs so [`Self::remove_stamp`] can restore them.
+    pub fn apply_stamp(
+        &mut self,
+        layers: &[usize],
+        rect: (u32, u32, u32, u32),
+        costs: &[u8],
+    ) -> StampHandle {
+        let (x, y, w, h) = rect;
+        let spec = self.nav.spec;
+        let rect = (
+            x.min(spec.width),
+            y.min(spec.height),
+            w.min(spec.width.saturating_sub(x)),
+            h.min(spec.height.saturating_sub(y)),
+        );
+        let layers: Vec<usize> = layers
+            .iter()
+            .copied()
+            .filter(|&l| l < self.nav.layers.len())
+            .collect();
+        let original = layers
+            .iter()
+            .map(|&l| {
+                let mut out = Vec::new();
+                self.nav.layers[l]
+                    .cost
+                    .copy_window(rect.0, rect.1, rect.2, rect.3, &mut out);
+                out
+            })
+            .collect();
+        // Costs are given for the unclipped block: take the clipped part row by row.
+        let mut clipped = Vec::with_capacity((rect.2 * rect.3) as usize);
+        for row in 0..rect.3 {
+            for col in 0..rect.2 {
+                clipped.push(
+                    costs
+                        .get((row * w + col) as usize)
+                        .copied()
+                        .unwrap_or(WALL)
+                        .max(1),
+                );
+            }
+        }
+        self.write_costs(&layers, rect, &clipped);
+        let handle = StampHandle(self.next_stamp);
+        self.next_stamp += 1;
+        self.stamps.insert(
+            handle.0,
+            AppliedStamp {
+                layers,
+                rect,
+                original,
+            },
+        );
+        handle
+    }
+
+    /// Restores the costs a stamp replaced.
+    pub fn remove_stamp(&mut self, handle: StampHandle) {
+        if let Some(s) = self.stamps.remove(&handle.0) {
+            for (i, &l) in s.layers.iter().enumerate() {
+                self.write_costs(&[l], s.rect, &s.original[i]);
+            }
+        }
+    }
+
+    fn write_costs(&mut self, layers: &[usize], rect: (u32, u32, u32, u32), costs: &[u8]) {
+        let (x0, y0, w, h) = rect;
+        for &li in layers {
+            let Some(l) = self.nav.layers.get_mut(li) else {
+                continue;
+            };
+            let spec = l.cost.spec;
+            let mut touched = BTreeSet::new();
+            for y in y0..y0 + h {
+                for x in x0..x0 + w {
+                    touched.insert(spec.sector_of(x, y));
+                }
+            }
+            for s in touched {
+                let (sx, sy, sw, sh) = spec.sector_rect(s);
+                let mut tile = Vec::new();
+                l.cost.sector_cells(s, &mut tile);
+                for y in sy.max(y0)..(sy + sh).min(y0 + h) {
+                    for x in sx.max(x0)..(sx + sw).min(x0 + w) {
+                        tile[((y - sy) * sw + (x - sx)) as usize] =
+                            costs[((y - y0) * w + (x - x0)) as usize];
+                    }
+                }
+                l.cost.set_sector(s, &tile);
+                self.dirty.insert((li, s));
+            }
+        }
+    }
+
+    /// Work left in the rebuild queue (dirty sectors).
+    #[must_use]
+    pub fn pending_rebuilds(&self) -> usize {
+        self.dirty.len()
+    }
+
+    /// Drains the rebuild queue for about `budget`: dirty sectors are rebuilt in batches
+    /// (portals, graph edges, islands, flow tiles of them and their neighbours), in sector
+    /// order. When the queue empties, live paths are re-planned and cached goal fields
+    /// dropped. Returns `true` when nothing is left.
+    pub fn rebuild(&mut self, budget: Duration) -> bool {
+        let start = Instant::now();
+        const BATCH: usize = 64;
+        while !self.dirty.is_empty() {
+            let Some(&(layer, _)) = self.dirty.iter().next() else {
+                break;
+            };
+            let batch: Vec<u32> = self
+                .dirty
+                .iter()
+                .filter(|(l, _)| *l == layer)
+                .take(BATCH)
+                .map(|&(_, s)| s)
+                .collect();
+            for &s in &batch {
+                self.dirty.remove(&(layer, s));
+            }
+            rebuild_sectors(&mut self.nav.layers[layer], &batch);
+            if start.elapsed() >= budget && !self.dirty.is_empty() {
+                return false;
+            }
+        }
+        self.goal_cache.clear();
+        let ids: Vec<PathId> = self.paths.keys().copied().collect();
+        for id in ids {
+            let Some(old) = self.paths.get(&id) else {
+                continue;
+            };
+            let (layer, sources, goal) = (old.layer, old.sources.clone(), old.goal);
+            match self.plan(layer, &sources, goal) {
+                Ok(state) => {
+                    self.paths.insert(id, state);
+                }
+                Err(_) => {
+                    self.paths.remove(&id);
+                }
+            }
+        }
+        true
+    }
+}
+
+fn normalise(x: f32, y: f32) -> Option<(f32, f32)> {
+    let n = (x * x + y * y).sqrt();
+    (n > 1e-6).then(|| (x / n, y / n))
+}
+
+fn in_rect(r: (u32, u32, u32, u32), c: (u32, u32)) -> bool {
+    c.0 >= r.0 && c.1 >= r.1 && c.0 < r.0 + r.2 && c.1 < r.1 + r.3
+}
+
+fn local(r: (u32, u32, u32, u32), c: (u32, u32)) -> usize {
+    ((c.1 - r.1) * r.2 + (c.0 - r.0)) as usize
+}
+
+/// `(node, integrated cost between `cell` and the node's centre)` for the nodes of `sector`,
+/// integrating the sector from `cell`.
+fn sector_costs_from(
+    l: &NavLayer,
+    sector: u32,
+    cell: (u32, u32),
+    scratch: &mut IntegratorScratch,
+) -> Vec<(u32, u32)> {
+    let spec = l.cost.spec;
+    let (x0, y0, w, h) = spec.sector_rect(sector);
+    let mut costs = Vec::new();
+    l.cost.sector_cells(sector, &mut costs);
+    let mut field = IntegrationField::new();
+    let seed = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
+    integrate_costs(&costs, w, h, &[(seed, 0)], &mut field, scratch);
+    l.graph
+        .nodes_of_sector(sector)
+        .iter()
+        .filter_map(|&n| {
+            let c = l.nodes[n as usize].center;
+            let v = field.cost[((c.1 - y0) * w + (c.0 - x0)) as usize];
+            (v != UNREACHED).then_some((n, v))
+        })
+        .collect()
+}
+
+/// The goal field over the goal sector and its 8 neighbours (clipped to the map).
+fn build_goal_field(l: &NavLayer, goal: (u32, u32), scratch: &mut IntegratorScratch) -> GoalField {
+    let spec = l.cost.spec;
+    let ss = spec.sector_size;
+    let (gx, gy) = (goal.0 / ss, goal.1 / ss);
+    let x0 = gx.saturating_sub(1) * ss;
+    let y0 = gy.saturating_sub(1) * ss;
+    let x1 = ((gx + 2) * ss).min(spec.width);
+    let y1 = ((gy + 2) * ss).min(spec.height);
+    let rect = (x0, y0, x1 - x0, y1 - y0);
+    let mut costs = Vec::new();
+    l.cost
+        .copy_window(rect.0, rect.1, rect.2, rect.3, &mut costs);
+    let mut field = IntegrationField::new();
+    let goal_local = local(rect, goal);
+    integrate_with_los(&costs, rect.2, rect.3, goal_local, &mut field, scratch);
+    let mut flow = vec![0; costs.len()];
+    flow_from_integration(
+        &costs,
+        rect.2,
+        rect.3,
+        &field,
+        &[(goal_local, DIR_NONE)],
+        &mut flow,
+    );
+    debug_assert!(
+        field
+            .flags
+            .get(goal_local)
+            .is_none_or(|f| f & INT_LOS != 0 || costs[goal_local] == WALL)
+    );
+    GoalField { rect, field, flow }
+}

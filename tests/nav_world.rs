@@ -1,0 +1,179 @@
+//! NavWorld on the baked sample maps: paths arrive, reachability agrees with a flood fill,
+//! unreachable requests never run A*, merging A* shares tiles, dynamic stamps rebuild to a
+//! fresh bake.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::{BTreeSet, VecDeque};
+use std::time::Duration;
+
+use common::{Rng, bake_all, generated};
+use navstudio::map::MapKind;
+use navstudio::nav::grid::WALL;
+use navstudio::nav::{CostField, NavWorld, build_layer};
+
+/// Independent 4-connected flood fill (diagonals without corner cutting add nothing).
+fn flood(costs: &[u8], w: u32, h: u32, from: (u32, u32)) -> Vec<bool> {
+    let mut seen = vec![false; costs.len()];
+    let start = (from.1 * w + from.0) as usize;
+    if costs[start] == WALL {
+        return seen;
+    }
+    let mut q = VecDeque::from([from]);
+    seen[start] = true;
+    while let Some((x, y)) = q.pop_front() {
+        for (dx, dy) in [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)] {
+            let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
+            if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+                continue;
+            }
+            let i = (ny as u32 * w + nx as u32) as usize;
+            if !seen[i] && costs[i] != WALL {
+                seen[i] = true;
+                q.push_back((nx as u32, ny as u32));
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn random_pairs_arrive_and_reachability_matches_flood_fill() {
+    let baked = bake_all(&generated(MapKind::Showcase));
+    let mut world = NavWorld::from_nav(baked.nav.clone());
+    let mut rng = Rng(42);
+    for (li, layer) in baked.nav.layers.iter().enumerate() {
+        let (w, h) = (layer.cost.spec.width, layer.cost.spec.height);
+        let costs = layer.cost.to_cells();
+        let mut arrived = 0;
+        let mut tried = 0;
+        let mut ratios = Vec::new();
+        while tried < 40 {
+            let a = (rng.below(w), rng.below(h));
+            let b = (rng.below(w), rng.below(h));
+            if costs[(a.1 * w + a.0) as usize] == WALL || costs[(b.1 * w + b.0) as usize] == WALL {
+                continue;
+            }
+            let reach = flood(&costs, w, h, a);
+            let truth = reach[(b.1 * w + b.0) as usize];
+            assert_eq!(
+                world.is_reachable(li, a, b),
+                truth,
+                "{} {a:?}->{b:?}",
+                layer.name
+            );
+            let runs = world.a_star_runs();
+            let result = world.request_path(li, &[a], b);
+            if !truth {
+                assert!(result.is_err());
+                assert_eq!(world.a_star_runs(), runs, "an unreachable request ran A*");
+                continue;
+            }
+            tried += 1;
+            let id = result.unwrap();
+            let traced = world
+                .trace_path(id, a)
+                .expect("the traced path must arrive");
+            for &(x, y) in &traced.cells {
+                assert_ne!(costs[(y * w + x) as usize], WALL, "the path entered a wall");
+            }
+            for pair in traced.cells.windows(2) {
+                let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+                if x0 != x1 && y0 != y1 {
+                    assert_ne!(costs[(y0 * w + x1) as usize], WALL, "cut a corner");
+                    assert_ne!(costs[(y1 * w + x0) as usize], WALL, "cut a corner");
+                }
+            }
+            let straight = f64::from(a.0.abs_diff(b.0)).hypot(f64::from(a.1.abs_diff(b.1)));
+            if straight > 0.0 {
+                ratios.push(traced.length / straight);
+            }
+            arrived += 1;
+            world.release_path(id);
+        }
+        assert_eq!(arrived, tried);
+        let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+        println!(
+            "{}: {arrived}/{tried} arrived, traced / straight-line mean {mean:.3}",
+            layer.name
+        );
+    }
+}
+
+#[test]
+fn merging_a_star_shares_routes() {
+    let baked = bake_all(&generated(MapKind::Showcase));
+    let land = 0;
+    let mut world = NavWorld::from_nav(baked.nav.clone());
+    let layer = &baked.nav.layers[land];
+    let costs = layer.cost.to_cells();
+    let w = layer.cost.spec.width;
+    let goal = (600, 600);
+    let mut sources = Vec::new();
+    let mut rng = Rng(9);
+    while sources.len() < 100 {
+        let s = (40 + rng.below(30), 40 + rng.below(30));
+        if costs[(s.1 * w + s.0) as usize] != WALL && world.is_reachable(land, s, goal) {
+            sources.push(s);
+        }
+    }
+    let merged = world.request_path(land, &sources, goal).unwrap();
+    let merged_tiles = world.path(merged).unwrap().exits.len();
+    let mut independent = 0;
+    let mut union = BTreeSet::new();
+    for &s in &sources {
+        let id = world.request_path(land, &[s], goal).unwrap();
+        independent += world.path(id).unwrap().exits.len();
+        union.extend(world.path(id).unwrap().exits.keys().copied());
+        world.release_path(id);
+    }
+    println!(
+        "merged request: {merged_tiles} routed sectors; 100 independent requests: {independent} in all ({} distinct)",
+        union.len()
+    );
+    assert!(merged_tiles < independent);
+    for &s in &sources {
+        assert!(
+            world.trace_path(merged, s).is_some(),
+            "source {s:?} does not arrive on the merged path"
+        );
+    }
+    let stats = world.cache_stats();
+    assert!(
+        stats.hits >= 100,
+        "the goal field must be shared: {stats:?}"
+    );
+}
+
+#[test]
+fn dynamic_stamp_then_rebuild_equals_fresh_build() {
+    let baked = bake_all(&generated(MapKind::Small));
+    let mut world = NavWorld::from_nav(baked.nav.clone());
+    let before = world.nav().layers[0].clone();
+    let wall = vec![WALL; 12 * 4];
+    let stamp = world.apply_stamp(&[0, 1, 2], (30, 40, 12, 4), &wall);
+    world.set_cost(1, 5, 5, 77);
+    while !world.rebuild(Duration::from_millis(1)) {}
+    for l in &world.nav().layers {
+        let fresh = build_layer(
+            &l.name,
+            CostField::from_cells(l.cost.spec, &l.cost.to_cells()),
+            &|_| {},
+            &std::sync::atomic::AtomicBool::new(false),
+        )
+        .unwrap();
+        assert!(
+            *l == fresh,
+            "{}: rebuilt layer differs from a fresh build",
+            l.name
+        );
+    }
+    world.remove_stamp(stamp);
+    world.set_cost(1, 5, 5, before.cost.get(5, 5));
+    while !world.rebuild(Duration::from_millis(1)) {}
+    assert!(
+        world.nav().layers[0] == before,
+        "removing the stamp must restore the layer"
+    );
+}
