@@ -92,6 +92,14 @@ pub trait Navigator: Sync {
     /// Cells off the map are walls.
     fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool;
 
+    /// How far the movement type's walls were moved outward by wall buffering. The crowd
+    /// collides a disc of `radius − buffer` against these walls, since the buffer already
+    /// keeps the unit's body off the real walls. `[Units: m]`
+    fn wall_buffer_m(&self, type_index: usize) -> f32 {
+        let _ = type_index;
+        0.0
+    }
+
     /// The crowd no longer uses this path.
     fn release_path(&mut self, path: PathId);
 }

@@ -49,6 +49,10 @@ pub struct OrderReport {
 #[derive(Clone, Debug)]
 struct OrderRecord {
     paths: Vec<PathId>,
+    /// Transitive bumping only counts within this distance of an agent's goal: twice the
+    /// radius of the disc the whole group would fill when packed. Without it a single-file
+    /// column touching back through a corridor would all "arrive" at once. `[Units: m]`
+    bump_reach_m: f32,
     /// Agents still on their way.
     live: u32,
 }
@@ -310,8 +314,12 @@ impl Simulation {
             a.best_goal_dist_m[i] = (goal - a.pos_world[i]).length();
             a.no_progress_secs[i] = 0.0;
         }
+        // Packed discs fill about 80 % of the area they cover.
+        let area_m2: f32 = radii.iter().map(|r| std::f32::consts::PI * r * r / 0.8).sum();
+        let bump_reach_m = 2.0 * (area_m2 / std::f32::consts::PI).sqrt();
         self.orders.push(OrderRecord {
             paths,
+            bump_reach_m,
             live: moving.len() as u32,
         });
         self.order_destinations.push(goal_world);
@@ -484,7 +492,10 @@ impl Simulation {
             }
         }
         for i in 0..n {
-            if travelling(self.agents.state[i]) && self.touching_arrived(i).is_some() {
+            if travelling(self.agents.state[i])
+                && self.within_bump_reach(i)
+                && self.touching_arrived(i).is_some()
+            {
                 self.agents.state[i] = AgentState::Arrived;
                 done_orders.push(self.agents.order[i]);
                 queue.push(i);
@@ -497,7 +508,11 @@ impl Simulation {
             let mut bumped = Vec::new();
             self.grid.for_each_candidate(a.pos_world[k], reach, |j| {
                 let j = j as usize;
-                if travelling(a.state[j]) && a.order[j] == order && self.touches(k, j) {
+                if travelling(a.state[j])
+                    && a.order[j] == order
+                    && self.touches(k, j)
+                    && self.within_bump_reach(j)
+                {
                     bumped.push(j);
                 }
             });
@@ -512,6 +527,13 @@ impl Simulation {
         for order in done_orders {
             self.finish_travel(nav, order);
         }
+    }
+
+    fn within_bump_reach(&self, i: usize) -> bool {
+        let a = &self.agents;
+        self.orders.get(a.order[i] as usize).is_some_and(|o| {
+            (a.goal_world[i] - a.pos_world[i]).length() <= o.bump_reach_m + a.radius_m[i]
+        })
     }
 
     fn touches(&self, i: usize, j: usize) -> bool {

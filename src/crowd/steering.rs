@@ -204,7 +204,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             p,
             new_vel,
             displacement,
-            a.radius_m[i],
+            self.wall_radius(i),
             self.nav_grid.cell_size_m,
             |x, y| self.nav.is_wall(t, x, y),
         );
@@ -221,6 +221,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             flow_dir,
             contacts: moved.contacts,
         }
+    }
+
+    /// Radius of the disc collided against walls: the body minus the type's wall buffer
+    /// (which already keeps the body off the real walls), never below a tenth of a cell.
+    fn wall_radius(&self, i: usize) -> f32 {
+        let t = self.agents.type_index[i] as usize;
+        (self.agents.radius_m[i] - self.nav.wall_buffer_m(t)).max(0.1 * self.nav_grid.cell_size_m)
     }
 
     /// Up to `max_neighbours` nearest other agents within the neighbour radius, nearest
@@ -485,9 +492,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let r = a.radius_m[i];
         let t = a.type_index[i] as usize;
         let cell = self.nav_grid.cell_size_m;
-        let ray_len = r + cell.max(a.max_speed[i] * 0.5);
-        let ray_step = 0.5 * cell.min(r.max(0.1));
-        let samples = ((ray_len - r) / ray_step).ceil().max(1.0) as usize;
+        let wall_r = self.wall_radius(i);
+        let ray_len = wall_r + cell.max(a.max_speed[i] * 0.5);
+        let ray_step = 0.5 * cell.min(wall_r.max(0.1));
+        let samples = ((ray_len - wall_r) / ray_step).ceil().max(1.0) as usize;
 
         for (k, d) in danger.iter_mut().enumerate().take(slots) {
             let dir = Vec2::from_angle(k as f32 * step_rad);
@@ -504,10 +512,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 }
             }
             for s in 1..=samples {
-                let dist = r + s as f32 * ray_step;
+                let dist = wall_r + s as f32 * ray_step;
                 let q = p + dir * dist;
                 if self.nav.is_wall(t, (q.x / cell).floor() as i32, (q.y / cell).floor() as i32) {
-                    *d = d.max(1.0 - (dist - r) / (ray_len - r).max(1e-3));
+                    *d = d.max(1.0 - (dist - wall_r) / (ray_len - wall_r).max(1e-3));
                     break;
                 }
             }

@@ -33,6 +33,8 @@ struct TypeGrid {
     name: String,
     /// Row-major costs, 255 = wall.
     costs: Vec<u8>,
+    /// Wall buffer already applied to `costs`. `[Units: m]`
+    wall_buffer_m: f32,
 }
 
 /// One goal's flow field.
@@ -76,6 +78,20 @@ impl GridNavigator {
     /// # Errors
     /// [`CrowdError::GridSize`] when the grid does not hold `width × height` cells.
     pub fn add_type(&mut self, name: &str, costs: Vec<u8>) -> Result<usize, CrowdError> {
+        self.add_buffered_type(name, costs, 0.0)
+    }
+
+    /// Adds a movement type whose walls were already buffered outward by `wall_buffer_m`
+    /// (see [`buffer_walls`]) and returns its index.
+    ///
+    /// # Errors
+    /// [`CrowdError::GridSize`] when the grid does not hold `width × height` cells.
+    pub fn add_buffered_type(
+        &mut self,
+        name: &str,
+        costs: Vec<u8>,
+        wall_buffer_m: f32,
+    ) -> Result<usize, CrowdError> {
         let expected = self.width as usize * self.height as usize;
         if costs.len() != expected {
             return Err(CrowdError::GridSize {
@@ -87,6 +103,7 @@ impl GridNavigator {
         self.types.push(TypeGrid {
             name: name.to_owned(),
             costs,
+            wall_buffer_m,
         });
         Ok(self.types.len() - 1)
     }
@@ -347,6 +364,10 @@ impl Navigator for GridNavigator {
 
     fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool {
         self.cost(type_index, cell_x, cell_y) == WALL
+    }
+
+    fn wall_buffer_m(&self, type_index: usize) -> f32 {
+        self.types.get(type_index).map_or(0.0, |t| t.wall_buffer_m)
     }
 
     fn release_path(&mut self, path: PathId) {
