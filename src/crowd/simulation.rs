@@ -423,19 +423,23 @@ impl Simulation {
                 config: &self.config,
                 order_destinations: &self.order_destinations,
             };
+            // Agents are visited in grid order (spatial neighbours together, for the cache);
+            // `updates[k]` belongs to agent `order[k]`.
+            let order = self.grid.sorted_agents();
             self.updates
                 .par_chunks_mut(CHUNK)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    for (k, out) in chunk.iter_mut().enumerate() {
-                        *out = ctx.update(c * CHUNK + k);
+                .zip(order.par_chunks(CHUNK))
+                .for_each(|(out, agents)| {
+                    for (u, &i) in out.iter_mut().zip(agents) {
+                        *u = ctx.update(i as usize);
                     }
                 });
         }
 
         let mut collisions = 0u32;
         let a = &mut self.agents;
-        for (i, u) in self.updates.iter().enumerate() {
+        for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
+            let i = i as usize;
             a.pos_world[i] = u.pos_world;
             a.vel[i] = u.vel;
             a.heading_rad[i] = u.heading_rad;
@@ -506,7 +510,7 @@ impl Simulation {
             let order = a.order[k];
             let reach = a.radius_m[k] + self.max_radius_m + self.config.separation_margin_m;
             let mut bumped = Vec::new();
-            self.grid.for_each_candidate(a.pos_world[k], reach, |j| {
+            self.grid.for_each_candidate(a.pos_world[k], reach, |j, _| {
                 let j = j as usize;
                 if travelling(a.state[j])
                     && a.order[j] == order
@@ -547,7 +551,7 @@ impl Simulation {
         let order = a.order[i];
         let reach = a.radius_m[i] + self.max_radius_m + self.config.separation_margin_m;
         let mut found = None;
-        self.grid.for_each_candidate(a.pos_world[i], reach, |j| {
+        self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
             let j = j as usize;
             if found.is_none()
                 && j != i

@@ -20,6 +20,8 @@ pub struct SpatialGrid {
     cell_start: Vec<u32>,
     /// Agent indices ordered by cell, then by index.
     sorted: Vec<u32>,
+    /// Positions in the same order as `sorted`, so scans read memory front to back.
+    sorted_pos: Vec<Vec2>,
     /// Cell of each agent (scratch reused between rebuilds).
     agent_cell: Vec<u32>,
 }
@@ -66,13 +68,23 @@ impl SpatialGrid {
         }
         self.sorted.clear();
         self.sorted.resize(positions.len(), 0);
+        self.sorted_pos.clear();
+        self.sorted_pos.resize(positions.len(), Vec2::ZERO);
         // `cell_start[c]` doubles as the write cursor, then is restored from the next cell's start.
         let mut cursor: Vec<u32> = self.cell_start[..cells].to_vec();
         for (i, &c) in self.agent_cell.iter().enumerate() {
             let slot = &mut cursor[c as usize];
             self.sorted[*slot as usize] = i as u32;
+            self.sorted_pos[*slot as usize] = positions[i];
             *slot += 1;
         }
+    }
+
+    /// Agent indices ordered by cell (row-major), then by index: neighbours in space are
+    /// near each other here, so walking agents in this order keeps their data in cache.
+    #[must_use]
+    pub fn sorted_agents(&self) -> &[u32] {
+        &self.sorted
     }
 
     fn clamp_cell(&self, p: Vec2) -> (u32, u32) {
@@ -87,10 +99,15 @@ impl SpatialGrid {
         cy * self.cols + cx
     }
 
-    /// Calls `visit(agent_index)` for every agent in the cells overlapping the square around
-    /// `center_world` of half-size `radius_m` (a superset of those within the radius), in a
-    /// fixed order.
-    pub fn for_each_candidate(&self, center_world: Vec2, radius_m: f32, mut visit: impl FnMut(u32)) {
+    /// Calls `visit(agent_index, position)` for every agent in the cells overlapping the
+    /// square around `center_world` of half-size `radius_m` (a superset of those within the
+    /// radius), in a fixed order. Positions are those given to the last [`Self::rebuild`].
+    pub fn for_each_candidate(
+        &self,
+        center_world: Vec2,
+        radius_m: f32,
+        mut visit: impl FnMut(u32, Vec2),
+    ) {
         if self.cols == 0 || self.sorted.is_empty() {
             return;
         }
@@ -101,8 +118,8 @@ impl SpatialGrid {
             let start = self.cell_start[row + x0 as usize] as usize;
             let end = self.cell_start[row + x1 as usize + 1] as usize;
             // Cells of one row are contiguous in `sorted`, so a row is one slice.
-            for &i in &self.sorted[start..end] {
-                visit(i);
+            for (&i, &p) in self.sorted[start..end].iter().zip(&self.sorted_pos[start..end]) {
+                visit(i, p);
             }
         }
     }
@@ -126,8 +143,9 @@ mod tests {
             let center = positions[q * 7];
             let radius = rng.range_f32(0.5, 9.0);
             let mut found = Vec::new();
-            grid.for_each_candidate(center, radius, |i| {
-                if (positions[i as usize] - center).length() <= radius {
+            grid.for_each_candidate(center, radius, |i, p| {
+                assert_eq!(p, positions[i as usize]);
+                if (p - center).length() <= radius {
                     found.push(i);
                 }
             });

@@ -239,11 +239,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let r_sq = radius * radius;
         let cap = self.config.max_neighbours.clamp(1, MAX_NEIGHBOURS);
         let mut count = 0;
-        self.grid.for_each_candidate(p, radius, |j| {
+        self.grid.for_each_candidate(p, radius, |j, pos_j| {
             if j as usize == i {
                 return;
             }
-            let dist_sq = (a.pos_world[j as usize] - p).length_squared();
+            let dist_sq = (pos_j - p).length_squared();
             if dist_sq > r_sq || (count == cap && dist_sq >= out[count - 1].dist_sq) {
                 return;
             }
@@ -494,21 +494,34 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let cell = self.nav_grid.cell_size_m;
         let wall_r = self.wall_radius(i);
         let ray_len = wall_r + cell.max(a.max_speed[i] * 0.5);
-        let ray_step = 0.5 * cell.min(wall_r.max(0.1));
+        // Half-cell steps cannot jump a whole wall cell.
+        let ray_step = 0.5 * cell;
         let samples = ((ray_len - wall_r) / ray_step).ceil().max(1.0) as usize;
-
+        // Per neighbour: direction to it, closeness (1 touching … 0 at the neighbour radius)
+        // and closing velocity relative to our top speed.
+        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO); MAX_NEIGHBOURS];
+        for (slot, n) in near.iter_mut().zip(neighbours) {
+            let j = n.index as usize;
+            let gap = n.dist_sq.sqrt() - r - a.radius_m[j];
+            let span = (a.neighbour_radius_m[i] - r - a.radius_m[j]).max(1e-3);
+            let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
+            let toward = away_from(a.pos_world[j], p, j, i);
+            *slot = (toward, closeness, (a.vel[i] - a.vel[j]) / a.max_speed[i]);
+        }
+        let near = &near[..neighbours.len()];
+        // Slot directions by repeated rotation: two trig calls per agent instead of 2·slots.
+        let turn = Vec2::from_angle(step_rad);
+        let mut dir = Vec2::new(1.0, 0.0);
         for (k, d) in danger.iter_mut().enumerate().take(slots) {
-            let dir = Vec2::from_angle(k as f32 * step_rad);
-            for n in neighbours {
-                let j = n.index as usize;
-                let gap = n.dist_sq.sqrt() - r - a.radius_m[j];
-                let span = (a.neighbour_radius_m[i] - r - a.radius_m[j]).max(1e-3);
-                let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
-                let toward = away_from(a.pos_world[j], p, j, i).dot(dir);
-                // A neighbour already moving our way at our speed is no obstacle.
-                let closing = (a.vel[i] - a.vel[j]).dot(dir).max(0.0) / a.max_speed[i];
-                if toward > 0.0 {
-                    *d = d.max(closeness * toward * toward * (0.5 + 0.5 * closing.min(1.0)));
+            if k > 0 {
+                dir = Vec2::new(dir.x * turn.x - dir.y * turn.y, dir.x * turn.y + dir.y * turn.x);
+            }
+            for &(toward_n, closeness, closing_n) in near {
+                let toward = toward_n.dot(dir);
+                if toward > 0.0 && closeness > 0.0 {
+                    // A neighbour already moving our way at our speed is less of an obstacle.
+                    let closing = closing_n.dot(dir).clamp(0.0, 1.0);
+                    *d = d.max(closeness * toward * toward * (0.5 + 0.5 * closing));
                 }
             }
             for s in 1..=samples {
@@ -519,11 +532,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     break;
                 }
             }
+            score[k] = dir.dot(goal_dir).max(0.0) - *d;
         }
         let mut best = 0;
-        for k in 0..slots {
-            let dir = Vec2::from_angle(k as f32 * step_rad);
-            score[k] = dir.dot(goal_dir).max(0.0) - danger[k];
+        for k in 1..slots {
             if score[k] > score[best] {
                 best = k;
             }
