@@ -6,8 +6,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use navstudio::crowd::rng::SplitMix64;
 use navstudio::crowd::testing::GridNavigator;
 use navstudio::crowd::{
-    AvoidanceMode, Order, Scenario, SimConfig, Simulation, Spawn, SpawnArea, SteeringWeights,
-    Vec2, default_archetypes,
+    AvoidanceMode, Order, Scenario, SimConfig, Simulation, Spawn, SpawnArea, SteeringWeights, Vec2,
+    default_archetypes,
 };
 
 const SIZE: u32 = 2048;

@@ -58,7 +58,11 @@ fn nav_for(w: u32, h: u32, costs: &[u8]) -> GridNavigator {
 /// Shortest 8-neighbour, no-corner-cutting path length in cells (pathfinding crate).
 fn oracle_path_len(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i32, i32)) -> f64 {
     let wall = |x: i32, y: i32| {
-        x < 0 || y < 0 || x >= w as i32 || y >= h as i32 || costs[(y as u32 * w + x as u32) as usize] == WALL
+        x < 0
+            || y < 0
+            || x >= w as i32
+            || y >= h as i32
+            || costs[(y as u32 * w + x as u32) as usize] == WALL
     };
     let (_, cost) = dijkstra(
         &from,
@@ -72,7 +76,10 @@ fn oracle_path_len(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i32, i32
                     if dx != 0 && dy != 0 && (wall(x + dx, y) || wall(x, y + dy)) {
                         continue;
                     }
-                    next.push(((x + dx, y + dy), if dx != 0 && dy != 0 { 1414u64 } else { 1000 }));
+                    next.push((
+                        (x + dx, y + dy),
+                        if dx != 0 && dy != 0 { 1414u64 } else { 1000 },
+                    ));
                 }
             }
             next
@@ -142,8 +149,14 @@ fn run_group_crossing(mode: AvoidanceMode, count: u32, required_share: f64) {
     for i in 0..a.len() {
         if a.state[i] == AgentState::Arrived {
             let off = (a.pos_world[i] - a.goal_world[i]).length();
-            assert!(off < 2.0 * packed_radius_m + 2.0, "arrived {off:.1} m from its goal");
-            assert!((a.goal_world[i] - goal).length() < 10.0, "lane target too far from goal");
+            assert!(
+                off < 2.0 * packed_radius_m + 2.0,
+                "arrived {off:.1} m from its goal"
+            );
+            assert!(
+                (a.goal_world[i] - goal).length() < 10.0,
+                "lane target too far from goal"
+            );
         }
     }
     // The group kept out of the walls.
@@ -190,7 +203,10 @@ fn agent_in_line_of_sight_moves_straight_at_the_goal() {
         let v = sim.agents().vel[0];
         assert!(line.cross(p - start).abs() < 1e-3, "left the line at {p:?}");
         if v.length() > 0.1 && (goal - p).length() > 0.5 {
-            let err = v.normalize_or_zero().cross((goal - p).normalize_or_zero()).abs();
+            let err = v
+                .normalize_or_zero()
+                .cross((goal - p).normalize_or_zero())
+                .abs();
             max_heading_err = max_heading_err.max(err);
         }
     }
@@ -228,9 +244,15 @@ fn large_agents_never_use_a_gap_their_wall_mask_closes() {
         sim.step(&mut nav);
         let p = sim.agents().pos_world[walker.0 as usize];
         let (cx, cy) = nav.grid().cell_from_world(p);
-        assert!(!nav.is_wall(large, cx, cy), "walker centre in a buffered wall at {p:?}");
+        assert!(
+            !nav.is_wall(large, cx, cy),
+            "walker centre in a buffered wall at {p:?}"
+        );
         if (29.0..33.0).contains(&p.x) {
-            assert!(p.y < 11.0, "walker squeezed through the narrow gap at {p:?}");
+            assert!(
+                p.y < 11.0,
+                "walker squeezed through the narrow gap at {p:?}"
+            );
         }
         let q = sim.agents().pos_world[soldier.0 as usize];
         if (29.0..33.0).contains(&q.x) && (17.0..22.0).contains(&q.y) {
@@ -240,13 +262,19 @@ fn large_agents_never_use_a_gap_their_wall_mask_closes() {
             break;
         }
     }
-    assert!(soldier_used_narrow_gap, "infantry should take the short narrow gap");
+    assert!(
+        soldier_used_narrow_gap,
+        "infantry should take the short narrow gap"
+    );
     assert_eq!(sim.agents().state[walker.0 as usize], AgentState::Arrived);
 }
 
 fn mixed_scenario(mode: AvoidanceMode) -> Scenario {
     let mut spawns = Vec::new();
-    for (k, name) in ["infantry", "tank", "hovercraft", "large walker"].iter().enumerate() {
+    for (k, name) in ["infantry", "tank", "hovercraft", "large walker"]
+        .iter()
+        .enumerate()
+    {
         spawns.push(Spawn {
             archetype: (*name).into(),
             area: SpawnArea::Rect {
@@ -300,7 +328,11 @@ fn run_trajectory(mode: AvoidanceMode, threads: usize) -> Vec<u32> {
 
 #[test]
 fn trajectories_repeat_across_runs_and_thread_counts() {
-    for mode in [AvoidanceMode::Boids, AvoidanceMode::Orca, AvoidanceMode::Context] {
+    for mode in [
+        AvoidanceMode::Boids,
+        AvoidanceMode::Orca,
+        AvoidanceMode::Context,
+    ] {
         let one = run_trajectory(mode, 1);
         let two = run_trajectory(mode, 2);
         let again = run_trajectory(mode, 2);

@@ -15,7 +15,9 @@ pub enum CrowdError {
         source: std::io::Error,
     },
     /// A RON file did not parse.
-    #[error("{what} {path} is not valid RON: {message}; fix the file or restore it from the repository")]
+    #[error(
+        "{what} {path} is not valid RON: {message}; fix the file or restore it from the repository"
+    )]
     Ron {
         /// What the file should hold ("archetype file", "scenario").
         what: &'static str,
@@ -25,13 +27,17 @@ pub enum CrowdError {
         message: String,
     },
     /// A spawn names an archetype that is not defined.
-    #[error("the scenario spawns archetype \"{name}\", which is not defined; add it to the archetype file or fix the name")]
+    #[error(
+        "the scenario spawns archetype \"{name}\", which is not defined; add it to the archetype file or fix the name"
+    )]
     UnknownArchetype {
         /// The name used.
         name: String,
     },
     /// An archetype names a movement type the navigation data does not have.
-    #[error("archetype \"{archetype}\" uses movement type \"{movement_type}\", which the navigation data does not have; bake that type or change the archetype")]
+    #[error(
+        "archetype \"{archetype}\" uses movement type \"{movement_type}\", which the navigation data does not have; bake that type or change the archetype"
+    )]
     UnknownMovementType {
         /// The archetype.
         archetype: String,
@@ -39,7 +45,9 @@ pub enum CrowdError {
         movement_type: String,
     },
     /// An archetype has an impossible parameter.
-    #[error("archetype \"{name}\" has an invalid {field} ({value}); it must be a finite number above 0")]
+    #[error(
+        "archetype \"{name}\" has an invalid {field} ({value}); it must be a finite number above 0"
+    )]
     InvalidArchetype {
         /// The archetype.
         name: String,
@@ -49,7 +57,9 @@ pub enum CrowdError {
         value: f32,
     },
     /// A cost grid does not fit the map.
-    #[error("cost grid for movement type \"{name}\" holds {found} cells but the map has {expected}; give one cost per cell")]
+    #[error(
+        "cost grid for movement type \"{name}\" holds {found} cells but the map has {expected}; give one cost per cell"
+    )]
     GridSize {
         /// Movement type.
         name: String,

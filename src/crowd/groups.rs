@@ -71,8 +71,7 @@ pub fn lane_targets(
 ) -> Option<Vec<Vec2>> {
     let sc = smart_center(positions_world)?;
     let radius_sum: f32 = radii_m.iter().sum();
-    if (destination_world - sc.center_world).length() <= sc.std_dev_m || sc.std_dev_m > radius_sum
-    {
+    if (destination_world - sc.center_world).length() <= sc.std_dev_m || sc.std_dev_m > radius_sum {
         return None;
     }
     Some(

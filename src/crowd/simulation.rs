@@ -264,7 +264,10 @@ impl Simulation {
         let order_id = self.orders.len() as u32;
         let mut by_type: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for &i in &ids {
-            by_type.entry(self.agents.type_index[i]).or_default().push(i);
+            by_type
+                .entry(self.agents.type_index[i])
+                .or_default()
+                .push(i);
         }
         let mut paths = Vec::new();
         let mut moving = Vec::new();
@@ -315,7 +318,10 @@ impl Simulation {
             a.no_progress_secs[i] = 0.0;
         }
         // Packed discs fill about 80 % of the area they cover.
-        let area_m2: f32 = radii.iter().map(|r| std::f32::consts::PI * r * r / 0.8).sum();
+        let area_m2: f32 = radii
+            .iter()
+            .map(|r| std::f32::consts::PI * r * r / 0.8)
+            .sum();
         let bump_reach_m = 2.0 * (area_m2 / std::f32::consts::PI).sqrt();
         self.orders.push(OrderRecord {
             paths,
@@ -468,7 +474,11 @@ impl Simulation {
             }
             speed_sum += f64::from(a.vel[i].length());
         }
-        metrics.mean_speed_mps = if n > 0 { (speed_sum / n as f64) as f32 } else { 0.0 };
+        metrics.mean_speed_mps = if n > 0 {
+            (speed_sum / n as f64) as f32
+        } else {
+            0.0
+        };
         metrics.step_secs = started.elapsed().as_secs_f64();
         self.last = metrics;
         if self.history.len() == HISTORY_LEN {

@@ -89,8 +89,16 @@ impl SpatialGrid {
 
     fn clamp_cell(&self, p: Vec2) -> (u32, u32) {
         let rel = (p - self.origin_world) / self.cell_size_m;
-        let cx = if rel.x.is_finite() { rel.x.floor().clamp(0.0, (self.cols - 1) as f32) } else { 0.0 };
-        let cy = if rel.y.is_finite() { rel.y.floor().clamp(0.0, (self.rows - 1) as f32) } else { 0.0 };
+        let cx = if rel.x.is_finite() {
+            rel.x.floor().clamp(0.0, (self.cols - 1) as f32)
+        } else {
+            0.0
+        };
+        let cy = if rel.y.is_finite() {
+            rel.y.floor().clamp(0.0, (self.rows - 1) as f32)
+        } else {
+            0.0
+        };
         (cx as u32, cy as u32)
     }
 
@@ -118,7 +126,10 @@ impl SpatialGrid {
             let start = self.cell_start[row + x0 as usize] as usize;
             let end = self.cell_start[row + x1 as usize + 1] as usize;
             // Cells of one row are contiguous in `sorted`, so a row is one slice.
-            for (&i, &p) in self.sorted[start..end].iter().zip(&self.sorted_pos[start..end]) {
+            for (&i, &p) in self.sorted[start..end]
+                .iter()
+                .zip(&self.sorted_pos[start..end])
+            {
                 visit(i, p);
             }
         }

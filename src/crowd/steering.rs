@@ -514,7 +514,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let mut dir = Vec2::new(1.0, 0.0);
         for (k, d) in danger.iter_mut().enumerate().take(slots) {
             if k > 0 {
-                dir = Vec2::new(dir.x * turn.x - dir.y * turn.y, dir.x * turn.y + dir.y * turn.x);
+                dir = Vec2::new(
+                    dir.x * turn.x - dir.y * turn.y,
+                    dir.x * turn.y + dir.y * turn.x,
+                );
             }
             for &(toward_n, closeness, closing_n) in near {
                 let toward = toward_n.dot(dir);
@@ -527,7 +530,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             for s in 1..=samples {
                 let dist = wall_r + s as f32 * ray_step;
                 let q = p + dir * dist;
-                if self.nav.is_wall(t, (q.x / cell).floor() as i32, (q.y / cell).floor() as i32) {
+                if self
+                    .nav
+                    .is_wall(t, (q.x / cell).floor() as i32, (q.y / cell).floor() as i32)
+                {
                     *d = d.max(1.0 - (dist - wall_r) / (ray_len - wall_r).max(1e-3));
                     break;
                 }
@@ -599,7 +605,11 @@ mod tests {
 
     #[test]
     fn priority_sum_drops_low_priorities() {
-        let f = [Vec2::new(3.0, 0.0), Vec2::new(0.0, 4.0), Vec2::new(-9.0, 0.0)];
+        let f = [
+            Vec2::new(3.0, 0.0),
+            Vec2::new(0.0, 4.0),
+            Vec2::new(-9.0, 0.0),
+        ];
         let s = priority_sum(&f, 5.0);
         assert!((s - Vec2::new(3.0, 2.0)).length() < 1e-6);
         assert_eq!(priority_sum(&f, 100.0), Vec2::new(-6.0, 4.0));

@@ -3,8 +3,8 @@
 //! no corner cutting, costs from the grid), answers line of sight by walking the cells from
 //! the cell to the goal, and samples flow by bilinear interpolation of the 4 nearest cells.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
@@ -111,8 +111,7 @@ impl GridNavigator {
     /// The cost of a cell for a type; 255 (wall) off the map or for an unknown type.
     #[must_use]
     pub fn cost(&self, type_index: usize, cell_x: i32, cell_y: i32) -> u8 {
-        if cell_x < 0 || cell_y < 0 || cell_x >= self.width as i32 || cell_y >= self.height as i32
-        {
+        if cell_x < 0 || cell_y < 0 || cell_x >= self.width as i32 || cell_y >= self.height as i32 {
             return WALL;
         }
         self.types.get(type_index).map_or(WALL, |t| {
@@ -186,7 +185,10 @@ impl GridNavigator {
             if d > dist[i] {
                 continue;
             }
-            let (x, y) = ((i % self.width as usize) as i32, (i / self.width as usize) as i32);
+            let (x, y) = (
+                (i % self.width as usize) as i32,
+                (i / self.width as usize) as i32,
+            );
             let here = u64::from(self.cost(type_index, x, y));
             for (nx, ny, step) in self.moves(type_index, x, y) {
                 let Some(j) = self.index(nx, ny) else {
@@ -209,7 +211,10 @@ impl GridNavigator {
                 *out = GOAL;
                 continue;
             }
-            let (x, y) = ((i % self.width as usize) as i32, (i / self.width as usize) as i32);
+            let (x, y) = (
+                (i % self.width as usize) as i32,
+                (i / self.width as usize) as i32,
+            );
             let mut best = (dist[i], UNREACHABLE);
             for (k, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
                 if !self.can_step(type_index, x, y, dx, dy) {
@@ -237,7 +242,11 @@ impl GridNavigator {
             self.can_step(type_index, x, y, dx, dy).then_some((
                 x + dx,
                 y + dy,
-                if dx != 0 && dy != 0 { DIAG_STEP } else { ORTHO_STEP },
+                if dx != 0 && dy != 0 {
+                    DIAG_STEP
+                } else {
+                    ORTHO_STEP
+                },
             ))
         })
     }
@@ -278,7 +287,9 @@ impl Navigator for GridNavigator {
             slot
         } else {
             let dirs = self.flood(type_index, goal_cell);
-            let los = (0..dirs.len()).map(|_| AtomicU8::new(LOS_UNKNOWN)).collect();
+            let los = (0..dirs.len())
+                .map(|_| AtomicU8::new(LOS_UNKNOWN))
+                .collect();
             let field = Field {
                 type_index,
                 goal_world,
@@ -412,9 +423,8 @@ pub fn buffer_walls(costs: &[u8], width: u32, height: u32, radius_cells: f32) ->
     let reach = radius_cells.max(0.0).ceil() as i32;
     let r_sq = radius_cells * radius_cells;
     let (w, h) = (width as i32, height as i32);
-    let wall = |x: i32, y: i32| {
-        x < 0 || y < 0 || x >= w || y >= h || costs[(y * w + x) as usize] == WALL
-    };
+    let wall =
+        |x: i32, y: i32| x < 0 || y < 0 || x >= w || y >= h || costs[(y * w + x) as usize] == WALL;
     let mut out = costs.to_vec();
     for y in 0..h {
         for x in 0..w {

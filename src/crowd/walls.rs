@@ -234,8 +234,12 @@ mod tests {
             for k in 0..=4000 {
                 let p = a + (b - a) * (k as f32 / 4000.0);
                 let c = (p.x.floor() as i32, p.y.floor() as i32);
-                let near_edge = (p.x - p.x.round()).abs() < 1e-3 || (p.y - p.y.round()).abs() < 1e-3;
-                assert!(near_edge || visited.contains(&c), "{a:?}->{b:?} missed {c:?}");
+                let near_edge =
+                    (p.x - p.x.round()).abs() < 1e-3 || (p.y - p.y.round()).abs() < 1e-3;
+                assert!(
+                    near_edge || visited.contains(&c),
+                    "{a:?}->{b:?} missed {c:?}"
+                );
             }
             // No far-away cells: every visited cell touches the segment's bounding box.
             for &(x, y) in &visited {
@@ -269,7 +273,10 @@ mod tests {
             is_wall,
         );
         assert!(m.pos_world.y <= 4.6 + 1e-3, "{m:?}");
-        assert!((m.pos_world.x - 2.5).abs() < 1e-3, "slides the full x distance: {m:?}");
+        assert!(
+            (m.pos_world.x - 2.5).abs() < 1e-3,
+            "slides the full x distance: {m:?}"
+        );
         assert!(m.vel.y.abs() < 1e-6 && (m.vel.x - 1.0).abs() < 1e-6);
         assert!(m.contacts > 0);
     }
