@@ -3,6 +3,7 @@
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod bake;
+pub mod crowd;
 pub mod map;
 pub mod nav;
 pub mod package;

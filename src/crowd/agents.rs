@@ -1,0 +1,81 @@
+//! Agent storage as structure-of-arrays: one `Vec` per attribute, indexed by [`AgentId`].
+//! Hot loops touch only the arrays they need, and the parallel force pass reads them all
+//! without locks.
+
+use super::navigator::PathId;
+use super::vec2::Vec2;
+
+/// Index of an agent in its [`super::Simulation`]; agents are never removed, so ids stay valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AgentId(pub u32);
+
+/// Order id meaning "no order".
+pub const NO_ORDER: u32 = u32::MAX;
+
+/// What an agent is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AgentState {
+    /// No order: holds position, yields to others.
+    Idle,
+    /// Following its order's path.
+    Moving,
+    /// Reached its goal, or touched an arrived agent of the same order.
+    Arrived,
+    /// Has an order but made no progress for `SimConfig::stuck_secs`; keeps trying.
+    Stuck,
+}
+
+/// Every agent's attributes, one array each.
+#[derive(Clone, Debug, Default)]
+pub struct Agents {
+    /// Centre. `[Units: m]`
+    pub pos_world: Vec<Vec2>,
+    /// Velocity. `[Units: m/s]`
+    pub vel: Vec<Vec2>,
+    /// Facing, from +x toward +y; follows the velocity while moving. `[Units: rad]`
+    pub heading_rad: Vec<f32>,
+    /// Collision disc radius. `[Units: m]`
+    pub radius_m: Vec<f32>,
+    /// Mass. `[Units: kg]`
+    pub mass: Vec<f32>,
+    /// Largest steering force. `[Units: N]`
+    pub max_force: Vec<f32>,
+    /// Top speed. `[Units: m/s]`
+    pub max_speed: Vec<f32>,
+    /// Neighbour search radius. `[Units: m]`
+    pub neighbour_radius_m: Vec<f32>,
+    /// Movement type index in the navigator.
+    pub type_index: Vec<u32>,
+    /// Index into the simulation's archetype list.
+    pub archetype: Vec<u32>,
+    /// Scenario group (spawns and orders address groups).
+    pub group: Vec<u32>,
+    /// Current order id, or [`NO_ORDER`].
+    pub order: Vec<u32>,
+    /// Where this agent is going: the order's destination plus its lane offset. `[Units: m]`
+    pub goal_world: Vec<Vec2>,
+    /// The path it follows.
+    pub path: Vec<Option<PathId>>,
+    /// What it is doing.
+    pub state: Vec<AgentState>,
+    /// Smoothed flow direction ("blend in the new direction while crossing a square").
+    pub flow_dir: Vec<Vec2>,
+    /// Closest it has come to its goal since the last progress. `[Units: m]`
+    pub best_goal_dist_m: Vec<f32>,
+    /// Time since it last got `SimConfig::stuck_progress_m` closer. `[Units: s]`
+    pub no_progress_secs: Vec<f32>,
+}
+
+impl Agents {
+    /// Number of agents.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.pos_world.len()
+    }
+
+    /// Whether there are no agents.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.pos_world.is_empty()
+    }
+}

@@ -1,0 +1,105 @@
+//! The narrow interface between the crowd and navigation. The run-time `NavWorld`
+//! implements it for the game and the editor preview; [`super::testing::GridNavigator`]
+//! implements it independently for tests and benches.
+//!
+//! Coordinates: world metres, x right, y down, origin at the top-left corner of cell
+//! `(0, 0)`; cell `(x, y)` covers `[x·s, (x+1)·s) × [y·s, (y+1)·s)` for cell size `s`.
+
+use super::vec2::Vec2;
+
+/// A planned route handed out by [`Navigator::request_path`]; opaque to the crowd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PathId(pub u32);
+
+/// The size of the navigation grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NavGrid {
+    /// Edge length of one square cell. `[Units: m] [Limit: > 0]`
+    pub cell_size_m: f32,
+    /// Columns. `[Units: cells]`
+    pub width_cells: u32,
+    /// Rows. `[Units: cells]`
+    pub height_cells: u32,
+}
+
+impl NavGrid {
+    /// The cell holding a world position (may be off the map).
+    #[must_use]
+    pub fn cell_from_world(&self, pos_world: Vec2) -> (i32, i32) {
+        (
+            (pos_world.x / self.cell_size_m).floor() as i32,
+            (pos_world.y / self.cell_size_m).floor() as i32,
+        )
+    }
+
+    /// The centre of a cell in world metres.
+    #[must_use]
+    pub fn world_from_cell(&self, cell_x: i32, cell_y: i32) -> Vec2 {
+        Vec2::new(
+            (cell_x as f32 + 0.5) * self.cell_size_m,
+            (cell_y as f32 + 0.5) * self.cell_size_m,
+        )
+    }
+
+    /// The map's extent in world metres.
+    #[must_use]
+    pub fn size_world(&self) -> Vec2 {
+        Vec2::new(
+            self.width_cells as f32 * self.cell_size_m,
+            self.height_cells as f32 * self.cell_size_m,
+        )
+    }
+}
+
+/// What an agent should do at a position on a path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowSample {
+    /// Desired direction of travel; unit length.
+    pub direction: Vec2,
+    /// The position sees the goal: `direction` points straight at it, and the crowd may
+    /// steer straight at a nearby lane target instead.
+    pub line_of_sight: bool,
+}
+
+/// Path planning and flow sampling as the crowd needs them.
+///
+/// `Sync` because the crowd samples flow from several threads at once; `request_path` and
+/// `release_path` take `&mut self` and are only called between steps' parallel phases.
+pub trait Navigator: Sync {
+    /// Cell size and map size.
+    fn grid(&self) -> NavGrid;
+
+    /// The index of the movement type with this name, if the navigator knows it.
+    fn movement_type_index(&self, name: &str) -> Option<usize>;
+
+    /// Plans a route for these sources to `goal_world` for movement type `type_index`;
+    /// `None` when the goal cannot be reached (wall, off the map, other island, unknown type).
+    /// Several sources share one path: the navigator merges their routes.
+    fn request_path(
+        &mut self,
+        type_index: usize,
+        sources_world: &[Vec2],
+        goal_world: Vec2,
+    ) -> Option<PathId>;
+
+    /// Desired direction at `pos_world` on that path: in line of sight straight at the goal;
+    /// on a flow tile the bilinear interpolation of the 4 nearest flow directions; not on the
+    /// route yet toward the next portal. `None` = no direction (at the goal, off the route,
+    /// unreachable, released path).
+    fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample>;
+
+    /// Whether the cell is a wall for this movement type (buffered walls for large units).
+    /// Cells off the map are walls.
+    fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool;
+
+    /// How far the movement type's walls were moved outward by wall buffering. The crowd
+    /// collides a disc of `radius − buffer` against these walls, since the buffer already
+    /// keeps the unit's body off the real walls. `[Units: m]`
+    fn wall_buffer_m(&self, type_index: usize) -> f32 {
+        let _ = type_index;
+        0.0
+    }
+
+    /// The crowd no longer uses this path.
+    fn release_path(&mut self, path: PathId);
+}

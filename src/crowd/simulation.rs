@@ -1,0 +1,645 @@
+//! The crowd simulation: a fixed time step with an accumulator, a seeded RNG, agents in
+//! structure-of-arrays, steering computed in parallel from a snapshot and applied serially,
+//! group orders with SmartCenter lanes and group arrival by transitive bumping.
+//!
+//! One step: issue scheduled orders → (rebuild the neighbour grid if agents were added) →
+//! steering + integration + wall sliding for every agent in parallel into a buffer → copy
+//! the buffer back → rebuild the neighbour grid → arrivals (goal reached, then transitive
+//! bumping) → stuck detection → metrics. Every agent's update reads only the snapshot, so
+//! the result is the same for any number of threads.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::agents::{AgentId, AgentState, Agents, NO_ORDER};
+use super::archetype::AgentArchetype;
+use super::error::CrowdError;
+use super::groups::lane_targets;
+use super::metrics::StepMetrics;
+use super::navigator::{Navigator, PathId};
+use super::rng::SplitMix64;
+use super::scenario::{Order, Scenario, Spawn, SpawnArea};
+use super::spatial::SpatialGrid;
+use super::steering::{AgentUpdate, SimConfig, StepContext};
+use super::vec2::Vec2;
+use super::walls::segment_is_clear;
+
+/// Agents per parallel work item.
+const CHUNK: usize = 256;
+/// Steps of metrics kept for plots (one minute at 60 Hz).
+const HISTORY_LEN: usize = 3600;
+/// Random tries per agent before a rectangle spawn gives up on that agent.
+const SPAWN_TRIES: u32 = 64;
+
+/// What an order did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderReport {
+    /// Id of the order (the same for every agent it moved).
+    pub order: u32,
+    /// Agents now moving.
+    pub moving: u32,
+    /// Agents whose movement type cannot reach the goal; they became idle.
+    pub unreachable: u32,
+    /// Whether SmartCenter lanes were used (otherwise every agent heads for the goal).
+    pub lanes: bool,
+}
+
+#[derive(Clone, Debug)]
+struct OrderRecord {
+    paths: Vec<PathId>,
+    /// Transitive bumping only counts within this distance of an agent's goal: twice the
+    /// radius of the disc the whole group would fill when packed. Without it a single-file
+    /// column touching back through a corridor would all "arrive" at once. `[Units: m]`
+    bump_reach_m: f32,
+    /// Agents still on their way.
+    live: u32,
+}
+
+/// The crowd.
+#[derive(Debug)]
+pub struct Simulation {
+    config: SimConfig,
+    rng: SplitMix64,
+    archetypes: Vec<AgentArchetype>,
+    agents: Agents,
+    grid: SpatialGrid,
+    grid_dirty: bool,
+    updates: Vec<AgentUpdate>,
+    orders: Vec<OrderRecord>,
+    order_destinations: Vec<Vec2>,
+    scheduled: Vec<Order>,
+    next_scheduled: usize,
+    step_index: u64,
+    accumulator_secs: f64,
+    max_radius_m: f32,
+    max_neighbour_radius_m: f32,
+    last: StepMetrics,
+    history: VecDeque<StepMetrics>,
+}
+
+impl Simulation {
+    /// An empty simulation.
+    #[must_use]
+    pub fn new(config: SimConfig, seed: u64) -> Self {
+        Self {
+            config,
+            rng: SplitMix64::new(seed),
+            archetypes: Vec::new(),
+            agents: Agents::default(),
+            grid: SpatialGrid::default(),
+            grid_dirty: true,
+            updates: Vec::new(),
+            orders: Vec::new(),
+            order_destinations: Vec::new(),
+            scheduled: Vec::new(),
+            next_scheduled: 0,
+            step_index: 0,
+            accumulator_secs: 0.0,
+            max_radius_m: 0.0,
+            max_neighbour_radius_m: 0.0,
+            last: StepMetrics::default(),
+            history: VecDeque::new(),
+        }
+    }
+
+    /// Builds a simulation from a scenario: spawns its agents and schedules its orders.
+    ///
+    /// # Errors
+    /// [`CrowdError::UnknownArchetype`] when a spawn names an archetype not in `archetypes`,
+    /// [`CrowdError::UnknownMovementType`] / [`CrowdError::InvalidArchetype`] from
+    /// [`Self::add_agent`].
+    pub fn from_scenario<N: Navigator + ?Sized>(
+        scenario: &Scenario,
+        archetypes: &[AgentArchetype],
+        nav: &N,
+    ) -> Result<Self, CrowdError> {
+        let mut sim = Self::new(scenario.config.clone(), scenario.seed);
+        for spawn in &scenario.spawns {
+            let archetype = archetypes
+                .iter()
+                .find(|a| a.name == spawn.archetype)
+                .ok_or_else(|| CrowdError::UnknownArchetype {
+                    name: spawn.archetype.clone(),
+                })?;
+            sim.spawn(nav, archetype, spawn)?;
+        }
+        sim.scheduled = scenario.orders.clone();
+        sim.scheduled.sort_by_key(|o| o.at_step);
+        Ok(sim)
+    }
+
+    /// Adds one idle agent; `Ok(None)` when `pos_world` is in a wall (or off the map) for
+    /// its movement type.
+    ///
+    /// # Errors
+    /// [`CrowdError::InvalidArchetype`] for a bad parameter, [`CrowdError::UnknownMovementType`]
+    /// when the navigator lacks the archetype's movement type.
+    pub fn add_agent<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &N,
+        archetype: &AgentArchetype,
+        pos_world: Vec2,
+        group: u32,
+    ) -> Result<Option<AgentId>, CrowdError> {
+        archetype.validate()?;
+        let type_index = nav
+            .movement_type_index(&archetype.movement_type)
+            .ok_or_else(|| CrowdError::UnknownMovementType {
+                archetype: archetype.name.clone(),
+                movement_type: archetype.movement_type.clone(),
+            })?;
+        let (cx, cy) = nav.grid().cell_from_world(pos_world);
+        if !pos_world.is_finite() || nav.is_wall(type_index, cx, cy) {
+            return Ok(None);
+        }
+        let archetype_index = match self.archetypes.iter().position(|a| a == archetype) {
+            Some(k) => k,
+            None => {
+                self.archetypes.push(archetype.clone());
+                self.archetypes.len() - 1
+            }
+        };
+        let a = &mut self.agents;
+        let id = AgentId(a.len() as u32);
+        a.pos_world.push(pos_world);
+        a.vel.push(Vec2::ZERO);
+        a.heading_rad.push(0.0);
+        a.radius_m.push(archetype.radius_m);
+        a.mass.push(archetype.mass);
+        a.max_force.push(archetype.max_force);
+        a.max_speed.push(archetype.max_speed);
+        a.neighbour_radius_m.push(archetype.neighbour_radius_m);
+        a.type_index.push(type_index as u32);
+        a.archetype.push(archetype_index as u32);
+        a.group.push(group);
+        a.order.push(NO_ORDER);
+        a.goal_world.push(pos_world);
+        a.path.push(None);
+        a.state.push(AgentState::Idle);
+        a.flow_dir.push(Vec2::ZERO);
+        a.best_goal_dist_m.push(0.0);
+        a.no_progress_secs.push(0.0);
+        self.max_radius_m = self.max_radius_m.max(archetype.radius_m);
+        self.max_neighbour_radius_m = self
+            .max_neighbour_radius_m
+            .max(archetype.neighbour_radius_m);
+        self.grid_dirty = true;
+        Ok(Some(id))
+    }
+
+    /// Places a spawn's agents (seeded); returns how many were placed — fewer than asked
+    /// when the area has too little free ground.
+    ///
+    /// # Errors
+    /// As [`Self::add_agent`].
+    pub fn spawn<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &N,
+        archetype: &AgentArchetype,
+        spawn: &Spawn,
+    ) -> Result<u32, CrowdError> {
+        let mut placed = 0;
+        match spawn.area {
+            SpawnArea::Rect {
+                min_world,
+                max_world,
+            } => {
+                for _ in 0..spawn.count {
+                    for _ in 0..SPAWN_TRIES {
+                        let p = Vec2::new(
+                            self.rng.range_f32(min_world.x, max_world.x),
+                            self.rng.range_f32(min_world.y, max_world.y),
+                        );
+                        if self.add_agent(nav, archetype, p, spawn.group)?.is_some() {
+                            placed += 1;
+                            break;
+                        }
+                    }
+                }
+            }
+            SpawnArea::Center { center_world } => {
+                // Vogel's sunflower spiral: about hexagonal packing at 2.2 radii apart.
+                let spacing = 2.2 * archetype.radius_m;
+                let golden_rad = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+                let mut k = 0u32;
+                while placed < spawn.count && k < spawn.count.saturating_mul(4) {
+                    let r = 0.6 * spacing * (k as f32).sqrt();
+                    let p = center_world + Vec2::from_angle(k as f32 * golden_rad) * r;
+                    if self.add_agent(nav, archetype, p, spawn.group)?.is_some() {
+                        placed += 1;
+                    }
+                    k += 1;
+                }
+            }
+        }
+        Ok(placed)
+    }
+
+    /// Orders the selection to `goal_world`.
+    ///
+    /// The movement-type rule, simplified: the selection is split by movement type and each
+    /// type gets its own path (one `request_path` per type with all its agents as sources,
+    /// which the navigator merges). Agents whose type cannot reach the goal become idle.
+    /// Lanes come from SmartCenter over all the agents that got a path (see
+    /// [`super::groups`]); a lane whose target is a wall, or behind a wall as seen from the
+    /// goal, falls back to the goal itself.
+    pub fn order_move<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &mut N,
+        selection: &[AgentId],
+        goal_world: Vec2,
+    ) -> OrderReport {
+        let mut ids: Vec<usize> = selection
+            .iter()
+            .map(|id| id.0 as usize)
+            .filter(|&i| i < self.agents.len())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for &i in &ids {
+            self.leave_order(nav, i);
+        }
+        let order_id = self.orders.len() as u32;
+        let mut by_type: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for &i in &ids {
+            by_type
+                .entry(self.agents.type_index[i])
+                .or_default()
+                .push(i);
+        }
+        let mut paths = Vec::new();
+        let mut moving = Vec::new();
+        let mut unreachable = 0;
+        for (t, members) in by_type {
+            let sources: Vec<Vec2> = members.iter().map(|&i| self.agents.pos_world[i]).collect();
+            let path = if goal_world.is_finite() {
+                nav.request_path(t as usize, &sources, goal_world)
+            } else {
+                None
+            };
+            match path {
+                Some(path) => {
+                    paths.push(path);
+                    for &i in &members {
+                        self.agents.path[i] = Some(path);
+                        moving.push(i);
+                    }
+                }
+                None => unreachable += members.len() as u32,
+            }
+        }
+        moving.sort_unstable();
+        let positions: Vec<Vec2> = moving.iter().map(|&i| self.agents.pos_world[i]).collect();
+        let radii: Vec<f32> = moving.iter().map(|&i| self.agents.radius_m[i]).collect();
+        let lanes = lane_targets(&positions, &radii, goal_world);
+        let cell = nav.grid().cell_size_m;
+        for (k, &i) in moving.iter().enumerate() {
+            let t = self.agents.type_index[i] as usize;
+            let goal = match &lanes {
+                Some(lanes) => {
+                    let lane = lanes[k];
+                    let (cx, cy) = nav.grid().cell_from_world(lane);
+                    let usable = !nav.is_wall(t, cx, cy)
+                        && segment_is_clear(goal_world / cell, lane / cell, |x, y| {
+                            nav.is_wall(t, x, y)
+                        });
+                    if usable { lane } else { goal_world }
+                }
+                None => goal_world,
+            };
+            let a = &mut self.agents;
+            a.goal_world[i] = goal;
+            a.order[i] = order_id;
+            a.state[i] = AgentState::Moving;
+            a.flow_dir[i] = Vec2::ZERO;
+            a.best_goal_dist_m[i] = (goal - a.pos_world[i]).length();
+            a.no_progress_secs[i] = 0.0;
+        }
+        // Packed discs fill about 80 % of the area they cover.
+        let area_m2: f32 = radii
+            .iter()
+            .map(|r| std::f32::consts::PI * r * r / 0.8)
+            .sum();
+        let bump_reach_m = 2.0 * (area_m2 / std::f32::consts::PI).sqrt();
+        self.orders.push(OrderRecord {
+            paths,
+            bump_reach_m,
+            live: moving.len() as u32,
+        });
+        self.order_destinations.push(goal_world);
+        if moving.is_empty() {
+            self.release_order(nav, order_id);
+        }
+        OrderReport {
+            order: order_id,
+            moving: moving.len() as u32,
+            unreachable,
+            lanes: lanes.is_some(),
+        }
+    }
+
+    /// Orders every agent of `group` to `goal_world`; see [`Self::order_move`].
+    pub fn order_group<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &mut N,
+        group: u32,
+        goal_world: Vec2,
+    ) -> OrderReport {
+        let selection: Vec<AgentId> = (0..self.agents.len())
+            .filter(|&i| self.agents.group[i] == group)
+            .map(|i| AgentId(i as u32))
+            .collect();
+        self.order_move(nav, &selection, goal_world)
+    }
+
+    /// Takes an agent off its order (idle, no path), releasing the order's paths when it
+    /// was the last one travelling.
+    fn leave_order<N: Navigator + ?Sized>(&mut self, nav: &mut N, i: usize) {
+        let order = self.agents.order[i];
+        let travelling = matches!(self.agents.state[i], AgentState::Moving | AgentState::Stuck);
+        self.agents.order[i] = NO_ORDER;
+        self.agents.path[i] = None;
+        self.agents.state[i] = AgentState::Idle;
+        if travelling {
+            self.finish_travel(nav, order);
+        }
+    }
+
+    fn finish_travel<N: Navigator + ?Sized>(&mut self, nav: &mut N, order: u32) {
+        if let Some(record) = self.orders.get_mut(order as usize) {
+            record.live = record.live.saturating_sub(1);
+            if record.live == 0 {
+                self.release_order(nav, order);
+            }
+        }
+    }
+
+    fn release_order<N: Navigator + ?Sized>(&mut self, nav: &mut N, order: u32) {
+        if let Some(record) = self.orders.get_mut(order as usize) {
+            for path in record.paths.drain(..) {
+                nav.release_path(path);
+            }
+        }
+    }
+
+    /// Runs as many fixed steps as `dt_secs` (plus the leftover from earlier calls) covers,
+    /// at most `SimConfig::max_steps_per_advance`; returns the steps taken.
+    pub fn advance<N: Navigator + ?Sized>(&mut self, nav: &mut N, dt_secs: f64) -> u32 {
+        let step = f64::from(self.config.step_secs.max(1e-4));
+        if dt_secs.is_finite() && dt_secs > 0.0 {
+            self.accumulator_secs += dt_secs;
+        }
+        let mut taken = 0;
+        while self.accumulator_secs >= step && taken < self.config.max_steps_per_advance.max(1) {
+            self.step(nav);
+            self.accumulator_secs -= step;
+            taken += 1;
+        }
+        // Time the cap refused is dropped, not owed: a stalled frame must not snowball.
+        self.accumulator_secs = self.accumulator_secs.min(step);
+        taken
+    }
+
+    /// One fixed step of `SimConfig::step_secs`.
+    pub fn step<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
+        let started = Instant::now();
+        while let Some(order) = self.scheduled.get(self.next_scheduled).cloned() {
+            if order.at_step > self.step_index {
+                break;
+            }
+            self.order_group(nav, order.group, order.goal_world);
+            self.next_scheduled += 1;
+        }
+        if self.grid_dirty {
+            self.grid
+                .rebuild(&self.agents.pos_world, self.max_neighbour_radius_m);
+            self.grid_dirty = false;
+        }
+
+        let n = self.agents.len();
+        self.updates.resize(n, AgentUpdate::default());
+        {
+            let ctx = StepContext {
+                agents: &self.agents,
+                grid: &self.grid,
+                nav: &*nav,
+                nav_grid: nav.grid(),
+                config: &self.config,
+                order_destinations: &self.order_destinations,
+            };
+            // Agents are visited in grid order (spatial neighbours together, for the cache);
+            // `updates[k]` belongs to agent `order[k]`.
+            let order = self.grid.sorted_agents();
+            self.updates
+                .par_chunks_mut(CHUNK)
+                .zip(order.par_chunks(CHUNK))
+                .for_each(|(out, agents)| {
+                    for (u, &i) in out.iter_mut().zip(agents) {
+                        *u = ctx.update(i as usize);
+                    }
+                });
+        }
+
+        let mut collisions = 0u32;
+        let a = &mut self.agents;
+        for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
+            let i = i as usize;
+            a.pos_world[i] = u.pos_world;
+            a.vel[i] = u.vel;
+            a.heading_rad[i] = u.heading_rad;
+            a.flow_dir[i] = u.flow_dir;
+            collisions = collisions.saturating_add(u.contacts);
+        }
+        self.grid
+            .rebuild(&self.agents.pos_world, self.max_neighbour_radius_m);
+
+        self.resolve_arrivals(nav);
+        self.track_progress();
+
+        let a = &self.agents;
+        let mut metrics = StepMetrics {
+            step: self.step_index,
+            collisions_resolved: collisions,
+            ..StepMetrics::default()
+        };
+        let mut speed_sum = 0.0f64;
+        for i in 0..n {
+            match a.state[i] {
+                AgentState::Arrived => metrics.arrived += 1,
+                AgentState::Moving => metrics.moving += 1,
+                AgentState::Stuck => metrics.stuck += 1,
+                AgentState::Idle => {}
+            }
+            speed_sum += f64::from(a.vel[i].length());
+        }
+        metrics.mean_speed_mps = if n > 0 {
+            (speed_sum / n as f64) as f32
+        } else {
+            0.0
+        };
+        metrics.step_secs = started.elapsed().as_secs_f64();
+        self.last = metrics;
+        if self.history.len() == HISTORY_LEN {
+            self.history.pop_front();
+        }
+        self.history.push_back(metrics);
+        self.step_index += 1;
+    }
+
+    /// Goal reached → arrived; then group arrival by transitive bumping: an agent touching
+    /// an arrived agent of the same order is done too, and so on through the group.
+    fn resolve_arrivals<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
+        let n = self.agents.len();
+        let mut done_orders = Vec::new();
+        let mut queue = Vec::new();
+        let travelling = |s: AgentState| matches!(s, AgentState::Moving | AgentState::Stuck);
+        for i in 0..n {
+            let a = &self.agents;
+            if travelling(a.state[i])
+                && (a.goal_world[i] - a.pos_world[i]).length() <= a.radius_m[i]
+            {
+                self.agents.state[i] = AgentState::Arrived;
+                done_orders.push(self.agents.order[i]);
+                queue.push(i);
+            }
+        }
+        for i in 0..n {
+            if travelling(self.agents.state[i])
+                && self.within_bump_reach(i)
+                && self.touching_arrived(i).is_some()
+            {
+                self.agents.state[i] = AgentState::Arrived;
+                done_orders.push(self.agents.order[i]);
+                queue.push(i);
+            }
+        }
+        while let Some(k) = queue.pop() {
+            let a = &self.agents;
+            let order = a.order[k];
+            let reach = a.radius_m[k] + self.max_radius_m + self.config.separation_margin_m;
+            let mut bumped = Vec::new();
+            self.grid.for_each_candidate(a.pos_world[k], reach, |j, _| {
+                let j = j as usize;
+                if travelling(a.state[j])
+                    && a.order[j] == order
+                    && self.touches(k, j)
+                    && self.within_bump_reach(j)
+                {
+                    bumped.push(j);
+                }
+            });
+            for j in bumped {
+                if travelling(self.agents.state[j]) {
+                    self.agents.state[j] = AgentState::Arrived;
+                    done_orders.push(order);
+                    queue.push(j);
+                }
+            }
+        }
+        for order in done_orders {
+            self.finish_travel(nav, order);
+        }
+    }
+
+    fn within_bump_reach(&self, i: usize) -> bool {
+        let a = &self.agents;
+        self.orders.get(a.order[i] as usize).is_some_and(|o| {
+            (a.goal_world[i] - a.pos_world[i]).length() <= o.bump_reach_m + a.radius_m[i]
+        })
+    }
+
+    fn touches(&self, i: usize, j: usize) -> bool {
+        let a = &self.agents;
+        let reach = a.radius_m[i] + a.radius_m[j] + self.config.separation_margin_m;
+        (a.pos_world[i] - a.pos_world[j]).length_squared() <= reach * reach
+    }
+
+    fn touching_arrived(&self, i: usize) -> Option<usize> {
+        let a = &self.agents;
+        let order = a.order[i];
+        let reach = a.radius_m[i] + self.max_radius_m + self.config.separation_margin_m;
+        let mut found = None;
+        self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
+            let j = j as usize;
+            if found.is_none()
+                && j != i
+                && a.state[j] == AgentState::Arrived
+                && a.order[j] == order
+                && self.touches(i, j)
+            {
+                found = Some(j);
+            }
+        });
+        found
+    }
+
+    fn track_progress(&mut self) {
+        let dt = self.config.step_secs;
+        let a = &mut self.agents;
+        for i in 0..a.len() {
+            if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+                continue;
+            }
+            let dist = (a.goal_world[i] - a.pos_world[i]).length();
+            if dist < a.best_goal_dist_m[i] - self.config.stuck_progress_m {
+                a.best_goal_dist_m[i] = dist;
+                a.no_progress_secs[i] = 0.0;
+                a.state[i] = AgentState::Moving;
+            } else {
+                a.no_progress_secs[i] += dt;
+                if a.no_progress_secs[i] >= self.config.stuck_secs {
+                    a.state[i] = AgentState::Stuck;
+                }
+            }
+        }
+    }
+
+    /// The agents (read-only; change them through orders).
+    #[must_use]
+    pub fn agents(&self) -> &Agents {
+        &self.agents
+    }
+
+    /// Archetypes of the agents, indexed by `Agents::archetype`.
+    #[must_use]
+    pub fn archetypes(&self) -> &[AgentArchetype] {
+        &self.archetypes
+    }
+
+    /// Settings.
+    #[must_use]
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Settings, to tune between steps (mode, weights …).
+    pub fn config_mut(&mut self) -> &mut SimConfig {
+        &mut self.config
+    }
+
+    /// Steps taken so far.
+    #[must_use]
+    pub fn step_index(&self) -> u64 {
+        self.step_index
+    }
+
+    /// Metrics of the last step.
+    #[must_use]
+    pub fn metrics(&self) -> StepMetrics {
+        self.last
+    }
+
+    /// Metrics of recent steps, oldest first (the last minute at 60 Hz).
+    #[must_use]
+    pub fn metrics_history(&self) -> &VecDeque<StepMetrics> {
+        &self.history
+    }
+
+    /// Destination of an order (before lane offsets).
+    #[must_use]
+    pub fn order_destination(&self, order: u32) -> Option<Vec2> {
+        self.order_destinations.get(order as usize).copied()
+    }
+}

@@ -1,0 +1,624 @@
+//! Steering: what each agent wants to do this step, computed for all agents in parallel
+//! from one read-only snapshot (so the result does not depend on thread count or order).
+//!
+//! Behaviours, in priority order (Fieldrunners 2), summed greedily until the agent's max
+//! force is spent and the rest dropped:
+//! 1. **flow following** — line of sight: straight at the goal (or the agent's lane target);
+//!    otherwise the flow direction, blended in while crossing a cell;
+//! 2. **avoidance** — a side-step away from the neighbour it would hit soonest;
+//! 3. **separation** — away from overlapping neighbours, scaled by the ratio of the
+//!    neighbour's kinetic energy to its own (light units give way to heavy ones);
+//! 4. **alignment** and 5. **cohesion** with units of the same order.
+//!
+//! [`AvoidanceMode::Orca`] replaces 1–2 by ORCA (`dodgy_2d`) applied to the flow velocity;
+//! [`AvoidanceMode::Context`] replaces them by context steering over direction slots. Both
+//! keep separation and the physical contact push. Walls are handled after steering by
+//! [`super::walls::move_disc`] in every mode.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use super::agents::{AgentState, Agents, NO_ORDER};
+use super::navigator::{NavGrid, Navigator};
+use super::rng::mix64;
+use super::spatial::SpatialGrid;
+use super::vec2::Vec2;
+use super::walls::{move_disc, segment_is_clear};
+
+/// Most neighbours any behaviour looks at (the nearest ones).
+pub const MAX_NEIGHBOURS: usize = 16;
+
+/// Local avoidance method.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AvoidanceMode {
+    /// Reynolds boids with Fieldrunners' side-step avoidance.
+    #[default]
+    Boids,
+    /// Optimal reciprocal collision avoidance (RVO2) via `dodgy_2d`.
+    Orca,
+    /// Context steering: interest and danger per direction slot, sub-slot interpolation.
+    Context,
+}
+
+/// Weights of the steering behaviours (dimensionless multipliers on each force).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SteeringWeights {
+    /// Flow following. `[Limit: >= 0]`
+    pub flow: f32,
+    /// Side-step avoidance. `[Limit: >= 0]`
+    pub avoidance: f32,
+    /// Separation. `[Limit: >= 0]`
+    pub separation: f32,
+    /// Alignment with same-order neighbours. `[Limit: >= 0]`
+    pub alignment: f32,
+    /// Cohesion with same-order neighbours. `[Limit: >= 0]`
+    pub cohesion: f32,
+}
+
+impl Default for SteeringWeights {
+    fn default() -> Self {
+        Self {
+            flow: 1.0,
+            avoidance: 0.6,
+            separation: 1.0,
+            alignment: 0.1,
+            cohesion: 0.05,
+        }
+    }
+}
+
+/// Simulation settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimConfig {
+    /// Fixed step length. `[Units: s] [Limit: > 0]`
+    pub step_secs: f32,
+    /// Most steps one `advance` call takes; extra time is dropped so a slow frame cannot
+    /// snowball. `[Limit: >= 1]`
+    pub max_steps_per_advance: u32,
+    /// Local avoidance method.
+    pub avoidance: AvoidanceMode,
+    /// Behaviour weights.
+    pub weights: SteeringWeights,
+    /// Time to reach the desired velocity if force allowed it. `[Units: s] [Limit: > 0]`
+    pub reaction_secs: f32,
+    /// Nearest neighbours considered. `[Limit: 1..=16]`
+    pub max_neighbours: usize,
+    /// Side-step avoidance looks this far ahead. `[Units: s] [Limit: > 0]`
+    pub avoidance_horizon_secs: f32,
+    /// Extra gap separation keeps between discs; also the "touching" slack for group
+    /// arrival. `[Units: m] [Limit: >= 0]`
+    pub separation_margin_m: f32,
+    /// Share of an overlap between two discs removed per step by pushing. `[Limit: 0..=1]`
+    pub contact_relaxation: f32,
+    /// An agent that gets no `stuck_progress_m` closer to its goal in this time is stuck.
+    /// `[Units: s] [Limit: > 0]`
+    pub stuck_secs: f32,
+    /// Progress that resets the stuck timer. `[Units: m] [Limit: > 0]`
+    pub stuck_progress_m: f32,
+    /// Direction slots for context steering. `[Limit: 4..=256]`
+    pub context_slots: usize,
+    /// ORCA looks this far ahead for other agents. `[Units: s] [Limit: > 0]`
+    pub orca_time_horizon_secs: f32,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            step_secs: 1.0 / 60.0,
+            max_steps_per_advance: 8,
+            avoidance: AvoidanceMode::Boids,
+            weights: SteeringWeights::default(),
+            reaction_secs: 0.25,
+            max_neighbours: 10,
+            avoidance_horizon_secs: 1.5,
+            separation_margin_m: 0.1,
+            contact_relaxation: 0.5,
+            stuck_secs: 3.0,
+            stuck_progress_m: 0.5,
+            context_slots: 12,
+            orca_time_horizon_secs: 2.0,
+        }
+    }
+}
+
+/// One agent's result of the parallel pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AgentUpdate {
+    pub pos_world: Vec2,
+    pub vel: Vec2,
+    pub heading_rad: f32,
+    pub flow_dir: Vec2,
+    pub contacts: u32,
+}
+
+/// Everything the parallel pass reads.
+pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
+    pub agents: &'a Agents,
+    pub grid: &'a SpatialGrid,
+    pub nav: &'a N,
+    pub nav_grid: NavGrid,
+    pub config: &'a SimConfig,
+    /// Destination of each order, indexed by order id.
+    pub order_destinations: &'a [Vec2],
+}
+
+#[derive(Clone, Copy)]
+struct Neighbour {
+    index: u32,
+    dist_sq: f32,
+}
+
+impl<N: Navigator + ?Sized> StepContext<'_, N> {
+    /// Steering, integration and wall sliding for agent `i`.
+    pub fn update(&self, i: usize) -> AgentUpdate {
+        let a = self.agents;
+        let cfg = self.config;
+        let dt = cfg.step_secs;
+        let (p, v) = (a.pos_world[i], a.vel[i]);
+        let (mass, max_force, max_speed) = (a.mass[i], a.max_force[i], a.max_speed[i]);
+
+        let mut neighbours = [Neighbour {
+            index: 0,
+            dist_sq: 0.0,
+        }; MAX_NEIGHBOURS];
+        let count = self.nearest(i, &mut neighbours);
+        let neighbours = &neighbours[..count];
+
+        let (desired, flow_dir) = self.desired_velocity(i);
+        let w = cfg.weights;
+        let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
+        let separation = self.separation(i, neighbours) * w.separation;
+        let force = match cfg.avoidance {
+            AvoidanceMode::Boids => {
+                let (align, cohere) = self.alignment_cohesion(i, neighbours);
+                priority_sum(
+                    &[
+                        to_force(desired) * w.flow,
+                        self.side_step(i, neighbours, desired) * w.avoidance,
+                        separation,
+                        align * w.alignment,
+                        cohere * w.cohesion,
+                    ],
+                    max_force,
+                )
+            }
+            AvoidanceMode::Orca => {
+                let avoiding = self.orca(i, neighbours, desired);
+                // ORCA sets a velocity for this step, so it is tracked within one step.
+                let orca_force = (avoiding - v) * (mass / dt);
+                priority_sum(&[orca_force * w.flow, separation], max_force)
+            }
+            AvoidanceMode::Context => {
+                let chosen = self.context(i, neighbours, desired);
+                priority_sum(&[to_force(chosen) * w.flow, separation], max_force)
+            }
+        };
+
+        let new_vel = (v + force * (dt / mass)).clamp_length(max_speed);
+        let displacement = new_vel * dt + self.contact_push(i, neighbours);
+        let t = a.type_index[i] as usize;
+        let moved = move_disc(
+            p,
+            new_vel,
+            displacement,
+            self.wall_radius(i),
+            self.nav_grid.cell_size_m,
+            |x, y| self.nav.is_wall(t, x, y),
+        );
+        let speed_sq = moved.vel.length_squared();
+        let heading_rad = if speed_sq > 0.01 {
+            moved.vel.angle_rad()
+        } else {
+            a.heading_rad[i]
+        };
+        AgentUpdate {
+            pos_world: moved.pos_world,
+            vel: moved.vel,
+            heading_rad,
+            flow_dir,
+            contacts: moved.contacts,
+        }
+    }
+
+    /// Radius of the disc collided against walls: the body minus the type's wall buffer
+    /// (which already keeps the body off the real walls), never below a tenth of a cell.
+    fn wall_radius(&self, i: usize) -> f32 {
+        let t = self.agents.type_index[i] as usize;
+        (self.agents.radius_m[i] - self.nav.wall_buffer_m(t)).max(0.1 * self.nav_grid.cell_size_m)
+    }
+
+    /// Up to `max_neighbours` nearest other agents within the neighbour radius, nearest
+    /// first (ties by index, so the order is fixed).
+    fn nearest(&self, i: usize, out: &mut [Neighbour; MAX_NEIGHBOURS]) -> usize {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let radius = a.neighbour_radius_m[i];
+        let r_sq = radius * radius;
+        let cap = self.config.max_neighbours.clamp(1, MAX_NEIGHBOURS);
+        let mut count = 0;
+        self.grid.for_each_candidate(p, radius, |j, pos_j| {
+            if j as usize == i {
+                return;
+            }
+            let dist_sq = (pos_j - p).length_squared();
+            if dist_sq > r_sq || (count == cap && dist_sq >= out[count - 1].dist_sq) {
+                return;
+            }
+            let mut k = if count < cap { count } else { cap - 1 };
+            if count < cap {
+                count += 1;
+            }
+            while k > 0
+                && (out[k - 1].dist_sq > dist_sq
+                    || (out[k - 1].dist_sq == dist_sq && out[k - 1].index > j))
+            {
+                out[k] = out[k - 1];
+                k -= 1;
+            }
+            out[k] = Neighbour { index: j, dist_sq };
+        });
+        count
+    }
+
+    /// The velocity the agent wants from its path alone, and its smoothed flow direction.
+    fn desired_velocity(&self, i: usize) -> (Vec2, Vec2) {
+        let a = self.agents;
+        let old_dir = a.flow_dir[i];
+        if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+            return (Vec2::ZERO, old_dir);
+        }
+        let p = a.pos_world[i];
+        let goal = a.goal_world[i];
+        let to_goal = goal - p;
+        let dist = to_goal.length();
+        let cell = self.nav_grid.cell_size_m;
+        let sample = a.path[i].and_then(|path| self.nav.sample_flow(path, p));
+        let dir = match sample {
+            Some(s) if s.line_of_sight => {
+                let destination = self
+                    .order_destinations
+                    .get(a.order[i] as usize)
+                    .copied()
+                    .unwrap_or(goal);
+                let t = a.type_index[i] as usize;
+                if goal == destination {
+                    s.direction
+                } else if segment_is_clear(p / cell, goal / cell, |x, y| self.nav.is_wall(t, x, y))
+                {
+                    to_goal.normalize_or_zero()
+                } else {
+                    s.direction
+                }
+            }
+            Some(s) => {
+                // Blend in the new direction over about half a cell of travel.
+                let travelled = a.vel[i].length() * self.config.step_secs;
+                let alpha = (2.0 * travelled / cell).clamp(0.1, 1.0);
+                if old_dir == Vec2::ZERO || old_dir.dot(s.direction) < -0.5 {
+                    s.direction
+                } else {
+                    (old_dir + (s.direction - old_dir) * alpha).normalize_or_zero()
+                }
+            }
+            // Off the flow: only the last metres inside the goal cell go straight.
+            None if dist < cell => to_goal.normalize_or_zero(),
+            None => Vec2::ZERO,
+        };
+        let slow_radius = (2.0 * a.radius_m[i]).max(cell);
+        let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
+        (dir * speed, dir)
+    }
+
+    /// Push away from overlapping neighbours, scaled by their kinetic energy relative to ours.
+    fn separation(&self, i: usize, neighbours: &[Neighbour]) -> Vec2 {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let r = a.radius_m[i];
+        let energy = |k: usize| a.mass[k] * (a.vel[k].length_squared() + 0.25);
+        let own = energy(i);
+        let mut sum = Vec2::ZERO;
+        for n in neighbours {
+            let j = n.index as usize;
+            let min_dist = r + a.radius_m[j] + self.config.separation_margin_m;
+            if n.dist_sq >= min_dist * min_dist {
+                continue;
+            }
+            let dist = n.dist_sq.sqrt();
+            let away = away_from(p, a.pos_world[j], i, j);
+            let ratio = (energy(j) / own).clamp(0.1, 10.0);
+            sum += away * (a.max_force[i] * (1.0 - dist / min_dist) * ratio);
+        }
+        sum
+    }
+
+    /// Fieldrunners' side-step: a sideways force away from the neighbour it would hit first.
+    fn side_step(&self, i: usize, neighbours: &[Neighbour], desired: Vec2) -> Vec2 {
+        let a = self.agents;
+        let (p, v) = (a.pos_world[i], a.vel[i]);
+        let forward = if v.length_squared() > 0.01 {
+            v.normalize_or_zero()
+        } else {
+            desired.normalize_or_zero()
+        };
+        if forward == Vec2::ZERO {
+            return Vec2::ZERO;
+        }
+        let horizon = self.config.avoidance_horizon_secs;
+        let mut soonest: Option<(f32, Vec2, usize)> = None;
+        for n in neighbours {
+            let j = n.index as usize;
+            let rel_pos = a.pos_world[j] - p;
+            let rel_vel = a.vel[j] - v;
+            let rv_sq = rel_vel.length_squared();
+            if rv_sq < 1e-6 {
+                continue;
+            }
+            let t = -rel_pos.dot(rel_vel) / rv_sq;
+            if t <= 0.0 || t > horizon {
+                continue;
+            }
+            let closest = rel_pos + rel_vel * t;
+            let reach = a.radius_m[i] + a.radius_m[j] + self.config.separation_margin_m;
+            if closest.length_squared() < reach * reach && soonest.is_none_or(|s| t < s.0) {
+                soonest = Some((t, closest, j));
+            }
+        }
+        let Some((t, closest, j)) = soonest else {
+            return Vec2::ZERO;
+        };
+        let lateral = closest - forward * closest.dot(forward);
+        let side = if lateral.length_squared() > 1e-8 {
+            -lateral.normalize_or_zero()
+        } else if i < j {
+            // Head-on: both pass on their own right-hand side.
+            forward.perp()
+        } else {
+            -forward.perp()
+        };
+        side * (a.max_force[i] * (1.0 - t / horizon))
+    }
+
+    /// Alignment and cohesion forces with moving neighbours of the same order.
+    fn alignment_cohesion(&self, i: usize, neighbours: &[Neighbour]) -> (Vec2, Vec2) {
+        let a = self.agents;
+        let order = a.order[i];
+        if order == NO_ORDER || a.state[i] != AgentState::Moving {
+            return (Vec2::ZERO, Vec2::ZERO);
+        }
+        let (mut vel_sum, mut pos_sum, mut count) = (Vec2::ZERO, Vec2::ZERO, 0u32);
+        for n in neighbours {
+            let j = n.index as usize;
+            if a.order[j] == order && a.state[j] == AgentState::Moving {
+                vel_sum += a.vel[j];
+                pos_sum += a.pos_world[j];
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return (Vec2::ZERO, Vec2::ZERO);
+        }
+        let inv = 1.0 / count as f32;
+        let align = (vel_sum * inv - a.vel[i]) * (a.mass[i] / self.config.reaction_secs.max(1e-3));
+        let cohere = (pos_sum * inv - a.pos_world[i]) * (a.max_force[i] / a.neighbour_radius_m[i]);
+        (align, cohere)
+    }
+
+    /// Positional push out of actual overlaps; the lighter agent moves more.
+    fn contact_push(&self, i: usize, neighbours: &[Neighbour]) -> Vec2 {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let mut push = Vec2::ZERO;
+        for n in neighbours {
+            let j = n.index as usize;
+            let touch = a.radius_m[i] + a.radius_m[j];
+            if n.dist_sq >= touch * touch {
+                continue;
+            }
+            let overlap = touch - n.dist_sq.sqrt();
+            let share = a.mass[j] / (a.mass[i] + a.mass[j]);
+            push += away_from(p, a.pos_world[j], i, j)
+                * (overlap * share * self.config.contact_relaxation);
+        }
+        // Never push farther than the disc radius in one step.
+        push.clamp_length(a.radius_m[i])
+    }
+
+    /// ORCA (RVO2) via `dodgy_2d`: the velocity closest to `preferred` that avoids the
+    /// neighbours; heavier agents take less of the avoidance.
+    fn orca(&self, i: usize, neighbours: &[Neighbour], preferred: Vec2) -> Vec2 {
+        let a = self.agents;
+        let dt = self.config.step_secs;
+        let to_glam = |v: Vec2| dodgy_2d::Vec2::new(v.x, v.y);
+        let me = dodgy_2d::Agent {
+            position: to_glam(a.pos_world[i]),
+            velocity: to_glam(a.vel[i]),
+            radius: a.radius_m[i],
+            avoidance_responsibility: 1.0 / a.mass[i],
+        };
+        let others: Vec<Cow<'_, dodgy_2d::Agent>> = neighbours
+            .iter()
+            .filter_map(|n| {
+                let j = n.index as usize;
+                let rel_pos = a.pos_world[j] - a.pos_world[i];
+                let rel_vel = a.vel[i] - a.vel[j];
+                // dodgy_2d picks a random direction when these coincide; skip the case so
+                // runs repeat (separation and the contact push still act).
+                if n.dist_sq < 1e-8 || (rel_vel - rel_pos / dt).length_squared() < 1e-8 {
+                    return None;
+                }
+                Some(Cow::Owned(dodgy_2d::Agent {
+                    position: to_glam(a.pos_world[j]),
+                    velocity: to_glam(a.vel[j]),
+                    radius: a.radius_m[j],
+                    avoidance_responsibility: 1.0 / a.mass[j],
+                }))
+            })
+            .collect();
+        let options = dodgy_2d::AvoidanceOptions {
+            obstacle_margin: 0.0,
+            time_horizon: self.config.orca_time_horizon_secs,
+            obstacle_time_horizon: self.config.orca_time_horizon_secs,
+        };
+        let out = me.compute_avoiding_velocity(
+            &others,
+            &[],
+            to_glam(preferred),
+            a.max_speed[i],
+            dt,
+            &options,
+        );
+        let out = Vec2::new(out.x, out.y);
+        if out.is_finite() { out } else { Vec2::ZERO }
+    }
+
+    /// Context steering: interest toward `desired`, danger from neighbours and wall rays,
+    /// best slot refined by a parabola through its neighbours' scores.
+    fn context(&self, i: usize, neighbours: &[Neighbour], desired: Vec2) -> Vec2 {
+        const MAX_SLOTS: usize = 256;
+        let a = self.agents;
+        let desired_speed = desired.length();
+        if desired_speed < 1e-4 {
+            return Vec2::ZERO;
+        }
+        let goal_dir = desired / desired_speed;
+        let slots = self.config.context_slots.clamp(4, MAX_SLOTS);
+        let step_rad = std::f32::consts::TAU / slots as f32;
+        let mut score = [0.0f32; MAX_SLOTS];
+        let mut danger = [0.0f32; MAX_SLOTS];
+        let p = a.pos_world[i];
+        let r = a.radius_m[i];
+        let t = a.type_index[i] as usize;
+        let cell = self.nav_grid.cell_size_m;
+        let wall_r = self.wall_radius(i);
+        let ray_len = wall_r + cell.max(a.max_speed[i] * 0.5);
+        // Half-cell steps cannot jump a whole wall cell.
+        let ray_step = 0.5 * cell;
+        let samples = ((ray_len - wall_r) / ray_step).ceil().max(1.0) as usize;
+        // Per neighbour: direction to it, closeness (1 touching … 0 at the neighbour radius)
+        // and closing velocity relative to our top speed.
+        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO); MAX_NEIGHBOURS];
+        for (slot, n) in near.iter_mut().zip(neighbours) {
+            let j = n.index as usize;
+            let gap = n.dist_sq.sqrt() - r - a.radius_m[j];
+            let span = (a.neighbour_radius_m[i] - r - a.radius_m[j]).max(1e-3);
+            let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
+            let toward = away_from(a.pos_world[j], p, j, i);
+            *slot = (toward, closeness, (a.vel[i] - a.vel[j]) / a.max_speed[i]);
+        }
+        let near = &near[..neighbours.len()];
+        // Slot directions by repeated rotation: two trig calls per agent instead of 2·slots.
+        let turn = Vec2::from_angle(step_rad);
+        let mut dir = Vec2::new(1.0, 0.0);
+        for (k, d) in danger.iter_mut().enumerate().take(slots) {
+            if k > 0 {
+                dir = Vec2::new(
+                    dir.x * turn.x - dir.y * turn.y,
+                    dir.x * turn.y + dir.y * turn.x,
+                );
+            }
+            for &(toward_n, closeness, closing_n) in near {
+                let toward = toward_n.dot(dir);
+                if toward > 0.0 && closeness > 0.0 {
+                    // A neighbour already moving our way at our speed is less of an obstacle.
+                    let closing = closing_n.dot(dir).clamp(0.0, 1.0);
+                    *d = d.max(closeness * toward * toward * (0.5 + 0.5 * closing));
+                }
+            }
+            for s in 1..=samples {
+                let dist = wall_r + s as f32 * ray_step;
+                let q = p + dir * dist;
+                if self
+                    .nav
+                    .is_wall(t, (q.x / cell).floor() as i32, (q.y / cell).floor() as i32)
+                {
+                    *d = d.max(1.0 - (dist - wall_r) / (ray_len - wall_r).max(1e-3));
+                    break;
+                }
+            }
+            score[k] = dir.dot(goal_dir).max(0.0) - *d;
+        }
+        let mut best = 0;
+        for k in 1..slots {
+            if score[k] > score[best] {
+                best = k;
+            }
+        }
+        if score[best] <= 0.0 {
+            return Vec2::ZERO;
+        }
+        let prev = score[(best + slots - 1) % slots];
+        let next = score[(best + 1) % slots];
+        let curvature = prev - 2.0 * score[best] + next;
+        let offset = if curvature < -1e-6 {
+            (0.5 * (prev - next) / curvature).clamp(-0.5, 0.5)
+        } else {
+            0.0
+        };
+        let dir = Vec2::from_angle((best as f32 + offset) * step_rad);
+        dir * (desired_speed * score[best].min(1.0))
+    }
+}
+
+/// Unit vector from `other` to `p`; coincident agents get a fixed pseudo-random direction
+/// from their indices (opposite for the two of them), so they separate the same way every run.
+fn away_from(p: Vec2, other: Vec2, i: usize, j: usize) -> Vec2 {
+    let d = p - other;
+    let len_sq = d.length_squared();
+    if len_sq > 1e-12 {
+        return d / len_sq.sqrt();
+    }
+    let (lo, hi) = if i < j { (i, j) } else { (j, i) };
+    let h = mix64(((lo as u64) << 32) ^ hi as u64);
+    let angle = (h >> 40) as f32 / (1u64 << 24) as f32 * std::f32::consts::TAU;
+    let dir = Vec2::from_angle(angle);
+    if i < j { dir } else { -dir }
+}
+
+/// Adds forces in priority order until `max_force` is spent; the one that crosses the
+/// budget is shortened and the rest are dropped.
+#[must_use]
+pub fn priority_sum(forces: &[Vec2], max_force: f32) -> Vec2 {
+    let mut total = Vec2::ZERO;
+    let mut left = max_force;
+    for &f in forces {
+        let len = f.length();
+        if !len.is_finite() || len <= 0.0 {
+            continue;
+        }
+        if len <= left {
+            total += f;
+            left -= len;
+        } else {
+            total += f * (left / len);
+            break;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn priority_sum_drops_low_priorities() {
+        let f = [
+            Vec2::new(3.0, 0.0),
+            Vec2::new(0.0, 4.0),
+            Vec2::new(-9.0, 0.0),
+        ];
+        let s = priority_sum(&f, 5.0);
+        assert!((s - Vec2::new(3.0, 2.0)).length() < 1e-6);
+        assert_eq!(priority_sum(&f, 100.0), Vec2::new(-6.0, 4.0));
+    }
+
+    #[test]
+    fn coincident_agents_separate_in_opposite_directions() {
+        let a = away_from(Vec2::ZERO, Vec2::ZERO, 3, 9);
+        let b = away_from(Vec2::ZERO, Vec2::ZERO, 9, 3);
+        assert!((a + b).length() < 1e-6 && (a.length() - 1.0).abs() < 1e-5);
+    }
+}
