@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod bake;
+mod crowd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -80,6 +81,33 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Run the crowd preview headless on a map and print its metrics.
+    Crowd {
+        /// The map document (maps/NAME.ron); it is baked first.
+        map: PathBuf,
+        /// A scenario file (RON: spawns and orders); without one, --agents infantry cross
+        /// from --from to --to.
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Steps to run (60 per simulated second).
+        #[arg(long, default_value_t = 600)]
+        steps: u64,
+        /// Agents of the default scenario.
+        #[arg(long, default_value_t = 200)]
+        agents: u32,
+        /// Archetype of the default scenario (infantry, tank, hovercraft, "large walker").
+        #[arg(long, default_value = "infantry")]
+        archetype: String,
+        /// Start cell X,Y of the default scenario (default: left middle).
+        #[arg(long, value_parser = parse_cell)]
+        from: Option<(u32, u32)>,
+        /// Goal cell X,Y of the default scenario (default: right middle).
+        #[arg(long, value_parser = parse_cell)]
+        to: Option<(u32, u32)>,
+        /// Local avoidance: boids, orca or context.
+        #[arg(long, value_parser = parse_mode)]
+        mode: Option<navstudio::crowd::AvoidanceMode>,
+    },
     /// Plan a path in a nav package: reachability, the portal route, and the length of the
     /// path traced by following the flow field.
     Path {
@@ -95,6 +123,19 @@ enum Command {
         #[arg(long, value_parser = parse_cell)]
         to: (u32, u32),
     },
+}
+
+/// Parses an avoidance mode name.
+fn parse_mode(s: &str) -> Result<navstudio::crowd::AvoidanceMode, String> {
+    use navstudio::crowd::AvoidanceMode;
+    match s.to_ascii_lowercase().as_str() {
+        "boids" => Ok(AvoidanceMode::Boids),
+        "orca" => Ok(AvoidanceMode::Orca),
+        "context" => Ok(AvoidanceMode::Context),
+        _ => Err(format!(
+            "'{s}' is not an avoidance mode; use boids, orca or context"
+        )),
+    }
 }
 
 /// Parses `X,Y` into a cell.
@@ -154,6 +195,27 @@ pub fn run(cli: Cli) -> Result<(), String> {
             goal,
             output,
         }) => bake::export_cmd(&package, layer, &type_name, goal, &output),
+        Some(Command::Crowd {
+            map,
+            scenario,
+            steps,
+            agents,
+            archetype,
+            from,
+            to,
+            mode,
+        }) => crowd::crowd_cmd(
+            &map,
+            &crowd::CrowdArgs {
+                scenario: scenario.as_deref(),
+                steps,
+                agents,
+                archetype: &archetype,
+                from,
+                to,
+                mode,
+            },
+        ),
         Some(Command::Path {
             package,
             type_name,

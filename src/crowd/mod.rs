@@ -36,6 +36,7 @@ pub mod steering;
 pub mod testing;
 pub mod vec2;
 pub mod walls;
+pub mod world_navigator;
 
 pub use agents::{AgentId, AgentState, Agents, NO_ORDER};
 pub use archetype::{AgentArchetype, default_archetypes, load_archetypes};
@@ -46,3 +47,4 @@ pub use scenario::{Order, Scenario, Spawn, SpawnArea};
 pub use simulation::{OrderReport, Simulation};
 pub use steering::{AvoidanceMode, SimConfig, SteeringWeights};
 pub use vec2::Vec2;
+pub use world_navigator::WorldNavigator;

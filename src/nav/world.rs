@@ -412,6 +412,15 @@ impl NavWorld {
         normalise(target.0 as f32 + 0.5 - px, target.1 as f32 + 0.5 - py)
     }
 
+    /// Whether `cell` sees the goal of path `id` in a straight line.
+    #[must_use]
+    pub fn has_line_of_sight(&self, id: PathId, cell: (u32, u32)) -> bool {
+        self.paths
+            .get(&id)
+            .and_then(|p| self.flow_at(p, cell))
+            .is_some_and(|(f, _)| f & FLOW_LOS != 0)
+    }
+
     /// Follows the flow from `source` cell by cell until the goal or line of sight.
     #[must_use]
     pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
