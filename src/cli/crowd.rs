@@ -44,6 +44,23 @@ pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
         None => {
             let from = args.from.unwrap_or((w / 4, h / 2));
             let to = args.to.unwrap_or((3 * w / 4, h / 2));
+            let ty = crowd::default_archetypes()
+                .into_iter()
+                .find(|a| a.name == args.archetype)
+                .and_then(|a| nav.movement_type_index(&a.movement_type));
+            if let Some(ty) = ty
+                && !nav.world.is_reachable(ty, from, to)
+            {
+                return Err(format!(
+                    "{}: {},{} cannot reach {},{} for '{}' (different islands, or a wall); pick other --from/--to cells",
+                    map_path.display(),
+                    from.0,
+                    from.1,
+                    to.0,
+                    to.1,
+                    args.archetype
+                ));
+            }
             let world =
                 |c: (u32, u32)| Vec2::new((c.0 as f32 + 0.5) * cell_m, (c.1 as f32 + 0.5) * cell_m);
             Scenario {
