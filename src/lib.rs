@@ -7,3 +7,4 @@ pub mod crowd;
 pub mod map;
 pub mod nav;
 pub mod package;
+pub mod scenarios;

@@ -108,6 +108,20 @@ enum Command {
         #[arg(long, value_parser = parse_mode)]
         mode: Option<navstudio::crowd::AvoidanceMode>,
     },
+    /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
+    /// and trace every row, report reachability, arrival and traced / optimal length.
+    Scenarios {
+        /// The Moving AI grid (.map).
+        map: PathBuf,
+        /// Its scenario file (.scen).
+        scen: PathBuf,
+        /// Run only the first N rows.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Plan a path in a nav package: reachability, the portal route, and the length of the
     /// path traced by following the flow field.
     Path {
@@ -216,6 +230,35 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 mode,
             },
         ),
+        Some(Command::Scenarios {
+            map,
+            scen,
+            limit,
+            json,
+        }) => {
+            let r = navstudio::scenarios::run(&map, &scen, limit).map_err(|e| e.to_string())?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
+                );
+            } else {
+                println!(
+                    "{}: {} scenarios, reachable {:.1} %, arrived {:.1} %, traced/optimal mean {:.4} p95 {:.4} max {:.4}, request mean {:.0} µs median {:.0} µs (bake {:.0} ms)",
+                    r.map,
+                    r.rows,
+                    100.0 * r.reachable_share,
+                    100.0 * r.arrived_share,
+                    r.ratio_mean,
+                    r.ratio_p95,
+                    r.ratio_max,
+                    r.request_us_mean,
+                    r.request_us_median,
+                    r.bake_ms
+                );
+            }
+            Ok(())
+        }
         Some(Command::Path {
             package,
             type_name,

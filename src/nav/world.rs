@@ -75,8 +75,10 @@ pub struct PathState {
     pub goal: (u32, u32),
     /// Sources the path was planned for (re-planned after dynamic changes).
     pub sources: Vec<(u32, u32)>,
-    /// Per routed sector, the portal node to leave it through (its permutation tile).
-    pub exits: BTreeMap<u32, u32>,
+    /// Per routed sector, the portal nodes to leave it through as `(remaining cost to the
+    /// goal, node)`, cheapest first. A sector split by walls can be crossed several times in
+    /// different parts; a cell uses the first exit whose tile reaches it.
+    pub exits: BTreeMap<u32, Vec<(u32, u32)>>,
     /// The route of each source (portal nodes in travel order), for reports and for agents
     /// not yet on a routed sector.
     pub routes: Vec<Route>,
@@ -282,7 +284,12 @@ impl NavWorld {
             for pair in route.nodes.windows(2) {
                 let (a, b) = (pair[0] as usize, pair[1] as usize);
                 if l.nodes[a].window == l.nodes[b].window {
-                    exits.entry(l.nodes[a].sector).or_insert(pair[0]);
+                    let rest = remaining.get(&pair[0]).copied().unwrap_or(u32::MAX);
+                    let list: &mut Vec<(u32, u32)> = exits.entry(l.nodes[a].sector).or_default();
+                    if !list.iter().any(|&(_, n)| n == pair[0]) {
+                        list.push((rest, pair[0]));
+                        list.sort_unstable();
+                    }
                 }
             }
             routes.push(route);
@@ -345,13 +352,16 @@ impl NavWorld {
         let l = &self.nav.layers[p.layer];
         let spec = l.cost.spec;
         let sector = spec.sector_of(cell.0, cell.1);
-        let node = *p.exits.get(&sector)?;
-        let tile = l
-            .flows
-            .tiles
-            .get(*l.flows.node_tile.get(node as usize)? as usize)?;
         let (x0, y0, w, _) = spec.sector_rect(sector);
-        Some((tile[((cell.1 - y0) * w + (cell.0 - x0)) as usize], false))
+        let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
+        p.exits.get(&sector)?.iter().find_map(|&(_, node)| {
+            let tile = l
+                .flows
+                .tiles
+                .get(*l.flows.node_tile.get(node as usize)? as usize)?;
+            let f = *tile.get(i)?;
+            (f & 0x0F != DIR_NONE).then_some((f, false))
+        })
     }
 
     /// Desired unit direction at `pos` (cell units, `(x + 0.5, y + 0.5)` is a cell centre):
@@ -404,7 +414,8 @@ impl NavWorld {
         let target = p
             .exits
             .values()
-            .map(|&n| l.nodes[n as usize].center)
+            .flatten()
+            .map(|&(_, n)| l.nodes[n as usize].center)
             .min_by_key(|c| {
                 let (dx, dy) = (c.0 as f32 + 0.5 - px, c.1 as f32 + 0.5 - py);
                 ((dx * dx + dy * dy) * 16.0) as u64

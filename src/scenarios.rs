@@ -1,0 +1,207 @@
+//! Moving AI benchmark scenarios as an outside yardstick: bake a `.map` grid with cost 1 on
+//! every passable cell, run every `.scen` row through `NavWorld` exactly as a game would
+//! (island check, path request, flow traced to the goal) and compare the traced length with
+//! the published optimal length.
+
+use std::path::Path;
+use std::time::Instant;
+
+use crate::bake::{self, BakeContext, BakeOptions};
+use crate::map::{self, MovementType, StampLibrary, WaterRule};
+use crate::nav::NavWorld;
+
+/// One `.scen` row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScenarioRow {
+    /// Start cell.
+    pub start: (u32, u32),
+    /// Goal cell.
+    pub goal: (u32, u32),
+    /// Published optimal octile length (no corner cutting).
+    pub optimal: f64,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ScenarioReport {
+    /// Map file name.
+    pub map: String,
+    /// Rows run.
+    pub rows: usize,
+    /// Share of rows whose start and goal share an island (must be 1.0).
+    pub reachable_share: f64,
+    /// Share of rows whose traced flow path arrived.
+    pub arrived_share: f64,
+    /// Traced length / optimal length over rows with a non-zero optimum: mean.
+    pub ratio_mean: f64,
+    /// … 95th percentile.
+    pub ratio_p95: f64,
+    /// … maximum.
+    pub ratio_max: f64,
+    /// Mean time of one `request_path`. `[Units: µs]`
+    pub request_us_mean: f64,
+    /// Median time of one `request_path`. `[Units: µs]`
+    pub request_us_median: f64,
+    /// Bake time of the map. `[Units: ms]`
+    pub bake_ms: f64,
+}
+
+/// Why scenarios could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The map could not be loaded.
+    #[error(transparent)]
+    Map(#[from] map::MapError),
+    /// The bake failed.
+    #[error(transparent)]
+    Bake(#[from] bake::BakeError),
+    /// The scenario file could not be read.
+    #[error("{path}: {source}; check the path")]
+    Read {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A scenario row is malformed.
+    #[error(
+        "{path} line {line}: {problem}; expected `bucket map width height sx sy gx gy optimal`"
+    )]
+    Row {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// Parses a Moving AI `.scen` file (`version 1` header, tab-separated rows).
+///
+/// # Errors
+/// [`ScenarioError`] naming the file and line of a malformed row.
+pub fn parse_scen(text: &str, path: &Path) -> Result<Vec<ScenarioRow>, ScenarioError> {
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("version") {
+            continue;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let bad = |problem: String| ScenarioError::Row {
+            path: path.display().to_string(),
+            line: i + 1,
+            problem,
+        };
+        if f.len() != 9 {
+            return Err(bad(format!("{} fields", f.len())));
+        }
+        let n = |s: &str| {
+            s.parse::<u32>()
+                .map_err(|_| bad(format!("'{s}' is not a cell coordinate")))
+        };
+        let optimal = f[8]
+            .parse::<f64>()
+            .map_err(|_| bad(format!("'{}' is not a length", f[8])))?;
+        rows.push(ScenarioRow {
+            start: (n(f[4])?, n(f[5])?),
+            goal: (n(f[6])?, n(f[7])?),
+            optimal,
+        });
+    }
+    Ok(rows)
+}
+
+/// The movement type Moving AI grids are scored with: every passable cell costs 1, no
+/// slope, water, buffer or blur.
+#[must_use]
+pub fn grid_movement_type() -> MovementType {
+    MovementType {
+        name: "grid".to_owned(),
+        max_slope_deg: 90.0,
+        slope_cost: vec![(0.0, 1.0)],
+        water: WaterRule::Impassable,
+        wall_buffer_m: 0.0,
+        blur_radius_m: 0.0,
+        blur_strength: 0.0,
+    }
+}
+
+/// Bakes `map_path` with [`grid_movement_type`] and runs the scenario rows (the first
+/// `limit` of them, if given).
+///
+/// # Errors
+/// [`ScenarioError`] for unreadable or malformed inputs.
+pub fn run(
+    map_path: &Path,
+    scen_path: &Path,
+    limit: Option<usize>,
+) -> Result<ScenarioReport, ScenarioError> {
+    let mut loaded = map::new_map_from_heightmap(map_path)?;
+    loaded.document.movement_types = vec![grid_movement_type()];
+    loaded.document.water_level_m = -1.0;
+    let text = std::fs::read_to_string(scen_path).map_err(|source| ScenarioError::Read {
+        path: scen_path.display().to_string(),
+        source,
+    })?;
+    let mut rows = parse_scen(&text, scen_path)?;
+    if let Some(limit) = limit {
+        rows.truncate(limit);
+    }
+    let start = Instant::now();
+    let baked = bake::bake(
+        &loaded.document,
+        &loaded.heightmap,
+        &StampLibrary::default(),
+        &BakeOptions::default(),
+        &mut BakeContext::default(),
+    )?;
+    let bake_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let mut world = NavWorld::from_nav(baked.nav);
+    let (mut reachable, mut arrived) = (0_usize, 0_usize);
+    let mut ratios = Vec::with_capacity(rows.len());
+    let mut times_us = Vec::with_capacity(rows.len());
+    for row in &rows {
+        if !world.is_reachable(0, row.start, row.goal) {
+            continue;
+        }
+        reachable += 1;
+        let t = Instant::now();
+        let Ok(id) = world.request_path(0, &[row.start], row.goal) else {
+            continue;
+        };
+        times_us.push(t.elapsed().as_secs_f64() * 1e6);
+        if let Some(traced) = world.trace_path(id, row.start) {
+            arrived += 1;
+            if row.optimal > 0.0 {
+                ratios.push(traced.length / row.optimal);
+            }
+        }
+        world.release_path(id);
+    }
+    ratios.sort_by(f64::total_cmp);
+    times_us.sort_by(f64::total_cmp);
+    let share = |n: usize| n as f64 / rows.len().max(1) as f64;
+    let pick = |v: &[f64], q: f64| {
+        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    Ok(ScenarioReport {
+        map: map_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        rows: rows.len(),
+        reachable_share: share(reachable),
+        arrived_share: share(arrived),
+        ratio_mean: mean(&ratios),
+        ratio_p95: pick(&ratios, 0.95),
+        ratio_max: ratios.last().copied().unwrap_or(0.0),
+        request_us_mean: mean(&times_us),
+        request_us_median: pick(&times_us, 0.5),
+        bake_ms,
+    })
+}
