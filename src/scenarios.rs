@@ -129,7 +129,7 @@ pub fn grid_movement_type() -> MovementType {
 }
 
 /// Bakes `map_path` with [`grid_movement_type`] and runs the scenario rows (the first
-/// `limit` of them, if given).
+/// `limit` of them, if given); `seamless` selects NavWorld's quality mode.
 ///
 /// # Errors
 /// [`ScenarioError`] for unreadable or malformed inputs.
@@ -137,6 +137,7 @@ pub fn run(
     map_path: &Path,
     scen_path: &Path,
     limit: Option<usize>,
+    seamless: bool,
 ) -> Result<ScenarioReport, ScenarioError> {
     let mut loaded = map::new_map_from_heightmap(map_path)?;
     loaded.document.movement_types = vec![grid_movement_type()];
@@ -159,6 +160,7 @@ pub fn run(
     )?;
     let bake_ms = start.elapsed().as_secs_f64() * 1000.0;
     let mut world = NavWorld::from_nav(baked.nav);
+    world.set_seamless(seamless);
     let (mut reachable, mut arrived) = (0_usize, 0_usize);
     let mut ratios = Vec::with_capacity(rows.len());
     let mut times_us = Vec::with_capacity(rows.len());

@@ -31,7 +31,7 @@ fn moving_ai_scenarios_all_arrive() {
     ] {
         let m = dir.join(format!("{map}.map"));
         let s = dir.join(format!("{map}.map.scen"));
-        let r = navstudio::scenarios::run(&m, &s, limit).unwrap();
+        let r = navstudio::scenarios::run(&m, &s, limit, false).unwrap();
         println!("{r:?}");
         assert!(
             (r.reachable_share - 1.0).abs() < 1e-12,
@@ -49,6 +49,18 @@ fn moving_ai_scenarios_all_arrive() {
             r.ratio_mean
         );
         assert!(r.ratio_max < 2.0, "{map}: worst ratio {}", r.ratio_max);
+        // Seamless mode (costs carried across windows) meets the product target.
+        let r = navstudio::scenarios::run(&m, &s, limit.or(Some(200)), true).unwrap();
+        println!("seamless {r:?}");
+        assert!(
+            (r.arrived_share - 1.0).abs() < 1e-12,
+            "{map}: seamless paths must arrive"
+        );
+        assert!(
+            r.ratio_mean <= 1.06,
+            "{map}: seamless mean ratio {}",
+            r.ratio_mean
+        );
     }
 }
 

@@ -121,6 +121,9 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Use the seamless quality mode (costs carried across portal windows).
+        #[arg(long)]
+        seamless: bool,
     },
     /// Plan a path in a nav package: reachability, the portal route, and the length of the
     /// path traced by following the flow field.
@@ -235,8 +238,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             scen,
             limit,
             json,
+            seamless,
         }) => {
-            let r = navstudio::scenarios::run(&map, &scen, limit).map_err(|e| e.to_string())?;
+            let r = navstudio::scenarios::run(&map, &scen, limit, seamless)
+                .map_err(|e| e.to_string())?;
             if json {
                 println!(
                     "{}",

@@ -2,6 +2,7 @@
 //! or the editor. Holds the sectored cost field, portals, the portal graph, islands, the
 //! integrator and flow fields, the precomputed flow permutations, and `NavWorld`.
 
+pub mod corridor;
 pub mod cost;
 pub mod flow;
 pub mod grid;

@@ -84,6 +84,8 @@ pub struct PathState {
     pub routes: Vec<Route>,
     /// The goal field (shared through the cache).
     pub goal_field: Arc<GoalField>,
+    /// Seamless mode only: one integration from the goal over all routed sectors.
+    pub corridor: Option<super::corridor::Corridor>,
 }
 
 /// A path followed cell by cell.
@@ -111,6 +113,7 @@ pub struct NavWorld {
     next_stamp: u32,
     dirty: BTreeSet<(usize, u32)>,
     a_star_runs: u64,
+    seamless: bool,
     scratch: SearchScratch,
     integ: IntegratorScratch,
 }
@@ -137,9 +140,17 @@ impl NavWorld {
             next_stamp: 0,
             dirty: BTreeSet::new(),
             a_star_runs: 0,
+            seamless: false,
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),
         }
+    }
+
+    /// Quality mode: when on, each path also integrates its whole route from the goal
+    /// (costs carried across portal windows) for seamless flow; off, routes use the
+    /// precomputed permutation tiles (the default, shared between requests).
+    pub fn set_seamless(&mut self, on: bool) {
+        self.seamless = on;
     }
 
     /// The navigation data (read-only).
@@ -294,6 +305,19 @@ impl NavWorld {
             }
             routes.push(route);
         }
+        let corridor = self.seamless.then(|| {
+            let (x0, y0, w, h) = goal_field.rect;
+            let ss = spec.sector_size;
+            let around_goal = (y0 / ss..(y0 + h).div_ceil(ss)).flat_map(|sy| {
+                (x0 / ss..(x0 + w).div_ceil(ss)).map(move |sx| sy * spec.sectors_x() + sx)
+            });
+            let starts = reachable.iter().map(|&(x, y)| spec.sector_of(x, y));
+            super::corridor::Corridor::build(
+                l,
+                exits.keys().copied().chain(around_goal).chain(starts),
+                goal,
+            )
+        });
         Ok(PathState {
             layer,
             goal,
@@ -301,6 +325,7 @@ impl NavWorld {
             exits,
             routes,
             goal_field,
+            corridor,
         })
     }
 
@@ -350,6 +375,9 @@ impl NavWorld {
             }
         }
         let l = &self.nav.layers[p.layer];
+        if let Some(f) = p.corridor.as_ref().and_then(|c| c.flow_at(l, cell)) {
+            return Some((f, false));
+        }
         let spec = l.cost.spec;
         let sector = spec.sector_of(cell.0, cell.1);
         let (x0, y0, w, _) = spec.sector_rect(sector);

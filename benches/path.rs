@@ -1,0 +1,100 @@
+//! Run-time path requests on the generated 2048 × 2048 benchmark map (land type):
+//! `request_path` for random reachable pairs across the map, 1,000 sources to one goal with
+//! merging A*, and `is_reachable`.
+//!
+//! `cargo bench --no-default-features --bench path`
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use navstudio::bake::{self, BakeContext, BakeOptions};
+use navstudio::map::{self, GenerateSpec, MapKind, StampLibrary};
+use navstudio::nav::NavWorld;
+use navstudio::nav::grid::WALL;
+
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u32) -> u32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % u64::from(n)) as u32
+    }
+}
+
+fn bench_path(c: &mut Criterion) {
+    let spec = GenerateSpec {
+        kind: MapKind::Benchmark,
+        width: 2048,
+        height: 2048,
+        seed: 1,
+    };
+    let g = map::generate(&spec);
+    let heightmap = map::heightmap_from_u16(g.width, g.height, &g.heights);
+    let baked = bake::bake(
+        &g.document,
+        &heightmap,
+        &StampLibrary::builtin().unwrap(),
+        &BakeOptions {
+            types: Some(vec!["land".into()]),
+        },
+        &mut BakeContext::default(),
+    )
+    .unwrap();
+    let costs = baked.nav.layers[0].cost.to_cells();
+    let mut world = NavWorld::from_nav(baked.nav);
+    let mut rng = Rng(1);
+    let mut passable = |rng: &mut Rng| loop {
+        let c = (rng.below(2048), rng.below(2048));
+        if costs[(c.1 * 2048 + c.0) as usize] != WALL {
+            return c;
+        }
+    };
+    // Random reachable pairs across the map (at least 1000 cells apart on one axis).
+    let mut pairs = Vec::new();
+    while pairs.len() < 64 {
+        let (a, b) = (passable(&mut rng), passable(&mut rng));
+        if a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) >= 1000 && world.is_reachable(0, a, b) {
+            pairs.push((a, b));
+        }
+    }
+    let goal = pairs[0].1;
+    let mut sources = Vec::new();
+    while sources.len() < 1000 {
+        let s = (200 + rng.below(200), 200 + rng.below(200));
+        if costs[(s.1 * 2048 + s.0) as usize] != WALL && world.is_reachable(0, s, goal) {
+            sources.push(s);
+        }
+    }
+    let mut group = c.benchmark_group("path_2048");
+    let mut i = 0;
+    group.bench_function("request_path, random reachable pair across the map", |b| {
+        b.iter(|| {
+            i = (i + 1) % pairs.len();
+            let (a, g) = pairs[i];
+            let id = world.request_path(0, &[a], g).unwrap();
+            world.release_path(id);
+        });
+    });
+    group.sample_size(20);
+    group.bench_function("request_path, 1000 sources to one goal (merging A*)", |b| {
+        b.iter(|| {
+            let id = world.request_path(0, &sources, goal).unwrap();
+            world.release_path(id);
+        });
+    });
+    group.sample_size(100);
+    let mut j = 0;
+    group.bench_function("is_reachable", |b| {
+        b.iter(|| {
+            j = (j + 1) % pairs.len();
+            black_box(world.is_reachable(0, black_box(pairs[j].0), black_box(pairs[j].1)))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_path);
+criterion_main!(benches);
