@@ -19,7 +19,7 @@ use navstudio::map::{PaintForce, PaintTarget};
 const W: u32 = 56;
 const H: u32 = 48;
 /// `new_map_from_heightmap` gives new maps this height scale; the PNG is encoded for it.
-const HEIGHT_SCALE_M: f64 = 30.0;
+const HEIGHT_SCALE_M: f64 = 100.0;
 
 /// Terrain in metres: flat (x < 20), a 0.4 m/cell ramp (21.8°) for 20 ≤ x < 40, and a
 /// 0.9 m/cell ramp (42.0°) beyond. With 1 m cells the "land" type (max slope 35°) has walls

@@ -70,8 +70,9 @@ pub enum Command {
     PaintStroke {
         /// Index of the layer in `document.paint`.
         layer: usize,
-        /// The stroke created the layer with this target (undo removes it again).
-        created: Option<PaintTarget>,
+        /// The stroke created the layer with this target and side file (undo removes it
+        /// again).
+        created: Option<(PaintTarget, String)>,
         /// Number of cells of a new layer.
         cell_count: usize,
         /// Changed cells, in ascending index order.
@@ -153,13 +154,13 @@ impl Command {
                 changes,
                 ..
             } => {
-                if let Some(target) = created {
+                if let Some((target, file)) = created {
                     let index = (*layer).min(document.paint.len());
                     document.paint.insert(
                         index,
                         PaintLayer {
                             target: target.clone(),
-                            file: String::new(),
+                            file: file.clone(),
                             cells: vec![PaintCell::default(); *cell_count],
                         },
                     );
@@ -339,7 +340,10 @@ mod tests {
         let commands = vec![
             Command::PaintStroke {
                 layer: 0,
-                created: Some(PaintTarget::Type("land".to_owned())),
+                created: Some((
+                    PaintTarget::Type("land".to_owned()),
+                    "t.paint.land.png".to_owned(),
+                )),
                 cell_count: 4,
                 changes: vec![CellChange {
                     index: 2,

@@ -270,6 +270,13 @@ impl App {
                         );
                     }
                 }
+                WorkerMessage::Failed(why) => {
+                    // Wait for the next edit: re-baking the same document fails the same way.
+                    self.state.pending_full_bake = false;
+                    self.state.messages.push(format!(
+                        "The map could not be baked: {why} The overlays show the previous bake."
+                    ));
+                }
                 WorkerMessage::Cancelled => {
                     self.bake_suspended = true;
                     self.state.pending_full_bake = true;

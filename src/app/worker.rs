@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::map::{Heightmap, MapDocument};
 
-use super::backend::{self, BakeOutput, BakeProgress, Cancelled};
+use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
 use super::state::CellRect;
 
 /// Work for the bake thread.
@@ -78,6 +78,8 @@ pub enum WorkerMessage {
     Patched(RectPatch),
     /// The running bake was cancelled.
     Cancelled,
+    /// The library refused the document (the sentence says what to change).
+    Failed(String),
 }
 
 type RepaintHook = Arc<Mutex<Option<egui::Context>>>;
@@ -178,7 +180,8 @@ impl Worker {
                         WorkerMessage::Progress(p) => self.progress = Some(p.clone()),
                         WorkerMessage::Baked(_)
                         | WorkerMessage::Patched(_)
-                        | WorkerMessage::Cancelled => {
+                        | WorkerMessage::Cancelled
+                        | WorkerMessage::Failed(_) => {
                             self.in_flight = self.in_flight.saturating_sub(1);
                             if self.in_flight == 0 {
                                 self.progress = None;
@@ -212,10 +215,10 @@ impl Drop for Worker {
 fn run(
     requests: &Receiver<BakeRequest>,
     messages: &Sender<WorkerMessage>,
-    cancel: &AtomicBool,
+    cancel: &Arc<AtomicBool>,
     repaint: &RepaintHook,
 ) {
-    let wake = || {
+    let wake = |repaint: &RepaintHook| {
         if let Some(ctx) = repaint
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -224,25 +227,30 @@ fn run(
             ctx.request_repaint();
         }
     };
+    // Progress goes straight to the UI from inside the bake (stages report from rayon
+    // threads too, hence the clones).
+    let reporter = || -> Box<dyn Fn(BakeProgress) + Send + Sync> {
+        let messages = messages.clone();
+        let repaint = Arc::clone(repaint);
+        Box::new(move |p| {
+            let _ = messages.send(WorkerMessage::Progress(p));
+            wake(&repaint);
+        })
+    };
     let mut last: Option<BakeOutput> = None;
     while let Ok(request) = requests.recv() {
         let reply = match request {
             BakeRequest::Full {
                 document,
                 heightmap,
-            } => {
-                let mut report = |p: BakeProgress| {
-                    let _ = messages.send(WorkerMessage::Progress(p));
-                    wake();
-                };
-                match backend::bake_full(&document, &heightmap, cancel, &mut report) {
-                    Ok(output) => {
-                        last = Some(output.clone());
-                        WorkerMessage::Baked(Box::new(output))
-                    }
-                    Err(Cancelled) => WorkerMessage::Cancelled,
+            } => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
+                Ok(output) => {
+                    last = Some(output.clone());
+                    WorkerMessage::Baked(Box::new(output))
                 }
-            }
+                Err(BakeStopped::Cancelled) => WorkerMessage::Cancelled,
+                Err(BakeStopped::Failed(why)) => WorkerMessage::Failed(why),
+            },
             BakeRequest::Rect {
                 document,
                 heightmap,
@@ -258,19 +266,20 @@ fn run(
                         start.elapsed(),
                     ))
                 }
-                _ => match backend::bake_full(&document, &heightmap, cancel, &mut |_| {}) {
+                _ => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
                     Ok(output) => {
                         last = Some(output.clone());
                         WorkerMessage::Baked(Box::new(output))
                     }
-                    Err(Cancelled) => WorkerMessage::Cancelled,
+                    Err(BakeStopped::Cancelled) => WorkerMessage::Cancelled,
+                    Err(BakeStopped::Failed(why)) => WorkerMessage::Failed(why),
                 },
             },
         };
         if messages.send(reply).is_err() {
             return;
         }
-        wake();
+        wake(repaint);
     }
 }
 

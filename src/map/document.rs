@@ -82,6 +82,39 @@ pub struct MapDocument {
 const UNSAVED: &str = "unsaved map";
 
 impl MapDocument {
+    /// A paint side-file name for a new layer with `target` that no layer of this document
+    /// uses yet: `NAME.paint.all.png` or `NAME.paint.TYPE.png` (characters other than
+    /// letters, digits, `-` and `_` become `_`), with a number added when taken.
+    #[must_use]
+    pub fn unused_paint_file(&self, target: &PaintTarget) -> String {
+        let clean = |s: &str| -> String {
+            let c: String = s
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            if c.is_empty() { "map".to_owned() } else { c }
+        };
+        let what = match target {
+            PaintTarget::All => "all".to_owned(),
+            PaintTarget::Type(name) => clean(name),
+        };
+        let base = format!("{}.paint.{what}", clean(&self.name));
+        let taken = |f: &str| self.paint.iter().any(|l| l.file == f);
+        let mut file = format!("{base}.png");
+        let mut n = 2;
+        while taken(&file) {
+            file = format!("{base}{n}.png");
+            n += 1;
+        }
+        file
+    }
+
     /// Checks every value against its documented limits: format version, cell size, height
     /// scale, sector size, movement types (names, slope limits and curves, water costs,
     /// buffer and blur), paint layers (targets, side file names, cost deltas) and stamp

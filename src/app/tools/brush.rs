@@ -160,7 +160,7 @@ impl BrushSettings {
 pub struct Stroke {
     settings: BrushSettings,
     layer: usize,
-    created: Option<PaintTarget>,
+    created: Option<(PaintTarget, String)>,
     width: u32,
     height: u32,
     /// Cell index → (value before the stroke, strongest weight so far).
@@ -186,12 +186,13 @@ impl Stroke {
         let (layer, created) = match existing {
             Some(i) => (i, None),
             None => {
+                let file = document.unused_paint_file(&target);
                 document.paint.push(PaintLayer {
                     target: target.clone(),
-                    file: String::new(),
+                    file: file.clone(),
                     cells: vec![PaintCell::default(); cell_count],
                 });
-                (document.paint.len() - 1, Some(target))
+                (document.paint.len() - 1, Some((target, file)))
             }
         };
         Self {
