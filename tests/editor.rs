@@ -240,3 +240,70 @@ fn shortcuts_switch_tools_and_widgets_are_accessible() {
     assert!(harness.query_by_label_contains("land: wall").is_some());
     assert!(harness.query_by_label_contains("cell   50, 10").is_some());
 }
+
+#[test]
+fn goal_tool_previews_the_run_time_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    wait_baked(&mut harness);
+    harness.get_by_label("Goal").click();
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Goal
+    );
+
+    // A click on the steep band (a wall for land) explains itself and shows nothing.
+    harness.drag_at(screen_of(&harness, 50.5, 10.5));
+    harness.drop_at(screen_of(&harness, 50.5, 10.5));
+    harness.run();
+    let app = harness.state();
+    assert_eq!(app.state.goal.goal, Some((50, 10)));
+    assert!(app.goal_preview.result.is_none());
+    assert!(
+        app.goal_preview
+            .problem
+            .as_deref()
+            .is_some_and(|p| p.contains("wall for land")),
+        "{:?}",
+        app.goal_preview.problem
+    );
+
+    // A goal on the flat ground: the heat map and line of sight come from the nav data.
+    harness.drag_at(screen_of(&harness, 5.5, 24.5));
+    harness.drop_at(screen_of(&harness, 5.5, 24.5));
+    harness.run();
+    let app = harness.state();
+    assert_eq!(app.state.goal.goal, Some((5, 24)));
+    let r = app.goal_preview.result.as_ref().expect("a preview");
+    let at = |x: u32, y: u32| (y * W + x) as usize;
+    assert_eq!(r.heat[at(5, 24)], 0, "the goal costs nothing");
+    assert_eq!(r.heat[at(6, 24)], 1, "a flat neighbour costs one step");
+    assert!(r.los[at(8, 24)], "flat ground beside the goal sees it");
+    assert_eq!(
+        r.heat[at(50, 10)],
+        navstudio::nav::integrate::UNREACHED,
+        "walls are never reached"
+    );
+    // In line of sight the run-time flow points straight at the goal.
+    let (dx, dy) = app.goal_preview.flow_at((9.5, 24.5)).unwrap();
+    assert!(dx < -0.99 && dy.abs() < 0.05, "({dx}, {dy})");
+
+    // A source on the ramp: its traced route arrives (straight line once in LOS).
+    harness.state_mut().state.goal.source = Some((30, 24));
+    harness.run();
+    let r = harness.state().goal_preview.result.as_ref().unwrap();
+    let traced = r.traced.as_ref().expect("the source's path is traced");
+    assert_eq!(traced.cells[0], (30, 24));
+    assert!(
+        (25.0..26.0).contains(&traced.length),
+        "25 cells straight west, got {}",
+        traced.length
+    );
+
+    // Esc clears the goal.
+    harness.key_press(Key::Escape);
+    harness.run();
+    assert_eq!(harness.state().state.goal.goal, None);
+}

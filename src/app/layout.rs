@@ -36,7 +36,7 @@ impl App {
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     section(ui, "Tools", true, |ui| {
-                        panels::tools_ui(ui, &mut self.state)
+                        panels::tools_ui(ui, &mut self.state, &self.goal_preview)
                     });
                     section(ui, "Overlays", true, |ui| {
                         panels::overlays_ui(ui, &mut self.state)
@@ -61,7 +61,8 @@ impl App {
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
-                self.viewport.ui(ui, &mut self.state, &self.textures)
+                self.viewport
+                    .ui(ui, &mut self.state, &self.textures, &self.goal_preview)
             });
         let ctx = ui.ctx().clone();
         self.windows_ui(&ctx);

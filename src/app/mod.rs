@@ -9,6 +9,7 @@
 
 pub mod backend;
 pub mod commands;
+pub mod goal;
 mod layout;
 pub mod overlays;
 pub mod panels;
@@ -105,6 +106,8 @@ pub struct App {
     worker: Worker,
     viewport: Viewport,
     textures: OverlayTextures,
+    /// The goal tool's run-time preview.
+    pub goal_preview: goal::GoalPreview,
     movement_panel: MovementPanel,
     map_panel: MapSettingsPanel,
     auto_rebake: bool,
@@ -146,6 +149,7 @@ impl App {
             worker,
             viewport: Viewport::default(),
             textures: OverlayTextures::default(),
+            goal_preview: goal::GoalPreview::default(),
             movement_panel: MovementPanel::default(),
             map_panel: MapSettingsPanel::default(),
             auto_rebake: true,
@@ -249,6 +253,8 @@ impl App {
                 WorkerMessage::Progress(_) => {}
                 WorkerMessage::Baked(output) => {
                     self.full_timings.clone_from(&output.timings);
+                    let nav = output.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
+                    self.state.set_nav(nav);
                     self.state.baked = Some(*output);
                     if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
                         self.textures.refresh_slope(ctx, map, baked);
@@ -256,6 +262,9 @@ impl App {
                     self.cost_shown = None;
                 }
                 WorkerMessage::Patched(patch) => {
+                    if let Some(nav) = patch.nav.clone() {
+                        self.state.set_nav(Some(nav));
+                    }
                     let width = self.state.map_size().0;
                     if let Some(baked) = self.state.baked.as_mut() {
                         patch.apply_to(baked, width);
@@ -318,6 +327,7 @@ impl App {
                 document: Arc::new(map.document.clone()),
                 heightmap: Arc::new(map.heightmap.clone()),
                 rect,
+                with_nav: self.state.wants_nav(),
             };
             if self.worker.send(request) {
                 self.state.pending_dirty = None;
@@ -370,6 +380,21 @@ impl App {
                 self.cost_shown = Some(key);
             }
         }
+        let overlays = self.state.overlays;
+        if let (true, Some(nav)) = (overlays.islands, &self.state.nav) {
+            self.textures
+                .refresh_islands(ctx, nav, self.state.nav_version, selected);
+        }
+        self.goal_preview.update(&self.state);
+        if let (true, Some(cells)) = (overlays.flow, self.viewport.arrow_cells()) {
+            self.goal_preview.cover_cells(cells);
+        }
+        self.textures.refresh_goal(
+            ctx,
+            &self.goal_preview,
+            (full.x1, full.y1),
+            (overlays.integration, overlays.line_of_sight),
+        );
     }
 
     fn handle_shortcuts(&mut self, ctx: &egui::Context) {
@@ -418,6 +443,9 @@ impl App {
                 if i.consume_shortcut(&plain(key)) && tool.is_available() {
                     self.state.tool = tool;
                 }
+            }
+            if matches!(self.state.tool, Tool::Goal) && i.consume_shortcut(&plain(Key::Escape)) {
+                self.state.goal = state::GoalPick::default();
             }
             if i.consume_shortcut(&plain(Key::F)) || i.consume_shortcut(&plain(Key::Home)) {
                 self.viewport.fit_requested = true;

@@ -1,7 +1,8 @@
 //! Viewport overlays: colour ramps for height (hill-shaded), slope, cost, walls and paint,
 //! one GPU texture each, updated with `TextureHandle::set_partial` for dirty rectangles
-//! only, plus the legend. Overlays fed by the nav bake (islands, portals, integration,
-//! flow, LOS) are listed in [`NavOverlay`] and switch on once a bake provides their data.
+//! only, plus the legend. Island ids and the goal preview (integration heat map, line of
+//! sight) come from the nav data; portals, flow arrows and routes are drawn as shapes by
+//! the viewport.
 
 use egui::{Color32, ColorImage, TextureHandle, TextureOptions};
 
@@ -9,7 +10,9 @@ use crate::map::{Heightmap, MapDocument, PaintCell, PaintForce, PaintTarget};
 use crate::nav::grid::WALL;
 
 use super::backend::BakeOutput;
+use super::goal::GoalPreview;
 use super::state::{CellRect, OpenMap};
+use crate::nav::NavData;
 
 /// Colour of wall cells in the cost and walls overlays: dark, so no cost reads as a wall.
 pub const WALL_COLOR: Color32 = Color32::from_rgb(24, 18, 34);
@@ -33,6 +36,18 @@ pub struct OverlaySettings {
     pub paint: bool,
     /// Sector grid lines (when zoomed in enough).
     pub sectors: bool,
+    /// One colour per island of the selected movement type.
+    pub islands: bool,
+    /// Portal windows on sector borders, and the portal graph when zoomed in.
+    pub portals: bool,
+    /// Sectors whose costs are all 1 (stored as the one shared clear field).
+    pub clear_sectors: bool,
+    /// Integrated cost toward the goal (goal tool).
+    pub integration: bool,
+    /// Flow arrows toward the goal, where zoomed in enough to read them.
+    pub flow: bool,
+    /// Cells that see the goal in a straight line.
+    pub line_of_sight: bool,
     /// Opacity of the slope and cost overlays over the height. `[Limit: 0..=1]`
     pub opacity: f32,
 }
@@ -46,46 +61,13 @@ impl Default for OverlaySettings {
             walls: true,
             paint: true,
             sectors: true,
+            islands: false,
+            portals: false,
+            clear_sectors: false,
+            integration: true,
+            flow: true,
+            line_of_sight: true,
             opacity: 0.6,
-        }
-    }
-}
-
-/// Overlays drawn from the nav data (portals, islands, flow), once the real bake provides
-/// it. Hooks for the next slice: each needs `NavData` from `crate::bake`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NavOverlay {
-    /// One colour per island.
-    Islands,
-    /// Portal windows on sector borders and the portal graph.
-    Portals,
-    /// Integration field heat map toward the goal.
-    Integration,
-    /// Flow arrows for visible cells.
-    Flow,
-    /// Cells with line of sight to the goal.
-    LineOfSight,
-}
-
-impl NavOverlay {
-    /// Every nav overlay, in menu order.
-    pub const ALL: [Self; 5] = [
-        Self::Islands,
-        Self::Portals,
-        Self::Integration,
-        Self::Flow,
-        Self::LineOfSight,
-    ];
-
-    /// Its label.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Islands => "Islands",
-            Self::Portals => "Portals",
-            Self::Integration => "Integration",
-            Self::Flow => "Flow arrows",
-            Self::LineOfSight => "Line of sight",
         }
     }
 }
@@ -273,6 +255,14 @@ pub struct OverlayTextures {
     pub walls: Option<TextureHandle>,
     /// Paint for the selected type.
     pub paint: Option<TextureHandle>,
+    /// Island ids of the selected type (from the nav data).
+    pub islands: Option<TextureHandle>,
+    /// `(nav version, type)` the island texture shows.
+    pub islands_key: Option<(u64, usize)>,
+    /// Integration heat map and line of sight of the goal preview.
+    pub goal: Option<TextureHandle>,
+    /// `(preview version, heat shown, LOS shown)` the goal texture shows.
+    pub goal_key: Option<(u64, bool, bool)>,
     /// Cells re-uploaded since the map was opened (a measure that partial updates work).
     pub uploaded_cells: usize,
 }
@@ -379,6 +369,72 @@ impl OverlayTextures {
         upload(ctx, &mut self.paint, "overlay-paint", rect, full, image);
         self.uploaded_cells += rect.area();
     }
+}
+
+impl OverlayTextures {
+    /// Uploads the island texture of nav layer `layer` when the nav data or type changed.
+    pub fn refresh_islands(
+        &mut self,
+        ctx: &egui::Context,
+        nav: &NavData,
+        nav_version: u64,
+        layer: usize,
+    ) {
+        if self.islands_key == Some((nav_version, layer)) {
+            return;
+        }
+        self.islands_key = Some((nav_version, layer));
+        let Some(l) = nav.layers.get(layer) else {
+            self.islands = None;
+            return;
+        };
+        let spec = l.cost.spec;
+        let full = CellRect::full(spec.width, spec.height);
+        let image = image_from(full, spec.width, |i| {
+            let (x, y) = (
+                (i % spec.width as usize) as u32,
+                (i / spec.width as usize) as u32,
+            );
+            island_color(l.islands.island_at(x, y))
+        });
+        self.uploaded_cells += full.area();
+        upload(ctx, &mut self.islands, "overlay-islands", full, full, image);
+    }
+
+    /// Uploads the goal preview texture when the preview or what it shows changed.
+    pub fn refresh_goal(
+        &mut self,
+        ctx: &egui::Context,
+        preview: &GoalPreview,
+        size: (u32, u32),
+        show: (bool, bool),
+    ) {
+        let key = (preview.version, show.0, show.1);
+        if self.goal_key == Some(key) {
+            return;
+        }
+        self.goal_key = Some(key);
+        if preview.result.is_none() {
+            self.goal = None;
+            return;
+        }
+        let full = CellRect::full(size.0, size.1);
+        let image = preview.image(size.0, size.1, show.0, show.1);
+        self.uploaded_cells += full.area();
+        upload(ctx, &mut self.goal, "overlay-goal", full, full, image);
+    }
+}
+
+/// A distinct, stable colour for island `id` (0 = wall: transparent).
+#[must_use]
+pub fn island_color(id: u32) -> Color32 {
+    if id == 0 {
+        return Color32::TRANSPARENT;
+    }
+    // Golden-angle hue steps keep neighbouring ids apart.
+    let hue = (id as f32 * 0.618_034).fract();
+    let rgb = egui::ecolor::Hsva::new(hue, 0.75, 0.95, 1.0).to_srgb();
+    Color32::from_rgba_unmultiplied(rgb[0], rgb[1], rgb[2], 170)
 }
 
 /// A horizontal colour ramp with end labels, for the legend.

@@ -3,8 +3,10 @@
 //! history. Panels read it and emit [`Command`]s; [`EditorState::execute`] applies them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::map::{Heightmap, MapDocument};
+use crate::nav::NavData;
 
 use super::backend::{BakeOutput, LoadedMap};
 use super::commands::{Command, History};
@@ -127,6 +129,22 @@ pub struct EditorState {
     saved_at: Option<usize>,
     /// Messages for the designer (warnings from loading, save failures).
     pub messages: Vec<String>,
+    /// The nav data of the latest bake (portals, islands, flow tiles), shared with the
+    /// goal preview.
+    pub nav: Option<Arc<NavData>>,
+    /// Bumped whenever `nav` changes, so views built from it know to rebuild.
+    pub nav_version: u64,
+    /// The goal tool's goal and source cells.
+    pub goal: GoalPick,
+}
+
+/// What the goal tool picked: a goal, and optionally a source whose route is shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GoalPick {
+    /// The goal cell.
+    pub goal: Option<(u32, u32)>,
+    /// The source cell (Shift+click).
+    pub source: Option<(u32, u32)>,
 }
 
 impl Default for EditorState {
@@ -144,6 +162,9 @@ impl Default for EditorState {
             paint_dirty: None,
             saved_at: Some(0),
             messages: Vec::new(),
+            nav: None,
+            nav_version: 0,
+            goal: GoalPick::default(),
         }
     }
 }
@@ -170,6 +191,25 @@ impl EditorState {
         self.pending_full_bake = true;
         self.paint_dirty = None;
         self.messages = warnings;
+        self.set_nav(None);
+        self.goal = GoalPick::default();
+    }
+
+    /// Replaces the nav data (a new bake, or a patch that carried it).
+    pub fn set_nav(&mut self, nav: Option<Arc<NavData>>) {
+        self.nav = nav;
+        self.nav_version += 1;
+    }
+
+    /// Whether something on screen reads the nav data, so rect re-bakes must send it back.
+    #[must_use]
+    pub fn wants_nav(&self) -> bool {
+        let o = &self.overlays;
+        matches!(self.tool, Tool::Goal)
+            || self.goal.goal.is_some()
+            || o.islands
+            || o.portals
+            || o.clear_sectors
     }
 
     /// Applies a command, records it for undo and marks what must be re-baked.

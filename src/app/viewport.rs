@@ -6,10 +6,14 @@ use egui::{Color32, Pos2, Rect, Sense, Stroke as LineStroke, Vec2, pos2, vec2};
 
 use crate::map::PaintTarget;
 
+use super::goal::GoalPreview;
 use super::overlays::OverlayTextures;
 use super::state::EditorState;
 use super::tools::{BrushShape, BrushTarget, Stroke, Tool};
+use crate::nav::{NavData, SectorCost};
 
+/// Flow arrows are drawn once cells are this wide. `[Units: screen points per cell]`
+pub const ARROW_MIN_PX_PER_CELL: f32 = 9.0;
 /// Zoom limits. `[Units: screen points per cell]`
 const MIN_PX_PER_CELL: f32 = 0.02;
 const MAX_PX_PER_CELL: f32 = 64.0;
@@ -99,6 +103,21 @@ impl Default for Viewport {
 }
 
 impl Viewport {
+    /// The cells in view `(x0, y0, x1, y1)`, inclusive, when zoomed in enough for flow
+    /// arrows; `None` otherwise.
+    #[must_use]
+    pub fn arrow_cells(&self) -> Option<(u32, u32, u32, u32)> {
+        if self.transform.px_per_cell < ARROW_MIN_PX_PER_CELL || !self.rect.is_positive() {
+            return None;
+        }
+        let (x0, y0) = self.transform.cell_from_screen(self.rect, self.rect.min);
+        let (x1, y1) = self.transform.cell_from_screen(self.rect, self.rect.max);
+        if x1 < 0.0 || y1 < 0.0 {
+            return None;
+        }
+        Some((x0.max(0.0) as u32, y0.max(0.0) as u32, x1 as u32, y1 as u32))
+    }
+
     /// Whether a brush stroke is in progress.
     #[must_use]
     pub fn is_painting(&self) -> bool {
@@ -107,7 +126,13 @@ impl Viewport {
 
     /// Draws the canvas and handles its input. Paint strokes edit the document directly
     /// while dragging and become one command when the button is released.
-    pub fn ui(&mut self, ui: &mut egui::Ui, state: &mut EditorState, textures: &OverlayTextures) {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        state: &mut EditorState,
+        textures: &OverlayTextures,
+        goal: &GoalPreview,
+    ) {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         self.rect = rect;
         let painter = ui.painter_at(rect);
@@ -144,6 +169,22 @@ impl Viewport {
             let factor = (scroll * 0.0015).exp() * zoom;
             if (factor - 1.0).abs() > 1e-4 {
                 self.transform.zoom_at(rect, hover, factor);
+            }
+        }
+
+        // Goal tool: click sets the goal, Shift+click the source.
+        if matches!(state.tool, Tool::Goal)
+            && response.clicked_by(egui::PointerButton::Primary)
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let (cx, cy) = self.transform.cell_from_screen(rect, p);
+            if cx >= 0.0 && cy >= 0.0 && cx < width as f32 && cy < height as f32 {
+                let cell = (cx as u32, cy as u32);
+                if ui.input(|i| i.modifiers.shift) {
+                    state.goal.source = Some(cell);
+                } else {
+                    state.goal.goal = Some(cell);
+                }
             }
         }
 
@@ -197,12 +238,21 @@ impl Viewport {
                 painter.image(tex.id(), map_rect, uv, tint);
             }
         }
+        if let (true, Some(tex)) = (overlays.islands, &textures.islands) {
+            painter.image(tex.id(), map_rect, uv, Color32::WHITE);
+        }
+        if let (true, Some(tex)) = (state.goal.goal.is_some(), &textures.goal) {
+            painter.image(tex.id(), map_rect, uv, Color32::WHITE);
+        }
         painter.rect_stroke(
             map_rect,
             0.0,
             LineStroke::new(1.0, Color32::from_gray(70)),
             egui::StrokeKind::Outside,
         );
+        if let Some(nav) = state.nav.as_deref() {
+            self.nav_shapes_ui(&painter, rect, map_rect, state, nav, goal);
+        }
 
         let ppc = self.transform.px_per_cell;
         let sector = f32::from(map.document.sector_size.max(1));
@@ -232,6 +282,12 @@ impl Viewport {
             (cx >= 0.0 && cy >= 0.0 && cx < width as f32 && cy < height as f32)
                 .then_some((cx as u32, cy as u32))
         });
+        if let (Some(p), Tool::Goal) = (response.hover_pos(), state.tool)
+            && self.hover_unreachable(state)
+        {
+            stop_sign(&painter, p + vec2(14.0, 14.0));
+            ui.ctx().set_cursor_icon(egui::CursorIcon::NotAllowed);
+        }
         if let Some(p) = response.hover_pos() {
             if matches!(state.tool, Tool::Paint) {
                 let r = state.brush.radius_cells * ppc;
@@ -261,6 +317,165 @@ impl Viewport {
                     egui::StrokeKind::Outside,
                 );
             }
+        }
+    }
+
+    /// Whether the hovered cell cannot be reached from the goal tool's source (or, with no
+    /// source, from its goal; with neither, whether it is a wall) for the selected type:
+    /// island ids, a constant-time check.
+    fn hover_unreachable(&self, state: &EditorState) -> bool {
+        let (Some((x, y)), Some(nav)) = (self.hover_cell, state.nav.as_deref()) else {
+            return false;
+        };
+        let Some(l) = nav.layers.get(state.selected_type) else {
+            return false;
+        };
+        let here = l.islands.island_at(x, y);
+        match state.goal.source.or(state.goal.goal) {
+            Some((rx, ry)) => here != l.islands.island_at(rx, ry) || here == 0,
+            None => here == 0,
+        }
+    }
+
+    /// Shapes drawn from the nav data: clear sectors, portal windows and graph, flow arrows,
+    /// the traced route, and the goal and source markers.
+    fn nav_shapes_ui(
+        &self,
+        painter: &egui::Painter,
+        rect: Rect,
+        map_rect: Rect,
+        state: &EditorState,
+        nav: &NavData,
+        goal: &GoalPreview,
+    ) {
+        let Some(layer) = nav.layers.get(state.selected_type) else {
+            return;
+        };
+        let overlays = state.overlays;
+        let t = self.transform;
+        let ppc = t.px_per_cell;
+        let spec = layer.cost.spec;
+        let visible = map_rect.intersect(rect);
+        let (vx0, vy0) = t.cell_from_screen(rect, visible.min);
+        let (vx1, vy1) = t.cell_from_screen(rect, visible.max);
+        let in_view =
+            |x0: f32, y0: f32, x1: f32, y1: f32| x1 >= vx0 && x0 <= vx1 && y1 >= vy0 && y0 <= vy1;
+        let at = |x: f32, y: f32| t.screen_from_cell(rect, (x, y));
+
+        if overlays.clear_sectors {
+            let fill = Color32::from_rgba_unmultiplied(120, 200, 255, 40);
+            for (s, sector) in layer.cost.sectors.iter().enumerate() {
+                if !matches!(sector, SectorCost::Clear) {
+                    continue;
+                }
+                let (x0, y0, w, h) = spec.sector_rect(s as u32);
+                let (x0, y0, x1, y1) = (x0 as f32, y0 as f32, (x0 + w) as f32, (y0 + h) as f32);
+                if in_view(x0, y0, x1, y1) {
+                    painter.rect_filled(Rect::from_min_max(at(x0, y0), at(x1, y1)), 0.0, fill);
+                }
+            }
+        }
+
+        if overlays.portals && ppc * spec.sector_size as f32 >= 6.0 {
+            let window_line = LineStroke::new(2.0, Color32::from_rgb(80, 240, 255));
+            for w in &layer.windows {
+                let (b, a0, a1) = (w.border as f32, w.start as f32, (w.start + w.len) as f32);
+                let (p0, p1) = if w.horizontal {
+                    ((a0, b), (a1, b))
+                } else {
+                    ((b, a0), (b, a1))
+                };
+                if in_view(p0.0, p0.1, p1.0, p1.1) {
+                    painter.line_segment([at(p0.0, p0.1), at(p1.0, p1.1)], window_line);
+                }
+            }
+            // The graph: edges inside sectors between window sides, once zoomed in.
+            if ppc * spec.sector_size as f32 >= 40.0 {
+                let edge =
+                    LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 110));
+                for (n, node) in layer.nodes.iter().enumerate() {
+                    let c = (node.center.0 as f32 + 0.5, node.center.1 as f32 + 0.5);
+                    if !in_view(c.0 - 10.0, c.1 - 10.0, c.0 + 10.0, c.1 + 10.0) {
+                        continue;
+                    }
+                    painter.circle_filled(at(c.0, c.1), 2.5, Color32::from_rgb(80, 240, 255));
+                    for (target, _) in layer.graph.edges(n as u32) {
+                        if (target as usize) <= n {
+                            continue;
+                        }
+                        if let Some(other) = layer.nodes.get(target as usize) {
+                            let o = (other.center.0 as f32 + 0.5, other.center.1 as f32 + 0.5);
+                            painter.line_segment([at(c.0, c.1), at(o.0, o.1)], edge);
+                        }
+                    }
+                }
+            }
+        }
+
+        let Some(result) = goal.result.as_ref() else {
+            return;
+        };
+        if overlays.flow && ppc >= ARROW_MIN_PX_PER_CELL {
+            let arrow = LineStroke::new(1.2, Color32::from_rgba_unmultiplied(255, 255, 255, 220));
+            let (x0, y0) = (vx0.max(0.0) as u32, vy0.max(0.0) as u32);
+            let (x1, y1) = (
+                (vx1.ceil() as u32).min(spec.width),
+                (vy1.ceil() as u32).min(spec.height),
+            );
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    let c = (x as f32 + 0.5, y as f32 + 0.5);
+                    if layer.cost.get(x, y) == crate::nav::grid::WALL {
+                        continue;
+                    }
+                    let Some((dx, dy)) = goal.flow_at(c) else {
+                        continue;
+                    };
+                    let half = 0.35;
+                    let tail = at(c.0 - dx * half, c.1 - dy * half);
+                    let tip = at(c.0 + dx * half, c.1 + dy * half);
+                    painter.line_segment([tail, tip], arrow);
+                    let back = vec2(-dx, -dy) * (ppc * 0.22);
+                    let side = vec2(-dy, dx) * (ppc * 0.13);
+                    painter.line_segment([tip, tip + back + side], arrow);
+                    painter.line_segment([tip, tip + back - side], arrow);
+                }
+            }
+        }
+        if let Some(traced) = &result.traced {
+            let mut points: Vec<Pos2> = traced
+                .cells
+                .iter()
+                .map(|&(x, y)| at(x as f32 + 0.5, y as f32 + 0.5))
+                .collect();
+            points.push(at(result.goal.0 as f32 + 0.5, result.goal.1 as f32 + 0.5));
+            painter.add(egui::Shape::line(
+                points,
+                LineStroke::new(3.0, Color32::from_rgb(255, 70, 200)),
+            ));
+        }
+        for &(x, y) in &result.route_portals {
+            painter.circle_stroke(
+                at(x as f32 + 0.5, y as f32 + 0.5),
+                5.0,
+                LineStroke::new(2.0, Color32::from_rgb(255, 70, 200)),
+            );
+        }
+        let marker = |cell: (u32, u32), color: Color32, label: &str| {
+            let p = at(cell.0 as f32 + 0.5, cell.1 as f32 + 0.5);
+            painter.circle_filled(p, 7.0, color);
+            painter.circle_stroke(p, 7.0, LineStroke::new(2.0, Color32::BLACK));
+            painter.text(
+                p + vec2(10.0, -10.0),
+                egui::Align2::LEFT_BOTTOM,
+                label,
+                egui::FontId::proportional(13.0),
+                Color32::WHITE,
+            );
+        };
+        marker(result.goal, Color32::from_rgb(255, 220, 60), "goal");
+        if let Some(src) = state.goal.source {
+            marker(src, Color32::from_rgb(255, 70, 200), "source");
         }
     }
 
@@ -320,6 +535,17 @@ fn finish_stroke(stroke: Stroke, state: &mut EditorState) {
     if let Some(command) = stroke.finish(&mut map.document) {
         state.record_applied(command);
     }
+}
+
+/// A small "no entry" sign: red disc with a white bar.
+fn stop_sign(painter: &egui::Painter, centre: Pos2) {
+    painter.circle_filled(centre, 9.0, Color32::from_rgb(210, 30, 30));
+    painter.circle_stroke(centre, 9.0, LineStroke::new(1.5, Color32::WHITE));
+    painter.rect_filled(
+        Rect::from_center_size(centre, vec2(11.0, 3.5)),
+        1.0,
+        Color32::WHITE,
+    );
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
 use super::state::CellRect;
+use crate::nav::NavData;
 
 /// Work for the bake thread.
 #[derive(Clone, Debug)]
@@ -31,6 +32,8 @@ pub enum BakeRequest {
         heightmap: Arc<Heightmap>,
         /// The changed cells.
         rect: CellRect,
+        /// Send the updated nav data back too (a nav overlay or the goal tool shows it).
+        with_nav: bool,
     },
 }
 
@@ -44,6 +47,8 @@ pub struct RectPatch {
     pub types: Vec<(Vec<u8>, usize, f32)>,
     /// How long it took.
     pub elapsed: Duration,
+    /// The updated nav data, when the request asked for it.
+    pub nav: Option<Arc<NavData>>,
 }
 
 impl RectPatch {
@@ -255,16 +260,16 @@ fn run(
                 document,
                 heightmap,
                 rect,
+                with_nav,
             } => match last.as_mut() {
                 Some(previous) if previous.types.len() == document.movement_types.len() => {
                     let start = Instant::now();
                     backend::bake_rect(&document, &heightmap, previous, rect);
-                    WorkerMessage::Patched(patch_of(
-                        previous,
-                        rect,
-                        heightmap.width,
-                        start.elapsed(),
-                    ))
+                    let mut patch = patch_of(previous, rect, heightmap.width, start.elapsed());
+                    if with_nav {
+                        patch.nav = previous.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
+                    }
+                    WorkerMessage::Patched(patch)
                 }
                 _ => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
                     Ok(output) => {
@@ -302,6 +307,7 @@ fn patch_of(output: &BakeOutput, rect: CellRect, width: u32, elapsed: Duration) 
         rect,
         types,
         elapsed,
+        nav: None,
     }
 }
 

@@ -4,16 +4,17 @@
 use egui::{Color32, RichText, Ui};
 
 use crate::app::commands::{Command, MapSettings};
+use crate::app::goal::{GoalPreview, heat_color};
 use crate::app::overlays::{
-    NavOverlay, SLOPE_RAMP_MAX_DEG, WALL_COLOR, cost_color, height_color, paint_color,
-    ramp_legend_ui, slope_color, swatch_ui,
+    SLOPE_RAMP_MAX_DEG, WALL_COLOR, cost_color, height_color, paint_color, ramp_legend_ui,
+    slope_color, swatch_ui,
 };
-use crate::app::state::EditorState;
+use crate::app::state::{EditorState, GoalPick};
 use crate::app::tools::{BrushMode, BrushShape, BrushTarget, Tool};
 use crate::map::{PaintCell, PaintForce};
 
 /// Tool buttons and the active tool's options.
-pub fn tools_ui(ui: &mut Ui, state: &mut EditorState) {
+pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
     ui.horizontal_wrapped(|ui| {
         for tool in Tool::ALL {
             let text = format!("{} ({})", tool.description(), tool.shortcut());
@@ -33,7 +34,8 @@ pub fn tools_ui(ui: &mut Ui, state: &mut EditorState) {
             ui.weak("Hover the map: the status bar shows the cell. Drag to pan.");
         }
         Tool::Paint => brush_options_ui(ui, state),
-        Tool::Stamp | Tool::Goal => {
+        Tool::Goal => goal_options_ui(ui, state, preview),
+        Tool::Stamp => {
             ui.weak("Not available in this build.");
         }
     }
@@ -164,10 +166,91 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
         .labelled_by(label.id);
     ui.add_space(4.0);
     ui.label(RichText::new("Nav data").color(Color32::from_gray(140)));
-    for nav in NavOverlay::ALL {
-        let mut off = false;
-        ui.add_enabled(false, egui::Checkbox::new(&mut off, nav.label()))
-            .on_disabled_hover_text("Needs the nav bake (portals, islands, flow), which is not wired into the editor yet");
+    let has_nav = state.nav.is_some();
+    let hint = "Appears after the first bake";
+    let o = &mut state.overlays;
+    ui.add_enabled(has_nav, egui::Checkbox::new(&mut o.islands, "Islands"))
+        .on_hover_text("One colour per connected region the selected type can move within")
+        .on_disabled_hover_text(hint);
+    ui.add_enabled(has_nav, egui::Checkbox::new(&mut o.portals, "Portals"))
+        .on_hover_text(
+            "Portal windows on sector borders (cyan); zoom in to see the portal graph's nodes and edges",
+        )
+        .on_disabled_hover_text(hint);
+    ui.add_enabled(
+        has_nav,
+        egui::Checkbox::new(&mut o.clear_sectors, "Clear sectors"),
+    )
+    .on_hover_text("Sectors whose costs are all 1: stored once, shared, no flow tiles of their own")
+    .on_disabled_hover_text(hint);
+    ui.label(RichText::new("Goal (goal tool)").color(Color32::from_gray(140)));
+    ui.checkbox(&mut o.integration, "Integration heat map");
+    if o.integration {
+        ramp_legend_ui(ui, "", "goal", "far", heat_color);
+    }
+    ui.checkbox(&mut o.flow, "Flow arrows").on_hover_text(
+        "Drawn when cells are at least 9 px wide: what agents steer by (NavWorld::sample_flow)",
+    );
+    ui.checkbox(&mut o.line_of_sight, "Line of sight");
+    if o.line_of_sight {
+        swatch_ui(
+            ui,
+            Color32::from_rgba_unmultiplied(90, 230, 120, 255),
+            "sees the goal: steers straight at it",
+        );
+    }
+}
+
+/// The goal tool's options and what the preview found.
+fn goal_options_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
+    ui.weak("Click: goal. Shift+click: source (shows its route). Esc: clear. Drag pans.");
+    let type_name = state
+        .map
+        .as_ref()
+        .and_then(|m| m.document.movement_types.get(state.selected_type))
+        .map_or_else(String::new, |t| t.name.clone());
+    ui.label(format!(
+        "Movement type: {type_name} (pick it in Movement types)"
+    ));
+    if state.nav.is_none() {
+        ui.weak("Waiting for the bake…");
+        return;
+    }
+    let cell =
+        |c: Option<(u32, u32)>| c.map_or_else(|| "—".to_owned(), |(x, y)| format!("{x}, {y}"));
+    egui::Grid::new("goal_info").num_columns(2).show(ui, |ui| {
+        ui.label("Goal");
+        ui.label(cell(state.goal.goal));
+        ui.end_row();
+        ui.label("Source");
+        ui.label(cell(state.goal.source));
+        ui.end_row();
+        if let Some(r) = &preview.result {
+            ui.label("Planned");
+            ui.label(format!("{:.1} ms", r.elapsed.as_secs_f64() * 1000.0))
+                .on_hover_text(format!(
+                    "Path request, trace and heat map. {} sources requested so far, {} routed sectors on the source's path",
+                    r.sources, r.routed_sectors
+                ));
+            ui.end_row();
+            if let Some(t) = &r.traced {
+                ui.label("Traced");
+                ui.label(format!(
+                    "{:.1} cells via {} portals",
+                    t.length,
+                    r.route_portals.len()
+                ));
+                ui.end_row();
+            }
+        }
+    });
+    if let Some(problem) = &preview.problem {
+        ui.colored_label(Color32::from_rgb(255, 150, 90), problem);
+    }
+    if (state.goal.goal.is_some() || state.goal.source.is_some())
+        && ui.button("Clear goal").clicked()
+    {
+        state.goal = GoalPick::default();
     }
 }
 

@@ -1,5 +1,5 @@
 //! Editor tools: what a primary-button drag in the viewport does. Inspect shows a cell's
-//! data; the paint brush edits paint layers; stamp and goal are reserved for the next slice.
+//! data; the paint brush edits paint layers; the goal tool previews the run-time path toward a clicked cell; stamp is the next slice.
 
 pub mod brush;
 pub mod inspect;
@@ -55,7 +55,7 @@ impl Tool {
             Self::Paint => "Paint cost, walls and clears onto a paint layer.",
             Self::Stamp => "Place cost stamps (buildings, bridges). Not available yet.",
             Self::Goal => {
-                "Pick a goal and preview the flow field. Needs the nav bake; not available yet."
+                "Click a goal to see what units do: integration heat map, flow arrows, line of sight; Shift+click a source for its route."
             }
         }
     }
@@ -63,6 +63,6 @@ impl Tool {
     /// Whether the tool works in this build.
     #[must_use]
     pub fn is_available(self) -> bool {
-        matches!(self, Self::Inspect | Self::Paint)
+        matches!(self, Self::Inspect | Self::Paint | Self::Goal)
     }
 }

@@ -1,0 +1,342 @@
+//! The goal tool's preview: what the game computes for a goal, through [`NavWorld`].
+//!
+//! The designer's source is requested as a path; for the flow arrows, each sector in view is
+//! requested (merging A*) from one of its cells on the goal's island as the view reaches
+//! it, so `NavWorld::sample_flow` answers for every cell shown: the arrows are exactly what
+//! agents steer by. The heat map
+//! is the exact whole-map integrated cost to the goal from the same integrator the run time
+//! uses (`nav::integrate`); line of sight comes from the path's goal field, which continues
+//! across sector borders.
+
+use std::time::{Duration, Instant};
+
+use egui::{Color32, ColorImage};
+
+use crate::nav::grid::WALL;
+use crate::nav::integrate::{
+    INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs,
+};
+use crate::nav::{NavData, NavWorld, PathId, TracedPath};
+
+use super::state::{EditorState, GoalPick};
+
+/// The computed preview for one goal.
+#[derive(Debug)]
+pub struct GoalResult {
+    /// Movement type (nav layer) index.
+    pub layer: usize,
+    /// The goal cell.
+    pub goal: (u32, u32),
+    /// The path of the designer's source (or of the goal alone) in the preview's world.
+    pub path: PathId,
+    /// Paths covering the sectors whose arrows were drawn, requested as the view needs them.
+    arrow_paths: Vec<PathId>,
+    /// Per sector: index into `arrow_paths` + 1 (0: not requested yet).
+    arrow_sector: Vec<u32>,
+    /// Goal island id.
+    island: u32,
+    /// Whole-map integrated cost to the goal, row-major; [`UNREACHED`] elsewhere.
+    pub heat: Vec<u32>,
+    /// Largest reached cost in `heat`.
+    pub heat_max: u32,
+    /// Whole-map LOS flags (cells that steer straight at the goal).
+    pub los: Vec<bool>,
+    /// The designer's source, traced along the flow, when it reaches the goal.
+    pub traced: Option<TracedPath>,
+    /// Centres of the portal windows the source's route crosses, in travel order.
+    pub route_portals: Vec<(u32, u32)>,
+    /// Sectors the merged path has flow tiles for.
+    pub routed_sectors: usize,
+    /// Sources requested so far (the designer's, then one per viewed sector for arrows).
+    pub sources: usize,
+    /// Time to plan the path, trace it and integrate the heat map.
+    pub elapsed: Duration,
+}
+
+/// The goal tool's state: a run-time world over the latest nav data and the preview of
+/// the current pick. Rebuilt when the nav data, the movement type or the pick changes.
+#[derive(Default)]
+pub struct GoalPreview {
+    world: Option<NavWorld>,
+    world_version: u64,
+    key: Option<(u64, usize, GoalPick)>,
+    /// The preview, when a goal is set and reachable.
+    pub result: Option<GoalResult>,
+    /// Why there is no preview (goal on a wall, source on another island …).
+    pub problem: Option<String>,
+    /// Bumped when `result` changes, so textures know to re-upload.
+    pub version: u64,
+}
+
+impl std::fmt::Debug for GoalPreview {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GoalPreview")
+            .field("key", &self.key)
+            .field("problem", &self.problem)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A cell of sector `s` on `island`, if the island reaches into the sector.
+fn sector_cell_on_island(nav: &NavData, layer: usize, s: u32, island: u32) -> Option<(u32, u32)> {
+    let l = nav.layers.get(layer)?;
+    let (x0, y0, w, h) = l.cost.spec.sector_rect(s);
+    (y0..y0 + h)
+        .flat_map(|y| (x0..x0 + w).map(move |x| (x, y)))
+        .find(|&(x, y)| l.islands.island_at(x, y) == island)
+}
+
+impl GoalPreview {
+    /// Recomputes the preview if the nav data, the selected type or the pick changed.
+    /// Returns whether anything changed.
+    pub fn update(&mut self, state: &EditorState) -> bool {
+        let pick = state.goal;
+        let key = (state.nav_version, state.selected_type, pick);
+        if self.key == Some(key) {
+            return false;
+        }
+        self.key = Some(key);
+        self.version += 1;
+        self.problem = None;
+        if let (Some(world), Some(old)) = (self.world.as_mut(), self.result.take()) {
+            world.release_path(old.path);
+            for id in old.arrow_paths {
+                world.release_path(id);
+            }
+        }
+        let (Some(nav), Some(goal)) = (state.nav.as_ref(), pick.goal) else {
+            return true;
+        };
+        if self.world.is_none() || self.world_version != state.nav_version {
+            self.world = Some(NavWorld::from_nav(NavData::clone(nav)));
+            self.world_version = state.nav_version;
+        }
+        let layer = state.selected_type;
+        let Some(l) = nav.layers.get(layer) else {
+            self.problem =
+                Some("Bake the map first: this movement type has no nav data yet.".to_owned());
+            return true;
+        };
+        let goal_island = l.islands.island_at(goal.0, goal.1);
+        if goal_island == 0 {
+            self.problem = Some(format!(
+                "The goal ({}, {}) is a wall for {}: pick a passable cell.",
+                goal.0, goal.1, l.name
+            ));
+            return true;
+        }
+        let start = Instant::now();
+        let mut sources = vec![goal];
+        let mut user_source = None;
+        if let Some(src) = pick.source {
+            let island = l.islands.island_at(src.0, src.1);
+            if island == goal_island {
+                sources = vec![src];
+                user_source = Some(src);
+            } else {
+                self.problem = Some(format!(
+                    "The source ({}, {}) cannot reach the goal for {}: {}.",
+                    src.0,
+                    src.1,
+                    l.name,
+                    if island == 0 {
+                        "it is a wall".to_owned()
+                    } else {
+                        format!("it is on island {island}, the goal on island {goal_island}")
+                    }
+                ));
+            }
+        }
+        let Some(world) = self.world.as_mut() else {
+            return true;
+        };
+        let path = match world.request_path(layer, &sources, goal) {
+            Ok(id) => id,
+            Err(e) => {
+                self.problem = Some(format!("The path request failed: {e}."));
+                return true;
+            }
+        };
+        let traced = user_source.and_then(|s| world.trace_path(path, s));
+        let (route_portals, routed_sectors, los_rect, los_flags) = match world.path(path) {
+            Some(p) => {
+                let portals = if user_source.is_some() {
+                    p.routes.first().map_or_else(Vec::new, |r| {
+                        r.nodes
+                            .iter()
+                            .filter_map(|&n| l.nodes.get(n as usize).map(|node| node.center))
+                            .collect()
+                    })
+                } else {
+                    Vec::new()
+                };
+                let flags: Vec<bool> = p
+                    .goal_field
+                    .field
+                    .flags
+                    .iter()
+                    .map(|f| f & INT_LOS != 0)
+                    .collect();
+                (portals, p.exits.len(), p.goal_field.rect, flags)
+            }
+            None => (Vec::new(), 0, (0, 0, 0, 0), Vec::new()),
+        };
+        let spec = l.cost.spec;
+        let costs = l.cost.to_cells();
+        let mut field = IntegrationField::new();
+        let mut scratch = IntegratorScratch::new();
+        integrate_costs(
+            &costs,
+            spec.width,
+            spec.height,
+            &[(spec.index(goal.0, goal.1), 0)],
+            &mut field,
+            &mut scratch,
+        );
+        let heat_max = field
+            .cost
+            .iter()
+            .zip(&costs)
+            .filter(|&(&c, &k)| c != UNREACHED && k != WALL)
+            .map(|(&c, _)| c)
+            .max()
+            .unwrap_or(0);
+        let mut los = vec![false; spec.cell_count()];
+        let (rx, ry, rw, _) = los_rect;
+        for (i, &seen) in los_flags.iter().enumerate() {
+            if seen && rw > 0 {
+                let (x, y) = (rx + i as u32 % rw, ry + i as u32 / rw);
+                if x < spec.width && y < spec.height {
+                    los[spec.index(x, y)] = true;
+                }
+            }
+        }
+        self.result = Some(GoalResult {
+            layer,
+            goal,
+            path,
+            arrow_paths: Vec::new(),
+            arrow_sector: vec![0; spec.sector_count()],
+            island: goal_island,
+            heat: field.cost,
+            heat_max,
+            los,
+            traced,
+            route_portals,
+            routed_sectors,
+            sources: sources.len(),
+            elapsed: start.elapsed(),
+        });
+        true
+    }
+
+    /// The direction an agent at `pos_cell` (continuous cell coordinates) steers, from the
+    /// run-time world.
+    #[must_use]
+    pub fn flow_at(&self, pos_cell: (f32, f32)) -> Option<(f32, f32)> {
+        let r = self.result.as_ref()?;
+        let world = self.world.as_ref()?;
+        let spec = world.nav().layers.get(r.layer)?.cost.spec;
+        let sector = spec.sector_of(pos_cell.0 as u32, pos_cell.1 as u32);
+        let path = match r.arrow_sector.get(sector as usize) {
+            Some(&k) if k > 0 => r.arrow_paths.get(k as usize - 1).copied()?,
+            _ => r.path,
+        };
+        world.sample_flow(path, pos_cell)
+    }
+
+    /// Requests paths for the sectors of `cells` (a visible cell rectangle `(x0, y0, x1, y1)`)
+    /// not covered yet, so their flow arrows come from routed tiles.
+    pub fn cover_cells(&mut self, cells: (u32, u32, u32, u32)) {
+        let (Some(r), Some(world)) = (self.result.as_mut(), self.world.as_mut()) else {
+            return;
+        };
+        let Some(spec) = world.nav().layers.get(r.layer).map(|l| l.cost.spec) else {
+            return;
+        };
+        let (x0, y0) = (cells.0.min(spec.width - 1), cells.1.min(spec.height - 1));
+        let (x1, y1) = (cells.2.min(spec.width - 1), cells.3.min(spec.height - 1));
+        let (s0, s1) = (spec.sector_of(x0, y0), spec.sector_of(x1, y1));
+        let sx = spec.sectors_x();
+        let mut sources = Vec::new();
+        let mut covered = Vec::new();
+        for sy in s0 / sx..=s1 / sx {
+            for sxi in s0 % sx..=s1 % sx {
+                let s = sy * sx + sxi;
+                if r.arrow_sector.get(s as usize) != Some(&0) {
+                    continue;
+                }
+                covered.push(s);
+                if let Some(c) = sector_cell_on_island(world.nav(), r.layer, s, r.island) {
+                    sources.push(c);
+                }
+            }
+        }
+        if covered.is_empty() {
+            return;
+        }
+        let index = if sources.is_empty() {
+            u32::MAX
+        } else {
+            match world.request_path(r.layer, &sources, r.goal) {
+                Ok(id) => {
+                    r.arrow_paths.push(id);
+                    r.sources += sources.len();
+                    r.arrow_paths.len() as u32
+                }
+                Err(_) => u32::MAX,
+            }
+        };
+        for s in covered {
+            r.arrow_sector[s as usize] = index;
+        }
+    }
+
+    /// The heat map and LOS as one image: a cool-to-warm ramp by integrated cost, LOS cells
+    /// tinted green, unreachable cells transparent.
+    #[must_use]
+    pub fn image(&self, width: u32, height: u32, show_heat: bool, show_los: bool) -> ColorImage {
+        let n = width as usize * height as usize;
+        let mut pixels = vec![Color32::TRANSPARENT; n];
+        if let Some(r) = &self.result {
+            let max = r.heat_max.max(1) as f32;
+            for (i, px) in pixels.iter_mut().enumerate() {
+                if show_los && r.los.get(i).copied().unwrap_or(false) {
+                    *px = Color32::from_rgba_unmultiplied(90, 230, 120, 140);
+                } else if show_heat
+                    && let Some(&c) = r.heat.get(i)
+                    && c != UNREACHED
+                {
+                    *px = heat_color((c as f32 / max).sqrt());
+                }
+            }
+        }
+        ColorImage::new([width as usize, height as usize], pixels)
+    }
+}
+
+/// Integration heat ramp: near the goal bright yellow, far away deep purple.
+#[must_use]
+pub fn heat_color(t: f32) -> Color32 {
+    let t = t.clamp(0.0, 1.0);
+    let stops = [
+        (0.0, [255.0, 236.0, 110.0]),
+        (0.35, [245.0, 140.0, 60.0]),
+        (0.7, [190.0, 50.0, 110.0]),
+        (1.0, [70.0, 20.0, 120.0]),
+    ];
+    for pair in stops.windows(2) {
+        let ((t0, c0), (t1, c1)) = (pair[0], pair[1]);
+        if t <= t1 {
+            let u = (t - t0) / (t1 - t0);
+            let mix = |a: f32, b: f32| (a + (b - a) * u) as u8;
+            return Color32::from_rgba_unmultiplied(
+                mix(c0[0], c1[0]),
+                mix(c0[1], c1[1]),
+                mix(c0[2], c1[2]),
+                140,
+            );
+        }
+    }
+    Color32::from_rgba_unmultiplied(70, 20, 120, 140)
+}
