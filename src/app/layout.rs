@@ -10,11 +10,13 @@ use super::tools::{Tool, inspect_cell};
 use super::{App, FileAction};
 
 /// Shortcut list for the Help window and tooltips: (keys, what they do).
-const SHORTCUTS: [(&str, &str); 12] = [
+const SHORTCUTS: [(&str, &str); 14] = [
     ("B", "Paint brush"),
     ("I", "Inspect"),
     ("S", "Stamp (reserved)"),
-    ("G", "Goal (reserved)"),
+    ("G", "Goal: click a goal"),
+    ("Shift+click", "Goal tool: set the source (shows its route)"),
+    ("Esc", "Goal tool: clear the goal and source"),
     ("F / Home", "Fit the map in the view"),
     ("Wheel", "Zoom at the cursor"),
     ("Middle / right drag, Space + drag", "Pan"),
