@@ -278,3 +278,29 @@ fn cancelled_bake_stops_with_cancelled() {
     );
     assert!(matches!(r, Err(BakeError::Cancelled)));
 }
+
+/// `navstudio bake HEIGHTMAP` bakes the default document `navstudio open` would make.
+#[test]
+fn cli_bakes_a_heightmap_directly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("small.navpkg");
+    let heightmap = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/small.png");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_navstudio"))
+        .arg("bake")
+        .arg(&heightmap)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let pkg = navstudio::package::read(&out).unwrap();
+    let expected = navstudio::map::new_map_from_heightmap(&heightmap).unwrap();
+    assert_eq!((pkg.manifest.width, pkg.manifest.height), (96, 96));
+    assert_eq!(pkg.nav.layers.len(), expected.document.movement_types.len());
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_navstudio"))
+        .arg("bake")
+        .arg(dir.path().join("missing.png"))
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+}

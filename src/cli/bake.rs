@@ -16,12 +16,23 @@ use navstudio::nav::integrate::{IntegrationField, IntegratorScratch, UNREACHED, 
 use navstudio::package::{self, PackageMeta};
 
 /// Loads a map and bakes it with a progress bar; returns the map and the bake.
+///
+/// A path that does not end in `.ron` is read as a heightmap and baked as the new default
+/// document [`map::io::new_map_from_heightmap`] makes for it (what `navstudio open` shows).
 pub fn load_and_bake(
     map_path: &Path,
     types: Option<Vec<String>>,
     quiet: bool,
 ) -> Result<(LoadedMap, Baked, BakeContext), String> {
-    let loaded = map::load_map(map_path).map_err(|e| e.to_string())?;
+    let is_document = map_path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+    let loaded = if is_document {
+        map::load_map(map_path)
+    } else {
+        map::io::new_map_from_heightmap(map_path)
+    }
+    .map_err(|e| e.to_string())?;
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }

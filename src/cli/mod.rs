@@ -50,7 +50,8 @@ enum Command {
     /// Bake a map: cost fields, sectors, portals, graph, islands, flow permutations.
     /// Prints a per-stage timing table; with -o writes the nav package.
     Bake {
-        /// The map document (maps/NAME.ron).
+        /// The map document (maps/NAME.ron), or a heightmap (.png, .hgt, .r16, .map …),
+        /// baked as the new default document `navstudio open` would make for it.
         map: PathBuf,
         /// Where to write the nav package (NAME.navpkg).
         #[arg(short, long)]
