@@ -61,45 +61,62 @@ fn bench_bake(c: &mut Criterion) {
             g.height,
         ));
     }
-    let mut i = 0_u32;
-    group.bench_function("incremental rebake after a 10-cell brush dab", |b| {
-        b.iter(|| {
-            i += 1;
-            let (cx, cy) = (300 + (i % 7) * 200, 400 + (i % 5) * 250);
-            let delta = if i.is_multiple_of(2) { 40 } else { 0 };
-            for y in cy - 10..=cy + 10 {
-                for x in cx - 10..=cx + 10 {
-                    let (dx, dy) = (x as i32 - cx as i32, y as i32 - cy as i32);
-                    if dx * dx + dy * dy <= 100 {
-                        doc.paint[0].set(
-                            g.width,
-                            x,
-                            y,
-                            PaintCell {
-                                delta,
-                                force: PaintForce::None,
-                            },
-                        );
+    // Cost dabs keep every wall (the local path: only the dirty sectors' tiles and edge
+    // weights); wall dabs can split islands and move portal windows (the full nav rebuild).
+    for (name, walls) in [
+        ("incremental rebake after a 10-cell brush dab (cost)", false),
+        (
+            "incremental rebake after a 10-cell brush dab (force wall)",
+            true,
+        ),
+    ] {
+        let mut i = 0_u32;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                i += 1;
+                let (cx, cy) = (300 + (i % 7) * 200, 400 + (i % 5) * 250);
+                let on = i.is_multiple_of(2);
+                let cell = if walls {
+                    PaintCell {
+                        delta: 0,
+                        force: if on {
+                            PaintForce::Wall
+                        } else {
+                            PaintForce::None
+                        },
+                    }
+                } else {
+                    PaintCell {
+                        delta: if on { 40 } else { 0 },
+                        force: PaintForce::None,
+                    }
+                };
+                for y in cy - 10..=cy + 10 {
+                    for x in cx - 10..=cx + 10 {
+                        let (dx, dy) = (x as i32 - cx as i32, y as i32 - cy as i32);
+                        if dx * dx + dy * dy <= 100 {
+                            doc.paint[0].set(g.width, x, y, cell);
+                        }
                     }
                 }
-            }
-            let dirty = CellRect {
-                x0: cx - 10,
-                y0: cy - 10,
-                x1: cx + 11,
-                y1: cy + 11,
-            };
-            bake::rebake_rect(
-                &doc,
-                &heightmap,
-                &stamps,
-                &mut baked,
-                dirty,
-                &mut BakeContext::default(),
-            )
-            .unwrap();
+                let dirty = CellRect {
+                    x0: cx - 10,
+                    y0: cy - 10,
+                    x1: cx + 11,
+                    y1: cy + 11,
+                };
+                bake::rebake_rect(
+                    &doc,
+                    &heightmap,
+                    &stamps,
+                    &mut baked,
+                    dirty,
+                    &mut BakeContext::default(),
+                )
+                .unwrap();
+            });
         });
-    });
+    }
 
     let meta = PackageMeta::default();
     let bytes = package::to_bytes(&baked.nav, &meta);

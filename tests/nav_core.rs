@@ -12,6 +12,7 @@ use navstudio::nav::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
 use navstudio::nav::islands::find_islands;
+use navstudio::nav::permutations::canonical_flows;
 use navstudio::nav::portals::{PortalWindow, find_windows};
 use navstudio::nav::{CostField, GridSpec, build_layer, rebuild_sectors};
 use pathfinding::directed::dijkstra::dijkstra_all;
@@ -602,8 +603,18 @@ fn incremental_rebuild_equals_full_build() {
                 layer.islands, full.islands,
                 "round {round} edit {edit}: islands"
             );
-            assert_eq!(layer.flows, full.flows, "round {round} edit {edit}: flows");
-            assert_eq!(layer, full);
+            // Cost-only edits append tiles; the canonical store must equal the full build's.
+            let mut canon = layer.clone();
+            canon.flows = canonical_flows(&canon.cost, &canon.nodes, &canon.flows);
+            assert_eq!(canon.flows, full.flows, "round {round} edit {edit}: flows");
+            assert_eq!(canon, full);
+            for (n, &t) in layer.flows.node_tile.iter().enumerate() {
+                let c = full.flows.node_tile[n] as usize;
+                assert_eq!(
+                    layer.flows.tiles[t as usize], full.flows.tiles[c],
+                    "round {round} edit {edit}: node {n}'s tile as the run time reads it"
+                );
+            }
         }
     }
 }
@@ -625,4 +636,46 @@ fn cancelled_build_returns_none() {
         )
         .is_none()
     );
+}
+
+#[test]
+fn cost_only_edit_rebuilds_locally_and_matches_full_build() {
+    let mut rng = Rng(4242);
+    let never = AtomicBool::new(false);
+    let spec = GridSpec {
+        width: 60,
+        height: 40,
+        sector_size: 10,
+    };
+    let mut costs = random_map(&mut rng, 60, 40, 0.1, 0.2, 9);
+    let mut layer = build_layer("c", CostField::from_cells(spec, &costs), &|_| {}, &never).unwrap();
+    let tiles_before = layer.flows.tiles.len();
+    // Raise the cost of every passable cell of a 6 × 6 patch: no wall changes.
+    let mut dirty = Vec::new();
+    for y in 12..18 {
+        for x in 22..28 {
+            let i = spec.index(x, y);
+            if costs[i] != WALL {
+                costs[i] = costs[i].saturating_add(30).min(254);
+                dirty.push(spec.sector_of(x, y));
+            }
+        }
+    }
+    dirty.sort_unstable();
+    dirty.dedup();
+    for &s in &dirty {
+        layer.cost.update_sector_from_cells(&costs, s);
+    }
+    let islands_before = layer.islands.clone();
+    rebuild_sectors(&mut layer, &dirty);
+    assert!(
+        layer.flows.tiles.len() > tiles_before,
+        "the local path appends the dirty sectors' tiles instead of rebuilding the store"
+    );
+    assert_eq!(layer.islands, islands_before);
+    let full = build_layer("c", CostField::from_cells(spec, &costs), &|_| {}, &never).unwrap();
+    assert_eq!(layer.graph, full.graph, "edge weights patched in place");
+    let mut canon = layer.clone();
+    canon.flows = canonical_flows(&canon.cost, &canon.nodes, &canon.flows);
+    assert_eq!(canon, full);
 }

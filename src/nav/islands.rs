@@ -49,6 +49,30 @@ impl Islands {
     }
 }
 
+impl Islands {
+    /// Whether sector `s`'s wall cells are exactly those of `tile` (its costs, row-major
+    /// over the sector rectangle): island id 0 marks the walls these ids were built from.
+    #[must_use]
+    pub fn walls_match(&self, s: u32, tile: &[u8]) -> bool {
+        match self.sector_island.get(s as usize) {
+            Some(&MIXED) => self
+                .fields
+                .binary_search_by_key(&s, |(sec, _)| *sec)
+                .is_ok_and(|i| {
+                    let ids = &self.fields[i].1;
+                    ids.len() == tile.len()
+                        && ids
+                            .iter()
+                            .zip(tile)
+                            .all(|(&id, &c)| (id == 0) == (c == WALL))
+                }),
+            Some(&0) => tile.iter().all(|&c| c == WALL),
+            Some(_) => tile.iter().all(|&c| c != WALL),
+            None => false,
+        }
+    }
+}
+
 /// Labels the islands of a cost field.
 #[must_use]
 pub fn find_islands(cost: &CostField) -> Islands {

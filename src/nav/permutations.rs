@@ -123,44 +123,11 @@ pub fn build_permutations(
         }
     }
 
-    // Sector classes: identical contents share an id, numbered in sector order.
-    let mut classes: HashMap<ClassKey<'_>, u32> = HashMap::new();
-    let mut class_of = Vec::with_capacity(sector_count);
-    for (s, sector) in cost.sectors.iter().enumerate() {
-        let (_, _, w, h) = spec.sector_rect(s as u32);
-        let key = match sector {
-            SectorCost::Clear => ClassKey::Clear(w, h),
-            SectorCost::Tile(t) => ClassKey::Tile(w, t),
-        };
-        let next = classes.len() as u32;
-        class_of.push(*classes.entry(key).or_insert(next));
-    }
-
-    // Tasks: one per distinct node key, numbered by first node.
-    let mut task_ids: HashMap<NodeKey, u32> = HashMap::with_capacity(nodes.len());
-    let mut node_tile = Vec::with_capacity(nodes.len());
-    let mut task_node: Vec<u32> = Vec::new();
-    let mut task_compute: Vec<bool> = Vec::new();
+    let (node_tile, task_node) = assign_tasks(cost, nodes);
+    let mut task_compute: Vec<bool> = vec![false; task_node.len()];
     for (i, n) in nodes.iter().enumerate() {
-        let (x0, y0, _, _) = spec.sector_rect(n.sector);
-        let key = NodeKey {
-            class: class_of[n.sector as usize],
-            local: (n.cells.x - x0, n.cells.y - y0),
-            step: n.cells.step,
-            len: n.cells.len,
-            exit: n.exit_dir,
-        };
-        let next = task_node.len() as u32;
-        let t = *task_ids.entry(key).or_insert(next);
-        if t == next {
-            task_node.push(i as u32);
-            task_compute.push(false);
-        }
-        task_compute[t as usize] |= affected[n.sector as usize];
-        node_tile.push(t);
+        task_compute[node_tile[i] as usize] |= affected[n.sector as usize];
     }
-    drop(task_ids);
-    drop(classes);
 
     let task_count = task_node.len();
     let mut tiles: Vec<Box<[u8]>> = vec![Box::default(); task_count];
@@ -321,6 +288,132 @@ pub fn build_permutations(
         intra_offsets,
         intra,
     })
+}
+
+/// Groups nodes into tasks: nodes with the same key (sector class, window cells relative to
+/// the sector, exit direction) share one tile. Returns each node's task and each task's
+/// first node; tasks are numbered in node order, which makes the tile store canonical.
+fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) {
+    let spec = cost.spec;
+    // Sector classes: identical contents share an id, numbered in sector order.
+    let mut classes: HashMap<ClassKey<'_>, u32> = HashMap::new();
+    let mut class_of = Vec::with_capacity(cost.sectors.len());
+    for (s, sector) in cost.sectors.iter().enumerate() {
+        let (_, _, w, h) = spec.sector_rect(s as u32);
+        let key = match sector {
+            SectorCost::Clear => ClassKey::Clear(w, h),
+            SectorCost::Tile(t) => ClassKey::Tile(w, t),
+        };
+        let next = classes.len() as u32;
+        class_of.push(*classes.entry(key).or_insert(next));
+    }
+    let mut task_ids: HashMap<NodeKey, u32> = HashMap::with_capacity(nodes.len());
+    let mut node_tile = Vec::with_capacity(nodes.len());
+    let mut task_node: Vec<u32> = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let (x0, y0, _, _) = spec.sector_rect(n.sector);
+        let key = NodeKey {
+            class: class_of[n.sector as usize],
+            local: (n.cells.x - x0, n.cells.y - y0),
+            step: n.cells.step,
+            len: n.cells.len,
+            exit: n.exit_dir,
+        };
+        let next = task_node.len() as u32;
+        let t = *task_ids.entry(key).or_insert(next);
+        if t == next {
+            task_node.push(i as u32);
+        }
+        node_tile.push(t);
+    }
+    (node_tile, task_node)
+}
+
+/// The canonical store of `flows` (what a full build gives for the same costs and nodes):
+/// incremental cost-only updates append tiles and leave unused ones behind, so packages and
+/// comparisons go through this.
+#[must_use]
+pub fn canonical_flows(
+    cost: &CostField,
+    nodes: &[PortalNode],
+    flows: &FlowPermutations,
+) -> FlowPermutations {
+    let (node_tile, task_node) = assign_tasks(cost, nodes);
+    let tiles = task_node
+        .iter()
+        .map(|&n| {
+            flows
+                .node_tile
+                .get(n as usize)
+                .and_then(|&t| flows.tiles.get(t as usize))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    FlowPermutations { tiles, node_tile }
+}
+
+/// Recomputes the flow tiles of every node in `sectors` (whose costs changed but whose walls
+/// did not, so the nodes and the graph's edges are unchanged) and returns, per sector, the
+/// in-sector weight matrix (`k × k`, row = from-node position, column = to-node position,
+/// [`UNREACHED`] for no edge). New tiles are appended to `flows` (the store is no longer
+/// canonical; see [`canonical_flows`]).
+pub fn recompute_sector_tiles(
+    cost: &CostField,
+    nodes: &[PortalNode],
+    graph: &PortalGraph,
+    sectors: &[u32],
+    flows: &mut FlowPermutations,
+) -> Vec<Vec<u32>> {
+    let spec = cost.spec;
+    let jobs: Vec<(u32, usize)> = sectors
+        .iter()
+        .flat_map(|&s| (0..graph.nodes_of_sector(s).len()).map(move |j| (s, j)))
+        .collect();
+    let computed: Vec<(Box<[u8]>, Vec<u32>)> = jobs
+        .par_iter()
+        .map_init(TileScratch::default, |scratch, &(s, j)| {
+            let list = graph.nodes_of_sector(s);
+            let (x0, y0, w, _) = spec.sector_rect(s);
+            let queries: Vec<(u32, u32)> = list
+                .iter()
+                .map(|&m| {
+                    let (cx, cy) = nodes[m as usize].center;
+                    ((cy - y0) * w + (cx - x0), 0)
+                })
+                .collect();
+            let mut answers = vec![UNREACHED; queries.len()];
+            let tile = compute_tile(
+                cost,
+                &nodes[list[j] as usize],
+                &queries,
+                &mut answers,
+                scratch,
+            );
+            (tile, answers)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(sectors.len());
+    let mut it = jobs.iter().zip(computed);
+    for &s in sectors {
+        let list = graph.nodes_of_sector(s);
+        let k = list.len();
+        let mut matrix = vec![UNREACHED; k * k];
+        for _ in 0..k {
+            let Some((&(_, j), (tile, answers))) = it.next() else {
+                break;
+            };
+            flows.node_tile[list[j] as usize] = flows.tiles.len() as u32;
+            flows.tiles.push(tile);
+            for (i, a) in answers.into_iter().enumerate() {
+                if i != j {
+                    matrix[i * k + j] = a;
+                }
+            }
+        }
+        out.push(matrix);
+    }
+    out
 }
 
 /// Integrates one node's sector toward the node's window, answers the weight queries

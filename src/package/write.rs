@@ -10,6 +10,7 @@ use super::{
     FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError, SectionKind,
     ZSTD_LEVEL,
 };
+use crate::nav::permutations::{FlowPermutations, canonical_flows};
 use crate::nav::{NavData, NavLayer, SectorCost};
 
 /// What the package records beside the navigation data itself.
@@ -26,6 +27,15 @@ pub struct PackageMeta {
 /// Builds the manifest for `nav`.
 #[must_use]
 pub fn manifest_for(nav: &NavData, meta: &PackageMeta) -> Manifest {
+    let flows: Vec<FlowPermutations> = nav
+        .layers
+        .iter()
+        .map(|l| canonical_flows(&l.cost, &l.nodes, &l.flows))
+        .collect();
+    manifest_with(nav, meta, &flows)
+}
+
+fn manifest_with(nav: &NavData, meta: &PackageMeta, flows: &[FlowPermutations]) -> Manifest {
     Manifest {
         map_name: meta.map_name.clone(),
         width: nav.spec.width,
@@ -44,7 +54,7 @@ pub fn manifest_for(nav: &NavData, meta: &PackageMeta) -> Manifest {
                 windows: l.windows.len() as u32,
                 islands: l.islands.count,
                 nodes: l.nodes.len() as u32,
-                unique_tiles: l.flows.tiles.len() as u32,
+                unique_tiles: flows.get(i).map_or(0, |f| f.tiles.len() as u32),
             })
             .collect(),
     }
@@ -53,22 +63,28 @@ pub fn manifest_for(nav: &NavData, meta: &PackageMeta) -> Manifest {
 /// Encodes a package in memory. Deterministic: the same data gives the same bytes.
 #[must_use]
 pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
-    let manifest = manifest_for(nav, meta);
+    // Incremental edits leave the in-memory tile store non-canonical; the file never is.
+    let flows: Vec<FlowPermutations> = nav
+        .layers
+        .par_iter()
+        .map(|l| canonical_flows(&l.cost, &l.nodes, &l.flows))
+        .collect();
+    let manifest = manifest_with(nav, meta, &flows);
     // The manifest is plain data; RON serialisation of it cannot fail.
     let manifest_text = ron::ser::to_string_pretty(&manifest, ron::ser::PrettyConfig::default())
         .unwrap_or_default();
 
-    let jobs: Vec<(SectionKind, u32, &NavLayer)> = nav
+    let jobs: Vec<(SectionKind, u32, &NavLayer, &FlowPermutations)> = nav
         .layers
         .iter()
         .enumerate()
-        .flat_map(|(i, l)| SectionKind::ALL.map(|k| (k, i as u32, l)))
+        .flat_map(|(i, l)| SectionKind::ALL.map(|k| (k, i as u32, l, &flows[i])))
         .collect();
     // Compression dominates the write; sections are independent, and collect() keeps order.
     let sections: Vec<(SectionKind, u32, usize, Vec<u8>)> = jobs
         .par_iter()
-        .map(|&(kind, layer, l)| {
-            let raw = encode_section(kind, l);
+        .map(|&(kind, layer, l, f)| {
+            let raw = encode_section_with(kind, l, f);
             let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
             (kind, layer, raw.len(), stored)
         })
@@ -116,6 +132,16 @@ pub fn write(path: &Path, nav: &NavData, meta: &PackageMeta) -> Result<(), Packa
 /// public so tools and benchmarks can measure codecs on real data.
 #[must_use]
 pub fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
+    let flows = if kind == SectionKind::Flows {
+        canonical_flows(&l.cost, &l.nodes, &l.flows)
+    } else {
+        FlowPermutations::default()
+    };
+    encode_section_with(kind, l, &flows)
+}
+
+/// [`encode_section`] with the layer's canonical flow store already computed.
+fn encode_section_with(kind: SectionKind, l: &NavLayer, flows: &FlowPermutations) -> Vec<u8> {
     let mut w = ByteWriter::default();
     match kind {
         SectionKind::Cost => {
@@ -169,15 +195,15 @@ pub fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
             }
         }
         SectionKind::Flows => {
-            w.len_u32(l.flows.tiles.len());
-            for tile in &l.flows.tiles {
+            w.len_u32(flows.tiles.len());
+            for tile in &flows.tiles {
                 w.len_u32(tile.len());
             }
-            for tile in &l.flows.tiles {
+            for tile in &flows.tiles {
                 w.raw(tile);
             }
-            w.len_u32(l.flows.node_tile.len());
-            w.u32s(&l.flows.node_tile);
+            w.len_u32(flows.node_tile.len());
+            w.u32s(&flows.node_tile);
         }
     }
     w.bytes
