@@ -2,9 +2,10 @@
 //! has exactly one undo/redo history. Commands carry the values they replace; applying a
 //! command reports an [`Effect`] that tells the editor what to re-bake.
 
-use crate::map::{MapDocument, MovementType, PaintCell, PaintLayer, PaintTarget};
+use crate::map::{MapDocument, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement};
 
 use super::state::CellRect;
+use super::tools::stamp::{library, placement_rect};
 
 /// What a command changed, so the editor knows what to re-bake and redraw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +113,35 @@ pub enum Command {
         /// The new settings.
         after: MapSettings,
     },
+    /// A stamp was placed.
+    PlaceStamp {
+        /// Its index in `document.stamps` (the end, for a new placement).
+        index: usize,
+        /// The placement.
+        placement: StampPlacement,
+    },
+    /// A placed stamp was deleted.
+    RemoveStamp {
+        /// Its former index in `document.stamps`.
+        index: usize,
+        /// The deleted placement.
+        placement: StampPlacement,
+    },
+    /// A placed stamp was moved or rotated.
+    MoveStamp {
+        /// Its index in `document.stamps`.
+        index: usize,
+        /// The placement before.
+        before: StampPlacement,
+        /// The placement after.
+        after: StampPlacement,
+    },
+}
+
+/// The cells a placement's footprint covers (negative coordinates cut off); `None` for a
+/// stamp the built-in library does not define.
+fn footprint_cells(placement: &StampPlacement) -> Option<CellRect> {
+    placement_rect(library(), placement).map(|r| r.to_cells())
 }
 
 fn rename_targets(document: &mut MapDocument, from: &str, to: &str) {
@@ -140,6 +170,15 @@ impl Command {
     pub fn effect(&self) -> Effect {
         match self {
             Self::PaintStroke { rect, .. } => Effect::Cells(*rect),
+            Self::PlaceStamp { placement, .. } | Self::RemoveStamp { placement, .. } => {
+                footprint_cells(placement).map_or(Effect::Everything, Effect::Cells)
+            }
+            Self::MoveStamp { before, after, .. } => {
+                match (footprint_cells(before), footprint_cells(after)) {
+                    (Some(a), Some(b)) => Effect::Cells(a.union(&b)),
+                    _ => Effect::Everything,
+                }
+            }
             _ => Effect::Everything,
         }
     }
@@ -192,6 +231,20 @@ impl Command {
                 }
             }
             Self::EditMapSettings { after, .. } => after.write_to(document),
+            Self::PlaceStamp { index, placement } => {
+                let index = (*index).min(document.stamps.len());
+                document.stamps.insert(index, placement.clone());
+            }
+            Self::RemoveStamp { index, .. } => {
+                if *index < document.stamps.len() {
+                    document.stamps.remove(*index);
+                }
+            }
+            Self::MoveStamp { index, after, .. } => {
+                if let Some(p) = document.stamps.get_mut(*index) {
+                    *p = after.clone();
+                }
+            }
         }
         self.effect()
     }
@@ -234,6 +287,20 @@ impl Command {
                 }
             }
             Self::EditMapSettings { before, .. } => before.write_to(document),
+            Self::PlaceStamp { index, .. } => {
+                if *index < document.stamps.len() {
+                    document.stamps.remove(*index);
+                }
+            }
+            Self::RemoveStamp { index, placement } => {
+                let index = (*index).min(document.stamps.len());
+                document.stamps.insert(index, placement.clone());
+            }
+            Self::MoveStamp { index, before, .. } => {
+                if let Some(p) = document.stamps.get_mut(*index) {
+                    *p = before.clone();
+                }
+            }
         }
         self.effect()
     }
@@ -247,6 +314,15 @@ impl Command {
             Self::AddMovementType { .. } => "add movement type",
             Self::RemoveMovementType { .. } => "delete movement type",
             Self::EditMapSettings { .. } => "map settings edit",
+            Self::PlaceStamp { .. } => "place stamp",
+            Self::RemoveStamp { .. } => "delete stamp",
+            Self::MoveStamp { before, after, .. } => {
+                if before.rotation == after.rotation {
+                    "move stamp"
+                } else {
+                    "rotate stamp"
+                }
+            }
         }
     }
 }
@@ -330,6 +406,50 @@ mod tests {
         }
     }
 
+    fn stamp(id: &str, x: i32, y: i32, rotation: u8) -> StampPlacement {
+        StampPlacement {
+            stamp: id.to_owned(),
+            x,
+            y,
+            rotation,
+        }
+    }
+
+    #[test]
+    fn stamp_commands_rebake_only_their_footprints() {
+        let rect = |x0, y0, x1, y1| Effect::Cells(CellRect { x0, y0, x1, y1 });
+        let place = Command::PlaceStamp {
+            index: 0,
+            placement: stamp("factory_6x4", 10, 20, 0),
+        };
+        assert_eq!(place.effect(), rect(10, 20, 16, 24));
+        // Old 3×3 at (4, 5) and new turned 3×3 at (8, 2): their union.
+        let moved = Command::MoveStamp {
+            index: 0,
+            before: stamp("wall_block_3x3", 4, 5, 0),
+            after: stamp("wall_block_3x3", 8, 2, 1),
+        };
+        assert_eq!(moved.effect(), rect(4, 2, 11, 8));
+        // Rotating a 6×4 factory in place covers both orientations.
+        let turned = Command::MoveStamp {
+            index: 0,
+            before: stamp("factory_6x4", 10, 20, 0),
+            after: stamp("factory_6x4", 11, 19, 1),
+        };
+        assert_eq!(turned.effect(), rect(10, 19, 16, 25));
+        // Off the top-left edge: cut at 0.
+        let edge = Command::RemoveStamp {
+            index: 0,
+            placement: stamp("tower_2x2", -1, -1, 0),
+        };
+        assert_eq!(edge.effect(), rect(0, 0, 1, 1));
+        let unknown = Command::PlaceStamp {
+            index: 0,
+            placement: stamp("no_such_stamp", 0, 0, 0),
+        };
+        assert_eq!(unknown.effect(), Effect::Everything);
+    }
+
     #[test]
     fn undo_then_redo_round_trips_every_command() {
         let original = doc();
@@ -365,7 +485,25 @@ mod tests {
                 index: 1,
                 ty: MovementType::default(),
             },
+            Command::PlaceStamp {
+                index: 0,
+                placement: stamp("wall_block_3x3", 4, 5, 0),
+            },
+            Command::PlaceStamp {
+                index: 1,
+                placement: stamp("factory_6x4", 20, 30, 0),
+            },
+            Command::MoveStamp {
+                index: 0,
+                before: stamp("wall_block_3x3", 4, 5, 0),
+                after: stamp("wall_block_3x3", 8, 2, 1),
+            },
+            Command::RemoveStamp {
+                index: 0,
+                placement: stamp("wall_block_3x3", 8, 2, 1),
+            },
         ];
+        let n = commands.len();
         let mut d = original.clone();
         let mut history = History::default();
         let mut saved = Some(0);
@@ -378,7 +516,11 @@ mod tests {
         // The rename followed the paint layer.
         assert_eq!(d.paint[0].target, PaintTarget::Type("tank".to_owned()));
         assert_eq!(d.paint[0].cells[2], wall);
-        for k in (0..3).rev() {
+        // The stamp edits left only the factory, at its place.
+        assert_eq!(d.stamps, vec![stamp("factory_6x4", 20, 30, 0)]);
+        assert_eq!(states[5].stamps.len(), 2, "after both placements");
+        assert_eq!(states[6].stamps[0], stamp("wall_block_3x3", 8, 2, 1));
+        for k in (0..n).rev() {
             history.undo(&mut d).unwrap();
             assert_eq!(d, states[k]);
         }

@@ -10,10 +10,20 @@ use super::tools::{Tool, inspect_cell};
 use super::{App, FileAction};
 
 /// Shortcut list for the Help window and tooltips: (keys, what they do).
-const SHORTCUTS: [(&str, &str); 14] = [
+const SHORTCUTS: [(&str, &str); 18] = [
     ("B", "Paint brush"),
     ("I", "Inspect"),
-    ("S", "Stamp (reserved)"),
+    (
+        "S",
+        "Stamp: click to place, click a stamp to select, drag to move",
+    ),
+    ("R", "Stamp tool: rotate the preview, or the selected stamp"),
+    (
+        "Delete / Backspace",
+        "Stamp tool: remove the selected stamp",
+    ),
+    ("Shift+click", "Stamp tool: place over another stamp"),
+    ("Esc", "Stamp tool: deselect"),
     ("G", "Goal: click a goal"),
     ("Shift+click", "Goal tool: set the source (shows its route)"),
     ("Esc", "Goal tool: clear the goal and source"),

@@ -447,6 +447,20 @@ impl App {
             if matches!(self.state.tool, Tool::Goal) && i.consume_shortcut(&plain(Key::Escape)) {
                 self.state.goal = state::GoalPick::default();
             }
+            if matches!(self.state.tool, Tool::Stamp) {
+                if i.consume_shortcut(&plain(Key::R)) {
+                    self.state.rotate_stamp();
+                }
+                if i.consume_shortcut(&plain(Key::Delete))
+                    || i.consume_shortcut(&plain(Key::Backspace))
+                {
+                    self.state.delete_selected_stamp();
+                }
+                if i.consume_shortcut(&plain(Key::Escape)) {
+                    self.state.stamp.selected = None;
+                    self.state.stamp.drag = None;
+                }
+            }
             if i.consume_shortcut(&plain(Key::F)) || i.consume_shortcut(&plain(Key::Home)) {
                 self.viewport.fit_requested = true;
             }

@@ -48,6 +48,8 @@ pub struct OverlaySettings {
     pub flow: bool,
     /// Cells that see the goal in a straight line.
     pub line_of_sight: bool,
+    /// Placed stamps' outlines and ids.
+    pub stamps: bool,
     /// Opacity of the slope and cost overlays over the height. `[Limit: 0..=1]`
     pub opacity: f32,
 }
@@ -67,6 +69,7 @@ impl Default for OverlaySettings {
             integration: true,
             flow: true,
             line_of_sight: true,
+            stamps: true,
             opacity: 0.6,
         }
     }

@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::map::{Heightmap, MapDocument};
+use crate::map::{Heightmap, MapDocument, StampPlacement};
 use crate::nav::NavData;
 
 use super::backend::{BakeOutput, LoadedMap};
 use super::commands::{Command, History};
 use super::overlays::OverlaySettings;
+use super::tools::stamp::{self, StampTool};
 use super::tools::{BrushSettings, Tool};
 
 /// A half-open rectangle of cells: `x0..x1` × `y0..y1`.
@@ -115,6 +116,8 @@ pub struct EditorState {
     pub tool: Tool,
     /// Brush options.
     pub brush: BrushSettings,
+    /// Stamp tool: chosen stamp, preview rotation, selected placement, drag.
+    pub stamp: StampTool,
     /// Which overlays are visible.
     pub overlays: OverlaySettings,
     /// Undo/redo history.
@@ -155,6 +158,7 @@ impl Default for EditorState {
             selected_type: 0,
             tool: Tool::Inspect,
             brush: BrushSettings::default(),
+            stamp: StampTool::default(),
             overlays: OverlaySettings::default(),
             history: History::default(),
             pending_dirty: None,
@@ -193,6 +197,8 @@ impl EditorState {
         self.messages = warnings;
         self.set_nav(None);
         self.goal = GoalPick::default();
+        self.stamp.selected = None;
+        self.stamp.drag = None;
     }
 
     /// Replaces the nav data (a new bake, or a patch that carried it).
@@ -237,6 +243,7 @@ impl EditorState {
         if let Some(effect) = self.history.undo(&mut map.document) {
             self.note_effect(effect);
         }
+        self.stamp.drag = None;
     }
 
     /// Redoes the last undone command, if any.
@@ -247,12 +254,81 @@ impl EditorState {
         if let Some(effect) = self.history.redo(&mut map.document) {
             self.note_effect(effect);
         }
+        self.stamp.drag = None;
+    }
+
+    /// The selected stamp placement and its index, if any.
+    #[must_use]
+    pub fn selected_stamp(&self) -> Option<(usize, &StampPlacement)> {
+        let index = self.stamp.selected?;
+        let map = self.map.as_ref()?;
+        map.document.stamps.get(index).map(|p| (index, p))
+    }
+
+    /// Places a stamp on top of the others (one undo step). Refused (returns `false`) when
+    /// its footprint would leave the map or the library has no such stamp.
+    pub fn place_stamp(&mut self, placement: StampPlacement) -> bool {
+        let (width, height) = self.map_size();
+        let Some(map) = self.map.as_ref() else {
+            return false;
+        };
+        let fits = stamp::placement_rect(stamp::library(), &placement)
+            .is_some_and(|r| r.is_inside(width, height));
+        if !fits {
+            return false;
+        }
+        let index = map.document.stamps.len();
+        self.execute(Command::PlaceStamp { index, placement });
+        true
+    }
+
+    /// R in the stamp tool: turns the selected placement a quarter clockwise about its
+    /// centre (one undo step, kept on the map), or with nothing selected the preview.
+    pub fn rotate_stamp(&mut self) {
+        let (width, height) = self.map_size();
+        let Some((index, before)) = self.selected_stamp() else {
+            self.stamp.rotation = stamp::next_rotation(self.stamp.rotation);
+            return;
+        };
+        let before = before.clone();
+        let library = stamp::library();
+        let after = stamp::kept_on_map(
+            library,
+            &stamp::rotated_in_place(library, &before),
+            width,
+            height,
+        );
+        self.stamp.drag = None;
+        self.execute(Command::MoveStamp {
+            index,
+            before,
+            after,
+        });
+    }
+
+    /// Delete in the stamp tool: removes the selected placement (one undo step).
+    pub fn delete_selected_stamp(&mut self) {
+        let Some((index, placement)) = self.selected_stamp() else {
+            return;
+        };
+        let placement = placement.clone();
+        self.stamp.selected = None;
+        self.stamp.drag = None;
+        self.execute(Command::RemoveStamp { index, placement });
     }
 
     fn note_effect(&mut self, effect: super::commands::Effect) {
         use super::commands::Effect;
+        let (width, height) = self.map_size();
         match effect {
             Effect::Cells(rect) => {
+                // Stamps may reach past the map's far edges: rebake and patch only the map.
+                let rect = CellRect {
+                    x0: rect.x0.min(width),
+                    y0: rect.y0.min(height),
+                    x1: rect.x1.min(width),
+                    y1: rect.y1.min(height),
+                };
                 self.pending_dirty = Some(self.pending_dirty.map_or(rect, |r| r.union(&rect)));
                 self.paint_dirty = Some(self.paint_dirty.map_or(rect, |r| r.union(&rect)));
             }
@@ -267,6 +343,7 @@ impl EditorState {
         if let Some(map) = &self.map {
             let n = map.document.movement_types.len();
             self.selected_type = self.selected_type.min(n.saturating_sub(1));
+            self.stamp.forget_missing(map.document.stamps.len());
         }
     }
 

@@ -1,15 +1,18 @@
 //! The map canvas: pan (middle/right drag, or space + left drag), zoom to the cursor
 //! (wheel), fit to the map (F / Home), overlays as nearest-neighbour textures, the sector
-//! grid, the brush footprint, and the screen ↔ cell transform the tools use.
+//! grid, the brush footprint, stamp outlines and the stamp tool's preview, and the
+//! screen ↔ cell transform the tools use.
 
 use egui::{Color32, Pos2, Rect, Sense, Stroke as LineStroke, Vec2, pos2, vec2};
 
 use crate::map::PaintTarget;
 
 use super::goal::GoalPreview;
-use super::overlays::OverlayTextures;
+use super::overlays::{OverlayTextures, cost_color};
 use super::state::EditorState;
+use super::tools::stamp::{StampDrag, StampRect, hit_test, library, placement_rect};
 use super::tools::{BrushShape, BrushTarget, Stroke, Tool};
+use crate::map::{StampCell, StampPlacement};
 use crate::nav::{NavData, SectorCost};
 
 /// Flow arrows are drawn once cells are this wide. `[Units: screen points per cell]`
@@ -156,11 +159,18 @@ impl Viewport {
 
         // Navigation.
         let space = ui.input(|i| i.key_down(egui::Key::Space));
+        // Stamp tool: a press on a stamp drags it; elsewhere a primary drag pans.
+        if matches!(state.tool, Tool::Stamp) && !space {
+            self.stamp_input(ui, &response, state, width, height);
+        } else {
+            state.stamp.drag = None;
+        }
         let pan_drag = response.dragged_by(egui::PointerButton::Middle)
             || response.dragged_by(egui::PointerButton::Secondary)
             || (response.dragged_by(egui::PointerButton::Primary)
                 && (space || !matches!(state.tool, Tool::Paint))
-                && self.stroke.is_none());
+                && self.stroke.is_none()
+                && state.stamp.drag.is_none());
         if pan_drag {
             self.transform.offset += response.drag_delta();
         }
@@ -282,6 +292,9 @@ impl Viewport {
             (cx >= 0.0 && cy >= 0.0 && cx < width as f32 && cy < height as f32)
                 .then_some((cx as u32, cy as u32))
         });
+        if overlays.stamps || matches!(state.tool, Tool::Stamp) {
+            self.stamps_ui(ui, &painter, state, response.hover_pos().is_some());
+        }
         if let (Some(p), Tool::Goal) = (response.hover_pos(), state.tool)
             && self.hover_unreachable(state)
         {
@@ -308,6 +321,7 @@ impl Viewport {
                 }
             } else if let Some((x, y)) = self.hover_cell
                 && ppc >= 4.0
+                && !matches!(state.tool, Tool::Stamp)
             {
                 let a = self.transform.screen_from_cell(rect, (x as f32, y as f32));
                 painter.rect_stroke(
@@ -477,6 +491,195 @@ impl Viewport {
         if let Some(src) = state.goal.source {
             marker(src, Color32::from_rgb(255, 70, 200), "source");
         }
+    }
+
+    /// The integer cell under a screen point (may lie off the map).
+    fn cell_at(&self, screen: Pos2) -> (i32, i32) {
+        let (cx, cy) = self.transform.cell_from_screen(self.rect, screen);
+        (cx.floor() as i32, cy.floor() as i32)
+    }
+
+    /// Stamp tool input: a click on a stamp selects it, elsewhere places the chosen stamp
+    /// (Shift+click places even over a stamp); dragging a stamp moves it, one command on
+    /// release.
+    fn stamp_input(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        state: &mut EditorState,
+        width: u32,
+        height: u32,
+    ) {
+        let primary = egui::PointerButton::Primary;
+        let shift = ui.input(|i| i.modifiers.shift);
+        if response.drag_started_by(primary)
+            && state.stamp.drag.is_none()
+            && !shift
+            && let Some(origin) = ui.input(|i| i.pointer.press_origin())
+            && let Some(map) = state.map.as_ref()
+        {
+            let (x, y) = self.cell_at(origin);
+            let stamps = &map.document.stamps;
+            if let Some(index) = hit_test(library(), stamps, x, y)
+                && let Some(placement) = stamps.get(index)
+            {
+                state.stamp.selected = Some(index);
+                state.stamp.drag = Some(StampDrag::start(index, placement, x, y));
+            }
+        }
+        if let Some(p) = response
+            .interact_pointer_pos()
+            .or_else(|| response.hover_pos())
+        {
+            let (x, y) = self.cell_at(p);
+            if let Some(drag) = state.stamp.drag.as_mut() {
+                drag.update(library(), x, y, width, height);
+            }
+        }
+        let released = response.drag_stopped_by(primary) || !ui.input(|i| i.pointer.primary_down());
+        if released
+            && let Some(drag) = state.stamp.drag.take()
+            && let Some(command) = drag.finish()
+        {
+            state.execute(command);
+        }
+        if response.clicked_by(primary)
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let (x, y) = self.cell_at(p);
+            let hit = state
+                .map
+                .as_ref()
+                .and_then(|m| hit_test(library(), &m.document.stamps, x, y))
+                .filter(|_| !shift);
+            if hit.is_some() {
+                state.stamp.selected = hit;
+            } else {
+                state.stamp.selected = None;
+                if let Some(placement) = state.stamp.preview_at(x, y) {
+                    state.place_stamp(placement);
+                }
+            }
+        }
+    }
+
+    /// Screen rectangle of a stamp footprint.
+    fn screen_rect(&self, r: StampRect) -> Rect {
+        let t = self.transform;
+        Rect::from_min_max(
+            t.screen_from_cell(self.rect, (r.x0 as f32, r.y0 as f32)),
+            t.screen_from_cell(self.rect, (r.x1 as f32, r.y1 as f32)),
+        )
+    }
+
+    /// A stamp's cells, translucent: walls dark, cost cells tinted by cost, transparent
+    /// cells left out.
+    fn stamp_cells_ui(&self, painter: &egui::Painter, placement: &StampPlacement) {
+        let Some(fp) = library()
+            .get(&placement.stamp)
+            .and_then(|s| s.footprint(placement.rotation).ok())
+        else {
+            return;
+        };
+        let ppc = self.transform.px_per_cell;
+        for y in 0..fp.height {
+            for x in 0..fp.width {
+                let color = match fp.get(x, y) {
+                    Some(StampCell::Wall) => Color32::from_rgba_unmultiplied(16, 12, 24, 210),
+                    Some(StampCell::Cost(c)) => cost_color(c, 170),
+                    _ => continue,
+                };
+                let cell = (
+                    (placement.x + x as i32) as f32,
+                    (placement.y + y as i32) as f32,
+                );
+                let min = self.transform.screen_from_cell(self.rect, cell);
+                painter.rect_filled(Rect::from_min_size(min, vec2(ppc, ppc)), 0.0, color);
+            }
+        }
+    }
+
+    /// Placed stamps' outlines (ids with the Stamps overlay); with the stamp tool the
+    /// selection, the drag ghost and the preview under the cursor.
+    fn stamps_ui(
+        &self,
+        ui: &egui::Ui,
+        painter: &egui::Painter,
+        state: &EditorState,
+        hovered: bool,
+    ) {
+        let Some(map) = state.map.as_ref() else {
+            return;
+        };
+        let (width, height) = (map.heightmap.width, map.heightmap.height);
+        let tool = matches!(state.tool, Tool::Stamp);
+        let stamps = &map.document.stamps;
+        let hover = self
+            .hover_cell
+            .map(|(x, y)| (x as i32, y as i32))
+            .filter(|_| tool && hovered && state.stamp.drag.is_none());
+        let shift = ui.input(|i| i.modifiers.shift);
+        let hover_hit = hover
+            .and_then(|(x, y)| hit_test(library(), stamps, x, y))
+            .filter(|_| !shift);
+        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 150));
+        let bright = LineStroke::new(1.5, Color32::WHITE);
+        let selected = LineStroke::new(2.5, Color32::from_rgb(255, 210, 60));
+        let ids = state.overlays.stamps;
+        for (i, placement) in stamps.iter().enumerate() {
+            let Some(r) = placement_rect(library(), placement) else {
+                continue;
+            };
+            let screen = self.screen_rect(r);
+            if !screen.intersects(self.rect) {
+                continue;
+            }
+            let line = if tool && state.stamp.selected == Some(i) {
+                selected
+            } else if hover_hit == Some(i) {
+                bright
+            } else {
+                thin
+            };
+            painter.rect_stroke(screen, 0.0, line, egui::StrokeKind::Middle);
+            if ids && screen.width() >= 36.0 && screen.height() >= 14.0 {
+                painter.text(
+                    screen.min + vec2(3.0, 2.0),
+                    egui::Align2::LEFT_TOP,
+                    &placement.stamp,
+                    egui::FontId::proportional(11.0),
+                    Color32::from_rgba_unmultiplied(255, 255, 255, 220),
+                );
+            }
+        }
+        if !tool {
+            return;
+        }
+        if let Some(drag) = &state.stamp.drag {
+            self.stamp_cells_ui(painter, &drag.current);
+            if let Some(r) = placement_rect(library(), &drag.current) {
+                painter.rect_stroke(self.screen_rect(r), 0.0, selected, egui::StrokeKind::Middle);
+            }
+            ui.ctx().set_cursor_icon(egui::CursorIcon::Grabbing);
+            return;
+        }
+        if hover_hit.is_some() {
+            ui.ctx().set_cursor_icon(egui::CursorIcon::Grab);
+            return;
+        }
+        let Some(preview) = hover.and_then(|(x, y)| state.stamp.preview_at(x, y)) else {
+            return;
+        };
+        let Some(r) = placement_rect(library(), &preview) else {
+            return;
+        };
+        self.stamp_cells_ui(painter, &preview);
+        let outline = if r.is_inside(width, height) {
+            LineStroke::new(1.5, Color32::from_rgba_unmultiplied(255, 255, 255, 230))
+        } else {
+            LineStroke::new(2.0, Color32::from_rgb(255, 60, 60))
+        };
+        painter.rect_stroke(self.screen_rect(r), 0.0, outline, egui::StrokeKind::Middle);
     }
 
     fn paint_input(&mut self, ui: &egui::Ui, response: &egui::Response, state: &mut EditorState) {

@@ -265,7 +265,11 @@ fn run(
                 Some(previous) if previous.types.len() == document.movement_types.len() => {
                     let start = Instant::now();
                     backend::bake_rect(&document, &heightmap, previous, rect);
-                    let mut patch = patch_of(previous, rect, heightmap.width, start.elapsed());
+                    // The bake changes costs up to the types' reach (wall buffer, blur)
+                    // around the edit: the patch carries all of them.
+                    let changed =
+                        grown_by_reach(&document, rect, heightmap.width, heightmap.height);
+                    let mut patch = patch_of(previous, changed, heightmap.width, start.elapsed());
                     if with_nav {
                         patch.nav = previous.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
                     }
@@ -285,6 +289,23 @@ fn run(
             return;
         }
         wake(repaint);
+    }
+}
+
+/// `rect` grown by the largest reach of any movement type (how far a changed cell can
+/// change final costs), clipped to the map.
+fn grown_by_reach(document: &MapDocument, rect: CellRect, width: u32, height: u32) -> CellRect {
+    let reach = document
+        .movement_types
+        .iter()
+        .map(|ty| crate::bake::cost_layers::reach_cells(ty, document.cell_size_m))
+        .max()
+        .unwrap_or(0);
+    CellRect {
+        x0: rect.x0.saturating_sub(reach).min(width),
+        y0: rect.y0.saturating_sub(reach).min(height),
+        x1: rect.x1.saturating_add(reach).min(width),
+        y1: rect.y1.saturating_add(reach).min(height),
     }
 }
 

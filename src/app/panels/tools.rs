@@ -10,6 +10,7 @@ use crate::app::overlays::{
     slope_color, swatch_ui,
 };
 use crate::app::state::{EditorState, GoalPick};
+use crate::app::tools::stamp::{library, rotated_size};
 use crate::app::tools::{BrushMode, BrushShape, BrushTarget, Tool};
 use crate::map::{PaintCell, PaintForce};
 
@@ -35,9 +36,7 @@ pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
         }
         Tool::Paint => brush_options_ui(ui, state),
         Tool::Goal => goal_options_ui(ui, state, preview),
-        Tool::Stamp => {
-            ui.weak("Not available in this build.");
-        }
+        Tool::Stamp => stamp_options_ui(ui, state),
     }
 }
 
@@ -92,6 +91,77 @@ fn brush_options_ui(ui: &mut Ui, state: &mut EditorState) {
             });
             ui.end_row();
         });
+}
+
+/// The stamp tool's picker, preview rotation and the selected placement.
+fn stamp_options_ui(ui: &mut Ui, state: &mut EditorState) {
+    ui.weak(
+        "Click: place. Click a stamp: select; drag: move. R: rotate. Delete: remove. \
+         Shift+click: place over a stamp. Esc: deselect.",
+    );
+    egui::Grid::new("stamp_picker")
+        .num_columns(2)
+        .spacing([8.0, 2.0])
+        .show(ui, |ui| {
+            for stamp in &library().stamps {
+                let chosen = state.stamp.chosen.as_deref() == Some(stamp.id.as_str());
+                let (w, h) = rotated_size(stamp, 0);
+                if ui
+                    .add(egui::Button::selectable(chosen, &stamp.id))
+                    .on_hover_text(&stamp.name)
+                    .clicked()
+                {
+                    state.stamp.chosen = Some(stamp.id.clone());
+                }
+                ui.weak(format!("{w} × {h}"));
+                ui.end_row();
+            }
+        });
+    ui.horizontal(|ui| {
+        ui.label("Rotation");
+        for (r, text) in ["0°", "90°", "180°", "270°"].into_iter().enumerate() {
+            ui.selectable_value(&mut state.stamp.rotation, r as u8, text)
+                .on_hover_text("Clockwise turn of the stamp a click places (R turns it)");
+        }
+    });
+    ui.add_space(4.0);
+    let Some((index, placement)) = state.selected_stamp() else {
+        ui.weak("No stamp selected: click one on the map.");
+        return;
+    };
+    ui.label(RichText::new("Selected stamp").strong());
+    egui::Grid::new("stamp_selected")
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("Stamp");
+            ui.label(format!("{} (#{})", placement.stamp, index + 1));
+            ui.end_row();
+            ui.label("Position");
+            ui.label(format!("{}, {}", placement.x, placement.y));
+            ui.end_row();
+            ui.label("Rotation");
+            ui.label(format!("{}°", u32::from(placement.rotation) * 90));
+            ui.end_row();
+        });
+    ui.horizontal(|ui| {
+        if ui
+            .button("Rotate")
+            .on_hover_text("Turn it a quarter clockwise about its centre (R)")
+            .clicked()
+        {
+            state.rotate_stamp();
+        }
+        if ui
+            .button("Delete")
+            .on_hover_text("Remove it from the map (Delete)")
+            .clicked()
+        {
+            state.delete_selected_stamp();
+        }
+        if ui.button("Deselect").on_hover_text("Esc").clicked() {
+            state.stamp.selected = None;
+        }
+    });
 }
 
 /// Overlay toggles, each with its legend.
@@ -161,6 +231,9 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     }
     ui.checkbox(&mut o.sectors, "Sector grid")
         .on_hover_text("Drawn once sectors are at least 12 px wide");
+    ui.checkbox(&mut o.stamps, "Stamps").on_hover_text(
+        "Outlines and ids of placed stamps (outlines always show with the stamp tool)",
+    );
     let label = ui.label("Overlay opacity");
     ui.add(egui::Slider::new(&mut o.opacity, 0.1..=1.0))
         .labelled_by(label.id);

@@ -1,11 +1,15 @@
 //! Editor tools: what a primary-button drag in the viewport does. Inspect shows a cell's
-//! data; the paint brush edits paint layers; the goal tool previews the run-time path toward a clicked cell; stamp is the next slice.
+//! data; the paint brush edits paint layers; the goal tool previews the run-time path
+//! toward a clicked cell; the stamp tool places, selects, moves, rotates and deletes
+//! library stamps.
 
 pub mod brush;
 pub mod inspect;
+pub mod stamp;
 
 pub use brush::{BrushMode, BrushSettings, BrushShape, BrushTarget, Stroke};
 pub use inspect::{CellInfo, inspect_cell};
+pub use stamp::{StampDrag, StampTool};
 
 /// The active tool.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,7 +19,7 @@ pub enum Tool {
     Inspect,
     /// Paint costs, walls and clears.
     Paint,
-    /// Place cost stamps (next slice).
+    /// Place, move, rotate and delete cost stamps from the stamp library.
     Stamp,
     /// Set a path goal and preview flow (needs the nav bake).
     Goal,
@@ -53,7 +57,9 @@ impl Tool {
         match self {
             Self::Inspect => "Hover to read a cell's height, slope, cost and sector.",
             Self::Paint => "Paint cost, walls and clears onto a paint layer.",
-            Self::Stamp => "Place cost stamps (buildings, bridges). Not available yet.",
+            Self::Stamp => {
+                "Place stamps from the library (buildings, walls, bridges): click to place, R rotates; click a stamp to select, drag to move, Delete removes."
+            }
             Self::Goal => {
                 "Click a goal to see what units do: integration heat map, flow arrows, line of sight; Shift+click a source for its route."
             }
@@ -63,6 +69,6 @@ impl Tool {
     /// Whether the tool works in this build.
     #[must_use]
     pub fn is_available(self) -> bool {
-        matches!(self, Self::Inspect | Self::Paint | Self::Goal)
+        matches!(self, Self::Inspect | Self::Paint | Self::Stamp | Self::Goal)
     }
 }
