@@ -257,7 +257,7 @@ fn goal_tool_previews_the_run_time_path() {
     // A click on the steep band (a wall for land) explains itself and shows nothing.
     harness.drag_at(screen_of(&harness, 50.5, 10.5));
     harness.drop_at(screen_of(&harness, 50.5, 10.5));
-    harness.run();
+    settle(&mut harness);
     let app = harness.state();
     assert_eq!(app.state.goal.goal, Some((50, 10)));
     assert!(app.goal_preview.result.is_none());
@@ -273,7 +273,7 @@ fn goal_tool_previews_the_run_time_path() {
     // A goal on the flat ground: the heat map and line of sight come from the nav data.
     harness.drag_at(screen_of(&harness, 5.5, 24.5));
     harness.drop_at(screen_of(&harness, 5.5, 24.5));
-    harness.run();
+    settle(&mut harness);
     let app = harness.state();
     assert_eq!(app.state.goal.goal, Some((5, 24)));
     let r = app.goal_preview.result.as_ref().expect("a preview");
@@ -292,7 +292,7 @@ fn goal_tool_previews_the_run_time_path() {
 
     // A source on the ramp: its traced route arrives (straight line once in LOS).
     harness.state_mut().state.goal.source = Some((30, 24));
-    harness.run();
+    settle(&mut harness);
     let r = harness.state().goal_preview.result.as_ref().unwrap();
     let traced = r.traced.as_ref().expect("the source's path is traced");
     assert_eq!(traced.cells[0], (30, 24));
@@ -304,7 +304,7 @@ fn goal_tool_previews_the_run_time_path() {
 
     // Esc clears the goal.
     harness.key_press(Key::Escape);
-    harness.run();
+    settle(&mut harness);
     assert_eq!(harness.state().state.goal.goal, None);
 }
 
@@ -322,13 +322,21 @@ fn stamps(harness: &Harness<'_, App>) -> Vec<(String, i32, i32, u8)> {
         .collect()
 }
 
+/// Runs frames until the UI is idle, or a few while a background rebake keeps it
+/// repainting (`Harness::run` would call that a failure).
+fn settle(harness: &mut Harness<'_, App>) {
+    if harness.try_run().is_err() {
+        harness.run_steps(2);
+    }
+}
+
 fn click_cell(harness: &mut Harness<'_, App>, x: f32, y: f32) {
     let p = screen_of(harness, x, y);
     harness.hover_at(p);
     harness.step();
     harness.drag_at(p);
     harness.drop_at(p);
-    harness.run();
+    settle(harness);
 }
 
 #[test]
@@ -342,13 +350,13 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
     }
 
     harness.get_by_label("Stamp").click();
-    harness.run();
+    settle(&mut harness);
     assert_eq!(
         harness.state().state.tool,
         navstudio::app::tools::Tool::Stamp
     );
     harness.get_by_label("wall_block_3x3").click();
-    harness.run();
+    settle(&mut harness);
 
     // A click on cell (10, 24) places the 3×3 block centred there: cells 9..=11 × 23..=25.
     click_cell(&mut harness, 10.5, 24.5);
@@ -370,9 +378,9 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
     // R turns the preview a quarter clockwise; the factory (6×4) then stands 4×6, centred
     // on (10, 8): corner (8, 5). Turned clockwise its gate (bottom) faces west.
     harness.get_by_label("factory_6x4").click();
-    harness.run();
+    settle(&mut harness);
     harness.key_press(Key::R);
-    harness.run();
+    settle(&mut harness);
     assert_eq!(harness.state().state.stamp.rotation, 1);
     click_cell(&mut harness, 10.5, 8.5);
     let factory = ("factory_6x4".to_owned(), 8, 5, 1);
@@ -400,7 +408,7 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
     click_cell(&mut harness, 9.5, 7.5);
     assert_eq!(harness.state().state.stamp.selected, Some(1));
     harness.key_press(Key::R);
-    harness.run();
+    settle(&mut harness);
     assert_eq!(
         stamps(&harness),
         vec![block.clone(), ("factory_6x4".to_owned(), 7, 6, 2)]
@@ -428,7 +436,7 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
         "the document changes only on release"
     );
     harness.drop_at(screen_of(&harness, 15.5, 12.5));
-    harness.run();
+    settle(&mut harness);
     let moved = ("factory_6x4".to_owned(), 13, 11, 2);
     assert_eq!(stamps(&harness), vec![block.clone(), moved.clone()]);
     assert_eq!(harness.state().state.history.position(), 4);
@@ -440,7 +448,7 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
     click_cell(&mut harness, 11.5, 25.5);
     assert_eq!(harness.state().state.stamp.selected, Some(0));
     harness.key_press(Key::Delete);
-    harness.run();
+    settle(&mut harness);
     assert_eq!(stamps(&harness), vec![moved.clone()]);
     assert_eq!(harness.state().state.stamp.selected, None);
     wait_baked(&mut harness);
@@ -450,8 +458,120 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
 
     // Undo brings the block back, at its place in the order.
     harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
-    harness.run();
+    settle(&mut harness);
     assert_eq!(stamps(&harness), vec![block, moved]);
     wait_baked(&mut harness);
     assert_eq!(land_cost(&harness, 10, 24), 255);
+}
+
+fn right_click(harness: &mut Harness<'_, App>, pos: Pos2) {
+    harness.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        harness.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+        harness.step();
+    }
+}
+
+#[test]
+fn crowd_spawns_selects_orders_and_arrives_without_entering_walls() {
+    use navstudio::crowd::AgentState;
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    wait_baked(&mut harness);
+    harness.get_by_label("Spawn").click();
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Spawn
+    );
+    harness.state_mut().crowd.spawn_count = 20;
+    harness.state_mut().crowd.playing = false;
+
+    // Drag a spawn rectangle over flat ground (cells 3..12 × 18..30, 1 m cells).
+    harness.drag_at(screen_of(&harness, 3.0, 18.0));
+    harness.step();
+    harness.hover_at(screen_of(&harness, 12.0, 30.0));
+    harness.step();
+    harness.drop_at(screen_of(&harness, 12.0, 30.0));
+    harness.step();
+    let agents = harness.state().crowd.sim().agents();
+    assert_eq!(agents.len(), 20, "{:?}", harness.state().crowd.message);
+    for p in &agents.pos_world {
+        assert!(
+            (3.0..=12.0).contains(&p.x) && (18.0..=30.0).contains(&p.y),
+            "{p:?}"
+        );
+    }
+
+    // Command tool: a box over the left half selects some, not all.
+    harness.get_by_label("Command").click();
+    harness.step();
+    harness.drag_at(screen_of(&harness, 2.0, 17.0));
+    harness.step();
+    harness.hover_at(screen_of(&harness, 7.5, 31.0));
+    harness.step();
+    harness.drop_at(screen_of(&harness, 7.5, 31.0));
+    harness.step();
+    let selected = harness.state().crowd.selection.len();
+    let left = harness
+        .state()
+        .crowd
+        .sim()
+        .agents()
+        .pos_world
+        .iter()
+        .filter(|p| p.x <= 7.5 + 0.4)
+        .count();
+    assert!(selected > 0 && selected < 20, "{selected} selected");
+    assert_eq!(
+        selected, left,
+        "the box selects exactly the agents it touches"
+    );
+    harness.key_press(Key::Escape);
+    harness.step();
+    assert!(harness.state().crowd.selection.is_empty());
+
+    // Right-click on the ramp orders everyone there; 60 s at 60 Hz later they have arrived,
+    // and no agent was ever inside a wall for land (the steep band east of x = 40).
+    let goal = screen_of(&harness, 30.5, 24.5);
+    right_click(&mut harness, goal);
+    let agents = harness.state().crowd.sim().agents();
+    assert!(
+        agents.state.iter().all(|s| *s == AgentState::Moving),
+        "{:?}",
+        harness.state().crowd.message
+    );
+    let costs = harness.state().state.baked.as_ref().unwrap().types[0]
+        .final_cost
+        .clone();
+    for _ in 0..3600 {
+        harness.state_mut().crowd.step_once();
+        for p in &harness.state().crowd.sim().agents().pos_world {
+            let (x, y) = (p.x as u32, p.y as u32);
+            assert_ne!(
+                costs[(y * W + x) as usize],
+                255,
+                "an agent entered a wall at {p:?}"
+            );
+        }
+    }
+    let agents = harness.state().crowd.sim().agents();
+    let arrived = agents
+        .state
+        .iter()
+        .filter(|s| **s == AgentState::Arrived)
+        .count();
+    assert!(arrived >= 19, "only {arrived} of 20 arrived");
+    for p in &agents.pos_world {
+        let d = (p.x - 30.5).hypot(p.y - 24.5);
+        assert!(d < 6.0, "an arrived agent is {d:.1} m from the goal");
+    }
+    // The plots have data.
+    assert!(harness.state().crowd.history.len() > 100);
 }

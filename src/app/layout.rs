@@ -10,7 +10,7 @@ use super::tools::{Tool, inspect_cell};
 use super::{App, FileAction};
 
 /// Shortcut list for the Help window and tooltips: (keys, what they do).
-const SHORTCUTS: [(&str, &str); 18] = [
+const SHORTCUTS: [(&str, &str); 23] = [
     ("B", "Paint brush"),
     ("I", "Inspect"),
     (
@@ -27,6 +27,14 @@ const SHORTCUTS: [(&str, &str); 18] = [
     ("G", "Goal: click a goal"),
     ("Shift+click", "Goal tool: set the source (shows its route)"),
     ("Esc", "Goal tool: clear the goal and source"),
+    ("A", "Spawn: drag a rectangle (or click) to spawn agents"),
+    ("C", "Command: drag a box or click to select agents"),
+    (
+        "Right click",
+        "Spawn / Command: order the selection (or everyone) there",
+    ),
+    ("P", "Crowd: play / pause"),
+    (".", "Crowd: one step"),
     ("F / Home", "Fit the map in the view"),
     ("Wheel", "Zoom at the cursor"),
     ("Middle / right drag, Space + drag", "Pan"),
@@ -68,13 +76,21 @@ impl App {
                         self.movement_panel.ui(ui, &mut self.state)
                     });
                     section(ui, "Bake", true, |ui| self.bake_panel_ui(ui));
+                    section(ui, "Crowd", true, |ui| {
+                        super::crowd_view::crowd_panel_ui(ui, &mut self.crowd);
+                    });
                 });
             });
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
-                self.viewport
-                    .ui(ui, &mut self.state, &self.textures, &self.goal_preview)
+                self.viewport.ui(
+                    ui,
+                    &mut self.state,
+                    &self.textures,
+                    &self.goal_preview,
+                    &mut self.crowd,
+                )
             });
         let ctx = ui.ctx().clone();
         self.windows_ui(&ctx);

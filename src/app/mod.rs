@@ -9,6 +9,7 @@
 
 pub mod backend;
 pub mod commands;
+pub mod crowd_view;
 pub mod goal;
 mod layout;
 pub mod overlays;
@@ -108,6 +109,8 @@ pub struct App {
     textures: OverlayTextures,
     /// The goal tool's run-time preview.
     pub goal_preview: goal::GoalPreview,
+    /// The crowd preview (spawn, command, play).
+    pub crowd: crowd_view::CrowdPreview,
     movement_panel: MovementPanel,
     map_panel: MapSettingsPanel,
     auto_rebake: bool,
@@ -150,6 +153,7 @@ impl App {
             viewport: Viewport::default(),
             textures: OverlayTextures::default(),
             goal_preview: goal::GoalPreview::default(),
+            crowd: crowd_view::CrowdPreview::default(),
             movement_panel: MovementPanel::default(),
             map_panel: MapSettingsPanel::default(),
             auto_rebake: true,
@@ -191,6 +195,7 @@ impl App {
         self.cost_shown = None;
         self.bake_suspended = false;
         self.full_timings.clear();
+        self.crowd.clear();
     }
 
     /// Whether the worker is idle and the shown bake matches the document.
@@ -239,12 +244,30 @@ impl App {
         }
         self.request_bakes();
         self.refresh_textures(ctx);
+        self.crowd_logic(ctx);
         let title = self.state.title();
         if title != self.title {
             ctx.send_viewport_cmd(ViewportCommand::Title(title.clone()));
             self.title = title;
         }
         self.screenshot_step(ctx);
+    }
+
+    /// Keeps the crowd's navigator on the latest nav data and advances it by the frame time.
+    fn crowd_logic(&mut self, ctx: &egui::Context) {
+        if let Some(map) = &self.state.map {
+            self.crowd.sync_nav(
+                self.state.nav.as_ref(),
+                self.state.nav_version,
+                &map.document,
+            );
+        }
+        // The frame's own duration, capped so a stalled frame does not fast-forward.
+        let dt = f64::from(ctx.input(|i| i.stable_dt).min(0.1));
+        self.crowd.tick(dt);
+        if self.crowd.playing && !self.crowd.sim().agents().is_empty() {
+            ctx.request_repaint();
+        }
     }
 
     fn poll_worker(&mut self, ctx: &egui::Context) {
@@ -439,6 +462,8 @@ impl App {
                 (Key::I, Tool::Inspect),
                 (Key::S, Tool::Stamp),
                 (Key::G, Tool::Goal),
+                (Key::A, Tool::Spawn),
+                (Key::C, Tool::Command),
             ] {
                 if i.consume_shortcut(&plain(key)) && tool.is_available() {
                     self.state.tool = tool;
@@ -460,6 +485,15 @@ impl App {
                     self.state.stamp.selected = None;
                     self.state.stamp.drag = None;
                 }
+            }
+            if i.consume_shortcut(&plain(Key::P)) {
+                self.crowd.playing = !self.crowd.playing;
+            }
+            if i.consume_shortcut(&plain(Key::Period)) {
+                self.crowd.step_once();
+            }
+            if matches!(self.state.tool, Tool::Command) && i.consume_shortcut(&plain(Key::Escape)) {
+                self.crowd.selection.clear();
             }
             if i.consume_shortcut(&plain(Key::F)) || i.consume_shortcut(&plain(Key::Home)) {
                 self.viewport.fit_requested = true;

@@ -7,6 +7,7 @@ use egui::{Color32, Pos2, Rect, Sense, Stroke as LineStroke, Vec2, pos2, vec2};
 
 use crate::map::PaintTarget;
 
+use super::crowd_view::CrowdPreview;
 use super::goal::GoalPreview;
 use super::overlays::{OverlayTextures, cost_color};
 use super::state::EditorState;
@@ -91,6 +92,8 @@ pub struct Viewport {
     /// The cell under the pointer.
     pub hover_cell: Option<(u32, u32)>,
     stroke: Option<Stroke>,
+    /// Where a spawn or selection rectangle started (continuous cell coordinates).
+    agent_drag_from: Option<(f32, f32)>,
 }
 
 impl Default for Viewport {
@@ -101,6 +104,7 @@ impl Default for Viewport {
             rect: Rect::NOTHING,
             hover_cell: None,
             stroke: None,
+            agent_drag_from: None,
         }
     }
 }
@@ -135,6 +139,7 @@ impl Viewport {
         state: &mut EditorState,
         textures: &OverlayTextures,
         goal: &GoalPreview,
+        crowd: &mut CrowdPreview,
     ) {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         self.rect = rect;
@@ -170,7 +175,8 @@ impl Viewport {
             || (response.dragged_by(egui::PointerButton::Primary)
                 && (space || !matches!(state.tool, Tool::Paint))
                 && self.stroke.is_none()
-                && state.stamp.drag.is_none());
+                && state.stamp.drag.is_none()
+                && !matches!(state.tool, Tool::Spawn | Tool::Command));
         if pan_drag {
             self.transform.offset += response.drag_delta();
         }
@@ -196,6 +202,13 @@ impl Viewport {
                     state.goal.goal = Some(cell);
                 }
             }
+        }
+
+        // Agents: a primary drag spawns (Spawn) or selects (Command); a right click orders.
+        if matches!(state.tool, Tool::Spawn | Tool::Command) && !space {
+            self.agent_input(&response, state, crowd);
+        } else {
+            self.agent_drag_from = None;
         }
 
         // Painting.
@@ -262,6 +275,22 @@ impl Viewport {
         );
         if let Some(nav) = state.nav.as_deref() {
             self.nav_shapes_ui(&painter, rect, map_rect, state, nav, goal);
+        }
+        let cell_m = map.document.cell_size_m.max(1e-6);
+        self.agents_ui(&painter, rect, crowd, cell_m);
+        if let (Some(from), Some(p)) = (self.agent_drag_from, response.hover_pos()) {
+            let a = self.transform.screen_from_cell(rect, from);
+            let color = if matches!(state.tool, Tool::Spawn) {
+                Color32::from_rgb(120, 230, 120)
+            } else {
+                Color32::from_rgb(255, 220, 90)
+            };
+            painter.rect_stroke(
+                Rect::from_two_pos(a, p),
+                0.0,
+                LineStroke::new(1.5, color),
+                egui::StrokeKind::Middle,
+            );
         }
 
         let ppc = self.transform.px_per_cell;
@@ -502,6 +531,118 @@ impl Viewport {
     /// Stamp tool input: a click on a stamp selects it, elsewhere places the chosen stamp
     /// (Shift+click places even over a stamp); dragging a stamp moves it, one command on
     /// release.
+    /// Spawn / Command tool input: the drag rectangle, clicks, and right-click orders.
+    fn agent_input(
+        &mut self,
+        response: &egui::Response,
+        state: &EditorState,
+        crowd: &mut CrowdPreview,
+    ) {
+        let Some(map) = state.map.as_ref() else {
+            return;
+        };
+        let cell_m = map.document.cell_size_m;
+        let world = |c: (f32, f32)| crate::crowd::Vec2::new(c.0 * cell_m, c.1 * cell_m);
+        let primary = egui::PointerButton::Primary;
+        let cell_at = |p: Pos2| self.transform.cell_from_screen(self.rect, p);
+        // The drag is recognised a few points after the press: start the box at the press.
+        if response.drag_started_by(primary)
+            && let Some(p) = response
+                .ctx
+                .input(|i| i.pointer.press_origin())
+                .or_else(|| response.interact_pointer_pos())
+        {
+            self.agent_drag_from = Some(cell_at(p));
+        }
+        let finished = response.drag_stopped_by(primary) || response.clicked_by(primary);
+        if finished && let Some(p) = response.interact_pointer_pos() {
+            let to = cell_at(p);
+            // A click is a tiny rectangle: spawn around the point, or pick the agent under it.
+            let from = self.agent_drag_from.take().unwrap_or(to);
+            let pad = if (from.0 - to.0).abs() + (from.1 - to.1).abs() < 0.5 {
+                0.4
+            } else {
+                0.0
+            };
+            let (a, b) = (
+                world((from.0.min(to.0) - pad, from.1.min(to.1) - pad)),
+                world((from.0.max(to.0) + pad, from.1.max(to.1) + pad)),
+            );
+            if matches!(state.tool, Tool::Spawn) {
+                if pad > 0.0 {
+                    let c = world(to);
+                    crowd.spawn_rect(c, c);
+                } else {
+                    crowd.spawn_rect(a, b);
+                }
+            } else {
+                crowd.select_rect(a, b);
+            }
+        }
+        if response.clicked_by(egui::PointerButton::Secondary)
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            crowd.order(world(cell_at(p)));
+        }
+    }
+
+    /// Agents as oriented triangles in one mesh (tens of thousands stay cheap), selection
+    /// rings, and velocity vectors when asked.
+    fn agents_ui(&self, painter: &egui::Painter, rect: Rect, crowd: &CrowdPreview, cell_m: f32) {
+        let agents = crowd.sim().agents();
+        if agents.is_empty() {
+            return;
+        }
+        let ppc = self.transform.px_per_cell;
+        let to_screen = |p: crate::crowd::Vec2| {
+            self.transform
+                .screen_from_cell(rect, (p.x / cell_m, p.y / cell_m))
+        };
+        let visible = rect.expand(20.0);
+        let mut mesh = egui::Mesh::default();
+        for i in 0..agents.len() {
+            let c = to_screen(agents.pos_world[i]);
+            if !visible.contains(c) {
+                continue;
+            }
+            let r = (agents.radius_m[i] / cell_m * ppc).max(2.5);
+            let (sin, cos) = agents.heading_rad[i].sin_cos();
+            let dir = vec2(cos, sin);
+            let side = vec2(-sin, cos);
+            let color = crowd.agent_color(i);
+            let base = mesh.vertices.len() as u32;
+            mesh.colored_vertex(c + dir * (1.5 * r), color);
+            mesh.colored_vertex(c - dir * (0.8 * r) + side * (0.9 * r), color);
+            mesh.colored_vertex(c - dir * (0.8 * r) - side * (0.9 * r), color);
+            mesh.add_triangle(base, base + 1, base + 2);
+        }
+        painter.add(egui::Shape::mesh(mesh));
+        if crowd.selection.len() <= 5000 {
+            let ring = LineStroke::new(1.2, Color32::from_rgb(255, 220, 90));
+            for id in &crowd.selection {
+                let i = id.0 as usize;
+                if i < agents.len() {
+                    let c = to_screen(agents.pos_world[i]);
+                    if visible.contains(c) {
+                        let r = (agents.radius_m[i] / cell_m * ppc).max(2.5);
+                        painter.circle_stroke(c, r * 1.7, ring);
+                    }
+                }
+            }
+        }
+        if crowd.show_velocity {
+            let arrow = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 180));
+            for i in 0..agents.len() {
+                let c = to_screen(agents.pos_world[i]);
+                if visible.contains(c) {
+                    let v = agents.vel[i];
+                    // One second of travel.
+                    painter.line_segment([c, to_screen(agents.pos_world[i] + v)], arrow);
+                }
+            }
+        }
+    }
+
     fn stamp_input(
         &mut self,
         ui: &egui::Ui,

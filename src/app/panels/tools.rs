@@ -37,6 +37,12 @@ pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
         Tool::Paint => brush_options_ui(ui, state),
         Tool::Goal => goal_options_ui(ui, state, preview),
         Tool::Stamp => stamp_options_ui(ui, state),
+        Tool::Spawn => {
+            ui.weak("Drag a rectangle (or click) to spawn agents; right-click orders them. Archetype, count and play controls are in the Crowd panel.");
+        }
+        Tool::Command => {
+            ui.weak("Drag a box or click to select agents; right-click orders the selection (everyone when none is selected). Esc deselects.");
+        }
     }
 }
 

@@ -23,11 +23,22 @@ pub enum Tool {
     Stamp,
     /// Set a path goal and preview flow (needs the nav bake).
     Goal,
+    /// Drag a rectangle to spawn agents; right-click orders them.
+    Spawn,
+    /// Select agents by box or click; right-click orders a move (RTS style).
+    Command,
 }
 
 impl Tool {
     /// Every tool, in toolbar order.
-    pub const ALL: [Self; 4] = [Self::Inspect, Self::Paint, Self::Stamp, Self::Goal];
+    pub const ALL: [Self; 6] = [
+        Self::Inspect,
+        Self::Paint,
+        Self::Stamp,
+        Self::Goal,
+        Self::Spawn,
+        Self::Command,
+    ];
 
     /// The label on its button (kittest finds tools by it).
     #[must_use]
@@ -37,6 +48,8 @@ impl Tool {
             Self::Paint => "Paint",
             Self::Stamp => "Stamp",
             Self::Goal => "Goal",
+            Self::Spawn => "Spawn",
+            Self::Command => "Command",
         }
     }
 
@@ -48,6 +61,8 @@ impl Tool {
             Self::Paint => "B",
             Self::Stamp => "S",
             Self::Goal => "G",
+            Self::Spawn => "A",
+            Self::Command => "C",
         }
     }
 
@@ -63,12 +78,18 @@ impl Tool {
             Self::Goal => {
                 "Click a goal to see what units do: integration heat map, flow arrows, line of sight; Shift+click a source for its route."
             }
+            Self::Spawn => {
+                "Drag a rectangle (or click) to spawn agents of the Crowd panel's archetype; right-click orders them to a point."
+            }
+            Self::Command => {
+                "Drag a box or click to select agents; right-click orders the selection (or everyone) to a point."
+            }
         }
     }
 
     /// Whether the tool works in this build.
     #[must_use]
     pub fn is_available(self) -> bool {
-        matches!(self, Self::Inspect | Self::Paint | Self::Stamp | Self::Goal)
+        true
     }
 }

@@ -1,0 +1,406 @@
+//! The crowd preview in the editor: a [`Simulation`] driven through a [`WorldNavigator`] over
+//! the latest bake — exactly what a game loading the package would run. Spawn agents by
+//! dragging a rectangle, select them, right-click to order a move, play / pause / step at a
+//! chosen speed, and watch the metrics.
+//!
+//! When the map is re-baked (a brush stroke, a movement-type edit) the navigator is rebuilt
+//! from the new nav data and the live orders are re-issued, so agents re-route without
+//! stopping.
+
+use std::sync::Arc;
+
+use egui::{Color32, Ui};
+use egui_plot::{Legend, Line, Plot};
+
+use crate::crowd::{
+    AgentArchetype, AgentId, AgentState, AvoidanceMode, SimConfig, Simulation, Spawn, SpawnArea,
+    StepMetrics, Vec2, WorldNavigator, default_archetypes,
+};
+use crate::map::MapDocument;
+use crate::nav::{NavData, NavWorld};
+
+/// Seed of every preview run, so the same spawns and orders give the same trajectories.
+const PREVIEW_SEED: u64 = 1;
+
+/// The editor's crowd: simulation, navigator, what the designer picked, and the orders to
+/// re-issue after a re-bake.
+pub struct CrowdPreview {
+    sim: Simulation,
+    nav: Option<WorldNavigator>,
+    nav_version: u64,
+    /// Agent archetypes (each bound to a movement type by name).
+    pub archetypes: Vec<AgentArchetype>,
+    /// Index of the archetype the spawn tool places.
+    pub archetype: usize,
+    /// Agents one spawn drag places.
+    pub spawn_count: u32,
+    /// Whether time runs.
+    pub playing: bool,
+    /// Simulation seconds per real second. `[Limit: 0.25..=8]`
+    pub speed: f32,
+    /// Selected agents (empty: orders go to every agent).
+    pub selection: Vec<AgentId>,
+    /// Colour agents by state (moving, arrived, stuck) rather than by archetype.
+    pub color_by_state: bool,
+    /// Draw each agent's velocity.
+    pub show_velocity: bool,
+    /// Orders given so far, re-issued after a re-bake: (agents, goal).
+    orders: Vec<(Vec<AgentId>, Vec2)>,
+    next_group: u32,
+    /// Metrics of recent steps, oldest first (for the plots).
+    pub history: Vec<StepMetrics>,
+    /// The last thing worth telling the designer (unreachable goal, spawn in a wall …).
+    pub message: Option<String>,
+}
+
+impl Default for CrowdPreview {
+    fn default() -> Self {
+        Self {
+            sim: Simulation::new(SimConfig::default(), PREVIEW_SEED),
+            nav: None,
+            nav_version: 0,
+            archetypes: default_archetypes(),
+            archetype: 0,
+            spawn_count: 200,
+            playing: true,
+            speed: 1.0,
+            selection: Vec::new(),
+            color_by_state: true,
+            show_velocity: false,
+            orders: Vec::new(),
+            next_group: 0,
+            history: Vec::new(),
+            message: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for CrowdPreview {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrowdPreview")
+            .field("agents", &self.sim.agents().len())
+            .field("playing", &self.playing)
+            .finish_non_exhaustive()
+    }
+}
+
+/// History kept for the plots. `[Units: steps]`
+const HISTORY_STEPS: usize = 600;
+
+impl CrowdPreview {
+    /// The simulation (agents, metrics).
+    #[must_use]
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    /// Whether there is nav data to move on.
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.nav.is_some()
+    }
+
+    /// Rebuilds the navigator when the nav data changed and re-issues the live orders.
+    pub fn sync_nav(&mut self, nav: Option<&Arc<NavData>>, version: u64, doc: &MapDocument) {
+        if version == self.nav_version && (self.nav.is_some() || nav.is_none()) {
+            return;
+        }
+        self.nav_version = version;
+        let Some(nav) = nav else {
+            self.nav = None;
+            return;
+        };
+        let buffers = nav
+            .layers
+            .iter()
+            .map(|l| {
+                doc.movement_types
+                    .iter()
+                    .find(|t| t.name == l.name)
+                    .map_or(0.0, |t| t.wall_buffer_m)
+            })
+            .collect();
+        let mut navigator = WorldNavigator::new(NavWorld::from_nav(NavData::clone(nav)), buffers);
+        for (agents, goal) in &self.orders {
+            let _ = self.sim.order_move(&mut navigator, agents, *goal);
+        }
+        self.nav = Some(navigator);
+    }
+
+    /// Removes every agent and order (a new map, or the Clear button).
+    pub fn clear(&mut self) {
+        let config = self.sim.config().clone();
+        self.sim = Simulation::new(config, PREVIEW_SEED);
+        self.selection.clear();
+        self.orders.clear();
+        self.history.clear();
+        self.next_group = 0;
+        self.message = None;
+    }
+
+    /// Sets the local avoidance mode for the following steps.
+    pub fn set_avoidance(&mut self, mode: AvoidanceMode) {
+        self.sim.config_mut().avoidance = mode;
+    }
+
+    /// Places `spawn_count` agents of the chosen archetype in the rectangle (world metres).
+    pub fn spawn_rect(&mut self, a_world: Vec2, b_world: Vec2) {
+        let (Some(nav), Some(archetype)) = (self.nav.as_ref(), self.archetypes.get(self.archetype))
+        else {
+            return;
+        };
+        let (min, max) = (
+            Vec2::new(a_world.x.min(b_world.x), a_world.y.min(b_world.y)),
+            Vec2::new(a_world.x.max(b_world.x), a_world.y.max(b_world.y)),
+        );
+        let area = if (max.x - min.x) * (max.y - min.y) < 1.0 {
+            SpawnArea::Center {
+                center_world: (min + max) * 0.5,
+            }
+        } else {
+            SpawnArea::Rect {
+                min_world: min,
+                max_world: max,
+            }
+        };
+        let spawn = Spawn {
+            archetype: archetype.name.clone(),
+            area,
+            count: self.spawn_count,
+            group: self.next_group,
+        };
+        self.next_group += 1;
+        let before = self.sim.agents().len();
+        match self.sim.spawn(nav, archetype, &spawn) {
+            Ok(placed) => {
+                self.message = (placed < self.spawn_count).then(|| {
+                    format!(
+                        "Placed {placed} of {} {}: the rest of the area is wall for {}.",
+                        self.spawn_count, archetype.name, archetype.movement_type
+                    )
+                });
+                self.selection = (before..self.sim.agents().len())
+                    .map(|i| AgentId(i as u32))
+                    .collect();
+            }
+            Err(e) => self.message = Some(format!("Could not spawn: {e}.")),
+        }
+    }
+
+    /// Selects the agents inside the rectangle (world metres); a tiny rectangle picks the
+    /// nearest agent under it.
+    pub fn select_rect(&mut self, a_world: Vec2, b_world: Vec2) {
+        let agents = self.sim.agents();
+        let (min, max) = (
+            Vec2::new(a_world.x.min(b_world.x), a_world.y.min(b_world.y)),
+            Vec2::new(a_world.x.max(b_world.x), a_world.y.max(b_world.y)),
+        );
+        self.selection = agents
+            .pos_world
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| {
+                let r = agents.radius_m[*i];
+                p.x + r >= min.x && p.x - r <= max.x && p.y + r >= min.y && p.y - r <= max.y
+            })
+            .map(|(i, _)| AgentId(i as u32))
+            .collect();
+    }
+
+    /// Orders the selection (or every agent) to `goal_world`.
+    pub fn order(&mut self, goal_world: Vec2) {
+        let Some(nav) = self.nav.as_mut() else {
+            return;
+        };
+        let agents: Vec<AgentId> = if self.selection.is_empty() {
+            (0..self.sim.agents().len() as u32).map(AgentId).collect()
+        } else {
+            self.selection.clone()
+        };
+        if agents.is_empty() {
+            self.message = Some("Spawn agents first: drag a rectangle with the Spawn tool.".into());
+            return;
+        }
+        let report = self.sim.order_move(nav, &agents, goal_world);
+        self.message = (report.unreachable > 0).then(|| {
+            format!(
+                "{} of {} agents cannot reach that point (another island for their movement type) and stay put.",
+                report.unreachable,
+                agents.len()
+            )
+        });
+        self.orders
+            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
+        self.orders.push((agents, goal_world));
+    }
+
+    /// Advances the simulation by `dt_secs` of real time (times the speed) when playing.
+    /// Returns the steps taken.
+    pub fn tick(&mut self, dt_secs: f64) -> u32 {
+        if !self.playing {
+            return 0;
+        }
+        let Some(nav) = self.nav.as_mut() else {
+            return 0;
+        };
+        let steps = self
+            .sim
+            .advance(nav, dt_secs * f64::from(self.speed.clamp(0.25, 8.0)));
+        self.record(steps);
+        steps
+    }
+
+    /// One fixed step, whether playing or not.
+    pub fn step_once(&mut self) {
+        if let Some(nav) = self.nav.as_mut() {
+            self.sim.step(nav);
+            self.record(1);
+        }
+    }
+
+    fn record(&mut self, steps: u32) {
+        if steps > 0 && !self.sim.agents().is_empty() {
+            self.history.push(self.sim.metrics());
+            if self.history.len() > HISTORY_STEPS {
+                let extra = self.history.len() - HISTORY_STEPS;
+                self.history.drain(..extra);
+            }
+        }
+    }
+
+    /// Fill colour of agent `i`.
+    #[must_use]
+    pub fn agent_color(&self, i: usize) -> Color32 {
+        let agents = self.sim.agents();
+        if self.color_by_state {
+            match agents.state[i] {
+                AgentState::Moving => Color32::from_rgb(90, 200, 255),
+                AgentState::Arrived => Color32::from_rgb(110, 230, 110),
+                AgentState::Stuck => Color32::from_rgb(255, 80, 60),
+                AgentState::Idle => Color32::from_gray(200),
+            }
+        } else {
+            const PALETTE: [Color32; 6] = [
+                Color32::from_rgb(240, 200, 90),
+                Color32::from_rgb(120, 180, 255),
+                Color32::from_rgb(230, 120, 230),
+                Color32::from_rgb(120, 230, 180),
+                Color32::from_rgb(255, 140, 90),
+                Color32::from_rgb(200, 200, 200),
+            ];
+            PALETTE[agents.archetype[i] as usize % PALETTE.len()]
+        }
+    }
+}
+
+/// The Crowd panel: archetype, count, avoidance, play controls, metrics and plots.
+pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
+    if !crowd.is_ready() {
+        ui.weak("Waiting for the bake…");
+    }
+    ui.horizontal(|ui| {
+        let label = if crowd.playing { "Pause" } else { "Play" };
+        if ui.button(label).on_hover_text("P").clicked() {
+            crowd.playing = !crowd.playing;
+        }
+        if ui
+            .button("Step")
+            .on_hover_text("One 1/60 s step (.)")
+            .clicked()
+        {
+            crowd.step_once();
+        }
+        if ui.button("Clear agents").clicked() {
+            crowd.clear();
+        }
+    });
+    egui::Grid::new("crowd_options")
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            let label = ui.label("Speed");
+            ui.add(
+                egui::Slider::new(&mut crowd.speed, 0.25..=8.0)
+                    .logarithmic(true)
+                    .suffix("×"),
+            )
+            .labelled_by(label.id);
+            ui.end_row();
+            ui.label("Archetype");
+            ui.horizontal_wrapped(|ui| {
+                for (k, a) in crowd.archetypes.iter().enumerate() {
+                    ui.selectable_value(&mut crowd.archetype, k, &a.name)
+                        .on_hover_text(format!(
+                            "{}: radius {:.1} m, {:.1} m/s, mass {:.0}",
+                            a.movement_type, a.radius_m, a.max_speed, a.mass
+                        ));
+                }
+            });
+            ui.end_row();
+            let label = ui.label("Agents per spawn");
+            ui.add(egui::Slider::new(&mut crowd.spawn_count, 1..=20_000).logarithmic(true))
+                .labelled_by(label.id);
+            ui.end_row();
+            ui.label("Avoidance");
+            let mut mode = crowd.sim().config().avoidance;
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut mode, AvoidanceMode::Boids, "Boids");
+                ui.selectable_value(&mut mode, AvoidanceMode::Orca, "ORCA");
+                ui.selectable_value(&mut mode, AvoidanceMode::Context, "Context");
+            });
+            if mode != crowd.sim().config().avoidance {
+                crowd.set_avoidance(mode);
+            }
+            ui.end_row();
+        });
+    ui.checkbox(&mut crowd.color_by_state, "Colour by state")
+        .on_hover_text(
+            "Blue moving, green arrived, red stuck, grey idle; off: one colour per archetype",
+        );
+    ui.checkbox(&mut crowd.show_velocity, "Velocity vectors");
+    if let Some(msg) = &crowd.message {
+        ui.colored_label(Color32::from_rgb(255, 150, 90), msg);
+    }
+    let agents = crowd.sim().agents().len();
+    let m = crowd.sim().metrics();
+    ui.label(format!(
+        "{agents} agents · {} selected · {} arrived · {} moving · {} stuck",
+        crowd.selection.len(),
+        m.arrived,
+        m.moving,
+        m.stuck
+    ));
+    ui.label(format!(
+        "mean speed {:.2} m/s · {} wall contacts · step {:.2} ms",
+        m.mean_speed_mps,
+        m.collisions_resolved,
+        m.step_secs * 1000.0
+    ));
+    if crowd.history.len() > 1 {
+        let series = |f: &dyn Fn(&StepMetrics) -> f64| -> Vec<[f64; 2]> {
+            crowd
+                .history
+                .iter()
+                .map(|m| [m.step as f64 / 60.0, f(m)])
+                .collect()
+        };
+        Plot::new("crowd_states")
+            .height(110.0)
+            .legend(Legend::default())
+            .x_axis_label("s")
+            .allow_scroll(false)
+            .show(ui, |plot| {
+                plot.line(Line::new("arrived", series(&|m| f64::from(m.arrived))));
+                plot.line(Line::new("moving", series(&|m| f64::from(m.moving))));
+                plot.line(Line::new("stuck", series(&|m| f64::from(m.stuck))));
+            });
+        Plot::new("crowd_step_ms")
+            .height(80.0)
+            .legend(Legend::default())
+            .x_axis_label("s")
+            .allow_scroll(false)
+            .show(ui, |plot| {
+                plot.line(Line::new("step ms", series(&|m| m.step_secs * 1000.0)));
+            });
+    }
+}
