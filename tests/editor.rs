@@ -575,3 +575,23 @@ fn crowd_spawns_selects_orders_and_arrives_without_entering_walls() {
     // The plots have data.
     assert!(harness.state().crowd.history.len() > 100);
 }
+
+#[test]
+fn exported_package_reads_back_as_the_shown_bake() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    wait_baked(&mut harness);
+    let out = dir.path().join("bands.navpkg");
+    harness.state_mut().export_package(&out);
+    let pkg = navstudio::package::read(&out).unwrap();
+    let app = harness.state();
+    let nav = app.state.nav.as_ref().unwrap();
+    assert_eq!(pkg.nav.layers.len(), 3);
+    for (read, shown) in pkg.nav.layers.iter().zip(&nav.layers) {
+        assert_eq!(read.name, shown.name);
+        assert!(read.cost == shown.cost, "{}: costs", read.name);
+        assert!(read.islands == shown.islands, "{}: islands", read.name);
+    }
+    assert_eq!(pkg.manifest.map_name, "bands");
+}

@@ -109,6 +109,7 @@ impl App {
         match panels::bake_ui(ui, &view, &mut self.auto_rebake) {
             Some(BakeAction::Bake) => self.start_full_bake(),
             Some(BakeAction::Cancel) => self.worker.cancel(),
+            Some(BakeAction::Export) => self.request(FileAction::ExportPackage),
             None => {}
         }
     }
@@ -138,6 +139,15 @@ impl App {
                     .clicked()
                 {
                     self.request(FileAction::SaveAs);
+                }
+                if ui
+                    .add_enabled(
+                        self.state.nav.is_some(),
+                        egui::Button::new("Export nav package…"),
+                    )
+                    .clicked()
+                {
+                    self.request(FileAction::ExportPackage);
                 }
                 ui.separator();
                 if ui.button("Quit").clicked() {

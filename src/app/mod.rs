@@ -70,6 +70,8 @@ pub enum FileAction {
     Save,
     /// Save to a new path.
     SaveAs,
+    /// Write the latest bake as a nav package (what a game loads).
+    ExportPackage,
     /// Close the editor.
     Quit,
 }
@@ -568,6 +570,16 @@ impl App {
                     self.save_to(&path);
                 }
             }
+            FileAction::ExportPackage => {
+                let Some(map) = &self.state.map else { return };
+                let dialog = rfd::FileDialog::new()
+                    .set_title("Export nav package")
+                    .add_filter("Nav package", &["navpkg"])
+                    .set_file_name(format!("{}.navpkg", map.document.name));
+                if let Some(path) = self.pick(dialog, FileAction::ExportPackage, true) {
+                    self.export_package(&path);
+                }
+            }
             FileAction::Quit => {
                 self.allow_close = true;
                 self.quit_requested = true;
@@ -614,6 +626,44 @@ impl App {
         }
     }
 
+    /// Writes the shown bake as a nav package (atomically); refuses while the bake is out of
+    /// date, so the file always matches the document.
+    pub fn export_package(&mut self, path: &Path) {
+        let (Some(map), Some(nav)) = (&self.state.map, &self.state.nav) else {
+            self.error = Some("Nothing to export yet: open a map and let it bake.".to_owned());
+            return;
+        };
+        if !self.is_baked() {
+            self.error = Some(
+                "The bake is still running or out of date: export again once the Bake panel says \"up to date\"."
+                    .to_owned(),
+            );
+            return;
+        }
+        let types: Vec<usize> = nav
+            .layers
+            .iter()
+            .filter_map(|l| {
+                map.document
+                    .movement_types
+                    .iter()
+                    .position(|t| t.name == l.name)
+            })
+            .collect();
+        let meta = crate::bake::package_meta(&map.document, &types);
+        match crate::package::write(path, nav, &meta) {
+            Ok(()) => self
+                .state
+                .messages
+                .push(format!("Exported the nav package to {}.", path.display())),
+            Err(err) => {
+                self.error = Some(format!(
+                    "The package was not written: {err} Nothing else changed."
+                ));
+            }
+        }
+    }
+
     fn typed_path_done(&mut self, action: FileAction, path: PathBuf) {
         match action {
             FileAction::NewFromHeightmap => match backend::new_map_from_heightmap(&path) {
@@ -621,6 +671,7 @@ impl App {
                 Err(err) => self.error = Some(err.to_string()),
             },
             FileAction::SaveAs | FileAction::Save => self.save_to(&path),
+            FileAction::ExportPackage => self.export_package(&path),
             _ => self.open_path(&path),
         }
     }

@@ -97,6 +97,30 @@ pub struct Baked {
     pub nav: NavData,
 }
 
+/// What a package records beside the nav data of a bake of `doc`: the map name, each baked
+/// movement type's parameters (RON, in layer order: `type_indices` from [`Baked`]) and the
+/// document settings the bake used.
+#[must_use]
+pub fn package_meta(doc: &MapDocument, type_indices: &[usize]) -> crate::package::PackageMeta {
+    let setting = |k: &str, v: String| (k.to_owned(), v);
+    crate::package::PackageMeta {
+        map_name: doc.name.clone(),
+        layer_params: type_indices
+            .iter()
+            .filter_map(|&t| doc.movement_types.get(t))
+            .map(|t| ron::ser::to_string(t).unwrap_or_default())
+            .collect(),
+        bake_options: vec![
+            setting("sector_size", doc.sector_size.to_string()),
+            setting("cell_size_m", doc.cell_size_m.to_string()),
+            setting("height_scale_m", doc.height_scale_m.to_string()),
+            setting("water_level_m", doc.water_level_m.to_string()),
+            setting("stamps_placed", doc.stamps.len().to_string()),
+            setting("paint_layers", doc.paint.len().to_string()),
+        ],
+    }
+}
+
 /// Bakes the chosen movement types of a map.
 ///
 /// A type with no passable cell at all bakes to an all-wall layer with a warning in `ctx`

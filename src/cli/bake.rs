@@ -13,7 +13,7 @@ use navstudio::map::{self, LoadedMap, StampLibrary};
 use navstudio::nav::NavData;
 use navstudio::nav::grid::{DIR_NONE, DIRECTIONS, FLOW_PATHABLE, WALL};
 use navstudio::nav::integrate::{IntegrationField, IntegratorScratch, UNREACHED, integrate_costs};
-use navstudio::package::{self, PackageMeta};
+use navstudio::package;
 
 /// Loads a map and bakes it with a progress bar; returns the map and the bake.
 ///
@@ -67,44 +67,6 @@ pub fn load_and_bake(
     Ok((loaded, baked, ctx))
 }
 
-/// Package metadata for a baked map.
-pub fn package_meta(loaded: &LoadedMap, baked: &Baked) -> PackageMeta {
-    PackageMeta {
-        map_name: loaded.document.name.clone(),
-        layer_params: baked
-            .type_indices
-            .iter()
-            .map(|&t| ron::ser::to_string(&loaded.document.movement_types[t]).unwrap_or_default())
-            .collect(),
-        bake_options: vec![
-            (
-                "sector_size".to_owned(),
-                loaded.document.sector_size.to_string(),
-            ),
-            (
-                "cell_size_m".to_owned(),
-                loaded.document.cell_size_m.to_string(),
-            ),
-            (
-                "height_scale_m".to_owned(),
-                loaded.document.height_scale_m.to_string(),
-            ),
-            (
-                "water_level_m".to_owned(),
-                loaded.document.water_level_m.to_string(),
-            ),
-            (
-                "stamps_placed".to_owned(),
-                loaded.document.stamps.len().to_string(),
-            ),
-            (
-                "paint_layers".to_owned(),
-                loaded.document.paint.len().to_string(),
-            ),
-        ],
-    }
-}
-
 /// `navstudio bake`.
 pub fn bake_cmd(
     map_path: &Path,
@@ -114,7 +76,7 @@ pub fn bake_cmd(
     let start = Instant::now();
     let (loaded, baked, mut ctx) = load_and_bake(map_path, types, false)?;
     if let Some(out) = output {
-        let meta = package_meta(&loaded, &baked);
+        let meta = bake::package_meta(&loaded.document, &baked.type_indices);
         let bytes = ctx.stage("write package", |_| package::to_bytes(&baked.nav, &meta));
         map::io::write_atomic(out, &bytes).map_err(|e| e.to_string())?;
         println!("wrote {} ({} bytes)", out.display(), bytes.len());

@@ -15,6 +15,8 @@ pub enum BakeAction {
     Bake,
     /// Stop the running bake.
     Cancel,
+    /// Write the bake as a nav package.
+    Export,
 }
 
 /// What the panel shows.
@@ -56,6 +58,16 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
             "Re-bake automatically after every edit (only the painted cells are re-baked)",
         );
     });
+    if ui
+        .add_enabled(
+            view.baked.is_some() && !view.busy,
+            egui::Button::new("Export nav package…"),
+        )
+        .on_hover_text("Write the bake as NAME.navpkg, the file a game loads")
+        .clicked()
+    {
+        action = Some(BakeAction::Export);
+    }
     let (fraction, text) = match (view.busy, view.progress) {
         (true, Some(p)) => (p.fraction, format!("{} …", p.stage)),
         (true, None) => (0.0, "queued …".to_owned()),
