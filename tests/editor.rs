@@ -595,3 +595,74 @@ fn exported_package_reads_back_as_the_shown_bake() {
     }
     assert_eq!(pkg.manifest.map_name, "bands");
 }
+
+#[test]
+fn autosave_survives_a_lost_session_and_restores_unsaved_paint() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let ron = dir.path().join("bands.ron");
+    let new = navstudio::app::backend::new_map_from_heightmap(&png).unwrap();
+    navstudio::app::backend::save_map(&ron, &new.document, &new.heightmap).unwrap();
+
+    // Session 1: paint a stroke, autosave, then "crash" (drop without saving).
+    {
+        let mut harness = harness(App::new(Some(&ron)).unwrap());
+        wait_baked(&mut harness);
+        assert!(harness.state().recovery_offer().is_none());
+        harness.get_by_label("Paint").click();
+        harness.step();
+        let (a, b) = (
+            screen_of(&harness, 4.5, 24.5),
+            screen_of(&harness, 14.5, 24.5),
+        );
+        harness.hover_at(a);
+        harness.step();
+        harness.drag_at(a);
+        harness.step();
+        harness.hover_at(b);
+        harness.step();
+        harness.drop_at(b);
+        harness.step();
+        assert!(harness.state().state.is_modified());
+        harness.state_mut().autosave_now();
+        assert!(navstudio::app::autosave::recovery_path(&ron).exists());
+    }
+    // The map on disk is still the unpainted one.
+    let on_disk = navstudio::map::load_map(&ron).unwrap();
+    assert!(on_disk.document.paint.is_empty());
+
+    // Session 2: the recovery copy is offered and restores the stroke, unsaved.
+    let mut harness = harness(App::new(Some(&ron)).unwrap());
+    assert!(harness.state().recovery_offer().is_some());
+    harness.state_mut().restore_recovery();
+    let app = harness.state();
+    let doc = &app.state.map.as_ref().unwrap().document;
+    assert_eq!(doc.paint.len(), 1);
+    for x in 4..=14 {
+        assert_eq!(
+            doc.paint[0].cells[(24 * W + x) as usize].delta,
+            40,
+            "cell ({x}, 24)"
+        );
+    }
+    assert!(
+        app.state.is_modified(),
+        "restored changes still need a save"
+    );
+    assert_eq!(
+        app.state.map.as_ref().unwrap().path.as_deref(),
+        Some(ron.as_path())
+    );
+
+    // Saving writes the map and removes the recovery copy.
+    harness
+        .state_mut()
+        .request(navstudio::app::FileAction::Save);
+    assert!(!harness.state().state.is_modified());
+    assert!(!navstudio::app::autosave::recovery_path(&ron).exists());
+    let saved = navstudio::map::load_map(&ron).unwrap();
+    assert_eq!(saved.document.paint.len(), 1);
+    drop(harness);
+    let again = App::new(Some(&ron)).unwrap();
+    assert!(again.recovery_offer().is_none(), "nothing left to recover");
+}

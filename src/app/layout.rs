@@ -273,6 +273,31 @@ impl App {
     }
 
     fn windows_ui(&mut self, ctx: &egui::Context) {
+        if let Some(copy) = self.recovery_offer().map(std::path::Path::to_path_buf) {
+            let when = std::fs::metadata(&copy)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .map_or_else(String::new, |d| format!(" ({} min ago)", d.as_secs() / 60));
+            egui::Window::new("Recover unsaved changes?")
+                .collapsible(false)
+                .resizable(false)
+                .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+                .show(ctx, |ui| {
+                    ui.label(format!(
+                        "navstudio autosaved changes to this map that were never saved{when}. Restore them?"
+                    ));
+                    ui.weak(copy.display().to_string());
+                    ui.horizontal(|ui| {
+                        if ui.button("Restore").clicked() {
+                            self.restore_recovery();
+                        }
+                        if ui.button("Discard").clicked() {
+                            self.discard_recovery();
+                        }
+                    });
+                });
+        }
         let mut show_help = self.show_help;
         egui::Window::new("Help")
             .open(&mut show_help)

@@ -7,6 +7,7 @@
 //! `ui` draws the panels, which read the state and emit [`Command`](commands::Command)s.
 //! Library calls go through [`backend`], the adapter to rewire to `map::io` and `bake`.
 
+pub mod autosave;
 pub mod backend;
 pub mod commands;
 pub mod crowd_view;
@@ -113,6 +114,9 @@ pub struct App {
     pub goal_preview: goal::GoalPreview,
     /// The crowd preview (spawn, command, play).
     pub crowd: crowd_view::CrowdPreview,
+    autosave: autosave::Autosave,
+    /// A recovery copy newer than the opened map, offered for restoring.
+    recovery_offer: Option<PathBuf>,
     movement_panel: MovementPanel,
     map_panel: MapSettingsPanel,
     auto_rebake: bool,
@@ -156,6 +160,8 @@ impl App {
             textures: OverlayTextures::default(),
             goal_preview: goal::GoalPreview::default(),
             crowd: crowd_view::CrowdPreview::default(),
+            autosave: autosave::Autosave::default(),
+            recovery_offer: None,
             movement_panel: MovementPanel::default(),
             map_panel: MapSettingsPanel::default(),
             auto_rebake: true,
@@ -183,8 +189,76 @@ impl App {
     /// Opens a map or heightmap now (no unsaved-changes check); errors go to the message box.
     pub fn open_path(&mut self, path: &Path) {
         match backend::load_map(path) {
-            Ok(loaded) => self.open_loaded(loaded),
+            Ok(loaded) => {
+                let is_document = loaded.path.is_some();
+                self.open_loaded(loaded);
+                self.recovery_offer = if is_document {
+                    autosave::newer_recovery(path)
+                } else {
+                    None
+                };
+            }
             Err(err) => self.error = Some(err.to_string()),
+        }
+    }
+
+    /// The recovery copy offered after opening a map, if any.
+    #[must_use]
+    pub fn recovery_offer(&self) -> Option<&Path> {
+        self.recovery_offer.as_deref()
+    }
+
+    /// Replaces the open document with its recovery copy (unsaved, under the map's own path).
+    pub fn restore_recovery(&mut self) {
+        let Some(copy) = self.recovery_offer.take() else {
+            return;
+        };
+        let original = self.state.map.as_ref().and_then(|m| m.path.clone());
+        match backend::load_map(&copy) {
+            Ok(mut loaded) => {
+                loaded.path = original;
+                self.open_loaded(loaded);
+                self.state.mark_unsaved();
+                self.state
+                    .messages
+                    .push("Restored the autosaved changes; save to keep them.".to_owned());
+            }
+            Err(err) => {
+                self.error = Some(format!("The recovery copy could not be read: {err}"));
+            }
+        }
+    }
+
+    /// Deletes the offered recovery copy.
+    pub fn discard_recovery(&mut self) {
+        if self.recovery_offer.take().is_some()
+            && let Some(path) = self.state.map.as_ref().and_then(|m| m.path.clone())
+        {
+            autosave::discard(&path);
+        }
+    }
+
+    /// Autosaves now (if there are changes) and waits for the write.
+    pub fn autosave_now(&mut self) {
+        self.autosave_step(true);
+        self.autosave.wait();
+    }
+
+    fn autosave_step(&mut self, now: bool) {
+        if !self.state.is_modified() {
+            return;
+        }
+        if let Some(map) = &self.state.map {
+            self.autosave.maybe_start(
+                map.path.as_deref(),
+                &map.document,
+                &map.heightmap,
+                self.state.history.position(),
+                now,
+            );
+        }
+        if let Some(e) = self.autosave.error.take() {
+            self.state.messages.push(e);
         }
     }
 
@@ -198,6 +272,9 @@ impl App {
         self.bake_suspended = false;
         self.full_timings.clear();
         self.crowd.clear();
+        self.recovery_offer = None;
+        self.autosave.wait();
+        self.autosave.reset(0);
     }
 
     /// Whether the worker is idle and the shown bake matches the document.
@@ -247,6 +324,7 @@ impl App {
         self.request_bakes();
         self.refresh_textures(ctx);
         self.crowd_logic(ctx);
+        self.autosave_step(false);
         let title = self.state.title();
         if title != self.title {
             ctx.send_viewport_cmd(ViewportCommand::Title(title.clone()));
@@ -617,7 +695,12 @@ impl App {
     fn save_to(&mut self, path: &Path) {
         let Some(map) = &self.state.map else { return };
         match backend::save_map(path, &map.document, &map.heightmap) {
-            Ok(()) => self.state.mark_saved(path.to_owned()),
+            Ok(()) => {
+                self.state.mark_saved(path.to_owned());
+                self.autosave.wait();
+                autosave::discard(path);
+                self.autosave.reset(self.state.history.position());
+            }
             Err(err) => {
                 self.error = Some(format!(
                     "The map was not saved: {err} Your changes are still open in the editor."

@@ -353,6 +353,11 @@ impl EditorState {
         self.map.is_some() && self.saved_at != Some(self.history.position())
     }
 
+    /// Marks the document as unsaved (e.g. restored from a recovery copy).
+    pub fn mark_unsaved(&mut self) {
+        self.saved_at = None;
+    }
+
     /// Marks the current state as saved to `path`.
     pub fn mark_saved(&mut self, path: PathBuf) {
         self.saved_at = Some(self.history.position());
