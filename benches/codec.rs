@@ -4,30 +4,15 @@
 //! `cargo bench --no-default-features --bench codec`
 #![allow(missing_docs, clippy::unwrap_used)]
 
+mod common;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use navstudio::bake::{self, BakeContext, BakeOptions};
-use navstudio::map::{self, GenerateSpec, MapKind, StampLibrary};
 use navstudio::package::{SectionKind, encode_section};
 
 fn bench_codec(c: &mut Criterion) {
-    let spec = GenerateSpec {
-        kind: MapKind::Benchmark,
-        width: 2048,
-        height: 2048,
-        seed: 1,
-    };
-    let g = map::generate(&spec);
-    let heightmap = map::heightmap_from_u16(g.width, g.height, &g.heights);
-    let baked = bake::bake(
-        &g.document,
-        &heightmap,
-        &StampLibrary::builtin().unwrap(),
-        &BakeOptions::default(),
-        &mut BakeContext::default(),
-    )
-    .unwrap();
+    let baked = common::baked_benchmark_map(2048, None);
     let raw: Vec<Vec<u8>> = baked
         .nav
         .layers

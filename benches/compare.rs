@@ -22,24 +22,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group};
-use navstudio::bake::{self, BakeContext, BakeOptions};
-use navstudio::map::{self, GenerateSpec, MapKind, StampLibrary};
 use navstudio::nav::NavWorld;
 use navstudio::nav::flow::flow_from_integration;
 use navstudio::nav::grid::WALL;
 use navstudio::nav::integrate::{IntegrationField, IntegratorScratch, UNREACHED, integrate_costs};
 use pathfinding::directed::dijkstra::dijkstra_all;
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u32) -> u32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % u64::from(n)) as u32
-    }
-}
+mod common;
+use common::Rng;
 
 const GRID: usize = 1024;
 
@@ -139,24 +129,7 @@ fn bench_integrator_vs_dijkstra(c: &mut Criterion) {
 const MAP: u32 = 2048;
 
 fn bench_tiled_vs_whole_map(c: &mut Criterion) {
-    let spec = GenerateSpec {
-        kind: MapKind::Benchmark,
-        width: MAP,
-        height: MAP,
-        seed: 1,
-    };
-    let g = map::generate(&spec);
-    let heightmap = map::heightmap_from_u16(g.width, g.height, &g.heights);
-    let baked = bake::bake(
-        &g.document,
-        &heightmap,
-        &StampLibrary::builtin().unwrap(),
-        &BakeOptions {
-            types: Some(vec!["land".into()]),
-        },
-        &mut BakeContext::default(),
-    )
-    .unwrap();
+    let baked = common::baked_benchmark_map(MAP, Some(vec!["land".into()]));
     let costs = baked.nav.layers[0].cost.to_cells();
     let mut world = NavWorld::from_nav(baked.nav);
     let mut rng = Rng(1);

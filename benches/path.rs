@@ -8,41 +8,14 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use navstudio::bake::{self, BakeContext, BakeOptions};
-use navstudio::map::{self, GenerateSpec, MapKind, StampLibrary};
 use navstudio::nav::NavWorld;
 use navstudio::nav::grid::WALL;
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u32) -> u32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % u64::from(n)) as u32
-    }
-}
+mod common;
+use common::Rng;
 
 fn bench_path(c: &mut Criterion) {
-    let spec = GenerateSpec {
-        kind: MapKind::Benchmark,
-        width: 2048,
-        height: 2048,
-        seed: 1,
-    };
-    let g = map::generate(&spec);
-    let heightmap = map::heightmap_from_u16(g.width, g.height, &g.heights);
-    let baked = bake::bake(
-        &g.document,
-        &heightmap,
-        &StampLibrary::builtin().unwrap(),
-        &BakeOptions {
-            types: Some(vec!["land".into()]),
-        },
-        &mut BakeContext::default(),
-    )
-    .unwrap();
+    let baked = common::baked_benchmark_map(2048, Some(vec!["land".into()]));
     let costs = baked.nav.layers[0].cost.to_cells();
     let mut world = NavWorld::from_nav(baked.nav);
     let mut rng = Rng(1);

@@ -79,6 +79,39 @@ fn screen_of(harness: &Harness<'_, App>, x: f32, y: f32) -> Pos2 {
     vp.transform.screen_from_cell(vp.rect, (x, y))
 }
 
+/// The banded test map opened in the editor and baked; keep the directory alive.
+fn baked_bands() -> (tempfile::TempDir, Harness<'static, App>) {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    wait_baked(&mut harness);
+    (dir, harness)
+}
+
+/// Clicks a tool's button by its label and checks it became the active tool.
+fn pick_tool(harness: &mut Harness<'_, App>, tool: navstudio::app::tools::Tool) {
+    harness.get_by_label(tool.label()).click();
+    harness.step();
+    assert_eq!(harness.state().state.tool, tool);
+}
+
+/// A primary-button drag in the viewport from cell `from` to cell `to` (continuous cell
+/// coordinates), one frame per pointer event.
+fn drag_cells(harness: &mut Harness<'_, App>, from: (f32, f32), to: (f32, f32)) {
+    let (a, b) = (
+        screen_of(harness, from.0, from.1),
+        screen_of(harness, to.0, to.1),
+    );
+    harness.hover_at(a);
+    harness.step();
+    harness.drag_at(a);
+    harness.step();
+    harness.hover_at(b);
+    harness.step();
+    harness.drop_at(b);
+    harness.step();
+}
+
 #[test]
 fn paint_stroke_rebakes_and_undo_restores() {
     let dir = tempfile::tempdir().unwrap();
@@ -243,16 +276,8 @@ fn shortcuts_switch_tools_and_widgets_are_accessible() {
 
 #[test]
 fn goal_tool_previews_the_run_time_path() {
-    let dir = tempfile::tempdir().unwrap();
-    let png = write_heightmap(dir.path());
-    let mut harness = harness(App::new(Some(&png)).unwrap());
-    wait_baked(&mut harness);
-    harness.get_by_label("Goal").click();
-    harness.step();
-    assert_eq!(
-        harness.state().state.tool,
-        navstudio::app::tools::Tool::Goal
-    );
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Goal);
 
     // A click on the steep band (a wall for land) explains itself and shows nothing.
     harness.drag_at(screen_of(&harness, 50.5, 10.5));
@@ -480,26 +505,13 @@ fn right_click(harness: &mut Harness<'_, App>, pos: Pos2) {
 #[test]
 fn crowd_spawns_selects_orders_and_arrives_without_entering_walls() {
     use navstudio::crowd::AgentState;
-    let dir = tempfile::tempdir().unwrap();
-    let png = write_heightmap(dir.path());
-    let mut harness = harness(App::new(Some(&png)).unwrap());
-    wait_baked(&mut harness);
-    harness.get_by_label("Spawn").click();
-    harness.step();
-    assert_eq!(
-        harness.state().state.tool,
-        navstudio::app::tools::Tool::Spawn
-    );
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Spawn);
     harness.state_mut().crowd.spawn_count = 20;
     harness.state_mut().crowd.playing = false;
 
     // Drag a spawn rectangle over flat ground (cells 3..12 × 18..30, 1 m cells).
-    harness.drag_at(screen_of(&harness, 3.0, 18.0));
-    harness.step();
-    harness.hover_at(screen_of(&harness, 12.0, 30.0));
-    harness.step();
-    harness.drop_at(screen_of(&harness, 12.0, 30.0));
-    harness.step();
+    drag_cells(&mut harness, (3.0, 18.0), (12.0, 30.0));
     let agents = harness.state().crowd.sim().agents();
     assert_eq!(agents.len(), 20, "{:?}", harness.state().crowd.message);
     for p in &agents.pos_world {
@@ -512,12 +524,7 @@ fn crowd_spawns_selects_orders_and_arrives_without_entering_walls() {
     // Command tool: a box over the left half selects some, not all.
     harness.get_by_label("Command").click();
     harness.step();
-    harness.drag_at(screen_of(&harness, 2.0, 17.0));
-    harness.step();
-    harness.hover_at(screen_of(&harness, 7.5, 31.0));
-    harness.step();
-    harness.drop_at(screen_of(&harness, 7.5, 31.0));
-    harness.step();
+    drag_cells(&mut harness, (2.0, 17.0), (7.5, 31.0));
     let selected = harness.state().crowd.selection.len();
     let left = harness
         .state()
@@ -611,18 +618,7 @@ fn autosave_survives_a_lost_session_and_restores_unsaved_paint() {
         assert!(harness.state().recovery_offer().is_none());
         harness.get_by_label("Paint").click();
         harness.step();
-        let (a, b) = (
-            screen_of(&harness, 4.5, 24.5),
-            screen_of(&harness, 14.5, 24.5),
-        );
-        harness.hover_at(a);
-        harness.step();
-        harness.drag_at(a);
-        harness.step();
-        harness.hover_at(b);
-        harness.step();
-        harness.drop_at(b);
-        harness.step();
+        drag_cells(&mut harness, (4.5, 24.5), (14.5, 24.5));
         assert!(harness.state().state.is_modified());
         harness.state_mut().autosave_now();
         assert!(navstudio::app::autosave::recovery_path(&ron).exists());
