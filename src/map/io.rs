@@ -52,6 +52,7 @@ struct VersionProbe {
 /// # Errors
 /// The first problem found, naming the file it is in.
 pub fn load_map(path: &Path) -> Result<LoadedMap, MapError> {
+    finish_interrupted_save(path)?;
     let text = read_document_text(path)?;
     let document = parse_document(&text, path)?;
     document.validate_at(path)?;
@@ -217,10 +218,82 @@ pub fn save_map_with_size(
     let text = document_text(document).map_err(|e| MapError::write(path, e))?;
     staged.push(StagedFile::stage(path, text.as_bytes())?);
 
+    // The files must change together: a journal naming every staged file is made durable
+    // before the first rename, so a save killed between renames is rolled forward by the
+    // next load (`finish_interrupted_save`) instead of leaving old and new files mixed.
+    let journal = journal_path(path);
+    let lines: String = staged
+        .iter()
+        .map(|f| {
+            format!(
+                "{}\t{}\n",
+                relative_to(&folder, &f.temp),
+                relative_to(&folder, &f.target)
+            )
+        })
+        .collect();
+    write_atomic(&journal, lines.as_bytes())?;
     for file in staged {
+        pause_between_renames();
         file.commit()?;
     }
+    std::fs::remove_file(&journal).map_err(|e| MapError::write(&journal, e))?;
     Ok(())
+}
+
+/// Test hook (debug builds only): with `NAVSTUDIO_SAVE_PAUSE_MS` set, each rename of a save
+/// waits that long, so the crash test (tests/save_crash.rs) can kill a save between renames.
+#[cfg(debug_assertions)]
+fn pause_between_renames() {
+    if let Some(ms) = std::env::var("NAVSTUDIO_SAVE_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn pause_between_renames() {}
+
+/// The journal of a save of `path` in progress: `.NAME.ron.saving` beside it.
+fn journal_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "map.ron".into(), |n| n.to_string_lossy().into_owned());
+    folder_of(path).join(format!(".{name}.saving"))
+}
+
+fn relative_to(folder: &Path, file: &Path) -> String {
+    file.strip_prefix(folder)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Completes a save of `path` that was interrupted between its renames (the journal is
+/// still there): every staged file still waiting is renamed into place, so the folder holds
+/// the new version entirely. A journal written but never acted on names only complete,
+/// synced temporary files, so rolling forward is always safe.
+///
+/// # Errors
+/// [`MapError::Write`] when a rename fails (the journal stays for the next try).
+pub fn finish_interrupted_save(path: &Path) -> Result<(), MapError> {
+    let journal = journal_path(path);
+    let Ok(text) = std::fs::read_to_string(&journal) else {
+        return Ok(());
+    };
+    let folder = folder_of(path);
+    for line in text.lines() {
+        let Some((temp, target)) = line.split_once('\t') else {
+            continue;
+        };
+        let (temp, target) = (folder.join(temp), folder.join(target));
+        if temp.exists() {
+            std::fs::rename(&temp, &target).map_err(|e| MapError::write(&target, e))?;
+        }
+    }
+    std::fs::remove_file(&journal).map_err(|e| MapError::write(&journal, e))
 }
 
 /// The document as pretty RON with a short header comment.

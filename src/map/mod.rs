@@ -18,7 +18,10 @@ pub use generate::{GenerateSpec, GeneratedMap, MapKind, generate};
 pub use heightmap::{
     Heightmap, ImportedHeightmap, heightmap_from_u16, import_heightmap, write_png16,
 };
-pub use io::{LoadedMap, load_map, new_map_from_heightmap, save_map, save_map_with_size};
+pub use io::{
+    LoadedMap, finish_interrupted_save, load_map, new_map_from_heightmap, save_map,
+    save_map_with_size,
+};
 pub use movement::{MovementType, WaterRule, default_movement_types};
 pub use paint::{PaintCell, PaintForce, PaintLayer, PaintTarget};
 pub use stamp::{Stamp, StampCell, StampFootprint, StampLibrary, StampPlacement};
