@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use crate::bake::cost_layers::CostLayers;
 use crate::bake::{self, BakeContext, BakeOptions, Baked};
 use crate::map::{self, Heightmap, MapDocument, MapError, StampLibrary};
 #[cfg(test)]
@@ -156,6 +157,9 @@ pub struct TypeLayers {
     pub wall_count: usize,
     /// Mean cost of the passable cells.
     pub mean_cost: f32,
+    /// Why cells differ from the terrain: 255 = a wall only because of the large-unit wall
+    /// buffer, 1..=254 = cost added by the wall blur, 0 = neither.
+    pub contribution: Vec<u8>,
 }
 
 /// Everything a bake hands back to the editor.
@@ -236,7 +240,7 @@ pub fn bake_full(
         .type_indices
         .iter()
         .zip(&baked.cost_layers)
-        .map(|(&t, l)| type_stats(&document.movement_types[t].name, l.final_cost.clone()))
+        .map(|(&t, l)| type_stats(&document.movement_types[t].name, l))
         .collect();
     Ok(BakeOutput {
         slope_histogram: histogram(&baked.slope_deg),
@@ -282,23 +286,36 @@ pub fn bake_rect(
         .type_indices
         .iter()
         .zip(&baked.cost_layers)
-        .map(|(&t, l)| type_stats(&document.movement_types[t].name, l.final_cost.clone()))
+        .map(|(&t, l)| type_stats(&document.movement_types[t].name, l))
         .collect();
     previous.slope_deg.clone_from(&baked.slope_deg);
     previous.timings = vec![("rebake rect".to_owned(), start.elapsed())];
 }
 
-fn type_stats(name: &str, final_cost: Vec<u8>) -> TypeLayers {
+fn type_stats(name: &str, layers: &CostLayers) -> TypeLayers {
+    let final_cost = layers.final_cost.clone();
     let wall_count = final_cost.iter().filter(|&&c| c == WALL).count();
     let (sum, n) = final_cost
         .iter()
         .filter(|&&c| c != WALL)
         .fold((0u64, 0u64), |(s, n), &c| (s + u64::from(c), n + 1));
+    let contribution = (0..final_cost.len())
+        .map(|i| {
+            let buffered = layers.buffered_walls.get(i).copied().unwrap_or(false)
+                && !layers.wall_mask.get(i).copied().unwrap_or(false);
+            if buffered {
+                WALL
+            } else {
+                layers.blur.get(i).copied().unwrap_or(0).min(254)
+            }
+        })
+        .collect();
     TypeLayers {
         name: name.to_owned(),
         final_cost,
         wall_count,
         mean_cost: if n == 0 { 0.0 } else { sum as f32 / n as f32 },
+        contribution,
     }
 }
 
@@ -387,6 +404,35 @@ mod tests {
         }
         // land: flat ground (1) + 40 paint + the blur next to the painted wall.
         assert!(full.types[0].final_cost[6 * 20 + 7] >= 41);
+    }
+
+    #[test]
+    fn contributions_mark_buffer_walls_and_blur() {
+        let (mut doc, hm) = flat_doc(20, 20);
+        let mut cells = vec![PaintCell::default(); 400];
+        cells[10 * 20 + 10].force = PaintForce::Wall;
+        doc.paint.push(PaintLayer {
+            target: PaintTarget::All,
+            file: "t.paint.all.png".to_owned(),
+            cells,
+        });
+        let never = Arc::new(AtomicBool::new(false));
+        let out = bake_full(&doc, &hm, &never, Box::new(|_| {})).unwrap();
+        let (land, large) = (&out.types[0], &out.types[2]);
+        let at = |x: usize, y: usize| y * 20 + x;
+        // The painted wall itself is not the buffer's doing.
+        assert_eq!(large.contribution[at(10, 10)], 0);
+        // large: 1.5 m buffer → the 4-neighbours (edge distance 0.5 m) and diagonals
+        // (edge distance 0 m, corner touching) become buffer walls; 3 cells away does not.
+        assert_eq!(large.contribution[at(11, 10)], WALL);
+        assert_eq!(large.final_cost[at(11, 10)], WALL);
+        assert_ne!(large.contribution[at(13, 10)], WALL);
+        // land: no buffer; blur (3 m, strength 6) next to the wall, none far away, and the
+        // final cost is the flat cost plus exactly that blur.
+        let next = land.contribution[at(11, 10)];
+        assert!(next > 0 && next != WALL, "{next}");
+        assert_eq!(land.final_cost[at(11, 10)], 1 + next);
+        assert_eq!(land.contribution[at(18, 18)], 0);
     }
 
     #[test]

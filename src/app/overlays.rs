@@ -50,6 +50,8 @@ pub struct OverlaySettings {
     pub line_of_sight: bool,
     /// Placed stamps' outlines and ids.
     pub stamps: bool,
+    /// Walls added by the wall buffer and cost added by the wall blur (selected type).
+    pub contributions: bool,
     /// Opacity of the slope and cost overlays over the height. `[Limit: 0..=1]`
     pub opacity: f32,
 }
@@ -70,6 +72,7 @@ impl Default for OverlaySettings {
             flow: true,
             line_of_sight: true,
             stamps: true,
+            contributions: false,
             opacity: 0.6,
         }
     }
@@ -256,6 +259,8 @@ pub struct OverlayTextures {
     pub cost: Option<TextureHandle>,
     /// Walls of the selected type.
     pub walls: Option<TextureHandle>,
+    /// Wall-buffer walls and wall-blur cost of the selected type.
+    pub contribution: Option<TextureHandle>,
     /// Paint for the selected type.
     pub paint: Option<TextureHandle>,
     /// Island ids of the selected type (from the nav data).
@@ -354,7 +359,18 @@ impl OverlayTextures {
             }
         });
         upload(ctx, &mut self.walls, "overlay-walls", rect, full, image);
-        self.uploaded_cells += 2 * rect.area();
+        let image = image_from(rect, full.x1, |i| {
+            contribution_color(layers.contribution.get(i).copied().unwrap_or(0))
+        });
+        upload(
+            ctx,
+            &mut self.contribution,
+            "overlay-contribution",
+            rect,
+            full,
+            image,
+        );
+        self.uploaded_cells += 3 * rect.area();
     }
 
     /// Uploads the paint texture for movement type `type_name` for `rect`.
@@ -425,6 +441,23 @@ impl OverlayTextures {
         let image = preview.image(size.0, size.1, show.0, show.1);
         self.uploaded_cells += full.area();
         upload(ctx, &mut self.goal, "overlay-goal", full, full, image);
+    }
+}
+
+/// Colour of a wall added by the large-unit wall buffer.
+pub const BUFFER_COLOR: Color32 = Color32::from_rgb(255, 120, 40);
+
+/// The buffer / blur overlay: buffer walls orange, blur magenta growing with the cost
+/// added, untouched cells transparent.
+#[must_use]
+pub fn contribution_color(contribution: u8) -> Color32 {
+    match contribution {
+        0 => Color32::TRANSPARENT,
+        WALL => BUFFER_COLOR,
+        added => {
+            let t = (f32::from(added) / 40.0).min(1.0);
+            Color32::from_rgba_unmultiplied(230, 60, 220, (60.0 + 170.0 * t) as u8)
+        }
     }
 }
 

@@ -254,6 +254,11 @@ impl Viewport {
                 &textures.walls,
                 Color32::WHITE,
             ),
+            (
+                overlays.contributions,
+                &textures.contribution,
+                Color32::WHITE,
+            ),
             (overlays.paint, &textures.paint, Color32::WHITE),
         ];
         for (visible, tex, tint) in layers {

@@ -42,9 +42,8 @@ pub enum BakeRequest {
 pub struct RectPatch {
     /// The re-baked cells.
     pub rect: CellRect,
-    /// Per type: the rect's costs (row-major within the rect), the type's new wall count
-    /// and mean cost.
-    pub types: Vec<(Vec<u8>, usize, f32)>,
+    /// Per type, the rect's cells (row-major within the rect) and the type's new totals.
+    pub types: Vec<TypePatch>,
     /// How long it took.
     pub elapsed: Duration,
     /// The updated nav data, when the request asked for it.
@@ -55,21 +54,39 @@ impl RectPatch {
     /// Writes the patch into a full bake output.
     pub fn apply_to(&self, output: &mut BakeOutput, width: u32) {
         let w = self.rect.width() as usize;
-        for (layers, (cells, walls, mean)) in output.types.iter_mut().zip(&self.types) {
+        for (layers, patch) in output.types.iter_mut().zip(&self.types) {
             for (row, y) in (self.rect.y0..self.rect.y1).enumerate() {
                 let start = y as usize * width as usize + self.rect.x0 as usize;
-                if let (Some(dst), Some(src)) = (
-                    layers.final_cost.get_mut(start..start + w),
-                    cells.get(row * w..(row + 1) * w),
-                ) {
-                    dst.copy_from_slice(src);
+                for (dst, src) in [
+                    (&mut layers.final_cost, &patch.cost),
+                    (&mut layers.contribution, &patch.contribution),
+                ] {
+                    if let (Some(d), Some(s)) = (
+                        dst.get_mut(start..start + w),
+                        src.get(row * w..(row + 1) * w),
+                    ) {
+                        d.copy_from_slice(s);
+                    }
                 }
             }
-            layers.wall_count = *walls;
-            layers.mean_cost = *mean;
+            layers.wall_count = patch.walls;
+            layers.mean_cost = patch.mean;
         }
         output.timings = vec![("rebake rect".to_owned(), self.elapsed)];
     }
+}
+
+/// One movement type's part of a [`RectPatch`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypePatch {
+    /// Final costs of the rect.
+    pub cost: Vec<u8>,
+    /// Buffer / blur contributions of the rect (see `TypeLayers::contribution`).
+    pub contribution: Vec<u8>,
+    /// The type's wall count after the patch.
+    pub walls: usize,
+    /// The type's mean passable cost after the patch.
+    pub mean: f32,
 }
 
 /// What the bake thread reports.
@@ -314,14 +331,22 @@ fn patch_of(output: &BakeOutput, rect: CellRect, width: u32, elapsed: Duration) 
         .types
         .iter()
         .map(|t| {
-            let mut cells = Vec::with_capacity(rect.area());
-            for y in rect.y0..rect.y1 {
-                let start = y as usize * width as usize + rect.x0 as usize;
-                if let Some(row) = t.final_cost.get(start..start + rect.width() as usize) {
-                    cells.extend_from_slice(row);
+            let cut = |grid: &[u8]| {
+                let mut cells = Vec::with_capacity(rect.area());
+                for y in rect.y0..rect.y1 {
+                    let start = y as usize * width as usize + rect.x0 as usize;
+                    if let Some(row) = grid.get(start..start + rect.width() as usize) {
+                        cells.extend_from_slice(row);
+                    }
                 }
+                cells
+            };
+            TypePatch {
+                cost: cut(&t.final_cost),
+                contribution: cut(&t.contribution),
+                walls: t.wall_count,
+                mean: t.mean_cost,
             }
-            (cells, t.wall_count, t.mean_cost)
         })
         .collect();
     RectPatch {

@@ -6,8 +6,8 @@ use egui::{Color32, RichText, Ui};
 use crate::app::commands::{Command, MapSettings};
 use crate::app::goal::{GoalPreview, heat_color};
 use crate::app::overlays::{
-    SLOPE_RAMP_MAX_DEG, WALL_COLOR, cost_color, height_color, paint_color, ramp_legend_ui,
-    slope_color, swatch_ui,
+    BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
+    paint_color, ramp_legend_ui, slope_color, swatch_ui,
 };
 use crate::app::state::{EditorState, GoalPick};
 use crate::app::tools::stamp::{library, rotated_size};
@@ -197,6 +197,14 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.checkbox(&mut o.walls, format!("Walls ({type_name})"));
     if o.walls || o.cost {
         swatch_ui(ui, WALL_COLOR, "wall (255)");
+    }
+    ui.checkbox(&mut o.contributions, "Wall buffer and blur")
+        .on_hover_text("Why cells cost what they do near walls: walls the large-unit buffer added, and cost the wall blur added");
+    if o.contributions {
+        ui.horizontal_wrapped(|ui| {
+            swatch_ui(ui, BUFFER_COLOR, "buffer wall");
+            swatch_ui(ui, contribution_color(40), "blur cost");
+        });
     }
     ui.checkbox(&mut o.paint, "Paint layer");
     if o.paint {
