@@ -455,7 +455,7 @@ pub fn contribution_color(contribution: u8) -> Color32 {
         0 => Color32::TRANSPARENT,
         WALL => BUFFER_COLOR,
         added => {
-            let t = (f32::from(added) / 40.0).min(1.0);
+            let t = (f32::from(added) / 16.0).min(1.0);
             Color32::from_rgba_unmultiplied(230, 60, 220, (60.0 + 170.0 * t) as u8)
         }
     }

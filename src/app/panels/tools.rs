@@ -203,7 +203,7 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     if o.contributions {
         ui.horizontal_wrapped(|ui| {
             swatch_ui(ui, BUFFER_COLOR, "buffer wall");
-            swatch_ui(ui, contribution_color(40), "blur cost");
+            swatch_ui(ui, contribution_color(16), "blur cost");
         });
     }
     ui.checkbox(&mut o.paint, "Paint layer");
