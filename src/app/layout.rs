@@ -126,6 +126,26 @@ impl App {
                 {
                     self.request(FileAction::Open);
                 }
+                let recent = self.recent.paths.clone();
+                ui.add_enabled_ui(!recent.is_empty(), |ui| {
+                    ui.menu_button("Open recent", |ui| {
+                        for path in recent {
+                            let name = path
+                                .file_name()
+                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                            let button = ui
+                                .add_enabled(path.exists(), egui::Button::new(name))
+                                .on_hover_text(path.display().to_string())
+                                .on_disabled_hover_text(format!(
+                                    "{} no longer exists",
+                                    path.display()
+                                ));
+                            if button.clicked() {
+                                self.request(FileAction::OpenPath(path));
+                            }
+                        }
+                    });
+                });
                 ui.separator();
                 let has_map = self.state.map.is_some();
                 if ui

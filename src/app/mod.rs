@@ -15,6 +15,7 @@ pub mod goal;
 mod layout;
 pub mod overlays;
 pub mod panels;
+pub mod recent;
 pub mod state;
 pub mod tools;
 pub mod viewport;
@@ -115,6 +116,8 @@ pub struct App {
     /// The crowd preview (spawn, command, play).
     pub crowd: crowd_view::CrowdPreview,
     autosave: autosave::Autosave,
+    /// File > Open recent.
+    pub recent: recent::RecentFiles,
     /// A recovery copy newer than the opened map, offered for restoring.
     recovery_offer: Option<PathBuf>,
     movement_panel: MovementPanel,
@@ -161,6 +164,7 @@ impl App {
             goal_preview: goal::GoalPreview::default(),
             crowd: crowd_view::CrowdPreview::default(),
             autosave: autosave::Autosave::default(),
+            recent: recent::RecentFiles::default(),
             recovery_offer: None,
             movement_panel: MovementPanel::default(),
             map_panel: MapSettingsPanel::default(),
@@ -192,6 +196,7 @@ impl App {
             Ok(loaded) => {
                 let is_document = loaded.path.is_some();
                 self.open_loaded(loaded);
+                self.recent.note(path);
                 self.recovery_offer = if is_document {
                     autosave::newer_recovery(path)
                 } else {
@@ -697,6 +702,7 @@ impl App {
         match backend::save_map(path, &map.document, &map.heightmap) {
             Ok(()) => {
                 self.state.mark_saved(path.to_owned());
+                self.recent.note(path);
                 self.autosave.wait();
                 autosave::discard(path);
                 self.autosave.reset(self.state.history.position());
@@ -822,6 +828,12 @@ pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
         return Err(AppError::NoDisplay);
     }
     let mut app = App::new(path.as_deref())?;
+    if let Some(store) = recent::default_store() {
+        app.recent = recent::RecentFiles::load(store);
+        if let Some(opened) = app.state.map.as_ref().and_then(|m| m.path.clone()) {
+            app.recent.note(&opened);
+        }
+    }
     app.screenshot = std::env::var_os("NAVSTUDIO_SCREENSHOT").map(|p| ScreenshotPlan {
         path: PathBuf::from(p),
         frames_after_bake: 5,
