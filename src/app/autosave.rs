@@ -18,10 +18,7 @@ pub const AUTOSAVE_SECS: u64 = 30;
 /// Where the recovery copy of the map at `map_path` lives.
 #[must_use]
 pub fn recovery_path(map_path: &Path) -> PathBuf {
-    let folder = map_path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let folder = crate::map::io::folder_of(map_path);
     let name = map_path
         .file_name()
         .map_or_else(|| "map.ron".into(), |n| n.to_string_lossy().into_owned());
@@ -114,25 +111,20 @@ impl Autosave {
 
     /// Takes the result of a finished write.
     fn collect(&mut self) {
-        if self.writer.as_ref().is_some_and(JoinHandle::is_finished)
-            && let Some(handle) = self.writer.take()
-        {
-            match handle.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => self.error = Some(format!("Autosave failed: {e}")),
-                Err(_) => self.error = Some("Autosave failed unexpectedly.".to_owned()),
-            }
+        if self.writer.as_ref().is_some_and(JoinHandle::is_finished) {
+            self.wait();
         }
     }
 
     /// Waits for the write in flight (tests, and before a normal save removes the copy).
     pub fn wait(&mut self) {
-        if let Some(handle) = self.writer.take() {
-            match handle.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => self.error = Some(format!("Autosave failed: {e}")),
-                Err(_) => self.error = Some("Autosave failed unexpectedly.".to_owned()),
-            }
+        let Some(handle) = self.writer.take() else {
+            return;
+        };
+        match handle.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.error = Some(format!("Autosave failed: {e}")),
+            Err(_) => self.error = Some("Autosave failed unexpectedly.".to_owned()),
         }
     }
 }

@@ -94,11 +94,7 @@ pub fn load_map(path: &Path) -> Result<LoadedMap, BackendError> {
     let mut loaded: LoadedMap = map::load_map(path)?.into();
     // The document stores its heightmap relative to itself; the editor keeps it absolute so
     // "Save As" into another folder still finds it (`save_map` makes it relative again).
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let hm = folder.join(&loaded.document.heightmap.path);
+    let hm = map::io::folder_of(path).join(&loaded.document.heightmap.path);
     if let Ok(abs) = hm.canonicalize() {
         loaded.document.heightmap.path = abs.to_string_lossy().into_owned();
     }
@@ -114,10 +110,7 @@ pub fn save_map(
     document: &MapDocument,
     heightmap: &Heightmap,
 ) -> Result<(), BackendError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = map::io::folder_of(path);
     let stem = path
         .file_stem()
         .map_or_else(|| "map".to_owned(), |s| s.to_string_lossy().into_owned());

@@ -352,8 +352,9 @@ pub fn new_map_from_heightmap(heightmap_path: &Path) -> Result<LoadedMap, MapErr
     })
 }
 
-/// The folder a document's relative paths start from.
-fn folder_of(path: &Path) -> PathBuf {
+/// The folder a document's relative paths start from (`.` for a bare file name).
+#[must_use]
+pub fn folder_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

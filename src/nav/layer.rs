@@ -192,18 +192,8 @@ fn rebuild_costs_only(layer: &mut NavLayer, dirty_sectors: &[u32]) -> bool {
     }
     // Each dirty node's row: its twin crossing (the cost of the twin's cell) and in-sector
     // edges, in the CSR order assemble_graph gives (sorted by target).
-    let mut scratch_flows = FlowPermutations {
-        tiles: Vec::new(),
-        node_tile: layer.flows.node_tile.clone(),
-    };
-    let base = layer.flows.tiles.len() as u32;
-    let matrices = recompute_sector_tiles(
-        &layer.cost,
-        &layer.nodes,
-        &layer.graph,
-        &sectors,
-        &mut scratch_flows,
-    );
+    let (matrices, new_tiles) =
+        recompute_sector_tiles(&layer.cost, &layer.nodes, &layer.graph, &sectors);
     let mut rows: Vec<GraphRowUpdate> = Vec::new();
     for (&s, matrix) in sectors.iter().zip(&matrices) {
         let list = layer.graph.nodes_of_sector(s);
@@ -253,21 +243,19 @@ fn rebuild_costs_only(layer: &mut NavLayer, dirty_sectors: &[u32]) -> bool {
             return false;
         }
     }
-    let offsets = layer.graph.offsets.clone();
+    let g = &mut layer.graph;
     for (m, _, edges) in rows {
-        let range = offsets[m as usize] as usize..offsets[m as usize + 1] as usize;
+        let range = g.offsets[m as usize] as usize..g.offsets[m as usize + 1] as usize;
         for (t, w) in edges {
-            if let Some(slot) = range.clone().find(|&e| layer.graph.targets[e] == t) {
-                layer.graph.weights[slot] = w;
+            if let Some(slot) = range.clone().find(|&e| g.targets[e] == t) {
+                g.weights[slot] = w;
             }
         }
     }
-    for &s in &sectors {
-        for &n in layer.graph.nodes_of_sector(s) {
-            layer.flows.node_tile[n as usize] = base + scratch_flows.node_tile[n as usize];
-        }
+    for (n, tile) in new_tiles {
+        layer.flows.node_tile[n as usize] = layer.flows.tiles.len() as u32;
+        layer.flows.tiles.push(tile);
     }
-    layer.flows.tiles.append(&mut scratch_flows.tiles);
     if layer.flows.tiles.len() > 2 * layer.nodes.len() + 4096 {
         layer.flows = canonical_flows(&layer.cost, &layer.nodes, &layer.flows);
     }

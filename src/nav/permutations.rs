@@ -356,15 +356,14 @@ pub fn canonical_flows(
 /// Recomputes the flow tiles of every node in `sectors` (whose costs changed but whose walls
 /// did not, so the nodes and the graph's edges are unchanged) and returns, per sector, the
 /// in-sector weight matrix (`k × k`, row = from-node position, column = to-node position,
-/// [`UNREACHED`] for no edge). New tiles are appended to `flows` (the store is no longer
-/// canonical; see [`canonical_flows`]).
+/// [`UNREACHED`] for no edge), and each recomputed node's new tile. Nothing is written, so
+/// the caller can still refuse the result.
 pub fn recompute_sector_tiles(
     cost: &CostField,
     nodes: &[PortalNode],
     graph: &PortalGraph,
     sectors: &[u32],
-    flows: &mut FlowPermutations,
-) -> Vec<Vec<u32>> {
+) -> (Vec<Vec<u32>>, Vec<NodeTile>) {
     let spec = cost.spec;
     let jobs: Vec<(u32, usize)> = sectors
         .iter()
@@ -394,6 +393,7 @@ pub fn recompute_sector_tiles(
         })
         .collect();
     let mut out = Vec::with_capacity(sectors.len());
+    let mut tiles = Vec::with_capacity(jobs.len());
     let mut it = jobs.iter().zip(computed);
     for &s in sectors {
         let list = graph.nodes_of_sector(s);
@@ -403,8 +403,7 @@ pub fn recompute_sector_tiles(
             let Some((&(_, j), (tile, answers))) = it.next() else {
                 break;
             };
-            flows.node_tile[list[j] as usize] = flows.tiles.len() as u32;
-            flows.tiles.push(tile);
+            tiles.push((list[j], tile));
             for (i, a) in answers.into_iter().enumerate() {
                 if i != j {
                     matrix[i * k + j] = a;
@@ -413,8 +412,11 @@ pub fn recompute_sector_tiles(
         }
         out.push(matrix);
     }
-    out
+    (out, tiles)
 }
+
+/// A portal node and its newly computed flow tile.
+pub type NodeTile = (u32, Box<[u8]>);
 
 /// Integrates one node's sector toward the node's window, answers the weight queries
 /// (`(local cell, _)` → integrated cost minus the cell's own cost) and returns the flow tile.
