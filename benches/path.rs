@@ -1,13 +1,15 @@
 //! Run-time path requests on the generated 2048 × 2048 benchmark map (land type):
-//! `request_path` for random reachable pairs across the map, 1,000 sources to one goal with
-//! merging A*, and `is_reachable`.
+//! `request_path` for random reachable pairs across the map (the default: landmark bounds,
+//! weight 1.1; beside it exact A* with landmarks and plain octile A*, with the nodes each
+//! expands and the cost of the routes), building the landmark tables, 1,000 sources to one
+//! goal with merging A*, and `is_reachable`.
 //!
 //! `cargo bench --no-default-features --bench path`
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use navstudio::nav::NavWorld;
 use navstudio::nav::grid::WALL;
 
@@ -51,6 +53,61 @@ fn bench_path(c: &mut Criterion) {
             world.release_path(id);
         });
     });
+    // The same pairs with exact A* (weight 1) with and without landmark bounds.
+    for (name, landmarks) in [
+        ("request_path, exact A* with landmarks", true),
+        ("request_path, exact A*, octile only", false),
+    ] {
+        let mut other = NavWorld::from_nav(world.nav().clone());
+        other.set_heuristic_weight(1.0);
+        other.set_landmarks(landmarks);
+        let mut k = 0;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                k = (k + 1) % pairs.len();
+                let (a, g) = pairs[k];
+                let id = other.request_path(0, &[a], g).unwrap();
+                other.release_path(id);
+            });
+        });
+    }
+    // What each variant expands and what its routes cost (printed once, for the README).
+    for (name, weight, landmarks) in [
+        ("default (landmarks, weight 1.1)", 1.1, true),
+        ("exact A* with landmarks", 1.0, true),
+        ("exact A*, octile only", 1.0, false),
+    ] {
+        let mut probe = NavWorld::from_nav(world.nav().clone());
+        probe.set_heuristic_weight(weight);
+        probe.set_landmarks(landmarks);
+        probe.prepare_landmarks();
+        let mut cost = 0u64;
+        for &(a, g) in &pairs {
+            let id = probe.request_path(0, &[a], g).unwrap();
+            cost += u64::from(probe.path(id).unwrap().routes[0].cost);
+            probe.release_path(id);
+        }
+        println!(
+            "{name}: {} nodes expanded per request, route cost sum {cost} over {} pairs",
+            probe.a_star_expansions() / pairs.len() as u64,
+            pairs.len()
+        );
+    }
+    group.sample_size(10);
+    group.bench_function(
+        "prepare_landmarks (8 landmarks, 16 Dijkstras over the portal graph)",
+        |b| {
+            b.iter_batched(
+                || NavWorld::from_nav(world.nav().clone()),
+                |mut fresh| {
+                    fresh.prepare_landmarks();
+                    fresh
+                },
+                BatchSize::LargeInput,
+            );
+        },
+    );
+    group.sample_size(100);
     group.sample_size(20);
     group.bench_function("request_path, 1000 sources to one goal (merging A*)", |b| {
         b.iter(|| {

@@ -177,3 +177,75 @@ fn dynamic_stamp_then_rebuild_equals_fresh_build() {
         "removing the stamp must restore the layer"
     );
 }
+
+/// Route costs of the same requests three ways: plain A* (octile only, weight 1), A* with
+/// landmark bounds (weight 1) and the default (landmarks, weight 1.1). Landmark bounds are
+/// admissible, so at weight 1 they must find routes as cheap as plain A* while expanding far
+/// fewer nodes; the default stays within its weight of the optimum.
+#[test]
+fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
+    // The benchmark terrain (hills, lakes, cliffs) at 512², land type only.
+    let g = navstudio::map::generate(&navstudio::map::GenerateSpec {
+        kind: MapKind::Benchmark,
+        width: 512,
+        height: 512,
+        seed: 3,
+    });
+    let baked = navstudio::bake::bake(
+        &g.document,
+        &navstudio::map::heightmap_from_u16(g.width, g.height, &g.heights),
+        &navstudio::map::StampLibrary::builtin().unwrap(),
+        &navstudio::bake::BakeOptions {
+            types: Some(vec!["land".into()]),
+        },
+        &mut navstudio::bake::BakeContext::default(),
+    )
+    .unwrap();
+    let layer = &baked.nav.layers[0];
+    let (w, h) = (layer.cost.spec.width, layer.cost.spec.height);
+    let costs = layer.cost.to_cells();
+    let mut plain = NavWorld::from_nav(baked.nav.clone());
+    plain.set_landmarks(false);
+    plain.set_heuristic_weight(1.0);
+    let mut exact = NavWorld::from_nav(baked.nav.clone());
+    exact.set_heuristic_weight(1.0);
+    let mut default = NavWorld::from_nav(baked.nav.clone());
+    let mut rng = Rng(5);
+    let mut pairs = 0;
+    let route_cost = |world: &mut NavWorld, a, b| {
+        let id = world.request_path(0, &[a], b).unwrap();
+        let cost = world.path(id).unwrap().routes[0].cost;
+        world.release_path(id);
+        cost
+    };
+    while pairs < 30 {
+        let a = (rng.below(w), rng.below(h));
+        let b = (rng.below(w), rng.below(h));
+        let far = a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) >= w / 3;
+        if !far || costs[(a.1 * w + a.0) as usize] == WALL || !plain.is_reachable(0, a, b) {
+            continue;
+        }
+        pairs += 1;
+        let (p, e, d) = (
+            route_cost(&mut plain, a, b),
+            route_cost(&mut exact, a, b),
+            route_cost(&mut default, a, b),
+        );
+        assert!(
+            e <= p,
+            "{a:?}->{b:?}: landmark route {e} costlier than plain A* {p}"
+        );
+        assert!(
+            f64::from(d) <= f64::from(e) * 1.1 + 1.0,
+            "{a:?}->{b:?}: default route {d} beyond 1.1 × optimal {e}"
+        );
+    }
+    let (pe, ee, de) = (
+        plain.a_star_expansions(),
+        exact.a_star_expansions(),
+        default.a_star_expansions(),
+    );
+    println!("expansions over {pairs} requests: plain {pe}, landmarks {ee}, default {de}");
+    assert!(ee * 2 < pe, "landmarks expanded {ee} nodes, plain A* {pe}");
+    assert!(de < ee, "weight 1.1 expanded {de} nodes, weight 1 {ee}");
+}

@@ -8,6 +8,7 @@ pub mod flow;
 pub mod grid;
 pub mod integrate;
 pub mod islands;
+pub mod landmarks;
 pub mod layer;
 pub mod permutations;
 pub mod portals;

@@ -10,16 +10,30 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::landmarks::LandmarkBounds;
 use super::layer::NavLayer;
 
 /// Reusable search memory; a generation counter replaces clearing per search.
 #[derive(Debug, Default)]
 pub struct SearchScratch {
     generation: u32,
-    seen: Vec<u32>,
-    g: Vec<u32>,
-    parent: Vec<u32>,
+    /// One record per portal node, so a relaxation touches one cache line.
+    nodes: Vec<NodeState>,
     heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Nodes expanded over all searches (a measure of the heuristic's strength).
+    pub expanded: u64,
+}
+
+/// Search state of one portal node; fields are valid while `seen` is the current generation.
+#[derive(Clone, Copy, Debug, Default)]
+struct NodeState {
+    seen: u32,
+    /// Generation in which the node was expanded.
+    closed: u32,
+    g: u32,
+    /// Heuristic, computed once per search.
+    h: u32,
+    parent: u32,
 }
 
 /// Parent marker of nodes reached straight from the source.
@@ -37,6 +51,9 @@ pub struct SearchEnds<'a> {
     /// Heuristic inflation: 1.0 is plain A* (optimal over the graph); above 1 expands far
     /// fewer nodes for slightly longer routes (weighted A*).
     pub heuristic_weight: f32,
+    /// ALT lower bounds for this search's finishing nodes, when the layer has landmarks; the
+    /// heuristic is the larger of them and the octile distance.
+    pub landmarks: Option<&'a LandmarkBounds<'a>>,
 }
 
 /// Result of a search: the node sequence from the first node after the source to the node the
@@ -67,44 +84,53 @@ pub fn search(
     scratch: &mut SearchScratch,
 ) -> Option<Route> {
     let n = layer.nodes.len();
-    if scratch.seen.len() != n {
-        scratch.seen = vec![0; n];
-        scratch.g = vec![0; n];
-        scratch.parent = vec![0; n];
+    if scratch.nodes.len() != n {
+        scratch.nodes = vec![NodeState::default(); n];
         scratch.generation = 0;
     }
     scratch.generation = scratch.generation.wrapping_add(1);
     if scratch.generation == 0 {
-        scratch.seen.fill(0);
+        scratch.nodes.fill(NodeState::default());
         scratch.generation = 1;
     }
     let generation = scratch.generation;
     scratch.heap.clear();
     let weight = ends.heuristic_weight.max(1.0);
-    let h =
-        |node: u32| (octile(layer.nodes[node as usize].center, ends.goal) as f32 * weight) as u32;
+    let h = |node: u32| {
+        let octile = octile(layer.nodes[node as usize].center, ends.goal);
+        let alt = ends.landmarks.map_or(0, |b| b.lower_bound(node));
+        (octile.max(alt) as f32 * weight) as u32
+    };
+    // Weighted A* does not reopen expanded nodes: its routes stay within the weight of the
+    // optimum without, and reopening multiplies expansions where the bound varies a lot.
+    let reopen = weight <= 1.0;
+    let states = &mut scratch.nodes;
+    let heap = &mut scratch.heap;
     for &(node, cost) in ends.starts {
-        let i = node as usize;
-        if scratch.seen[i] != generation || cost < scratch.g[i] {
-            scratch.seen[i] = generation;
-            scratch.g[i] = cost;
-            scratch.parent[i] = FROM_SOURCE;
-            scratch
-                .heap
-                .push(Reverse((cost.saturating_add(h(node)), node)));
+        let s = &mut states[node as usize];
+        if s.seen != generation {
+            s.h = h(node);
+        } else if cost >= s.g {
+            continue;
         }
+        s.seen = generation;
+        s.g = cost;
+        s.parent = FROM_SOURCE;
+        heap.push(Reverse((cost.saturating_add(s.h), node)));
     }
     // Best finish found so far: (total cost, node).
     let mut best: Option<(u32, u32)> = None;
-    while let Some(Reverse((f, node))) = scratch.heap.pop() {
+    while let Some(Reverse((f, node))) = heap.pop() {
         if best.is_some_and(|(b, _)| f >= b) {
             break;
         }
-        let i = node as usize;
-        let g = scratch.g[i];
-        if f > g.saturating_add(h(node)) {
+        let s = &mut states[node as usize];
+        let g = s.g;
+        if f > g.saturating_add(s.h) || (!reopen && s.closed == generation) {
             continue; // stale heap entry
         }
+        s.closed = generation;
+        scratch.expanded += 1;
         if let Some(rest) = (ends.finish_cost)(node) {
             let total = g.saturating_add(rest);
             if best.is_none_or(|(b, _)| total < b) {
@@ -112,23 +138,25 @@ pub fn search(
             }
         }
         for (next, w) in layer.graph.edges(node) {
-            let j = next as usize;
             let ng = g.saturating_add(w);
-            if scratch.seen[j] != generation || ng < scratch.g[j] {
-                scratch.seen[j] = generation;
-                scratch.g[j] = ng;
-                scratch.parent[j] = node;
-                scratch
-                    .heap
-                    .push(Reverse((ng.saturating_add(h(next)), next)));
+            let t = &mut states[next as usize];
+            if t.seen != generation {
+                t.h = h(next);
+                t.closed = 0;
+            } else if ng >= t.g || (!reopen && t.closed == generation) {
+                continue;
             }
+            t.seen = generation;
+            t.g = ng;
+            t.parent = node;
+            heap.push(Reverse((ng.saturating_add(t.h), next)));
         }
     }
     let (cost, last) = best?;
     let mut nodes = vec![last];
     let mut at = last;
-    while scratch.parent[at as usize] != FROM_SOURCE {
-        at = scratch.parent[at as usize];
+    while states[at as usize].parent != FROM_SOURCE {
+        at = states[at as usize].parent;
         nodes.push(at);
     }
     nodes.reverse();
@@ -139,5 +167,5 @@ pub fn search(
 /// costs along a route.
 #[must_use]
 pub fn cost_from_source(scratch: &SearchScratch, node: u32) -> u32 {
-    scratch.g[node as usize]
+    scratch.nodes.get(node as usize).map_or(0, |s| s.g)
 }

@@ -13,13 +13,19 @@ use super::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, WALL};
 use super::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
+use super::landmarks::Landmarks;
 use super::layer::{NavLayer, rebuild_sectors};
 use super::route::{Route, SearchEnds, SearchScratch, search};
 
-/// Default A* heuristic inflation. On the Moving AI maps 1.5 cut the median request time
-/// 5.6× on 8room_000 (490 → 87 µs) while the traced/optimal ratio moved by < 0.002
-/// (`navstudio scenarios`), because the flow field, not the portal route, shapes the path.
-pub const DEFAULT_HEURISTIC_WEIGHT: f32 = 1.5;
+/// Default A* heuristic inflation (weighted A*, expanded nodes not reopened, so routes cost
+/// at most 1.1 × the optimum). On the 2048² benchmark map, with landmarks, 1.1 expands 2.3×
+/// fewer nodes than 1.0 for routes 2.5 % costlier (`cargo bench --bench path`); the flow field,
+/// not the portal route, shapes most of the walked path.
+pub const DEFAULT_HEURISTIC_WEIGHT: f32 = 1.1;
+
+/// Landmarks a search reads, of [`super::landmarks::LANDMARK_COUNT`]: the ones with the
+/// best bound at its source.
+const ACTIVE_LANDMARKS: usize = 4;
 
 /// A live path request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -120,6 +126,10 @@ pub struct NavWorld {
     a_star_runs: u64,
     seamless: bool,
     heuristic_weight: f32,
+    /// ALT landmark tables per layer, built on a layer's first request (see
+    /// [`NavWorld::prepare_landmarks`]) and dropped when its graph is rebuilt.
+    landmarks: Vec<Option<Landmarks>>,
+    use_landmarks: bool,
     scratch: SearchScratch,
     integ: IntegratorScratch,
 }
@@ -148,6 +158,8 @@ impl NavWorld {
             a_star_runs: 0,
             seamless: false,
             heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
+            landmarks: Vec::new(),
+            use_landmarks: true,
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),
         }
@@ -166,6 +178,39 @@ impl NavWorld {
         self.heuristic_weight = weight.max(1.0);
     }
 
+    /// Whether path requests use ALT landmark bounds besides the octile heuristic (on by
+    /// default). Off, no tables are built: for short-lived worlds on small maps.
+    pub fn set_landmarks(&mut self, on: bool) {
+        self.use_landmarks = on;
+        if !on {
+            self.landmarks.clear();
+        }
+    }
+
+    /// Builds the landmark tables of every layer now (one Dijkstra per landmark over each
+    /// portal graph) instead of on each layer's first path request: call it at load time.
+    pub fn prepare_landmarks(&mut self) {
+        for layer in 0..self.nav.layers.len() {
+            self.ensure_landmarks(layer);
+        }
+    }
+
+    fn ensure_landmarks(&mut self, layer: usize) {
+        if !self.use_landmarks || layer >= self.nav.layers.len() {
+            return;
+        }
+        if self.landmarks.len() < self.nav.layers.len() {
+            self.landmarks.resize_with(self.nav.layers.len(), || None);
+        }
+        let l = &self.nav.layers[layer];
+        let stale = self.landmarks[layer]
+            .as_ref()
+            .is_none_or(|t| t.node_count() != l.nodes.len());
+        if stale {
+            self.landmarks[layer] = Landmarks::build(l);
+        }
+    }
+
     /// The navigation data (read-only).
     #[must_use]
     pub fn nav(&self) -> &NavData {
@@ -176,6 +221,12 @@ impl NavWorld {
     #[must_use]
     pub fn a_star_runs(&self) -> u64 {
         self.a_star_runs
+    }
+
+    /// Portal nodes expanded by all A* searches so far.
+    #[must_use]
+    pub fn a_star_expansions(&self) -> u64 {
+        self.scratch.expanded
     }
 
     /// Goal-field cache counters.
@@ -259,11 +310,22 @@ impl NavWorld {
             return Err(PathError::Unreachable(goal));
         }
         let goal_field = self.goal_field(layer, goal);
+        self.ensure_landmarks(layer);
         let l = &self.nav.layers[layer];
         let goal_sector = spec.sector_of(goal.0, goal.1);
         // Cost from each goal-sector node to the goal, by integrating the goal sector.
         let goal_costs = sector_costs_from(l, goal_sector, goal, &mut self.integ);
         let mut remaining: HashMap<u32, u32> = goal_costs.iter().copied().collect();
+        let mut bounds = self
+            .landmarks
+            .get(layer)
+            .and_then(Option::as_ref)
+            .map(Landmarks::bounds);
+        if let Some(b) = bounds.as_mut() {
+            for &(node, rest) in &goal_costs {
+                b.add_finish(node, rest);
+            }
+        }
         let mut exits = BTreeMap::new();
         let mut routes = Vec::with_capacity(reachable.len());
         for &src in &reachable {
@@ -279,6 +341,9 @@ impl NavWorld {
                 continue;
             }
             let starts = sector_costs_from(l, src_sector, src, &mut self.integ);
+            if let (Some(b), Some(&(first, _))) = (bounds.as_mut(), starts.first()) {
+                b.focus(first, ACTIVE_LANDMARKS);
+            }
             let finish = |node: u32| remaining.get(&node).copied();
             self.a_star_runs += 1;
             let ends = SearchEnds {
@@ -286,6 +351,7 @@ impl NavWorld {
                 finish_cost: &finish,
                 goal,
                 heuristic_weight: self.heuristic_weight,
+                landmarks: bounds.as_ref(),
             };
             let Some(route) = search(l, &ends, &mut self.scratch) else {
                 routes.push(Route {
@@ -302,9 +368,12 @@ impl NavWorld {
             let total = route.cost;
             for &node in &route.nodes {
                 let g = super::route::cost_from_source(&self.scratch, node);
-                remaining
+                let rest = *remaining
                     .entry(node)
                     .or_insert(total.saturating_sub(g).max(end_rest.min(total)));
+                if let Some(b) = bounds.as_mut() {
+                    b.add_finish(node, rest);
+                }
             }
             for pair in route.nodes.windows(2) {
                 let (a, b) = (pair[0] as usize, pair[1] as usize);
@@ -644,6 +713,10 @@ impl NavWorld {
                 self.dirty.remove(&(layer, s));
             }
             rebuild_sectors(&mut self.nav.layers[layer], &batch);
+            // Landmark tables are indexed by node id and hold the old costs.
+            if let Some(t) = self.landmarks.get_mut(layer) {
+                *t = None;
+            }
             if start.elapsed() >= budget && !self.dirty.is_empty() {
                 return false;
             }

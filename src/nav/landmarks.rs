@@ -1,0 +1,430 @@
+//! ALT landmarks for the portal A* (Goldberg & Harrelson, "Computing the shortest path: A*
+//! search meets graph theory", 2005).
+//!
+//! The octile heuristic assumes every cell costs 1, so on hilly cost fields it is weak and the
+//! portal A* expands most of an ellipse around source and goal (≈ 6.7 ms across a 2048² map).
+//! A landmark `L` with its graph distances `d(L, ·)` gives, by the triangle inequality
+//! `d(L, f) ≤ d(L, n) + d(n, f)`, a lower bound on what is left from any node `n`:
+//!
+//! `min_f (d(n, f) + rest(f)) ≥ min_f (d(L, f) + rest(f)) − d(L, n) = D_L − d(L, n)`
+//!
+//! over the search's finishing nodes `f` (goal-sector nodes with their cost to the goal
+//! cell, and, when merging, nodes of earlier routes with their remaining cost). `D_L` is
+//! computed once per search ([`LandmarkBounds`]); the heuristic is the best landmark's bound
+//! or the octile distance, whichever is larger. Only forward distances are needed, so the
+//! graph's slight asymmetry (crossing weights are the entered cell's cost) does not matter.
+//!
+//! Landmarks sit on the map's perimeter (corners and edge midpoints, snapped to the nearest
+//! node of the largest island): for any request some landmark lies roughly behind the source,
+//! where the bound is tight. Tables are indexed by node id, so they are rebuilt when a layer's
+//! portal graph is rebuilt.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
+
+use super::layer::NavLayer;
+
+/// Landmarks per layer: 8 (corners and edge midpoints) balances the bound's tightness
+/// against the table (32 B per portal node) and the build (one Dijkstra each).
+pub const LANDMARK_COUNT: usize = 8;
+
+/// Graph distance marker for nodes a landmark cannot reach.
+const FAR: u32 = u32::MAX;
+
+/// Distances from a few landmark nodes to every portal node of one layer.
+#[derive(Clone, Debug)]
+pub struct Landmarks {
+    count: usize,
+    /// Per node, `2 * count` distances: `d(landmark k, node)` at `2k` and `d(node, landmark
+    /// k)` at `2k + 1`; [`FAR`] when unreachable.
+    dist: Vec<u32>,
+}
+
+impl Landmarks {
+    /// Runs one Dijkstra per landmark over the layer's portal graph (in parallel). `None`
+    /// for a layer without portal nodes.
+    #[must_use]
+    pub fn build(layer: &NavLayer) -> Option<Self> {
+        let sources = pick_landmarks(layer, LANDMARK_COUNT);
+        if sources.is_empty() {
+            return None;
+        }
+        let reverse = reversed(layer);
+        let forward = Csr {
+            offsets: &layer.graph.offsets,
+            targets: &layer.graph.targets,
+            weights: &layer.graph.weights,
+        };
+        let backward = Csr {
+            offsets: &reverse.0,
+            targets: &reverse.1,
+            weights: &reverse.2,
+        };
+        let tables: Vec<Vec<u32>> = (0..sources.len() * 2)
+            .into_par_iter()
+            .map(|t| {
+                let graph = if t % 2 == 0 { &forward } else { &backward };
+                distances_from(graph, sources[t / 2])
+            })
+            .collect();
+        let count = sources.len();
+        let n = layer.nodes.len();
+        let mut dist = vec![FAR; n * 2 * count];
+        for (t, table) in tables.iter().enumerate() {
+            for (node, &d) in table.iter().enumerate() {
+                dist[node * 2 * count + t] = d;
+            }
+        }
+        Some(Self { count, dist })
+    }
+
+    /// Number of landmarks.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Number of portal nodes the tables cover (equal to the layer's node count while valid).
+    #[must_use]
+    pub fn node_count(&self) -> usize {
+        self.dist.len() / (2 * self.count).max(1)
+    }
+
+    fn row(&self, node: u32) -> &[u32] {
+        let a = node as usize * 2 * self.count;
+        &self.dist[a..a + 2 * self.count]
+    }
+
+    /// Bounds of one search with no finishing node yet; add them with
+    /// [`LandmarkBounds::add_finish`].
+    #[must_use]
+    pub fn bounds(&self) -> LandmarkBounds<'_> {
+        LandmarkBounds {
+            landmarks: self,
+            to: vec![FAR; self.count],
+            from: vec![i64::MIN; self.count],
+            active: (0..self.count).collect(),
+        }
+    }
+}
+
+/// One search's landmark terms over its finishing nodes `f`:
+/// `D_L = min_f (d(L, f) + rest(f))` (forward) and `E_L = max_f (d(f, L) − rest(f))`
+/// (backward, from `d(n, f) ≥ d(n, L) − d(f, L)`).
+#[derive(Clone, Debug)]
+pub struct LandmarkBounds<'a> {
+    landmarks: &'a Landmarks,
+    to: Vec<u32>,
+    from: Vec<i64>,
+    /// Landmarks the bound reads (see [`LandmarkBounds::focus`]).
+    active: Vec<usize>,
+}
+
+impl LandmarkBounds<'_> {
+    /// A node the search may finish at, with its remaining cost to the goal.
+    pub fn add_finish(&mut self, node: u32, rest: u32) {
+        let row = self.landmarks.row(node);
+        for k in 0..self.landmarks.count {
+            let (fwd, bwd) = (row[2 * k], row[2 * k + 1]);
+            if fwd != FAR {
+                self.to[k] = self.to[k].min(fwd.saturating_add(rest));
+            }
+            // A finish the landmark cannot be reached from voids the backward bound.
+            let e = if bwd == FAR {
+                i64::MAX
+            } else {
+                i64::from(bwd) - i64::from(rest)
+            };
+            self.from[k] = self.from[k].max(e);
+        }
+    }
+
+    /// Keeps only the `keep` landmarks whose bound is largest at `node` (the search's
+    /// source side): they stay the useful ones along the way, and reading a few per
+    /// evaluation instead of all is most of the heuristic's cost.
+    pub fn focus(&mut self, node: u32, keep: usize) {
+        let mut scored: Vec<(i64, usize)> = (0..self.landmarks.count)
+            .map(|k| (self.bound_by(node, k), k))
+            .collect();
+        scored.sort_unstable_by(|a, b| b.cmp(a));
+        self.active = scored.iter().take(keep.max(1)).map(|&(_, k)| k).collect();
+    }
+
+    fn bound_by(&self, node: u32, k: usize) -> i64 {
+        let row = self.landmarks.row(node);
+        let (fwd, bwd) = (row[2 * k], row[2 * k + 1]);
+        let mut h = 0;
+        if self.to[k] != FAR && fwd != FAR {
+            h = i64::from(self.to[k]) - i64::from(fwd);
+        }
+        if bwd != FAR && self.from[k] != i64::MAX && self.from[k] != i64::MIN {
+            h = h.max(i64::from(bwd) - self.from[k]);
+        }
+        h
+    }
+
+    /// A lower bound on the cost from `node` to the cheapest finish (0 when no landmark
+    /// gives one).
+    #[must_use]
+    pub fn lower_bound(&self, node: u32) -> u32 {
+        let h = self
+            .active
+            .iter()
+            .map(|&k| self.bound_by(node, k))
+            .max()
+            .unwrap_or(0);
+        u32::try_from(h.max(0)).unwrap_or(u32::MAX)
+    }
+}
+
+/// Landmark nodes: the nodes nearest to the map's corners and edge midpoints, among the
+/// nodes of the island holding the most nodes (other islands keep the octile heuristic).
+fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
+    if layer.nodes.is_empty() {
+        return Vec::new();
+    }
+    let mut per_island: Vec<(u32, u32)> = layer.nodes.iter().map(|n| (n.island, 0)).collect();
+    per_island.sort_unstable();
+    per_island.dedup();
+    for n in &layer.nodes {
+        if let Ok(i) = per_island.binary_search_by_key(&n.island, |&(id, _)| id) {
+            per_island[i].1 += 1;
+        }
+    }
+    let Some(&(island, _)) = per_island
+        .iter()
+        .max_by_key(|&&(id, nodes)| (nodes, Reverse(id)))
+    else {
+        return Vec::new();
+    };
+    let spec = layer.cost.spec;
+    let (w, h) = (spec.width.saturating_sub(1), spec.height.saturating_sub(1));
+    // Evenly spaced along the perimeter, starting at the top-left corner.
+    let perimeter = 2 * (u64::from(w) + u64::from(h));
+    let (w, h) = (u64::from(w), u64::from(h));
+    let targets: Vec<(u32, u32)> = (0..count as u64)
+        .map(|k| {
+            // Walk the perimeter clockwise: top, right, bottom, left edge.
+            let t = perimeter * k / count as u64;
+            let p = if t < w {
+                (t, 0)
+            } else if t < w + h {
+                (w, t - w)
+            } else if t < 2 * w + h {
+                (w - (t - w - h), h)
+            } else {
+                (0, h - (t - 2 * w - h).min(h))
+            };
+            (p.0 as u32, p.1 as u32)
+        })
+        .collect();
+    let mut picked: Vec<u32> = Vec::with_capacity(count);
+    for &(tx, ty) in &targets {
+        let nearest = layer
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.island == island)
+            .min_by_key(|(i, n)| {
+                let (dx, dy) = (n.center.0.abs_diff(tx), n.center.1.abs_diff(ty));
+                (
+                    u64::from(dx) * u64::from(dx) + u64::from(dy) * u64::from(dy),
+                    *i,
+                )
+            })
+            .map(|(i, _)| i as u32);
+        if let Some(node) = nearest
+            && !picked.contains(&node)
+        {
+            picked.push(node);
+        }
+    }
+    picked
+}
+
+/// A graph in compressed sparse row form.
+struct Csr<'a> {
+    offsets: &'a [u32],
+    targets: &'a [u32],
+    weights: &'a [u32],
+}
+
+/// The portal graph with every edge reversed, as `(offsets, targets, weights)`.
+fn reversed(layer: &NavLayer) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let g = &layer.graph;
+    let n = layer.nodes.len();
+    let mut offsets = vec![0u32; n + 1];
+    for &t in &g.targets {
+        offsets[t as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut targets = vec![0u32; g.targets.len()];
+    let mut weights = vec![0u32; g.targets.len()];
+    for from in 0..n as u32 {
+        for (to, w) in g.edges(from) {
+            let slot = &mut fill[to as usize];
+            targets[*slot as usize] = from;
+            weights[*slot as usize] = w;
+            *slot += 1;
+        }
+    }
+    (offsets, targets, weights)
+}
+
+/// Dijkstra from one node: `d(source, n)` for every node of `graph`.
+fn distances_from(graph: &Csr<'_>, source: u32) -> Vec<u32> {
+    let mut dist = vec![FAR; graph.offsets.len().saturating_sub(1)];
+    let mut heap = BinaryHeap::new();
+    dist[source as usize] = 0;
+    heap.push(Reverse((0u32, source)));
+    while let Some(Reverse((d, node))) = heap.pop() {
+        if d > dist[node as usize] {
+            continue;
+        }
+        let (a, b) = (
+            graph.offsets[node as usize] as usize,
+            graph.offsets[node as usize + 1] as usize,
+        );
+        for (&next, &w) in graph.targets[a..b].iter().zip(&graph.weights[a..b]) {
+            let nd = d.saturating_add(w);
+            if nd < dist[next as usize] {
+                dist[next as usize] = nd;
+                heap.push(Reverse((nd, next)));
+            }
+        }
+    }
+    dist
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::nav::grid::{GridSpec, WALL};
+    use crate::nav::{CostField, build_layer};
+
+    /// A 60 × 60 map in 6 × 6 sectors with random costs 1..=9 and wall blobs, so the graph
+    /// has islands, detours and uneven weights.
+    fn random_layer(seed: u64) -> NavLayer {
+        let spec = GridSpec {
+            width: 60,
+            height: 60,
+            sector_size: 6,
+        };
+        let mut state = seed;
+        let mut next = move |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) % n
+        };
+        let mut cells: Vec<u8> = (0..3600).map(|_| 1 + next(9) as u8).collect();
+        for _ in 0..25 {
+            let (cx, cy, r) = (next(60) as i64, next(60) as i64, 1 + next(4) as i64);
+            for y in (cy - r).max(0)..(cy + r + 1).min(60) {
+                for x in (cx - r).max(0)..(cx + r + 1).min(60) {
+                    cells[(y * 60 + x) as usize] = WALL;
+                }
+            }
+        }
+        let cost = CostField::from_cells(spec, &cells);
+        build_layer("test", cost, &|_| {}, &AtomicBool::new(false)).unwrap()
+    }
+
+    /// Exact `d(from, ·)` over the portal graph by the `pathfinding` crate (the oracle).
+    fn oracle(layer: &NavLayer, from: u32) -> Vec<Option<u32>> {
+        let reached = pathfinding::directed::dijkstra::dijkstra_all(&from, |&n| {
+            layer.graph.edges(n).collect::<Vec<_>>()
+        });
+        (0..layer.nodes.len() as u32)
+            .map(|n| {
+                if n == from {
+                    Some(0)
+                } else {
+                    reached.get(&n).map(|&(_, d)| d)
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn landmark_bounds_never_exceed_the_true_remaining_cost() {
+        for seed in 1..=4 {
+            let layer = random_layer(seed);
+            let marks = Landmarks::build(&layer).unwrap();
+            assert_eq!(marks.node_count(), layer.nodes.len());
+            let n = layer.nodes.len() as u64;
+            let mut state = seed;
+            let mut next = move |m: u64| {
+                state = state
+                    .wrapping_mul(2_862_933_555_777_941_757)
+                    .wrapping_add(3);
+                (state >> 33) % m
+            };
+            let mut tight = 0;
+            for _ in 0..30 {
+                // A few finishing nodes with remaining costs, as a goal sector gives them.
+                let finishes: Vec<(u32, u32)> = (0..1 + next(4))
+                    .map(|_| (next(n) as u32, next(40) as u32))
+                    .collect();
+                let mut bounds = marks.bounds();
+                for &(f, rest) in &finishes {
+                    bounds.add_finish(f, rest);
+                }
+                let node = next(n) as u32;
+                let dist = oracle(&layer, node);
+                let truth = finishes
+                    .iter()
+                    .filter_map(|&(f, rest)| dist[f as usize].map(|d| d + rest))
+                    .min();
+                let bound = bounds.lower_bound(node);
+                if let Some(truth) = truth {
+                    assert!(bound <= truth, "seed {seed}: bound {bound} > true {truth}");
+                    if bound * 10 >= truth * 7 {
+                        tight += 1;
+                    }
+                }
+                // Focusing on a subset only drops terms: never a larger bound.
+                let mut focused = bounds.clone();
+                focused.focus(node, 2);
+                assert!(focused.lower_bound(node) <= bound);
+            }
+            assert!(tight > 0, "seed {seed}: no bound within 70 % of the truth");
+        }
+    }
+
+    #[test]
+    fn landmarks_sit_on_the_largest_island_near_the_perimeter() {
+        let layer = random_layer(7);
+        let picked = pick_landmarks(&layer, LANDMARK_COUNT);
+        assert!(!picked.is_empty());
+        let island = layer.nodes[picked[0] as usize].island;
+        let largest = layer.nodes.iter().filter(|n| n.island == island).count();
+        for id in layer.nodes.iter().map(|n| n.island) {
+            assert!(layer.nodes.iter().filter(|n| n.island == id).count() <= largest);
+        }
+        for &p in &picked {
+            let node = &layer.nodes[p as usize];
+            assert_eq!(node.island, island);
+            let edge = node
+                .center
+                .0
+                .min(node.center.1)
+                .min(59 - node.center.0)
+                .min(59 - node.center.1);
+            assert!(
+                edge <= 12,
+                "landmark {:?} is far from the edge",
+                node.center
+            );
+        }
+    }
+}
