@@ -662,3 +662,88 @@ fn autosave_survives_a_lost_session_and_restores_unsaved_paint() {
     let again = App::new(Some(&ron)).unwrap();
     assert!(again.recovery_offer().is_none(), "nothing left to recover");
 }
+
+/// Scrolls a widget into view and clicks it with the pointer.
+fn click_label(harness: &mut Harness<'_, App>, label: &str) {
+    harness.get_by_label(label).scroll_to_me();
+    // Let the scroll animation finish so the button stays where it is clicked.
+    for _ in 0..20 {
+        harness.step();
+    }
+    // Hover first so the previous button's tooltip is gone before the press.
+    harness.get_by_label(label).hover();
+    harness.step();
+    harness.get_by_label(label).click();
+    harness.step();
+}
+
+#[test]
+fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let ron = dir.path().join("bands.ron");
+    let new = navstudio::app::backend::new_map_from_heightmap(&png).unwrap();
+    navstudio::app::backend::save_map(&ron, &new.document, &new.heightmap).unwrap();
+    let mut harness = harness(App::new(Some(&ron)).unwrap());
+    wait_baked(&mut harness);
+
+    // Live: spawn 20 infantry, order them up the ramp, run 300 steps.
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Spawn);
+    harness.state_mut().crowd.spawn_count = 20;
+    harness.state_mut().crowd.playing = false;
+    drag_cells(&mut harness, (3.0, 18.0), (12.0, 30.0));
+    let spawned = harness.state().crowd.sim().agents().pos_world.clone();
+    assert_eq!(spawned.len(), 20);
+    let goal = screen_of(&harness, 30.5, 24.5);
+    right_click(&mut harness, goal);
+    let positions = |h: &Harness<'_, App>| h.state().crowd.sim().agents().pos_world.clone();
+    let run = |h: &mut Harness<'_, App>| {
+        for _ in 0..300 {
+            h.state_mut().crowd.step_once();
+        }
+    };
+    run(&mut harness);
+    let live = positions(&harness);
+    assert_ne!(live, spawned, "the order moved them");
+
+    // Save it as "up the ramp": a sidecar file the headless command reads.
+    harness.get_by_label("Scenario name").scroll_to_me();
+    harness.step();
+    harness.get_by_label("Scenario name").focus();
+    harness.step();
+    harness
+        .get_by_label("Scenario name")
+        .type_text("up the ramp");
+    harness.step();
+    click_label(&mut harness, "Save scenario");
+    let file = dir.path().join("bands.up-the-ramp.scenario.ron");
+    let saved = navstudio::crowd::Scenario::load(&file).unwrap();
+    assert_eq!(saved.spawns.len(), 1);
+    assert_eq!(saved.spawns[0].count, 20);
+    assert_eq!(saved.orders.len(), 1);
+    assert_eq!(saved.orders[0].at_step, 0);
+    assert_eq!(
+        (saved.orders[0].goal_world.x, saved.orders[0].goal_world.y),
+        (30.5, 24.5)
+    );
+
+    // Reset, then Load: the same agents at the same places, the order pending at step 0,
+    // and 300 steps later the very same trajectories.
+    click_label(&mut harness, "Clear agents");
+    assert!(harness.state().crowd.sim().agents().is_empty());
+    assert_eq!(harness.state().scenario_panel.saved, ["up-the-ramp"]);
+    click_label(&mut harness, "Load");
+    assert_eq!(positions(&harness), spawned);
+    assert_eq!(harness.state().crowd.scenario().orders, saved.orders);
+    run(&mut harness);
+    assert_eq!(positions(&harness), live, "the replay diverged");
+
+    // Delete removes the file and the entry.
+    click_label(&mut harness, "Delete file");
+    assert!(
+        !file.exists(),
+        "{:?}",
+        harness.state().scenario_panel.status
+    );
+    assert!(harness.state().scenario_panel.saved.is_empty());
+}

@@ -13,11 +13,13 @@ use egui::{Color32, Ui};
 use egui_plot::{Legend, Line, Plot};
 
 use crate::crowd::{
-    AgentArchetype, AgentId, AgentState, AvoidanceMode, SimConfig, Simulation, Spawn, SpawnArea,
-    StepMetrics, Vec2, WorldNavigator, default_archetypes,
+    AgentArchetype, AgentId, AgentState, AvoidanceMode, Order, Scenario, SimConfig, Simulation,
+    Spawn, SpawnArea, StepMetrics, Vec2, WorldNavigator, default_archetypes,
 };
 use crate::map::MapDocument;
 use crate::nav::{NavData, NavWorld};
+
+use super::scenarios::ScenarioError;
 
 /// Seed of every preview run, so the same spawns and orders give the same trajectories.
 const PREVIEW_SEED: u64 = 1;
@@ -51,6 +53,16 @@ pub struct CrowdPreview {
     pub history: Vec<StepMetrics>,
     /// The last thing worth telling the designer (unreachable goal, spawn in a wall …).
     pub message: Option<String>,
+    /// The spawns and orders given since the last clear or load, as a scenario (orders
+    /// address the spawns' groups; steps count from the first spawn).
+    recorded: Scenario,
+    /// Step index of the first recorded spawn: scenario steps count from it.
+    record_start: Option<u64>,
+    /// Why the recording may not replay exactly (an order to part of a spawn, a spawn after
+    /// time ran), shown beside Save.
+    pub record_notes: Vec<String>,
+    /// Orders of a loaded scenario not yet issued, to add to `orders` once they are.
+    replay_pending: Vec<Order>,
 }
 
 impl Default for CrowdPreview {
@@ -71,6 +83,13 @@ impl Default for CrowdPreview {
             next_group: 0,
             history: Vec::new(),
             message: None,
+            recorded: Scenario {
+                seed: PREVIEW_SEED,
+                ..Scenario::default()
+            },
+            record_start: None,
+            record_notes: Vec::new(),
+            replay_pending: Vec::new(),
         }
     }
 }
@@ -136,6 +155,64 @@ impl CrowdPreview {
         self.history.clear();
         self.next_group = 0;
         self.message = None;
+        self.recorded = Scenario {
+            seed: PREVIEW_SEED,
+            ..Scenario::default()
+        };
+        self.record_start = None;
+        self.record_notes.clear();
+        self.replay_pending.clear();
+    }
+
+    /// The spawns and orders given since the last clear (or the loaded scenario), with the
+    /// current simulation settings: what Save stores and `navstudio crowd --scenario` runs.
+    #[must_use]
+    pub fn scenario(&self) -> Scenario {
+        Scenario {
+            config: self.sim.config().clone(),
+            ..self.recorded.clone()
+        }
+    }
+
+    /// Replaces the crowd with a fresh run of `scenario` (its seed, settings, spawns and
+    /// scheduled orders), exactly as the headless `navstudio crowd --scenario` builds it.
+    ///
+    /// # Errors
+    /// No nav data yet, or the scenario names an archetype or movement type this map lacks.
+    pub fn load_scenario(&mut self, scenario: &Scenario) -> Result<(), ScenarioError> {
+        let Some(nav) = self.nav.as_ref() else {
+            return Err(ScenarioError::NotBaked);
+        };
+        let sim = Simulation::from_scenario(scenario, &self.archetypes, nav)?;
+        self.clear();
+        self.sim = sim;
+        self.recorded = scenario.clone();
+        self.record_start = Some(0);
+        self.next_group = scenario
+            .spawns
+            .iter()
+            .map(|s| s.group + 1)
+            .max()
+            .unwrap_or(0);
+        self.replay_pending = scenario.orders.clone();
+        self.replay_pending.sort_by_key(|o| o.at_step);
+        self.note_replayed_orders();
+        Ok(())
+    }
+
+    /// Moves the loaded scenario's orders that the simulation has issued into `orders`, so a
+    /// re-bake re-issues them like orders given by hand.
+    fn note_replayed_orders(&mut self) {
+        let now = self.sim.step_index();
+        let issued = self
+            .replay_pending
+            .iter()
+            .take_while(|o| o.at_step < now)
+            .count();
+        for order in self.replay_pending.drain(..issued) {
+            let agents = group_members(&self.sim, order.group);
+            self.orders.push((agents, order.goal_world));
+        }
     }
 
     /// Sets the local avoidance mode for the following steps.
@@ -171,8 +248,18 @@ impl CrowdPreview {
         };
         self.next_group += 1;
         let before = self.sim.agents().len();
+        let step = self.sim.step_index();
         match self.sim.spawn(nav, archetype, &spawn) {
             Ok(placed) => {
+                let start = *self.record_start.get_or_insert(step);
+                if step > start {
+                    self.record_notes.push(format!(
+                        "Spawn {} came {} steps after the first: a replay places it at the start.",
+                        spawn.group,
+                        step - start
+                    ));
+                }
+                self.recorded.spawns.push(spawn.clone());
                 self.message = (placed < self.spawn_count).then(|| {
                     format!(
                         "Placed {placed} of {} {}: the rest of the area is wall for {}.",
@@ -229,9 +316,49 @@ impl CrowdPreview {
                 agents.len()
             )
         });
+        self.record_order(&agents, goal_world);
         self.orders
             .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
         self.orders.push((agents, goal_world));
+    }
+
+    /// Records an order as one scenario order per group it touches (scenarios address
+    /// groups), noting when that will not replay exactly.
+    fn record_order(&mut self, agents: &[AgentId], goal_world: Vec2) {
+        let groups_of = &self.sim.agents().group;
+        let mut groups: Vec<u32> = agents
+            .iter()
+            .filter_map(|id| groups_of.get(id.0 as usize).copied())
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let whole = groups.iter().all(|&g| {
+            group_members(&self.sim, g)
+                .iter()
+                .all(|id| agents.contains(id))
+        });
+        if !whole {
+            self.record_notes.push(
+                "An order went to part of a spawn: the scenario orders the whole spawn.".to_owned(),
+            );
+        }
+        if groups.len() > 1 {
+            self.record_notes.push(format!(
+                "An order went to {} spawns at once: the scenario orders each on its own (lanes may differ).",
+                groups.len()
+            ));
+        }
+        let at_step = self
+            .sim
+            .step_index()
+            .saturating_sub(self.record_start.unwrap_or(0));
+        self.recorded
+            .orders
+            .extend(groups.into_iter().map(|group| Order {
+                group,
+                goal_world,
+                at_step,
+            }));
     }
 
     /// Advances the simulation by `dt_secs` of real time (times the speed) when playing.
@@ -247,6 +374,7 @@ impl CrowdPreview {
             .sim
             .advance(nav, dt_secs * f64::from(self.speed.clamp(0.25, 8.0)));
         self.record(steps);
+        self.note_replayed_orders();
         steps
     }
 
@@ -255,6 +383,7 @@ impl CrowdPreview {
         if let Some(nav) = self.nav.as_mut() {
             self.sim.step(nav);
             self.record(1);
+            self.note_replayed_orders();
         }
     }
 
@@ -291,6 +420,17 @@ impl CrowdPreview {
             PALETTE[agents.archetype[i] as usize % PALETTE.len()]
         }
     }
+}
+
+/// The agents of spawn group `group`.
+fn group_members(sim: &Simulation, group: u32) -> Vec<AgentId> {
+    sim.agents()
+        .group
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| **g == group)
+        .map(|(i, _)| AgentId(i as u32))
+        .collect()
 }
 
 /// The Crowd panel: archetype, count, avoidance, play controls, metrics and plots.

@@ -79,6 +79,15 @@ impl App {
                     section(ui, "Crowd", true, |ui| {
                         super::crowd_view::crowd_panel_ui(ui, &mut self.crowd);
                     });
+                    section(ui, "Scenarios", true, |ui| {
+                        let map_path = self.state.map.as_ref().and_then(|m| m.path.as_deref());
+                        super::scenarios::scenario_panel_ui(
+                            ui,
+                            &mut self.scenario_panel,
+                            &mut self.crowd,
+                            map_path,
+                        );
+                    });
                 });
             });
         egui::CentralPanel::default()
@@ -256,14 +265,16 @@ impl App {
                         None => ui.monospace("slope –"),
                     };
                     ui.separator();
-                    for (name, cost) in &info.costs {
-                        let text = if *cost == crate::nav::grid::WALL {
-                            RichText::new(format!("{name}: wall"))
-                                .color(Color32::from_rgb(230, 110, 110))
+                    // Cost per movement type and why (slope, water, buffer, blur, paint,
+                    // stamp, clear), read back from the bake's intermediate grids.
+                    for t in &info.why {
+                        let text = RichText::new(t.summary()).monospace();
+                        let text = if t.cost == crate::nav::grid::WALL {
+                            text.color(Color32::from_rgb(230, 110, 110))
                         } else {
-                            RichText::new(format!("{name}: {cost}"))
+                            text
                         };
-                        ui.label(text.monospace());
+                        ui.label(text);
                     }
                     ui.separator();
                     ui.monospace(format!(

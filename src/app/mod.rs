@@ -16,6 +16,7 @@ mod layout;
 pub mod overlays;
 pub mod panels;
 pub mod recent;
+pub mod scenarios;
 pub mod state;
 pub mod tools;
 pub mod viewport;
@@ -115,6 +116,8 @@ pub struct App {
     pub goal_preview: goal::GoalPreview,
     /// The crowd preview (spawn, command, play).
     pub crowd: crowd_view::CrowdPreview,
+    /// The Scenarios panel (saved spawns and orders beside the map).
+    pub scenario_panel: scenarios::ScenarioPanel,
     autosave: autosave::Autosave,
     /// File > Open recent.
     pub recent: recent::RecentFiles,
@@ -163,6 +166,7 @@ impl App {
             textures: OverlayTextures::default(),
             goal_preview: goal::GoalPreview::default(),
             crowd: crowd_view::CrowdPreview::default(),
+            scenario_panel: scenarios::ScenarioPanel::default(),
             autosave: autosave::Autosave::default(),
             recent: recent::RecentFiles::default(),
             recovery_offer: None,

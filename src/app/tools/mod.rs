@@ -8,7 +8,7 @@ pub mod inspect;
 pub mod stamp;
 
 pub use brush::{BrushMode, BrushSettings, BrushShape, BrushTarget, Stroke};
-pub use inspect::{CellInfo, inspect_cell};
+pub use inspect::{CellInfo, TypeCost, Why, inspect_cell};
 pub use stamp::{StampDrag, StampTool};
 
 /// The active tool.
