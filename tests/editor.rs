@@ -747,3 +747,57 @@ fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
     );
     assert!(harness.state().scenario_panel.saved.is_empty());
 }
+
+#[test]
+fn never_saved_map_is_autosaved_to_the_data_folder_and_offered_on_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let root = dir.path().join("data").join("recovery");
+    let copy = navstudio::app::autosave::untitled_recovery_path(&root);
+
+    // Session 1: a new map from a heightmap, never saved; paint, autosave, "crash".
+    {
+        let mut app = App::new(Some(&png)).unwrap();
+        app.set_recovery_root(root.clone());
+        let mut harness = harness(app);
+        wait_baked(&mut harness);
+        assert!(harness.state().recovery_offer().is_none());
+        assert!(harness.state().state.map.as_ref().unwrap().path.is_none());
+        pick_tool(&mut harness, navstudio::app::tools::Tool::Paint);
+        drag_cells(&mut harness, (4.5, 24.5), (14.5, 24.5));
+        harness.state_mut().autosave_now();
+        assert!(copy.exists(), "autosaved to {}", copy.display());
+    }
+    // Nothing was written beside the heightmap.
+    assert!(!dir.path().join(".bands.recovery").exists());
+
+    // Session 2: a plain start offers the copy; Restore opens it as a never-saved map.
+    let mut app = App::new(None).unwrap();
+    app.set_recovery_root(root.clone());
+    assert!(app.recovery_is_untitled());
+    let mut harness = harness(app);
+    harness.step();
+    harness.get_by_label("Restore").click();
+    harness.step();
+    let app = harness.state();
+    let map = app.state.map.as_ref().unwrap();
+    assert!(map.path.is_none(), "still never saved");
+    assert!(app.state.is_modified());
+    assert_eq!(map.document.paint.len(), 1);
+    for x in 4..=14 {
+        assert_eq!(map.document.paint[0].cells[(24 * W + x) as usize].delta, 40);
+    }
+    // The copy stays until the map is saved: a second crash would still find it.
+    assert!(copy.exists());
+    let ron = dir.path().join("rescued.ron");
+    harness.state_mut().save_as(&ron);
+    assert!(!harness.state().state.is_modified());
+    assert!(!copy.exists(), "saving removes the recovery copy");
+    let saved = navstudio::map::load_map(&ron).unwrap();
+    assert_eq!(saved.document.paint[0].file, "rescued.paint0.png");
+    drop(harness);
+
+    let mut again = App::new(None).unwrap();
+    again.set_recovery_root(root);
+    assert!(again.recovery_offer().is_none(), "nothing left to recover");
+}

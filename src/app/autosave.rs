@@ -3,6 +3,10 @@
 //! beside the map, `.NAME.recovery/`, with the same atomic writes as a normal save. A normal
 //! save removes the folder. Opening a map whose recovery copy is newer than the map offers
 //! to restore it, so a crash or a killed editor loses at most one autosave interval.
+//!
+//! A map that was never saved (New from heightmap) has no folder of its own: its recovery
+//! copy goes to the user's data folder ([`default_recovery_root`], then `untitled/`), and
+//! the next start of the editor offers it.
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -24,6 +28,38 @@ pub fn recovery_path(map_path: &Path) -> PathBuf {
         .map_or_else(|| "map.ron".into(), |n| n.to_string_lossy().into_owned());
     let stem = name.strip_suffix(".ron").unwrap_or(&name);
     folder.join(format!(".{stem}.recovery")).join(&name)
+}
+
+/// The user's recovery folder for never-saved maps: `$XDG_DATA_HOME/navstudio/recovery`
+/// (or `~/.local/share/navstudio/recovery`).
+#[must_use]
+pub fn default_recovery_root() -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local").join("share")))?;
+    Some(data.join("navstudio").join("recovery"))
+}
+
+/// Where the recovery copy of a never-saved map lives under `root`.
+#[must_use]
+pub fn untitled_recovery_path(root: &Path) -> PathBuf {
+    root.join("untitled").join("untitled.ron")
+}
+
+/// The never-saved map's recovery copy under `root`, if there is one.
+#[must_use]
+pub fn untitled_recovery(root: &Path) -> Option<PathBuf> {
+    let copy = untitled_recovery_path(root);
+    copy.is_file().then_some(copy)
+}
+
+/// Removes the never-saved map's recovery copy (it was saved, restored and saved, or
+/// discarded).
+pub fn discard_untitled(root: &Path) {
+    if let Some(folder) = untitled_recovery_path(root).parent() {
+        let _ = std::fs::remove_dir_all(folder);
+    }
 }
 
 /// The recovery copy of `map_path`, if one exists and is newer than the map itself.
@@ -62,12 +98,12 @@ impl Autosave {
         self.saved_position = Some(position);
     }
 
-    /// Starts a background write of `document` when the interval has passed (or `now`), the
-    /// document changed since the last autosave and no write is running. Returns whether
-    /// one started.
+    /// Starts a background write of `document` to `target` (see [`recovery_path`] and
+    /// [`untitled_recovery_path`]) when the interval has passed (or `now`), the document
+    /// changed since the last autosave and no write is running. Returns whether one started.
     pub fn maybe_start(
         &mut self,
-        map_path: Option<&Path>,
+        target: Option<PathBuf>,
         document: &MapDocument,
         heightmap: &Heightmap,
         position: usize,
@@ -81,10 +117,9 @@ impl Autosave {
         if !due || self.writer.is_some() || self.saved_position == Some(position) {
             return false;
         }
-        let Some(map_path) = map_path else {
+        let Some(target) = target else {
             return false;
         };
-        let target = recovery_path(map_path);
         let document = document.clone();
         let heightmap = heightmap.clone();
         let spawned = std::thread::Builder::new()

@@ -315,9 +315,15 @@ impl App {
                 .resizable(false)
                 .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
                 .show(ctx, |ui| {
-                    ui.label(format!(
-                        "navstudio autosaved changes to this map that were never saved{when}. Restore them?"
-                    ));
+                    ui.label(if self.recovery_is_untitled() {
+                        format!(
+                            "navstudio autosaved a new map that was never saved{when}. Restore it?"
+                        )
+                    } else {
+                        format!(
+                            "navstudio autosaved changes to this map that were never saved{when}. Restore them?"
+                        )
+                    });
                     ui.weak(copy.display().to_string());
                     ui.horizontal(|ui| {
                         if ui.button("Restore").clicked() {
@@ -412,6 +418,7 @@ impl App {
                 }
                 Some(1) => {
                     self.confirm = None;
+                    self.forget_untitled_changes();
                     self.perform(action);
                 }
                 Some(_) => self.confirm = None,

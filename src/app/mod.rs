@@ -123,6 +123,10 @@ pub struct App {
     pub recent: recent::RecentFiles,
     /// A recovery copy newer than the opened map, offered for restoring.
     recovery_offer: Option<PathBuf>,
+    /// Whether the offered copy is of a never-saved map (restores as untitled).
+    recovery_untitled: bool,
+    /// Where never-saved maps are autosaved (`None`: they are not; tests and embedded uses).
+    recovery_root: Option<PathBuf>,
     movement_panel: MovementPanel,
     map_panel: MapSettingsPanel,
     auto_rebake: bool,
@@ -170,6 +174,8 @@ impl App {
             autosave: autosave::Autosave::default(),
             recent: recent::RecentFiles::default(),
             recovery_offer: None,
+            recovery_untitled: false,
+            recovery_root: None,
             movement_panel: MovementPanel::default(),
             map_panel: MapSettingsPanel::default(),
             auto_rebake: true,
@@ -206,6 +212,7 @@ impl App {
                 } else {
                     None
                 };
+                self.recovery_untitled = false;
             }
             Err(err) => self.error = Some(err.to_string()),
         }
@@ -217,14 +224,44 @@ impl App {
         self.recovery_offer.as_deref()
     }
 
-    /// Replaces the open document with its recovery copy (unsaved, under the map's own path).
+    /// Autosaves never-saved maps under `root` (see [`autosave::untitled_recovery_path`]) and
+    /// offers the copy a previous session left there, if any. The real editor passes
+    /// [`autosave::default_recovery_root`].
+    pub fn set_recovery_root(&mut self, root: PathBuf) {
+        if self.recovery_offer.is_none()
+            && let Some(copy) = autosave::untitled_recovery(&root)
+        {
+            self.recovery_offer = Some(copy);
+            self.recovery_untitled = true;
+        }
+        self.recovery_root = Some(root);
+    }
+
+    /// Whether the offered recovery copy is of a map that was never saved.
+    #[must_use]
+    pub fn recovery_is_untitled(&self) -> bool {
+        self.recovery_offer.is_some() && self.recovery_untitled
+    }
+
+    /// Replaces the open document with its recovery copy (unsaved, under the map's own path;
+    /// a never-saved map's copy opens as a new, never-saved map).
     pub fn restore_recovery(&mut self) {
         let Some(copy) = self.recovery_offer.take() else {
             return;
         };
-        let original = self.state.map.as_ref().and_then(|m| m.path.clone());
+        let original = if self.recovery_untitled {
+            None
+        } else {
+            self.state.map.as_ref().and_then(|m| m.path.clone())
+        };
         match backend::load_map(&copy) {
             Ok(mut loaded) => {
+                if original.is_none() {
+                    // Paint side files get the map's name at its first save.
+                    for layer in &mut loaded.document.paint {
+                        layer.file.clear();
+                    }
+                }
                 loaded.path = original;
                 self.open_loaded(loaded);
                 self.state.mark_unsaved();
@@ -240,10 +277,24 @@ impl App {
 
     /// Deletes the offered recovery copy.
     pub fn discard_recovery(&mut self) {
-        if self.recovery_offer.take().is_some()
-            && let Some(path) = self.state.map.as_ref().and_then(|m| m.path.clone())
-        {
+        if self.recovery_offer.take().is_none() {
+            return;
+        }
+        if self.recovery_untitled {
+            if let Some(root) = &self.recovery_root {
+                autosave::discard_untitled(root);
+            }
+        } else if let Some(path) = self.state.map.as_ref().and_then(|m| m.path.clone()) {
             autosave::discard(&path);
+        }
+    }
+
+    /// The designer discarded the open map's changes: a never-saved map's recovery copy
+    /// must not come back on the next start.
+    fn forget_untitled_changes(&self) {
+        let untitled = self.state.map.as_ref().is_some_and(|m| m.path.is_none());
+        if let (true, Some(root)) = (untitled, &self.recovery_root) {
+            autosave::discard_untitled(root);
         }
     }
 
@@ -258,8 +309,13 @@ impl App {
             return;
         }
         if let Some(map) = &self.state.map {
+            let target = match (&map.path, &self.recovery_root) {
+                (Some(path), _) => Some(autosave::recovery_path(path)),
+                (None, Some(root)) => Some(autosave::untitled_recovery_path(root)),
+                (None, None) => None,
+            };
             self.autosave.maybe_start(
-                map.path.as_deref(),
+                target,
                 &map.document,
                 &map.heightmap,
                 self.state.history.position(),
@@ -701,14 +757,23 @@ impl App {
         picked
     }
 
+    /// Saves the map to `path` now (Save As without a dialog); errors go to the message box.
+    pub fn save_as(&mut self, path: &Path) {
+        self.save_to(path);
+    }
+
     fn save_to(&mut self, path: &Path) {
         let Some(map) = &self.state.map else { return };
+        let was_untitled = map.path.is_none();
         match backend::save_map(path, &map.document, &map.heightmap) {
             Ok(()) => {
                 self.state.mark_saved(path.to_owned());
                 self.recent.note(path);
                 self.autosave.wait();
                 autosave::discard(path);
+                if let (true, Some(root)) = (was_untitled, &self.recovery_root) {
+                    autosave::discard_untitled(root);
+                }
                 self.autosave.reset(self.state.history.position());
             }
             Err(err) => {
@@ -832,6 +897,9 @@ pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
         return Err(AppError::NoDisplay);
     }
     let mut app = App::new(path.as_deref())?;
+    if let Some(root) = autosave::default_recovery_root() {
+        app.set_recovery_root(root);
+    }
     if let Some(store) = recent::default_store() {
         app.recent = recent::RecentFiles::load(store);
         if let Some(opened) = app.state.map.as_ref().and_then(|m| m.path.clone()) {
