@@ -108,6 +108,13 @@ pub fn find_islands(cost: &CostField) -> Islands {
     }
 }
 
+/// Labels the 4-connected components of one sector's passable cells (`tile` row-major,
+/// `width` wide) as `1..=count` in order of each component's first cell; walls get 0.
+#[must_use]
+pub fn label_sector(width: u32, tile: &[u8]) -> (u32, Vec<u32>) {
+    label_cells(width as usize, tile)
+}
+
 /// Union-find over 4-neighbours in one row-major sweep, then ids by first cell:
 /// `(count, per-cell ids)`.
 fn label_cells(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {

@@ -8,12 +8,14 @@ use super::cost::CostField;
 use super::integrate::UNREACHED;
 use super::islands::{Islands, find_islands};
 use super::permutations::{
-    FlowPermutations, Reuse, build_permutations, canonical_flows, recompute_sector_tiles,
+    FlowPermutations, build_permutations, canonical_flows, recompute_sector_tiles,
 };
 use super::portals::{
     PortalGraph, PortalNode, PortalWindow, assemble_graph, find_windows, group_nodes_by_sector,
-    nodes_from_windows, rescan_windows,
+    nodes_from_windows,
 };
+
+mod local;
 
 /// Navigation data of one movement type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,84 +85,44 @@ pub fn build_layer(
     })
 }
 
+/// Which path [`rebuild_sectors`] took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RebuildPath {
+    /// No wall changed: only the dirty sectors' flow tiles and edge weights.
+    CostsOnly,
+    /// Walls changed: windows, nodes, graph rows, tiles and island ids rebuilt around the
+    /// dirty sectors only.
+    Local,
+    /// As [`RebuildPath::Local`], but an island split, joined or got a new first cell, so
+    /// island ids were relabelled over the whole map.
+    IslandsRelabelled,
+}
+
 /// Brings `layer` up to date after `layer.cost` changed inside `dirty_sectors` (the caller
 /// writes the new costs first).
 ///
 /// When no wall changed (a cost brush stroke), only the dirty sectors' tiles and edge
-/// weights are recomputed (about 0.5 ms per type for a 10-cell dab on 2048²; see
-/// `rebuild_costs_only`). Otherwise windows on the dirty sectors' borders are rescanned; tiles and
-/// in-sector weights are recomputed for the dirty sectors and their 4 neighbours (whose
-/// windows may have changed) and taken over elsewhere; islands are recomputed for the whole
-/// map, because one wall can split or join islands anywhere and renumber every id after it
-/// (about 40 ms on 2048²). The result equals [`build_layer`] on the same cost field, up to
-/// the order of the flow tile store ([`canonical_flows`] of it is equal).
+/// weights are recomputed (see `rebuild_costs_only`). Otherwise windows on the dirty
+/// sectors' borders are rescanned and spliced into the canonical order, tiles and in-sector
+/// weights recomputed for the dirty sectors and the neighbours whose windows changed, and
+/// island ids rewritten in the dirty sectors and their neighbours — unless an island split,
+/// joined or got a new first cell, which renumbers ids across the map (see `local`). Both
+/// paths cost about the dirty sectors, not the map. The result equals [`build_layer`] on the
+/// same cost field, up to the order of the flow tile store ([`canonical_flows`] of it is
+/// equal).
 pub fn rebuild_sectors(layer: &mut NavLayer, dirty_sectors: &[u32]) {
-    if rebuild_costs_only(layer, dirty_sectors) {
-        return;
-    }
-    let spec = layer.cost.spec;
-    let count = spec.sector_count();
-    let mut dirty = vec![false; count];
-    for &s in dirty_sectors {
-        if let Some(d) = dirty.get_mut(s as usize) {
-            *d = true;
-        }
-    }
-    let mut affected = dirty.clone();
-    let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
-    for s in 0..count as u32 {
-        if !dirty[s as usize] {
-            continue;
-        }
-        let (x, y) = (s % sx, s / sx);
-        if x > 0 {
-            affected[(s - 1) as usize] = true;
-        }
-        if x + 1 < sx {
-            affected[(s + 1) as usize] = true;
-        }
-        if y > 0 {
-            affected[(s - sx) as usize] = true;
-        }
-        if y + 1 < sy {
-            affected[(s + sx) as usize] = true;
-        }
-    }
+    rebuild_sectors_traced(layer, dirty_sectors);
+}
 
-    let windows = rescan_windows(&layer.cost, &layer.windows, &dirty);
-    let mut nodes = nodes_from_windows(&windows);
-    let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
-    let islands = find_islands(&layer.cost);
-    assign_node_islands(&mut nodes, &islands);
-    let mut old_flows = std::mem::take(&mut layer.flows);
-    let never = AtomicBool::new(false);
-    let out = build_permutations(
-        &layer.cost,
-        &nodes,
-        &sector_offsets,
-        &sector_nodes,
-        Some(Reuse {
-            affected: &affected,
-            old_flows: &mut old_flows,
-            old_graph: &layer.graph,
-        }),
-        &|_| {},
-        &never,
-    );
-    // Cannot be cancelled: `never` stays false.
-    let Some(out) = out else { return };
-    layer.graph = assemble_graph(
-        &layer.cost,
-        &nodes,
-        sector_offsets,
-        sector_nodes,
-        &out.intra_offsets,
-        &out.intra,
-    );
-    layer.windows = windows;
-    layer.nodes = nodes;
-    layer.islands = islands;
-    layer.flows = out.flows;
+/// [`rebuild_sectors`], reporting which path it took.
+pub fn rebuild_sectors_traced(layer: &mut NavLayer, dirty_sectors: &[u32]) -> RebuildPath {
+    if rebuild_costs_only(layer, dirty_sectors) {
+        return RebuildPath::CostsOnly;
+    }
+    match local::rebuild_walls(layer, dirty_sectors) {
+        local::IslandUpdate::Local => RebuildPath::Local,
+        local::IslandUpdate::Relabelled => RebuildPath::IslandsRelabelled,
+    }
 }
 
 /// New out-edges `(target, weight)` of one portal node, sorted by target; `true` when they

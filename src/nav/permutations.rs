@@ -364,15 +364,29 @@ pub fn recompute_sector_tiles(
     graph: &PortalGraph,
     sectors: &[u32],
 ) -> (Vec<Vec<u32>>, Vec<NodeTile>) {
+    let lists: Vec<&[u32]> = sectors.iter().map(|&s| graph.nodes_of_sector(s)).collect();
+    sector_tiles(cost, nodes, sectors, &lists)
+}
+
+/// [`recompute_sector_tiles`] with each sector's node list given (ids into `nodes`,
+/// ascending), for a rebuild whose graph is not assembled yet.
+pub fn sector_tiles(
+    cost: &CostField,
+    nodes: &[PortalNode],
+    sectors: &[u32],
+    lists: &[&[u32]],
+) -> (Vec<Vec<u32>>, Vec<NodeTile>) {
     let spec = cost.spec;
-    let jobs: Vec<(u32, usize)> = sectors
+    let jobs: Vec<(u32, usize, usize)> = sectors
         .iter()
-        .flat_map(|&s| (0..graph.nodes_of_sector(s).len()).map(move |j| (s, j)))
+        .zip(lists)
+        .enumerate()
+        .flat_map(|(li, (&s, list))| (0..list.len()).map(move |j| (s, li, j)))
         .collect();
     let computed: Vec<(Box<[u8]>, Vec<u32>)> = jobs
         .par_iter()
-        .map_init(TileScratch::default, |scratch, &(s, j)| {
-            let list = graph.nodes_of_sector(s);
+        .map_init(TileScratch::default, |scratch, &(s, li, j)| {
+            let list = lists[li];
             let (x0, y0, w, _) = spec.sector_rect(s);
             let queries: Vec<(u32, u32)> = list
                 .iter()
@@ -395,12 +409,11 @@ pub fn recompute_sector_tiles(
     let mut out = Vec::with_capacity(sectors.len());
     let mut tiles = Vec::with_capacity(jobs.len());
     let mut it = jobs.iter().zip(computed);
-    for &s in sectors {
-        let list = graph.nodes_of_sector(s);
+    for list in lists {
         let k = list.len();
         let mut matrix = vec![UNREACHED; k * k];
         for _ in 0..k {
-            let Some((&(_, j), (tile, answers))) = it.next() else {
+            let Some((&(_, _, j), (tile, answers))) = it.next() else {
                 break;
             };
             tiles.push((list[j], tile));
