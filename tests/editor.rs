@@ -801,3 +801,41 @@ fn never_saved_map_is_autosaved_to_the_data_folder_and_offered_on_next_start() {
     again.set_recovery_root(root);
     assert!(again.recovery_offer().is_none(), "nothing left to recover");
 }
+
+#[test]
+fn hovering_a_painted_wall_says_why_per_movement_type() {
+    use navstudio::app::tools::{BrushMode, Why, inspect_cell};
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Paint);
+    harness.state_mut().state.brush.mode = BrushMode::ForceWall;
+    harness.state_mut().state.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
+    drag_cells(&mut harness, (4.5, 10.5), (14.5, 10.5));
+    wait_baked(&mut harness);
+
+    // What the status bar shows, hovering the stroke's middle.
+    let mid = screen_of(&harness, 9.5, 10.5);
+    harness.hover_at(mid);
+    harness.step();
+    let hovered = harness.state().viewport().hover_cell.unwrap();
+    let app = harness.state();
+    let map = app.state.map.as_ref().unwrap();
+    let info = inspect_cell(map, app.state.baked.as_ref(), hovered.0, hovered.1).unwrap();
+    assert_eq!(info.why[0].summary(), "land: wall (paint wall)");
+    // Below the stroke: the first land cell that is not a wall is a buffer wall for the
+    // large unit and blurred ground for land (the rect rebake's patch, not the old bake).
+    let app = harness.state();
+    let map = app.state.map.as_ref().unwrap();
+    let baked = app.state.baked.as_ref();
+    let info = |y| inspect_cell(map, baked, 9, y).unwrap().why;
+    let edge = (11..H)
+        .find(|&y| info(y)[0].cost != 255)
+        .expect("the stroke has a bottom edge");
+    assert_eq!(info(edge - 1)[0].why, vec![Why::PaintWall]);
+    let land = &info(edge)[0];
+    assert_eq!(land.why, vec![Why::Slope(1), Why::Blur(land.cost - 1)]);
+    let large = &info(edge)[2];
+    assert_eq!(
+        (large.name.as_str(), large.why.as_slice()),
+        ("large", &[Why::Buffer][..])
+    );
+}

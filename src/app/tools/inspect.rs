@@ -3,6 +3,7 @@
 
 use crate::app::backend::BakeOutput;
 use crate::app::state::OpenMap;
+use crate::app::tools::stamp::library;
 use crate::bake::terrain_cost::terrain_cost;
 use crate::map::{PaintForce, PaintTarget, StampCell, WaterRule};
 use crate::nav::grid::WALL;
@@ -147,9 +148,14 @@ pub fn inspect_cell(map: &OpenMap, baked: Option<&BakeOutput>, x: u32, y: u32) -
     })
 }
 
-/// Why baked layer `k` has its cost at cell `i`: read back from the bake's own intermediate
-/// grids (base cost, wall mask, buffered walls, blur) and the document's paint and stamps,
+/// Why baked layer `k` has its cost at cell `i`: read back from the bake's final cost and
+/// buffer/blur contributions, its stage-2 base cost, and the document's paint and stamps,
 /// following the stage order documented in `bake::paint`.
+///
+/// Rect rebakes patch only `final_cost` and `contribution` into the editor's copy; the
+/// other intermediate grids stay as the last full bake left them. The base cost is still
+/// right (it depends on heights and type settings only, whose edits trigger a full bake);
+/// paint and stamps are read from the document, never from the stale intermediates.
 fn explain(map: &OpenMap, out: &BakeOutput, k: usize, i: usize) -> Vec<Why> {
     let (Some(baked), Some(layer)) = (out.baked.as_ref(), out.types.get(k)) else {
         return Vec::new();
@@ -163,7 +169,7 @@ fn explain(map: &OpenMap, out: &BakeOutput, k: usize, i: usize) -> Vec<Why> {
     ) else {
         return Vec::new();
     };
-    let (Some(&base), Some(&final_cost)) = (layers.base_cost.get(i), layers.final_cost.get(i))
+    let (Some(&base), Some(&final_cost)) = (layers.base_cost.get(i), layer.final_cost.get(i))
     else {
         return Vec::new();
     };
@@ -186,7 +192,8 @@ fn explain(map: &OpenMap, out: &BakeOutput, k: usize, i: usize) -> Vec<Why> {
     // Stamps: the last opaque footprint cell over this cell decides.
     let (mw, mh) = (map.heightmap.width, map.heightmap.height);
     let mut stamp: Option<(String, StampCell)> = None;
-    for (s, fp) in baked.footprints.iter().enumerate() {
+    let footprints = crate::bake::place_footprints(doc, library()).unwrap_or_default();
+    for (s, fp) in footprints.iter().enumerate() {
         if !fp
             .map_rect(mw, mh)
             .contains((i % mw as usize) as u32, (i / mw as usize) as u32)
@@ -212,7 +219,7 @@ fn explain(map: &OpenMap, out: &BakeOutput, k: usize, i: usize) -> Vec<Why> {
             Why::PaintWall
         } else if let Some((id, StampCell::Wall)) = &stamp {
             Why::StampWall(id.clone())
-        } else if contribution == WALL || !layers.wall_mask.get(i).copied().unwrap_or(true) {
+        } else if contribution == WALL {
             Why::Buffer
         } else {
             terrain
