@@ -103,6 +103,7 @@ impl App {
             });
         let ctx = ui.ctx().clone();
         self.windows_ui(&ctx);
+        self.perf.end();
     }
 
     fn bake_panel_ui(&mut self, ui: &mut egui::Ui) {
@@ -223,6 +224,7 @@ impl App {
                 {
                     self.viewport.fit_requested = true;
                 }
+                ui.checkbox(&mut self.perf.open, "Performance");
             });
             ui.menu_button("Help", |ui| {
                 if ui
@@ -335,6 +337,12 @@ impl App {
                     });
                 });
         }
+        let mut perf_open = self.perf.open;
+        egui::Window::new("Performance")
+            .open(&mut perf_open)
+            .default_width(360.0)
+            .show(ctx, |ui| super::perf::perf_ui(ui, &self.perf));
+        self.perf.open = perf_open;
         let mut show_help = self.show_help;
         egui::Window::new("Help")
             .open(&mut show_help)

@@ -15,6 +15,7 @@ pub mod goal;
 mod layout;
 pub mod overlays;
 pub mod panels;
+pub mod perf;
 pub mod recent;
 pub mod scenarios;
 pub mod state;
@@ -116,6 +117,8 @@ pub struct App {
     pub goal_preview: goal::GoalPreview,
     /// The crowd preview (spawn, command, play).
     pub crowd: crowd_view::CrowdPreview,
+    /// Frame times (View > Performance).
+    pub perf: perf::FrameStats,
     /// The Scenarios panel (saved spawns and orders beside the map).
     pub scenario_panel: scenarios::ScenarioPanel,
     autosave: autosave::Autosave,
@@ -171,6 +174,7 @@ impl App {
             goal_preview: goal::GoalPreview::default(),
             crowd: crowd_view::CrowdPreview::default(),
             scenario_panel: scenarios::ScenarioPanel::default(),
+            perf: perf::FrameStats::default(),
             autosave: autosave::Autosave::default(),
             recent: recent::RecentFiles::default(),
             recovery_offer: None,
@@ -374,6 +378,7 @@ impl App {
     // ---------------------------------------------------------------- logic
 
     fn logic_impl(&mut self, ctx: &egui::Context) {
+        self.perf.begin();
         if !self.style_set {
             Self::setup_style(ctx);
             self.style_set = true;
@@ -843,6 +848,10 @@ impl eframe::App for App {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.ui_impl(ui);
     }
+
+    fn on_exit(&mut self) {
+        self.perf.write_log();
+    }
 }
 
 impl App {
@@ -906,6 +915,7 @@ pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
             app.recent.note(&opened);
         }
     }
+    app.perf = perf::FrameStats::from_env();
     app.screenshot = std::env::var_os("NAVSTUDIO_SCREENSHOT").map(|p| ScreenshotPlan {
         path: PathBuf::from(p),
         frames_after_bake: 5,
