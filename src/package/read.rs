@@ -13,7 +13,7 @@ use super::{
 use crate::map::MAX_MAP_CELLS;
 use crate::nav::grid::DIR_NONE;
 use crate::nav::islands::{Islands, MIXED};
-use crate::nav::permutations::FlowPermutations;
+use crate::nav::permutations::{FlowPermutations, canonical_flows};
 use crate::nav::portals::{
     PortalGraph, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
 };
@@ -469,6 +469,15 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     }
     // Directions are range-checked above but not re-derived: a wrong direction can only
     // steer badly, never make the run time index out of bounds.
+    let flows = FlowPermutations { tiles, node_tile };
+    // A bake stores each tile once, numbered by first use, shared by every node with the
+    // same sector contents and window; a store that differs (found by fuzzing) was edited
+    // or corrupted and would silently change if the package were written again.
+    if canonical_flows(&cost, &nodes, &flows) != flows {
+        return Err(bad(
+            "the flow tiles are not shared and numbered as a bake stores them".to_owned(),
+        ));
+    }
 
     Ok(NavLayer {
         name,
@@ -477,6 +486,6 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
         nodes,
         graph,
         islands,
-        flows: FlowPermutations { tiles, node_tile },
+        flows,
     })
 }
