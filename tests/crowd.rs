@@ -2,13 +2,17 @@
 //! the `pathfinding` crate as the independent path-length oracle.
 #![allow(clippy::unwrap_used)]
 
+use navstudio::crowd::WorldNavigator;
 use navstudio::crowd::testing::{GridNavigator, buffer_walls};
 use navstudio::crowd::{
     AgentArchetype, AgentId, AgentState, AvoidanceMode, FlowSample, NavGrid, Navigator, Order,
     PathId, Scenario, SimConfig, Simulation, Spawn, SpawnArea, Vec2, default_archetypes,
 };
+use navstudio::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
 use pathfinding::prelude::dijkstra;
 use proptest::prelude::*;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 const WALL: u8 = 255;
 
@@ -501,4 +505,189 @@ proptest! {
             }
         }
     }
+}
+
+/// A `NavWorld` (the real run time, not the stand-in) over a hand-built land grid.
+fn world_navigator(w: u32, h: u32, costs: &[u8]) -> WorldNavigator {
+    let spec = GridSpec {
+        width: w,
+        height: h,
+        sector_size: 16,
+    };
+    let layer = build_layer(
+        "land",
+        CostField::from_cells(spec, costs),
+        &|_| {},
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    let nav = NavData {
+        spec,
+        cell_size_m: 1.0,
+        layers: vec![layer],
+    };
+    WorldNavigator::new(NavWorld::from_nav(nav), vec![0.0])
+}
+
+/// Steps until every agent arrived (or `max_steps`), draining the rebuild queue 1 ms per
+/// frame as the editor does, and checks each step: no centre in a wall cell, and while
+/// agents travel, not all of them stand still. Returns the steps taken.
+fn run_through_changes(
+    sim: &mut Simulation,
+    nav: &mut WorldNavigator,
+    max_steps: u64,
+    mut at_step: impl FnMut(u64, &Simulation, &mut WorldNavigator),
+) -> u64 {
+    let start = sim.step_index();
+    while sim.step_index() - start < max_steps {
+        at_step(sim.step_index() - start, sim, nav);
+        nav.rebuild(Duration::from_millis(1));
+        sim.step(nav);
+        let a = sim.agents();
+        let mut travelling = 0;
+        let mut moving = 0;
+        for i in 0..a.len() {
+            let (cx, cy) = nav.grid().cell_from_world(a.pos_world[i]);
+            assert!(
+                !nav.is_wall(0, cx, cy),
+                "agent {i} in wall cell ({cx},{cy}) at step {}",
+                sim.step_index()
+            );
+            if matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+                travelling += 1;
+                if a.vel[i].length() > 0.2 {
+                    moving += 1;
+                }
+            }
+        }
+        // The first steps of an order accelerate from rest.
+        if travelling > 0 && sim.step_index() - start > 5 {
+            assert!(
+                moving > 0,
+                "every travelling agent stopped at step {}",
+                sim.step_index()
+            );
+        }
+        if travelling == 0 {
+            break;
+        }
+    }
+    sim.step_index() - start
+}
+
+#[test]
+fn stamp_dropped_on_the_route_rebuilds_through_the_queue_and_the_group_goes_around() {
+    // 96 × 64 open ground with a border; the group crosses from x ≈ 12 to x ≈ 84.
+    let (w, h) = (96u32, 64u32);
+    let mut costs = vec![1u8; (w * h) as usize];
+    for x in 0..w {
+        costs[x as usize] = WALL;
+        costs[((h - 1) * w + x) as usize] = WALL;
+    }
+    for y in 0..h {
+        costs[(y * w) as usize] = WALL;
+        costs[(y * w + w - 1) as usize] = WALL;
+    }
+    let mut nav = world_navigator(w, h, &costs);
+    let infantry = archetype("infantry");
+    let mut sim = Simulation::new(SimConfig::default(), 3);
+    let spawn = Spawn {
+        archetype: "infantry".into(),
+        area: SpawnArea::Center {
+            center_world: Vec2::new(12.0, 32.0),
+        },
+        count: 60,
+        group: 0,
+    };
+    assert_eq!(sim.spawn(&nav, &infantry, &spawn).unwrap(), 60);
+    let goal = Vec2::new(84.5, 32.5);
+    assert_eq!(sim.order_group(&mut nav, 0, goal).moving, 60);
+
+    // A wall 6 cells thick across the straight route, leaving 7 open rows at the top and
+    // bottom. Dropped when the group's front is inside its columns, so the front agents
+    // are caught in it (and moved out) and the rest must go round through a gap.
+    let (sx, sy, sw, sh) = (46u32, 8u32, 6u32, 48u32);
+    let in_columns = |p: Vec2| p.x >= sx as f32 && p.x < (sx + sw) as f32;
+    let in_stamp = |p: Vec2| in_columns(p) && p.y >= sy as f32 && p.y < (sy + sh) as f32;
+    let wall = vec![WALL; (sw * sh) as usize];
+    let mut stamp = None;
+    let mut behind = Vec::new();
+    let mut caught = 0;
+    let mut through_gap = [false; 60];
+    let mut queued_frames = 0;
+    let routes_before = nav.routes_version();
+    let steps = run_through_changes(&mut sim, &mut nav, 60 * 90, |_, sim, nav| {
+        let pos = &sim.agents().pos_world;
+        let front = pos.iter().map(|p| p.x).fold(0.0f32, f32::max);
+        if stamp.is_none() && front > sx as f32 + 1.5 {
+            stamp = Some(nav.apply_stamp(&[0], (sx, sy, sw, sh), &wall));
+            assert!(
+                nav.pending_rebuilds() > 0,
+                "the stamp queues sector rebuilds"
+            );
+            assert!(nav.replanning());
+            behind = (0..60).filter(|&i| pos[i].x < sx as f32).collect();
+            caught = pos.iter().filter(|&&p| in_stamp(p)).count();
+        }
+        if stamp.is_some() {
+            for (i, &p) in pos.iter().enumerate() {
+                through_gap[i] |= in_columns(p) && !in_stamp(p);
+            }
+        }
+        if nav.pending_rebuilds() > 0 {
+            queued_frames += 1;
+        }
+    });
+    let stamp = stamp.expect("the group reached the stamp's columns");
+    assert!(queued_frames >= 1, "the rebuild went through the queue");
+    assert!(
+        nav.routes_version() > routes_before,
+        "the drained queue re-plans"
+    );
+    let m = sim.metrics();
+    eprintln!(
+        "around the stamp: {} of 60 arrived in {:.1} s; {caught} caught in the stamp, {} behind it",
+        m.arrived,
+        steps as f64 / 60.0,
+        behind.len()
+    );
+    assert_eq!(m.arrived, 60, "{m:?}");
+    assert!(caught > 0, "the stamp was dropped on agents");
+    assert!(behind.len() >= 30);
+    for &i in &behind {
+        assert!(through_gap[i], "agent {i} never went round through a gap");
+    }
+
+    // Back the other way; the stamp is lifted 2 s in, before they reach it, so they walk
+    // straight through where it was.
+    assert_eq!(
+        sim.order_group(&mut nav, 0, Vec2::new(12.5, 32.5)).moving,
+        60
+    );
+    let mut stamp = Some(stamp);
+    let mut used_gap = false;
+    let steps_back = run_through_changes(&mut sim, &mut nav, 60 * 90, |k, sim, nav| {
+        if k == 120
+            && let Some(s) = stamp.take()
+        {
+            nav.remove_stamp(s);
+        }
+        used_gap |= sim
+            .agents()
+            .pos_world
+            .iter()
+            .any(|&p| in_columns(p) && !(p.y >= sy as f32 && p.y < (sy + sh) as f32));
+    });
+    assert!(stamp.is_none());
+    let m = sim.metrics();
+    eprintln!(
+        "stamp lifted: {} of 60 back in {:.1} s",
+        m.arrived,
+        steps_back as f64 / 60.0
+    );
+    assert_eq!(m.arrived, 60, "{m:?}");
+    assert!(
+        !used_gap,
+        "after the stamp was lifted nobody detours through a gap"
+    );
 }

@@ -5,7 +5,7 @@
 //! Coordinates: world metres, x right, y down, origin at the top-left corner of cell
 //! `(0, 0)`; cell `(x, y)` covers `[x·s, (x+1)·s) × [y·s, (y+1)·s)` for cell size `s`.
 
-use super::vec2::Vec2;
+use super::vec2::{Vec2, floor_i32};
 
 /// A planned route handed out by [`Navigator::request_path`]; opaque to the crowd.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -27,8 +27,8 @@ impl NavGrid {
     #[must_use]
     pub fn cell_from_world(&self, pos_world: Vec2) -> (i32, i32) {
         (
-            (pos_world.x / self.cell_size_m).floor() as i32,
-            (pos_world.y / self.cell_size_m).floor() as i32,
+            floor_i32(pos_world.x / self.cell_size_m),
+            floor_i32(pos_world.y / self.cell_size_m),
         )
     }
 
@@ -102,4 +102,23 @@ pub trait Navigator: Sync {
 
     /// The crowd no longer uses this path.
     fn release_path(&mut self, path: PathId);
+
+    /// Changes whenever walls may have appeared under the agents (a stamp placed at run
+    /// time). The simulation then moves agents whose centre is in a wall cell to the nearest
+    /// free cell. Navigators over a fixed world keep the default.
+    fn walls_version(&self) -> u64 {
+        0
+    }
+
+    /// Changes when the world finished rebuilding after a run-time change: the simulation
+    /// then asks for its live paths again from where the agents are now.
+    fn routes_version(&self) -> u64 {
+        0
+    }
+
+    /// The world changed and its routes are not rebuilt yet: a missing flow sample then
+    /// means "keep the last direction", not "stop".
+    fn replanning(&self) -> bool {
+        false
+    }
 }

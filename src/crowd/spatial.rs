@@ -2,7 +2,7 @@
 //! counting sort into one flat index array (no per-cell `Vec`). Agents within a cell stay in
 //! index order, so every query visits candidates in the same order on every run.
 
-use super::vec2::Vec2;
+use super::vec2::{Vec2, floor_i32};
 
 /// The grid never holds more than this many cells per agent (plus a floor), so a huge map
 /// with a few agents does not allocate a huge grid; cells grow instead.
@@ -90,14 +90,14 @@ impl SpatialGrid {
     fn clamp_cell(&self, p: Vec2) -> (u32, u32) {
         let rel = (p - self.origin_world) / self.cell_size_m;
         let cx = if rel.x.is_finite() {
-            rel.x.floor().clamp(0.0, (self.cols - 1) as f32)
+            floor_i32(rel.x).clamp(0, self.cols as i32 - 1)
         } else {
-            0.0
+            0
         };
         let cy = if rel.y.is_finite() {
-            rel.y.floor().clamp(0.0, (self.rows - 1) as f32)
+            floor_i32(rel.y).clamp(0, self.rows as i32 - 1)
         } else {
-            0.0
+            0
         };
         (cx as u32, cy as u32)
     }
@@ -105,6 +105,56 @@ impl SpatialGrid {
     fn cell_index(&self, p: Vec2) -> u32 {
         let (cx, cy) = self.clamp_cell(p);
         cy * self.cols + cx
+    }
+
+    /// Calls `visit(agent_index, position)` for every agent in the cells overlapping the disc
+    /// of `radius_m` around `center_world` (a superset of those within the radius), in a
+    /// fixed order. Each row of cells is clipped to the disc's chord, so with cells smaller
+    /// than the radius far fewer candidates are visited than by the bounding square.
+    pub fn for_each_in_disc(
+        &self,
+        center_world: Vec2,
+        radius_m: f32,
+        mut visit: impl FnMut(u32, Vec2),
+    ) {
+        if self.cols == 0 || self.sorted.is_empty() {
+            return;
+        }
+        if !(center_world.is_finite() && radius_m.is_finite()) {
+            self.for_each_candidate(center_world, radius_m, visit);
+            return;
+        }
+        // In cell units, with slack for the rounding of `(p - origin) / cell` (a few ulps of
+        // the coordinates), so an agent within the radius is never dropped.
+        let rel = (center_world - self.origin_world) / self.cell_size_m;
+        let r = radius_m.max(0.0) / self.cell_size_m + 1e-3 + 1e-6 * (rel.x.abs() + rel.y.abs());
+        let max_x = self.cols as i32 - 1;
+        let max_y = self.rows as i32 - 1;
+        let y0 = floor_i32(rel.y - r).clamp(0, max_y) as u32;
+        let y1 = floor_i32(rel.y + r).clamp(0, max_y) as u32;
+        for cy in y0..=y1 {
+            // Nearest distance from the centre to this row's band of y.
+            let band = cy as f32;
+            let dy = if rel.y < band {
+                band - rel.y
+            } else if rel.y > band + 1.0 {
+                rel.y - band - 1.0
+            } else {
+                0.0
+            };
+            let half = (r * r - dy * dy).max(0.0).sqrt();
+            let x0 = floor_i32(rel.x - half).clamp(0, max_x) as usize;
+            let x1 = floor_i32(rel.x + half).clamp(0, max_x) as usize;
+            let row = cy as usize * self.cols as usize;
+            let start = self.cell_start[row + x0] as usize;
+            let end = self.cell_start[row + x1 + 1] as usize;
+            for (&i, &p) in self.sorted[start..end]
+                .iter()
+                .zip(&self.sorted_pos[start..end])
+            {
+                visit(i, p);
+            }
+        }
     }
 
     /// Calls `visit(agent_index, position)` for every agent in the cells overlapping the
@@ -165,6 +215,76 @@ mod tests {
                 .filter(|&i| (positions[i as usize] - center).length() <= radius)
                 .collect();
             assert_eq!(found, expected);
+        }
+    }
+
+    #[test]
+    fn disc_query_visits_every_agent_within_the_radius_once() {
+        let mut rng = SplitMix64::new(12);
+        // Far from the origin, so rounding of the cell coordinates is exercised too.
+        let positions: Vec<Vec2> = (0..4000)
+            .map(|_| Vec2::new(rng.range_f32(1500.0, 1700.0), rng.range_f32(900.0, 1000.0)))
+            .collect();
+        for cell in [0.7f32, 1.5, 3.0, 7.0] {
+            let mut grid = SpatialGrid::default();
+            grid.rebuild(&positions, cell);
+            for q in 0..300 {
+                // Centres on agents, and exactly on cell corners.
+                let center = if q % 2 == 0 {
+                    positions[q * 11]
+                } else {
+                    grid.origin_world + Vec2::new(q as f32, (q % 40) as f32) * grid.cell_size_m
+                };
+                let radius = rng.range_f32(0.2, 9.0);
+                let mut found = Vec::new();
+                grid.for_each_in_disc(center, radius, |i, p| {
+                    assert_eq!(p, positions[i as usize]);
+                    if (p - center).length_squared() <= radius * radius {
+                        found.push(i);
+                    }
+                });
+                let visited = found.len();
+                found.sort_unstable();
+                found.dedup();
+                assert_eq!(found.len(), visited, "an agent visited twice");
+                let expected: Vec<u32> = (0..positions.len() as u32)
+                    .filter(|&i| {
+                        (positions[i as usize] - center).length_squared() <= radius * radius
+                    })
+                    .collect();
+                assert_eq!(
+                    found, expected,
+                    "cell {cell} centre {center:?} radius {radius}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn floor_i32_matches_floor() {
+        let mut rng = SplitMix64::new(4);
+        let specials = [
+            0.0f32,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999_999_8,
+            -2.999_999_8,
+            1e9,
+            -1e9,
+            3e9,
+            -3e9,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+        ];
+        let randoms = (0..100_000).map(|_| rng.range_f32(-5000.0, 5000.0));
+        for x in specials.into_iter().chain(randoms) {
+            assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
         }
     }
 }

@@ -23,7 +23,7 @@ use super::agents::{AgentState, Agents, NO_ORDER};
 use super::navigator::{NavGrid, Navigator};
 use super::rng::mix64;
 use super::spatial::SpatialGrid;
-use super::vec2::Vec2;
+use super::vec2::{Vec2, floor_i32};
 use super::walls::{move_disc, segment_is_clear};
 
 /// Most neighbours any behaviour looks at (the nearest ones).
@@ -143,6 +143,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub config: &'a SimConfig,
     /// Destination of each order, indexed by order id.
     pub order_destinations: &'a [Vec2],
+    /// [`Navigator::replanning`] for this step.
+    pub replanning: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -170,14 +172,26 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let (desired, flow_dir) = self.desired_velocity(i);
         let w = cfg.weights;
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
-        let separation = self.separation(i, neighbours) * w.separation;
+        let (separation, push) = self.separation_and_push(i, neighbours);
+        let separation = separation * w.separation;
         let force = match cfg.avoidance {
             AvoidanceMode::Boids => {
-                let (align, cohere) = self.alignment_cohesion(i, neighbours);
+                // A zero-weighted force is skipped by `priority_sum` whatever its value
+                // (zero, or NaN from 0 · ∞), so a behaviour weighted 0 is not computed.
+                let side = if w.avoidance == 0.0 {
+                    Vec2::ZERO
+                } else {
+                    self.side_step(i, neighbours, desired) * w.avoidance
+                };
+                let (align, cohere) = if w.alignment == 0.0 && w.cohesion == 0.0 {
+                    (Vec2::ZERO, Vec2::ZERO)
+                } else {
+                    self.alignment_cohesion(i, neighbours)
+                };
                 priority_sum(
                     &[
                         to_force(desired) * w.flow,
-                        self.side_step(i, neighbours, desired) * w.avoidance,
+                        side,
                         separation,
                         align * w.alignment,
                         cohere * w.cohesion,
@@ -198,7 +212,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         };
 
         let new_vel = (v + force * (dt / mass)).clamp_length(max_speed);
-        let displacement = new_vel * dt + self.contact_push(i, neighbours);
+        let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
         let moved = move_disc(
             p,
@@ -238,29 +252,43 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let radius = a.neighbour_radius_m[i];
         let r_sq = radius * radius;
         let cap = self.config.max_neighbours.clamp(1, MAX_NEIGHBOURS);
-        let mut count = 0;
-        self.grid.for_each_candidate(p, radius, |j, pos_j| {
-            if j as usize == i {
-                return;
-            }
+        // Keys `(distance bits << 32) | index` order like (distance, index) since squared
+        // distances are non-negative floats; one integer compare per candidate instead of
+        // a compound float-and-index test. `u64::MAX` marks an empty slot.
+        let mut keys = [u64::MAX; MAX_NEIGHBOURS];
+        let last = cap - 1;
+        let mut filled = 0;
+        self.grid.for_each_in_disc(p, radius, |j, pos_j| {
             let dist_sq = (pos_j - p).length_squared();
-            if dist_sq > r_sq || (count == cap && dist_sq >= out[count - 1].dist_sq) {
+            let key = if dist_sq <= r_sq && j as usize != i {
+                (u64::from(dist_sq.to_bits()) << 32) | u64::from(j)
+            } else {
+                u64::MAX
+            };
+            // The kept set is the `cap` smallest keys whatever the visit order.
+            if key >= keys[last] {
                 return;
             }
-            let mut k = if count < cap { count } else { cap - 1 };
-            if count < cap {
-                count += 1;
-            }
-            while k > 0
-                && (out[k - 1].dist_sq > dist_sq
-                    || (out[k - 1].dist_sq == dist_sq && out[k - 1].index > j))
-            {
-                out[k] = out[k - 1];
+            // Insert from the end of the filled part, not across the empty slots.
+            let mut k = if filled < cap {
+                filled += 1;
+                filled - 1
+            } else {
+                last
+            };
+            while k > 0 && keys[k - 1] > key {
+                keys[k] = keys[k - 1];
                 k -= 1;
             }
-            out[k] = Neighbour { index: j, dist_sq };
+            keys[k] = key;
         });
-        count
+        for (slot, &key) in out.iter_mut().zip(&keys[..filled]) {
+            *slot = Neighbour {
+                index: key as u32,
+                dist_sq: f32::from_bits((key >> 32) as u32),
+            };
+        }
+        filled
     }
 
     /// The velocity the agent wants from its path alone, and its smoothed flow direction.
@@ -305,6 +333,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             // Off the flow: only the last metres inside the goal cell go straight.
             None if dist < cell => to_goal.normalize_or_zero(),
+            // The world is rebuilding under a stamp: keep going until routes are back.
+            None if self.replanning => old_dir,
             None => Vec2::ZERO,
         };
         let slow_radius = (2.0 * a.radius_m[i]).max(cell);
@@ -312,26 +342,40 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         (dir * speed, dir)
     }
 
-    /// Push away from overlapping neighbours, scaled by their kinetic energy relative to ours.
-    fn separation(&self, i: usize, neighbours: &[Neighbour]) -> Vec2 {
+    /// Separation: push away from overlapping neighbours (within the margin), scaled by their
+    /// kinetic energy relative to ours; and the positional contact push out of actual
+    /// overlaps, the lighter agent moving more (never farther than the disc radius in one
+    /// step). One pass, so each distance and direction is computed once.
+    fn separation_and_push(&self, i: usize, neighbours: &[Neighbour]) -> (Vec2, Vec2) {
         let a = self.agents;
         let p = a.pos_world[i];
         let r = a.radius_m[i];
         let energy = |k: usize| a.mass[k] * (a.vel[k].length_squared() + 0.25);
         let own = energy(i);
         let mut sum = Vec2::ZERO;
+        let mut push = Vec2::ZERO;
         for n in neighbours {
             let j = n.index as usize;
             let min_dist = r + a.radius_m[j] + self.config.separation_margin_m;
-            if n.dist_sq >= min_dist * min_dist {
+            let touch = r + a.radius_m[j];
+            let separating = n.dist_sq < min_dist * min_dist;
+            let touching = n.dist_sq < touch * touch;
+            if !separating && !touching {
                 continue;
             }
             let dist = n.dist_sq.sqrt();
-            let away = away_from(p, a.pos_world[j], i, j);
-            let ratio = (energy(j) / own).clamp(0.1, 10.0);
-            sum += away * (a.max_force[i] * (1.0 - dist / min_dist) * ratio);
+            let away = away_from_at(p, a.pos_world[j], n.dist_sq, i, j);
+            if separating {
+                let ratio = (energy(j) / own).clamp(0.1, 10.0);
+                sum += away * (a.max_force[i] * (1.0 - dist / min_dist) * ratio);
+            }
+            if touching {
+                let overlap = touch - dist;
+                let share = a.mass[j] / (a.mass[i] + a.mass[j]);
+                push += away * (overlap * share * self.config.contact_relaxation);
+            }
         }
-        sum
+        (sum, push.clamp_length(r))
     }
 
     /// Fieldrunners' side-step: a sideways force away from the neighbour it would hit first.
@@ -404,26 +448,6 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let align = (vel_sum * inv - a.vel[i]) * (a.mass[i] / self.config.reaction_secs.max(1e-3));
         let cohere = (pos_sum * inv - a.pos_world[i]) * (a.max_force[i] / a.neighbour_radius_m[i]);
         (align, cohere)
-    }
-
-    /// Positional push out of actual overlaps; the lighter agent moves more.
-    fn contact_push(&self, i: usize, neighbours: &[Neighbour]) -> Vec2 {
-        let a = self.agents;
-        let p = a.pos_world[i];
-        let mut push = Vec2::ZERO;
-        for n in neighbours {
-            let j = n.index as usize;
-            let touch = a.radius_m[i] + a.radius_m[j];
-            if n.dist_sq >= touch * touch {
-                continue;
-            }
-            let overlap = touch - n.dist_sq.sqrt();
-            let share = a.mass[j] / (a.mass[i] + a.mass[j]);
-            push += away_from(p, a.pos_world[j], i, j)
-                * (overlap * share * self.config.contact_relaxation);
-        }
-        // Never push farther than the disc radius in one step.
-        push.clamp_length(a.radius_m[i])
     }
 
     /// ORCA (RVO2) via `dodgy_2d`: the velocity closest to `preferred` that avoids the
@@ -532,7 +556,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 let q = p + dir * dist;
                 if self
                     .nav
-                    .is_wall(t, (q.x / cell).floor() as i32, (q.y / cell).floor() as i32)
+                    .is_wall(t, floor_i32(q.x / cell), floor_i32(q.y / cell))
                 {
                     *d = d.max(1.0 - (dist - wall_r) / (ray_len - wall_r).max(1e-3));
                     break;
@@ -565,8 +589,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
 /// Unit vector from `other` to `p`; coincident agents get a fixed pseudo-random direction
 /// from their indices (opposite for the two of them), so they separate the same way every run.
 fn away_from(p: Vec2, other: Vec2, i: usize, j: usize) -> Vec2 {
+    away_from_at(p, other, (p - other).length_squared(), i, j)
+}
+
+/// [`away_from`] with the squared distance already known (`(other - p)` squares to the
+/// same bits as `(p - other)`).
+fn away_from_at(p: Vec2, other: Vec2, len_sq: f32, i: usize, j: usize) -> Vec2 {
     let d = p - other;
-    let len_sq = d.length_squared();
     if len_sq > 1e-12 {
         return d / len_sq.sqrt();
     }

@@ -5,13 +5,14 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
 use super::error::CrowdError;
 use super::navigator::{FlowSample, NavGrid, Navigator, PathId};
-use super::vec2::Vec2;
+use super::vec2::{Vec2, floor_i32};
 use super::walls::segment_is_clear;
 use crate::nav::grid::{DIRECTIONS, WALL};
 
@@ -349,14 +350,11 @@ impl Navigator for GridNavigator {
                 UNREACHABLE => Vec2::ZERO,
                 _ if self.cell_has_los(field, x, y) => to_goal,
                 GOAL => to_goal,
-                d => {
-                    let (dx, dy) = DIRECTIONS[d as usize];
-                    Vec2::new(dx as f32, dy as f32).normalize_or_zero()
-                }
+                d => unit_direction(d),
             }
         };
         let u = pos_world / self.cell_size_m - Vec2::new(0.5, 0.5);
-        let (x0, y0) = (u.x.floor() as i32, u.y.floor() as i32);
+        let (x0, y0) = (floor_i32(u.x), floor_i32(u.y));
         let (fx, fy) = (u.x - x0 as f32, u.y - y0 as f32);
         let blended = dir_of(x0, y0) * ((1.0 - fx) * (1.0 - fy))
             + dir_of(x0 + 1, y0) * (fx * (1.0 - fy))
@@ -391,6 +389,19 @@ impl Navigator for GridNavigator {
             }
         }
     }
+}
+
+/// [`DIRECTIONS`]`[d]` as a unit vector, computed once (the same bits as normalising it
+/// on every sample).
+fn unit_direction(d: u8) -> Vec2 {
+    static UNIT: OnceLock<Vec<Vec2>> = OnceLock::new();
+    let unit = UNIT.get_or_init(|| {
+        DIRECTIONS
+            .iter()
+            .map(|&(dx, dy)| Vec2::new(dx as f32, dy as f32).normalize_or_zero())
+            .collect()
+    });
+    unit.get(d as usize).copied().unwrap_or(Vec2::ZERO)
 }
 
 /// Parses a hand-drawn map: one line per row, `#` wall, `.` (or space) clear, a digit `d`

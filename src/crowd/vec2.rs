@@ -96,6 +96,20 @@ impl Vec2 {
     }
 }
 
+/// `x.floor() as i32` without the libm call (the default x86-64 target has no SSE4.1
+/// `roundss`, so `floor` is a function call in hot loops). Same result for every input:
+/// NaN gives 0 and out-of-range values saturate.
+#[inline]
+#[must_use]
+pub fn floor_i32(x: f32) -> i32 {
+    let t = x as i32;
+    if (t as f32) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
 impl Add for Vec2 {
     type Output = Self;
     fn add(self, o: Self) -> Self {

@@ -5,7 +5,7 @@
 //! Invariant kept by [`move_disc`]: if the centre starts outside every wall cell it ends
 //! outside every wall cell — the last resort is to stay put.
 
-use super::vec2::Vec2;
+use super::vec2::{Vec2, floor_i32};
 
 /// Most push-out passes per sub-step; an agent in a corner needs two, a squeeze a few more.
 const MAX_PUSH_PASSES: usize = 4;
@@ -82,8 +82,8 @@ pub fn move_disc(
 
 fn cell_of(pos: Vec2, cell_size_m: f32) -> (i32, i32) {
     (
-        (pos.x / cell_size_m).floor() as i32,
-        (pos.y / cell_size_m).floor() as i32,
+        floor_i32(pos.x / cell_size_m),
+        floor_i32(pos.y / cell_size_m),
     )
 }
 

@@ -1,12 +1,20 @@
 //! The crowd on the real run time: [`WorldNavigator`] implements [`Navigator`] over
 //! [`NavWorld`], so the preview moves agents exactly as a game loading the package would.
+//!
+//! Run-time changes go through the world's time-sliced queue, as in a game: a stamp or cost
+//! change takes effect on the walls at once ([`Navigator::walls_version`] moves), the rebuild
+//! drains over frames ([`WorldNavigator::rebuild`]) while agents keep their last directions
+//! ([`Navigator::replanning`]), and when it is done the crowd re-plans from where the agents
+//! are ([`Navigator::routes_version`]).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::navigator::{FlowSample, NavGrid, Navigator, PathId};
 use super::vec2::Vec2;
 use crate::nav::grid::WALL;
-use crate::nav::{NavWorld, world};
+use crate::nav::world::StampHandle;
+use crate::nav::{NavData, NavWorld, world};
 
 /// [`NavWorld`] plus what the crowd needs beside it (names and wall buffers per type).
 pub struct WorldNavigator {
@@ -16,6 +24,11 @@ pub struct WorldNavigator {
     pub wall_buffer_m: Vec<f32>,
     /// Crowd path id → world path id.
     paths: BTreeMap<u32, world::PathId>,
+    walls_version: u64,
+    routes_version: u64,
+    /// A rebuild ran part of the queue: the graph may have new node ids that the live paths
+    /// (re-planned only when the queue empties) do not know yet.
+    part_rebuilt: bool,
 }
 
 impl WorldNavigator {
@@ -26,7 +39,114 @@ impl WorldNavigator {
             world,
             wall_buffer_m,
             paths: BTreeMap::new(),
+            walls_version: 0,
+            routes_version: 0,
+            part_rebuilt: false,
         }
+    }
+
+    /// Stamps a `w × h` block of costs at `(x, y)` (cells) into the given movement types
+    /// through [`NavWorld::apply_stamp`]; the walls change now, routes once
+    /// [`Self::rebuild`] has drained the queue.
+    pub fn apply_stamp(
+        &mut self,
+        layers: &[usize],
+        rect: (u32, u32, u32, u32),
+        costs: &[u8],
+    ) -> StampHandle {
+        let handle = self.world.apply_stamp(layers, rect, costs);
+        self.walls_version += 1;
+        handle
+    }
+
+    /// Restores what a stamp replaced ([`NavWorld::remove_stamp`]); see [`Self::apply_stamp`].
+    pub fn remove_stamp(&mut self, handle: StampHandle) {
+        self.world.remove_stamp(handle);
+        self.walls_version += 1;
+    }
+
+    /// Sets one cell's cost ([`NavWorld::set_cost`]); see [`Self::apply_stamp`].
+    pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
+        self.world.set_cost(layer, x, y, cost);
+        self.walls_version += 1;
+    }
+
+    /// Brings the world to `nav` (a re-bake of the same map after an edit) through the
+    /// time-sliced queue, so live paths and agents carry on: every sector whose costs differ
+    /// is written with [`NavWorld::apply_stamp`] and queued. Returns `false`, changing
+    /// nothing, when `nav` is not the same map (grid, cell size, movement types) or more than
+    /// a quarter of its sectors changed; the caller then builds a new navigator.
+    pub fn update_from(&mut self, nav: &NavData, wall_buffer_m: Vec<f32>) -> bool {
+        let old = self.world.nav();
+        let same_map = old.spec == nav.spec
+            && old.cell_size_m == nav.cell_size_m
+            && old.layers.len() == nav.layers.len()
+            && old
+                .layers
+                .iter()
+                .zip(&nav.layers)
+                .all(|(a, b)| a.name == b.name);
+        if !same_map {
+            return false;
+        }
+        let mut changed = Vec::new();
+        for (li, (a, b)) in old.layers.iter().zip(&nav.layers).enumerate() {
+            for (s, (sa, sb)) in a.cost.sectors.iter().zip(&b.cost.sectors).enumerate() {
+                if sa != sb {
+                    changed.push((li, s as u32));
+                }
+            }
+        }
+        let sectors = nav.spec.sector_count() * nav.layers.len();
+        if changed.len() * 4 > sectors {
+            return false;
+        }
+        let mut tile = Vec::new();
+        for (li, s) in changed {
+            let cost = &nav.layers[li].cost;
+            cost.sector_cells(s, &mut tile);
+            // The stamp record keeps the sector's old costs; these stamps are never removed.
+            let _ = self.apply_stamp(&[li], cost.spec.sector_rect(s), &tile);
+        }
+        self.wall_buffer_m = wall_buffer_m;
+        true
+    }
+
+    /// Dirty sectors still queued.
+    #[must_use]
+    pub fn pending_rebuilds(&self) -> usize {
+        self.world.pending_rebuilds()
+    }
+
+    /// Drains the world's rebuild queue for about `budget` ([`NavWorld::rebuild`]); call it
+    /// once per frame. Returns `true` when nothing is left; the crowd then re-plans its paths
+    /// on its next step.
+    pub fn rebuild(&mut self, budget: Duration) -> bool {
+        if self.world.pending_rebuilds() == 0 && !self.part_rebuilt {
+            return true;
+        }
+        let done = self.world.rebuild(budget);
+        self.part_rebuilt = !done;
+        if done {
+            self.routes_version += 1;
+        }
+        done
+    }
+
+    /// Whether the path's routed portals exist in the current graph. After part of a
+    /// rebuild they may not (node ids are renumbered per layer), and the world's off-route
+    /// fallback indexes nodes by them.
+    fn route_is_current(&self, id: world::PathId) -> bool {
+        let Some(p) = self.world.path(id) else {
+            return false;
+        };
+        let Some(layer) = self.world.nav().layers.get(p.layer) else {
+            return false;
+        };
+        p.exits
+            .values()
+            .flatten()
+            .all(|&(_, node)| (node as usize) < layer.nodes.len())
     }
 
     fn cell_of(&self, p: Vec2) -> Option<(u32, u32)> {
@@ -71,6 +191,9 @@ impl Navigator for WorldNavigator {
         let id = *self.paths.get(&path.0)?;
         let s = self.world.nav().cell_size_m;
         let (px, py) = (pos_world.x / s, pos_world.y / s);
+        if self.part_rebuilt && !self.route_is_current(id) {
+            return None;
+        }
         let p = self.world.path(id)?;
         let cell = (px.max(0.0) as u32, py.max(0.0) as u32);
         if cell == p.goal {
@@ -106,5 +229,17 @@ impl Navigator for WorldNavigator {
         if let Some(id) = self.paths.remove(&path.0) {
             self.world.release_path(id);
         }
+    }
+
+    fn walls_version(&self) -> u64 {
+        self.walls_version
+    }
+
+    fn routes_version(&self) -> u64 {
+        self.routes_version
+    }
+
+    fn replanning(&self) -> bool {
+        self.part_rebuilt || self.world.pending_rebuilds() > 0
     }
 }
