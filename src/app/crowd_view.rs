@@ -3,9 +3,10 @@
 //! dragging a rectangle, select them, right-click to order a move, play / pause / step at a
 //! chosen speed, and watch the metrics.
 //!
-//! When the map is re-baked (a brush stroke, a movement-type edit) the navigator is rebuilt
-//! from the new nav data and the live orders are re-issued, so agents re-route without
-//! stopping.
+//! When the map is re-baked (a brush stroke, a stamp) the changed sectors go through the
+//! live world's time-sliced rebuild queue, as in a game: agents keep moving and re-plan when
+//! it drains. A new grid or movement-type list rebuilds the navigator and re-issues the
+//! live orders.
 
 use std::sync::Arc;
 
@@ -103,6 +104,9 @@ impl std::fmt::Debug for CrowdPreview {
     }
 }
 
+/// Time per frame spent draining the world's rebuild queue after an edit.
+const REBUILD_BUDGET: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// History kept for the plots. `[Units: steps]`
 const HISTORY_STEPS: usize = 600;
 
@@ -119,7 +123,8 @@ impl CrowdPreview {
         self.nav.is_some()
     }
 
-    /// Rebuilds the navigator when the nav data changed and re-issues the live orders.
+    /// Follows the nav data: changed sectors through the queue, or a new navigator with the
+    /// live orders re-issued.
     pub fn sync_nav(&mut self, nav: Option<&Arc<NavData>>, version: u64, doc: &MapDocument) {
         if version == self.nav_version && (self.nav.is_some() || nav.is_none()) {
             return;
@@ -138,7 +143,12 @@ impl CrowdPreview {
                     .find(|t| t.name == l.name)
                     .map_or(0.0, |t| t.wall_buffer_m)
             })
-            .collect();
+            .collect::<Vec<f32>>();
+        if let Some(current) = self.nav.as_mut()
+            && current.update_from(nav, buffers.clone())
+        {
+            return;
+        }
         let mut navigator = WorldNavigator::new(NavWorld::from_nav(NavData::clone(nav)), buffers);
         for (agents, goal) in &self.orders {
             let _ = self.sim.order_move(&mut navigator, agents, *goal);
@@ -370,6 +380,7 @@ impl CrowdPreview {
         let Some(nav) = self.nav.as_mut() else {
             return 0;
         };
+        nav.rebuild(REBUILD_BUDGET);
         let steps = self
             .sim
             .advance(nav, dt_secs * f64::from(self.speed.clamp(0.25, 8.0)));
