@@ -146,36 +146,37 @@ impl LandmarkBounds<'_> {
     /// evaluation instead of all is most of the heuristic's cost.
     pub fn focus(&mut self, node: u32, keep: usize) {
         let mut scored: Vec<(i64, usize)> = (0..self.landmarks.count)
-            .map(|k| (self.bound_by(node, k), k))
+            .map(|k| (self.bound_by(node, k).unwrap_or(i64::MIN), k))
             .collect();
         scored.sort_unstable_by(|a, b| b.cmp(a));
         self.active = scored.iter().take(keep.max(1)).map(|&(_, k)| k).collect();
     }
 
-    fn bound_by(&self, node: u32, k: usize) -> i64 {
+    /// Landmark `k`'s bound at `node`; `None` when it reaches neither way.
+    fn bound_by(&self, node: u32, k: usize) -> Option<i64> {
         let row = self.landmarks.row(node);
         let (fwd, bwd) = (row[2 * k], row[2 * k + 1]);
-        let mut h = 0;
+        let mut h = None;
         if self.to[k] != FAR && fwd != FAR {
-            h = i64::from(self.to[k]) - i64::from(fwd);
+            h = Some(i64::from(self.to[k]) - i64::from(fwd));
         }
         if bwd != FAR && self.from[k] != i64::MAX && self.from[k] != i64::MIN {
-            h = h.max(i64::from(bwd) - self.from[k]);
+            let b = i64::from(bwd) - self.from[k];
+            h = Some(h.map_or(b, |a: i64| a.max(b)));
         }
         h
     }
 
-    /// A lower bound on the cost from `node` to the cheapest finish (0 when no landmark
-    /// gives one).
+    /// A lower bound on the cost from `node` to the cheapest finish; `None` when no focused
+    /// landmark reaches the node and the finishes (another island).
     #[must_use]
-    pub fn lower_bound(&self, node: u32) -> u32 {
+    pub fn lower_bound(&self, node: u32) -> Option<u32> {
         let h = self
             .active
             .iter()
-            .map(|&k| self.bound_by(node, k))
-            .max()
-            .unwrap_or(0);
-        u32::try_from(h.max(0)).unwrap_or(u32::MAX)
+            .filter_map(|&k| self.bound_by(node, k))
+            .max()?;
+        Some(u32::try_from(h.max(0)).unwrap_or(u32::MAX))
     }
 }
 
@@ -302,7 +303,7 @@ fn distances_from(graph: &Csr<'_>, source: u32) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)]
 
     use std::sync::atomic::AtomicBool;
@@ -313,7 +314,7 @@ mod tests {
 
     /// A 60 × 60 map in 6 × 6 sectors with random costs 1..=9 and wall blobs, so the graph
     /// has islands, detours and uneven weights.
-    fn random_layer(seed: u64) -> NavLayer {
+    pub(crate) fn random_layer(seed: u64) -> NavLayer {
         let spec = GridSpec {
             width: 60,
             height: 60,
@@ -385,7 +386,7 @@ mod tests {
                     .iter()
                     .filter_map(|&(f, rest)| dist[f as usize].map(|d| d + rest))
                     .min();
-                let bound = bounds.lower_bound(node);
+                let bound = bounds.lower_bound(node).unwrap_or(0);
                 if let Some(truth) = truth {
                     assert!(bound <= truth, "seed {seed}: bound {bound} > true {truth}");
                     if bound * 10 >= truth * 7 {
@@ -395,7 +396,7 @@ mod tests {
                 // Focusing on a subset only drops terms: never a larger bound.
                 let mut focused = bounds.clone();
                 focused.focus(node, 2);
-                assert!(focused.lower_bound(node) <= bound);
+                assert!(focused.lower_bound(node).unwrap_or(0) <= bound);
             }
             assert!(tight > 0, "seed {seed}: no bound within 70 % of the truth");
         }

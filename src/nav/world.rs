@@ -15,7 +15,7 @@ use super::integrate::{
 };
 use super::landmarks::Landmarks;
 use super::layer::{NavLayer, rebuild_sectors};
-use super::route::{Route, SearchEnds, SearchScratch, search};
+use super::route::{FinishCosts, Route, SearchEnds, SearchScratch, search};
 
 /// Default A* heuristic inflation (weighted A*, expanded nodes not reopened, so routes cost
 /// at most 1.1 × the optimum). On the 2048² benchmark map, with landmarks, 1.1 expands 2.3×
@@ -130,6 +130,7 @@ pub struct NavWorld {
     /// [`NavWorld::prepare_landmarks`]) and dropped when its graph is rebuilt.
     landmarks: Vec<Option<Landmarks>>,
     use_landmarks: bool,
+    finish: FinishCosts,
     scratch: SearchScratch,
     integ: IntegratorScratch,
 }
@@ -160,6 +161,7 @@ impl NavWorld {
             heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
             landmarks: Vec::new(),
             use_landmarks: true,
+            finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),
         }
@@ -315,7 +317,11 @@ impl NavWorld {
         let goal_sector = spec.sector_of(goal.0, goal.1);
         // Cost from each goal-sector node to the goal, by integrating the goal sector.
         let goal_costs = sector_costs_from(l, goal_sector, goal, &mut self.integ);
-        let mut remaining: HashMap<u32, u32> = goal_costs.iter().copied().collect();
+        let remaining = &mut self.finish;
+        remaining.reset(l.nodes.len());
+        for &(node, rest) in &goal_costs {
+            remaining.insert_absent(node, rest);
+        }
         let mut bounds = self
             .landmarks
             .get(layer)
@@ -344,7 +350,7 @@ impl NavWorld {
             if let (Some(b), Some(&(first, _))) = (bounds.as_mut(), starts.first()) {
                 b.focus(first, ACTIVE_LANDMARKS);
             }
-            let finish = |node: u32| remaining.get(&node).copied();
+            let finish = |node: u32| remaining.get(node);
             self.a_star_runs += 1;
             let ends = SearchEnds {
                 starts: &starts,
@@ -362,15 +368,13 @@ impl NavWorld {
             };
             // Remaining cost of every node on this route, so later sources can merge into it.
             let end_rest = remaining
-                .get(route.nodes.last().unwrap_or(&0))
-                .copied()
+                .get(route.nodes.last().copied().unwrap_or(0))
                 .unwrap_or(0);
             let total = route.cost;
             for &node in &route.nodes {
                 let g = super::route::cost_from_source(&self.scratch, node);
-                let rest = *remaining
-                    .entry(node)
-                    .or_insert(total.saturating_sub(g).max(end_rest.min(total)));
+                let rest =
+                    remaining.insert_absent(node, total.saturating_sub(g).max(end_rest.min(total)));
                 if let Some(b) = bounds.as_mut() {
                     b.add_finish(node, rest);
                 }
@@ -378,7 +382,7 @@ impl NavWorld {
             for pair in route.nodes.windows(2) {
                 let (a, b) = (pair[0] as usize, pair[1] as usize);
                 if l.nodes[a].window == l.nodes[b].window {
-                    let rest = remaining.get(&pair[0]).copied().unwrap_or(u32::MAX);
+                    let rest = remaining.get(pair[0]).unwrap_or(u32::MAX);
                     let list: &mut Vec<(u32, u32)> = exits.entry(l.nodes[a].sector).or_default();
                     if !list.iter().any(|&(_, n)| n == pair[0]) {
                         list.push((rest, pair[0]));
