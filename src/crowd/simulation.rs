@@ -69,6 +69,10 @@ pub struct Simulation {
     grid: SpatialGrid,
     grid_dirty: bool,
     updates: Vec<AgentUpdate>,
+    /// Per agent, this step's distance to its goal and speed, from the parallel pass (the
+    /// serial arrival, progress and metrics passes read them instead of recomputing).
+    goal_dist_m: Vec<f32>,
+    speed_mps: Vec<f32>,
     orders: Vec<OrderRecord>,
     order_destinations: Vec<Vec2>,
     scheduled: Vec<Order>,
@@ -96,6 +100,8 @@ impl Simulation {
             grid: SpatialGrid::default(),
             grid_dirty: true,
             updates: Vec::new(),
+            goal_dist_m: Vec::new(),
+            speed_mps: Vec::new(),
             orders: Vec::new(),
             order_destinations: Vec::new(),
             scheduled: Vec::new(),
@@ -462,12 +468,16 @@ impl Simulation {
 
         let mut collisions = 0u32;
         let a = &mut self.agents;
+        self.goal_dist_m.resize(n, 0.0);
+        self.speed_mps.resize(n, 0.0);
         for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
             let i = i as usize;
             a.pos_world[i] = u.pos_world;
             a.vel[i] = u.vel;
             a.heading_rad[i] = u.heading_rad;
             a.flow_dir[i] = u.flow_dir;
+            self.goal_dist_m[i] = u.goal_dist_m;
+            self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);
         }
         self.grid
@@ -490,7 +500,7 @@ impl Simulation {
                 AgentState::Stuck => metrics.stuck += 1,
                 AgentState::Idle => {}
             }
-            speed_sum += f64::from(a.vel[i].length());
+            speed_sum += f64::from(self.speed_mps[i]);
         }
         metrics.mean_speed_mps = if n > 0 {
             (speed_sum / n as f64) as f32
@@ -609,9 +619,7 @@ impl Simulation {
         let travelling = |s: AgentState| matches!(s, AgentState::Moving | AgentState::Stuck);
         for i in 0..n {
             let a = &self.agents;
-            if travelling(a.state[i])
-                && (a.goal_world[i] - a.pos_world[i]).length() <= a.radius_m[i]
-            {
+            if travelling(a.state[i]) && self.goal_dist_m[i] <= a.radius_m[i] {
                 self.agents.state[i] = AgentState::Arrived;
                 done_orders.push(self.agents.order[i]);
                 queue.push(i);
@@ -663,9 +671,9 @@ impl Simulation {
 
     fn within_bump_reach(&self, i: usize) -> bool {
         let a = &self.agents;
-        self.orders.get(a.order[i] as usize).is_some_and(|o| {
-            (a.goal_world[i] - a.pos_world[i]).length() <= o.bump_reach_m + a.radius_m[i]
-        })
+        self.orders
+            .get(a.order[i] as usize)
+            .is_some_and(|o| self.goal_dist_m[i] <= o.bump_reach_m + a.radius_m[i])
     }
 
     fn touches(&self, i: usize, j: usize) -> bool {
@@ -700,7 +708,7 @@ impl Simulation {
             if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
                 continue;
             }
-            let dist = (a.goal_world[i] - a.pos_world[i]).length();
+            let dist = self.goal_dist_m[i];
             if dist < a.best_goal_dist_m[i] - self.config.stuck_progress_m {
                 a.best_goal_dist_m[i] = dist;
                 a.no_progress_secs[i] = 0.0;

@@ -132,6 +132,10 @@ pub(crate) struct AgentUpdate {
     pub heading_rad: f32,
     pub flow_dir: Vec2,
     pub contacts: u32,
+    /// Distance from the new position to the agent's goal. `[Units: m]`
+    pub goal_dist_m: f32,
+    /// Length of the new velocity. `[Units: m/s]`
+    pub speed_mps: f32,
 }
 
 /// Everything the parallel pass reads.
@@ -224,7 +228,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         );
         let speed_sq = moved.vel.length_squared();
         let heading_rad = if speed_sq > 0.01 {
-            moved.vel.angle_rad()
+            moved.vel.angle_rad_fast()
         } else {
             a.heading_rad[i]
         };
@@ -234,6 +238,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             heading_rad,
             flow_dir,
             contacts: moved.contacts,
+            goal_dist_m: (a.goal_world[i] - moved.pos_world).length(),
+            speed_mps: moved.vel.length(),
         }
     }
 
