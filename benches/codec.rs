@@ -1,5 +1,6 @@
 //! zstd vs lz4_flex on the real sections of the 2048 × 2048 benchmark package: compressed
 //! size and decompression time (what a game pays at load). The README records the choice.
+//! Also the whole package read and, alone, the reader's canonical tile-store check.
 //!
 //! `cargo bench --no-default-features --bench codec`
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -9,7 +10,8 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use navstudio::package::{SectionKind, encode_section};
+use navstudio::nav::permutations::{FlowPermutations, canonical_flows};
+use navstudio::package::{self, PackageMeta, SectionKind, encode_section};
 
 fn bench_codec(c: &mut Criterion) {
     let baked = common::baked_benchmark_map(2048, None);
@@ -61,6 +63,20 @@ fn bench_codec(c: &mut Criterion) {
             raw.iter()
                 .map(|r| lz4_flex::compress_prepend_size(r))
                 .collect::<Vec<_>>()
+        });
+    });
+    // The reader's canonical tile-store check (a fuzz finding) beside the whole read, in
+    // one run so machine noise hits both alike.
+    let bytes = package::to_bytes(&baked.nav, &PackageMeta::default());
+    group.bench_function("package read (decompress + validate)", |b| {
+        b.iter(|| black_box(package::from_bytes(&bytes).unwrap()));
+    });
+    group.bench_function("package read: tile-store check alone", |b| {
+        b.iter(|| {
+            for l in &baked.nav.layers {
+                let canon = canonical_flows(&l.cost, &l.nodes, &FlowPermutations::default());
+                black_box(canon.node_tile == l.flows.node_tile);
+            }
         });
     });
     group.finish();

@@ -469,11 +469,12 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     }
     // Directions are range-checked above but not re-derived: a wrong direction can only
     // steer badly, never make the run time index out of bounds.
-    let flows = FlowPermutations { tiles, node_tile };
     // A bake stores each tile once, numbered by first use, shared by every node with the
     // same sector contents and window; a store that differs (found by fuzzing) was edited
-    // or corrupted and would silently change if the package were written again.
-    if canonical_flows(&cost, &nodes, &flows) != flows {
+    // or corrupted and would silently change if the package were written again. Only the
+    // canonical node → tile assignment is needed: given no tiles, nothing is cloned.
+    let canonical = canonical_flows(&cost, &nodes, &FlowPermutations::default());
+    if canonical.node_tile != node_tile || canonical.tiles.len() != tiles.len() {
         return Err(bad(
             "the flow tiles are not shared and numbered as a bake stores them".to_owned(),
         ));
@@ -486,6 +487,6 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
         nodes,
         graph,
         islands,
-        flows,
+        flows: FlowPermutations { tiles, node_tile },
     })
 }
