@@ -95,7 +95,7 @@ impl Vec2 {
     pub fn angle_rad_fast(self) -> f32 {
         let (ax, ay) = (self.x.abs(), self.y.abs());
         let (lo, hi) = if ax < ay { (ax, ay) } else { (ay, ax) };
-        if !(hi > 0.0) || !hi.is_finite() {
+        if hi == 0.0 || !hi.is_finite() {
             return self.angle_rad();
         }
         let t = lo / hi;
