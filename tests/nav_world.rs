@@ -248,4 +248,36 @@ fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
     println!("expansions over {pairs} requests: plain {pe}, landmarks {ee}, default {de}");
     assert!(ee * 2 < pe, "landmarks expanded {ee} nodes, plain A* {pe}");
     assert!(de < ee, "weight 1.1 expanded {de} nodes, weight 1 {ee}");
+
+    // A wall dropped at run time: the queue rebuilds the sectors, then the landmark tables a
+    // few at a time; afterwards routes are as cheap as in a fresh world over the new data.
+    let wall = vec![WALL; 60 * 60];
+    exact.apply_stamp(&[0], (200, 200, 60, 60), &wall);
+    let mut calls = 0;
+    while !exact.rebuild(Duration::ZERO) {
+        calls += 1;
+        assert!(exact.pending_rebuilds() > 0);
+    }
+    // 16 tables, two per step: at least 7 calls return before the last step.
+    assert!(
+        calls >= 7,
+        "the landmark tables were not time-sliced ({calls} calls)"
+    );
+    let mut fresh = NavWorld::from_nav(exact.nav().clone());
+    fresh.set_heuristic_weight(1.0);
+    let costs = exact.nav().layers[0].cost.to_cells();
+    let mut checked = 0;
+    while checked < 10 {
+        let a = (rng.below(w), rng.below(h));
+        let b = (rng.below(w), rng.below(h));
+        if costs[(a.1 * w + a.0) as usize] == WALL || !exact.is_reachable(0, a, b) {
+            continue;
+        }
+        checked += 1;
+        assert_eq!(
+            route_cost(&mut exact, a, b),
+            route_cost(&mut fresh, a, b),
+            "{a:?}->{b:?} after the rebuild"
+        );
+    }
 }

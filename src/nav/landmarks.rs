@@ -43,41 +43,13 @@ pub struct Landmarks {
 }
 
 impl Landmarks {
-    /// Runs one Dijkstra per landmark over the layer's portal graph (in parallel). `None`
-    /// for a layer without portal nodes.
+    /// Runs one Dijkstra per landmark and direction over the layer's portal graph (two at a
+    /// time in parallel). `None` for a layer without portal nodes.
     #[must_use]
     pub fn build(layer: &NavLayer) -> Option<Self> {
-        let sources = pick_landmarks(layer, LANDMARK_COUNT);
-        if sources.is_empty() {
-            return None;
-        }
-        let reverse = reversed(layer);
-        let forward = Csr {
-            offsets: &layer.graph.offsets,
-            targets: &layer.graph.targets,
-            weights: &layer.graph.weights,
-        };
-        let backward = Csr {
-            offsets: &reverse.0,
-            targets: &reverse.1,
-            weights: &reverse.2,
-        };
-        let tables: Vec<Vec<u32>> = (0..sources.len() * 2)
-            .into_par_iter()
-            .map(|t| {
-                let graph = if t % 2 == 0 { &forward } else { &backward };
-                distances_from(graph, sources[t / 2])
-            })
-            .collect();
-        let count = sources.len();
-        let n = layer.nodes.len();
-        let mut dist = vec![FAR; n * 2 * count];
-        for (t, table) in tables.iter().enumerate() {
-            for (node, &d) in table.iter().enumerate() {
-                dist[node * 2 * count + t] = d;
-            }
-        }
-        Some(Self { count, dist })
+        let mut builder = LandmarkBuilder::new(layer);
+        while !builder.step(layer) {}
+        builder.finish(layer)
     }
 
     /// Number of landmarks.
@@ -107,6 +79,77 @@ impl Landmarks {
             from: vec![i64::MIN; self.count],
             active: (0..self.count).collect(),
         }
+    }
+}
+
+/// A landmark build done a few tables at a time, so a time-sliced rebuild
+/// ([`super::NavWorld::rebuild`]) can spread it over frames.
+#[derive(Debug)]
+pub struct LandmarkBuilder {
+    sources: Vec<u32>,
+    /// The portal graph reversed, as `(offsets, targets, weights)`, for `d(node, L)`.
+    reverse: (Vec<u32>, Vec<u32>, Vec<u32>),
+    /// Tables done, in order: forward then backward per landmark.
+    tables: Vec<Vec<u32>>,
+}
+
+impl LandmarkBuilder {
+    /// Picks the landmarks of `layer`.
+    #[must_use]
+    pub fn new(layer: &NavLayer) -> Self {
+        Self {
+            sources: pick_landmarks(layer, LANDMARK_COUNT),
+            reverse: reversed(layer),
+            tables: Vec::new(),
+        }
+    }
+
+    /// Computes the next two tables (in parallel); `true` when all are done. `layer` must be
+    /// the one the builder was made for, unchanged.
+    pub fn step(&mut self, layer: &NavLayer) -> bool {
+        let total = self.sources.len() * 2;
+        let next = self.tables.len();
+        if next >= total {
+            return true;
+        }
+        let forward = Csr {
+            offsets: &layer.graph.offsets,
+            targets: &layer.graph.targets,
+            weights: &layer.graph.weights,
+        };
+        let backward = Csr {
+            offsets: &self.reverse.0,
+            targets: &self.reverse.1,
+            weights: &self.reverse.2,
+        };
+        let sources = &self.sources;
+        let done: Vec<Vec<u32>> = (next..(next + 2).min(total))
+            .into_par_iter()
+            .map(|t| {
+                let graph = if t % 2 == 0 { &forward } else { &backward };
+                distances_from(graph, sources[t / 2])
+            })
+            .collect();
+        self.tables.extend(done);
+        self.tables.len() >= total
+    }
+
+    /// The tables, once [`LandmarkBuilder::step`] has returned `true`; `None` for a layer
+    /// without nodes or an unfinished build.
+    #[must_use]
+    pub fn finish(self, layer: &NavLayer) -> Option<Landmarks> {
+        let count = self.sources.len();
+        let n = layer.nodes.len();
+        if count == 0 || self.tables.len() != 2 * count {
+            return None;
+        }
+        let mut dist = vec![FAR; n * 2 * count];
+        for (t, table) in self.tables.iter().enumerate() {
+            for (node, &d) in table.iter().enumerate().take(n) {
+                dist[node * 2 * count + t] = d;
+            }
+        }
+        Some(Landmarks { count, dist })
     }
 }
 

@@ -13,7 +13,7 @@ use super::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, WALL};
 use super::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
-use super::landmarks::Landmarks;
+use super::landmarks::{LandmarkBuilder, Landmarks};
 use super::layer::{NavLayer, rebuild_sectors};
 use super::route::{FinishCosts, Route, SearchEnds, SearchScratch, search};
 
@@ -129,6 +129,9 @@ pub struct NavWorld {
     /// ALT landmark tables per layer, built on a layer's first request (see
     /// [`NavWorld::prepare_landmarks`]) and dropped when its graph is rebuilt.
     landmarks: Vec<Option<Landmarks>>,
+    /// Layers whose landmark tables the rebuild queue is recomputing (build not started:
+    /// `None`); their requests use the octile heuristic meanwhile.
+    landmark_builds: BTreeMap<usize, Option<LandmarkBuilder>>,
     use_landmarks: bool,
     finish: FinishCosts,
     scratch: SearchScratch,
@@ -160,6 +163,7 @@ impl NavWorld {
             seamless: false,
             heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
             landmarks: Vec::new(),
+            landmark_builds: BTreeMap::new(),
             use_landmarks: true,
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
@@ -198,7 +202,10 @@ impl NavWorld {
     }
 
     fn ensure_landmarks(&mut self, layer: usize) {
-        if !self.use_landmarks || layer >= self.nav.layers.len() {
+        if !self.use_landmarks
+            || layer >= self.nav.layers.len()
+            || self.landmark_builds.contains_key(&layer)
+        {
             return;
         }
         if self.landmarks.len() < self.nav.layers.len() {
@@ -689,10 +696,11 @@ impl NavWorld {
         }
     }
 
-    /// Work left in the rebuild queue (dirty sectors).
+    /// Work left in the rebuild queue: dirty sectors, plus layers whose landmark tables are
+    /// being recomputed.
     #[must_use]
     pub fn pending_rebuilds(&self) -> usize {
-        self.dirty.len()
+        self.dirty.len() + self.landmark_builds.len()
     }
 
     /// Drains the rebuild queue for about `budget`: dirty sectors are rebuilt in batches
@@ -717,12 +725,35 @@ impl NavWorld {
                 self.dirty.remove(&(layer, s));
             }
             rebuild_sectors(&mut self.nav.layers[layer], &batch);
-            // Landmark tables are indexed by node id and hold the old costs.
-            if let Some(t) = self.landmarks.get_mut(layer) {
-                *t = None;
+            // Landmark tables are indexed by node id and hold the old costs: recompute them
+            // (below, time-sliced too) for layers that had them.
+            let had = self
+                .landmarks
+                .get_mut(layer)
+                .and_then(Option::take)
+                .is_some();
+            if had || self.landmark_builds.contains_key(&layer) {
+                self.landmark_builds.insert(layer, None);
             }
             if start.elapsed() >= budget && !self.dirty.is_empty() {
                 return false;
+            }
+        }
+        let mut builds = std::mem::take(&mut self.landmark_builds);
+        while let Some((&layer, slot)) = builds.iter_mut().next() {
+            let l = &self.nav.layers[layer];
+            let builder = slot.get_or_insert_with(|| LandmarkBuilder::new(l));
+            while !builder.step(l) {
+                if start.elapsed() >= budget {
+                    self.landmark_builds = builds;
+                    return false;
+                }
+            }
+            if let Some(done) = builds.remove(&layer).flatten() {
+                if self.landmarks.len() <= layer {
+                    self.landmarks.resize_with(layer + 1, || None);
+                }
+                self.landmarks[layer] = done.finish(l);
             }
         }
         self.goal_cache.clear();
