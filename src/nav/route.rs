@@ -19,7 +19,8 @@ pub struct SearchScratch {
     generation: u32,
     /// One record per portal node, so a relaxation touches one cache line.
     nodes: Vec<NodeState>,
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// `f << 32 | node`: one integer compare per sift step instead of a tuple's two.
+    heap: BinaryHeap<Reverse<u64>>,
     /// Nodes expanded over all searches (a measure of the heuristic's strength).
     pub expanded: u64,
 }
@@ -110,6 +111,11 @@ pub struct Route {
     pub cost: u32,
 }
 
+/// Heap key: lowest `f` first, then lowest node id (as the tuple order was).
+fn key(f: u32, node: u32) -> u64 {
+    (u64::from(f) << 32) | u64::from(node)
+}
+
 /// Octile distance between cells at the cheapest cell cost (1), rounded down. Edge weights
 /// come from 4-neighbour integration, which costs at least the Manhattan distance, so octile
 /// (never more than Manhattan) stays admissible even though a window is entered at any of
@@ -165,11 +171,12 @@ pub fn search(
         s.seen = generation;
         s.g = cost;
         s.parent = FROM_SOURCE;
-        heap.push(Reverse((cost.saturating_add(s.h), node)));
+        heap.push(Reverse(key(cost.saturating_add(s.h), node)));
     }
     // Best finish found so far: (total cost, node).
     let mut best: Option<(u32, u32)> = None;
-    while let Some(Reverse((f, node))) = heap.pop() {
+    while let Some(Reverse(entry)) = heap.pop() {
+        let (f, node) = ((entry >> 32) as u32, entry as u32);
         if best.is_some_and(|(b, _)| f >= b) {
             break;
         }
@@ -198,7 +205,7 @@ pub fn search(
             t.seen = generation;
             t.g = ng;
             t.parent = node;
-            heap.push(Reverse((ng.saturating_add(t.h), next)));
+            heap.push(Reverse(key(ng.saturating_add(t.h), next)));
         }
     }
     let (cost, last) = best?;
