@@ -150,6 +150,8 @@ pub struct TypeLayers {
     pub wall_count: usize,
     /// Mean cost of the passable cells.
     pub mean_cost: f32,
+    /// Sum of the passable cells' costs (keeps `mean_cost` exact across rect rebakes).
+    pub passable_cost_sum: u64,
     /// Why cells differ from the terrain: 255 = a wall only because of the large-unit wall
     /// buffer, 1..=254 = cost added by the wall blur, 0 = neither.
     pub contribution: Vec<u8>,
@@ -170,6 +172,9 @@ pub struct BakeOutput {
     pub warnings: Vec<String>,
     /// The library's bake: intermediates (buffer, blur …) and the nav data.
     pub baked: Option<Baked>,
+    /// The nav data of a full bake, copied once on the bake thread so the UI can share it
+    /// without copying it in a frame.
+    pub shared_nav: Option<Arc<crate::nav::NavData>>,
 }
 
 /// Progress of a running bake: the stage and its share done, `0.0..=1.0`.
@@ -245,6 +250,7 @@ pub fn bake_full(
             .map(|t| (t.stage.clone(), t.duration))
             .collect(),
         warnings: ctx.warnings.clone(),
+        shared_nav: Some(Arc::new(baked.nav.clone())),
         baked: Some(baked),
     })
 }
@@ -275,14 +281,96 @@ pub fn bake_rect(
         }
         return;
     }
-    previous.types = baked
-        .type_indices
-        .iter()
-        .zip(&baked.cost_layers)
-        .map(|(&t, l)| type_stats(&document.movement_types[t].name, l))
-        .collect();
-    previous.slope_deg.clone_from(&baked.slope_deg);
+    // Only cells within the types' reach of the edit can have changed: update those and the
+    // running statistics, not the whole map (a full pass is ~100 ms on 2048²).
+    let changed = grown_by_reach(document, rect, heightmap.width, heightmap.height);
+    let same_shape = previous.types.len() == baked.cost_layers.len()
+        && previous
+            .types
+            .iter()
+            .zip(&baked.cost_layers)
+            .all(|(t, l)| t.final_cost.len() == l.final_cost.len());
+    if same_shape {
+        for (t, l) in previous.types.iter_mut().zip(&baked.cost_layers) {
+            t.update_rect(l, changed, heightmap.width);
+        }
+    } else {
+        previous.types = baked
+            .type_indices
+            .iter()
+            .zip(&baked.cost_layers)
+            .map(|(&t, l)| type_stats(&document.movement_types[t].name, l))
+            .collect();
+    }
+    // Heights are never edited in the editor, so the slope only changes with the map size.
+    if previous.slope_deg.len() != baked.slope_deg.len() {
+        previous.slope_deg.clone_from(&baked.slope_deg);
+    }
     previous.timings = vec![("rebake rect".to_owned(), start.elapsed())];
+}
+
+/// `rect` grown by the largest reach of any movement type (how far a changed cell can
+/// change final costs), clipped to the map.
+#[must_use]
+pub fn grown_by_reach(document: &MapDocument, rect: CellRect, width: u32, height: u32) -> CellRect {
+    let reach = document
+        .movement_types
+        .iter()
+        .map(|ty| crate::bake::cost_layers::reach_cells(ty, document.cell_size_m))
+        .max()
+        .unwrap_or(0);
+    CellRect {
+        x0: rect.x0.saturating_sub(reach).min(width),
+        y0: rect.y0.saturating_sub(reach).min(height),
+        x1: rect.x1.saturating_add(reach).min(width),
+        y1: rect.y1.saturating_add(reach).min(height),
+    }
+}
+
+/// What a cell adds to a type's contribution grid (see [`TypeLayers::contribution`]).
+fn contribution_of(layers: &CostLayers, i: usize) -> u8 {
+    let buffered = layers.buffered_walls.get(i).copied().unwrap_or(false)
+        && !layers.wall_mask.get(i).copied().unwrap_or(false);
+    if buffered {
+        WALL
+    } else {
+        layers.blur.get(i).copied().unwrap_or(0).min(254)
+    }
+}
+
+impl TypeLayers {
+    /// Copies the cells of `rect` from a re-baked layer and updates the wall count and mean
+    /// cost by what changed there.
+    fn update_rect(&mut self, layers: &CostLayers, rect: CellRect, width: u32) {
+        for y in rect.y0..rect.y1 {
+            for x in rect.x0..rect.x1 {
+                let i = y as usize * width as usize + x as usize;
+                let (Some(old), Some(&new)) =
+                    (self.final_cost.get_mut(i), layers.final_cost.get(i))
+                else {
+                    continue;
+                };
+                for (cost, sign) in [(*old, -1i64), (new, 1)] {
+                    if cost == WALL {
+                        self.wall_count = (self.wall_count as i64 + sign) as usize;
+                    } else {
+                        self.passable_cost_sum =
+                            (self.passable_cost_sum as i64 + sign * i64::from(cost)) as u64;
+                    }
+                }
+                *old = new;
+                if let Some(c) = self.contribution.get_mut(i) {
+                    *c = contribution_of(layers, i);
+                }
+            }
+        }
+        let passable = self.final_cost.len().saturating_sub(self.wall_count);
+        self.mean_cost = if passable == 0 {
+            0.0
+        } else {
+            self.passable_cost_sum as f32 / passable as f32
+        };
+    }
 }
 
 fn type_stats(name: &str, layers: &CostLayers) -> TypeLayers {
@@ -293,21 +381,14 @@ fn type_stats(name: &str, layers: &CostLayers) -> TypeLayers {
         .filter(|&&c| c != WALL)
         .fold((0u64, 0u64), |(s, n), &c| (s + u64::from(c), n + 1));
     let contribution = (0..final_cost.len())
-        .map(|i| {
-            let buffered = layers.buffered_walls.get(i).copied().unwrap_or(false)
-                && !layers.wall_mask.get(i).copied().unwrap_or(false);
-            if buffered {
-                WALL
-            } else {
-                layers.blur.get(i).copied().unwrap_or(0).min(254)
-            }
-        })
+        .map(|i| contribution_of(layers, i))
         .collect();
     TypeLayers {
         name: name.to_owned(),
         final_cost,
         wall_count,
         mean_cost: if n == 0 { 0.0 } else { sum as f32 / n as f32 },
+        passable_cost_sum: sum,
         contribution,
     }
 }
@@ -393,6 +474,11 @@ mod tests {
         let full = bake_full(&doc, &hm, &never, Box::new(|_| {})).unwrap();
         for (a, b) in prev.types.iter().zip(&full.types) {
             assert_eq!(a.final_cost, b.final_cost);
+            // The rect update keeps the overlays' inputs and the statistics exact.
+            assert_eq!(a.contribution, b.contribution, "{}", a.name);
+            assert_eq!(a.wall_count, b.wall_count, "{}", a.name);
+            assert_eq!(a.passable_cost_sum, b.passable_cost_sum, "{}", a.name);
+            assert_eq!(a.mean_cost, b.mean_cost, "{}", a.name);
             assert_eq!(a.final_cost[5 * 20 + 7], WALL, "{}: force wall", a.name);
         }
         // land: flat ground (1) + 40 paint + the blur next to the painted wall.

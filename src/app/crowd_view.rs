@@ -30,6 +30,10 @@ const PREVIEW_SEED: u64 = 1;
 pub struct CrowdPreview {
     sim: Simulation,
     nav: Option<WorldNavigator>,
+    /// The latest nav data and wall buffers, kept until agents need a navigator: building
+    /// one copies the whole nav data (≈ 100 ms on 2048²), which no frame should pay while
+    /// there is no crowd.
+    latest: Option<(Arc<NavData>, Vec<f32>)>,
     nav_version: u64,
     /// Agent archetypes (each bound to a movement type by name).
     pub archetypes: Vec<AgentArchetype>,
@@ -71,6 +75,7 @@ impl Default for CrowdPreview {
         Self {
             sim: Simulation::new(SimConfig::default(), PREVIEW_SEED),
             nav: None,
+            latest: None,
             nav_version: 0,
             archetypes: default_archetypes(),
             archetype: 0,
@@ -120,18 +125,33 @@ impl CrowdPreview {
     /// Whether there is nav data to move on.
     #[must_use]
     pub fn is_ready(&self) -> bool {
-        self.nav.is_some()
+        self.nav.is_some() || self.latest.is_some()
+    }
+
+    /// Builds the navigator from the latest nav data if it was deferred.
+    fn ensure_nav(&mut self) {
+        if self.nav.is_none()
+            && let Some((nav, buffers)) = self.latest.take()
+        {
+            self.nav = Some(WorldNavigator::new(
+                NavWorld::from_nav(NavData::clone(&nav)),
+                buffers,
+            ));
+        }
     }
 
     /// Follows the nav data: changed sectors through the queue, or a new navigator with the
     /// live orders re-issued.
     pub fn sync_nav(&mut self, nav: Option<&Arc<NavData>>, version: u64, doc: &MapDocument) {
-        if version == self.nav_version && (self.nav.is_some() || nav.is_none()) {
+        if version == self.nav_version
+            && (self.nav.is_some() || self.latest.is_some() || nav.is_none())
+        {
             return;
         }
         self.nav_version = version;
         let Some(nav) = nav else {
             self.nav = None;
+            self.latest = None;
             return;
         };
         let buffers = nav
@@ -149,6 +169,12 @@ impl CrowdPreview {
         {
             return;
         }
+        if self.sim.agents().is_empty() && self.orders.is_empty() {
+            self.nav = None;
+            self.latest = Some((Arc::clone(nav), buffers));
+            return;
+        }
+        self.latest = None;
         let mut navigator = WorldNavigator::new(NavWorld::from_nav(NavData::clone(nav)), buffers);
         for (agents, goal) in &self.orders {
             let _ = self.sim.order_move(&mut navigator, agents, *goal);
@@ -190,6 +216,7 @@ impl CrowdPreview {
     /// # Errors
     /// No nav data yet, or the scenario names an archetype or movement type this map lacks.
     pub fn load_scenario(&mut self, scenario: &Scenario) -> Result<(), ScenarioError> {
+        self.ensure_nav();
         let Some(nav) = self.nav.as_ref() else {
             return Err(ScenarioError::NotBaked);
         };
@@ -232,6 +259,7 @@ impl CrowdPreview {
 
     /// Places `spawn_count` agents of the chosen archetype in the rectangle (world metres).
     pub fn spawn_rect(&mut self, a_world: Vec2, b_world: Vec2) {
+        self.ensure_nav();
         let (Some(nav), Some(archetype)) = (self.nav.as_ref(), self.archetypes.get(self.archetype))
         else {
             return;

@@ -117,6 +117,9 @@ pub struct App {
     pub goal_preview: goal::GoalPreview,
     /// The crowd preview (spawn, command, play).
     pub crowd: crowd_view::CrowdPreview,
+    /// The open map's heights, shared with every bake request (they are never edited, and
+    /// copying 16 MB per brush frame on a 2048² map cost milliseconds).
+    shared_heightmap: Option<Arc<crate::map::Heightmap>>,
     /// Frame times (View > Performance).
     pub perf: perf::FrameStats,
     /// The Scenarios panel (saved spawns and orders beside the map).
@@ -175,6 +178,7 @@ impl App {
             crowd: crowd_view::CrowdPreview::default(),
             scenario_panel: scenarios::ScenarioPanel::default(),
             perf: perf::FrameStats::default(),
+            shared_heightmap: None,
             autosave: autosave::Autosave::default(),
             recent: recent::RecentFiles::default(),
             recovery_offer: None,
@@ -332,6 +336,7 @@ impl App {
     }
 
     fn open_loaded(&mut self, loaded: LoadedMap) {
+        self.shared_heightmap = None;
         self.movement_panel = MovementPanel::default();
         self.map_panel = MapSettingsPanel::default();
         self.state.open(loaded);
@@ -426,7 +431,7 @@ impl App {
                 WorkerMessage::Progress(_) => {}
                 WorkerMessage::Baked(output) => {
                     self.full_timings.clone_from(&output.timings);
-                    let nav = output.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
+                    let nav = output.shared_nav.clone();
                     self.state.set_nav(nav);
                     self.state.baked = Some(*output);
                     if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
@@ -481,11 +486,15 @@ impl App {
         let Some(map) = self.state.map.as_ref() else {
             return;
         };
+        let heightmap = Arc::clone(
+            self.shared_heightmap
+                .get_or_insert_with(|| Arc::new(map.heightmap.clone())),
+        );
         let first = self.state.baked.is_none();
         if self.state.pending_full_bake && (self.auto_rebake || first) {
             let request = BakeRequest::Full {
                 document: Arc::new(map.document.clone()),
-                heightmap: Arc::new(map.heightmap.clone()),
+                heightmap,
             };
             if self.worker.send(request) {
                 self.state.pending_full_bake = false;
@@ -498,7 +507,7 @@ impl App {
         ) {
             let request = BakeRequest::Rect {
                 document: Arc::new(map.document.clone()),
-                heightmap: Arc::new(map.heightmap.clone()),
+                heightmap,
                 rect,
                 with_nav: self.state.wants_nav(),
             };

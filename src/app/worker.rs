@@ -285,7 +285,7 @@ fn run(
                     // The bake changes costs up to the types' reach (wall buffer, blur)
                     // around the edit: the patch carries all of them.
                     let changed =
-                        grown_by_reach(&document, rect, heightmap.width, heightmap.height);
+                        backend::grown_by_reach(&document, rect, heightmap.width, heightmap.height);
                     let mut patch = patch_of(previous, changed, heightmap.width, start.elapsed());
                     if with_nav {
                         patch.nav = previous.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
@@ -306,23 +306,6 @@ fn run(
             return;
         }
         wake(repaint);
-    }
-}
-
-/// `rect` grown by the largest reach of any movement type (how far a changed cell can
-/// change final costs), clipped to the map.
-fn grown_by_reach(document: &MapDocument, rect: CellRect, width: u32, height: u32) -> CellRect {
-    let reach = document
-        .movement_types
-        .iter()
-        .map(|ty| crate::bake::cost_layers::reach_cells(ty, document.cell_size_m))
-        .max()
-        .unwrap_or(0);
-    CellRect {
-        x0: rect.x0.saturating_sub(reach).min(width),
-        y0: rect.y0.saturating_sub(reach).min(height),
-        x1: rect.x1.saturating_add(reach).min(width),
-        y1: rect.y1.saturating_add(reach).min(height),
     }
 }
 
