@@ -272,24 +272,7 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
             }
         }
     }
-    // Splice the region's rows and renumber everything after it.
-    let mid_len = mid_targets.len();
-    let edge_shift = mid_len as i64 - i64::from(e_hi - e_lo);
-    g.targets.splice(e_lo as usize..e_hi as usize, mid_targets);
-    g.weights.splice(e_lo as usize..e_hi as usize, mid_weights);
-    g.offsets
-        .splice(2 * w_lo + 1..2 * w_hi + 1, mid_offsets.iter().copied());
-    let tail_nodes = 2 * w_lo + 1 + region_nodes.len();
-    if edge_shift != 0 {
-        for off in &mut g.offsets[tail_nodes..] {
-            *off = (i64::from(*off) + edge_shift) as u32;
-        }
-    }
-    for t in &mut g.targets[e_lo as usize + mid_len..] {
-        *t = map.map(*t);
-    }
-
-    // Sector lists: recomputed sectors from the region, the others renumbered.
+    // Sector lists of the near span: recomputed sectors from the region, the rest renumbered.
     let so_lo = g.sector_offsets[amin as usize] as usize;
     let so_hi = g.sector_offsets[amax as usize + 1] as usize;
     let mut span_nodes: Vec<u32> = Vec::with_capacity(so_hi - so_lo + 16);
@@ -304,19 +287,6 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         }
         span_offsets.push((so_lo + span_nodes.len()) as u32);
     }
-    let span_len = span_nodes.len();
-    let node_shift = span_len as i64 - (so_hi - so_lo) as i64;
-    g.sector_nodes.splice(so_lo..so_hi, span_nodes);
-    g.sector_offsets
-        .splice(amin as usize + 1..amax as usize + 2, span_offsets);
-    if node_shift != 0 {
-        for off in &mut g.sector_offsets[amax as usize + 2..] {
-            *off = (i64::from(*off) + node_shift) as u32;
-        }
-    }
-    for t in &mut g.sector_nodes[so_lo + span_len..] {
-        *t = map.map(*t);
-    }
     for s in (0..amin).rev() {
         if 2 * s + 1 < bmin {
             break;
@@ -329,20 +299,54 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         }
     }
 
-    // Windows, nodes and their tiles.
+    // Splice everything; the tail moves once (memmove) and is renumbered in tight passes.
     let region_len = region_nodes.len();
-    layer.windows.splice(w_lo..w_hi, new_win);
-    layer.nodes.splice(2 * w_lo..2 * w_hi, region_nodes);
+    splice(&mut layer.windows, w_lo..w_hi, &new_win);
+    splice(&mut layer.nodes, 2 * w_lo..2 * w_hi, &region_nodes);
+    let g = &mut layer.graph;
+    let edge_shift = mid_targets.len() as i64 - i64::from(e_hi - e_lo);
+    let node_shift = span_nodes.len() as i64 - (so_hi - so_lo) as i64;
+    splice(&mut g.targets, e_lo as usize..e_hi as usize, &mid_targets);
+    splice(&mut g.weights, e_lo as usize..e_hi as usize, &mid_weights);
+    splice(&mut g.offsets, 2 * w_lo + 1..2 * w_hi + 1, &mid_offsets);
+    splice(&mut g.sector_nodes, so_lo..so_hi, &span_nodes);
+    splice(
+        &mut g.sector_offsets,
+        amin as usize + 1..amax as usize + 2,
+        &span_offsets,
+    );
+    let tail = 2 * w_lo + region_len;
+    add_all(&mut g.offsets[tail + 1..], edge_shift);
+    add_all(&mut g.sector_offsets[amax as usize + 2..], node_shift);
     if delta != 0 {
-        for n in &mut layer.nodes[2 * w_lo + region_len..] {
+        for n in &mut layer.nodes[tail..] {
             n.window = (i64::from(n.window) + delta) as u32;
         }
     }
+    // Past sector `bmax / 2 + sx` every node's targets lie after the region (a node only
+    // reaches borders from `2 (a − sx)` on), so a plain shift renumbers them.
+    let far = bmax / 2 + sx;
+    let far_window = layer.windows.partition_point(|w| w.sector_a <= far);
+    let far_edge = g.offsets[(2 * far_window).max(tail)] as usize;
+    let tail_edge = e_lo as usize + mid_targets.len();
+    for t in &mut g.targets[tail_edge..far_edge.max(tail_edge)] {
+        *t = map.map(*t);
+    }
+    add_all(&mut g.targets[far_edge.max(tail_edge)..], map.shift);
+    let far_sector = (far as usize + 1).clamp(amax as usize + 1, count);
+    let span_end = so_lo + span_nodes.len();
+    let far_node = (g.sector_offsets[far_sector] as usize).max(span_end);
+    for t in &mut g.sector_nodes[span_end..far_node] {
+        *t = map.map(*t);
+    }
+    add_all(&mut g.sector_nodes[far_node..], map.shift);
+
+    // Tiles: recomputed nodes' appended to the store.
     for (j, tile) in new_tiles {
         mid_tiles[j as usize] = layer.flows.tiles.len() as u32;
         layer.flows.tiles.push(tile);
     }
-    layer.flows.node_tile.splice(2 * w_lo..2 * w_hi, mid_tiles);
+    splice(&mut layer.flows.node_tile, 2 * w_lo..2 * w_hi, &mid_tiles);
     if layer.flows.tiles.len() > 2 * layer.nodes.len() + 4096 {
         layer.flows = canonical_flows(&layer.cost, &layer.nodes, &layer.flows);
     }
@@ -353,6 +357,35 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         &in_n,
         base as usize..base as usize + region_len,
     )
+}
+
+/// Replaces `v[range]` by `new`, moving the tail once.
+fn splice<T: Copy>(v: &mut Vec<T>, range: std::ops::Range<usize>, new: &[T]) {
+    let (a, b, len) = (range.start, range.end, v.len());
+    if new.len() < b - a {
+        v.copy_within(b..len, a + new.len());
+        v.truncate(len - (b - a - new.len()));
+    } else if new.len() > b - a {
+        let d = new.len() - (b - a);
+        // Grow by d placeholders (overwritten below), then move the tail up.
+        if len >= d {
+            v.extend_from_within(len - d..len);
+        } else {
+            v.extend_from_slice(&new[..d]);
+        }
+        v.copy_within(b..len, b + d);
+    }
+    v[a..a + new.len()].copy_from_slice(new);
+}
+
+/// Adds `shift` (possibly negative) to every id.
+fn add_all(v: &mut [u32], shift: i64) {
+    if shift != 0 {
+        let s = shift as u32;
+        for x in v {
+            *x = x.wrapping_add(s);
+        }
+    }
 }
 
 /// Union-find over near-sector components, with path halving.
@@ -720,18 +753,19 @@ fn relabel(
         let l = e.labels[((n.center.1 - y0) * w + (n.center.0 - x0)) as usize];
         e.root[l as usize] = uf.find(found.visited[x as usize]);
     }
-    let class_at = |s: u32, c: usize, id: u32| -> u32 {
+    // Class of cell `c` (old id `id`) of a sector holding split components.
+    let split_class = |e: &SplitSector, c: usize, id: u32| -> u32 {
         if id == 0 {
             return NONE;
         }
-        if let Some(e) = split.get(&s) {
-            let r = e.root[e.labels[c] as usize];
-            if r != NONE {
-                return r;
-            }
+        let r = e.root[e.labels[c] as usize];
+        if r == NONE {
+            class_of_old.get(id as usize).copied().unwrap_or(NONE)
+        } else {
+            r
         }
-        class_of_old.get(id as usize).copied().unwrap_or(NONE)
     };
+    let class_of = |id: u32| class_of_old.get(id as usize).copied().unwrap_or(NONE);
 
     // First cell of every class.
     let classes = unit_count as usize + old_count + 1;
@@ -740,38 +774,46 @@ fn relabel(
         let r = uf.find(u as u32) as usize;
         first[r] = first[r].min(cell);
     }
+    let mut note = |k: u32, cell: (u32, u32)| {
+        if let Some(f) = first.get_mut(k as usize) {
+            *f = (*f).min(cell);
+        }
+    };
     let islands = &layer.islands;
     let mut fi = 0;
     for s in 0..spec.sector_count() as u32 {
-        let mixed = islands.sector_island[s as usize] == MIXED;
-        while mixed && fi < islands.fields.len() && islands.fields[fi].0 < s {
-            fi += 1;
-        }
+        let id = islands.sector_island[s as usize];
         if in_n[s as usize] {
             continue;
         }
         let (x0, y0, w, _) = spec.sector_rect(s);
-        if mixed {
-            let Some((_, field)) = islands.fields.get(fi).filter(|f| f.0 == s) else {
-                continue;
+        let cell = |c: usize| (y0 + c as u32 / w, x0 + c as u32 % w);
+        if id != MIXED {
+            let k = match split.get(&s) {
+                Some(e) => split_class(e, 0, id),
+                None => class_of(id),
             };
-            let mut prev = 0;
+            note(k, (y0, x0));
+            continue;
+        }
+        while fi < islands.fields.len() && islands.fields[fi].0 < s {
+            fi += 1;
+        }
+        let Some((_, field)) = islands.fields.get(fi).filter(|f| f.0 == s) else {
+            continue;
+        };
+        if let Some(e) = split.get(&s) {
             for (c, &id) in field.iter().enumerate() {
-                // Runs of one id: only the first cell of a run can be a first cell.
-                if id == prev && !split.contains_key(&s) {
-                    continue;
-                }
-                prev = id;
-                let k = class_at(s, c, id);
-                if k != NONE {
-                    let cell = (y0 + c as u32 / w, x0 + c as u32 % w);
-                    first[k as usize] = first[k as usize].min(cell);
-                }
+                note(split_class(e, c, id), cell(c));
             }
         } else {
-            let k = class_at(s, 0, islands.sector_island[s as usize]);
-            if k != NONE {
-                first[k as usize] = first[k as usize].min((y0, x0));
+            // Only the first cell of a run of one id can be that id's first cell here.
+            let mut prev = 0;
+            for (c, &id) in field.iter().enumerate() {
+                if id != prev {
+                    prev = id;
+                    note(class_of(id), cell(c));
+                }
             }
         }
     }
@@ -784,35 +826,54 @@ fn relabel(
         new_id[k as usize] = i as u32 + 1;
     }
     let id_of_class = |k: u32| if k == NONE { 0 } else { new_id[k as usize] };
+    let new_of_old: Vec<u32> = class_of_old.iter().map(|&k| id_of_class(k)).collect();
+    let renumber = |id: u32| new_of_old.get(id as usize).copied().unwrap_or(0);
 
     // Rewrite the ids outside the near sectors, then inside them.
     let islands = &mut layer.islands;
     let mut fi = 0;
     for s in 0..spec.sector_count() as u32 {
+        let id = islands.sector_island[s as usize];
         if in_n[s as usize] {
             continue;
         }
-        let id = islands.sector_island[s as usize];
+        let e = split.get(&s);
         if id != MIXED {
-            islands.sector_island[s as usize] = id_of_class(class_at(s, 0, id));
+            islands.sector_island[s as usize] = match e {
+                Some(e) => id_of_class(split_class(e, 0, id)),
+                None => renumber(id),
+            };
             continue;
         }
         while fi < islands.fields.len() && islands.fields[fi].0 < s {
             fi += 1;
         }
         if let Some((_, field)) = islands.fields.get_mut(fi).filter(|f| f.0 == s) {
-            for (c, id) in field.iter_mut().enumerate() {
-                *id = id_of_class(class_at(s, c, *id));
+            match e {
+                Some(e) => {
+                    for (c, id) in field.iter_mut().enumerate() {
+                        *id = id_of_class(split_class(e, c, *id));
+                    }
+                }
+                None => {
+                    for id in field.iter_mut() {
+                        *id = renumber(*id);
+                    }
+                }
             }
         }
     }
     islands.count = order.len() as u32;
+    let mut in_split = vec![false; if split.is_empty() { 0 } else { in_n.len() }];
+    for &s in split.keys() {
+        in_split[s as usize] = true;
+    }
     for n in &mut layer.nodes {
         if !in_n[n.sector as usize] {
-            n.island = if split.contains_key(&n.sector) {
+            n.island = if in_split.get(n.sector as usize) == Some(&true) {
                 NONE
             } else {
-                id_of_class(class_at(n.sector, 0, n.island))
+                renumber(n.island)
             };
         }
     }
