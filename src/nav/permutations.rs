@@ -12,10 +12,10 @@
 //! of the first node using it), so the store is canonical and an incremental rebuild can
 //! reproduce it exactly.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use super::cost::{CostField, SectorCost};
 use super::flow::flow_from_integration;
@@ -296,7 +296,7 @@ pub fn build_permutations(
 fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) {
     let spec = cost.spec;
     // Sector classes: identical contents share an id, numbered in sector order.
-    let mut classes: HashMap<ClassKey<'_>, u32> = HashMap::new();
+    let mut classes: FxHashMap<ClassKey<'_>, u32> = FxHashMap::default();
     let mut class_of = Vec::with_capacity(cost.sectors.len());
     for (s, sector) in cost.sectors.iter().enumerate() {
         let (_, _, w, h) = spec.sector_rect(s as u32);
@@ -307,7 +307,8 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
         let next = classes.len() as u32;
         class_of.push(*classes.entry(key).or_insert(next));
     }
-    let mut task_ids: HashMap<NodeKey, u32> = HashMap::with_capacity(nodes.len());
+    let mut task_ids: FxHashMap<NodeKey, u32> =
+        FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
     let mut node_tile = Vec::with_capacity(nodes.len());
     let mut task_node: Vec<u32> = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
