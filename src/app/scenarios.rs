@@ -144,8 +144,16 @@ impl ScenarioPanel {
         }
     }
 
-    /// Saves the crowd's recorded spawns and orders as `self.name`.
+    /// Saves the crowd's recorded spawns and orders as `self.name` (or `scenario-N`, the
+    /// first free number, when the name is left empty).
     pub fn save_current(&mut self, map_path: Option<&Path>, crowd: &CrowdPreview) {
+        if self.name.trim().is_empty() {
+            self.refresh(map_path, true);
+            let free = (1..)
+                .map(|n| format!("scenario-{n}"))
+                .find(|n| !self.saved.contains(n));
+            self.name = free.unwrap_or_default();
+        }
         let result = map_path
             .ok_or(ScenarioError::Unsaved)
             .and_then(|m| save(m, &self.name, &crowd.scenario()));
