@@ -1,0 +1,345 @@
+//! Editor frame times on the real `App`, driven headless through egui_kittest frames: logic,
+//! layout and the app's texture updates, no GPU rendering. The in-editor View > Performance
+//! window and `NAVSTUDIO_FRAME_LOG` measure the real window.
+//!
+//! - `open_showcase_first_frame`: `App::new` on the default map + the first frame, which
+//!   shows the hill-shaded heightmap while the bake starts on the worker;
+//! - `paint_frame_2048`: one frame of a brush drag on the 2048 × 2048 benchmark map while
+//!   the worker rebakes behind it;
+//! - `brush_to_overlay_2048`: from the frame a dab lands to the frame the cost overlay shows
+//!   it (also printed in 60 Hz frames);
+//! - `paint_frame_during_full_bake_2048`: painting while a full 2048² bake runs;
+//! - `crowd_frame_20k_agents`: a frame with 20,000 agents drawn, paused and playing.
+//!
+//! Besides criterion's estimates each bench prints the median and worst single frame.
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use egui::{Modifiers, PointerButton, Pos2};
+use egui_kittest::Harness;
+use navstudio::app::App;
+use navstudio::app::perf::summarize;
+use navstudio::app::tools::Tool;
+use navstudio::map::generate::{GenerateSpec, MapKind, generate, write_generated};
+
+fn harness(app: App) -> Harness<'static, App> {
+    Harness::builder()
+        .with_size(egui::vec2(1440.0, 900.0))
+        .build_ui_state(|ui, app: &mut App| app.ui_for_test(ui), app)
+}
+
+fn wait_baked(harness: &mut Harness<'_, App>) -> Duration {
+    let start = Instant::now();
+    loop {
+        harness.step();
+        if harness.state().is_baked() {
+            harness.step();
+            return start.elapsed();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "no bake in 300 s"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The benchmark map written once per run (`navstudio generate --kind benchmark`).
+fn benchmark_map() -> &'static Path {
+    static MAP: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &MAP.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("benchmark.ron");
+        let g = generate(&GenerateSpec {
+            kind: MapKind::Benchmark,
+            width: 2048,
+            height: 2048,
+            seed: 1,
+        });
+        write_generated(&g, &path).unwrap();
+        (dir, path)
+    })
+    .1
+}
+
+fn opened_2048() -> Harness<'static, App> {
+    let mut h = harness(App::new(Some(benchmark_map())).unwrap());
+    let t = wait_baked(&mut h);
+    eprintln!(
+        "2048² benchmark map: open → baked and shown in {:.2} s",
+        t.as_secs_f64()
+    );
+    h
+}
+
+fn screen(h: &Harness<'_, App>, cell: (f32, f32)) -> Pos2 {
+    let vp = h.state().viewport();
+    vp.transform.screen_from_cell(vp.rect, cell)
+}
+
+fn press(h: &mut Harness<'_, App>, pos: Pos2, pressed: bool) {
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    });
+}
+
+fn report(name: &str, frames_ms: &[f64]) {
+    let s = summarize(frames_ms.iter().copied());
+    eprintln!(
+        "{name}: {} frames, median {:.2} ms, p99 {:.2} ms, worst {:.2} ms",
+        frames_ms.len(),
+        s.median,
+        s.p99,
+        s.worst
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn open_showcase(c: &mut Criterion) {
+    let showcase = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut group = c.benchmark_group("editor");
+    group.sample_size(10);
+    group.bench_function("open_showcase_first_frame", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                let mut h = harness(App::new(Some(&showcase)).unwrap());
+                h.step();
+                total += start.elapsed();
+                assert!(h.state().state.map.is_some());
+                drop(h); // cancels the bake outside the timing
+            }
+            total
+        });
+    });
+    let mut h = harness(App::new(Some(&showcase)).unwrap());
+    let t = wait_baked(&mut h);
+    eprintln!(
+        "showcase: open → bake finished and shown in {:.2} s",
+        t.as_secs_f64()
+    );
+    group.finish();
+}
+
+/// Moves along a zigzag over the map's middle, `step` cells per frame.
+struct Zigzag {
+    k: u32,
+}
+
+impl Zigzag {
+    fn next(&mut self) -> (f32, f32) {
+        self.k += 1;
+        let x = 300.0 + (self.k % 200) as f32 * 7.0;
+        let y = 400.0 + ((self.k / 200) % 100) as f32 * 12.0;
+        (x, y)
+    }
+}
+
+fn paint_2048(c: &mut Criterion) {
+    let mut h = opened_2048();
+    h.state_mut().state.tool = Tool::Paint;
+    h.step();
+    let mut zig = Zigzag { k: 0 };
+    let start = screen(&h, zig.next());
+    h.hover_at(start);
+    h.step();
+    press(&mut h, start, true);
+    h.step();
+
+    let mut group = c.benchmark_group("editor");
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(8));
+    let mut frames = Vec::new();
+    group.bench_function("paint_frame_2048", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let p = screen(&h, zig.next());
+                h.hover_at(p);
+                let t = Instant::now();
+                h.step();
+                let d = t.elapsed();
+                frames.push(ms(d));
+                total += d;
+            }
+            total
+        });
+    });
+    report("paint_frame_2048", &frames);
+    let end = screen(&h, zig.next());
+    press(&mut h, end, false);
+    h.step();
+    wait_baked(&mut h);
+
+    // Latency: a single dab (click) on passable land, then frames until the overlay's cost
+    // at its centre changes.
+    let mut rng = common::Rng(7);
+    let mut latency_frames = Vec::new();
+    let mut latency_ms = Vec::new();
+    group.bench_function("brush_to_overlay_2048", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let cost_at = |h: &Harness<'_, App>, x: u32, y: u32| {
+                    h.state().state.baked.as_ref().unwrap().types[0].final_cost
+                        [(y * 2048 + x) as usize]
+                };
+                let (x, y) = loop {
+                    let (x, y) = (200 + rng.below(1648), 200 + rng.below(1648));
+                    if cost_at(&h, x, y) < 150 {
+                        break (x, y);
+                    }
+                };
+                let before = cost_at(&h, x, y);
+                let p = screen(&h, (x as f32 + 0.5, y as f32 + 0.5));
+                h.hover_at(p);
+                h.step();
+                let t = Instant::now();
+                press(&mut h, p, true);
+                press(&mut h, p, false);
+                h.step();
+                let mut n = 0u32;
+                while cost_at(&h, x, y) == before {
+                    n += 1;
+                    h.step();
+                    assert!(
+                        t.elapsed() < Duration::from_secs(30),
+                        "the dab never showed"
+                    );
+                }
+                let d = t.elapsed();
+                total += d;
+                latency_frames.push(f64::from(n));
+                latency_ms.push(ms(d));
+            }
+            total
+        });
+    });
+    report("brush_to_overlay_2048 (ms)", &latency_ms);
+    let s = summarize(latency_ms.iter().copied());
+    eprintln!(
+        "brush_to_overlay_2048: at 60 Hz the overlay shows a dab {:.0} frame(s) later (median), {:.0} worst; headless frames stepped after the dab frame: median {:.0}",
+        (s.median / 16.67).ceil(),
+        (s.worst / 16.67).ceil(),
+        summarize(latency_frames.iter().copied()).median
+    );
+
+    // Under load: paint while a full bake of the whole 2048² map (3 types) runs.
+    wait_baked(&mut h);
+    let mut load_frames = Vec::new();
+    let mut bakes = 0u32;
+    let mut pressed = false;
+    group.bench_function("paint_frame_during_full_bake_2048", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                if h.state().is_baked() {
+                    if pressed {
+                        let p = screen(&h, zig.next());
+                        press(&mut h, p, false);
+                        h.step();
+                    }
+                    h.state_mut().state.pending_full_bake = true;
+                    bakes += 1;
+                    let p = screen(&h, zig.next());
+                    h.hover_at(p);
+                    h.step();
+                    press(&mut h, p, true);
+                    pressed = true;
+                }
+                let p = screen(&h, zig.next());
+                h.hover_at(p);
+                let t = Instant::now();
+                h.step();
+                let d = t.elapsed();
+                load_frames.push(ms(d));
+                total += d;
+                // Real frames come at most every 16.7 ms; let the bake share the CPU.
+                std::thread::sleep(Duration::from_millis(8));
+            }
+            total
+        });
+    });
+    report(
+        &format!("paint_frame_during_full_bake_2048 ({bakes} full bakes started)"),
+        &load_frames,
+    );
+    group.finish();
+}
+
+fn crowd_20k(c: &mut Criterion) {
+    let mut h = opened_2048();
+    {
+        let app = h.state_mut();
+        app.state.tool = Tool::Spawn;
+        app.crowd.playing = false;
+        app.crowd.spawn_count = 20_000;
+        // 20,000 infantry over a 400 m square of the map's open middle.
+        let (a, b) = (
+            navstudio::crowd::Vec2::new(700.0, 700.0),
+            navstudio::crowd::Vec2::new(1100.0, 1100.0),
+        );
+        app.crowd.spawn_rect(a, b);
+    }
+    h.step();
+    let agents = h.state().crowd.sim().agents().len();
+    eprintln!("crowd_frame_20k_agents: {agents} agents spawned");
+    h.state_mut()
+        .crowd
+        .order(navstudio::crowd::Vec2::new(1500.0, 1500.0));
+    h.step();
+
+    let mut group = c.benchmark_group("editor");
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(8));
+    for playing in [false, true] {
+        let name = if playing {
+            "crowd_frame_20k_agents_playing"
+        } else {
+            "crowd_frame_20k_agents_paused"
+        };
+        h.state_mut().crowd.playing = playing;
+        let mut frames = Vec::new();
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let t = Instant::now();
+                    h.step();
+                    let d = t.elapsed();
+                    frames.push(ms(d));
+                    total += d;
+                }
+                total
+            });
+        });
+        report(name, &frames);
+        let m = h.state().crowd.sim().metrics();
+        eprintln!(
+            "{name}: last step {:.2} ms at step {}, {} moving, {} arrived, {} stuck",
+            m.step_secs * 1000.0,
+            m.step,
+            m.moving,
+            m.arrived,
+            m.stuck
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, open_showcase, paint_2048, crowd_20k);
+criterion_main!(benches);
