@@ -299,54 +299,86 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         }
     }
 
-    // Splice everything; the tail moves once (memmove) and is renumbered in tight passes.
-    let region_len = region_nodes.len();
-    splice(&mut layer.windows, w_lo..w_hi, &new_win);
-    splice(&mut layer.nodes, 2 * w_lo..2 * w_hi, &region_nodes);
+    // Splice everything; each tail moves once, chunk by chunk, and is renumbered while the
+    // chunk is in cache. Past sector `bmax / 2 + sx` every node's targets lie after the
+    // region (a node only reaches borders from `2 (a − sx)` on), so a plain shift renumbers
+    // them; thresholds are taken before the splice, in old positions.
+    let far = bmax / 2 + sx;
+    let far_window = old_windows.partition_point(|w| w.sector_a <= far).max(w_hi);
+    let far_sector = (far as usize + 1).clamp(amax as usize + 1, count);
     let g = &mut layer.graph;
     let edge_shift = mid_targets.len() as i64 - i64::from(e_hi - e_lo);
     let node_shift = span_nodes.len() as i64 - (so_hi - so_lo) as i64;
-    splice(&mut g.targets, e_lo as usize..e_hi as usize, &mid_targets);
-    splice(&mut g.weights, e_lo as usize..e_hi as usize, &mid_weights);
-    splice(&mut g.offsets, 2 * w_lo + 1..2 * w_hi + 1, &mid_offsets);
-    splice(&mut g.sector_nodes, so_lo..so_hi, &span_nodes);
-    splice(
+    let far_edge = (i64::from(g.offsets[2 * far_window]) + edge_shift) as usize;
+    let far_node = (i64::from(g.sector_offsets[far_sector]) + node_shift) as usize;
+    let renumber = |far: usize| {
+        let map = &map;
+        move |pos: usize, chunk: &mut [u32]| {
+            let cut = far.saturating_sub(pos).min(chunk.len());
+            for t in &mut chunk[..cut] {
+                *t = map.map(*t);
+            }
+            add_all(&mut chunk[cut..], map.shift);
+        }
+    };
+    splice_with(
+        &mut g.targets,
+        e_lo as usize..e_hi as usize,
+        &mid_targets,
+        renumber(far_edge),
+    );
+    splice_with(
+        &mut g.weights,
+        e_lo as usize..e_hi as usize,
+        &mid_weights,
+        |_, _| {},
+    );
+    splice_with(
+        &mut g.offsets,
+        2 * w_lo + 1..2 * w_hi + 1,
+        &mid_offsets,
+        |_, c| {
+            add_all(c, edge_shift);
+        },
+    );
+    splice_with(
+        &mut g.sector_nodes,
+        so_lo..so_hi,
+        &span_nodes,
+        renumber(far_node),
+    );
+    splice_with(
         &mut g.sector_offsets,
         amin as usize + 1..amax as usize + 2,
         &span_offsets,
+        |_, c| add_all(c, node_shift),
     );
-    let tail = 2 * w_lo + region_len;
-    add_all(&mut g.offsets[tail + 1..], edge_shift);
-    add_all(&mut g.sector_offsets[amax as usize + 2..], node_shift);
-    if delta != 0 {
-        for n in &mut layer.nodes[tail..] {
-            n.window = (i64::from(n.window) + delta) as u32;
-        }
-    }
-    // Past sector `bmax / 2 + sx` every node's targets lie after the region (a node only
-    // reaches borders from `2 (a − sx)` on), so a plain shift renumbers them.
-    let far = bmax / 2 + sx;
-    let far_window = layer.windows.partition_point(|w| w.sector_a <= far);
-    let far_edge = g.offsets[(2 * far_window).max(tail)] as usize;
-    let tail_edge = e_lo as usize + mid_targets.len();
-    for t in &mut g.targets[tail_edge..far_edge.max(tail_edge)] {
-        *t = map.map(*t);
-    }
-    add_all(&mut g.targets[far_edge.max(tail_edge)..], map.shift);
-    let far_sector = (far as usize + 1).clamp(amax as usize + 1, count);
-    let span_end = so_lo + span_nodes.len();
-    let far_node = (g.sector_offsets[far_sector] as usize).max(span_end);
-    for t in &mut g.sector_nodes[span_end..far_node] {
-        *t = map.map(*t);
-    }
-    add_all(&mut g.sector_nodes[far_node..], map.shift);
+    let region_len = region_nodes.len();
+    splice_with(&mut layer.windows, w_lo..w_hi, &new_win, |_, _| {});
+    splice_with(
+        &mut layer.nodes,
+        2 * w_lo..2 * w_hi,
+        &region_nodes,
+        |_, c| {
+            if delta != 0 {
+                for n in c {
+                    n.window = (i64::from(n.window) + delta) as u32;
+                }
+            }
+        },
+    );
 
     // Tiles: recomputed nodes' appended to the store.
     for (j, tile) in new_tiles {
         mid_tiles[j as usize] = layer.flows.tiles.len() as u32;
         layer.flows.tiles.push(tile);
     }
-    splice(&mut layer.flows.node_tile, 2 * w_lo..2 * w_hi, &mid_tiles);
+    splice_with(
+        &mut layer.flows.node_tile,
+        2 * w_lo..2 * w_hi,
+        &mid_tiles,
+        |_, _| {},
+    );
     if layer.flows.tiles.len() > 2 * layer.nodes.len() + 4096 {
         layer.flows = canonical_flows(&layer.cost, &layer.nodes, &layer.flows);
     }
@@ -359,23 +391,51 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
     )
 }
 
-/// Replaces `v[range]` by `new`, moving the tail once.
-fn splice<T: Copy>(v: &mut Vec<T>, range: std::ops::Range<usize>, new: &[T]) {
+/// Tail elements moved per step of [`splice_with`]: small enough to stay in L2 between the
+/// move and the renumbering.
+const CHUNK: usize = 8192;
+
+/// Replaces `v[range]` by `new`, moving the tail once, chunk by chunk, and calls
+/// `adjust(new position, chunk)` on each moved chunk (on the whole tail when nothing moves).
+fn splice_with<T: Copy>(
+    v: &mut Vec<T>,
+    range: std::ops::Range<usize>,
+    new: &[T],
+    mut adjust: impl FnMut(usize, &mut [T]),
+) {
     let (a, b, len) = (range.start, range.end, v.len());
-    if new.len() < b - a {
-        v.copy_within(b..len, a + new.len());
-        v.truncate(len - (b - a - new.len()));
-    } else if new.len() > b - a {
-        let d = new.len() - (b - a);
-        // Grow by d placeholders (overwritten below), then move the tail up.
+    let n = new.len();
+    if n <= b - a {
+        let d = b - a - n;
+        if d == 0 {
+            adjust(b, &mut v[b..]);
+        } else {
+            let mut start = b;
+            while start < len {
+                let end = (start + CHUNK).min(len);
+                v.copy_within(start..end, start - d);
+                adjust(start - d, &mut v[start - d..end - d]);
+                start = end;
+            }
+            v.truncate(len - d);
+        }
+    } else {
+        let d = n - (b - a);
+        // Grow by d placeholders (overwritten below), then move the tail up from its end.
         if len >= d {
             v.extend_from_within(len - d..len);
         } else {
             v.extend_from_slice(&new[..d]);
         }
-        v.copy_within(b..len, b + d);
+        let mut end = len;
+        while end > b {
+            let start = end.saturating_sub(CHUNK).max(b);
+            v.copy_within(start..end, start + d);
+            adjust(start + d, &mut v[start + d..end + d]);
+            end = start;
+        }
     }
-    v[a..a + new.len()].copy_from_slice(new);
+    v[a..a + n].copy_from_slice(new);
 }
 
 /// Adds `shift` (possibly negative) to every id.
@@ -936,6 +996,50 @@ fn write_near_ids(layer: &mut NavLayer, units: &Units<'_>, unit_id: &[u32]) {
             n.island = units
                 .at(n.center.0, n.center.1)
                 .map_or(0, |u| unit_id[u as usize]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CHUNK, splice_with};
+
+    /// `splice_with` equals `Vec::splice` followed by the adjustment at each element's new
+    /// position, for shrinking, growing and same-size splices over tails of several chunks.
+    #[test]
+    fn splice_with_equals_vec_splice() {
+        let mut seed = 7_u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n.max(1)
+        };
+        for case in 0..200 {
+            let len = [0, 5, CHUNK - 1, CHUNK, 3 * CHUNK + 17][case % 5] + next(40);
+            let a = next(len + 1);
+            let b = a + next(len - a + 1);
+            let new: Vec<u32> = (0..[0, 1, b - a, b - a + 3, 2 * CHUNK][next(5)])
+                .map(|i| 1_000_000 + i as u32)
+                .collect();
+            let v: Vec<u32> = (0..len as u32).collect();
+            let mut want = v.clone();
+            want.splice(a..b, new.iter().copied());
+            for (p, x) in want.iter_mut().enumerate().skip(a + new.len()) {
+                *x = x.wrapping_mul(3) ^ p as u32;
+            }
+            let mut got = v;
+            splice_with(&mut got, a..b, &new, |pos, chunk| {
+                for (i, x) in chunk.iter_mut().enumerate() {
+                    *x = x.wrapping_mul(3) ^ (pos + i) as u32;
+                }
+            });
+            assert_eq!(
+                got,
+                want,
+                "case {case}: len {len}, {a}..{b}, {} new",
+                new.len()
+            );
         }
     }
 }
