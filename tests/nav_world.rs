@@ -163,8 +163,9 @@ fn dynamic_stamp_then_rebuild_equals_fresh_build() {
             &std::sync::atomic::AtomicBool::new(false),
         )
         .unwrap();
+        // Equal up to the order of the tile store, which incremental rebuilds append to.
         assert!(
-            *l == fresh,
+            canonical(l) == fresh,
             "{}: rebuilt layer differs from a fresh build",
             l.name
         );
@@ -173,9 +174,16 @@ fn dynamic_stamp_then_rebuild_equals_fresh_build() {
     world.set_cost(1, 5, 5, before.cost.get(5, 5));
     while !world.rebuild(Duration::from_millis(1)) {}
     assert!(
-        world.nav().layers[0] == before,
+        canonical(&world.nav().layers[0]) == before,
         "removing the stamp must restore the layer"
     );
+}
+
+/// The layer with its tile store in the order a full build gives.
+fn canonical(l: &navstudio::nav::NavLayer) -> navstudio::nav::NavLayer {
+    let mut c = l.clone();
+    c.flows = navstudio::nav::permutations::canonical_flows(&c.cost, &c.nodes, &c.flows);
+    c
 }
 
 /// Route costs of the same requests three ways: plain A* (octile only, weight 1), A* with
