@@ -349,3 +349,39 @@ fn wall_dab_in_open_ground_takes_the_local_path() {
     assert_eq!(apply(&mut layer, &costs, &dirty), RebuildPath::Local);
     check_equal(&layer, &costs, "wall off");
 }
+
+/// How often the bake bench's dabs (radius 10, walls on at one spot, off at the next, 35
+/// spots) need the map-wide island renumbering on the 2048² benchmark map, per layer. Raw
+/// wall discs here (no buffer or blur), so a little smaller than the bench's dirty areas.
+#[test]
+#[ignore = "bakes the 2048² benchmark map; run with --ignored --nocapture"]
+fn benchmark_dab_paths() {
+    let g = navstudio::map::generate(&navstudio::map::GenerateSpec {
+        kind: MapKind::Benchmark,
+        width: 2048,
+        height: 2048,
+        seed: 1,
+    });
+    let baked = navstudio::bake::bake(
+        &g.document,
+        &navstudio::map::heightmap_from_u16(g.width, g.height, &g.heights),
+        &navstudio::map::StampLibrary::builtin().unwrap(),
+        &navstudio::bake::BakeOptions::default(),
+        &mut navstudio::bake::BakeContext::default(),
+    )
+    .unwrap();
+    for l in &baked.nav.layers {
+        let spec = l.cost.spec;
+        let base = l.cost.to_cells();
+        let mut costs = base.clone();
+        let mut layer = l.clone();
+        let mut paths: HashMap<RebuildPath, usize> = HashMap::new();
+        for i in 1..=70_i64 {
+            let c = (300 + (i % 7) * 200, 400 + (i % 5) * 250, 10);
+            let value = if i % 2 == 0 { Some(WALL) } else { None };
+            let dirty = dab(spec, &mut costs, &base, c, value);
+            *paths.entry(apply(&mut layer, &costs, &dirty)).or_default() += 1;
+        }
+        println!("{}: {paths:?}", l.name);
+    }
+}
