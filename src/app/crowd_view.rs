@@ -170,7 +170,8 @@ impl CrowdPreview {
             return;
         }
         if self.sim.agents().is_empty() && self.orders.is_empty() {
-            self.nav = None;
+            // The previous nav data may be the last reference: free it off the UI thread.
+            super::drop_later((self.nav.take(), self.latest.take()));
             self.latest = Some((Arc::clone(nav), buffers));
             return;
         }

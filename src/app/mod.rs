@@ -432,8 +432,10 @@ impl App {
                 WorkerMessage::Baked(output) => {
                     self.full_timings.clone_from(&output.timings);
                     let nav = output.shared_nav.clone();
+                    let old_nav = self.state.nav.take();
                     self.state.set_nav(nav);
-                    self.state.baked = Some(*output);
+                    let old_baked = self.state.baked.replace(*output);
+                    drop_later((old_nav, old_baked));
                     if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
                         self.textures.refresh_slope(ctx, map, baked);
                     }
@@ -847,6 +849,16 @@ impl App {
             _ => self.open_path(&path),
         }
     }
+}
+
+/// Frees `value` on a short-lived thread: the previous bake of a 2048² map is hundreds of
+/// megabytes in many allocations, too slow to free inside a frame.
+pub(crate) fn drop_later<T: Send + 'static>(value: T) {
+    let spawned = std::thread::Builder::new()
+        .name("navstudio-drop".to_owned())
+        .spawn(move || drop(value));
+    // If no thread can start, the value was dropped with the error: freed here, still correct.
+    drop(spawned);
 }
 
 impl eframe::App for App {

@@ -217,14 +217,25 @@ pub fn hillshade_image(
     ColorImage::new([rect.width() as usize, rect.height() as usize], pixels)
 }
 
-fn image_from(rect: CellRect, width: u32, mut color: impl FnMut(usize) -> Color32) -> ColorImage {
-    let mut pixels = Vec::with_capacity(rect.area());
-    for y in rect.y0..rect.y1 {
-        for x in rect.x0..rect.x1 {
-            pixels.push(color(y as usize * width as usize + x as usize));
-        }
+fn image_from(rect: CellRect, width: u32, color: impl Fn(usize) -> Color32 + Sync) -> ColorImage {
+    use rayon::prelude::*;
+    let w = rect.width() as usize;
+    let mut pixels = vec![Color32::TRANSPARENT; rect.area()];
+    if w > 0 {
+        // Rows in parallel: a full 2048² overlay is 4 M cells, converted in the frame that
+        // receives a bake.
+        pixels
+            .par_chunks_mut(w)
+            .with_min_len(16)
+            .enumerate()
+            .for_each(|(row, out)| {
+                let start = (rect.y0 as usize + row) * width as usize + rect.x0 as usize;
+                for (k, px) in out.iter_mut().enumerate() {
+                    *px = color(start + k);
+                }
+            });
     }
-    ColorImage::new([rect.width() as usize, rect.height() as usize], pixels)
+    ColorImage::new([w, rect.height() as usize], pixels)
 }
 
 /// Sum of the paint that applies to movement type `type_name`, per cell of `rect`.
