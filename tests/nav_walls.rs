@@ -356,20 +356,7 @@ fn wall_dab_in_open_ground_takes_the_local_path() {
 #[test]
 #[ignore = "bakes the 2048² benchmark map; run with --ignored --nocapture"]
 fn benchmark_dab_paths() {
-    let g = navstudio::map::generate(&navstudio::map::GenerateSpec {
-        kind: MapKind::Benchmark,
-        width: 2048,
-        height: 2048,
-        seed: 1,
-    });
-    let baked = navstudio::bake::bake(
-        &g.document,
-        &navstudio::map::heightmap_from_u16(g.width, g.height, &g.heights),
-        &navstudio::map::StampLibrary::builtin().unwrap(),
-        &navstudio::bake::BakeOptions::default(),
-        &mut navstudio::bake::BakeContext::default(),
-    )
-    .unwrap();
+    let baked = common::bake_generated(MapKind::Benchmark, 2048, 2048, 1, None);
     for l in &baked.nav.layers {
         let spec = l.cost.spec;
         let base = l.cost.to_cells();

@@ -193,22 +193,7 @@ fn canonical(l: &navstudio::nav::NavLayer) -> navstudio::nav::NavLayer {
 #[test]
 fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
     // The benchmark terrain (hills, lakes, cliffs) at 512², land type only.
-    let g = navstudio::map::generate(&navstudio::map::GenerateSpec {
-        kind: MapKind::Benchmark,
-        width: 512,
-        height: 512,
-        seed: 3,
-    });
-    let baked = navstudio::bake::bake(
-        &g.document,
-        &navstudio::map::heightmap_from_u16(g.width, g.height, &g.heights),
-        &navstudio::map::StampLibrary::builtin().unwrap(),
-        &navstudio::bake::BakeOptions {
-            types: Some(vec!["land".into()]),
-        },
-        &mut navstudio::bake::BakeContext::default(),
-    )
-    .unwrap();
+    let baked = common::bake_generated(MapKind::Benchmark, 512, 512, 3, Some(vec!["land".into()]));
     let layer = &baked.nav.layers[0];
     let (w, h) = (layer.cost.spec.width, layer.cost.spec.height);
     let costs = layer.cost.to_cells();

@@ -34,6 +34,31 @@ pub fn bake_all(m: &TestMap) -> Baked {
     .unwrap()
 }
 
+/// Bakes a generated map of any size (e.g. the benchmark terrain below 2048²), only the
+/// named movement types when `types` is given.
+pub fn bake_generated(
+    kind: MapKind,
+    width: u32,
+    height: u32,
+    seed: u64,
+    types: Option<Vec<String>>,
+) -> Baked {
+    let g = map::generate(&GenerateSpec {
+        kind,
+        width,
+        height,
+        seed,
+    });
+    bake::bake(
+        &g.document,
+        &map::heightmap_from_u16(g.width, g.height, &g.heights),
+        &StampLibrary::builtin().unwrap(),
+        &BakeOptions { types },
+        &mut BakeContext::default(),
+    )
+    .unwrap()
+}
+
 /// A tiny deterministic RNG (SplitMix64) so tests need no extra crate.
 pub struct Rng(pub u64);
 
