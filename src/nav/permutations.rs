@@ -63,7 +63,7 @@ enum ClassKey<'a> {
     Tile(u32, &'a [u8]),
 }
 
-#[derive(Hash, PartialEq, Eq, Clone, Copy)]
+#[derive(PartialEq, Eq, Clone, Copy)]
 struct NodeKey {
     class: u32,
     local: (u32, u32),
@@ -307,24 +307,41 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
         let next = classes.len() as u32;
         class_of.push(*classes.entry(key).or_insert(next));
     }
-    let mut task_ids: FxHashMap<NodeKey, u32> =
-        FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
+    // Tasks by (class, window within the sector), numbered by first use in node order. A
+    // class holds a handful of windows, so each class keeps a short chain of its keys in one
+    // flat list instead of a map over all nodes (whose random probes were most of the time).
+    let mut class_head = vec![u32::MAX; classes.len()];
+    // (key, task, next entry of the same class)
+    let mut entries: Vec<(NodeKey, u32, u32)> = Vec::with_capacity(nodes.len());
     let mut node_tile = Vec::with_capacity(nodes.len());
     let mut task_node: Vec<u32> = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         let (x0, y0, _, _) = spec.sector_rect(n.sector);
+        let class = class_of[n.sector as usize];
         let key = NodeKey {
-            class: class_of[n.sector as usize],
+            class,
             local: (n.cells.x - x0, n.cells.y - y0),
             step: n.cells.step,
             len: n.cells.len,
             exit: n.exit_dir,
         };
-        let next = task_node.len() as u32;
-        let t = *task_ids.entry(key).or_insert(next);
-        if t == next {
-            task_node.push(i as u32);
+        let mut at = class_head[class as usize];
+        let mut found = None;
+        while at != u32::MAX {
+            let (k, task, next) = entries[at as usize];
+            if k == key {
+                found = Some(task);
+                break;
+            }
+            at = next;
         }
+        let t = found.unwrap_or_else(|| {
+            let task = task_node.len() as u32;
+            task_node.push(i as u32);
+            entries.push((key, task, class_head[class as usize]));
+            class_head[class as usize] = entries.len() as u32 - 1;
+            task
+        });
         node_tile.push(t);
     }
     (node_tile, task_node)
