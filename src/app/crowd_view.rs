@@ -506,16 +506,25 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
             )
             .labelled_by(label.id);
             ui.end_row();
-            ui.label("Archetype");
-            ui.horizontal_wrapped(|ui| {
-                for (k, a) in crowd.archetypes.iter().enumerate() {
-                    ui.selectable_value(&mut crowd.archetype, k, &a.name)
-                        .on_hover_text(format!(
-                            "{}: radius {:.1} m, {:.1} m/s, mass {:.0}",
-                            a.movement_type, a.radius_m, a.max_speed, a.mass
-                        ));
-                }
-            });
+            // A combo box: wrapped buttons in a grid cell spill over the next row.
+            let label = ui.label("Archetype");
+            let current = crowd
+                .archetypes
+                .get(crowd.archetype)
+                .map_or_else(String::new, |a| a.name.clone());
+            egui::ComboBox::from_id_salt("crowd archetype")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for (k, a) in crowd.archetypes.iter().enumerate() {
+                        ui.selectable_value(&mut crowd.archetype, k, &a.name)
+                            .on_hover_text(format!(
+                                "{}: radius {:.1} m, {:.1} m/s, mass {:.0}",
+                                a.movement_type, a.radius_m, a.max_speed, a.mass
+                            ));
+                    }
+                })
+                .response
+                .labelled_by(label.id);
             ui.end_row();
             let label = ui.label("Agents per spawn");
             ui.add(egui::Slider::new(&mut crowd.spawn_count, 1..=20_000).logarithmic(true))
