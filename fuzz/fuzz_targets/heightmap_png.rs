@@ -2,32 +2,15 @@
 //! paint side-file reader at the size the header claims.
 #![no_main]
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+#[path = "scratch.rs"]
+mod scratch;
 
 use libfuzzer_sys::fuzz_target;
 use navstudio::map::heightmap::import_heightmap;
 use navstudio::map::{HeightEncoding, MAX_MAP_CELLS, MAX_MAP_SIDE, PaintLayer};
 
-/// RAM-backed when available: each input is written to a file, and a disk-backed `/tmp`
-/// costs ~1 ms per write, 10× the parse.
-fn scratch_dir() -> PathBuf {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        shm.to_path_buf()
-    } else {
-        std::env::temp_dir()
-    }
-}
-
-fn scratch() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| scratch_dir().join(format!("navfuzz-{}.png", std::process::id())))
-}
-
 fuzz_target!(|data: &[u8]| {
-    let path = scratch();
-    std::fs::write(path, data).expect("scratch file writes");
+    let path = scratch::write("png", data);
     for encoding in [HeightEncoding::Gray, HeightEncoding::TerrainRgb] {
         if let Ok(imported) = import_heightmap(path, encoding, Some(0.0)) {
             let h = &imported.heightmap;
