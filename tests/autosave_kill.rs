@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use egui::Pos2;
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use navstudio::app::App;
 use navstudio::app::backend;
 use navstudio::map::{MapDocument, PaintForce};
+
+mod gui_common;
+use gui_common::{drag_cells, harness, wait_baked};
 
 const W: u32 = 56;
 const H: u32 = 48;
@@ -34,46 +35,6 @@ fn write_heightmap(dir: &Path) -> PathBuf {
     let path = dir.join("field.png");
     img.save(&path).unwrap();
     path
-}
-
-fn harness(app: App) -> Harness<'static, App> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(|ui, app: &mut App| app.ui_for_test(ui), app)
-}
-
-fn wait_baked(harness: &mut Harness<'_, App>) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        harness.step();
-        if harness.state().is_baked() {
-            harness.step();
-            return;
-        }
-        assert!(Instant::now() < deadline, "the bake did not finish in 60 s");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn screen_of(harness: &Harness<'_, App>, x: f32, y: f32) -> Pos2 {
-    let vp = harness.state().viewport();
-    vp.transform.screen_from_cell(vp.rect, (x, y))
-}
-
-/// A primary-button drag in the viewport between two cells, one frame per pointer event.
-fn drag_cells(harness: &mut Harness<'_, App>, from: (f32, f32), to: (f32, f32)) {
-    let (a, b) = (
-        screen_of(harness, from.0, from.1),
-        screen_of(harness, to.0, to.1),
-    );
-    harness.hover_at(a);
-    harness.step();
-    harness.drag_at(a);
-    harness.step();
-    harness.hover_at(b);
-    harness.step();
-    harness.drop_at(b);
-    harness.step();
 }
 
 /// The document as bytes: its RON (every setting, stamp and layer header) followed by

@@ -8,13 +8,15 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use navstudio::app::App;
 use navstudio::map::{PaintForce, PaintTarget};
+
+mod gui_common;
+use gui_common::{drag_cells, harness, screen_of, wait_baked};
 
 const W: u32 = 56;
 const H: u32 = 48;
@@ -50,33 +52,8 @@ fn expected_walls(max_slope_deg: f64) -> usize {
     (0..W).filter(|&x| slope(x) > max_slope_deg).count() * H as usize
 }
 
-fn harness(app: App) -> Harness<'static, App> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(|ui, app: &mut App| app.ui_for_test(ui), app)
-}
-
-/// Steps frames until the worker is idle and the bake matches the document.
-fn wait_baked(harness: &mut Harness<'_, App>) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        harness.step();
-        if harness.state().is_baked() {
-            harness.step();
-            return;
-        }
-        assert!(Instant::now() < deadline, "the bake did not finish in 30 s");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 fn land_cost(harness: &Harness<'_, App>, x: u32, y: u32) -> u8 {
     harness.state().state.baked.as_ref().unwrap().types[0].final_cost[(y * W + x) as usize]
-}
-
-fn screen_of(harness: &Harness<'_, App>, x: f32, y: f32) -> Pos2 {
-    let vp = harness.state().viewport();
-    vp.transform.screen_from_cell(vp.rect, (x, y))
 }
 
 /// The banded test map opened in the editor and baked; keep the directory alive.
@@ -93,23 +70,6 @@ fn pick_tool(harness: &mut Harness<'_, App>, tool: navstudio::app::tools::Tool) 
     harness.get_by_label(tool.label()).click();
     harness.step();
     assert_eq!(harness.state().state.tool, tool);
-}
-
-/// A primary-button drag in the viewport from cell `from` to cell `to` (continuous cell
-/// coordinates), one frame per pointer event.
-fn drag_cells(harness: &mut Harness<'_, App>, from: (f32, f32), to: (f32, f32)) {
-    let (a, b) = (
-        screen_of(harness, from.0, from.1),
-        screen_of(harness, to.0, to.1),
-    );
-    harness.hover_at(a);
-    harness.step();
-    harness.drag_at(a);
-    harness.step();
-    harness.hover_at(b);
-    harness.step();
-    harness.drop_at(b);
-    harness.step();
 }
 
 #[test]
