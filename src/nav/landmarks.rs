@@ -52,12 +52,6 @@ impl Landmarks {
         builder.finish(layer)
     }
 
-    /// Number of landmarks.
-    #[must_use]
-    pub fn count(&self) -> usize {
-        self.count
-    }
-
     /// Number of portal nodes the tables cover (equal to the layer's node count while valid).
     #[must_use]
     pub fn node_count(&self) -> usize {

@@ -190,6 +190,7 @@ impl NavWorld {
         self.use_landmarks = on;
         if !on {
             self.landmarks.clear();
+            self.landmark_builds.clear();
         }
     }
 
