@@ -242,7 +242,7 @@ fn goal_tool_previews_the_run_time_path() {
     // A click on the steep band (a wall for land) explains itself and shows nothing.
     harness.drag_at(screen_of(&harness, 50.5, 10.5));
     harness.drop_at(screen_of(&harness, 50.5, 10.5));
-    settle(&mut harness);
+    settle_goal(&mut harness);
     let app = harness.state();
     assert_eq!(app.state.goal.goal, Some((50, 10)));
     assert!(app.goal_preview.result.is_none());
@@ -258,7 +258,7 @@ fn goal_tool_previews_the_run_time_path() {
     // A goal on the flat ground: the heat map and line of sight come from the nav data.
     harness.drag_at(screen_of(&harness, 5.5, 24.5));
     harness.drop_at(screen_of(&harness, 5.5, 24.5));
-    settle(&mut harness);
+    settle_goal(&mut harness);
     let app = harness.state();
     assert_eq!(app.state.goal.goal, Some((5, 24)));
     let r = app.goal_preview.result.as_ref().expect("a preview");
@@ -277,7 +277,7 @@ fn goal_tool_previews_the_run_time_path() {
 
     // A source on the ramp: its traced route arrives (straight line once in LOS).
     harness.state_mut().state.goal.source = Some((30, 24));
-    settle(&mut harness);
+    settle_goal(&mut harness);
     let r = harness.state().goal_preview.result.as_ref().unwrap();
     let traced = r.traced.as_ref().expect("the source's path is traced");
     assert_eq!(traced.cells[0], (30, 24));
@@ -289,7 +289,7 @@ fn goal_tool_previews_the_run_time_path() {
 
     // Esc clears the goal.
     harness.key_press(Key::Escape);
-    settle(&mut harness);
+    settle_goal(&mut harness);
     assert_eq!(harness.state().state.goal.goal, None);
 }
 
@@ -313,6 +313,21 @@ fn settle(harness: &mut Harness<'_, App>) {
     if harness.try_run().is_err() {
         harness.run_steps(2);
     }
+}
+
+/// Settles, then steps until the goal thread has delivered the preview of the current pick.
+fn settle_goal(harness: &mut Harness<'_, App>) {
+    settle(harness);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while harness.state().goal_preview.is_pending() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no goal preview in 30 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        harness.step();
+    }
+    harness.step();
 }
 
 fn click_cell(harness: &mut Harness<'_, App>, x: f32, y: f32) {
@@ -798,4 +813,99 @@ fn hovering_a_painted_wall_says_why_per_movement_type() {
         (large.name.as_str(), large.why.as_slice()),
         ("large", &[Why::Buffer][..])
     );
+}
+
+/// Paint made while a full bake runs is never lost: it stays in the document, and once the
+/// bake finishes it is re-baked on top (the rect re-bake merges it), so the shown bake equals
+/// a fresh full bake of the final document — an independent oracle that also catches a bake
+/// request built from a stale copy of the document.
+#[test]
+fn paint_made_during_a_full_bake_is_kept_and_baked() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.ron");
+    let g = navstudio::map::generate::generate(&navstudio::map::generate::GenerateSpec {
+        kind: navstudio::map::generate::MapKind::Benchmark,
+        width: 256,
+        height: 256,
+        seed: 3,
+    });
+    navstudio::map::generate::write_generated(&g, &path).unwrap();
+    let mut harness = harness(App::new(Some(&path)).unwrap());
+    wait_baked(&mut harness);
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Paint);
+    harness.state_mut().state.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
+
+    let cost_of = |h: &Harness<'_, App>| -> Vec<Vec<u8>> {
+        let baked = h.state().state.baked.as_ref().unwrap();
+        baked.types.iter().map(|t| t.final_cost.clone()).collect()
+    };
+    let before = cost_of(&harness);
+    let all_layer = |h: &Harness<'_, App>| {
+        let doc = &h.state().state.map.as_ref().unwrap().document;
+        let layer = doc.paint.iter().find(|l| l.target == PaintTarget::All);
+        layer.unwrap().cells.clone()
+    };
+    let paint_before = all_layer(&harness);
+    let mut centres = Vec::new();
+    let mut dabs_during_bake = 0;
+    let mut strokes = 0;
+    for round in 0..3u32 {
+        // A full bake (as after a movement-type edit), then strokes while it runs.
+        harness.state_mut().state.pending_full_bake = true;
+        harness.step();
+        assert!(harness.state().bake_in_flight(), "the full bake started");
+        let y = 40.5 + 60.0 * round as f32;
+        let mut x = 20.5;
+        while harness.state().bake_in_flight() && x < 230.0 {
+            let p = screen_of(&harness, x, y);
+            harness.hover_at(p);
+            harness.step();
+            harness.drag_at(p);
+            harness.step();
+            if harness.state().bake_in_flight() {
+                dabs_during_bake += 1;
+            }
+            harness.drop_at(p);
+            harness.step();
+            strokes += 1;
+            centres.push((x as u32, y as u32));
+            x += 12.0;
+        }
+    }
+    assert!(
+        dabs_during_bake >= 3,
+        "only {dabs_during_bake} dabs landed while a bake ran"
+    );
+    wait_baked(&mut harness);
+
+    let app = harness.state();
+    let map = app.state.map.as_ref().unwrap();
+    assert_eq!(
+        app.state.history.position(),
+        strokes,
+        "one undo step per stroke"
+    );
+    // The paint is in the document: every dab's centre got the brush's full strength (40).
+    let paint_after = all_layer(&harness);
+    for &(x, y) in &centres {
+        let i = (y * 256 + x) as usize;
+        let expected = (paint_before[i].delta + 40).min(254);
+        assert_eq!(paint_after[i].delta, expected, "paint at ({x}, {y})");
+    }
+    // The shown bake is the final document's.
+    let fresh = navstudio::app::backend::bake_full(
+        &map.document,
+        &map.heightmap,
+        &Arc::new(AtomicBool::new(false)),
+        Box::new(|_| {}),
+    )
+    .unwrap();
+    let shown = cost_of(&harness);
+    for (t, (a, b)) in shown.iter().zip(&fresh.types).enumerate() {
+        assert!(a == &b.final_cost, "type {t}: the shown bake misses paint");
+    }
+    assert_ne!(shown, before, "the paint changed the costs");
 }

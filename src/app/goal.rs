@@ -7,7 +7,15 @@
 //! is the exact whole-map integrated cost to the goal from the same integrator the run time
 //! uses (`nav::integrate`); line of sight comes from the path's goal field, which continues
 //! across sector borders.
+//!
+//! All of that runs on a helper thread (`navstudio-goal`): on a 2048² map the world's nav
+//! copy, the whole-map integration and the image take far longer than a frame. The preview
+//! world is built without ALT landmark tables (`NavWorld::set_landmarks(false)`: building
+//! them took ~0.4 s per layer, and the preview is rebuilt on every nav change). Until a new
+//! preview arrives the previous one stays on screen.
 
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
 
 use egui::{Color32, ColorImage};
@@ -53,19 +61,50 @@ pub struct GoalResult {
     pub elapsed: Duration,
 }
 
+/// What a preview is computed for: nav version, movement type (layer) and the pick.
+type PreviewKey = (u64, usize, GoalPick);
+
+/// Work for the goal thread.
+struct GoalJob {
+    key: PreviewKey,
+    nav: Arc<NavData>,
+    /// The previous world and its nav version: reused when the version matches (a new
+    /// pick on the same bake), otherwise freed on the thread.
+    world: Option<(NavWorld, u64)>,
+    /// Heat map and LOS shown: the image is built with the result.
+    show: (bool, bool),
+    repaint: Option<egui::Context>,
+}
+
+/// What the goal thread sends back.
+struct GoalDone {
+    key: PreviewKey,
+    world: NavWorld,
+    result: Option<GoalResult>,
+    problem: Option<String>,
+    image: Option<((bool, bool), ColorImage)>,
+}
+
 /// The goal tool's state: a run-time world over the latest nav data and the preview of
-/// the current pick. Rebuilt when the nav data, the movement type or the pick changes.
+/// the current pick. Recomputed on the goal thread when the nav data, the movement type or
+/// the pick changes.
 #[derive(Default)]
 pub struct GoalPreview {
     world: Option<NavWorld>,
     world_version: u64,
-    key: Option<(u64, usize, GoalPick)>,
-    /// The preview, when a goal is set and reachable.
+    key: Option<PreviewKey>,
+    /// The preview, when a goal is set and reachable (while a new one is computed: the
+    /// previous one).
     pub result: Option<GoalResult>,
     /// Why there is no preview (goal on a wall, source on another island …).
     pub problem: Option<String>,
     /// Bumped when `result` changes, so textures know to re-upload.
     pub version: u64,
+    /// The heat / LOS image built with `result`, for these shown layers.
+    image: Option<((bool, bool), ColorImage)>,
+    /// The key of the preview being computed, if any.
+    pending: Option<PreviewKey>,
+    thread: Option<(Sender<GoalJob>, Receiver<GoalDone>)>,
 }
 
 impl std::fmt::Debug for GoalPreview {
@@ -73,6 +112,7 @@ impl std::fmt::Debug for GoalPreview {
         f.debug_struct("GoalPreview")
             .field("key", &self.key)
             .field("problem", &self.problem)
+            .field("pending", &self.pending)
             .finish_non_exhaustive()
     }
 }
@@ -86,148 +126,290 @@ fn sector_cell_on_island(nav: &NavData, layer: usize, s: u32, island: u32) -> Op
         .find(|&(x, y)| l.islands.island_at(x, y) == island)
 }
 
+/// The goal thread: takes the newest job, computes its preview, sends it back.
+fn run_goal_thread(jobs: &Receiver<GoalJob>, done: &Sender<GoalDone>) {
+    while let Ok(mut job) = jobs.recv() {
+        // Only the newest pick matters; keep a world an older job carried.
+        loop {
+            match jobs.try_recv() {
+                Ok(mut newer) => {
+                    if newer.world.is_none() {
+                        newer.world = job.world.take();
+                    }
+                    job = newer;
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        }
+        let version = job.key.0;
+        let mut world = match job.world.take() {
+            Some((world, v)) if v == version => world,
+            _ => {
+                let mut world = NavWorld::from_nav(NavData::clone(&job.nav));
+                world.set_landmarks(false);
+                world
+            }
+        };
+        let (result, problem) = compute(&mut world, &job.nav, job.key.1, job.key.2);
+        let image = result.as_ref().and_then(|r| {
+            let spec = job.nav.layers.get(r.layer)?.cost.spec;
+            Some((
+                job.show,
+                heat_image(Some(r), spec.width, spec.height, job.show.0, job.show.1),
+            ))
+        });
+        let reply = GoalDone {
+            key: job.key,
+            world,
+            result,
+            problem,
+            image,
+        };
+        if done.send(reply).is_err() {
+            return;
+        }
+        if let Some(ctx) = &job.repaint {
+            ctx.request_repaint();
+        }
+    }
+}
+
+/// The preview of `pick` on nav layer `layer` in `world` (a fresh world over `nav`), or why
+/// there is none.
+fn compute(
+    world: &mut NavWorld,
+    nav: &NavData,
+    layer: usize,
+    pick: GoalPick,
+) -> (Option<GoalResult>, Option<String>) {
+    let Some(goal) = pick.goal else {
+        return (None, None);
+    };
+    let Some(l) = nav.layers.get(layer) else {
+        return (
+            None,
+            Some("Bake the map first: this movement type has no nav data yet.".to_owned()),
+        );
+    };
+    let goal_island = l.islands.island_at(goal.0, goal.1);
+    if goal_island == 0 {
+        return (
+            None,
+            Some(format!(
+                "The goal ({}, {}) is a wall for {}: pick a passable cell.",
+                goal.0, goal.1, l.name
+            )),
+        );
+    }
+    let mut problem = None;
+    let start = Instant::now();
+    let mut sources = vec![goal];
+    let mut user_source = None;
+    if let Some(src) = pick.source {
+        let island = l.islands.island_at(src.0, src.1);
+        if island == goal_island {
+            sources = vec![src];
+            user_source = Some(src);
+        } else {
+            problem = Some(format!(
+                "The source ({}, {}) cannot reach the goal for {}: {}.",
+                src.0,
+                src.1,
+                l.name,
+                if island == 0 {
+                    "it is a wall".to_owned()
+                } else {
+                    format!("it is on island {island}, the goal on island {goal_island}")
+                }
+            ));
+        }
+    }
+    let path = match world.request_path(layer, &sources, goal) {
+        Ok(id) => id,
+        Err(e) => return (None, Some(format!("The path request failed: {e}."))),
+    };
+    let traced = user_source.and_then(|s| world.trace_path(path, s));
+    let (route_portals, routed_sectors, los_rect, los_flags) = match world.path(path) {
+        Some(p) => {
+            let portals = if user_source.is_some() {
+                p.routes.first().map_or_else(Vec::new, |r| {
+                    r.nodes
+                        .iter()
+                        .filter_map(|&n| l.nodes.get(n as usize).map(|node| node.center))
+                        .collect()
+                })
+            } else {
+                Vec::new()
+            };
+            let flags: Vec<bool> = p
+                .goal_field
+                .field
+                .flags
+                .iter()
+                .map(|f| f & INT_LOS != 0)
+                .collect();
+            (portals, p.exits.len(), p.goal_field.rect, flags)
+        }
+        None => (Vec::new(), 0, (0, 0, 0, 0), Vec::new()),
+    };
+    let spec = l.cost.spec;
+    let costs = l.cost.to_cells();
+    let mut field = IntegrationField::new();
+    let mut scratch = IntegratorScratch::new();
+    integrate_costs(
+        &costs,
+        spec.width,
+        spec.height,
+        &[(spec.index(goal.0, goal.1), 0)],
+        &mut field,
+        &mut scratch,
+    );
+    let heat_max = field
+        .cost
+        .iter()
+        .zip(&costs)
+        .filter(|&(&c, &k)| c != UNREACHED && k != WALL)
+        .map(|(&c, _)| c)
+        .max()
+        .unwrap_or(0);
+    let mut los = vec![false; spec.cell_count()];
+    let (rx, ry, rw, _) = los_rect;
+    for (i, &seen) in los_flags.iter().enumerate() {
+        if seen && rw > 0 {
+            let (x, y) = (rx + i as u32 % rw, ry + i as u32 / rw);
+            if x < spec.width && y < spec.height {
+                los[spec.index(x, y)] = true;
+            }
+        }
+    }
+    let result = GoalResult {
+        layer,
+        goal,
+        path,
+        arrow_paths: Vec::new(),
+        arrow_sector: vec![0; spec.sector_count()],
+        island: goal_island,
+        heat: field.cost,
+        heat_max,
+        los,
+        traced,
+        route_portals,
+        routed_sectors,
+        sources: sources.len(),
+        elapsed: start.elapsed(),
+    };
+    (Some(result), problem)
+}
+
 impl GoalPreview {
-    /// Recomputes the preview if the nav data, the selected type or the pick changed.
-    /// Returns whether anything changed.
-    pub fn update(&mut self, state: &EditorState) -> bool {
-        let pick = state.goal;
-        let key = (state.nav_version, state.selected_type, pick);
+    /// Asks for a new preview if the nav data, the selected type or the pick changed, and
+    /// takes a finished one. `show` is the heat map and LOS visibility (the image is built
+    /// with the preview); `repaint` is woken when a preview is ready. Returns whether
+    /// anything changed.
+    pub fn update(
+        &mut self,
+        state: &EditorState,
+        show: (bool, bool),
+        repaint: Option<&egui::Context>,
+    ) -> bool {
+        let mut changed = self.take_finished();
+        let key = (state.nav_version, state.selected_type, state.goal);
         if self.key == Some(key) {
-            return false;
+            return changed;
         }
         self.key = Some(key);
-        self.version += 1;
-        self.problem = None;
+        changed = true;
+        let (Some(nav), Some(_)) = (state.nav.as_ref(), state.goal.goal) else {
+            // Nothing to compute: clear at once.
+            self.clear_result();
+            self.pending = None;
+            return changed;
+        };
+        // The previous preview stays on screen until the new one arrives; its paths are
+        // released now because its world goes to the thread.
+        if let (Some(world), Some(old)) = (self.world.as_mut(), self.result.as_mut()) {
+            world.release_path(old.path);
+            for id in old.arrow_paths.drain(..) {
+                world.release_path(id);
+            }
+            old.arrow_sector.iter_mut().for_each(|s| *s = 0);
+        }
+        let world = self.world.take().map(|w| (w, self.world_version));
+        let job = GoalJob {
+            key,
+            nav: Arc::clone(nav),
+            world,
+            show,
+            repaint: repaint.cloned(),
+        };
+        if self.thread.is_none() {
+            self.thread = spawn_goal_thread();
+        }
+        let sent = self
+            .thread
+            .as_ref()
+            .is_some_and(|(jobs, _)| jobs.send(job).is_ok());
+        if sent {
+            self.pending = Some(key);
+        } else {
+            self.thread = None;
+            self.clear_result();
+            self.problem =
+                Some("The goal preview could not start its thread: free some resources and pick the goal again.".to_owned());
+        }
+        changed
+    }
+
+    fn clear_result(&mut self) {
         if let (Some(world), Some(old)) = (self.world.as_mut(), self.result.take()) {
             world.release_path(old.path);
             for id in old.arrow_paths {
                 world.release_path(id);
             }
         }
-        let (Some(nav), Some(goal)) = (state.nav.as_ref(), pick.goal) else {
-            return true;
+        self.problem = None;
+        self.image = None;
+        self.version += 1;
+    }
+
+    /// Takes the finished preview of the current key, if it arrived (older ones are freed
+    /// on another thread).
+    fn take_finished(&mut self) -> bool {
+        let Some((_, done)) = &self.thread else {
+            return false;
         };
-        if self.world.is_none() || self.world_version != state.nav_version {
-            self.world = Some(NavWorld::from_nav(NavData::clone(nav)));
-            self.world_version = state.nav_version;
-        }
-        let layer = state.selected_type;
-        let Some(l) = nav.layers.get(layer) else {
-            self.problem =
-                Some("Bake the map first: this movement type has no nav data yet.".to_owned());
-            return true;
-        };
-        let goal_island = l.islands.island_at(goal.0, goal.1);
-        if goal_island == 0 {
-            self.problem = Some(format!(
-                "The goal ({}, {}) is a wall for {}: pick a passable cell.",
-                goal.0, goal.1, l.name
-            ));
-            return true;
-        }
-        let start = Instant::now();
-        let mut sources = vec![goal];
-        let mut user_source = None;
-        if let Some(src) = pick.source {
-            let island = l.islands.island_at(src.0, src.1);
-            if island == goal_island {
-                sources = vec![src];
-                user_source = Some(src);
-            } else {
-                self.problem = Some(format!(
-                    "The source ({}, {}) cannot reach the goal for {}: {}.",
-                    src.0,
-                    src.1,
-                    l.name,
-                    if island == 0 {
-                        "it is a wall".to_owned()
-                    } else {
-                        format!("it is on island {island}, the goal on island {goal_island}")
-                    }
-                ));
+        let mut changed = false;
+        while let Ok(reply) = done.try_recv() {
+            if Some(reply.key) != self.pending {
+                super::drop_later(reply.world);
+                continue;
             }
+            self.pending = None;
+            let old = (self.world.replace(reply.world), self.result.take());
+            super::drop_later(old);
+            self.world_version = reply.key.0;
+            self.result = reply.result;
+            self.problem = reply.problem;
+            self.image = reply.image;
+            self.version += 1;
+            changed = true;
         }
-        let Some(world) = self.world.as_mut() else {
-            return true;
-        };
-        let path = match world.request_path(layer, &sources, goal) {
-            Ok(id) => id,
-            Err(e) => {
-                self.problem = Some(format!("The path request failed: {e}."));
-                return true;
-            }
-        };
-        let traced = user_source.and_then(|s| world.trace_path(path, s));
-        let (route_portals, routed_sectors, los_rect, los_flags) = match world.path(path) {
-            Some(p) => {
-                let portals = if user_source.is_some() {
-                    p.routes.first().map_or_else(Vec::new, |r| {
-                        r.nodes
-                            .iter()
-                            .filter_map(|&n| l.nodes.get(n as usize).map(|node| node.center))
-                            .collect()
-                    })
-                } else {
-                    Vec::new()
-                };
-                let flags: Vec<bool> = p
-                    .goal_field
-                    .field
-                    .flags
-                    .iter()
-                    .map(|f| f & INT_LOS != 0)
-                    .collect();
-                (portals, p.exits.len(), p.goal_field.rect, flags)
-            }
-            None => (Vec::new(), 0, (0, 0, 0, 0), Vec::new()),
-        };
-        let spec = l.cost.spec;
-        let costs = l.cost.to_cells();
-        let mut field = IntegrationField::new();
-        let mut scratch = IntegratorScratch::new();
-        integrate_costs(
-            &costs,
-            spec.width,
-            spec.height,
-            &[(spec.index(goal.0, goal.1), 0)],
-            &mut field,
-            &mut scratch,
-        );
-        let heat_max = field
-            .cost
-            .iter()
-            .zip(&costs)
-            .filter(|&(&c, &k)| c != UNREACHED && k != WALL)
-            .map(|(&c, _)| c)
-            .max()
-            .unwrap_or(0);
-        let mut los = vec![false; spec.cell_count()];
-        let (rx, ry, rw, _) = los_rect;
-        for (i, &seen) in los_flags.iter().enumerate() {
-            if seen && rw > 0 {
-                let (x, y) = (rx + i as u32 % rw, ry + i as u32 / rw);
-                if x < spec.width && y < spec.height {
-                    los[spec.index(x, y)] = true;
-                }
-            }
+        changed
+    }
+
+    /// Whether a preview is being computed (the shown one is for an older pick or bake).
+    #[must_use]
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The image built with the preview for these shown layers, if it is still unused.
+    pub fn take_image(&mut self, show: (bool, bool)) -> Option<ColorImage> {
+        match self.image.take() {
+            Some((s, image)) if s == show => Some(image),
+            _ => None,
         }
-        self.result = Some(GoalResult {
-            layer,
-            goal,
-            path,
-            arrow_paths: Vec::new(),
-            arrow_sector: vec![0; spec.sector_count()],
-            island: goal_island,
-            heat: field.cost,
-            heat_max,
-            los,
-            traced,
-            route_portals,
-            routed_sectors,
-            sources: sources.len(),
-            elapsed: start.elapsed(),
-        });
-        true
     }
 
     /// The direction an agent at `pos_cell` (continuous cell coordinates) steers, from the
@@ -296,23 +478,44 @@ impl GoalPreview {
     /// tinted green, unreachable cells transparent.
     #[must_use]
     pub fn image(&self, width: u32, height: u32, show_heat: bool, show_los: bool) -> ColorImage {
-        let n = width as usize * height as usize;
-        let mut pixels = vec![Color32::TRANSPARENT; n];
-        if let Some(r) = &self.result {
-            let max = r.heat_max.max(1) as f32;
-            for (i, px) in pixels.iter_mut().enumerate() {
-                if show_los && r.los.get(i).copied().unwrap_or(false) {
-                    *px = Color32::from_rgba_unmultiplied(90, 230, 120, 140);
-                } else if show_heat
-                    && let Some(&c) = r.heat.get(i)
-                    && c != UNREACHED
-                {
-                    *px = heat_color((c as f32 / max).sqrt());
-                }
+        heat_image(self.result.as_ref(), width, height, show_heat, show_los)
+    }
+}
+
+fn spawn_goal_thread() -> Option<(Sender<GoalJob>, Receiver<GoalDone>)> {
+    let (job_tx, job_rx) = channel::<GoalJob>();
+    let (done_tx, done_rx) = channel::<GoalDone>();
+    std::thread::Builder::new()
+        .name("navstudio-goal".to_owned())
+        .spawn(move || run_goal_thread(&job_rx, &done_tx))
+        .ok()?;
+    Some((job_tx, done_rx))
+}
+
+/// See [`GoalPreview::image`].
+fn heat_image(
+    result: Option<&GoalResult>,
+    width: u32,
+    height: u32,
+    show_heat: bool,
+    show_los: bool,
+) -> ColorImage {
+    let n = width as usize * height as usize;
+    let mut pixels = vec![Color32::TRANSPARENT; n];
+    if let Some(r) = result {
+        let max = r.heat_max.max(1) as f32;
+        for (i, px) in pixels.iter_mut().enumerate() {
+            if show_los && r.los.get(i).copied().unwrap_or(false) {
+                *px = Color32::from_rgba_unmultiplied(90, 230, 120, 140);
+            } else if show_heat
+                && let Some(&c) = r.heat.get(i)
+                && c != UNREACHED
+            {
+                *px = heat_color((c as f32 / max).sqrt());
             }
         }
-        ColorImage::new([width as usize, height as usize], pixels)
     }
+    ColorImage::new([width as usize, height as usize], pixels)
 }
 
 /// Integration heat ramp: near the goal bright yellow, far away deep purple.

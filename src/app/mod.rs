@@ -18,6 +18,7 @@ pub mod panels;
 pub mod perf;
 pub mod recent;
 pub mod scenarios;
+pub mod shared_doc;
 pub mod state;
 pub mod tools;
 pub mod viewport;
@@ -120,6 +121,8 @@ pub struct App {
     /// The open map's heights, shared with every bake request (they are never edited, and
     /// copying 16 MB per brush frame on a 2048² map cost milliseconds).
     shared_heightmap: Option<Arc<crate::map::Heightmap>>,
+    /// The document copy shared with bake requests, updated in place by the dirty rect.
+    shared_document: shared_doc::SharedDocument,
     /// Frame times (View > Performance).
     pub perf: perf::FrameStats,
     /// The Scenarios panel (saved spawns and orders beside the map).
@@ -179,6 +182,7 @@ impl App {
             scenario_panel: scenarios::ScenarioPanel::default(),
             perf: perf::FrameStats::default(),
             shared_heightmap: None,
+            shared_document: shared_doc::SharedDocument::default(),
             autosave: autosave::Autosave::default(),
             recent: recent::RecentFiles::default(),
             recovery_offer: None,
@@ -322,10 +326,26 @@ impl App {
                 (None, Some(root)) => Some(autosave::untitled_recovery_path(root)),
                 (None, None) => None,
             };
+            // Every paint change since the last shared copy lies in `pending_dirty` (it is
+            // only emptied by a bake request, which takes a copy), unless a full bake is due.
+            let changed = if self.state.pending_full_bake {
+                None
+            } else {
+                // No pending cells: nothing changed since the last copy.
+                Some(self.state.pending_dirty.unwrap_or(CellRect::full(0, 0)))
+            };
+            let (shared_document, shared_heightmap) =
+                (&mut self.shared_document, &mut self.shared_heightmap);
             self.autosave.maybe_start(
                 target,
-                &map.document,
-                &map.heightmap,
+                || {
+                    let heightmap = Arc::clone(
+                        shared_heightmap.get_or_insert_with(|| Arc::new(map.heightmap.clone())),
+                    );
+                    let document =
+                        shared_document.sync(&map.document, changed, map.heightmap.width);
+                    (document, heightmap)
+                },
                 self.state.history.position(),
                 now,
             );
@@ -337,6 +357,7 @@ impl App {
 
     fn open_loaded(&mut self, loaded: LoadedMap) {
         self.shared_heightmap = None;
+        self.shared_document.reset();
         self.movement_panel = MovementPanel::default();
         self.map_panel = MapSettingsPanel::default();
         self.state.open(loaded);
@@ -355,6 +376,12 @@ impl App {
     #[must_use]
     pub fn is_baked(&self) -> bool {
         !self.worker.is_busy() && self.state.bake_is_current() && !self.viewport.is_painting()
+    }
+
+    /// Whether a bake request (full or rect) is queued or running on the bake thread.
+    #[must_use]
+    pub fn bake_in_flight(&self) -> bool {
+        self.worker.is_busy()
     }
 
     /// The viewport's screen rectangle (last frame) and transform, for tests and tools.
@@ -429,17 +456,26 @@ impl App {
         for message in self.worker.poll() {
             match message {
                 WorkerMessage::Progress(_) => {}
-                WorkerMessage::Baked(output) => {
+                WorkerMessage::Baked(output, images) => {
                     self.full_timings.clone_from(&output.timings);
                     let nav = output.shared_nav.clone();
                     let old_nav = self.state.nav.take();
                     self.state.set_nav(nav);
                     let old_baked = self.state.baked.replace(*output);
                     drop_later((old_nav, old_baked));
-                    if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
-                        self.textures.refresh_slope(ctx, map, baked);
-                    }
                     self.cost_shown = None;
+                    if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
+                        let type_index = images.type_index;
+                        // Images of another size are from a map no longer open; those of
+                        // another type leave the cost textures to `refresh_textures`.
+                        match self.textures.install_baked(ctx, map, *images) {
+                            Some(true) => {
+                                self.cost_shown = Some((type_index, baked.types.len()));
+                            }
+                            Some(false) => {}
+                            None => self.textures.refresh_slope(ctx, map, baked),
+                        }
+                    }
                 }
                 WorkerMessage::Patched(patch) => {
                     if let Some(nav) = patch.nav.clone() {
@@ -493,10 +529,12 @@ impl App {
                 .get_or_insert_with(|| Arc::new(map.heightmap.clone())),
         );
         let first = self.state.baked.is_none();
+        let width = map.heightmap.width;
         if self.state.pending_full_bake && (self.auto_rebake || first) {
             let request = BakeRequest::Full {
-                document: Arc::new(map.document.clone()),
+                document: self.shared_document.sync(&map.document, None, width),
                 heightmap,
+                overlay_type: self.state.selected_type,
             };
             if self.worker.send(request) {
                 self.state.pending_full_bake = false;
@@ -507,11 +545,14 @@ impl App {
             self.auto_rebake,
             self.state.pending_full_bake,
         ) {
+            // Every paint change since the last request lies in `rect` (requests are only
+            // sent from here, and each one takes all of `pending_dirty`).
             let request = BakeRequest::Rect {
-                document: Arc::new(map.document.clone()),
+                document: self.shared_document.sync(&map.document, Some(rect), width),
                 heightmap,
                 rect,
                 with_nav: self.state.wants_nav(),
+                overlay_type: self.state.selected_type,
             };
             if self.worker.send(request) {
                 self.state.pending_dirty = None;
@@ -569,13 +610,17 @@ impl App {
             self.textures
                 .refresh_islands(ctx, nav, self.state.nav_version, selected);
         }
-        self.goal_preview.update(&self.state);
+        self.goal_preview.update(
+            &self.state,
+            (overlays.integration, overlays.line_of_sight),
+            Some(ctx),
+        );
         if let (true, Some(cells)) = (overlays.flow, self.viewport.arrow_cells()) {
             self.goal_preview.cover_cells(cells);
         }
         self.textures.refresh_goal(
             ctx,
-            &self.goal_preview,
+            &mut self.goal_preview,
             (full.x1, full.y1),
             (overlays.integration, overlays.line_of_sight),
         );

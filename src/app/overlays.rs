@@ -259,6 +259,57 @@ fn paint_for_type(document: &MapDocument, type_name: &str, index: usize) -> Pain
     out
 }
 
+/// Full-map overlay images of a finished bake, built on the bake thread so the frame that
+/// receives a 2048² bake only hands them to the renderer (building them there took
+/// 160–260 ms of that frame).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BakedImages {
+    /// The slope ramp.
+    pub slope: ColorImage,
+    /// The movement type the cost images show.
+    pub type_index: usize,
+    /// Cost, walls and buffer / blur contributions of `type_index` (`None`: no such type).
+    pub cost: Option<[ColorImage; 3]>,
+}
+
+impl BakedImages {
+    /// Builds the slope image and the cost images of `type_index` for a `width` × `height` map.
+    #[must_use]
+    pub fn build(baked: &BakeOutput, width: u32, height: u32, type_index: usize) -> Self {
+        let full = CellRect::full(width, height);
+        let slope = image_from(full, width, |i| {
+            slope_color(baked.slope_deg.get(i).copied().unwrap_or(0.0), 255)
+        });
+        let cost = baked
+            .types
+            .get(type_index)
+            .map(|layers| cost_images(layers, full, width));
+        Self {
+            slope,
+            type_index,
+            cost,
+        }
+    }
+}
+
+/// Cost, walls and contribution images of one type for `rect`.
+fn cost_images(layers: &super::backend::TypeLayers, rect: CellRect, width: u32) -> [ColorImage; 3] {
+    let cost = |i: usize| layers.final_cost.get(i).copied().unwrap_or(WALL);
+    [
+        image_from(rect, width, |i| cost_color(cost(i), 255)),
+        image_from(rect, width, |i| {
+            if cost(i) == WALL {
+                WALL_COLOR
+            } else {
+                Color32::TRANSPARENT
+            }
+        }),
+        image_from(rect, width, |i| {
+            contribution_color(layers.contribution.get(i).copied().unwrap_or(0))
+        }),
+    ]
+}
+
 /// The overlay textures of the open map.
 #[derive(Default)]
 pub struct OverlayTextures {
@@ -344,6 +395,45 @@ impl OverlayTextures {
         upload(ctx, &mut self.slope, "overlay-slope", full, full, image);
     }
 
+    /// Uploads images the bake thread built (see [`BakedImages`]): nothing is converted here.
+    /// Returns whether the cost textures now show `images.type_index`; `None` when the images
+    /// do not fit the open map (nothing was uploaded).
+    pub fn install_baked(
+        &mut self,
+        ctx: &egui::Context,
+        map: &OpenMap,
+        images: BakedImages,
+    ) -> Option<bool> {
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        if images.slope.size != [full.width() as usize, full.height() as usize] {
+            return None;
+        }
+        self.uploaded_cells += full.area();
+        upload(
+            ctx,
+            &mut self.slope,
+            "overlay-slope",
+            full,
+            full,
+            images.slope,
+        );
+        let Some([cost, walls, contribution]) = images.cost else {
+            return Some(false);
+        };
+        upload(ctx, &mut self.cost, "overlay-cost", full, full, cost);
+        upload(ctx, &mut self.walls, "overlay-walls", full, full, walls);
+        upload(
+            ctx,
+            &mut self.contribution,
+            "overlay-contribution",
+            full,
+            full,
+            contribution,
+        );
+        self.uploaded_cells += 3 * full.area();
+        Some(true)
+    }
+
     /// Uploads the cost and walls textures of movement type `type_index` for `rect`.
     pub fn refresh_cost(
         &mut self,
@@ -359,27 +449,16 @@ impl OverlayTextures {
             return;
         };
         let full = CellRect::full(map.heightmap.width, map.heightmap.height);
-        let cost = |i: usize| layers.final_cost.get(i).copied().unwrap_or(WALL);
-        let image = image_from(rect, full.x1, |i| cost_color(cost(i), 255));
-        upload(ctx, &mut self.cost, "overlay-cost", rect, full, image);
-        let image = image_from(rect, full.x1, |i| {
-            if cost(i) == WALL {
-                WALL_COLOR
-            } else {
-                Color32::TRANSPARENT
-            }
-        });
-        upload(ctx, &mut self.walls, "overlay-walls", rect, full, image);
-        let image = image_from(rect, full.x1, |i| {
-            contribution_color(layers.contribution.get(i).copied().unwrap_or(0))
-        });
+        let [cost, walls, contribution] = cost_images(layers, rect, full.x1);
+        upload(ctx, &mut self.cost, "overlay-cost", rect, full, cost);
+        upload(ctx, &mut self.walls, "overlay-walls", rect, full, walls);
         upload(
             ctx,
             &mut self.contribution,
             "overlay-contribution",
             rect,
             full,
-            image,
+            contribution,
         );
         self.uploaded_cells += 3 * rect.area();
     }
@@ -435,7 +514,7 @@ impl OverlayTextures {
     pub fn refresh_goal(
         &mut self,
         ctx: &egui::Context,
-        preview: &GoalPreview,
+        preview: &mut GoalPreview,
         size: (u32, u32),
         show: (bool, bool),
     ) {
@@ -449,7 +528,11 @@ impl OverlayTextures {
             return;
         }
         let full = CellRect::full(size.0, size.1);
-        let image = preview.image(size.0, size.1, show.0, show.1);
+        // Built on the goal thread with the preview unless the shown layers changed since.
+        let image = preview
+            .take_image(show)
+            .filter(|i| i.size == [size.0 as usize, size.1 as usize])
+            .unwrap_or_else(|| preview.image(size.0, size.1, show.0, show.1));
         self.uploaded_cells += full.area();
         upload(ctx, &mut self.goal, "overlay-goal", full, full, image);
     }

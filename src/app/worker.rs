@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
+use super::overlays::BakedImages;
 use super::state::CellRect;
 use crate::nav::NavData;
 
@@ -23,6 +24,8 @@ pub enum BakeRequest {
         document: Arc<MapDocument>,
         /// Its heights.
         heightmap: Arc<Heightmap>,
+        /// The movement type whose cost overlay images the thread builds with the result.
+        overlay_type: usize,
     },
     /// Re-bake the cells of `rect` (paint changed there).
     Rect {
@@ -34,6 +37,8 @@ pub enum BakeRequest {
         rect: CellRect,
         /// Send the updated nav data back too (a nav overlay or the goal tool shows it).
         with_nav: bool,
+        /// As in `Full`, for when the rect re-bake has to fall back to a full bake.
+        overlay_type: usize,
     },
 }
 
@@ -94,8 +99,8 @@ pub struct TypePatch {
 pub enum WorkerMessage {
     /// A stage started.
     Progress(BakeProgress),
-    /// A full bake finished.
-    Baked(Box<BakeOutput>),
+    /// A full bake finished, with its overlay images.
+    Baked(Box<BakeOutput>, Box<BakedImages>),
     /// A rect re-bake finished.
     Patched(RectPatch),
     /// The running bake was cancelled.
@@ -200,7 +205,7 @@ impl Worker {
                 Ok(message) => {
                     match &message {
                         WorkerMessage::Progress(p) => self.progress = Some(p.clone()),
-                        WorkerMessage::Baked(_)
+                        WorkerMessage::Baked(..)
                         | WorkerMessage::Patched(_)
                         | WorkerMessage::Cancelled
                         | WorkerMessage::Failed(_) => {
@@ -260,24 +265,32 @@ fn run(
         })
     };
     let mut last: Option<BakeOutput> = None;
+    // A finished full bake: keep it for rect re-bakes, build the overlay images here.
+    let finished = |output: BakeOutput, last: &mut Option<BakeOutput>, hm: &Heightmap, ty| {
+        let images = BakedImages::build(&output, hm.width, hm.height, ty);
+        *last = Some(output.clone());
+        WorkerMessage::Baked(Box::new(output), Box::new(images))
+    };
+    let stopped = |why| match why {
+        BakeStopped::Cancelled => WorkerMessage::Cancelled,
+        BakeStopped::Failed(why) => WorkerMessage::Failed(why),
+    };
     while let Ok(request) = requests.recv() {
         let reply = match request {
             BakeRequest::Full {
                 document,
                 heightmap,
+                overlay_type,
             } => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                Ok(output) => {
-                    last = Some(output.clone());
-                    WorkerMessage::Baked(Box::new(output))
-                }
-                Err(BakeStopped::Cancelled) => WorkerMessage::Cancelled,
-                Err(BakeStopped::Failed(why)) => WorkerMessage::Failed(why),
+                Ok(output) => finished(output, &mut last, &heightmap, overlay_type),
+                Err(why) => stopped(why),
             },
             BakeRequest::Rect {
                 document,
                 heightmap,
                 rect,
                 with_nav,
+                overlay_type,
             } => match last.as_mut() {
                 Some(previous) if previous.types.len() == document.movement_types.len() => {
                     let start = Instant::now();
@@ -293,15 +306,14 @@ fn run(
                     WorkerMessage::Patched(patch)
                 }
                 _ => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                    Ok(output) => {
-                        last = Some(output.clone());
-                        WorkerMessage::Baked(Box::new(output))
-                    }
-                    Err(BakeStopped::Cancelled) => WorkerMessage::Cancelled,
-                    Err(BakeStopped::Failed(why)) => WorkerMessage::Failed(why),
+                    Ok(output) => finished(output, &mut last, &heightmap, overlay_type),
+                    Err(why) => stopped(why),
                 },
             },
         };
+        // The request's document is released before the reply: the UI updates that copy in
+        // place for its next request (see `shared_doc`), which it can only do once no bake
+        // holds it.
         if messages.send(reply).is_err() {
             return;
         }
@@ -362,12 +374,15 @@ mod tests {
         assert!(w.send(BakeRequest::Full {
             document: Arc::new(doc),
             heightmap: Arc::new(hm),
+            overlay_type: 0,
         }));
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut baked = None;
         while baked.is_none() && Instant::now() < deadline {
             for m in w.poll() {
-                if let WorkerMessage::Baked(b) = m {
+                if let WorkerMessage::Baked(b, images) = m {
+                    assert_eq!(images.slope.size, [6, 4]);
+                    assert!(images.cost.is_some());
                     baked = Some(b);
                 }
             }
