@@ -112,6 +112,11 @@ impl std::fmt::Debug for CrowdPreview {
 /// Time per frame spent draining the world's rebuild queue after an edit.
 const REBUILD_BUDGET: std::time::Duration = std::time::Duration::from_millis(2);
 
+/// Wall-clock time per frame the crowd may spend stepping (the first due step is always
+/// taken): a crowd whose steps cost more than real time slows down instead of dragging the
+/// viewport below 30 fps.
+const STEP_BUDGET: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// History kept for the plots. `[Units: steps]`
 const HISTORY_STEPS: usize = 600;
 
@@ -410,9 +415,11 @@ impl CrowdPreview {
             return 0;
         };
         nav.rebuild(REBUILD_BUDGET);
-        let steps = self
-            .sim
-            .advance(nav, dt_secs * f64::from(self.speed.clamp(0.25, 8.0)));
+        let steps = self.sim.advance_within(
+            nav,
+            dt_secs * f64::from(self.speed.clamp(0.25, 8.0)),
+            Some(STEP_BUDGET),
+        );
         self.record(steps);
         self.note_replayed_orders();
         steps

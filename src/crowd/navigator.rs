@@ -88,6 +88,17 @@ pub trait Navigator: Sync {
     /// unreachable, released path).
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample>;
 
+    /// Whether an agent at `pos_world` can follow `path` to its goal (for [`NavWorld`]-like
+    /// navigators: its cell lies on the goal's island for the path's movement type). Orders
+    /// leave out the agents that cannot, as idle, instead of letting them wander toward the
+    /// route for ever. `true` when the navigator cannot tell.
+    ///
+    /// [`NavWorld`]: crate::nav::NavWorld
+    fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {
+        let _ = (path, pos_world);
+        true
+    }
+
     /// Whether the cell is a wall for this movement type (buffered walls for large units).
     /// Cells off the map are walls.
     fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool;

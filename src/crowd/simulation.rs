@@ -254,7 +254,8 @@ impl Simulation {
     ///
     /// The movement-type rule, simplified: the selection is split by movement type and each
     /// type gets its own path (one `request_path` per type with all its agents as sources,
-    /// which the navigator merges). Agents whose type cannot reach the goal become idle.
+    /// which the navigator merges). Agents whose type cannot reach the goal from where they
+    /// stand ([`Navigator::reaches`]: another island) become idle.
     /// Lanes come from SmartCenter over all the agents that got a path (see
     /// [`super::groups`]); a lane whose target is a wall, or behind a wall as seen from the
     /// goal, falls back to the goal itself.
@@ -292,15 +293,24 @@ impl Simulation {
             } else {
                 None
             };
-            match path {
-                Some(path) => {
-                    paths.push(path);
-                    for &i in &members {
-                        self.agents.path[i] = Some(path);
-                        moving.push(i);
-                    }
+            let Some(path) = path else {
+                unreachable += members.len() as u32;
+                continue;
+            };
+            let before = moving.len();
+            for &i in &members {
+                // A source on another island than the goal shares no route: it stays idle.
+                if nav.reaches(path, self.agents.pos_world[i]) {
+                    self.agents.path[i] = Some(path);
+                    moving.push(i);
+                } else {
+                    unreachable += 1;
                 }
-                None => unreachable += members.len() as u32,
+            }
+            if moving.len() > before {
+                paths.push(path);
+            } else {
+                nav.release_path(path);
             }
         }
         moving.sort_unstable();
@@ -400,12 +410,33 @@ impl Simulation {
     /// Runs as many fixed steps as `dt_secs` (plus the leftover from earlier calls) covers,
     /// at most `SimConfig::max_steps_per_advance`; returns the steps taken.
     pub fn advance<N: Navigator + ?Sized>(&mut self, nav: &mut N, dt_secs: f64) -> u32 {
+        self.advance_within(nav, dt_secs, None)
+    }
+
+    /// As [`Self::advance`], but with a wall-clock budget for an interactive frame: after
+    /// the first step, another is taken only if the time spent so far plus the last step's
+    /// time stays within `budget`. The time not stepped is dropped as for the step cap, so a
+    /// crowd too big for the machine runs slower than real time instead of stalling frames.
+    /// The steps themselves are the same, so trajectories do not depend on the budget.
+    pub fn advance_within<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &mut N,
+        dt_secs: f64,
+        budget: Option<std::time::Duration>,
+    ) -> u32 {
+        let started = Instant::now();
         let step = f64::from(self.config.step_secs.max(1e-4));
         if dt_secs.is_finite() && dt_secs > 0.0 {
             self.accumulator_secs += dt_secs;
         }
         let mut taken = 0;
         while self.accumulator_secs >= step && taken < self.config.max_steps_per_advance.max(1) {
+            if let Some(budget) = budget
+                && taken > 0
+                && started.elapsed().as_secs_f64() + self.last.step_secs > budget.as_secs_f64()
+            {
+                break;
+            }
             self.step(nav);
             self.accumulator_secs -= step;
             taken += 1;
@@ -592,10 +623,19 @@ impl Simulation {
                     let t = self.agents.type_index[ids[0]] as usize;
                     match nav.request_path(t, &sources, destination) {
                         Some(path) => {
+                            let before = stranded.len();
                             for &i in ids {
-                                self.agents.path[i] = Some(path);
+                                if nav.reaches(path, self.agents.pos_world[i]) {
+                                    self.agents.path[i] = Some(path);
+                                } else {
+                                    stranded.push(i);
+                                }
                             }
-                            new_paths.push(path);
+                            if stranded.len() - before < ids.len() {
+                                new_paths.push(path);
+                            } else {
+                                nav.release_path(path);
+                            }
                         }
                         None => stranded.extend_from_slice(ids),
                     }

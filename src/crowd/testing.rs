@@ -371,6 +371,13 @@ impl Navigator for GridNavigator {
         })
     }
 
+    fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {
+        let (cx, cy) = self.grid().cell_from_world(pos_world);
+        self.field(path)
+            .zip(self.index(cx, cy))
+            .is_some_and(|(field, i)| field.dirs[i] != UNREACHABLE)
+    }
+
     fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool {
         self.cost(type_index, cell_x, cell_y) == WALL
     }

@@ -7,13 +7,15 @@
 //! ([`Navigator::replanning`]), and when it is done the crowd re-plans from where the agents
 //! are ([`Navigator::routes_version`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use super::navigator::{FlowSample, NavGrid, Navigator, PathId};
 use super::vec2::Vec2;
-use crate::nav::grid::WALL;
-use crate::nav::world::StampHandle;
+use crate::nav::grid::{DIR_NONE, WALL};
+use crate::nav::integrate::UNREACHED;
+use crate::nav::layer::NavLayer;
+use crate::nav::world::{PathState, StampHandle};
 use crate::nav::{NavData, NavWorld, world};
 
 /// [`NavWorld`] plus what the crowd needs beside it (names and wall buffers per type).
@@ -133,6 +135,21 @@ impl WorldNavigator {
         done
     }
 
+    /// Whether the path's flow covers the cell at `pos_world`: the agent there follows the
+    /// goal field or a routed exit tile, not the world's off-route fallback (head for the
+    /// nearest routed portal).
+    #[must_use]
+    pub fn covers(&self, path: PathId, pos_world: Vec2) -> bool {
+        let Some(p) = self.paths.get(&path.0).and_then(|&id| self.world.path(id)) else {
+            return false;
+        };
+        let Some(layer) = self.world.nav().layers.get(p.layer) else {
+            return false;
+        };
+        self.cell_of(pos_world)
+            .is_some_and(|c| on_route(layer, p, c))
+    }
+
     /// Whether the path's routed portals exist in the current graph. After part of a
     /// rebuild they may not (node ids are renumbered per layer), and the world's off-route
     /// fallback indexes nodes by them.
@@ -171,6 +188,11 @@ impl Navigator for WorldNavigator {
         self.world.nav().layers.iter().position(|l| l.name == name)
     }
 
+    /// One world request for a whole group, with one source per sector rather than one per
+    /// agent: the world runs an A* per source, and agents in a sector share its exit tiles
+    /// anyway. Sources on other islands than the goal are left out (they share no route);
+    /// source cells the planned flow then misses (a sector split by walls, whose other part
+    /// is reached from outside) are added and the path planned again.
     fn request_path(
         &mut self,
         type_index: usize,
@@ -178,13 +200,53 @@ impl Navigator for WorldNavigator {
         goal_world: Vec2,
     ) -> Option<PathId> {
         let goal = self.cell_of(goal_world)?;
-        let sources: Vec<(u32, u32)> = sources_world
+        let mut cells: Vec<(u32, u32)> = sources_world
             .iter()
             .filter_map(|&p| self.cell_of(p))
             .collect();
-        let id = self.world.request_path(type_index, &sources, goal).ok()?;
+        if let Some(l) = self.world.nav().layers.get(type_index) {
+            let island = l.islands.island_at(goal.0, goal.1);
+            cells.retain(|&(x, y)| island != 0 && l.islands.island_at(x, y) == island);
+        }
+        let mut seen = HashSet::new();
+        cells.retain(|&c| seen.insert(c));
+        let spec = self.world.nav().spec;
+        let mut sectors = HashSet::new();
+        let mut chosen: Vec<(u32, u32)> = cells
+            .iter()
+            .copied()
+            .filter(|&(x, y)| sectors.insert(spec.sector_of(x, y)))
+            .collect();
+        let mut chosen_set: HashSet<(u32, u32)> = chosen.iter().copied().collect();
+        let id = loop {
+            // An empty list lets the world say why (goal a wall, no source reachable).
+            let id = self.world.request_path(type_index, &chosen, goal).ok()?;
+            let path = self.world.path(id)?;
+            let layer = &self.world.nav().layers[path.layer];
+            let mut missed_sectors = HashSet::new();
+            let missed: Vec<(u32, u32)> = cells
+                .iter()
+                .copied()
+                .filter(|c| !chosen_set.contains(c) && !on_route(layer, path, *c))
+                .filter(|&(x, y)| missed_sectors.insert(spec.sector_of(x, y)))
+                .collect();
+            if missed.is_empty() {
+                break id;
+            }
+            self.world.release_path(id);
+            chosen_set.extend(missed.iter().copied());
+            chosen.extend(missed);
+        };
         self.paths.insert(id.0, id);
         Some(PathId(id.0))
+    }
+
+    fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {
+        let Some(p) = self.paths.get(&path.0).and_then(|&id| self.world.path(id)) else {
+            return false;
+        };
+        self.cell_of(pos_world)
+            .is_some_and(|c| self.world.is_reachable(p.layer, c, p.goal))
     }
 
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample> {
@@ -196,13 +258,12 @@ impl Navigator for WorldNavigator {
         }
         let p = self.world.path(id)?;
         let cell = (px.max(0.0) as u32, py.max(0.0) as u32);
-        if cell == p.goal {
-            return None;
-        }
+        // The goal cell sees the goal: an agent there whose lane target lies elsewhere
+        // heads for it (steering goes straight at lane targets in line of sight).
         let (dx, dy) = self.world.sample_flow(id, (px, py))?;
         Some(FlowSample {
             direction: Vec2::new(dx, dy),
-            line_of_sight: self.world.has_line_of_sight(id, cell),
+            line_of_sight: cell == p.goal || self.world.has_line_of_sight(id, cell),
         })
     }
 
@@ -242,4 +303,40 @@ impl Navigator for WorldNavigator {
     fn replanning(&self) -> bool {
         self.part_rebuilt || self.world.pending_rebuilds() > 0
     }
+}
+
+/// Whether the path's flow covers `cell` (the cells [`NavWorld::sample_flow`] follows
+/// without its off-route fallback): the goal field reaches it, the seamless corridor covers
+/// it, or one of its sector's routed exit tiles has a direction there.
+fn on_route(layer: &NavLayer, path: &PathState, cell: (u32, u32)) -> bool {
+    let gf = &path.goal_field;
+    let (x0, y0, w, h) = gf.rect;
+    if cell.0 >= x0 && cell.1 >= y0 && cell.0 < x0 + w && cell.1 < y0 + h {
+        let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
+        if gf.field.cost.get(i).is_some_and(|&c| c != UNREACHED) {
+            return true;
+        }
+    }
+    if path
+        .corridor
+        .as_ref()
+        .is_some_and(|c| c.flow_at(layer, cell).is_some())
+    {
+        return true;
+    }
+    let spec = layer.cost.spec;
+    let sector = spec.sector_of(cell.0, cell.1);
+    let (sx, sy, sw, _) = spec.sector_rect(sector);
+    let i = ((cell.1 - sy) * sw + (cell.0 - sx)) as usize;
+    path.exits.get(&sector).is_some_and(|exits| {
+        exits.iter().any(|&(_, node)| {
+            layer
+                .flows
+                .node_tile
+                .get(node as usize)
+                .and_then(|&t| layer.flows.tiles.get(t as usize))
+                .and_then(|tile| tile.get(i))
+                .is_some_and(|&f| f & 0x0F != DIR_NONE)
+        })
+    })
 }
