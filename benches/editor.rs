@@ -324,6 +324,60 @@ fn paint_2048(c: &mut Criterion) {
     press(&mut h, p, false);
     h.step();
     wait_baked(&mut h);
+
+    // Painting with a goal set (goal tool preview shown): every rect re-bake carries the nav
+    // data back, and the goal preview (run-time world, path, whole-map integration, heat
+    // image) is recomputed for each new nav version.
+    let goal = {
+        let cost = &h.state().state.baked.as_ref().unwrap().types[0].final_cost;
+        (1024..2048u32)
+            .map(|x| (x, 1024u32))
+            .find(|&(x, y)| cost[(y * 2048 + x) as usize] < 100)
+            .unwrap()
+    };
+    h.state_mut().state.goal.goal = Some(goal);
+    let start = Instant::now();
+    while h.state().goal_preview.result.is_none() {
+        h.step();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(start.elapsed() < Duration::from_secs(60), "no goal preview");
+    }
+    eprintln!(
+        "goal preview on 2048²: first shown {:.0} ms after the goal was set",
+        ms(start.elapsed())
+    );
+    let p = screen(&h, zig.next());
+    h.hover_at(p);
+    h.step();
+    press(&mut h, p, true);
+    let mut goal_frames = Vec::new();
+    let first_version = h.state().goal_preview.version;
+    group.bench_function("paint_frame_with_goal_2048", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let p = screen(&h, zig.next());
+                h.hover_at(p);
+                let t = Instant::now();
+                h.step();
+                let d = t.elapsed();
+                goal_frames.push(ms(d));
+                total += d;
+                std::thread::sleep(Duration::from_millis(8));
+            }
+            total
+        });
+    });
+    report(
+        &format!(
+            "paint_frame_with_goal_2048 ({} goal previews shown)",
+            h.state().goal_preview.version - first_version
+        ),
+        &goal_frames,
+    );
+    let p = screen(&h, zig.next());
+    press(&mut h, p, false);
+    h.step();
     group.finish();
 }
 

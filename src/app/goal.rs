@@ -373,19 +373,27 @@ impl GoalPreview {
         self.version += 1;
     }
 
-    /// Takes the finished preview of the current key, if it arrived (older ones are freed
-    /// on another thread).
+    /// Takes finished previews of the pick being computed: the one for the current nav
+    /// data, or one for older nav data of the same pick (shown meanwhile, so a preview keeps
+    /// following the paint while new nav data arrives faster than previews are computed).
+    /// Others are freed on another thread.
     fn take_finished(&mut self) -> bool {
         let Some((_, done)) = &self.thread else {
             return false;
         };
         let mut changed = false;
         while let Ok(reply) = done.try_recv() {
-            if Some(reply.key) != self.pending {
+            let Some(wanted) = self.pending else {
+                super::drop_later(reply.world);
+                continue;
+            };
+            if (reply.key.1, reply.key.2) != (wanted.1, wanted.2) {
                 super::drop_later(reply.world);
                 continue;
             }
-            self.pending = None;
+            if reply.key == wanted {
+                self.pending = None;
+            }
             let old = (self.world.replace(reply.world), self.result.take());
             super::drop_later(old);
             self.world_version = reply.key.0;

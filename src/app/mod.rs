@@ -464,6 +464,11 @@ impl App {
                     let old_baked = self.state.baked.replace(*output);
                     drop_later((old_nav, old_baked));
                     self.cost_shown = None;
+                    let mut images = images;
+                    if let Some((layer, image)) = images.islands.take() {
+                        self.textures
+                            .install_islands(ctx, image, self.state.nav_version, layer);
+                    }
                     if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
                         let type_index = images.type_index;
                         // Images of another size are from a map no longer open; those of
@@ -477,9 +482,20 @@ impl App {
                         }
                     }
                 }
-                WorkerMessage::Patched(patch) => {
+                WorkerMessage::Patched(mut patch) => {
                     if let Some(nav) = patch.nav.clone() {
+                        // The previous nav data can be the last reference: free it elsewhere.
+                        let old_nav = self.state.nav.take();
                         self.state.set_nav(Some(nav));
+                        drop_later(old_nav);
+                        if let Some((layer, image)) = patch.islands.take() {
+                            self.textures.install_islands(
+                                ctx,
+                                image,
+                                self.state.nav_version,
+                                layer,
+                            );
+                        }
                     }
                     let width = self.state.map_size().0;
                     if let Some(baked) = self.state.baked.as_mut() {
@@ -530,11 +546,18 @@ impl App {
         );
         let first = self.state.baked.is_none();
         let width = map.heightmap.width;
+        // The island image is built on the bake thread with the nav data it sends back.
+        let islands_layer = self
+            .state
+            .overlays
+            .islands
+            .then_some(self.state.selected_type);
         if self.state.pending_full_bake && (self.auto_rebake || first) {
             let request = BakeRequest::Full {
                 document: self.shared_document.sync(&map.document, None, width),
                 heightmap,
                 overlay_type: self.state.selected_type,
+                islands_layer,
             };
             if self.worker.send(request) {
                 self.state.pending_full_bake = false;
@@ -553,6 +576,7 @@ impl App {
                 rect,
                 with_nav: self.state.wants_nav(),
                 overlay_type: self.state.selected_type,
+                islands_layer,
             };
             if self.worker.send(request) {
                 self.state.pending_dirty = None;

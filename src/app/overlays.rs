@@ -270,12 +270,21 @@ pub struct BakedImages {
     pub type_index: usize,
     /// Cost, walls and buffer / blur contributions of `type_index` (`None`: no such type).
     pub cost: Option<[ColorImage; 3]>,
+    /// The island image of a nav layer, when the islands overlay is shown (see
+    /// [`islands_image`]).
+    pub islands: Option<(usize, Option<ColorImage>)>,
 }
 
 impl BakedImages {
     /// Builds the slope image and the cost images of `type_index` for a `width` × `height` map.
     #[must_use]
-    pub fn build(baked: &BakeOutput, width: u32, height: u32, type_index: usize) -> Self {
+    pub fn build(
+        baked: &BakeOutput,
+        width: u32,
+        height: u32,
+        type_index: usize,
+        islands_layer: Option<usize>,
+    ) -> Self {
         let full = CellRect::full(width, height);
         let slope = image_from(full, width, |i| {
             slope_color(baked.slope_deg.get(i).copied().unwrap_or(0.0), 255)
@@ -284,10 +293,15 @@ impl BakedImages {
             .types
             .get(type_index)
             .map(|layers| cost_images(layers, full, width));
+        let islands = islands_layer.and_then(|layer| {
+            let nav = baked.baked.as_ref().map(|b| &b.nav)?;
+            Some((layer, islands_image(nav, layer)))
+        });
         Self {
             slope,
             type_index,
             cost,
+            islands,
         }
     }
 }
@@ -492,20 +506,24 @@ impl OverlayTextures {
         if self.islands_key == Some((nav_version, layer)) {
             return;
         }
+        self.install_islands(ctx, islands_image(nav, layer), nav_version, layer);
+    }
+
+    /// Uploads an island image of nav layer `layer` built elsewhere (the bake thread builds
+    /// it with nav data it sends back; `None`: the layer does not exist).
+    pub fn install_islands(
+        &mut self,
+        ctx: &egui::Context,
+        image: Option<ColorImage>,
+        nav_version: u64,
+        layer: usize,
+    ) {
         self.islands_key = Some((nav_version, layer));
-        let Some(l) = nav.layers.get(layer) else {
+        let Some(image) = image else {
             self.islands = None;
             return;
         };
-        let spec = l.cost.spec;
-        let full = CellRect::full(spec.width, spec.height);
-        let image = image_from(full, spec.width, |i| {
-            let (x, y) = (
-                (i % spec.width as usize) as u32,
-                (i / spec.width as usize) as u32,
-            );
-            island_color(l.islands.island_at(x, y))
-        });
+        let full = CellRect::full(image.size[0] as u32, image.size[1] as u32);
         self.uploaded_cells += full.area();
         upload(ctx, &mut self.islands, "overlay-islands", full, full, image);
     }
@@ -536,6 +554,22 @@ impl OverlayTextures {
         self.uploaded_cells += full.area();
         upload(ctx, &mut self.goal, "overlay-goal", full, full, image);
     }
+}
+
+/// One colour per island of nav layer `layer` (see [`island_color`]); `None` when there is
+/// no such layer.
+#[must_use]
+pub fn islands_image(nav: &NavData, layer: usize) -> Option<ColorImage> {
+    let l = nav.layers.get(layer)?;
+    let spec = l.cost.spec;
+    let full = CellRect::full(spec.width, spec.height);
+    Some(image_from(full, spec.width, |i| {
+        let (x, y) = (
+            (i % spec.width as usize) as u32,
+            (i / spec.width as usize) as u32,
+        );
+        island_color(l.islands.island_at(x, y))
+    }))
 }
 
 /// Colour of a wall added by the large-unit wall buffer.

@@ -26,6 +26,9 @@ pub enum BakeRequest {
         heightmap: Arc<Heightmap>,
         /// The movement type whose cost overlay images the thread builds with the result.
         overlay_type: usize,
+        /// The nav layer whose island image the thread builds with the result (the islands
+        /// overlay is shown).
+        islands_layer: Option<usize>,
     },
     /// Re-bake the cells of `rect` (paint changed there).
     Rect {
@@ -39,6 +42,8 @@ pub enum BakeRequest {
         with_nav: bool,
         /// As in `Full`, for when the rect re-bake has to fall back to a full bake.
         overlay_type: usize,
+        /// As in `Full`; with `with_nav`, the patch carries the island image too.
+        islands_layer: Option<usize>,
     },
 }
 
@@ -53,6 +58,9 @@ pub struct RectPatch {
     pub elapsed: Duration,
     /// The updated nav data, when the request asked for it.
     pub nav: Option<Arc<NavData>>,
+    /// The island image of `nav`'s layer, when the request asked for it (see
+    /// `overlays::islands_image`).
+    pub islands: Option<(usize, Option<egui::ColorImage>)>,
 }
 
 impl RectPatch {
@@ -266,8 +274,12 @@ fn run(
     };
     let mut last: Option<BakeOutput> = None;
     // A finished full bake: keep it for rect re-bakes, build the overlay images here.
-    let finished = |output: BakeOutput, last: &mut Option<BakeOutput>, hm: &Heightmap, ty| {
-        let images = BakedImages::build(&output, hm.width, hm.height, ty);
+    let finished = |output: BakeOutput,
+                    last: &mut Option<BakeOutput>,
+                    hm: &Heightmap,
+                    ty,
+                    islands| {
+        let images = BakedImages::build(&output, hm.width, hm.height, ty, islands);
         *last = Some(output.clone());
         WorkerMessage::Baked(Box::new(output), Box::new(images))
     };
@@ -281,8 +293,9 @@ fn run(
                 document,
                 heightmap,
                 overlay_type,
+                islands_layer,
             } => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                Ok(output) => finished(output, &mut last, &heightmap, overlay_type),
+                Ok(output) => finished(output, &mut last, &heightmap, overlay_type, islands_layer),
                 Err(why) => stopped(why),
             },
             BakeRequest::Rect {
@@ -291,6 +304,7 @@ fn run(
                 rect,
                 with_nav,
                 overlay_type,
+                islands_layer,
             } => match last.as_mut() {
                 Some(previous) if previous.types.len() == document.movement_types.len() => {
                     let start = Instant::now();
@@ -302,11 +316,17 @@ fn run(
                     let mut patch = patch_of(previous, changed, heightmap.width, start.elapsed());
                     if with_nav {
                         patch.nav = previous.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
+                        patch.islands = islands_layer.and_then(|layer| {
+                            let nav = patch.nav.as_ref()?;
+                            Some((layer, super::overlays::islands_image(nav, layer)))
+                        });
                     }
                     WorkerMessage::Patched(patch)
                 }
                 _ => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                    Ok(output) => finished(output, &mut last, &heightmap, overlay_type),
+                    Ok(output) => {
+                        finished(output, &mut last, &heightmap, overlay_type, islands_layer)
+                    }
                     Err(why) => stopped(why),
                 },
             },
@@ -349,6 +369,7 @@ fn patch_of(output: &BakeOutput, rect: CellRect, width: u32, elapsed: Duration) 
         types,
         elapsed,
         nav: None,
+        islands: None,
     }
 }
 
@@ -375,6 +396,7 @@ mod tests {
             document: Arc::new(doc),
             heightmap: Arc::new(hm),
             overlay_type: 0,
+            islands_layer: Some(0),
         }));
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut baked = None;
@@ -383,6 +405,8 @@ mod tests {
                 if let WorkerMessage::Baked(b, images) = m {
                     assert_eq!(images.slope.size, [6, 4]);
                     assert!(images.cost.is_some());
+                    let islands = images.islands.as_ref().and_then(|i| i.1.as_ref());
+                    assert_eq!(islands.map(|i| i.size), Some([6, 4]));
                     baked = Some(b);
                 }
             }
