@@ -274,15 +274,12 @@ fn run(
     };
     let mut last: Option<BakeOutput> = None;
     // A finished full bake: keep it for rect re-bakes, build the overlay images here.
-    let finished = |output: BakeOutput,
-                    last: &mut Option<BakeOutput>,
-                    hm: &Heightmap,
-                    ty,
-                    islands| {
-        let images = BakedImages::build(&output, hm.width, hm.height, ty, islands);
-        *last = Some(output.clone());
-        WorkerMessage::Baked(Box::new(output), Box::new(images))
-    };
+    let finished =
+        |output: BakeOutput, last: &mut Option<BakeOutput>, hm: &Heightmap, ty, islands| {
+            let images = BakedImages::build(&output, hm.width, hm.height, ty, islands);
+            *last = Some(output.clone());
+            WorkerMessage::Baked(Box::new(output), Box::new(images))
+        };
     let stopped = |why| match why {
         BakeStopped::Cancelled => WorkerMessage::Cancelled,
         BakeStopped::Failed(why) => WorkerMessage::Failed(why),
