@@ -23,6 +23,13 @@ use super::route::{FinishCosts, Route, SearchEnds, SearchScratch, search};
 /// not the portal route, shapes most of the walked path.
 pub const DEFAULT_HEURISTIC_WEIGHT: f32 = 1.1;
 
+/// Default look-ahead of flow following, in cells along the flow (see
+/// [`NavWorld::set_flow_lookahead`]).
+pub const DEFAULT_FLOW_LOOKAHEAD: u32 = 24;
+
+/// Upper bound of the flow look-ahead (it walks a stack array of this many cells).
+pub const MAX_FLOW_LOOKAHEAD: usize = 64;
+
 /// Landmarks a search reads, of [`super::landmarks::LANDMARK_COUNT`]: the ones with the
 /// best bound at its source.
 const ACTIVE_LANDMARKS: usize = 4;
@@ -125,6 +132,7 @@ pub struct NavWorld {
     dirty: BTreeSet<(usize, u32)>,
     a_star_runs: u64,
     seamless: bool,
+    flow_lookahead: u32,
     heuristic_weight: f32,
     /// ALT landmark tables per layer, built on a layer's first request (see
     /// [`NavWorld::prepare_landmarks`]) and dropped when its graph is rebuilt.
@@ -161,6 +169,7 @@ impl NavWorld {
             dirty: BTreeSet::new(),
             a_star_runs: 0,
             seamless: false,
+            flow_lookahead: DEFAULT_FLOW_LOOKAHEAD,
             heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
             landmarks: Vec::new(),
             landmark_builds: BTreeMap::new(),
@@ -176,6 +185,17 @@ impl NavWorld {
     /// precomputed permutation tiles (the default, shared between requests).
     pub fn set_seamless(&mut self, on: bool) {
         self.seamless = on;
+    }
+
+    /// Look-ahead of flow following (string pulling), in cells: [`Self::sample_flow`] and
+    /// [`Self::trace_path`] follow the flow from the agent's cell up to this many cells ahead
+    /// and steer straight at the furthest of those cells in plain sight — a straight segment
+    /// over cells that are on the route and no costlier than the flow's own cells on the way.
+    /// This cuts the sector-sized staircases of tiles that each lead to the nearest cell of
+    /// their portal window. 0 follows the flow cell by cell. Default
+    /// [`DEFAULT_FLOW_LOOKAHEAD`].
+    pub fn set_flow_lookahead(&mut self, cells: u32) {
+        self.flow_lookahead = cells;
     }
 
     /// A* heuristic inflation (1.0 = optimal portal routes; see
@@ -505,6 +525,10 @@ impl NavWorld {
         {
             return normalise(goal_c.0 - px, goal_c.1 - py);
         }
+        // Look-ahead: straight at the furthest flow cell ahead in plain sight.
+        if let Some(to) = self.pulled_target(p, cell) {
+            return normalise(to.0 as f32 + 0.5 - px, to.1 as f32 + 0.5 - py);
+        }
         // Bilinear over the 4 cell centres around pos.
         let (fx, fy) = (px - 0.5, py - 0.5);
         let (x0, y0) = (fx.floor(), fy.floor());
@@ -556,7 +580,65 @@ impl NavWorld {
             .is_some_and(|(f, _)| f & FLOW_LOS != 0)
     }
 
-    /// Follows the flow from `source` cell by cell until the goal or line of sight.
+    /// The furthest cell of the flow from `cell`, at most the look-ahead (see
+    /// [`Self::set_flow_lookahead`]) steps along it, that `cell` reaches by a straight segment
+    /// in plain sight: every cell the segment touches is on the route (has flow for this
+    /// path) and costs no more than the dearest flow cell up to the target. `None` when only
+    /// the next flow cell qualifies or the flow stops at once.
+    fn pulled_target(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
+        let k = (self.flow_lookahead as usize).min(MAX_FLOW_LOOKAHEAD);
+        if k < 2 {
+            return None;
+        }
+        let cost = &self.nav.layers[p.layer].cost;
+        let spec = cost.spec;
+        // The flow cells ahead, each with the dearest cost on the way to it.
+        let mut chain = [((0_u32, 0_u32), 0_u8); MAX_FLOW_LOOKAHEAD];
+        let mut len = 0;
+        let mut dearest = cost.get(cell.0, cell.1);
+        let mut at = cell;
+        while len < k && at != p.goal {
+            let Some((f, _)) = self.flow_at(p, at) else {
+                break;
+            };
+            if f & FLOW_LOS != 0 && at != cell {
+                break; // from here the goal is in plain sight
+            }
+            let Some(&(dx, dy)) = DIRECTIONS.get((f & 0x0F) as usize) else {
+                break;
+            };
+            let (nx, ny) = (
+                i64::from(at.0) + i64::from(dx),
+                i64::from(at.1) + i64::from(dy),
+            );
+            if !spec.contains(nx, ny) {
+                break;
+            }
+            at = (nx as u32, ny as u32);
+            dearest = dearest.max(cost.get(at.0, at.1));
+            chain[len] = (at, dearest);
+            len += 1;
+        }
+        let open = |x: i64, y: i64, limit: u8| {
+            spec.contains(x, y) && {
+                let c = (x as u32, y as u32);
+                cost.get(c.0, c.1) <= limit && self.flow_at(p, c).is_some()
+            }
+        };
+        chain[..len]
+            .iter()
+            .skip(1)
+            .rev()
+            .find(|&&(to, limit)| {
+                limit != WALL && segment_clear(cell, to, |x, y, _| open(x, y, limit))
+            })
+            .map(|&(to, _)| to)
+    }
+
+    /// Follows the path from `source` until the goal or line of sight, as an agent steered by
+    /// [`Self::sample_flow`] does: straight at the look-ahead target where there is one (the
+    /// segment counted by its octile length — 1 per straight, √2 per diagonal step of the
+    /// 8-connected line, never less than the Euclidean length), else one flow step.
     #[must_use]
     pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
         let p = self.paths.get(&id)?;
@@ -577,6 +659,12 @@ impl NavWorld {
                 );
                 length += (dx * dx + dy * dy).sqrt();
                 return Some(TracedPath { cells, length });
+            }
+            if let Some(to) = self.pulled_target(p, cell) {
+                length += octile_length(cell, to);
+                push_line(&mut cells, cell, to);
+                cell = to;
+                continue;
             }
             let &(dx, dy) = DIRECTIONS.get((f & 0x0F) as usize)?;
             let (nx, ny) = (
@@ -776,6 +864,67 @@ impl NavWorld {
         }
         true
     }
+}
+
+/// Whether the straight segment between the centres of `from` and `to` touches only cells
+/// `open` accepts (`from` itself excepted); a segment through a cell corner needs both side
+/// cells (`open` is told which calls are such side cells), so it never squeezes between two
+/// diagonal walls. The same walk as
+/// [`super::integrate::has_line_of_sight`], over map coordinates.
+fn segment_clear(
+    from: (u32, u32),
+    to: (u32, u32),
+    mut open: impl FnMut(i64, i64, bool) -> bool,
+) -> bool {
+    let (dx, dy) = (
+        i64::from(to.0) - i64::from(from.0),
+        i64::from(to.1) - i64::from(from.1),
+    );
+    let (nx, ny) = (dx.abs(), dy.abs());
+    let (sx, sy) = (dx.signum(), dy.signum());
+    let (mut x, mut y) = (i64::from(from.0), i64::from(from.1));
+    let (mut ix, mut iy) = (0_i64, 0_i64);
+    while ix < nx || iy < ny {
+        let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
+        if decision == 0 {
+            if !open(x + sx, y, true) || !open(x, y + sy, true) {
+                return false;
+            }
+            x += sx;
+            y += sy;
+            ix += 1;
+            iy += 1;
+        } else if decision < 0 {
+            x += sx;
+            ix += 1;
+        } else {
+            y += sy;
+            iy += 1;
+        }
+        if !open(x, y, false) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Octile length between two cells: the length of an 8-connected line between them.
+fn octile_length(a: (u32, u32), b: (u32, u32)) -> f64 {
+    let dx = f64::from(a.0.abs_diff(b.0));
+    let dy = f64::from(a.1.abs_diff(b.1));
+    dx.max(dy) + (std::f64::consts::SQRT_2 - 1.0) * dx.min(dy)
+}
+
+/// Appends the cells the straight segment from `a` (excluded) to `b` (included) touches, in
+/// order (the side cells of a corner crossing left out): each step is orthogonal, or a
+/// diagonal through a corner whose two side cells [`segment_clear`] found open.
+fn push_line(cells: &mut Vec<(u32, u32)>, a: (u32, u32), b: (u32, u32)) {
+    segment_clear(a, b, |x, y, side| {
+        if !side {
+            cells.push((x as u32, y as u32));
+        }
+        true
+    });
 }
 
 fn normalise(x: f32, y: f32) -> Option<(f32, f32)> {
