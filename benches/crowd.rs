@@ -2,7 +2,7 @@
 //! Targets on the 2-core reference machine: 10k agents ≤ 4 ms, 50k agents ≤ 16 ms.
 #![allow(missing_docs)] // criterion_group! generates an undocumented function.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use navstudio::crowd::rng::SplitMix64;
 use navstudio::crowd::testing::GridNavigator;
 use navstudio::crowd::{
@@ -63,18 +63,7 @@ fn simulation(nav: &mut GridNavigator, agents: u32, config: SimConfig) -> Simula
     sim
 }
 
-fn bench(c: &mut Criterion) {
-    let mut nav = GridNavigator::new(1.0, SIZE, SIZE);
-    if let Err(e) = nav.add_type("land", scattered_walls()) {
-        panic!("bench map: {e}");
-    }
-    // Build the goal's field once and fill its line-of-sight cache, so the timings are the
-    // crowd's and not the stand-in navigator's.
-    let Some(path) = navstudio::crowd::Navigator::request_path(&mut nav, 0, &[], GOAL) else {
-        panic!("bench goal unreachable");
-    };
-    nav.warm_line_of_sight(path);
-
+fn cases() -> Vec<(&'static str, u32, SimConfig)> {
     let flow_separation = SimConfig {
         weights: SteeringWeights {
             avoidance: 0.0,
@@ -84,9 +73,7 @@ fn bench(c: &mut Criterion) {
         },
         ..SimConfig::default()
     };
-    let mut group = c.benchmark_group("crowd_step");
-    group.sample_size(20);
-    for (name, agents, config) in [
+    vec![
         ("flow_separation_10k", 10_000, flow_separation.clone()),
         ("flow_separation_50k", 50_000, flow_separation),
         ("boids_full_10k", 10_000, SimConfig::default()),
@@ -106,7 +93,24 @@ fn bench(c: &mut Criterion) {
                 ..SimConfig::default()
             },
         ),
-    ] {
+    ]
+}
+
+fn bench(c: &mut Criterion) {
+    let mut nav = GridNavigator::new(1.0, SIZE, SIZE);
+    if let Err(e) = nav.add_type("land", scattered_walls()) {
+        panic!("bench map: {e}");
+    }
+    // Build the goal's field once and fill its line-of-sight cache, so the timings are the
+    // crowd's and not the stand-in navigator's.
+    let Some(path) = navstudio::crowd::Navigator::request_path(&mut nav, 0, &[], GOAL) else {
+        panic!("bench goal unreachable");
+    };
+    nav.warm_line_of_sight(path);
+
+    let mut group = c.benchmark_group("crowd_step");
+    group.sample_size(20);
+    for (name, agents, config) in cases() {
         let mut sim = simulation(&mut nav, agents, config);
         group.bench_function(name, |b| b.iter(|| sim.step(&mut nav)));
     }
@@ -114,4 +118,48 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+/// `CROWD_FIXED_STEPS=N cargo bench --no-default-features --bench crowd` runs N steps of
+/// each case instead of criterion and prints the median step: a fixed amount of work, for
+/// `perf stat` (cycles do not depend on what else the machine runs).
+fn main() {
+    if let Some(steps) = std::env::var("CROWD_FIXED_STEPS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+    {
+        fixed_steps(steps);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+fn fixed_steps(steps: usize) {
+    let mut nav = GridNavigator::new(1.0, SIZE, SIZE);
+    if let Err(e) = nav.add_type("land", scattered_walls()) {
+        panic!("bench map: {e}");
+    }
+    let Some(path) = navstudio::crowd::Navigator::request_path(&mut nav, 0, &[], GOAL) else {
+        panic!("bench goal unreachable");
+    };
+    nav.warm_line_of_sight(path);
+    let only = std::env::var("CROWD_CASE").ok();
+    for (name, agents, config) in cases() {
+        if only.as_deref().is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        let mut sim = simulation(&mut nav, agents, config);
+        let mut times: Vec<f64> = (0..steps)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                sim.step(&mut nav);
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{name}: median {:.2} ms over {steps} steps",
+            times[steps / 2]
+        );
+    }
+}

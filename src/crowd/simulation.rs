@@ -22,7 +22,7 @@ use super::navigator::{Navigator, PathId};
 use super::rng::SplitMix64;
 use super::scenario::{Order, Scenario, Spawn, SpawnArea};
 use super::spatial::SpatialGrid;
-use super::steering::{AgentUpdate, SimConfig, StepContext};
+use super::steering::{AgentUpdate, NearAgent, SimConfig, StepContext};
 use super::vec2::Vec2;
 use super::walls::segment_is_clear;
 
@@ -69,6 +69,8 @@ pub struct Simulation {
     grid: SpatialGrid,
     grid_dirty: bool,
     updates: Vec<AgentUpdate>,
+    /// Every agent as its neighbours see it, in grid order (rebuilt each step).
+    near: Vec<NearAgent>,
     /// Per agent, this step's distance to its goal and speed, from the parallel pass (the
     /// serial arrival, progress and metrics passes read them instead of recomputing).
     goal_dist_m: Vec<f32>,
@@ -100,6 +102,7 @@ impl Simulation {
             grid: SpatialGrid::default(),
             grid_dirty: true,
             updates: Vec::new(),
+            near: Vec::new(),
             goal_dist_m: Vec::new(),
             speed_mps: Vec::new(),
             orders: Vec::new(),
@@ -475,24 +478,33 @@ impl Simulation {
         let n = self.agents.len();
         self.updates.resize(n, AgentUpdate::default());
         {
+            let agents = &self.agents;
+            self.near.clear();
+            self.near.par_extend(
+                self.grid
+                    .sorted_agents()
+                    .par_iter()
+                    .map(|&i| NearAgent::of(agents, i as usize)),
+            );
             let ctx = StepContext {
                 agents: &self.agents,
                 grid: &self.grid,
+                near: &self.near,
                 nav: &*nav,
                 nav_grid: nav.grid(),
                 config: &self.config,
                 order_destinations: &self.order_destinations,
                 replanning: nav.replanning(),
+                separation_reach_m: self.max_radius_m + self.config.separation_margin_m,
             };
             // Agents are visited in grid order (spatial neighbours together, for the cache);
-            // `updates[k]` belongs to agent `order[k]`.
-            let order = self.grid.sorted_agents();
+            // `updates[k]` belongs to the agent in grid slot `k`.
             self.updates
                 .par_chunks_mut(CHUNK)
-                .zip(order.par_chunks(CHUNK))
-                .for_each(|(out, agents)| {
-                    for (u, &i) in out.iter_mut().zip(agents) {
-                        *u = ctx.update(i as usize);
+                .enumerate()
+                .for_each(|(c, out)| {
+                    for (k, u) in out.iter_mut().enumerate() {
+                        *u = ctx.update(c * CHUNK + k);
                     }
                 });
         }
@@ -703,10 +715,18 @@ impl Simulation {
         }
     }
 
-    /// Neighbour-grid cells of half the largest neighbour radius: a disc query then scans
+    /// Neighbour-grid cells of half the largest query radius: a disc query then scans
     /// about 5 r² of cells (rows clipped to the disc) instead of 9 r² with r-sized cells.
+    /// The query radius is the neighbour radius, or only the separation reach when nothing
+    /// else reads neighbours (see [`SimConfig::uses_separation_only`]); group arrival
+    /// queries the separation reach too.
     fn grid_cell_m(&self) -> f32 {
-        0.5 * self.max_neighbour_radius_m
+        let separation_m = 2.0 * self.max_radius_m + self.config.separation_margin_m;
+        if self.config.uses_separation_only() {
+            0.5 * self.max_neighbour_radius_m.min(separation_m)
+        } else {
+            0.5 * self.max_neighbour_radius_m
+        }
     }
 
     fn within_bump_reach(&self, i: usize) -> bool {

@@ -117,11 +117,33 @@ impl SpatialGrid {
         radius_m: f32,
         mut visit: impl FnMut(u32, Vec2),
     ) {
+        if !(center_world.is_finite() && radius_m.is_finite()) {
+            self.for_each_candidate(center_world, radius_m, visit);
+            return;
+        }
+        self.for_each_slots_in_disc(center_world, radius_m, |slots| {
+            for (&i, &p) in self.sorted[slots.clone()]
+                .iter()
+                .zip(&self.sorted_pos[slots])
+            {
+                visit(i, p);
+            }
+        });
+    }
+
+    /// The candidates of [`Self::for_each_in_disc`] as ranges of slots: positions in
+    /// [`Self::sorted_agents`] order, one range per row of cells. Data gathered in that order
+    /// is then read front to back. Nothing is visited for a non-finite centre or radius.
+    pub fn for_each_slots_in_disc(
+        &self,
+        center_world: Vec2,
+        radius_m: f32,
+        mut visit: impl FnMut(std::ops::Range<usize>),
+    ) {
         if self.cols == 0 || self.sorted.is_empty() {
             return;
         }
         if !(center_world.is_finite() && radius_m.is_finite()) {
-            self.for_each_candidate(center_world, radius_m, visit);
             return;
         }
         // In cell units, with slack for the rounding of `(p - origin) / cell` (a few ulps of
@@ -148,12 +170,7 @@ impl SpatialGrid {
             let row = cy as usize * self.cols as usize;
             let start = self.cell_start[row + x0] as usize;
             let end = self.cell_start[row + x1 + 1] as usize;
-            for (&i, &p) in self.sorted[start..end]
-                .iter()
-                .zip(&self.sorted_pos[start..end])
-            {
-                visit(i, p);
-            }
+            visit(start..end);
         }
     }
 

@@ -104,6 +104,20 @@ pub struct SimConfig {
     pub orca_time_horizon_secs: f32,
 }
 
+impl SimConfig {
+    /// Whether separation and the contact push are the only behaviours that read
+    /// neighbours: boids with avoidance, alignment and cohesion weighted 0 (ORCA and
+    /// context steering look at every neighbour in the neighbour radius).
+    #[must_use]
+    pub fn uses_separation_only(&self) -> bool {
+        let w = self.weights;
+        self.avoidance == AvoidanceMode::Boids
+            && w.avoidance == 0.0
+            && w.alignment == 0.0
+            && w.cohesion == 0.0
+    }
+}
+
 impl Default for SimConfig {
     fn default() -> Self {
         Self {
@@ -138,10 +152,50 @@ pub(crate) struct AgentUpdate {
     pub speed_mps: f32,
 }
 
+/// One agent as its neighbours see it. The step gathers these in neighbour-grid order
+/// ([`SpatialGrid::sorted_agents`]), so a disc query reads its candidates from contiguous
+/// memory instead of from a dozen agent arrays at random indices.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct NearAgent {
+    pub pos_world: Vec2,
+    pub vel: Vec2,
+    pub radius_m: f32,
+    pub mass: f32,
+    /// `mass · (|vel|² + 0.25)`: what separation weighs a neighbour by.
+    pub energy: f32,
+    /// The agent's order while it is `Moving`, else [`NO_ORDER`] (alignment and cohesion
+    /// only follow moving agents of the same order).
+    pub moving_order: u32,
+    /// Index into [`Agents`].
+    pub index: u32,
+}
+
+impl NearAgent {
+    /// Agent `i`'s snapshot.
+    pub fn of(a: &Agents, i: usize) -> Self {
+        let vel = a.vel[i];
+        Self {
+            pos_world: a.pos_world[i],
+            vel,
+            radius_m: a.radius_m[i],
+            mass: a.mass[i],
+            energy: a.mass[i] * (vel.length_squared() + 0.25),
+            moving_order: if a.state[i] == AgentState::Moving {
+                a.order[i]
+            } else {
+                NO_ORDER
+            },
+            index: i as u32,
+        }
+    }
+}
+
 /// Everything the parallel pass reads.
 pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub agents: &'a Agents,
     pub grid: &'a SpatialGrid,
+    /// Every agent's [`NearAgent`], in `grid.sorted_agents()` order.
+    pub near: &'a [NearAgent],
     pub nav: &'a N,
     pub nav_grid: NavGrid,
     pub config: &'a SimConfig,
@@ -149,17 +203,23 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub order_destinations: &'a [Vec2],
     /// [`Navigator::replanning`] for this step.
     pub replanning: bool,
+    /// Largest agent radius plus the separation margin: no agent separates from a
+    /// neighbour farther than its own radius plus this. `[Units: m]`
+    pub separation_reach_m: f32,
 }
 
 #[derive(Clone, Copy)]
 struct Neighbour {
-    index: u32,
+    /// Index into [`StepContext::near`].
+    slot: u32,
     dist_sq: f32,
 }
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
-    /// Steering, integration and wall sliding for agent `i`.
-    pub fn update(&self, i: usize) -> AgentUpdate {
+    /// Steering, integration and wall sliding for the agent in grid slot `slot`
+    /// (`near[slot]`).
+    pub fn update(&self, slot: usize) -> AgentUpdate {
+        let i = self.near[slot].index as usize;
         let a = self.agents;
         let cfg = self.config;
         let dt = cfg.step_secs;
@@ -167,10 +227,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let (mass, max_force, max_speed) = (a.mass[i], a.max_force[i], a.max_speed[i]);
 
         let mut neighbours = [Neighbour {
-            index: 0,
+            slot: 0,
             dist_sq: 0.0,
         }; MAX_NEIGHBOURS];
-        let count = self.nearest(i, &mut neighbours);
+        let count = self.nearest(i, slot, &mut neighbours);
         let neighbours = &neighbours[..count];
 
         let (desired, flow_dir) = self.desired_velocity(i);
@@ -251,46 +311,59 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     }
 
     /// Up to `max_neighbours` nearest other agents within the neighbour radius, nearest
-    /// first (ties by index, so the order is fixed).
-    fn nearest(&self, i: usize, out: &mut [Neighbour; MAX_NEIGHBOURS]) -> usize {
+    /// first (ties by grid slot, so the order is fixed).
+    ///
+    /// When only separation and the contact push read the neighbours
+    /// ([`SimConfig::uses_separation_only`]), the search stops at the separation reach
+    /// `radius + separation_reach_m`: neither looks farther, and the nearest `max_neighbours`
+    /// within the smaller disc are exactly those of the full list that lie in it.
+    fn nearest(&self, i: usize, own_slot: usize, out: &mut [Neighbour; MAX_NEIGHBOURS]) -> usize {
         let a = self.agents;
         let p = a.pos_world[i];
-        let radius = a.neighbour_radius_m[i];
+        let radius = if self.config.uses_separation_only() {
+            a.neighbour_radius_m[i].min(a.radius_m[i] + self.separation_reach_m)
+        } else {
+            a.neighbour_radius_m[i]
+        };
         let r_sq = radius * radius;
         let cap = self.config.max_neighbours.clamp(1, MAX_NEIGHBOURS);
-        // Keys `(distance bits << 32) | index` order like (distance, index) since squared
+        // Keys `(distance bits << 32) | slot` order like (distance, slot) since squared
         // distances are non-negative floats; one integer compare per candidate instead of
         // a compound float-and-index test. `u64::MAX` marks an empty slot.
         let mut keys = [u64::MAX; MAX_NEIGHBOURS];
         let last = cap - 1;
         let mut filled = 0;
-        self.grid.for_each_in_disc(p, radius, |j, pos_j| {
-            let dist_sq = (pos_j - p).length_squared();
-            let key = if dist_sq <= r_sq && j as usize != i {
-                (u64::from(dist_sq.to_bits()) << 32) | u64::from(j)
-            } else {
-                u64::MAX
-            };
-            // The kept set is the `cap` smallest keys whatever the visit order.
-            if key >= keys[last] {
-                return;
+        self.grid.for_each_slots_in_disc(p, radius, |slots| {
+            let start = slots.start;
+            for (k, n) in self.near[slots].iter().enumerate() {
+                let s = start + k;
+                let dist_sq = (n.pos_world - p).length_squared();
+                let key = if dist_sq <= r_sq && s != own_slot {
+                    (u64::from(dist_sq.to_bits()) << 32) | s as u64
+                } else {
+                    u64::MAX
+                };
+                // The kept set is the `cap` smallest keys whatever the visit order.
+                if key >= keys[last] {
+                    continue;
+                }
+                // Insert from the end of the filled part, not across the empty slots.
+                let mut k = if filled < cap {
+                    filled += 1;
+                    filled - 1
+                } else {
+                    last
+                };
+                while k > 0 && keys[k - 1] > key {
+                    keys[k] = keys[k - 1];
+                    k -= 1;
+                }
+                keys[k] = key;
             }
-            // Insert from the end of the filled part, not across the empty slots.
-            let mut k = if filled < cap {
-                filled += 1;
-                filled - 1
-            } else {
-                last
-            };
-            while k > 0 && keys[k - 1] > key {
-                keys[k] = keys[k - 1];
-                k -= 1;
-            }
-            keys[k] = key;
         });
         for (slot, &key) in out.iter_mut().zip(&keys[..filled]) {
             *slot = Neighbour {
-                index: key as u32,
+                slot: key as u32,
                 dist_sq: f32::from_bits((key >> 32) as u32),
             };
         }
@@ -356,28 +429,28 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let a = self.agents;
         let p = a.pos_world[i];
         let r = a.radius_m[i];
-        let energy = |k: usize| a.mass[k] * (a.vel[k].length_squared() + 0.25);
-        let own = energy(i);
+        let own = a.mass[i] * (a.vel[i].length_squared() + 0.25);
         let mut sum = Vec2::ZERO;
         let mut push = Vec2::ZERO;
         for n in neighbours {
-            let j = n.index as usize;
-            let min_dist = r + a.radius_m[j] + self.config.separation_margin_m;
-            let touch = r + a.radius_m[j];
+            let nb = &self.near[n.slot as usize];
+            let j = nb.index as usize;
+            let min_dist = r + nb.radius_m + self.config.separation_margin_m;
+            let touch = r + nb.radius_m;
             let separating = n.dist_sq < min_dist * min_dist;
             let touching = n.dist_sq < touch * touch;
             if !separating && !touching {
                 continue;
             }
             let dist = n.dist_sq.sqrt();
-            let away = away_from_at(p, a.pos_world[j], n.dist_sq, i, j);
+            let away = away_from_at(p, nb.pos_world, n.dist_sq, i, j);
             if separating {
-                let ratio = (energy(j) / own).clamp(0.1, 10.0);
+                let ratio = (nb.energy / own).clamp(0.1, 10.0);
                 sum += away * (a.max_force[i] * (1.0 - dist / min_dist) * ratio);
             }
             if touching {
                 let overlap = touch - dist;
-                let share = a.mass[j] / (a.mass[i] + a.mass[j]);
+                let share = nb.mass / (a.mass[i] + nb.mass);
                 push += away * (overlap * share * self.config.contact_relaxation);
             }
         }
@@ -399,9 +472,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let horizon = self.config.avoidance_horizon_secs;
         let mut soonest: Option<(f32, Vec2, usize)> = None;
         for n in neighbours {
-            let j = n.index as usize;
-            let rel_pos = a.pos_world[j] - p;
-            let rel_vel = a.vel[j] - v;
+            let nb = &self.near[n.slot as usize];
+            let j = nb.index as usize;
+            let rel_pos = nb.pos_world - p;
+            let rel_vel = nb.vel - v;
             let rv_sq = rel_vel.length_squared();
             if rv_sq < 1e-6 {
                 continue;
@@ -411,7 +485,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 continue;
             }
             let closest = rel_pos + rel_vel * t;
-            let reach = a.radius_m[i] + a.radius_m[j] + self.config.separation_margin_m;
+            let reach = a.radius_m[i] + nb.radius_m + self.config.separation_margin_m;
             if closest.length_squared() < reach * reach && soonest.is_none_or(|s| t < s.0) {
                 soonest = Some((t, closest, j));
             }
@@ -440,10 +514,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
         let (mut vel_sum, mut pos_sum, mut count) = (Vec2::ZERO, Vec2::ZERO, 0u32);
         for n in neighbours {
-            let j = n.index as usize;
-            if a.order[j] == order && a.state[j] == AgentState::Moving {
-                vel_sum += a.vel[j];
-                pos_sum += a.pos_world[j];
+            let nb = &self.near[n.slot as usize];
+            if nb.moving_order == order {
+                vel_sum += nb.vel;
+                pos_sum += nb.pos_world;
                 count += 1;
             }
         }
@@ -471,19 +545,19 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let others: Vec<Cow<'_, dodgy_2d::Agent>> = neighbours
             .iter()
             .filter_map(|n| {
-                let j = n.index as usize;
-                let rel_pos = a.pos_world[j] - a.pos_world[i];
-                let rel_vel = a.vel[i] - a.vel[j];
+                let nb = &self.near[n.slot as usize];
+                let rel_pos = nb.pos_world - a.pos_world[i];
+                let rel_vel = a.vel[i] - nb.vel;
                 // dodgy_2d picks a random direction when these coincide; skip the case so
                 // runs repeat (separation and the contact push still act).
                 if n.dist_sq < 1e-8 || (rel_vel - rel_pos / dt).length_squared() < 1e-8 {
                     return None;
                 }
                 Some(Cow::Owned(dodgy_2d::Agent {
-                    position: to_glam(a.pos_world[j]),
-                    velocity: to_glam(a.vel[j]),
-                    radius: a.radius_m[j],
-                    avoidance_responsibility: 1.0 / a.mass[j],
+                    position: to_glam(nb.pos_world),
+                    velocity: to_glam(nb.vel),
+                    radius: nb.radius_m,
+                    avoidance_responsibility: 1.0 / nb.mass,
                 }))
             })
             .collect();
@@ -531,12 +605,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // and closing velocity relative to our top speed.
         let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO); MAX_NEIGHBOURS];
         for (slot, n) in near.iter_mut().zip(neighbours) {
-            let j = n.index as usize;
-            let gap = n.dist_sq.sqrt() - r - a.radius_m[j];
-            let span = (a.neighbour_radius_m[i] - r - a.radius_m[j]).max(1e-3);
+            let nb = &self.near[n.slot as usize];
+            let j = nb.index as usize;
+            let gap = n.dist_sq.sqrt() - r - nb.radius_m;
+            let span = (a.neighbour_radius_m[i] - r - nb.radius_m).max(1e-3);
             let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
-            let toward = away_from(a.pos_world[j], p, j, i);
-            *slot = (toward, closeness, (a.vel[i] - a.vel[j]) / a.max_speed[i]);
+            let toward = away_from(nb.pos_world, p, j, i);
+            *slot = (toward, closeness, (a.vel[i] - nb.vel) / a.max_speed[i]);
         }
         let near = &near[..neighbours.len()];
         // Slot directions by repeated rotation: two trig calls per agent instead of 2·slots.
@@ -636,7 +711,108 @@ pub fn priority_sum(forces: &[Vec2], max_force: f32) -> Vec2 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::crowd::rng::SplitMix64;
+    use crate::crowd::testing::GridNavigator;
+
+    /// Separation-only runs search neighbours only within the separation reach; the lists
+    /// must be the full lists cut at that reach (an independent brute force checks both).
+    #[test]
+    fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
+        let mut rng = SplitMix64::new(21);
+        let mut a = Agents::default();
+        let radii = [0.4f32, 1.2, 1.0];
+        for k in 0..2500 {
+            let r = radii[k % 3];
+            a.pos_world.push(Vec2::new(
+                rng.range_f32(0.0, 40.0),
+                rng.range_f32(0.0, 40.0),
+            ));
+            a.vel.push(Vec2::new(rng.range_f32(-1.0, 1.0), 0.0));
+            a.radius_m.push(r);
+            a.mass.push(80.0 * r);
+            a.neighbour_radius_m.push(if r < 1.0 { 3.0 } else { 6.0 });
+            a.state.push(AgentState::Moving);
+            a.order.push(0);
+            a.type_index.push(0);
+        }
+        let nav = GridNavigator::new(1.0, 64, 64);
+        let config = SimConfig::default();
+        let reach = 1.2 + config.separation_margin_m;
+        let separation_only = SimConfig {
+            weights: SteeringWeights {
+                avoidance: 0.0,
+                alignment: 0.0,
+                cohesion: 0.0,
+                ..SteeringWeights::default()
+            },
+            ..config.clone()
+        };
+        assert!(separation_only.uses_separation_only() && !config.uses_separation_only());
+        let lists = |config: &SimConfig, cell_m: f32| {
+            let mut grid = SpatialGrid::default();
+            grid.rebuild(&a.pos_world, cell_m);
+            let near: Vec<NearAgent> = grid
+                .sorted_agents()
+                .iter()
+                .map(|&i| NearAgent::of(&a, i as usize))
+                .collect();
+            let ctx = StepContext {
+                agents: &a,
+                grid: &grid,
+                near: &near,
+                nav: &nav,
+                nav_grid: nav.grid(),
+                config,
+                order_destinations: &[],
+                replanning: false,
+                separation_reach_m: reach,
+            };
+            let mut out = vec![Vec::new(); a.pos_world.len()];
+            for slot in 0..near.len() {
+                let mut n = [Neighbour {
+                    slot: 0,
+                    dist_sq: 0.0,
+                }; MAX_NEIGHBOURS];
+                let i = near[slot].index as usize;
+                let count = ctx.nearest(i, slot, &mut n);
+                out[i] = n[..count]
+                    .iter()
+                    .map(|n| (near[n.slot as usize].index, n.dist_sq))
+                    .collect::<Vec<_>>();
+            }
+            out
+        };
+        let full = lists(&config, 3.0);
+        let cut = lists(&separation_only, 0.5 * (2.0 * 1.2 + 0.1));
+        let mut nonempty = 0;
+        for i in 0..a.pos_world.len() {
+            let r = a.radius_m[i] + reach;
+            let expected: Vec<(u32, f32)> = full[i]
+                .iter()
+                .copied()
+                .filter(|&(_, d)| d <= r * r)
+                .collect();
+            assert_eq!(cut[i], expected, "agent {i}");
+            // Brute force: every agent within the reach, nearest first, capped.
+            let mut brute: Vec<(f32, u32)> = (0..a.pos_world.len())
+                .filter(|&j| j != i)
+                .map(|j| ((a.pos_world[j] - a.pos_world[i]).length_squared(), j as u32))
+                .filter(|&(d, _)| d <= r * r && d <= a.neighbour_radius_m[i].powi(2))
+                .collect();
+            brute.sort_by(|x, y| x.0.total_cmp(&y.0));
+            brute.truncate(config.max_neighbours);
+            let got: Vec<f32> = cut[i].iter().map(|&(_, d)| d).collect();
+            let want: Vec<f32> = brute.iter().map(|&(d, _)| d).collect();
+            assert_eq!(got, want, "agent {i}");
+            nonempty += usize::from(!cut[i].is_empty());
+        }
+        assert!(
+            nonempty > 1000,
+            "the crowd is dense enough to test: {nonempty}"
+        );
+    }
 
     #[test]
     fn priority_sum_drops_low_priorities() {
