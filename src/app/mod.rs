@@ -326,14 +326,9 @@ impl App {
                 (None, Some(root)) => Some(autosave::untitled_recovery_path(root)),
                 (None, None) => None,
             };
-            // Every paint change since the last shared copy lies in `pending_dirty` (it is
-            // only emptied by a bake request, which takes a copy), unless a full bake is due.
-            let changed = if self.state.pending_full_bake {
-                None
-            } else {
-                // No pending cells: nothing changed since the last copy.
-                Some(self.state.pending_dirty.unwrap_or(CellRect::full(0, 0)))
-            };
+            // As in `request_bakes`: every paint cell changed since the last shared copy
+            // lies in `pending_dirty` (none: nothing changed).
+            let changed = Some(self.state.pending_dirty.unwrap_or(CellRect::full(0, 0)));
             let (shared_document, shared_heightmap) =
                 (&mut self.shared_document, &mut self.shared_heightmap);
             self.autosave.maybe_start(
@@ -546,6 +541,10 @@ impl App {
         );
         let first = self.state.baked.is_none();
         let width = map.heightmap.width;
+        // Paint cells only change by strokes and their undo/redo, which all mark their
+        // cells in `pending_dirty`, emptied only here once a request took a copy; layers
+        // added, removed or retargeted are found by comparing the layer lists.
+        let changed = self.state.pending_dirty.unwrap_or(CellRect::full(0, 0));
         // The island image is built on the bake thread with the nav data it sends back.
         let islands_layer = self
             .state
@@ -554,7 +553,9 @@ impl App {
             .then_some(self.state.selected_type);
         if self.state.pending_full_bake && (self.auto_rebake || first) {
             let request = BakeRequest::Full {
-                document: self.shared_document.sync(&map.document, None, width),
+                document: self
+                    .shared_document
+                    .sync(&map.document, Some(changed), width),
                 heightmap,
                 overlay_type: self.state.selected_type,
                 islands_layer,
@@ -568,10 +569,10 @@ impl App {
             self.auto_rebake,
             self.state.pending_full_bake,
         ) {
-            // Every paint change since the last request lies in `rect` (requests are only
-            // sent from here, and each one takes all of `pending_dirty`).
             let request = BakeRequest::Rect {
-                document: self.shared_document.sync(&map.document, Some(rect), width),
+                document: self
+                    .shared_document
+                    .sync(&map.document, Some(changed), width),
                 heightmap,
                 rect,
                 with_nav: self.state.wants_nav(),

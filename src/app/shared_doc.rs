@@ -49,16 +49,15 @@ struct Copy {
 #[derive(Debug, Default)]
 pub struct SharedDocument {
     copies: Vec<Copy>,
-    /// How many times the whole paint was copied (a new copy, a changed layer list or a
-    /// change of anything).
+    /// How many times a whole copy or a whole paint layer was copied (a new copy, a layer
+    /// added, removed or retargeted, or a change of anything).
     pub full_copies: u64,
 }
 
-fn same_layers(a: &[PaintLayer], b: &[PaintLayer]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            x.target == y.target && x.file == y.file && x.cells.len() == y.cells.len()
-        })
+/// Whether `b` can be brought up to `a` by copying changed cells (same target, side file
+/// and size).
+fn same_layer(a: &PaintLayer, b: &PaintLayer) -> bool {
+    a.target == b.target && a.file == b.file && a.cells.len() == b.cells.len()
 }
 
 /// Copies every field but the paint cells (all small).
@@ -87,30 +86,42 @@ fn copy_settings(to: &mut MapDocument, from: &MapDocument) {
     to.stamps.clone_from(stamps);
 }
 
-/// Brings `copy` up to `document`; returns whether all paint was copied.
+/// Brings `copy` up to `document`; returns whether a whole layer was copied (a layer added,
+/// removed, retargeted, or `stale` says anything changed).
 fn update(copy: &mut MapDocument, document: &MapDocument, stale: Stale, width: u32) -> bool {
     copy_settings(copy, document);
-    match stale {
-        Stale::Clean if same_layers(&copy.paint, &document.paint) => false,
-        Stale::Cells(rect) if same_layers(&copy.paint, &document.paint) => {
-            let (w, x0) = (width as usize, rect.x0 as usize);
-            let x1 = (rect.x1 as usize).min(w);
-            for (to, from) in copy.paint.iter_mut().zip(&document.paint) {
-                for y in rect.y0 as usize..rect.y1 as usize {
-                    let row = y * w + x0..y * w + x1;
-                    if let (Some(d), Some(s)) = (to.cells.get_mut(row.clone()), from.cells.get(row))
-                    {
-                        d.copy_from_slice(s);
-                    }
-                }
+    let mut whole = copy.paint.len() != document.paint.len();
+    copy.paint.truncate(document.paint.len());
+    for (i, from) in document.paint.iter().enumerate() {
+        let Some(to) = copy.paint.get_mut(i) else {
+            copy.paint.push(from.clone());
+            whole = true;
+            continue;
+        };
+        let rect = match stale {
+            _ if !same_layer(to, from) => None,
+            Stale::Clean => continue,
+            Stale::Cells(rect) => Some(rect),
+            Stale::All => None,
+        };
+        let Some(rect) = rect else {
+            // Same length: the cells are copied into the existing allocation.
+            to.target.clone_from(&from.target);
+            to.file.clone_from(&from.file);
+            to.cells.clone_from(&from.cells);
+            whole = true;
+            continue;
+        };
+        let (w, x0) = (width as usize, rect.x0 as usize);
+        let x1 = (rect.x1 as usize).min(w);
+        for y in rect.y0 as usize..rect.y1 as usize {
+            let row = y * w + x0..y * w + x1;
+            if let (Some(d), Some(s)) = (to.cells.get_mut(row.clone()), from.cells.get(row)) {
+                d.copy_from_slice(s);
             }
-            false
-        }
-        _ => {
-            copy.paint.clone_from(&document.paint);
-            true
         }
     }
+    whole
 }
 
 impl SharedDocument {
@@ -207,8 +218,9 @@ mod tests {
             stale.paint[0].cells[0].delta, 0,
             "only the given rect is copied"
         );
+        let kept = stale.paint[0].cells.as_ptr();
         drop(stale);
-        // A new layer (first stroke for a type) copies all paint.
+        // A new layer (first stroke for a type) is copied whole, the others by the rect.
         doc.paint.push(PaintLayer {
             target: PaintTarget::Type("land".to_owned()),
             file: "t.paint.land.png".to_owned(),
@@ -216,6 +228,11 @@ mod tests {
         });
         let fourth = shared.sync(&doc, Some(CellRect::cell(0, 0)), w);
         assert_eq!(*fourth, doc);
+        assert_eq!(
+            fourth.paint[0].cells.as_ptr(),
+            kept,
+            "the unchanged layer stays in place"
+        );
         // Copies 1 and 2 both had the new layer to take: one of them now, one later.
         let full = shared.full_copies;
         assert_eq!(full, 3);
