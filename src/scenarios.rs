@@ -128,6 +128,22 @@ pub fn grid_movement_type() -> MovementType {
     }
 }
 
+/// How [`run_with`] sets up `NavWorld`; the default is `NavWorld`'s own defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScenarioOptions {
+    /// Run only the first N rows.
+    pub limit: Option<usize>,
+    /// `NavWorld::set_seamless` (costs carried across portal windows).
+    pub seamless: bool,
+    /// `NavWorld::set_flow_lookahead` in cells (0 = follow the flow cell by cell); `None`
+    /// keeps the default.
+    pub flow_lookahead: Option<u32>,
+    /// `NavWorld::set_heuristic_weight`; `None` keeps the default.
+    pub heuristic_weight: Option<f32>,
+    /// `NavWorld::set_landmarks(false)`: octile heuristic only.
+    pub no_landmarks: bool,
+}
+
 /// Bakes `map_path` with [`grid_movement_type`] and runs the scenario rows (the first
 /// `limit` of them, if given); `seamless` selects NavWorld's quality mode.
 ///
@@ -139,6 +155,33 @@ pub fn run(
     limit: Option<usize>,
     seamless: bool,
 ) -> Result<ScenarioReport, ScenarioError> {
+    run_with(
+        map_path,
+        scen_path,
+        &ScenarioOptions {
+            limit,
+            seamless,
+            ..ScenarioOptions::default()
+        },
+    )
+}
+
+/// [`run`] with every `NavWorld` setting the benchmark varies.
+///
+/// # Errors
+/// [`ScenarioError`] for unreadable or malformed inputs.
+pub fn run_with(
+    map_path: &Path,
+    scen_path: &Path,
+    options: &ScenarioOptions,
+) -> Result<ScenarioReport, ScenarioError> {
+    let &ScenarioOptions {
+        limit,
+        seamless,
+        flow_lookahead,
+        heuristic_weight,
+        no_landmarks,
+    } = options;
     let mut loaded = map::new_map_from_heightmap(map_path)?;
     loaded.document.movement_types = vec![grid_movement_type()];
     loaded.document.water_level_m = -1.0;
@@ -161,6 +204,15 @@ pub fn run(
     let bake_ms = start.elapsed().as_secs_f64() * 1000.0;
     let mut world = NavWorld::from_nav(baked.nav);
     world.set_seamless(seamless);
+    if let Some(cells) = flow_lookahead {
+        world.set_flow_lookahead(cells);
+    }
+    if let Some(weight) = heuristic_weight {
+        world.set_heuristic_weight(weight);
+    }
+    if no_landmarks {
+        world.set_landmarks(false);
+    }
     let (mut reachable, mut arrived) = (0_usize, 0_usize);
     let mut ratios = Vec::with_capacity(rows.len());
     let mut times_us = Vec::with_capacity(rows.len());

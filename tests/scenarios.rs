@@ -21,17 +21,21 @@ fn moving_ai_scenarios_all_arrive() {
         eprintln!("note: ../shared/data/movingai is absent; Moving AI scenario test skipped");
         return;
     };
-    for (map, limit) in [
-        ("arena", None),
-        ("den312d", None),
-        ("lak303d", Some(400)),
-        ("random512-10-0", Some(300)),
-        ("maze512-1-0", Some(150)),
-        ("8room_000", Some(300)),
+    // Default mode, whole scenario files: the mean traced / optimal ratio must stay within
+    // the product target of 1.06 — except random512-10-0, which misses it (1.069 measured):
+    // its portal routes, optimal over the 4-neighbour graph, take sector-sized L-shaped
+    // detours the look-ahead cannot see past (octile-only routes at weight 1.5 give 1.050).
+    for (map, mean_bound) in [
+        ("arena", 1.06),
+        ("den312d", 1.06),
+        ("lak303d", 1.06),
+        ("random512-10-0", 1.075),
+        ("maze512-1-0", 1.06),
+        ("8room_000", 1.06),
     ] {
         let m = dir.join(format!("{map}.map"));
         let s = dir.join(format!("{map}.map.scen"));
-        let r = navstudio::scenarios::run(&m, &s, limit, false).unwrap();
+        let r = navstudio::scenarios::run(&m, &s, None, false).unwrap();
         println!("{r:?}");
         assert!(
             (r.reachable_share - 1.0).abs() < 1e-12,
@@ -41,16 +45,16 @@ fn moving_ai_scenarios_all_arrive() {
             (r.arrived_share - 1.0).abs() < 1e-12,
             "{map}: every traced path must arrive"
         );
-        // The traced path is never shorter than optimal except through LOS shortcuts, and the
-        // tile design stays within a modest factor of it.
+        // Below 1 only through straight segments (any angle) where 8-directional optimal
+        // paths must zig-zag.
         assert!(
-            r.ratio_mean > 0.95 && r.ratio_mean < 1.15,
-            "{map}: mean ratio {}",
+            r.ratio_mean > 0.95 && r.ratio_mean <= mean_bound,
+            "{map}: mean ratio {} (bound {mean_bound})",
             r.ratio_mean
         );
         assert!(r.ratio_max < 2.0, "{map}: worst ratio {}", r.ratio_max);
-        // Seamless mode (costs carried across windows) meets the product target.
-        let r = navstudio::scenarios::run(&m, &s, limit.or(Some(200)), true).unwrap();
+        // Seamless mode (costs carried across windows) meets the product target too.
+        let r = navstudio::scenarios::run(&m, &s, Some(200), true).unwrap();
         println!("seamless {r:?}");
         assert!(
             (r.arrived_share - 1.0).abs() < 1e-12,
@@ -62,6 +66,35 @@ fn moving_ai_scenarios_all_arrive() {
             r.ratio_mean
         );
     }
+}
+
+#[test]
+fn flow_lookahead_shortens_the_traced_paths() {
+    let Some(dir) = data_dir() else {
+        eprintln!("note: ../shared/data/movingai is absent; Moving AI look-ahead test skipped");
+        return;
+    };
+    // lak303d: 1.096 cell by cell, 1.017 with the default look-ahead (whole file).
+    let m = dir.join("lak303d.map");
+    let s = dir.join("lak303d.map.scen");
+    let run = |cells| {
+        let options = navstudio::scenarios::ScenarioOptions {
+            limit: Some(300),
+            flow_lookahead: Some(cells),
+            ..Default::default()
+        };
+        navstudio::scenarios::run_with(&m, &s, &options).unwrap()
+    };
+    let (cell_by_cell, ahead) = (run(0), run(navstudio::nav::world::DEFAULT_FLOW_LOOKAHEAD));
+    println!("cell by cell {cell_by_cell:?}\nlook-ahead {ahead:?}");
+    assert!((cell_by_cell.arrived_share - 1.0).abs() < 1e-12);
+    assert!((ahead.arrived_share - 1.0).abs() < 1e-12);
+    assert!(
+        ahead.ratio_mean < cell_by_cell.ratio_mean - 0.03,
+        "look-ahead {} vs cell by cell {}",
+        ahead.ratio_mean,
+        cell_by_cell.ratio_mean
+    );
 }
 
 #[test]

@@ -125,6 +125,15 @@ enum Command {
         /// Use the seamless quality mode (costs carried across portal windows).
         #[arg(long)]
         seamless: bool,
+        /// Flow-following look-ahead in cells (0 = cell by cell; default: NavWorld's).
+        #[arg(long)]
+        lookahead: Option<u32>,
+        /// A* heuristic weight (1 = optimal portal routes; default: NavWorld's).
+        #[arg(long)]
+        weight: Option<f32>,
+        /// Plan without ALT landmark bounds (octile heuristic only).
+        #[arg(long)]
+        no_landmarks: bool,
     },
     /// Plan a path in a nav package: reachability, the portal route, and the length of the
     /// path traced by following the flow field.
@@ -240,9 +249,19 @@ pub fn run(cli: Cli) -> Result<(), String> {
             limit,
             json,
             seamless,
+            lookahead,
+            weight,
+            no_landmarks,
         }) => {
-            let r = navstudio::scenarios::run(&map, &scen, limit, seamless)
-                .map_err(|e| e.to_string())?;
+            let options = navstudio::scenarios::ScenarioOptions {
+                limit,
+                seamless,
+                flow_lookahead: lookahead,
+                heuristic_weight: weight,
+                no_landmarks,
+            };
+            let r =
+                navstudio::scenarios::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;
             if json {
                 println!(
                     "{}",

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::NavData;
@@ -104,7 +105,19 @@ pub struct PathState {
     pub goal_field: Arc<GoalField>,
     /// Seamless mode only: one integration from the goal over all routed sectors.
     pub corridor: Option<super::corridor::Corridor>,
+    /// Look-ahead targets already found, by cell (see [`NavWorld::set_flow_lookahead`]).
+    pulled: PulledCache,
 }
+
+/// Look-ahead targets by cell, filled by [`NavWorld::sample_flow`] on first use: a
+/// direct-mapped table of atomic entries, so threads sampling one path share it without a
+/// lock. A target is a pure function of the path and the cell (and the look-ahead, whose
+/// setting is part of each entry), so a race only computes one twice.
+#[derive(Debug, Default)]
+struct PulledCache(std::sync::OnceLock<Box<[AtomicU64]>>);
+
+/// Entries of a [`PulledCache`].
+const PULLED_SLOTS: usize = 4096;
 
 /// A path followed cell by cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -441,6 +454,7 @@ impl NavWorld {
             routes,
             goal_field,
             corridor,
+            pulled: PulledCache::default(),
         })
     }
 
@@ -526,7 +540,7 @@ impl NavWorld {
             return normalise(goal_c.0 - px, goal_c.1 - py);
         }
         // Look-ahead: straight at the furthest flow cell ahead in plain sight.
-        if let Some(to) = self.pulled_target(p, cell) {
+        if let Some(to) = self.pulled_target_cached(p, cell) {
             return normalise(to.0 as f32 + 0.5 - px, to.1 as f32 + 0.5 - py);
         }
         // Bilinear over the 4 cell centres around pos.
@@ -590,15 +604,16 @@ impl NavWorld {
         if k < 2 {
             return None;
         }
-        let cost = &self.nav.layers[p.layer].cost;
-        let spec = cost.spec;
+        let l = &self.nav.layers[p.layer];
+        let (cost, spec) = (&l.cost, l.cost.spec);
+        let mut flow = FlowCursor::new(l, p);
         // The flow cells ahead, each with the dearest cost on the way to it.
         let mut chain = [((0_u32, 0_u32), 0_u8); MAX_FLOW_LOOKAHEAD];
         let mut len = 0;
         let mut dearest = cost.get(cell.0, cell.1);
         let mut at = cell;
         while len < k && at != p.goal {
-            let Some((f, _)) = self.flow_at(p, at) else {
+            let Some(f) = flow.at(at) else {
                 break;
             };
             if f & FLOW_LOS != 0 && at != cell {
@@ -619,20 +634,47 @@ impl NavWorld {
             chain[len] = (at, dearest);
             len += 1;
         }
-        let open = |x: i64, y: i64, limit: u8| {
+        // Candidates from the furthest back, a few cells apart (any one in sight will do),
+        // so a blocked look-ahead costs a handful of segment tests rather than one per cell.
+        let open = |x: i64, y: i64, limit: u8, flow: &mut FlowCursor<'_>| {
             spec.contains(x, y) && {
                 let c = (x as u32, y as u32);
-                cost.get(c.0, c.1) <= limit && self.flow_at(p, c).is_some()
+                cost.get(c.0, c.1) <= limit && flow.at(c).is_some()
             }
         };
-        chain[..len]
-            .iter()
-            .skip(1)
-            .rev()
-            .find(|&&(to, limit)| {
-                limit != WALL && segment_clear(cell, to, |x, y, _| open(x, y, limit))
-            })
-            .map(|&(to, _)| to)
+        (1..len).rev().map(|j| chain[j]).find_map(|(to, limit)| {
+            (limit != WALL && segment_clear(cell, to, |x, y, _| open(x, y, limit, &mut flow)))
+                .then_some(to)
+        })
+    }
+
+    /// [`Self::pulled_target`] through the path's cache.
+    fn pulled_target_cached(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
+        if self.flow_lookahead < 2 {
+            return None;
+        }
+        let width = u64::from(self.nav.spec.width);
+        let index = u64::from(cell.1) * width + u64::from(cell.0);
+        // Entry: cell + 1 (27 bits), look-ahead (7 bits), target + 1 (30 bits; 0 = none).
+        let look = u64::from(self.flow_lookahead.min(MAX_FLOW_LOOKAHEAD as u32));
+        let key = ((index + 1) << 37) | (look << 30);
+        let table = p.pulled.0.get_or_init(|| {
+            (0..PULLED_SLOTS)
+                .map(|_| AtomicU64::new(0))
+                .collect::<Vec<_>>()
+                .into_boxed_slice()
+        });
+        let slot =
+            &table[(index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % PULLED_SLOTS];
+        let entry = slot.load(Ordering::Relaxed);
+        if entry & !((1 << 30) - 1) == key {
+            let t = entry & ((1 << 30) - 1);
+            return (t != 0).then(|| (((t - 1) % width) as u32, ((t - 1) / width) as u32));
+        }
+        let target = self.pulled_target(p, cell);
+        let t = target.map_or(0, |(x, y)| u64::from(y) * width + u64::from(x) + 1);
+        slot.store(key | t, Ordering::Relaxed);
+        target
     }
 
     /// Follows the path from `source` until the goal or line of sight, as an agent steered by
@@ -863,6 +905,61 @@ impl NavWorld {
             }
         }
         true
+    }
+}
+
+/// Flow reads of one path, as [`NavWorld::flow_at`] gives them, remembering the last
+/// sector's exits: the look-ahead reads runs of neighbouring cells.
+struct FlowCursor<'a> {
+    layer: &'a NavLayer,
+    path: &'a PathState,
+    sector: u32,
+    origin: (u32, u32, u32),
+    exits: &'a [(u32, u32)],
+}
+
+impl<'a> FlowCursor<'a> {
+    fn new(layer: &'a NavLayer, path: &'a PathState) -> Self {
+        Self {
+            layer,
+            path,
+            sector: u32::MAX,
+            origin: (0, 0, 0),
+            exits: &[],
+        }
+    }
+
+    /// The flow byte at `cell`, `None` off the route.
+    fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
+        let gf = &self.path.goal_field;
+        if in_rect(gf.rect, cell) {
+            let i = local(gf.rect, cell);
+            if gf.field.cost[i] != UNREACHED {
+                return Some(gf.flow[i]);
+            }
+        }
+        let l = self.layer;
+        if let Some(f) = self.path.corridor.as_ref().and_then(|c| c.flow_at(l, cell)) {
+            return Some(f);
+        }
+        let spec = l.cost.spec;
+        let sector = spec.sector_of(cell.0, cell.1);
+        if sector != self.sector {
+            let (x0, y0, w, _) = spec.sector_rect(sector);
+            self.sector = sector;
+            self.origin = (x0, y0, w);
+            self.exits = self.path.exits.get(&sector).map_or(&[], Vec::as_slice);
+        }
+        let (x0, y0, w) = self.origin;
+        let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
+        self.exits.iter().find_map(|&(_, node)| {
+            let tile = l
+                .flows
+                .tiles
+                .get(*l.flows.node_tile.get(node as usize)? as usize)?;
+            let f = *tile.get(i)?;
+            (f & 0x0F != DIR_NONE).then_some(f)
+        })
     }
 }
 
