@@ -149,6 +149,7 @@ fn fixed_steps(steps: usize) {
             continue;
         }
         let mut sim = simulation(&mut nav, agents, config);
+        let cpu_before = cpu_ns();
         let mut times: Vec<f64> = (0..steps)
             .map(|_| {
                 let t = std::time::Instant::now();
@@ -156,10 +157,23 @@ fn fixed_steps(steps: usize) {
                 t.elapsed().as_secs_f64() * 1000.0
             })
             .collect();
+        let cpu_ms = (cpu_ns() - cpu_before) as f64 / 1e6 / steps.max(1) as f64;
         times.sort_by(f64::total_cmp);
         println!(
-            "{name}: median {:.2} ms over {steps} steps",
+            "{name}: median {:.2} ms over {steps} steps, {cpu_ms:.2} ms CPU per step (all threads)",
             times[steps / 2]
         );
     }
+}
+
+/// CPU time of every thread of this process so far (Linux schedstat; 0 elsewhere).
+fn cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
 }
