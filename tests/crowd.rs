@@ -872,3 +872,40 @@ fn a_frame_budget_limits_steps_but_not_what_they_compute() {
     assert_eq!(budgeted.step_index(), 28);
     assert_eq!(budgeted.agents().pos_world, free.agents().pos_world);
 }
+
+#[test]
+fn world_navigator_walls_follow_stamps_and_cost_changes() {
+    let (w, h) = (48u32, 40u32);
+    let mut costs = vec![1u8; (w * h) as usize];
+    costs[(5 * w + 7) as usize] = WALL;
+    let mut nav = world_navigator(w, h, &costs);
+    let check = |nav: &WorldNavigator, what: &str| {
+        let layer = &nav.world.nav().layers[0];
+        for y in -1..=h as i32 {
+            for x in -1..=w as i32 {
+                let truth = x < 0
+                    || y < 0
+                    || x >= w as i32
+                    || y >= h as i32
+                    || layer.cost.get(x as u32, y as u32) == WALL;
+                assert_eq!(nav.is_wall(0, x, y), truth, "{what}: cell ({x}, {y})");
+            }
+        }
+    };
+    check(&nav, "built");
+    let a = nav.apply_stamp(&[0], (10, 10, 6, 4), &[WALL; 24]);
+    // Overlapping the first, and hanging off the map.
+    let b = nav.apply_stamp(&[0], (44, 12, 8, 8), &[WALL; 64]);
+    let c = nav.apply_stamp(&[0], (12, 8, 3, 5), &[3; 15]);
+    check(&nav, "stamped");
+    assert!(nav.is_wall(0, 10, 10) && !nav.is_wall(0, 12, 10) && nav.is_wall(0, 47, 12));
+    nav.remove_stamp(a);
+    check(&nav, "first removed");
+    nav.set_cost(0, 7, 5, 1);
+    nav.set_cost(0, 20, 20, WALL);
+    check(&nav, "cells set");
+    nav.remove_stamp(c);
+    nav.remove_stamp(b);
+    check(&nav, "all removed");
+    assert!(!nav.is_wall(0, 7, 5) && nav.is_wall(0, 20, 20) && !nav.is_wall(0, 10, 10));
+}

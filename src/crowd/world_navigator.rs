@@ -18,6 +18,9 @@ use crate::nav::layer::NavLayer;
 use crate::nav::world::{PathState, StampHandle};
 use crate::nav::{NavData, NavWorld, world};
 
+/// The layers and cell rectangle `(x, y, w, h)` a stamp covers.
+type StampRect = (Vec<usize>, (u32, u32, u32, u32));
+
 /// [`NavWorld`] plus what the crowd needs beside it (names and wall buffers per type).
 pub struct WorldNavigator {
     /// The run-time world.
@@ -31,19 +34,59 @@ pub struct WorldNavigator {
     /// A rebuild ran part of the queue: the graph may have new node ids that the live paths
     /// (re-planned only when the queue empties) do not know yet.
     part_rebuilt: bool,
+    /// Per layer, one bit per cell (row-major): wall. `is_wall` runs for every cell around
+    /// every agent every step; a bit test beats reading the sector-tiled cost field.
+    wall_bits: Vec<Vec<u64>>,
+    /// Layers and rectangle of each applied stamp, to refresh the wall bits on removal.
+    stamp_rects: BTreeMap<u32, StampRect>,
 }
 
 impl WorldNavigator {
     /// Wraps a world; `wall_buffer_m` per layer (missing entries read as 0).
     #[must_use]
     pub fn new(world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
-        Self {
+        let nav = world.nav();
+        let (w, h) = (nav.spec.width, nav.spec.height);
+        let wall_bits = vec![vec![0u64; (w as usize * h as usize).div_ceil(64)]; nav.layers.len()];
+        let mut navigator = Self {
             world,
             wall_buffer_m,
             paths: BTreeMap::new(),
             walls_version: 0,
             routes_version: 0,
             part_rebuilt: false,
+            wall_bits,
+            stamp_rects: BTreeMap::new(),
+        };
+        let layers: Vec<usize> = (0..navigator.wall_bits.len()).collect();
+        navigator.refresh_walls(&layers, (0, 0, w, h));
+        navigator
+    }
+
+    /// Re-reads the wall bits of a rectangle of cells from the world's cost fields.
+    fn refresh_walls(&mut self, layers: &[usize], rect: (u32, u32, u32, u32)) {
+        let nav = self.world.nav();
+        let (w, h) = (nav.spec.width, nav.spec.height);
+        let (x0, y0) = (rect.0.min(w), rect.1.min(h));
+        let (x1, y1) = (
+            rect.0.saturating_add(rect.2).min(w),
+            rect.1.saturating_add(rect.3).min(h),
+        );
+        for &li in layers {
+            let (Some(layer), Some(bits)) = (nav.layers.get(li), self.wall_bits.get_mut(li)) else {
+                continue;
+            };
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    let i = y as usize * w as usize + x as usize;
+                    let mask = 1u64 << (i % 64);
+                    if layer.cost.get(x, y) == WALL {
+                        bits[i / 64] |= mask;
+                    } else {
+                        bits[i / 64] &= !mask;
+                    }
+                }
+            }
         }
     }
 
@@ -57,6 +100,8 @@ impl WorldNavigator {
         costs: &[u8],
     ) -> StampHandle {
         let handle = self.world.apply_stamp(layers, rect, costs);
+        self.refresh_walls(layers, rect);
+        self.stamp_rects.insert(handle.0, (layers.to_vec(), rect));
         self.walls_version += 1;
         handle
     }
@@ -64,12 +109,16 @@ impl WorldNavigator {
     /// Restores what a stamp replaced ([`NavWorld::remove_stamp`]); see [`Self::apply_stamp`].
     pub fn remove_stamp(&mut self, handle: StampHandle) {
         self.world.remove_stamp(handle);
+        if let Some((layers, rect)) = self.stamp_rects.remove(&handle.0) {
+            self.refresh_walls(&layers, rect);
+        }
         self.walls_version += 1;
     }
 
     /// Sets one cell's cost ([`NavWorld::set_cost`]); see [`Self::apply_stamp`].
     pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
         self.world.set_cost(layer, x, y, cost);
+        self.refresh_walls(&[layer], (x, y, 1, 1));
         self.walls_version += 1;
     }
 
@@ -108,7 +157,8 @@ impl WorldNavigator {
             let cost = &nav.layers[li].cost;
             cost.sector_cells(s, &mut tile);
             // The stamp record keeps the sector's old costs; these stamps are never removed.
-            let _ = self.apply_stamp(&[li], cost.spec.sector_rect(s), &tile);
+            let handle = self.apply_stamp(&[li], cost.spec.sector_rect(s), &tile);
+            self.stamp_rects.remove(&handle.0);
         }
         self.wall_buffer_m = wall_buffer_m;
         true
@@ -268,18 +318,15 @@ impl Navigator for WorldNavigator {
     }
 
     fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool {
-        let nav = self.world.nav();
-        let Some(l) = nav.layers.get(type_index) else {
+        let spec = self.world.nav().spec;
+        let Some(bits) = self.wall_bits.get(type_index) else {
             return true;
         };
-        if cell_x < 0
-            || cell_y < 0
-            || cell_x as u32 >= nav.spec.width
-            || cell_y as u32 >= nav.spec.height
-        {
+        if cell_x < 0 || cell_y < 0 || cell_x as u32 >= spec.width || cell_y as u32 >= spec.height {
             return true;
         }
-        l.cost.get(cell_x as u32, cell_y as u32) == WALL
+        let i = cell_y as usize * spec.width as usize + cell_x as usize;
+        bits.get(i / 64).is_none_or(|b| b & (1u64 << (i % 64)) != 0)
     }
 
     fn wall_buffer_m(&self, type_index: usize) -> f32 {
