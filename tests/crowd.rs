@@ -909,3 +909,63 @@ fn world_navigator_walls_follow_stamps_and_cost_changes() {
     check(&nav, "all removed");
     assert!(!nav.is_wall(0, 7, 5) && nav.is_wall(0, 20, 20) && !nav.is_wall(0, 10, 10));
 }
+
+#[test]
+fn a_drained_rebuild_is_replanned_once_by_the_crowd_not_also_by_the_world() {
+    let (w, h) = (96u32, 64u32);
+    let mut costs = vec![1u8; (w * h) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            if x == 0 || y == 0 || x == w - 1 || y == h - 1 {
+                costs[(y * w + x) as usize] = WALL;
+            }
+        }
+    }
+    let mut nav = world_navigator(w, h, &costs);
+    let mut sim = Simulation::new(SimConfig::default(), 4);
+    let spawn = Spawn {
+        archetype: "infantry".into(),
+        area: SpawnArea::Rect {
+            min_world: Vec2::new(2.0, 2.0),
+            max_world: Vec2::new(40.0, 60.0),
+        },
+        count: 200,
+        group: 0,
+    };
+    sim.spawn(&nav, &archetype("infantry"), &spawn).unwrap();
+    assert_eq!(
+        sim.order_group(&mut nav, 0, Vec2::new(88.5, 32.5)).moving,
+        200
+    );
+    for _ in 0..10 {
+        sim.step(&mut nav);
+    }
+    let _ = nav.apply_stamp(&[0], (60, 20, 4, 24), &[WALL; 96]);
+    let before = nav.world.a_star_runs();
+    assert!(nav.rebuild(Duration::from_secs(10)), "the queue drains");
+    assert_eq!(
+        nav.world.a_star_runs(),
+        before,
+        "the world leaves the re-plan to the crowd"
+    );
+    sim.step(&mut nav);
+    let path = sim.agents().path[0].unwrap();
+    let sources = nav
+        .world
+        .path(navstudio::nav::world::PathId(path.0))
+        .unwrap()
+        .sources
+        .len() as u64;
+    let runs = nav.world.a_star_runs() - before;
+    assert!(
+        (1..=sources).contains(&runs),
+        "{runs} A* runs for one re-plan of {sources} sources"
+    );
+    // The new routes know the stamp: every agent still has flow to follow.
+    for (i, &p) in sim.agents().pos_world.iter().enumerate() {
+        assert!(
+            nav.covers(path, p),
+            "agent {i} at {p:?} is off the new flow"
+        );
+    }
+}

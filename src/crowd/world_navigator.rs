@@ -44,7 +44,11 @@ pub struct WorldNavigator {
 impl WorldNavigator {
     /// Wraps a world; `wall_buffer_m` per layer (missing entries read as 0).
     #[must_use]
-    pub fn new(world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
+    pub fn new(mut world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
+        // The crowd re-plans its live paths from where the agents are when the queue
+        // drains (`routes_version`); the world re-planning them from the order-time sources
+        // first would be thrown away.
+        world.set_replan_on_rebuild(false);
         let nav = world.nav();
         let (w, h) = (nav.spec.width, nav.spec.height);
         let wall_bits = vec![vec![0u64; (w as usize * h as usize).div_ceil(64)]; nav.layers.len()];

@@ -154,6 +154,9 @@ pub struct NavWorld {
     /// `None`); their requests use the octile heuristic meanwhile.
     landmark_builds: BTreeMap<usize, Option<LandmarkBuilder>>,
     use_landmarks: bool,
+    /// Whether a drained rebuild queue re-plans the live paths (see
+    /// [`NavWorld::set_replan_on_rebuild`]).
+    replan_on_rebuild: bool,
     finish: FinishCosts,
     scratch: SearchScratch,
     integ: IntegratorScratch,
@@ -187,6 +190,7 @@ impl NavWorld {
             landmarks: Vec::new(),
             landmark_builds: BTreeMap::new(),
             use_landmarks: true,
+            replan_on_rebuild: true,
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),
@@ -215,6 +219,14 @@ impl NavWorld {
     /// [`DEFAULT_HEURISTIC_WEIGHT`]).
     pub fn set_heuristic_weight(&mut self, weight: f32) {
         self.heuristic_weight = weight.max(1.0);
+    }
+
+    /// Whether [`Self::rebuild`] re-plans every live path from its original sources when
+    /// the queue drains (the default). A caller that re-plans its paths itself from where
+    /// its agents are now (the crowd) turns it off so the work is not done twice; until it
+    /// does, the old paths may name portal nodes the rebuilt graph renumbered.
+    pub fn set_replan_on_rebuild(&mut self, on: bool) {
+        self.replan_on_rebuild = on;
     }
 
     /// Whether path requests use ALT landmark bounds besides the octile heuristic (on by
@@ -889,6 +901,9 @@ impl NavWorld {
             }
         }
         self.goal_cache.clear();
+        if !self.replan_on_rebuild {
+            return true;
+        }
         let ids: Vec<PathId> = self.paths.keys().copied().collect();
         for id in ids {
             let Some(old) = self.paths.get(&id) else {
