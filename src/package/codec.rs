@@ -114,6 +114,11 @@ impl<'a> ByteReader<'a> {
     }
 
     pub(super) fn varint(&mut self, what: &str) -> Result<u32, ReadFault> {
+        // Most numbers (graph deltas, weights) fit one byte.
+        if let Some(&b) = self.bytes.get(self.pos).filter(|&&b| b < 0x80) {
+            self.pos += 1;
+            return Ok(u32::from(b));
+        }
         let mut v: u64 = 0;
         for shift in (0..35).step_by(7) {
             let b = self.u8(what)?;

@@ -263,11 +263,16 @@ fn max_raw_len(kind: SectionKind, spec: GridSpec) -> u64 {
     }
 }
 
-/// Decompresses at most `raw_len` bytes; the buffer grows only as data actually arrives.
+/// Decompresses at most `raw_len` bytes. The buffer is reserved up front only as far as the
+/// stored bytes can plausibly expand (so a lying `raw_len` cannot make us allocate), and grows
+/// beyond that only as data actually arrives.
 fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
+    const PLAUSIBLE_RATIO: u64 = 64;
     let decoder =
         zstd::stream::read::Decoder::new(stored).map_err(|e| format!("cannot decompress: {e}"))?;
-    let mut out = Vec::new();
+    let reserve = raw_len.min((stored.len() as u64).saturating_mul(PLAUSIBLE_RATIO));
+    // One byte more than expected so read_to_end's probe for the end needs no regrowth.
+    let mut out = Vec::with_capacity(usize::try_from(reserve).unwrap_or(0).saturating_add(1));
     decoder
         .take(raw_len + 1)
         .read_to_end(&mut out)
@@ -351,22 +356,112 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
         });
     }
     r.finish("windows section")?;
-    if windows != find_windows(&cost) {
-        return Err(bad("portal windows disagree with the cost field".to_owned()));
+
+    // What can be derived from the cost field (windows, the canonical tile numbering) is
+    // checked on one thread while the stored graph, islands and flows are decoded on the
+    // other: three movement types on two cores otherwise leave one core idle for a third
+    // of the read.
+    let (derived, stored) = rayon::join(
+        || -> Result<_, ReadFault> {
+            if windows != find_windows(&cost) {
+                return Err(bad("portal windows disagree with the cost field".to_owned()));
+            }
+            let nodes = nodes_from_windows(&windows);
+            // Only the canonical node → tile assignment is needed: given no tiles, nothing
+            // is cloned.
+            let canonical = canonical_flows(&cost, &nodes, &FlowPermutations::default());
+            Ok((nodes, canonical))
+        },
+        || decode_stored(spec, sectors, 2 * windows.len(), raw),
+    );
+    let (mut nodes, canonical) = derived?;
+    let (graph_csr, islands, flows) = stored?;
+    let (offsets, targets, weights) = graph_csr;
+    let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
+    let graph = PortalGraph {
+        offsets,
+        targets,
+        weights,
+        sector_offsets,
+        sector_nodes,
+    };
+    // `island_at` with the binary search over mixed sectors replaced by a table.
+    let mut field_of = vec![usize::MAX; sectors];
+    for (i, (s, _)) in islands.fields.iter().enumerate() {
+        field_of[*s as usize] = i;
     }
-    let mut nodes = nodes_from_windows(&windows);
+    for n in &mut nodes {
+        let (x, y) = n.center;
+        let s = spec.sector_of(x, y);
+        n.island = match islands.sector_island[s as usize] {
+            MIXED => {
+                let (x0, y0, w, _) = spec.sector_rect(s);
+                islands.fields[field_of[s as usize]].1[((y - y0) * w + (x - x0)) as usize]
+            }
+            id => id,
+        };
+    }
+    for (n, &t) in nodes.iter().zip(&flows.node_tile) {
+        match flows.tiles.get(t as usize) {
+            Some(tile) if tile.len() == tile_len(n.sector) => {}
+            _ => {
+                return Err(bad(
+                    "a portal node refers to a missing or mis-sized flow tile".to_owned(),
+                ));
+            }
+        }
+    }
+    // Directions are range-checked but not re-derived: a wrong direction can only steer
+    // badly, never make the run time index out of bounds.
+    // A bake stores each tile once, numbered by first use, shared by every node with the
+    // same sector contents and window; a store that differs (found by fuzzing) was edited
+    // or corrupted and would silently change if the package were written again.
+    if canonical.node_tile != flows.node_tile || canonical.tiles.len() != flows.tiles.len() {
+        return Err(bad(
+            "the flow tiles are not shared and numbered as a bake stores them".to_owned(),
+        ));
+    }
+
+    Ok(NavLayer {
+        name,
+        cost,
+        windows,
+        nodes,
+        graph,
+        islands,
+        flows,
+    })
+}
+
+/// The graph in CSR form: `(offsets, targets, weights)`.
+type GraphCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// Decodes the graph, islands and flows sections of one movement type, checking them
+/// against the counts the windows imply (`node_count`) but not yet against the nodes.
+fn decode_stored(
+    spec: GridSpec,
+    sectors: usize,
+    node_count: usize,
+    raw: &[Vec<u8>],
+) -> Result<(GraphCsr, Islands, FlowPermutations), ReadFault> {
+    let bad = |w: String| ReadFault::Invalid(w);
+    let tile_len = |s: u32| {
+        let (_, _, w, h) = spec.sector_rect(s);
+        (w * h) as usize
+    };
 
     // Graph.
     let mut r = ByteReader::new(&raw[2]);
-    let node_count = r.u32("graph")? as usize;
-    if node_count != nodes.len() {
+    let stored_nodes = r.u32("graph")? as usize;
+    if stored_nodes != node_count {
         return Err(bad(format!(
-            "graph has {node_count} nodes, the windows make {}",
-            nodes.len()
+            "graph has {stored_nodes} nodes, the windows make {node_count}"
         )));
     }
     let mut offsets = Vec::with_capacity(node_count + 1);
-    let (mut targets, mut weights) = (Vec::new(), Vec::new());
+    // Every edge takes at least two bytes, so this reserves no more than the data can fill.
+    let mut targets = Vec::with_capacity(r.remaining() / 2);
+    let mut weights = Vec::with_capacity(r.remaining() / 2);
     offsets.push(0);
     for node in 0..node_count as i64 {
         let edges = r.varint("graph edge count")? as usize;
@@ -384,14 +479,8 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
         offsets.push(targets.len() as u32);
     }
     r.finish("graph section")?;
-    let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
-    let graph = PortalGraph {
-        offsets,
-        targets,
-        weights,
-        sector_offsets,
-        sector_nodes,
-    };
+    targets.shrink_to_fit();
+    weights.shrink_to_fit();
 
     // Islands.
     let mut r = ByteReader::new(&raw[3]);
@@ -410,7 +499,7 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
             return Err(bad("island fields out of order or range".to_owned()));
         }
         let field = r.u32s(tile_len(s), "island field")?;
-        if field.iter().any(|&id| id > count) {
+        if field.iter().copied().max().is_some_and(|id| id > count) {
             return Err(bad(format!(
                 "island field of sector {s} holds an id above {count}"
             )));
@@ -433,9 +522,6 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
         sector_island,
         fields,
     };
-    for n in &mut nodes {
-        n.island = islands.island_at(n.center.0, n.center.1);
-    }
 
     // Flows.
     let mut r = ByteReader::new(&raw[4]);
@@ -444,49 +530,25 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     let mut tiles = Vec::with_capacity(tile_count);
     for &len in &lens {
         let tile = r.take(len as usize, "flow tile")?;
-        if tile.iter().any(|&f| f & 0x0F > 7 && f & 0x0F != DIR_NONE) {
+        // A fold rather than `any`: without the early exit it vectorises.
+        let unknown = tile.iter().fold(false, |acc, &f| {
+            acc | (f & 0x0F > 7 && f & 0x0F != DIR_NONE)
+        });
+        if unknown {
             return Err(bad("a flow tile holds an unknown direction".to_owned()));
         }
         tiles.push(Box::<[u8]>::from(tile));
     }
-    let node_tile_count = r.count(4, "node tiles")?;
-    if node_tile_count != nodes.len() {
+    if r.count(4, "node tiles")? != node_count {
         return Err(bad(
             "flow section: node count differs from the windows".to_owned()
         ));
     }
-    let node_tile = r.u32s(node_tile_count, "node tiles")?;
+    let node_tile = r.u32s(node_count, "node tiles")?;
     r.finish("flows section")?;
-    for (n, &t) in nodes.iter().zip(&node_tile) {
-        match tiles.get(t as usize) {
-            Some(tile) if tile.len() == tile_len(n.sector) => {}
-            _ => {
-                return Err(bad(
-                    "a portal node refers to a missing or mis-sized flow tile".to_owned(),
-                ));
-            }
-        }
-    }
-    // Directions are range-checked above but not re-derived: a wrong direction can only
-    // steer badly, never make the run time index out of bounds.
-    // A bake stores each tile once, numbered by first use, shared by every node with the
-    // same sector contents and window; a store that differs (found by fuzzing) was edited
-    // or corrupted and would silently change if the package were written again. Only the
-    // canonical node → tile assignment is needed: given no tiles, nothing is cloned.
-    let canonical = canonical_flows(&cost, &nodes, &FlowPermutations::default());
-    if canonical.node_tile != node_tile || canonical.tiles.len() != tiles.len() {
-        return Err(bad(
-            "the flow tiles are not shared and numbered as a bake stores them".to_owned(),
-        ));
-    }
-
-    Ok(NavLayer {
-        name,
-        cost,
-        windows,
-        nodes,
-        graph,
+    Ok((
+        (offsets, targets, weights),
         islands,
-        flows: FlowPermutations { tiles, node_tile },
-    })
+        FlowPermutations { tiles, node_tile },
+    ))
 }
