@@ -189,7 +189,7 @@ fn canonical(l: &navstudio::nav::NavLayer) -> navstudio::nav::NavLayer {
 /// Route costs of the same requests three ways: plain A* (octile only, weight 1), A* with
 /// landmark bounds (weight 1) and the default (landmarks, weight 1.1). Landmark bounds are
 /// admissible, so at weight 1 they must find routes as cheap as plain A* while expanding far
-/// fewer nodes; the default stays within its weight of the optimum.
+/// fewer nodes; the default stays within its weight of the optimum (plus its tie bucket).
 #[test]
 fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
     // The benchmark terrain (hills, lakes, cliffs) at 512², land type only.
@@ -229,7 +229,7 @@ fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
             "{a:?}->{b:?}: landmark route {e} costlier than plain A* {p}"
         );
         assert!(
-            f64::from(d) <= f64::from(e) * 1.1 + 1.0,
+            f64::from(d) <= f64::from(e) * 1.1 + f64::from(navstudio::nav::route::TIE_BUCKET),
             "{a:?}->{b:?}: default route {d} beyond 1.1 × optimal {e}"
         );
     }

@@ -22,17 +22,17 @@ fn moving_ai_scenarios_all_arrive() {
         return;
     };
     // Default mode, whole scenario files: the mean traced / optimal ratio must stay within
-    // the product target of 1.06 — except random512-10-0, which misses it (1.069 measured):
-    // its portal routes, optimal over the 4-neighbour graph, take sector-sized L-shaped
-    // detours the look-ahead cannot see past (octile-only routes at weight 1.5 give 1.050).
-    for (map, mean_bound) in [
-        ("arena", 1.06),
-        ("den312d", 1.06),
-        ("lak303d", 1.06),
-        ("random512-10-0", 1.075),
-        ("maze512-1-0", 1.06),
-        ("8room_000", 1.06),
+    // the product target of 1.06 (random512-10-0 was 1.069 before the portal search took an
+    // octile floor under its landmark bounds and broke ties toward the straight line).
+    for map in [
+        "arena",
+        "den312d",
+        "lak303d",
+        "random512-10-0",
+        "maze512-1-0",
+        "8room_000",
     ] {
+        let mean_bound = 1.06;
         let m = dir.join(format!("{map}.map"));
         let s = dir.join(format!("{map}.map.scen"));
         let r = navstudio::scenarios::run(&m, &s, None, false).unwrap();

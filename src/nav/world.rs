@@ -409,6 +409,7 @@ impl NavWorld {
                 starts: &starts,
                 finish_cost: &finish,
                 goal,
+                source: src,
                 heuristic_weight: self.heuristic_weight,
                 landmarks: bounds.as_ref(),
             };
