@@ -122,18 +122,22 @@ pub struct Route {
 /// line (see [`search`]).
 pub const TIE_BUCKET: u32 = 4;
 
-/// Distance (in cells, rounded down) of `p` from the line through `a` and `b`.
-fn off_line(p: (u32, u32), a: (u32, u32), b: (u32, u32)) -> u32 {
+/// Distance of a cell from the line through `a` and `b`, in cells within a factor of two
+/// (the cross product scaled by a power of two: a division per node was a tenth of a
+/// search).
+fn off_line(a: (u32, u32), b: (u32, u32)) -> impl Fn((u32, u32)) -> u32 {
     let (dx, dy) = (
         i64::from(b.0) - i64::from(a.0),
         i64::from(b.1) - i64::from(a.1),
     );
-    let (px, py) = (
-        i64::from(p.0) - i64::from(a.0),
-        i64::from(p.1) - i64::from(a.1),
-    );
-    let len = dx.abs().max(dy.abs()).max(1);
-    u32::try_from((px * dy - py * dx).abs() / len).unwrap_or(u32::MAX)
+    let shift = dx.abs().max(dy.abs()).max(1).ilog2();
+    move |p: (u32, u32)| {
+        let (px, py) = (
+            i64::from(p.0) - i64::from(a.0),
+            i64::from(p.1) - i64::from(a.1),
+        );
+        u32::try_from((px * dy - py * dx).unsigned_abs() >> shift).unwrap_or(u32::MAX)
+    }
 }
 
 /// Octile distance between cells at the cheapest cell cost (1), rounded down. Edge weights
@@ -176,7 +180,8 @@ pub fn search(
             .unwrap_or_else(|| octile(layer.nodes[node as usize].center, ends.goal));
         (bound as f32 * weight) as u32
     };
-    let line = |node: u32| off_line(layer.nodes[node as usize].center, ends.source, ends.goal);
+    let line = off_line(ends.source, ends.goal);
+    let line = |node: u32| line(layer.nodes[node as usize].center);
     // Weighted A* does not reopen expanded nodes: its routes stay within the weight of the
     // optimum without, and reopening multiplies expansions where the bound varies a lot.
     let reopen = weight <= 1.0;
