@@ -207,8 +207,25 @@ pub fn has_line_of_sight(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i3
             && y < h
             && costs.get((y * w + x) as usize).copied() == Some(CLEAR)
     };
+    segment_clear(
+        (i64::from(from.0), i64::from(from.1)),
+        (i64::from(to.0), i64::from(to.1)),
+        |x, y, _| i32::try_from(x).is_ok_and(|x| i32::try_from(y).is_ok_and(|y| clear(x, y))),
+    )
+}
+
+/// Whether the straight segment between the centres of cells `from` and `to` touches only
+/// cells `open` accepts (`from` itself excepted). A segment through a cell corner needs both
+/// side cells (`open` is told which calls are such side cells), so it never squeezes between
+/// two diagonal walls. Shared by the goal field's line of sight and the run time's flow
+/// look-ahead.
+pub fn segment_clear(
+    from: (i64, i64),
+    to: (i64, i64),
+    mut open: impl FnMut(i64, i64, bool) -> bool,
+) -> bool {
     let (dx, dy) = (to.0 - from.0, to.1 - from.1);
-    let (nx, ny) = (i64::from(dx.abs()), i64::from(dy.abs()));
+    let (nx, ny) = (dx.abs(), dy.abs());
     let (sx, sy) = (dx.signum(), dy.signum());
     let (mut x, mut y) = from;
     let (mut ix, mut iy) = (0_i64, 0_i64);
@@ -217,7 +234,7 @@ pub fn has_line_of_sight(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i3
     while ix < nx || iy < ny {
         let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
         if decision == 0 {
-            if !clear(x + sx, y) || !clear(x, y + sy) {
+            if !open(x + sx, y, true) || !open(x, y + sy, true) {
                 return false;
             }
             x += sx;
@@ -231,7 +248,7 @@ pub fn has_line_of_sight(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i3
             y += sy;
             iy += 1;
         }
-        if !clear(x, y) {
+        if !open(x, y, false) {
             return false;
         }
     }

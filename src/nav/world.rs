@@ -979,46 +979,17 @@ impl<'a> FlowCursor<'a> {
     }
 }
 
-/// Whether the straight segment between the centres of `from` and `to` touches only cells
-/// `open` accepts (`from` itself excepted); a segment through a cell corner needs both side
-/// cells (`open` is told which calls are such side cells), so it never squeezes between two
-/// diagonal walls. The same walk as
-/// [`super::integrate::has_line_of_sight`], over map coordinates.
+/// [`super::integrate::segment_clear`] over map coordinates.
 fn segment_clear(
     from: (u32, u32),
     to: (u32, u32),
-    mut open: impl FnMut(i64, i64, bool) -> bool,
+    open: impl FnMut(i64, i64, bool) -> bool,
 ) -> bool {
-    let (dx, dy) = (
-        i64::from(to.0) - i64::from(from.0),
-        i64::from(to.1) - i64::from(from.1),
-    );
-    let (nx, ny) = (dx.abs(), dy.abs());
-    let (sx, sy) = (dx.signum(), dy.signum());
-    let (mut x, mut y) = (i64::from(from.0), i64::from(from.1));
-    let (mut ix, mut iy) = (0_i64, 0_i64);
-    while ix < nx || iy < ny {
-        let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
-        if decision == 0 {
-            if !open(x + sx, y, true) || !open(x, y + sy, true) {
-                return false;
-            }
-            x += sx;
-            y += sy;
-            ix += 1;
-            iy += 1;
-        } else if decision < 0 {
-            x += sx;
-            ix += 1;
-        } else {
-            y += sy;
-            iy += 1;
-        }
-        if !open(x, y, false) {
-            return false;
-        }
-    }
-    true
+    super::integrate::segment_clear(
+        (i64::from(from.0), i64::from(from.1)),
+        (i64::from(to.0), i64::from(to.1)),
+        open,
+    )
 }
 
 /// Octile length between two cells: the length of an 8-connected line between them.
