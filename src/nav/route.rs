@@ -19,7 +19,7 @@ pub struct SearchScratch {
     generation: u32,
     /// One record per portal node, so a relaxation touches one cache line.
     nodes: Vec<NodeState>,
-    /// `f / bucket << 96 | off_line << 64 | f << 32 | node`: one integer compare per sift
+    /// `f >> bucket_shift << 96 | off_line << 64 | f << 32 | node`: one integer compare per sift
     /// step.
     heap: BinaryHeap<Reverse<u128>>,
     /// Nodes expanded over all searches (a measure of the heuristic's strength).
@@ -35,8 +35,6 @@ struct NodeState {
     g: u32,
     /// Heuristic, computed once per search.
     h: u32,
-    /// Distance of the node from the source–goal line: the tie-break between equal `f`.
-    off_line: u32,
     parent: u32,
 }
 
@@ -205,14 +203,13 @@ pub fn search(
         let s = &mut states[node as usize];
         if s.seen != generation {
             s.h = h(node);
-            s.off_line = line(node);
         } else if cost >= s.g {
             continue;
         }
         s.seen = generation;
         s.g = cost;
         s.parent = FROM_SOURCE;
-        heap.push(Reverse(key(cost.saturating_add(s.h), s.off_line, node)));
+        heap.push(Reverse(key(cost.saturating_add(s.h), line(node), node)));
     }
     // Best finish found so far: (total cost, node).
     let mut best: Option<(u32, u32)> = None;
@@ -249,8 +246,7 @@ pub fn search(
             t.seen = generation;
             t.g = ng;
             t.parent = node;
-            t.off_line = parent_line;
-            heap.push(Reverse(key(ng.saturating_add(t.h), t.off_line, next)));
+            heap.push(Reverse(key(ng.saturating_add(t.h), parent_line, next)));
         }
     }
     let (cost, last) = best?;

@@ -289,10 +289,7 @@ fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
 fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLayer, ReadFault> {
     let bad = |w: String| ReadFault::Invalid(w);
     let sectors = spec.sector_count();
-    let tile_len = |s: u32| {
-        let (_, _, w, h) = spec.sector_rect(s);
-        (w * h) as usize
-    };
+    let tile_len = |s: u32| sector_cells(spec, s);
 
     // Cost.
     let mut r = ByteReader::new(&raw[0]);
@@ -433,6 +430,12 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     })
 }
 
+/// Cells of sector `s` (its tiles' length).
+fn sector_cells(spec: GridSpec, s: u32) -> usize {
+    let (_, _, w, h) = spec.sector_rect(s);
+    (w * h) as usize
+}
+
 /// The graph in CSR form: `(offsets, targets, weights)`.
 type GraphCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
 
@@ -445,10 +448,7 @@ fn decode_stored(
     raw: &[Vec<u8>],
 ) -> Result<(GraphCsr, Islands, FlowPermutations), ReadFault> {
     let bad = |w: String| ReadFault::Invalid(w);
-    let tile_len = |s: u32| {
-        let (_, _, w, h) = spec.sector_rect(s);
-        (w * h) as usize
-    };
+    let tile_len = |s: u32| sector_cells(spec, s);
 
     // Graph.
     let mut r = ByteReader::new(&raw[2]);
