@@ -75,6 +75,14 @@ pub enum ScenarioError {
         /// What is wrong.
         problem: String,
     },
+    /// `--type` names no default movement type.
+    #[error(
+        "there is no movement type '{name}'; use land, hover or large (or leave --type out for the unit-cost grid type)"
+    )]
+    UnknownType {
+        /// The name asked for.
+        name: String,
+    },
 }
 
 /// Parses a Moving AI `.scen` file (`version 1` header, tab-separated rows).
@@ -130,7 +138,7 @@ pub fn grid_movement_type() -> MovementType {
 
 /// How [`run_with`] sets up `NavWorld`; the default is `NavWorld`'s own defaults.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ScenarioOptions {
+pub struct ScenarioOptions<'a> {
     /// Run only the first N rows.
     pub limit: Option<usize>,
     /// `NavWorld::set_seamless` (costs carried across portal windows).
@@ -142,6 +150,9 @@ pub struct ScenarioOptions {
     pub heuristic_weight: Option<f32>,
     /// `NavWorld::set_landmarks(false)`: octile heuristic only.
     pub no_landmarks: bool,
+    /// Score with this movement type of the default document ("land", "hover", "large":
+    /// a large unit's wall buffer closes narrow gaps) instead of [`grid_movement_type`].
+    pub movement_type: Option<&'a str>,
 }
 
 /// Bakes `map_path` with [`grid_movement_type`] and runs the scenario rows (the first
@@ -173,7 +184,7 @@ pub fn run(
 pub fn run_with(
     map_path: &Path,
     scen_path: &Path,
-    options: &ScenarioOptions,
+    options: &ScenarioOptions<'_>,
 ) -> Result<ScenarioReport, ScenarioError> {
     let &ScenarioOptions {
         limit,
@@ -181,9 +192,19 @@ pub fn run_with(
         flow_lookahead,
         heuristic_weight,
         no_landmarks,
+        movement_type,
     } = options;
+    let ty = match movement_type {
+        None => grid_movement_type(),
+        Some(name) => map::default_movement_types()
+            .into_iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| ScenarioError::UnknownType {
+                name: name.to_owned(),
+            })?,
+    };
     let mut loaded = map::new_map_from_heightmap(map_path)?;
-    loaded.document.movement_types = vec![grid_movement_type()];
+    loaded.document.movement_types = vec![ty];
     loaded.document.water_level_m = -1.0;
     let text = std::fs::read_to_string(scen_path).map_err(|source| ScenarioError::Read {
         path: scen_path.display().to_string(),

@@ -107,3 +107,40 @@ fn malformed_scen_rows_are_reported_with_their_line() {
     let msg = err.to_string();
     assert!(msg.contains("x.scen line 2"), "{msg}");
 }
+
+#[test]
+fn movement_type_choice_changes_what_is_reachable() {
+    let unknown = navstudio::scenarios::ScenarioOptions {
+        movement_type: Some("tank"),
+        ..Default::default()
+    };
+    let err = navstudio::scenarios::run_with(
+        std::path::Path::new("none.map"),
+        std::path::Path::new("none.map.scen"),
+        &unknown,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("no movement type 'tank'"), "{err}");
+    let Some(dir) = data_dir() else {
+        eprintln!("note: ../shared/data/movingai is absent; --type test skipped");
+        return;
+    };
+    // den312d's one-cell corridors: the unit-cost grid type reaches every row, the large
+    // type's 1.5 m wall buffer closes many of them.
+    let (m, s) = (dir.join("den312d.map"), dir.join("den312d.map.scen"));
+    let run = |movement_type| {
+        let options = navstudio::scenarios::ScenarioOptions {
+            movement_type,
+            ..Default::default()
+        };
+        navstudio::scenarios::run_with(&m, &s, &options).unwrap()
+    };
+    let (grid, large) = (run(None), run(Some("large")));
+    assert!((grid.reachable_share - 1.0).abs() < 1e-12);
+    assert!(
+        large.reachable_share < 0.9,
+        "large reaches {}",
+        large.reachable_share
+    );
+    assert!((large.arrived_share - large.reachable_share).abs() < 1e-12);
+}

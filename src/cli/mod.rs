@@ -134,6 +134,10 @@ enum Command {
         /// Plan without ALT landmark bounds (octile heuristic only).
         #[arg(long)]
         no_landmarks: bool,
+        /// Score with a default movement type (land, hover, large) instead of the unit-cost
+        /// grid type.
+        #[arg(long = "type")]
+        movement_type: Option<String>,
     },
     /// Plan a path in a nav package: reachability, the portal route, and the length of the
     /// path traced by following the flow field.
@@ -252,6 +256,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             lookahead,
             weight,
             no_landmarks,
+            movement_type,
         }) => {
             let options = navstudio::scenarios::ScenarioOptions {
                 limit,
@@ -259,6 +264,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 flow_lookahead: lookahead,
                 heuristic_weight: weight,
                 no_landmarks,
+                movement_type: movement_type.as_deref(),
             };
             let r =
                 navstudio::scenarios::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;
