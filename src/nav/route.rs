@@ -94,9 +94,9 @@ pub struct SearchEnds<'a> {
     pub finish_cost: &'a dyn Fn(u32) -> Option<u32>,
     /// Goal cell, for the octile heuristic.
     pub goal: (u32, u32),
-    /// Source cell: among nodes of equal `f` the search expands those nearest the straight
-    /// line from source to goal first, so of the many equally cheap staircase routes that
-    /// 4-neighbour costs allow it keeps the one a unit walking diagonally would take.
+    /// Source cell: among keys of nearly equal `f` the search expands first the nodes whose
+    /// parent lies nearest the straight line from source to goal, so of the many equally
+    /// cheap staircase routes that 4-neighbour costs allow it keeps the straightest.
     pub source: (u32, u32),
     /// Heuristic inflation: 1.0 is plain A* (optimal over the graph); above 1 expands far
     /// fewer nodes for slightly longer routes (weighted A*).
@@ -121,8 +121,7 @@ pub struct Route {
 pub const TIE_BUCKET: u32 = 4;
 
 /// Distance of a cell from the line through `a` and `b`, in cells within a factor of two
-/// (the cross product scaled by a power of two: a division per node was a tenth of a
-/// search).
+/// (the cross product scaled by a power of two; only its order matters).
 fn off_line(a: (u32, u32), b: (u32, u32)) -> impl Fn((u32, u32)) -> u32 {
     let (dx, dy) = (
         i64::from(b.0) - i64::from(a.0),
