@@ -909,3 +909,102 @@ fn paint_made_during_a_full_bake_is_kept_and_baked() {
     }
     assert_ne!(shown, before, "the paint changed the costs");
 }
+
+#[test]
+fn a_nav_package_opens_read_only_with_its_costs_and_a_working_goal_tool() {
+    let (dir, mut baked) = baked_bands();
+    let pkg = dir.path().join("bands.navpkg");
+    baked.state_mut().export_package(&pkg);
+    let original = baked.state();
+    let land_walls = original.state.baked.as_ref().unwrap().types[0].wall_count;
+    assert_eq!(land_walls, expected_walls(35.0), "oracle for the baked map");
+
+    let mut harness = harness(App::new(Some(&pkg)).unwrap());
+    harness.step();
+    let app = harness.state();
+    assert_eq!(app.error_message(), None);
+    assert_eq!(app.state.read_only.as_deref(), Some(pkg.as_path()));
+    assert!(app.state.title().contains("bands.navpkg (read-only)"));
+    let shown = app.state.baked.as_ref().unwrap();
+    let doc = &app.state.map.as_ref().unwrap().document;
+    // The package's own costs and movement types, nothing re-baked from flat heights.
+    for (k, t) in original
+        .state
+        .baked
+        .as_ref()
+        .unwrap()
+        .types
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(shown.types[k].name, t.name);
+        assert!(
+            shown.types[k].final_cost == t.final_cost,
+            "{}: costs",
+            t.name
+        );
+        let recorded = &original.state.map.as_ref().unwrap().document.movement_types[k];
+        assert_eq!(&doc.movement_types[k], recorded);
+    }
+    assert_eq!(shown.types[0].wall_count, land_walls);
+    assert!(!app.bake_in_flight(), "a package is never re-baked");
+
+    // Editing tools are off, by button and by shortcut.
+    harness
+        .get_by_label(navstudio::app::tools::Tool::Paint.label())
+        .click();
+    harness.step();
+    harness.key_press(Key::S);
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Inspect
+    );
+
+    // The goal tool runs on the package's nav data as on the bake it came from.
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Goal);
+    harness.drag_at(screen_of(&harness, 5.5, 24.5));
+    harness.drop_at(screen_of(&harness, 5.5, 24.5));
+    settle_goal(&mut harness);
+    let r = harness
+        .state()
+        .goal_preview
+        .result
+        .as_ref()
+        .expect("a preview");
+    let at = |x: u32, y: u32| (y * W + x) as usize;
+    assert_eq!(r.heat[at(5, 24)], 0);
+    assert_eq!(r.heat[at(6, 24)], 1);
+    assert_eq!(
+        r.heat[at(50, 10)],
+        navstudio::nav::integrate::UNREACHED,
+        "the steep band is a wall for land in the package too"
+    );
+
+    // Saving is refused with one sentence; nothing is written.
+    harness
+        .state_mut()
+        .request(navstudio::app::FileAction::Save);
+    let message = harness.state().error_message().unwrap().to_owned();
+    assert!(message.contains("read-only"), "{message}");
+    assert!(!dir.path().join("bands.ron").exists());
+    assert!(!harness.state().bake_in_flight());
+}
+
+#[test]
+fn a_damaged_nav_package_is_refused_and_the_open_map_stays() {
+    let (dir, mut harness) = baked_bands();
+    let pkg = dir.path().join("bands.navpkg");
+    harness.state_mut().export_package(&pkg);
+    let bytes = std::fs::read(&pkg).unwrap();
+    let bad = dir.path().join("cut.navpkg");
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    harness.state_mut().open_path(&bad);
+    harness.step();
+    let app = harness.state();
+    let message = app.error_message().expect("an error message");
+    assert!(message.contains("cut.navpkg"), "{message}");
+    assert!(app.state.read_only.is_none());
+    assert_eq!(app.state.map.as_ref().unwrap().document.name, "bands");
+    assert!(app.state.baked.is_some());
+}

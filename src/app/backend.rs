@@ -25,6 +25,9 @@ pub enum BackendError {
     /// The bake refused the document.
     #[error(transparent)]
     Bake(#[from] bake::BakeError),
+    /// The nav package could not be read (the message says which file and what is wrong).
+    #[error(transparent)]
+    Package(#[from] crate::package::PackageError),
 }
 
 /// A map loaded from disk: the document, its heightmap, and warnings for the designer.
@@ -99,6 +102,100 @@ pub fn load_map(path: &Path) -> Result<LoadedMap, BackendError> {
         loaded.document.heightmap.path = abs.to_string_lossy().into_owned();
     }
     Ok(loaded)
+}
+
+/// A nav package opened for viewing: the package's own numbers shown as a bake of a
+/// stand-in document, which the editor keeps read-only.
+#[derive(Clone, Debug)]
+pub struct PackageView {
+    /// A document with the package's map name, cell and sector size and the movement
+    /// types its manifest records, over flat heights (a package carries no heights).
+    pub map: LoadedMap,
+    /// The package's cost fields and nav data, in the shape a bake hands the editor.
+    pub output: BakeOutput,
+}
+
+/// Reads a nav package for viewing (see [`PackageView`]).
+///
+/// # Errors
+/// The library's [`PackageError`](crate::package::PackageError) (one sentence naming the
+/// file: wrong magic, newer version, damaged or truncated).
+pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
+    let package = crate::package::read(path)?;
+    let manifest = &package.manifest;
+    let nav = package.nav;
+    let setting = |key: &str| {
+        manifest
+            .bake_options
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.parse::<f32>().ok())
+    };
+    let mut warnings = vec![format!(
+        "{} is a nav package, open read-only: paint, stamps and movement types are shown as baked; open the map's .ron to edit and re-bake.",
+        path.display()
+    )];
+    let movement_types = nav
+        .layers
+        .iter()
+        .enumerate()
+        .map(|(k, layer)| {
+            let recorded = manifest
+                .layers
+                .get(k)
+                .and_then(|l| ron::from_str::<map::MovementType>(&l.params).ok());
+            recorded.unwrap_or_else(|| {
+                warnings.push(format!(
+                    "The package does not record the settings of movement type \"{}\"; its panel shows defaults.",
+                    layer.name
+                ));
+                map::MovementType {
+                    name: layer.name.clone(),
+                    ..map::MovementType::default()
+                }
+            })
+        })
+        .collect();
+    let (width, height) = (nav.spec.width, nav.spec.height);
+    let document = MapDocument {
+        version: map::FORMAT_VERSION,
+        name: manifest.map_name.clone(),
+        heightmap: map::HeightmapSource {
+            path: String::new(),
+            encoding: map::HeightEncoding::Auto,
+            no_data: None,
+        },
+        cell_size_m: nav.cell_size_m,
+        height_scale_m: setting("height_scale_m").unwrap_or(0.0),
+        water_level_m: setting("water_level_m").unwrap_or(-1.0),
+        sector_size: u16::try_from(nav.spec.sector_size).unwrap_or(u16::MAX),
+        movement_types,
+        paint: Vec::new(),
+        stamps: Vec::new(),
+    };
+    let cells = width as usize * height as usize;
+    let types = nav
+        .layers
+        .iter()
+        .map(|layer| cost_stats(&layer.name, layer.cost.to_cells(), vec![0; cells]))
+        .collect();
+    let output = BakeOutput {
+        types,
+        shared_nav: Some(Arc::new(nav)),
+        ..BakeOutput::default()
+    };
+    let map = LoadedMap {
+        path: None,
+        document,
+        heightmap: Heightmap {
+            width,
+            height,
+            height01: vec![0.0; cells],
+            blocked: Vec::new(),
+        },
+        warnings,
+    };
+    Ok(PackageView { map, output })
 }
 
 /// Saves the document (RON) and its paint layers (PNG side files) atomically.
@@ -374,15 +471,18 @@ impl TypeLayers {
 }
 
 fn type_stats(name: &str, layers: &CostLayers) -> TypeLayers {
-    let final_cost = layers.final_cost.clone();
+    let contribution = (0..layers.final_cost.len())
+        .map(|i| contribution_of(layers, i))
+        .collect();
+    cost_stats(name, layers.final_cost.clone(), contribution)
+}
+
+fn cost_stats(name: &str, final_cost: Vec<u8>, contribution: Vec<u8>) -> TypeLayers {
     let wall_count = final_cost.iter().filter(|&&c| c == WALL).count();
     let (sum, n) = final_cost
         .iter()
         .filter(|&&c| c != WALL)
         .fold((0u64, 0u64), |(s, n), &c| (s + u64::from(c), n + 1));
-    let contribution = (0..final_cost.len())
-        .map(|i| contribution_of(layers, i))
-        .collect();
     TypeLayers {
         name: name.to_owned(),
         final_cost,

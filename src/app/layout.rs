@@ -115,6 +115,7 @@ impl App {
             full_timings: &self.full_timings,
             cell_count: w as usize * h as usize,
             current: self.state.bake_is_current(),
+            read_only: self.state.read_only.is_some(),
         };
         match panels::bake_ui(ui, &view, &mut self.auto_rebake) {
             Some(BakeAction::Bake) => self.start_full_bake(),
@@ -260,8 +261,11 @@ impl App {
                     ui.separator();
                     ui.monospace(format!("{:.1}, {:.1} m", info.world_m.0, info.world_m.1));
                     ui.separator();
-                    ui.monospace(format!("height {:.2} m", info.height_m));
-                    ui.separator();
+                    if self.state.read_only.is_none() {
+                        // A nav package carries no heights or slopes.
+                        ui.monospace(format!("height {:.2} m", info.height_m));
+                        ui.separator();
+                    }
                     match info.slope_deg {
                         Some(s) => ui.monospace(format!("slope {s:.1}°")),
                         None => ui.monospace("slope –"),

@@ -212,8 +212,26 @@ impl App {
         Ok(app)
     }
 
-    /// Opens a map or heightmap now (no unsaved-changes check); errors go to the message box.
+    /// Opens a map, heightmap or nav package (read-only) now (no unsaved-changes check);
+    /// errors go to the message box.
     pub fn open_path(&mut self, path: &Path) {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("navpkg"))
+        {
+            match backend::load_package(path) {
+                Ok(view) => {
+                    self.open_loaded(view.map);
+                    self.state.show_package(path.to_owned(), view.output);
+                    // The package carries no heights: the flat stand-in would only hide
+                    // the cost overlay under one shade.
+                    self.state.overlays.height = false;
+                    self.recent.note(path);
+                }
+                Err(err) => self.error = Some(err.to_string()),
+            }
+            return;
+        }
         match backend::load_map(path) {
             Ok(loaded) => {
                 let is_document = loaded.path.is_some();
@@ -228,6 +246,12 @@ impl App {
             }
             Err(err) => self.error = Some(err.to_string()),
         }
+    }
+
+    /// The message box's text (a failed open or save), if one is shown.
+    #[must_use]
+    pub fn error_message(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 
     /// The recovery copy offered after opening a map, if any.
@@ -529,7 +553,7 @@ impl App {
     }
 
     fn request_bakes(&mut self) {
-        if self.worker.is_busy() || self.bake_suspended {
+        if self.worker.is_busy() || self.bake_suspended || self.state.read_only.is_some() {
             return;
         }
         let Some(map) = self.state.map.as_ref() else {
@@ -696,7 +720,7 @@ impl App {
                 (Key::A, Tool::Spawn),
                 (Key::C, Tool::Command),
             ] {
-                if i.consume_shortcut(&plain(key)) && tool.is_available() {
+                if i.consume_shortcut(&plain(key)) && self.state.tool_available(tool) {
                     self.state.tool = tool;
                 }
             }
@@ -764,6 +788,15 @@ impl App {
     }
 
     fn perform(&mut self, action: FileAction) {
+        if let (Some(package), FileAction::Save | FileAction::SaveAs | FileAction::ExportPackage) =
+            (&self.state.read_only, &action)
+        {
+            self.error = Some(format!(
+                "{} is a nav package, open read-only: there is no map document to save. Open the map's .ron to edit it, then bake and export a new package.",
+                package.display()
+            ));
+            return;
+        }
         match action {
             FileAction::NewFromHeightmap => {
                 let dialog = rfd::FileDialog::new()
@@ -777,9 +810,10 @@ impl App {
                 }
             }
             FileAction::Open => {
-                let dialog = rfd::FileDialog::new()
-                    .set_title("Open map")
-                    .add_filter("Map or heightmap", &["ron", "png"]);
+                let dialog = rfd::FileDialog::new().set_title("Open map").add_filter(
+                    "Map, heightmap or nav package",
+                    &["ron", "png", "r16", "raw", "hgt", "map", "navpkg"],
+                );
                 if let Some(path) = self.pick(dialog, FileAction::Open, false) {
                     self.open_path(&path);
                 }

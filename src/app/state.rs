@@ -139,6 +139,8 @@ pub struct EditorState {
     pub nav_version: u64,
     /// The goal tool's goal and source cells.
     pub goal: GoalPick,
+    /// The nav package shown, when one is open for viewing: nothing is edited or baked.
+    pub read_only: Option<PathBuf>,
 }
 
 /// What the goal tool picked: a goal, and optionally a source whose route is shown.
@@ -169,6 +171,7 @@ impl Default for EditorState {
             nav: None,
             nav_version: 0,
             goal: GoalPick::default(),
+            read_only: None,
         }
     }
 }
@@ -199,6 +202,26 @@ impl EditorState {
         self.goal = GoalPick::default();
         self.stamp.selected = None;
         self.stamp.drag = None;
+        self.read_only = None;
+    }
+
+    /// Shows the just-opened stand-in document of a nav package read-only, with the
+    /// package's nav data as its bake; nothing is edited or baked from here on.
+    pub fn show_package(&mut self, path: PathBuf, output: BakeOutput) {
+        self.pending_full_bake = false;
+        self.set_nav(output.shared_nav.clone());
+        self.baked = Some(output);
+        self.read_only = Some(path);
+        if !self.tool_available(self.tool) {
+            self.tool = Tool::Inspect;
+        }
+    }
+
+    /// Whether `tool` can be used now: the editing tools are off while a package is viewed.
+    #[must_use]
+    pub fn tool_available(&self, tool: Tool) -> bool {
+        tool.is_available()
+            && !(self.read_only.is_some() && matches!(tool, Tool::Paint | Tool::Stamp))
     }
 
     /// Replaces the nav data (a new bake, or a patch that carried it).
@@ -220,7 +243,7 @@ impl EditorState {
 
     /// Applies a command, records it for undo and marks what must be re-baked.
     pub fn execute(&mut self, command: Command) {
-        let Some(map) = self.map.as_mut() else {
+        let Some(map) = self.map.as_mut().filter(|_| self.read_only.is_none()) else {
             return;
         };
         let effect = command.apply(&mut map.document);
@@ -371,10 +394,16 @@ impl EditorState {
     pub fn title(&self) -> String {
         match &self.map {
             None => "navstudio".to_owned(),
-            Some(map) => {
-                let star = if self.is_modified() { " *" } else { "" };
-                format!("{}{star} — navstudio", map.document.name)
-            }
+            Some(map) => match &self.read_only {
+                Some(path) => {
+                    let file = path.file_name().unwrap_or_default().to_string_lossy();
+                    format!("{} — {file} (read-only) — navstudio", map.document.name)
+                }
+                None => {
+                    let star = if self.is_modified() { " *" } else { "" };
+                    format!("{}{star} — navstudio", map.document.name)
+                }
+            },
         }
     }
 

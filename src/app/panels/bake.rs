@@ -34,6 +34,8 @@ pub struct BakeView<'a> {
     pub cell_count: usize,
     /// Whether the shown costs match the document.
     pub current: bool,
+    /// Whether a nav package is shown (nothing to bake or export).
+    pub read_only: bool,
 }
 
 /// Draws the panel; returns the requested action.
@@ -41,8 +43,9 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
     let mut action = None;
     ui.horizontal(|ui| {
         if ui
-            .add_enabled(!view.busy, egui::Button::new("Bake"))
+            .add_enabled(!view.busy && !view.read_only, egui::Button::new("Bake"))
             .on_hover_text("Bake every movement type from scratch")
+            .on_disabled_hover_text("A nav package is shown read-only: open its map to bake")
             .clicked()
         {
             action = Some(BakeAction::Bake);
@@ -60,7 +63,7 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
     });
     if ui
         .add_enabled(
-            view.baked.is_some() && !view.busy,
+            view.baked.is_some() && !view.busy && !view.read_only,
             egui::Button::new("Export nav package…"),
         )
         .on_hover_text("Write the bake as NAME.navpkg, the file a game loads")
@@ -71,6 +74,7 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
     let (fraction, text) = match (view.busy, view.progress) {
         (true, Some(p)) => (p.fraction, format!("{} …", p.stage)),
         (true, None) => (0.0, "queued …".to_owned()),
+        (false, _) if view.read_only => (1.0, "nav package (read-only)".to_owned()),
         (false, _) if view.current => (1.0, "up to date".to_owned()),
         (false, _) if view.baked.is_some() => (1.0, "out of date — press Bake".to_owned()),
         (false, _) => (0.0, "not baked".to_owned()),

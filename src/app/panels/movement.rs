@@ -52,57 +52,60 @@ impl MovementPanel {
         let n = types.len();
         let current = types.get(state.selected_type).cloned();
         let mut command = None;
-        ui.horizontal(|ui| {
-            if ui
-                .button("Add")
-                .on_hover_text("Add a movement type with default settings")
-                .clicked()
-            {
-                let ty = MovementType {
-                    name: unique_name(types, "type"),
-                    ..MovementType::default()
-                };
-                command = Some(Command::AddMovementType { index: n, ty });
-                select = Some(n);
-            }
-            if let Some(cur) = &current {
+        let editable = state.read_only.is_none();
+        ui.add_enabled_ui(editable, |ui| {
+            ui.horizontal(|ui| {
                 if ui
-                    .button("Duplicate")
-                    .on_hover_text("Copy the selected type")
+                    .button("Add")
+                    .on_hover_text("Add a movement type with default settings")
                     .clicked()
                 {
                     let ty = MovementType {
-                        name: unique_name(types, &cur.name),
-                        ..cur.clone()
+                        name: unique_name(types, "type"),
+                        ..MovementType::default()
                     };
-                    command = Some(Command::AddMovementType {
-                        index: state.selected_type + 1,
-                        ty,
-                    });
-                    select = Some(state.selected_type + 1);
+                    command = Some(Command::AddMovementType { index: n, ty });
+                    select = Some(n);
                 }
-                let can_delete = n > 1;
-                if ui
-                    .add_enabled(can_delete, egui::Button::new("Delete"))
-                    .on_hover_text("Delete the selected type and its paint layers (undoable)")
-                    .on_disabled_hover_text("A map needs at least one movement type")
-                    .clicked()
-                {
-                    let layers = map
-                        .document
-                        .paint
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, l)| l.target == PaintTarget::Type(cur.name.clone()))
-                        .map(|(i, l)| (i, l.clone()))
-                        .collect();
-                    command = Some(Command::RemoveMovementType {
-                        index: state.selected_type,
-                        ty: cur.clone(),
-                        layers,
-                    });
+                if let Some(cur) = &current {
+                    if ui
+                        .button("Duplicate")
+                        .on_hover_text("Copy the selected type")
+                        .clicked()
+                    {
+                        let ty = MovementType {
+                            name: unique_name(types, &cur.name),
+                            ..cur.clone()
+                        };
+                        command = Some(Command::AddMovementType {
+                            index: state.selected_type + 1,
+                            ty,
+                        });
+                        select = Some(state.selected_type + 1);
+                    }
+                    let can_delete = n > 1;
+                    if ui
+                        .add_enabled(can_delete, egui::Button::new("Delete"))
+                        .on_hover_text("Delete the selected type and its paint layers (undoable)")
+                        .on_disabled_hover_text("A map needs at least one movement type")
+                        .clicked()
+                    {
+                        let layers = map
+                            .document
+                            .paint
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, l)| l.target == PaintTarget::Type(cur.name.clone()))
+                            .map(|(i, l)| (i, l.clone()))
+                            .collect();
+                        command = Some(Command::RemoveMovementType {
+                            index: state.selected_type,
+                            ty: cur.clone(),
+                            layers,
+                        });
+                    }
                 }
-            }
+            })
         });
         if let Some(command) = command {
             self.flush(state);
@@ -132,15 +135,20 @@ impl MovementPanel {
             return;
         };
         let mut draft = before.clone();
-        parameters_ui(ui, &mut draft);
-        ui.add_space(6.0);
-        ui.label(egui::RichText::new("Slope -> cost").strong()).on_hover_text(
-            "Drag points to change the curve; double-click to add a point, right-click a point to remove it. \
-             Bars: share of the map's cells at each slope. Red line: max slope (steeper cells are walls).",
-        );
-        self.curve_ui(ui, &mut draft, state.baked.as_ref());
+        if !editable {
+            ui.weak("As recorded in the package (read-only).");
+        }
+        ui.add_enabled_ui(editable, |ui| {
+            parameters_ui(ui, &mut draft);
+            ui.add_space(6.0);
+            ui.label(egui::RichText::new("Slope -> cost").strong()).on_hover_text(
+                "Drag points to change the curve; double-click to add a point, right-click a point to remove it. \
+                 Bars: share of the map's cells at each slope. Red line: max slope (steeper cells are walls).",
+            );
+            self.curve_ui(ui, &mut draft, state.baked.as_ref());
+        });
 
-        if draft != before {
+        if draft != before && editable {
             if self.pending.as_ref().is_none_or(|(i, _)| *i != index) {
                 self.flush(state);
                 self.pending = Some((index, before));

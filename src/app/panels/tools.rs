@@ -21,7 +21,7 @@ pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
             let text = format!("{} ({})", tool.description(), tool.shortcut());
             let button = egui::Button::selectable(state.tool == tool, tool.label());
             let response = ui
-                .add_enabled(tool.is_available(), button)
+                .add_enabled(state.tool_available(tool), button)
                 .on_hover_text(&text)
                 .on_disabled_hover_text(&text);
             if response.clicked() {
@@ -356,61 +356,64 @@ impl MapSettingsPanel {
         };
         let before = MapSettings::of(&map.document);
         let mut s = before.clone();
-        egui::Grid::new("map_settings")
-            .num_columns(2)
-            .spacing([8.0, 4.0])
-            .show(ui, |ui| {
-                let l = ui.label("Name");
-                ui.add(egui::TextEdit::singleline(&mut s.name).desired_width(120.0))
+        let editable = state.read_only.is_none();
+        ui.add_enabled_ui(editable, |ui| {
+            egui::Grid::new("map_settings")
+                .num_columns(2)
+                .spacing([8.0, 4.0])
+                .show(ui, |ui| {
+                    let l = ui.label("Name");
+                    ui.add(egui::TextEdit::singleline(&mut s.name).desired_width(120.0))
+                        .labelled_by(l.id);
+                    ui.end_row();
+                    let l = ui.label("Cell size");
+                    ui.add(
+                        egui::DragValue::new(&mut s.cell_size_m)
+                            .range(0.01..=100.0)
+                            .speed(0.01)
+                            .suffix(" m"),
+                    )
                     .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("Cell size");
-                ui.add(
-                    egui::DragValue::new(&mut s.cell_size_m)
-                        .range(0.01..=100.0)
-                        .speed(0.01)
-                        .suffix(" m"),
-                )
-                .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("Height scale");
-                ui.add(
-                    egui::DragValue::new(&mut s.height_scale_m)
-                        .range(0.0..=10_000.0)
-                        .speed(0.5)
-                        .suffix(" m"),
-                )
-                .labelled_by(l.id)
-                .on_hover_text("Height of a full-white heightmap sample");
-                ui.end_row();
-                let l = ui.label("Water level");
-                ui.add(
-                    egui::DragValue::new(&mut s.water_level_m)
-                        .range(-1000.0..=10_000.0)
-                        .speed(0.1)
-                        .suffix(" m"),
-                )
-                .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("Sector size");
-                ui.add(
-                    egui::DragValue::new(&mut s.sector_size)
-                        .range(1..=255)
-                        .suffix(" cells"),
-                )
-                .labelled_by(l.id);
-                ui.end_row();
-                ui.label("Size");
-                ui.label(format!(
-                    "{} × {} cells = {:.0} × {:.0} m",
-                    map.heightmap.width,
-                    map.heightmap.height,
-                    map.heightmap.width as f32 * s.cell_size_m,
-                    map.heightmap.height as f32 * s.cell_size_m
-                ));
-                ui.end_row();
-            });
-        if s != before {
+                    ui.end_row();
+                    let l = ui.label("Height scale");
+                    ui.add(
+                        egui::DragValue::new(&mut s.height_scale_m)
+                            .range(0.0..=10_000.0)
+                            .speed(0.5)
+                            .suffix(" m"),
+                    )
+                    .labelled_by(l.id)
+                    .on_hover_text("Height of a full-white heightmap sample");
+                    ui.end_row();
+                    let l = ui.label("Water level");
+                    ui.add(
+                        egui::DragValue::new(&mut s.water_level_m)
+                            .range(-1000.0..=10_000.0)
+                            .speed(0.1)
+                            .suffix(" m"),
+                    )
+                    .labelled_by(l.id);
+                    ui.end_row();
+                    let l = ui.label("Sector size");
+                    ui.add(
+                        egui::DragValue::new(&mut s.sector_size)
+                            .range(1..=255)
+                            .suffix(" cells"),
+                    )
+                    .labelled_by(l.id);
+                    ui.end_row();
+                    ui.label("Size");
+                    ui.label(format!(
+                        "{} × {} cells = {:.0} × {:.0} m",
+                        map.heightmap.width,
+                        map.heightmap.height,
+                        map.heightmap.width as f32 * s.cell_size_m,
+                        map.heightmap.height as f32 * s.cell_size_m
+                    ));
+                    ui.end_row();
+                })
+        });
+        if s != before && editable {
             if self.pending.is_none() {
                 self.pending = Some(before);
             }
