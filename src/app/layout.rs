@@ -238,11 +238,15 @@ impl App {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if let Some(map) = &self.state.map {
                     let star = if self.state.is_modified() { " •" } else { "" };
-                    let path = map
-                        .path
-                        .as_ref()
-                        .map_or_else(|| "not saved yet".to_owned(), |p| p.display().to_string());
-                    ui.label(RichText::new(format!("{}{star}", map.document.name)).strong())
+                    let (name, path) = match (&self.state.read_only, &map.path) {
+                        (Some(package), _) => (
+                            format!("{} (read-only package)", map.document.name),
+                            package.display().to_string(),
+                        ),
+                        (None, Some(p)) => (map.document.name.clone(), p.display().to_string()),
+                        (None, None) => (map.document.name.clone(), "not saved yet".to_owned()),
+                    };
+                    ui.label(RichText::new(format!("{name}{star}")).strong())
                         .on_hover_text(path);
                 }
             });
