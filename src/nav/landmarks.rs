@@ -58,6 +58,26 @@ impl Landmarks {
         self.dist.len() / (2 * self.count).max(1)
     }
 
+    /// The same tables with node `v`'s row moved to `rank[v]` (the search's own node order,
+    /// [`super::route::SearchGraph::search_ids`]), so the rows of nodes the search reads one
+    /// after the other lie side by side; afterwards every method takes those ids.
+    #[must_use]
+    pub fn reordered(self, rank: &[u32]) -> Self {
+        let w = 2 * self.count;
+        if w == 0 || rank.len() != self.node_count() {
+            return self;
+        }
+        let mut dist = vec![FAR; self.dist.len()];
+        for (row, &to) in self.dist.chunks_exact(w).zip(rank) {
+            let a = to as usize * w;
+            dist[a..a + w].copy_from_slice(row);
+        }
+        Self {
+            count: self.count,
+            dist,
+        }
+    }
+
     fn row(&self, node: u32) -> &[u32] {
         let a = node as usize * 2 * self.count;
         &self.dist[a..a + 2 * self.count]

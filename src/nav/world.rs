@@ -16,7 +16,7 @@ use super::integrate::{
 };
 use super::landmarks::{LandmarkBuilder, Landmarks};
 use super::layer::{NavLayer, rebuild_sectors};
-use super::route::{FinishCosts, Route, SearchEnds, SearchScratch, search};
+use super::route::{FinishCosts, Route, SearchEnds, SearchGraph, SearchScratch, search};
 
 /// Default A* heuristic inflation (weighted A*, expanded nodes not reopened, so routes cost
 /// at most 1.1 × the optimum). On the 2048² benchmark map, with landmarks, 1.1 expands 2.3×
@@ -157,6 +157,10 @@ pub struct NavWorld {
     /// Whether a drained rebuild queue re-plans the live paths (see
     /// [`NavWorld::set_replan_on_rebuild`]).
     replan_on_rebuild: bool,
+    /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
+    /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
+    /// finishing costs are kept in its search ids.
+    search_graphs: Vec<Option<SearchGraph>>,
     finish: FinishCosts,
     scratch: SearchScratch,
     integ: IntegratorScratch,
@@ -191,6 +195,7 @@ impl NavWorld {
             landmark_builds: BTreeMap::new(),
             use_landmarks: true,
             replan_on_rebuild: true,
+            search_graphs: Vec::new(),
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),
@@ -262,8 +267,20 @@ impl NavWorld {
             .as_ref()
             .is_none_or(|t| t.node_count() != l.nodes.len());
         if stale {
-            self.landmarks[layer] = Landmarks::build(l);
+            let marks = Landmarks::build(l);
+            let graph = self.search_graph(layer);
+            self.landmarks[layer] = marks.map(|m| m.reordered(graph.search_ids()));
         }
+    }
+
+    /// The search layout of `layer` (which must exist), built if missing.
+    fn search_graph(&mut self, layer: usize) -> &SearchGraph {
+        if self.search_graphs.len() < self.nav.layers.len() {
+            self.search_graphs
+                .resize_with(self.nav.layers.len(), || None);
+        }
+        let l = &self.nav.layers[layer];
+        self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l))
     }
 
     /// The navigation data (read-only).
@@ -366,10 +383,17 @@ impl NavWorld {
         }
         let goal_field = self.goal_field(layer, goal);
         self.ensure_landmarks(layer);
+        self.search_graph(layer);
         let l = &self.nav.layers[layer];
+        let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) else {
+            return Err(PathError::UnknownType(layer));
+        };
         let goal_sector = spec.sector_of(goal.0, goal.1);
         // Cost from each goal-sector node to the goal, by integrating the goal sector.
-        let goal_costs = sector_costs_from(l, goal_sector, goal, &mut self.integ);
+        let mut goal_costs = sector_costs_from(l, goal_sector, goal, &mut self.integ);
+        for (node, _) in &mut goal_costs {
+            *node = graph.search_id(*node);
+        }
         let remaining = &mut self.finish;
         remaining.reset(l.nodes.len());
         for &(node, rest) in &goal_costs {
@@ -399,7 +423,10 @@ impl NavWorld {
                 });
                 continue;
             }
-            let starts = sector_costs_from(l, src_sector, src, &mut self.integ);
+            let mut starts = sector_costs_from(l, src_sector, src, &mut self.integ);
+            for (node, _) in &mut starts {
+                *node = graph.search_id(*node);
+            }
             if let (Some(b), Some(&(first, _))) = (bounds.as_mut(), starts.first()) {
                 b.focus(first, ACTIVE_LANDMARKS);
             }
@@ -413,7 +440,7 @@ impl NavWorld {
                 heuristic_weight: self.heuristic_weight,
                 landmarks: bounds.as_ref(),
             };
-            let Some(route) = search(l, &ends, &mut self.scratch) else {
+            let Some(route) = search(graph, &ends, &mut self.scratch) else {
                 routes.push(Route {
                     nodes: Vec::new(),
                     cost: UNREACHED,
@@ -421,22 +448,25 @@ impl NavWorld {
                 continue;
             };
             // Remaining cost of every node on this route, so later sources can merge into it.
-            let end_rest = remaining
-                .get(route.nodes.last().copied().unwrap_or(0))
+            let end_rest = route
+                .nodes
+                .last()
+                .and_then(|&n| remaining.get(graph.search_id(n)))
                 .unwrap_or(0);
             let total = route.cost;
             for &node in &route.nodes {
-                let g = super::route::cost_from_source(&self.scratch, node);
+                let id = graph.search_id(node);
+                let g = super::route::cost_from_source(&self.scratch, id);
                 let rest =
-                    remaining.insert_absent(node, total.saturating_sub(g).max(end_rest.min(total)));
+                    remaining.insert_absent(id, total.saturating_sub(g).max(end_rest.min(total)));
                 if let Some(b) = bounds.as_mut() {
-                    b.add_finish(node, rest);
+                    b.add_finish(id, rest);
                 }
             }
             for pair in route.nodes.windows(2) {
                 let (a, b) = (pair[0] as usize, pair[1] as usize);
                 if l.nodes[a].window == l.nodes[b].window {
-                    let rest = remaining.get(pair[0]).unwrap_or(u32::MAX);
+                    let rest = remaining.get(graph.search_id(pair[0])).unwrap_or(u32::MAX);
                     let list: &mut Vec<(u32, u32)> = exits.entry(l.nodes[a].sector).or_default();
                     if !list.iter().any(|&(_, n)| n == pair[0]) {
                         list.push((rest, pair[0]));
@@ -870,6 +900,9 @@ impl NavWorld {
                 self.dirty.remove(&(layer, s));
             }
             rebuild_sectors(&mut self.nav.layers[layer], &batch);
+            if let Some(graph) = self.search_graphs.get_mut(layer) {
+                *graph = None;
+            }
             // Landmark tables are indexed by node id and hold the old costs: recompute them
             // (below, time-sliced too) for layers that had them.
             let had = self
@@ -898,7 +931,11 @@ impl NavWorld {
                 if self.landmarks.len() <= layer {
                     self.landmarks.resize_with(layer + 1, || None);
                 }
-                self.landmarks[layer] = done.finish(l);
+                if self.search_graphs.len() <= layer {
+                    self.search_graphs.resize_with(layer + 1, || None);
+                }
+                let graph = self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l));
+                self.landmarks[layer] = done.finish(l).map(|m| m.reordered(graph.search_ids()));
             }
         }
         self.goal_cache.clear();
