@@ -242,7 +242,8 @@ pub fn save_map_with_size(
 }
 
 /// Test hook (debug builds only): with `NAVSTUDIO_SAVE_PAUSE_MS` set, each rename of a save
-/// waits that long, so the crash test (tests/save_crash.rs) can kill a save between renames.
+/// waits that long, so the crash test (tests/integration/save_crash.rs) can kill a save
+/// between renames.
 #[cfg(debug_assertions)]
 fn pause_between_renames() {
     if let Some(ms) = std::env::var("NAVSTUDIO_SAVE_PAUSE_MS")

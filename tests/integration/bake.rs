@@ -1,9 +1,6 @@
 //! The whole bake on the sample maps: designed behaviour, incremental == full, bad input.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::{Rng, bake_all, generated};
+use crate::common::{Rng, bake_all, generated};
 use navstudio::bake::{self, BakeContext, BakeError, BakeOptions, CellRect};
 use navstudio::map::generate::landmarks;
 use navstudio::map::{MapKind, PaintCell, PaintForce, PaintLayer, PaintTarget, StampPlacement};

@@ -2,14 +2,13 @@
 //! walls) against a fresh `build_layer` of the same costs: windows, nodes, graph, islands,
 //! the canonical tile store and the package bytes; islands also against an independent
 //! flood fill as a reachability partition. Also that the local path is really taken.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicBool;
 
-use common::{Rng, bake_all, generated};
+use crate::common::{Rng, bake_all, generated};
 use navstudio::map::MapKind;
 use navstudio::nav::grid::WALL;
 use navstudio::nav::layer::{RebuildPath, rebuild_sectors_traced};

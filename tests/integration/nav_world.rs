@@ -1,14 +1,13 @@
 //! NavWorld on the baked sample maps: paths arrive, reachability agrees with a flood fill,
 //! unreachable requests never run A*, merging A* shares tiles, dynamic stamps rebuild to a
 //! fresh bake.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
 
-use common::{Rng, bake_all, generated};
+use crate::common::{Rng, bake_all, generated};
 use navstudio::map::MapKind;
 use navstudio::nav::grid::WALL;
 use navstudio::nav::{CostField, NavWorld, build_layer};

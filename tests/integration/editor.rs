@@ -4,8 +4,6 @@
 //! tests then drive the real UI (tool buttons, pointer drags in the viewport, keyboard
 //! shortcuts, the Movement types panel) and check the document and the background bake
 //! against values computed by hand from the heightmap.
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 
@@ -15,8 +13,7 @@ use egui_kittest::kittest::Queryable;
 use navstudio::app::App;
 use navstudio::map::{PaintForce, PaintTarget};
 
-mod gui_common;
-use gui_common::{drag_cells, harness, screen_of, wait_baked};
+use crate::gui_common::{drag_cells, harness, screen_of, wait_baked};
 
 const W: u32 = 56;
 const H: u32 = 48;

@@ -6,8 +6,6 @@
 //! disk is untouched, the editor offers the recovery copy, and clicking Restore brings back
 //! the document of the last or the one-before-last autosave byte-for-byte — never a mix
 //! and never an error.
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,8 +16,7 @@ use navstudio::app::App;
 use navstudio::app::backend;
 use navstudio::map::{MapDocument, PaintForce};
 
-mod gui_common;
-use gui_common::{drag_cells, harness, wait_baked};
+use crate::gui_common::{drag_cells, harness, wait_baked};
 
 const W: u32 = 56;
 const H: u32 = 48;
@@ -110,7 +107,7 @@ fn killed_editor_recovers_the_last_autosave() {
         let mut child = Command::new(&exe)
             .args([
                 "--exact",
-                "autosave_child",
+                "autosave_kill::autosave_child",
                 "--nocapture",
                 "--test-threads=1",
             ])

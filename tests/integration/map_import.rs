@@ -1,7 +1,7 @@
 //! Map I/O: heightmap import of every supported format (and the shared real-world data),
 //! document load/save round trips, paint side files, stamps, and one test per bad input
 //! checking the error variant and that its message names the file.
-#![allow(clippy::unwrap_used, clippy::float_cmp)]
+#![allow(clippy::float_cmp)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

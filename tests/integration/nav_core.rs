@@ -1,7 +1,6 @@
 //! Property tests of the run-time navigation core against independent oracles: the
 //! `pathfinding` crate's Dijkstra, a breadth-first flood fill, a brute-force border scan,
 //! an exact segment/square intersection test and a full rebuild.
-#![allow(clippy::unwrap_used)]
 
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;

@@ -1,7 +1,6 @@
 //! Moving AI benchmark scenarios (outside data, optimal lengths computed by others): every
 //! scenario must be reachable by island ids and its traced flow path must arrive. Skips with
 //! a note when `../shared/data` is absent (a fresh clone outside this workplace).
-#![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
 

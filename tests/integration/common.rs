@@ -1,5 +1,5 @@
 //! Shared helpers for the integration tests: generated maps baked in memory.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code)]
 
 use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
 use navstudio::map::{self, GenerateSpec, Heightmap, MapDocument, MapKind, StampLibrary};

@@ -1,6 +1,5 @@
 //! Crowd behaviour on hand-built maps, with `GridNavigator` as the navigation stand-in and
 //! the `pathfinding` crate as the independent path-length oracle.
-#![allow(clippy::unwrap_used)]
 
 use navstudio::crowd::WorldNavigator;
 use navstudio::crowd::testing::{GridNavigator, buffer_walls};
@@ -15,7 +14,7 @@ use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-mod common;
+use crate::common;
 
 const WALL: u8 = 255;
 

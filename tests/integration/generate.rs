@@ -1,7 +1,6 @@
 //! Checks the procedural sample maps against an independent slope rule and flood fills:
 //! every feature the showcase promises (hills, cliffs, a plateau reached only by its ramp, a
 //! lake island only hover reaches, a canyon only land units fit through) must be there.
-#![allow(clippy::unwrap_used)]
 
 use std::collections::VecDeque;
 
@@ -686,7 +685,7 @@ fn render(map: &GeneratedMap, marks: &[Landmark], path: &str) {
 }
 
 /// Writes /tmp/showcase.png and /tmp/small.png to look at:
-/// `cargo test --no-default-features --test generate -- --ignored`.
+/// `cargo test --no-default-features --test integration generate:: -- --ignored`.
 #[test]
 #[ignore = "writes PNGs to /tmp for a person to look at"]
 fn render_sample_maps_to_tmp() {
@@ -706,7 +705,7 @@ fn render_sample_maps_to_tmp() {
 }
 
 /// Times the benchmark map at the bake benchmark's size:
-/// `cargo test --release --no-default-features --test generate -- --ignored --nocapture timing`.
+/// `cargo test --release --no-default-features --test integration generate::timing -- --ignored --nocapture`.
 #[test]
 #[ignore = "timing, meaningful only in release"]
 fn timing_benchmark_2048() {

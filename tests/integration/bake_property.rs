@@ -8,11 +8,8 @@
 //!
 //! Maps are small generated maps (random seed and size, roughened heights, no-data holes)
 //! so each case bakes in milliseconds.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::Rng;
+use crate::common::Rng;
 use navstudio::bake::{self, BakeContext, BakeOptions, Baked, CellRect};
 use navstudio::map::{
     self, GenerateSpec, Heightmap, MapDocument, MapKind, PaintCell, PaintForce, PaintLayer,

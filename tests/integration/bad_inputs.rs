@@ -3,7 +3,6 @@
 //! (`validate`, `bake`, `info`, `export`) and, with the `gui` feature, the editor's open path.
 //! Each must give a typed error and one clear sentence naming the file, exit non-zero, never
 //! panic, and write no output file.
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

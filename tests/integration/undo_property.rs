@@ -2,8 +2,6 @@
 //! strokes in every mode, stamp placements, movement-type and map-setting edits) applied to
 //! the small sample map, then undone one by one, give the original document's RON text and
 //! paint layers exactly; redoing them all gives the edited document again.
-#![cfg(feature = "gui")]
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 

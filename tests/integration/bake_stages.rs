@@ -1,7 +1,7 @@
 //! The cost-field bake stages (`bake::{slope, terrain_cost, distance, wall_buffer, wall_blur,
 //! paint, cost_layers}`) against hand-computed grids and brute-force oracles, and the
 //! incremental rebake against the full bake.
-#![allow(clippy::unwrap_used, clippy::float_cmp)]
+#![allow(clippy::float_cmp)]
 
 use navstudio::bake::cost_layers::{
     CellRect, CostInputError, CostInputs, CostLayers, bake_cost_field, reach_cells, rebake_rect,

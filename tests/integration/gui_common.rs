@@ -1,6 +1,6 @@
 //! Helpers for the tests that drive the real editor headlessly (egui_kittest): the harness,
 //! waiting for the background bake, and pointer drags between map cells.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 

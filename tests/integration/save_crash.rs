@@ -4,7 +4,6 @@
 //! — the document and every paint side file from the same save — never a mix, and no error.
 //! The child pauses 40 ms between a save's renames (a debug-build hook), so many kills land
 //! mid-commit; without the save journal this test fails.
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 use std::process::Command;
@@ -110,7 +109,7 @@ fn killed_saves_leave_one_whole_version() {
         let mut child = Command::new(&exe)
             .args([
                 "--exact",
-                "save_loop_child",
+                "save_crash::save_loop_child",
                 "--nocapture",
                 "--test-threads=1",
             ])

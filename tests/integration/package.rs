@@ -1,10 +1,7 @@
 //! The nav package: round trip, determinism, atomic write, and a reader that survives
 //! truncation, bit flips and lying headers without panicking.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::{Rng, bake_all, generated};
+use crate::common::{Rng, bake_all, generated};
 use navstudio::map::MapKind;
 use navstudio::package::{self, HEADER_LEN, PackageError, PackageMeta};
 

@@ -1,0 +1,33 @@
+//! All integration tests in one binary. Each module was once its own file under `tests/`,
+//! and so its own test binary linking the whole library and the egui/wgpu stack; one
+//! binary links that once. Run one former file with its module path as the filter, e.g.
+//! `cargo test --test integration scenarios::`.
+//!
+//! `save_crash` and `autosave_kill` re-run this binary as a child process with
+//! `--exact save_crash::save_loop_child` / `--exact autosave_kill::autosave_child`: keep
+//! those names in step with the module and function names.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+#[cfg(feature = "gui")]
+mod gui_common;
+
+#[cfg(feature = "gui")]
+mod autosave_kill;
+mod bad_inputs;
+mod bake;
+mod bake_property;
+mod bake_stages;
+mod crowd;
+#[cfg(feature = "gui")]
+mod editor;
+mod generate;
+mod map_import;
+mod nav_core;
+mod nav_walls;
+mod nav_world;
+mod package;
+mod save_crash;
+mod scenarios;
+#[cfg(feature = "gui")]
+mod undo_property;
