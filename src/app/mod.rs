@@ -379,6 +379,10 @@ impl App {
         self.shared_document.reset();
         self.movement_panel = MovementPanel::default();
         self.map_panel = MapSettingsPanel::default();
+        if self.state.read_only.is_some() {
+            // Leaving a package view, which turned the height overlay off.
+            self.state.overlays.height = true;
+        }
         self.state.open(loaded);
         self.viewport.fit_requested = true;
         self.textures_need_reset = true;

@@ -986,6 +986,19 @@ fn a_nav_package_opens_read_only_with_its_costs_and_a_working_goal_tool() {
     assert!(message.contains("read-only"), "{message}");
     assert!(!dir.path().join("bands.ron").exists());
     assert!(!harness.state().bake_in_flight());
+
+    // Opening a map again leaves the package view: editable, heights shown, baked anew.
+    let png = dir.path().join("bands.png");
+    harness.state_mut().open_path(&png);
+    wait_baked(&mut harness);
+    let app = harness.state();
+    assert!(app.state.read_only.is_none());
+    assert!(app.state.overlays.height);
+    assert!(app.state.tool_available(navstudio::app::tools::Tool::Paint));
+    assert_eq!(
+        app.state.baked.as_ref().unwrap().types[0].wall_count,
+        land_walls
+    );
 }
 
 #[test]
