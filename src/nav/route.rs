@@ -26,6 +26,8 @@ pub struct SearchScratch {
     heap: BinaryHeap<Reverse<u128>>,
     /// Nodes expanded over all searches (a measure of the heuristic's strength).
     pub expanded: u64,
+    /// The last search's route as `(search id, cost from the source)`.
+    route: Vec<(u32, u32)>,
 }
 
 /// Search state of one node; fields are valid while `stamp` is the current generation
@@ -66,8 +68,8 @@ struct SearchNode {
     x: u32,
     /// Centre cell y.
     y: u32,
-    /// Padding to 16 bytes, so no record straddles a cache line.
-    _pad: u32,
+    /// The node's sector (16 bytes in all, so no record straddles a cache line).
+    sector: u32,
 }
 
 /// Interleaves the bits of `x` and `y` (Z order).
@@ -103,12 +105,12 @@ impl SearchGraph {
         let mut nodes = Vec::with_capacity(n + 1);
         let mut edges = Vec::with_capacity(layer.graph.targets.len());
         for &old in &order {
-            let c = layer.nodes[old as usize].center;
+            let node = &layer.nodes[old as usize];
             nodes.push(SearchNode {
                 first: edges.len() as u32,
-                x: c.0,
-                y: c.1,
-                _pad: 0,
+                x: node.center.0,
+                y: node.center.1,
+                sector: node.sector,
             });
             edges.extend(
                 layer
@@ -157,6 +159,12 @@ impl SearchGraph {
     #[must_use]
     pub fn search_ids(&self) -> &[u32] {
         &self.rank
+    }
+
+    /// Sector of search id `id`.
+    #[must_use]
+    pub fn sector(&self, id: u32) -> u32 {
+        self.nodes[id as usize].sector
     }
 
     /// Centre cell of search id `id`.
@@ -391,21 +399,27 @@ pub fn search(
         }
     }
     let (cost, last) = best?;
-    let mut nodes = vec![graph.node_id(last)];
+    let route = &mut scratch.route;
+    route.clear();
     let mut at = last;
-    while states[at as usize].parent != FROM_SOURCE {
-        at = states[at as usize].parent;
-        nodes.push(graph.node_id(at));
+    loop {
+        let s = &states[at as usize];
+        route.push((at, s.g));
+        if s.parent == FROM_SOURCE {
+            break;
+        }
+        at = s.parent;
     }
-    nodes.reverse();
+    route.reverse();
+    let nodes = route.iter().map(|&(id, _)| graph.node_id(id)).collect();
     Some(Route { nodes, cost })
 }
 
-/// `g` of a node (by search id) in the last search (cost from the source), for callers
-/// building remaining costs along a route.
+/// The last search's route as `(search id, cost from the source)` per node, for callers
+/// building remaining costs along it.
 #[must_use]
-pub fn cost_from_source(scratch: &SearchScratch, id: u32) -> u32 {
-    scratch.nodes.get(id as usize).map_or(0, |s| s.g)
+pub fn last_route(scratch: &SearchScratch) -> &[(u32, u32)] {
+    &scratch.route
 }
 
 #[cfg(test)]
