@@ -29,21 +29,27 @@ use rayon::prelude::*;
 use super::layer::NavLayer;
 
 /// Landmarks per layer. On the 2048² benchmark map 16 expand 16 % fewer nodes per request
-/// than 8 (24: 28 %), for 128 B per portal node (21 MB for its land layer) and two Dijkstras
-/// each to build (`cargo bench --bench path`).
+/// than 8 (24: 28 %), for 64 B per portal node (16-bit distances; 10 MB for its land layer)
+/// and two Dijkstras each to build (`cargo bench --bench path`).
 pub const LANDMARK_COUNT: usize = 16;
 
 /// Graph distance marker for nodes a landmark cannot reach.
 const FAR: u32 = u32::MAX;
 
+/// [`FAR`] in the stored tables.
+const FAR_STORED: u16 = u16::MAX;
+
 /// Distances from a few landmark nodes to every portal node of one layer.
 #[derive(Clone, Debug)]
 pub struct Landmarks {
-    /// Per landmark `k`, per node `n`: `[d(k, n), d(n, k)]`, [`FAR`] when unreachable. One
-    /// array per landmark, because a search reads only a few landmarks (see
-    /// [`LandmarkBounds::focus`]) for the nodes of a region: a cache line then serves eight
-    /// neighbouring nodes instead of carrying every landmark of one.
-    columns: Vec<Vec<[u32; 2]>>,
+    /// Per landmark `k`, per node `n`: `[d(k, n), d(n, k)] / step` rounded down,
+    /// [`FAR_STORED`] when unreachable. One array per landmark, because a search reads only
+    /// a few landmarks (see [`LandmarkBounds::focus`]) for the nodes of a region: a cache
+    /// line then serves sixteen neighbouring nodes instead of carrying every landmark of one.
+    columns: Vec<Vec<[u16; 2]>>,
+    /// Cost units per stored unit: 1 unless some distance exceeds what 16 bits hold. Bounds
+    /// round so that they stay lower bounds (see [`LandmarkBounds`]).
+    step: u32,
 }
 
 impl Landmarks {
@@ -74,14 +80,17 @@ impl Landmarks {
             .columns
             .into_iter()
             .map(|column| {
-                let mut moved = vec![[FAR; 2]; column.len()];
+                let mut moved = vec![[FAR_STORED; 2]; column.len()];
                 for (entry, &to) in column.into_iter().zip(rank) {
                     moved[to as usize] = entry;
                 }
                 moved
             })
             .collect();
-        Self { columns }
+        Self {
+            columns,
+            step: self.step,
+        }
     }
 
     /// Bounds of one search with no finishing node yet; add them with
@@ -154,29 +163,50 @@ impl LandmarkBuilder {
     /// without nodes or an unfinished build.
     #[must_use]
     pub fn finish(self, layer: &NavLayer) -> Option<Landmarks> {
+        let longest = self
+            .tables
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&d| d != FAR)
+            .max()
+            .unwrap_or(0);
+        self.finish_with_step(layer, longest.div_ceil(u32::from(FAR_STORED - 1)).max(1))
+    }
+
+    /// [`LandmarkBuilder::finish`] storing distances in units of `step` cost units.
+    fn finish_with_step(self, layer: &NavLayer, step: u32) -> Option<Landmarks> {
         let count = self.sources.len();
         let n = layer.nodes.len();
         if count == 0 || self.tables.len() != 2 * count {
             return None;
         }
+        let store = |d: u32| {
+            if d == FAR {
+                FAR_STORED
+            } else {
+                u16::try_from(d / step).unwrap_or(FAR_STORED - 1)
+            }
+        };
         let columns = self
             .tables
             .chunks_exact(2)
             .map(|pair| {
-                let mut column = vec![[FAR; 2]; n];
+                let mut column = vec![[FAR_STORED; 2]; n];
                 for (entry, (&fwd, &bwd)) in column.iter_mut().zip(pair[0].iter().zip(&pair[1])) {
-                    *entry = [fwd, bwd];
+                    *entry = [store(fwd), store(bwd)];
                 }
                 column
             })
             .collect();
-        Some(Landmarks { columns })
+        Some(Landmarks { columns, step })
     }
 }
 
 /// One search's landmark terms over its finishing nodes `f`:
 /// `D_L = min_f (d(L, f) + rest(f))` (forward) and `E_L = max_f (d(f, L) − rest(f))`
-/// (backward, from `d(n, f) ≥ d(n, L) − d(f, L)`).
+/// (backward, from `d(n, f) ≥ d(n, L) − d(f, L)`). A stored distance `q` stands for one in
+/// `q × step ..= q × step + step − 1`: each term takes the end that keeps the bound low.
 #[derive(Clone, Debug)]
 pub struct LandmarkBounds<'a> {
     landmarks: &'a Landmarks,
@@ -193,14 +223,15 @@ impl LandmarkBounds<'_> {
             let Some(&[fwd, bwd]) = self.landmarks.columns[k].get(node as usize) else {
                 continue;
             };
-            if fwd != FAR {
-                self.to[k] = self.to[k].min(fwd.saturating_add(rest));
+            let step = self.landmarks.step;
+            if fwd != FAR_STORED {
+                self.to[k] = self.to[k].min((u32::from(fwd) * step).saturating_add(rest));
             }
             // A finish the landmark cannot be reached from voids the backward bound.
-            let e = if bwd == FAR {
+            let e = if bwd == FAR_STORED {
                 i64::MAX
             } else {
-                i64::from(bwd) - i64::from(rest)
+                i64::from(u32::from(bwd) * step + (step - 1)) - i64::from(rest)
             };
             self.from[k] = self.from[k].max(e);
         }
@@ -220,12 +251,13 @@ impl LandmarkBounds<'_> {
     /// Landmark `k`'s bound at `node`; `None` when it reaches neither way.
     fn bound_by(&self, node: u32, k: usize) -> Option<i64> {
         let [fwd, bwd] = *self.landmarks.columns[k].get(node as usize)?;
+        let step = i64::from(self.landmarks.step);
         let mut h = None;
-        if self.to[k] != FAR && fwd != FAR {
-            h = Some(i64::from(self.to[k]) - i64::from(fwd));
+        if self.to[k] != FAR && fwd != FAR_STORED {
+            h = Some(i64::from(self.to[k]) - (i64::from(fwd) * step + step - 1));
         }
-        if bwd != FAR && self.from[k] != i64::MAX && self.from[k] != i64::MIN {
-            let b = i64::from(bwd) - self.from[k];
+        if bwd != FAR_STORED && self.from[k] != i64::MAX && self.from[k] != i64::MIN {
+            let b = i64::from(bwd) * step - self.from[k];
             h = Some(h.map_or(b, |a: i64| a.max(b)));
         }
         h
@@ -426,6 +458,11 @@ pub(crate) mod tests {
             let layer = random_layer(seed);
             let marks = Landmarks::build(&layer).unwrap();
             assert_eq!(marks.node_count(), layer.nodes.len());
+            assert_eq!(marks.step, 1, "short distances are stored exactly");
+            // The same tables stored in units of 7, as distances beyond 16 bits would be.
+            let mut builder = LandmarkBuilder::new(&layer);
+            while !builder.step(&layer) {}
+            let coarse = builder.finish_with_step(&layer, 7).unwrap();
             let n = layer.nodes.len() as u64;
             let mut state = seed;
             let mut next = move |m: u64| {
@@ -451,6 +488,16 @@ pub(crate) mod tests {
                     .filter_map(|&(f, rest)| dist[f as usize].map(|d| d + rest))
                     .min();
                 let bound = bounds.lower_bound(node).unwrap_or(0);
+                let mut coarse_bounds = coarse.bounds();
+                for &(f, rest) in &finishes {
+                    coarse_bounds.add_finish(f, rest);
+                }
+                let rounded = coarse_bounds.lower_bound(node).unwrap_or(0);
+                // Each of the two terms loses less than a step to rounding.
+                assert!(
+                    rounded <= bound && rounded + 2 * 7 >= bound,
+                    "seed {seed}: step-7 bound {rounded} vs exact {bound}"
+                );
                 if let Some(truth) = truth {
                     assert!(bound <= truth, "seed {seed}: bound {bound} > true {truth}");
                     if bound * 10 >= truth * 7 {
