@@ -21,9 +21,9 @@ pub struct SearchScratch {
     generation: u32,
     /// One 16-byte record per search id, so a relaxation touches one cache line.
     nodes: Vec<NodeState>,
-    /// `f >> bucket_shift << 96 | off_line << 64 | f << 32 | node`: one integer compare per sift
-    /// step.
-    heap: BinaryHeap<Reverse<u128>>,
+    /// Keys `f >> bucket_shift | off_line | node` packed into one integer (see [`search`]):
+    /// one compare per sift step, and 8-byte entries keep the heap small.
+    heap: BinaryHeap<Reverse<u64>>,
     /// Nodes expanded over all searches (a measure of the heuristic's strength).
     pub expanded: u64,
     /// The last search's route as `(search id, cost from the source)`.
@@ -235,7 +235,7 @@ pub struct SearchEnds<'a> {
     /// Remaining cost to the goal of nodes (by search id) that may end the search: the goal
     /// sector's nodes (cost from the node to the goal cell) and, when merging, nodes on
     /// earlier routes.
-    pub finish_cost: &'a dyn Fn(u32) -> Option<u32>,
+    pub finishes: &'a FinishCosts,
     /// Goal cell, for the octile heuristic.
     pub goal: (u32, u32),
     /// Source cell: among keys of nearly equal `f` the search expands first the nodes whose
@@ -264,6 +264,9 @@ pub struct Route {
 /// Width of the `f` ranges within which a weighted search prefers nodes near the straight
 /// line (see [`search`]); a power of two.
 pub const TIE_BUCKET: u32 = 4;
+
+/// Bits of the heap key for the distance from the source–goal line.
+const LINE_BITS: u32 = 16;
 
 /// Distance of a cell from the line through `a` and `b`, in cells within a factor of two
 /// (the cross product scaled by a power of two; only its order matters).
@@ -337,12 +340,18 @@ pub fn search(
     // 1.055 with buckets of 4). A route can then cost up to `TIE_BUCKET - 1` more than the
     // weighted bound, so exact searches (weight 1) keep buckets of 1.
     let bucket_shift = if reopen { 0 } else { TIE_BUCKET.ilog2() };
+    // Key bits, high to low: `f >> bucket_shift`, the parent's distance from the line (16
+    // bits), the node (as many bits as the graph needs). Both leading fields saturate; a
+    // saturated `f` only orders ties worse (the checks below take it as a lower bound).
+    let node_bits = u64::BITS - (n.max(2) as u64 - 1).leading_zeros();
+    let f_shift = node_bits + LINE_BITS;
+    let f_max = u64::MAX >> f_shift;
     let key = |f: u32, off_line: u32, node: u32| {
-        (u128::from(f >> bucket_shift) << 96)
-            | (u128::from(off_line) << 64)
-            | (u128::from(f) << 32)
-            | u128::from(node)
+        (u64::from(f >> bucket_shift).min(f_max) << f_shift)
+            | (u64::from(off_line).min((1 << LINE_BITS) - 1) << node_bits)
+            | u64::from(node)
     };
+    let node_mask = (1u64 << node_bits) - 1;
     let states = &mut scratch.nodes;
     let heap = &mut scratch.heap;
     for &(node, cost) in ends.starts {
@@ -364,18 +373,21 @@ pub fn search(
     // Best finish found so far: (total cost, node).
     let mut best: Option<(u32, u32)> = None;
     while let Some(Reverse(entry)) = heap.pop() {
-        let (f, node) = ((entry >> 32) as u32, entry as u32);
-        if best.is_some_and(|(b, _)| f >= b) {
+        // `f` rounded down to its bucket: exact for exact searches, a lower bound otherwise.
+        let f_bucket = entry >> f_shift;
+        let node = (entry & node_mask) as u32;
+        if best.is_some_and(|(b, _)| f_bucket << bucket_shift >= u64::from(b)) {
             break;
         }
         let s = &mut states[node as usize];
         let g = s.g;
-        if f > g.saturating_add(s.h) || (!reopen && s.stamp == closed) {
+        let stale = f_bucket < f_max && f_bucket > u64::from(g.saturating_add(s.h) >> bucket_shift);
+        if stale || (!reopen && s.stamp == closed) {
             continue; // stale heap entry
         }
         s.stamp = closed;
         scratch.expanded += 1;
-        if let Some(rest) = (ends.finish_cost)(node) {
+        if let Some(rest) = ends.finishes.get(node) {
             let total = g.saturating_add(rest);
             if best.is_none_or(|(b, _)| total < b) {
                 best = Some((total, node));
@@ -480,14 +492,14 @@ mod tests {
                     .collect();
                 let truth = oracle(&layer, &starts, &finishes);
                 let goal = layer.nodes[finishes[0].0 as usize].center;
-                let finish = |v: u32| {
-                    let v = graph.node_id(v);
-                    finishes
-                        .iter()
-                        .filter(|&&(f, _)| f == v)
-                        .map(|&(_, r)| r)
-                        .min()
-                };
+                // The cheapest remaining cost of each finishing node, by search id.
+                let mut finish = FinishCosts::default();
+                finish.reset(graph.len());
+                let mut by_cost = finishes.clone();
+                by_cost.sort_by_key(|&(_, r)| r);
+                for &(f, r) in &by_cost {
+                    finish.insert_absent(graph.search_id(f), r);
+                }
                 let mut bounds = marks.bounds();
                 for &(f, r) in &finishes {
                     bounds.add_finish(graph.search_id(f), r);
@@ -500,7 +512,7 @@ mod tests {
                 {
                     let ends = SearchEnds {
                         starts: &search_starts,
-                        finish_cost: &finish,
+                        finishes: &finish,
                         goal,
                         source: layer.nodes[starts[0].0 as usize].center,
                         heuristic_weight: weight,

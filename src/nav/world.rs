@@ -431,11 +431,10 @@ impl NavWorld {
             if let (Some(b), Some(&(first, _))) = (bounds.as_mut(), starts.first()) {
                 b.focus(first, ACTIVE_LANDMARKS);
             }
-            let finish = |node: u32| remaining.get(node);
             self.a_star_runs += 1;
             let ends = SearchEnds {
                 starts: &starts,
-                finish_cost: &finish,
+                finishes: remaining,
                 goal,
                 source: src,
                 heuristic_weight: self.heuristic_weight,
