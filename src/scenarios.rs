@@ -11,7 +11,7 @@ use crate::map::{self, MovementType, StampLibrary, WaterRule};
 use crate::nav::NavWorld;
 
 /// One `.scen` row.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct ScenarioRow {
     /// Start cell.
     pub start: (u32, u32),
@@ -38,6 +38,8 @@ pub struct ScenarioReport {
     pub ratio_p95: f64,
     /// … maximum.
     pub ratio_max: f64,
+    /// The row with the maximum ratio, to look at (`navstudio open` the map, goal tool).
+    pub worst: Option<ScenarioRow>,
     /// Mean time of one `request_path`. `[Units: µs]`
     pub request_us_mean: f64,
     /// Median time of one `request_path`. `[Units: µs]`
@@ -237,6 +239,7 @@ pub fn run_with(
     let (mut reachable, mut arrived) = (0_usize, 0_usize);
     let mut ratios = Vec::with_capacity(rows.len());
     let mut times_us = Vec::with_capacity(rows.len());
+    let mut worst = None;
     for row in &rows {
         if !world.is_reachable(0, row.start, row.goal) {
             continue;
@@ -250,7 +253,11 @@ pub fn run_with(
         if let Some(traced) = world.trace_path(id, row.start) {
             arrived += 1;
             if row.optimal > 0.0 {
-                ratios.push(traced.length / row.optimal);
+                let ratio = traced.length / row.optimal;
+                if worst.is_none_or(|(r, _)| ratio > r) {
+                    worst = Some((ratio, *row));
+                }
+                ratios.push(ratio);
             }
         }
         world.release_path(id);
@@ -275,6 +282,7 @@ pub fn run_with(
         ratio_mean: mean(&ratios),
         ratio_p95: pick(&ratios, 0.95),
         ratio_max: ratios.last().copied().unwrap_or(0.0),
+        worst: worst.map(|(_, row)| row),
         request_us_mean: mean(&times_us),
         request_us_median: pick(&times_us, 0.5),
         bake_ms,

@@ -275,7 +275,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 );
             } else {
                 println!(
-                    "{}: {} scenarios, reachable {:.1} %, arrived {:.1} %, traced/optimal mean {:.4} p95 {:.4} max {:.4}, request mean {:.0} µs median {:.0} µs (bake {:.0} ms)",
+                    "{}: {} scenarios, reachable {:.2} %, arrived {:.2} %, traced/optimal mean {:.4} p95 {:.4} max {:.4}, request mean {:.0} µs median {:.0} µs (bake {:.0} ms)",
                     r.map,
                     r.rows,
                     100.0 * r.reachable_share,
@@ -287,6 +287,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     r.request_us_median,
                     r.bake_ms
                 );
+                if let Some(w) = r.worst {
+                    println!(
+                        "worst row: ({},{}) -> ({},{}), optimal {:.2}",
+                        w.start.0, w.start.1, w.goal.0, w.goal.1, w.optimal
+                    );
+                }
             }
             Ok(())
         }

@@ -71,6 +71,18 @@ pub struct GoalField {
     pub field: IntegrationField,
     /// Flow over the window.
     pub flow: Vec<u8>,
+    /// `(node, cost)` for the portal nodes of the window's sectors, by node id: the graph
+    /// cost to the goal by paths inside the window ([`UNREACHED`] when none), what the
+    /// field can offer in the graph's own measure (see [`PathState::route_first`]).
+    pub within: Vec<(u32, u32)>,
+}
+
+impl GoalField {
+    /// [`GoalField::within`] of `node`, if it lies in the window.
+    fn within(&self, node: u32) -> Option<u32> {
+        let i = self.within.binary_search_by_key(&node, |&(n, _)| n).ok()?;
+        Some(self.within[i].1)
+    }
 }
 
 /// Cache hit/miss counters.
@@ -102,6 +114,11 @@ pub struct PathState {
     /// The route of each source (portal nodes in travel order), for reports and for agents
     /// not yet on a routed sector.
     pub routes: Vec<Route>,
+    /// Routed sectors inside the goal field's window where the route beats the goal field:
+    /// the field only knows paths inside its window, and where the way round leaves it
+    /// (rooms whose connecting corridor runs just outside) its flow takes a long detour.
+    /// There cells follow the route's tiles instead.
+    pub route_first: BTreeSet<u32>,
     /// The goal field (shared through the cache).
     pub goal_field: Arc<GoalField>,
     /// Seamless mode only: one integration from the goal over all routed sectors.
@@ -412,19 +429,30 @@ impl NavWorld {
         }
         let mut exits = BTreeMap::new();
         let mut routes = Vec::with_capacity(reachable.len());
+        let mut route_first = BTreeSet::new();
         for (i, &src) in reachable.iter().enumerate() {
             let src_sector = spec.sector_of(src.0, src.1);
-            // Inside the goal field's window with the goal reached locally: no portals needed.
-            if in_rect(goal_field.rect, src)
-                && goal_field.field.cost[local(goal_field.rect, src)] != UNREACHED
+            // Inside the goal field's window with the goal reached locally: no portals needed
+            // in the goal sector; elsewhere in the window only if no route beats the field.
+            let local_cost = in_rect(goal_field.rect, src)
+                .then(|| goal_field.field.cost[local(goal_field.rect, src)])
+                .filter(|&c| c != UNREACHED);
+            if let Some(cost) = local_cost
+                && src_sector == goal_sector
             {
                 routes.push(Route {
                     nodes: Vec::new(),
-                    cost: goal_field.field.cost[local(goal_field.rect, src)],
+                    cost,
                 });
                 continue;
             }
             let mut starts = sector_costs_from(l, src_sector, src, &mut self.integ);
+            // What the window offers from the source, in the graph's measure.
+            let start_in_window = starts
+                .iter()
+                .filter_map(|&(node, c)| Some(c.saturating_add(goal_field.within(node)?)))
+                .min()
+                .unwrap_or(UNREACHED);
             for (node, _) in &mut starts {
                 *node = graph.search_id(*node);
             }
@@ -441,12 +469,35 @@ impl NavWorld {
                 landmarks: bounds.as_ref(),
             };
             let Some(route) = search(graph, &ends, &mut self.scratch) else {
+                if let Some(cost) = local_cost {
+                    routes.push(Route {
+                        nodes: Vec::new(),
+                        cost,
+                    });
+                    continue;
+                }
                 routes.push(Route {
                     nodes: Vec::new(),
                     cost: UNREACHED,
                 });
                 continue;
             };
+            // Graph costs run a little low (an edge ends anywhere on a window, the next starts
+            // at its centre), the same way inside the window and out: compare them with each
+            // other, allowing a sector's width.
+            let detour = spec.sector_size;
+            if let Some(cost) = local_cost
+                && start_in_window <= route.cost.saturating_add(detour)
+            {
+                routes.push(Route {
+                    nodes: Vec::new(),
+                    cost,
+                });
+                continue;
+            }
+            if local_cost.is_some() {
+                route_first.insert(src_sector);
+            }
             // Remaining cost of every node on this route, so later sources can merge into it.
             let steps = super::route::last_route(&self.scratch);
             let end_rest = steps
@@ -467,11 +518,19 @@ impl NavWorld {
                 }
             }
             // Consecutive nodes in different sectors cross a window: the first is its
-            // sector's exit.
+            // sector's exit, the second where the route enters the next sector.
             for pair in steps.windows(2) {
                 let (a, b) = (pair[0].0, pair[1].0);
                 let sector = graph.sector(a);
-                if sector != graph.sector(b) {
+                let entered = graph.sector(b);
+                if entered != sector && entered != goal_sector {
+                    let rest = total.saturating_sub(pair[1].1);
+                    let within = goal_field.within(graph.node_id(b));
+                    if within.is_some_and(|c| c > rest.saturating_add(detour)) {
+                        route_first.insert(entered);
+                    }
+                }
+                if sector != entered {
                     let rest = remaining.get(a).unwrap_or(u32::MAX);
                     let node = graph.node_id(a);
                     let list: &mut Vec<(u32, u32)> = exits.entry(sector).or_default();
@@ -502,6 +561,7 @@ impl NavWorld {
             sources: reachable,
             exits,
             routes,
+            route_first,
             goal_field,
             corridor,
             pulled: PulledCache::default(),
@@ -543,32 +603,9 @@ impl NavWorld {
         }
     }
 
-    /// Flow byte at a cell for a path: the goal field where it reaches the cell, else the
-    /// permutation tile of the cell's sector exit. `None` off the route.
-    fn flow_at(&self, p: &PathState, cell: (u32, u32)) -> Option<(u8, bool)> {
-        let gf = &p.goal_field;
-        if in_rect(gf.rect, cell) {
-            let i = local(gf.rect, cell);
-            if gf.field.cost[i] != UNREACHED {
-                return Some((gf.flow[i], true));
-            }
-        }
-        let l = &self.nav.layers[p.layer];
-        if let Some(f) = p.corridor.as_ref().and_then(|c| c.flow_at(l, cell)) {
-            return Some((f, false));
-        }
-        let spec = l.cost.spec;
-        let sector = spec.sector_of(cell.0, cell.1);
-        let (x0, y0, w, _) = spec.sector_rect(sector);
-        let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
-        p.exits.get(&sector)?.iter().find_map(|&(_, node)| {
-            let tile = l
-                .flows
-                .tiles
-                .get(*l.flows.node_tile.get(node as usize)? as usize)?;
-            let f = *tile.get(i)?;
-            (f & 0x0F != DIR_NONE).then_some((f, false))
-        })
+    /// Flow byte at a cell for a path (see [`FlowCursor::at`]); `None` off the route.
+    fn flow_at(&self, p: &PathState, cell: (u32, u32)) -> Option<u8> {
+        FlowCursor::new(&self.nav.layers[p.layer], p).at(cell)
     }
 
     /// Desired unit direction at `pos` (cell units, `(x + 0.5, y + 0.5)` is a cell centre):
@@ -584,7 +621,7 @@ impl NavWorld {
         }
         let cell = (px as u32, py as u32);
         let goal_c = (p.goal.0 as f32 + 0.5, p.goal.1 as f32 + 0.5);
-        if let Some((f, _)) = self.flow_at(p, cell)
+        if let Some(f) = self.flow_at(p, cell)
             && (f & FLOW_LOS != 0 || cell == p.goal)
         {
             return normalise(goal_c.0 - px, goal_c.1 - py);
@@ -608,7 +645,7 @@ impl NavWorld {
             if !spec.contains(cx, cy) {
                 continue;
             }
-            if let Some((f, _)) = self.flow_at(p, (cx as u32, cy as u32)) {
+            if let Some(f) = self.flow_at(p, (cx as u32, cy as u32)) {
                 let d = f & 0x0F;
                 if let Some(&(vx, vy)) = DIRECTIONS.get(d as usize) {
                     let n = ((vx * vx + vy * vy) as f32).sqrt();
@@ -641,7 +678,7 @@ impl NavWorld {
         self.paths
             .get(&id)
             .and_then(|p| self.flow_at(p, cell))
-            .is_some_and(|(f, _)| f & FLOW_LOS != 0)
+            .is_some_and(|f| f & FLOW_LOS != 0)
     }
 
     /// The furthest cell of the flow from `cell`, at most the look-ahead (see
@@ -743,7 +780,7 @@ impl NavWorld {
             if cell == p.goal {
                 return Some(TracedPath { cells, length });
             }
-            let (f, _) = self.flow_at(p, cell)?;
+            let f = self.flow_at(p, cell)?;
             if f & FLOW_LOS != 0 {
                 let (dx, dy) = (
                     f64::from(p.goal.0) - f64::from(cell.0),
@@ -976,6 +1013,8 @@ struct FlowCursor<'a> {
     sector: u32,
     origin: (u32, u32, u32),
     exits: &'a [(u32, u32)],
+    /// Whether the goal field may steer in `sector` (see [`PathState::route_first`]).
+    field_here: bool,
 }
 
 impl<'a> FlowCursor<'a> {
@@ -986,22 +1025,16 @@ impl<'a> FlowCursor<'a> {
             sector: u32::MAX,
             origin: (0, 0, 0),
             exits: &[],
+            field_here: true,
         }
     }
 
-    /// The flow byte at `cell`, `None` off the route.
+    /// The flow byte at `cell`: the goal field where it reaches the cell, else the seamless
+    /// corridor, else the permutation tile of the first exit of the cell's sector whose tile
+    /// reaches the cell; in sectors where the route goes first (see
+    /// [`PathState::route_first`]) the goal field comes last. `None` off the route.
     fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
-        let gf = &self.path.goal_field;
-        if in_rect(gf.rect, cell) {
-            let i = local(gf.rect, cell);
-            if gf.field.cost[i] != UNREACHED {
-                return Some(gf.flow[i]);
-            }
-        }
         let l = self.layer;
-        if let Some(f) = self.path.corridor.as_ref().and_then(|c| c.flow_at(l, cell)) {
-            return Some(f);
-        }
         let spec = l.cost.spec;
         let sector = spec.sector_of(cell.0, cell.1);
         if sector != self.sector {
@@ -1009,7 +1042,28 @@ impl<'a> FlowCursor<'a> {
             self.sector = sector;
             self.origin = (x0, y0, w);
             self.exits = self.path.exits.get(&sector).map_or(&[], Vec::as_slice);
+            self.field_here = !self.path.route_first.contains(&sector);
         }
+        // Where the route goes first, its flow; the goal field still covers cells it misses.
+        let corridor = |cell| self.path.corridor.as_ref()?.flow_at(l, cell);
+        if !self.field_here
+            && let Some(f) = corridor(cell).or_else(|| self.tile_flow(cell))
+        {
+            return Some(f);
+        }
+        let gf = &self.path.goal_field;
+        if in_rect(gf.rect, cell) {
+            let i = local(gf.rect, cell);
+            if gf.field.cost[i] != UNREACHED {
+                return Some(gf.flow[i]);
+            }
+        }
+        corridor(cell).or_else(|| self.tile_flow(cell))
+    }
+
+    /// The flow byte of the first exit tile of the cursor's sector that reaches `cell`.
+    fn tile_flow(&self, cell: (u32, u32)) -> Option<u8> {
+        let l = self.layer;
         let (x0, y0, w) = self.origin;
         let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
         self.exits.iter().find_map(|&(_, node)| {
@@ -1094,6 +1148,48 @@ fn sector_costs_from(
         .collect()
 }
 
+/// [`GoalField::within`]: graph cost to the goal from the nodes of the sectors inside
+/// `rect` by paths that stay inside it, sorted by node id. `goal_costs` are the goal sector's
+/// nodes with their cost to the goal.
+fn costs_within(
+    l: &NavLayer,
+    rect: (u32, u32, u32, u32),
+    goal_costs: &[(u32, u32)],
+) -> Vec<(u32, u32)> {
+    let spec = l.cost.spec;
+    let ss = spec.sector_size.max(1);
+    let (x0, y0, w, h) = rect;
+    let mut nodes: Vec<u32> = (y0 / ss..(y0 + h).div_ceil(ss))
+        .flat_map(|sy| (x0 / ss..(x0 + w).div_ceil(ss)).map(move |sx| sy * spec.sectors_x() + sx))
+        .flat_map(|sector| l.graph.nodes_of_sector(sector).iter().copied())
+        .collect();
+    nodes.sort_unstable();
+    let index = |n: u32| nodes.binary_search(&n).ok();
+    let mut cost = vec![UNREACHED; nodes.len()];
+    for &(node, c) in goal_costs {
+        if let Some(i) = index(node) {
+            cost[i] = cost[i].min(c);
+        }
+    }
+    // Bellman–Ford over a few dozen nodes: relax until nothing improves.
+    for _ in 0..nodes.len() {
+        let mut changed = false;
+        for (i, &node) in nodes.iter().enumerate() {
+            for (t, w) in l.graph.edges(node) {
+                let through = index(t).map_or(UNREACHED, |j| cost[j].saturating_add(w));
+                if through < cost[i] {
+                    cost[i] = through;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    nodes.into_iter().zip(cost).collect()
+}
+
 /// The goal field over the goal sector and its 8 neighbours (clipped to the map).
 fn build_goal_field(l: &NavLayer, goal: (u32, u32), scratch: &mut IntegratorScratch) -> GoalField {
     let spec = l.cost.spec;
@@ -1125,5 +1221,12 @@ fn build_goal_field(l: &NavLayer, goal: (u32, u32), scratch: &mut IntegratorScra
             .get(goal_local)
             .is_none_or(|f| f & INT_LOS != 0 || costs[goal_local] == WALL)
     );
-    GoalField { rect, field, flow }
+    let goal_costs = sector_costs_from(l, spec.sector_of(goal.0, goal.1), goal, scratch);
+    let within = costs_within(l, rect, &goal_costs);
+    GoalField {
+        rect,
+        field,
+        flow,
+        within,
+    }
 }

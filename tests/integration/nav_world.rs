@@ -1,6 +1,6 @@
 //! NavWorld on the baked sample maps: paths arrive, reachability agrees with a flood fill,
 //! unreachable requests never run A*, merging A* shares tiles, dynamic stamps rebuild to a
-//! fresh bake.
+//! fresh bake, the goal field gives way to the route where its window forces a detour.
 
 use crate::common;
 
@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::common::{Rng, bake_all, generated};
 use navstudio::map::MapKind;
 use navstudio::nav::grid::WALL;
-use navstudio::nav::{CostField, NavWorld, build_layer};
+use navstudio::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
 
 /// Independent 4-connected flood fill (diagonals without corner cutting add nothing).
 fn flood(costs: &[u8], w: u32, h: u32, from: (u32, u32)) -> Vec<bool> {
@@ -272,5 +272,99 @@ fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
             route_cost(&mut fresh, a, b),
             "{a:?}->{b:?} after the rebuild"
         );
+    }
+}
+
+/// Shortest 8-connected path length without corner cutting (1 straight, √2 diagonal), by the
+/// `pathfinding` crate: the yardstick Moving AI publishes.
+fn octile_optimum(costs: &[u8], w: u32, h: u32, from: (u32, u32), to: (u32, u32)) -> f64 {
+    let open = |x: i64, y: i64| {
+        x >= 0 && y >= 0 && x < i64::from(w) && y < i64::from(h) && {
+            costs[(y * i64::from(w) + x) as usize] != WALL
+        }
+    };
+    let (_, cost) = pathfinding::directed::dijkstra::dijkstra(
+        &(i64::from(from.0), i64::from(from.1)),
+        |&(x, y)| {
+            let mut next = Vec::new();
+            for (dx, dy) in [
+                (1, 0),
+                (-1, 0),
+                (0, 1),
+                (0, -1),
+                (1, 1),
+                (1, -1),
+                (-1, 1),
+                (-1, -1),
+            ] {
+                let diagonal = dx != 0 && dy != 0;
+                if open(x + dx, y + dy) && (!diagonal || (open(x + dx, y) && open(x, y + dy))) {
+                    next.push(((x + dx, y + dy), if diagonal { 1414_u64 } else { 1000 }));
+                }
+            }
+            next
+        },
+        |&p| p == (i64::from(to.0), i64::from(to.1)),
+    )
+    .expect("the goal is reachable");
+    cost as f64 / 1000.0
+}
+
+/// Rooms whose connecting corridor runs just outside the goal field's window (the goal
+/// sector and its 8 neighbours), as in Moving AI's 8room maps: the route dips into the window
+/// (rooms A and B, right of a wall that splits the corridor) and leaves it again, while inside
+/// the window B reaches the goal only by a long way round through A. The goal field used to
+/// steer wherever it reached, so a unit in B took the long way (8room_000's worst row traced
+/// 1.92 × the optimum); now the route's tiles steer in sectors where it is cheaper.
+#[test]
+fn the_goal_field_gives_way_to_a_cheaper_route_outside_its_window() {
+    let (w, h) = (50_u32, 50_u32);
+    let mut costs = vec![1_u8; (w * h) as usize];
+    let mut wall = |x: u32, y: u32| costs[(y * w + x) as usize] = WALL;
+    // The corridor (rows 0–9) over a wall with doors into A, B and the passage to the goal.
+    for x in (0..w).filter(|x| ![24, 33, 37].contains(x)) {
+        wall(x, 10);
+    }
+    // Splits corridor and rooms; doors A–B (row 14) and A–goal room (row 39, the window's
+    // last row: the long way round).
+    for y in (0..h).filter(|y| ![14, 39].contains(y)) {
+        wall(29, y);
+    }
+    // B (x 30–35) and the passage to the goal room (x 37–49), closed below but for a door.
+    for y in 10..20 {
+        wall(36, y);
+    }
+    for x in (30..w).filter(|&x| x != 37) {
+        wall(x, 19);
+    }
+    let spec = GridSpec {
+        width: w,
+        height: h,
+        sector_size: 10,
+    };
+    let layer = build_layer(
+        "rooms",
+        CostField::from_cells(spec, &costs),
+        &|_| {},
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+    .unwrap();
+    let mut world = NavWorld::from_nav(NavData {
+        spec,
+        cell_size_m: 1.0,
+        layers: vec![layer],
+    });
+    let goal = (37, 22);
+    // From the corridor, and from inside B (in the window, where the field used to win).
+    for source in [(5, 5), (33, 13)] {
+        let id = world.request_path(0, &[source], goal).unwrap();
+        let traced = world.trace_path(id, source).expect("the path arrives");
+        let optimum = octile_optimum(&costs, w, h, source, goal);
+        assert!(
+            traced.length <= optimum * 1.15,
+            "{source:?}: traced {:.1} vs optimal {optimum:.1} (the long way round through A is far longer)",
+            traced.length
+        );
+        world.release_path(id);
     }
 }

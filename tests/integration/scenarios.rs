@@ -51,7 +51,14 @@ fn moving_ai_scenarios_all_arrive() {
             "{map}: mean ratio {} (bound {mean_bound})",
             r.ratio_mean
         );
-        assert!(r.ratio_max < 2.0, "{map}: worst ratio {}", r.ratio_max);
+        // 8room_000 read 1.92 while the goal field steered wherever it reached (see
+        // nav_world::the_goal_field_gives_way_to_a_cheaper_route_outside_its_window).
+        assert!(
+            r.ratio_max < 1.3,
+            "{map}: worst ratio {} at {:?}",
+            r.ratio_max,
+            r.worst
+        );
         // Seamless mode (costs carried across windows) meets the product target too.
         let r = navstudio::scenarios::run(&m, &s, Some(200), true).unwrap();
         println!("seamless {r:?}");
