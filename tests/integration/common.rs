@@ -3,6 +3,7 @@
 
 use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
 use navstudio::map::{self, GenerateSpec, Heightmap, MapDocument, MapKind, StampLibrary};
+use navstudio::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
 
 /// A generated map, its heights and the builtin stamps.
 pub struct TestMap {
@@ -73,4 +74,26 @@ impl Rng {
     pub fn below(&mut self, n: u32) -> u32 {
         (self.next_u64() % u64::from(n.max(1))) as u32
     }
+}
+
+/// A `NavWorld` with one layer (movement type `name`) over a hand-built `w × h` grid of cell
+/// costs.
+pub fn world_from_cells(name: &str, w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavWorld {
+    let spec = GridSpec {
+        width: w,
+        height: h,
+        sector_size,
+    };
+    let layer = build_layer(
+        name,
+        CostField::from_cells(spec, costs),
+        &|_| {},
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+    .unwrap();
+    NavWorld::from_nav(NavData {
+        spec,
+        cell_size_m: 1.0,
+        layers: vec![layer],
+    })
 }

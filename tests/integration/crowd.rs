@@ -8,10 +8,9 @@ use navstudio::crowd::{
     PathId, Scenario, SimConfig, Simulation, Spawn, SpawnArea, Vec2, default_archetypes,
 };
 use navstudio::map::MapKind;
-use navstudio::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
+use navstudio::nav::NavWorld;
 use pathfinding::prelude::dijkstra;
 use proptest::prelude::*;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::common;
@@ -511,24 +510,7 @@ proptest! {
 
 /// A `NavWorld` (the real run time, not the stand-in) over a hand-built land grid.
 fn world_navigator(w: u32, h: u32, costs: &[u8]) -> WorldNavigator {
-    let spec = GridSpec {
-        width: w,
-        height: h,
-        sector_size: 16,
-    };
-    let layer = build_layer(
-        "land",
-        CostField::from_cells(spec, costs),
-        &|_| {},
-        &AtomicBool::new(false),
-    )
-    .unwrap();
-    let nav = NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    };
-    WorldNavigator::new(NavWorld::from_nav(nav), vec![0.0])
+    WorldNavigator::new(common::world_from_cells("land", w, h, 16, costs), vec![0.0])
 }
 
 /// Steps until every agent arrived (or `max_steps`), draining the rebuild queue 1 ms per

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::common::{Rng, bake_all, generated};
 use navstudio::map::MapKind;
 use navstudio::nav::grid::WALL;
-use navstudio::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
+use navstudio::nav::{CostField, NavWorld, build_layer};
 
 /// Independent 4-connected flood fill (diagonals without corner cutting add nothing).
 fn flood(costs: &[u8], w: u32, h: u32, from: (u32, u32)) -> Vec<bool> {
@@ -337,23 +337,7 @@ fn the_goal_field_gives_way_to_a_cheaper_route_outside_its_window() {
     for x in (30..w).filter(|&x| x != 37) {
         wall(x, 19);
     }
-    let spec = GridSpec {
-        width: w,
-        height: h,
-        sector_size: 10,
-    };
-    let layer = build_layer(
-        "rooms",
-        CostField::from_cells(spec, &costs),
-        &|_| {},
-        &std::sync::atomic::AtomicBool::new(false),
-    )
-    .unwrap();
-    let mut world = NavWorld::from_nav(NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    });
+    let mut world = common::world_from_cells("rooms", w, h, 10, &costs);
     let goal = (37, 22);
     // From the corridor, and from inside B (in the window, where the field used to win).
     for source in [(5, 5), (33, 13)] {
