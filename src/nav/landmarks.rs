@@ -373,27 +373,71 @@ fn reversed(layer: &NavLayer) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     (offsets, targets, weights)
 }
 
-/// Dijkstra from one node: `d(source, n)` for every node of `graph`.
+/// Largest edge weight for which [`distances_from`] uses Dial's buckets (one per weight).
+const DIAL_MAX_WEIGHT: u32 = 1 << 16;
+
+/// Dijkstra from one node: `d(source, n)` for every node of `graph`. Weights are small
+/// integers (the cost of crossing part of a sector), so Dial's algorithm with circular
+/// buckets replaces the heap, as in the integrator; a graph with a huge weight falls back to
+/// a binary heap.
 fn distances_from(graph: &Csr<'_>, source: u32) -> Vec<u32> {
-    let mut dist = vec![FAR; graph.offsets.len().saturating_sub(1)];
-    let mut heap = BinaryHeap::new();
+    let n = graph.offsets.len().saturating_sub(1);
+    let mut dist = vec![FAR; n];
+    if source as usize >= n {
+        return dist;
+    }
     dist[source as usize] = 0;
-    heap.push(Reverse((0u32, source)));
-    while let Some(Reverse((d, node))) = heap.pop() {
-        if d > dist[node as usize] {
-            continue;
-        }
+    let edges = |node: u32| {
         let (a, b) = (
             graph.offsets[node as usize] as usize,
             graph.offsets[node as usize + 1] as usize,
         );
-        for (&next, &w) in graph.targets[a..b].iter().zip(&graph.weights[a..b]) {
-            let nd = d.saturating_add(w);
-            if nd < dist[next as usize] {
-                dist[next as usize] = nd;
-                heap.push(Reverse((nd, next)));
+        graph.targets[a..b]
+            .iter()
+            .copied()
+            .zip(graph.weights[a..b].iter().copied())
+    };
+    let max_weight = graph.weights.iter().copied().max().unwrap_or(0);
+    if max_weight > DIAL_MAX_WEIGHT {
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((0u32, source)));
+        while let Some(Reverse((d, node))) = heap.pop() {
+            if d > dist[node as usize] {
+                continue;
+            }
+            for (next, w) in edges(node) {
+                let nd = d.saturating_add(w);
+                if nd < dist[next as usize] {
+                    dist[next as usize] = nd;
+                    heap.push(Reverse((nd, next)));
+                }
             }
         }
+        return dist;
+    }
+    let span = max_weight as usize + 1;
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); span];
+    buckets[0].push(source);
+    let mut queued = 1_usize;
+    let mut d = 0_u32;
+    while queued > 0 {
+        let slot = d as usize % span;
+        // Zero-weight edges refill the bucket being drained: drain until it stays empty.
+        while let Some(node) = buckets[slot].pop() {
+            queued -= 1;
+            if dist[node as usize] != d {
+                continue; // improved since it was queued
+            }
+            for (next, w) in edges(node) {
+                let nd = d.saturating_add(w);
+                if nd < dist[next as usize] {
+                    dist[next as usize] = nd;
+                    buckets[nd as usize % span].push(next);
+                    queued += 1;
+                }
+            }
+        }
+        d = d.saturating_add(1);
     }
     dist
 }
@@ -510,6 +554,29 @@ pub(crate) mod tests {
                 assert!(focused.lower_bound(node).unwrap_or(0) <= bound);
             }
             assert!(tight > 0, "seed {seed}: no bound within 70 % of the truth");
+        }
+    }
+
+    #[test]
+    fn dial_distances_equal_the_pathfinding_crate() {
+        for seed in 1..=3 {
+            let layer = random_layer(seed);
+            let graph = Csr {
+                offsets: &layer.graph.offsets,
+                targets: &layer.graph.targets,
+                weights: &layer.graph.weights,
+            };
+            for from in [
+                0,
+                layer.nodes.len() as u32 / 2,
+                layer.nodes.len() as u32 - 1,
+            ] {
+                let ours = distances_from(&graph, from);
+                let truth = oracle(&layer, from);
+                for (node, (&d, t)) in ours.iter().zip(&truth).enumerate() {
+                    assert_eq!(t.unwrap_or(FAR), d, "seed {seed}: {from} -> {node}");
+                }
+            }
         }
     }
 
