@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::NavData;
 use super::flow::flow_from_integration;
-use super::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, WALL};
+use super::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, GridSpec, WALL};
 use super::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
@@ -469,16 +469,9 @@ impl NavWorld {
                 landmarks: bounds.as_ref(),
             };
             let Some(route) = search(graph, &ends, &mut self.scratch) else {
-                if let Some(cost) = local_cost {
-                    routes.push(Route {
-                        nodes: Vec::new(),
-                        cost,
-                    });
-                    continue;
-                }
                 routes.push(Route {
                     nodes: Vec::new(),
-                    cost: UNREACHED,
+                    cost: local_cost.unwrap_or(UNREACHED),
                 });
                 continue;
             };
@@ -543,11 +536,7 @@ impl NavWorld {
             routes.push(route);
         }
         let corridor = self.seamless.then(|| {
-            let (x0, y0, w, h) = goal_field.rect;
-            let ss = spec.sector_size;
-            let around_goal = (y0 / ss..(y0 + h).div_ceil(ss)).flat_map(|sy| {
-                (x0 / ss..(x0 + w).div_ceil(ss)).map(move |sx| sy * spec.sectors_x() + sx)
-            });
+            let around_goal = sectors_in(spec, goal_field.rect);
             let starts = reachable.iter().map(|&(x, y)| spec.sector_of(x, y));
             super::corridor::Corridor::build(
                 l,
@@ -1148,6 +1137,15 @@ fn sector_costs_from(
         .collect()
 }
 
+/// The sectors a cell rectangle `(x0, y0, w, h)` overlaps.
+fn sectors_in(spec: GridSpec, rect: (u32, u32, u32, u32)) -> impl Iterator<Item = u32> {
+    let (x0, y0, w, h) = rect;
+    let ss = spec.sector_size.max(1);
+    (y0 / ss..(y0 + h).div_ceil(ss)).flat_map(move |sy| {
+        (x0 / ss..(x0 + w).div_ceil(ss)).map(move |sx| sy * spec.sectors_x() + sx)
+    })
+}
+
 /// [`GoalField::within`]: graph cost to the goal from the nodes of the sectors inside
 /// `rect` by paths that stay inside it, sorted by node id. `goal_costs` are the goal sector's
 /// nodes with their cost to the goal.
@@ -1156,11 +1154,7 @@ fn costs_within(
     rect: (u32, u32, u32, u32),
     goal_costs: &[(u32, u32)],
 ) -> Vec<(u32, u32)> {
-    let spec = l.cost.spec;
-    let ss = spec.sector_size.max(1);
-    let (x0, y0, w, h) = rect;
-    let mut nodes: Vec<u32> = (y0 / ss..(y0 + h).div_ceil(ss))
-        .flat_map(|sy| (x0 / ss..(x0 + w).div_ceil(ss)).map(move |sx| sy * spec.sectors_x() + sx))
+    let mut nodes: Vec<u32> = sectors_in(l.cost.spec, rect)
         .flat_map(|sector| l.graph.nodes_of_sector(sector).iter().copied())
         .collect();
     nodes.sort_unstable();
