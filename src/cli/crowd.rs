@@ -1,12 +1,12 @@
 //! `navstudio crowd`: the crowd preview headless — the same simulation the editor shows,
 //! driven through `NavWorld`, printing its metrics.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use navstudio::crowd::{
     self, AvoidanceMode, Navigator, Order, Scenario, Simulation, Spawn, SpawnArea, Vec2,
-    WorldNavigator,
+    WorldNavigator, quality,
 };
 use navstudio::nav::NavWorld;
 
@@ -28,60 +28,96 @@ pub struct CrowdArgs<'a> {
     pub mode: Option<AvoidanceMode>,
 }
 
-/// Runs the crowd on a map and prints metrics ten times and at the end.
-pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
+/// A map baked for the crowd: its name, size and the navigator over the bake.
+struct CrowdMap {
+    name: String,
+    width: u32,
+    height: u32,
+    cell_m: f32,
+    nav: WorldNavigator,
+}
+
+/// Loads and bakes a map document and wraps the bake in the run time's navigator.
+fn bake_for_crowd(map_path: &Path) -> Result<CrowdMap, String> {
     let (loaded, baked, _) = super::bake::load_and_bake(map_path, None, true)?;
     let buffers = baked
         .type_indices
         .iter()
         .map(|&t| loaded.document.movement_types[t].wall_buffer_m)
         .collect();
-    let (w, h) = (baked.nav.spec.width, baked.nav.spec.height);
-    let cell_m = baked.nav.cell_size_m;
-    let mut nav = WorldNavigator::new(NavWorld::from_nav(baked.nav), buffers);
+    Ok(CrowdMap {
+        name: loaded.document.name.clone(),
+        width: baked.nav.spec.width,
+        height: baked.nav.spec.height,
+        cell_m: baked.nav.cell_size_m,
+        nav: WorldNavigator::new(NavWorld::from_nav(baked.nav), buffers),
+    })
+}
+
+/// `agents` of one archetype in a block around cell `from`, ordered to cell `to`; an error
+/// sentence when the archetype's movement type cannot get there.
+fn crossing_scenario(
+    map_path: &Path,
+    map: &CrowdMap,
+    archetype: &str,
+    agents: u32,
+    from: (u32, u32),
+    to: (u32, u32),
+) -> Result<Scenario, String> {
+    let ty = crowd::default_archetypes()
+        .into_iter()
+        .find(|a| a.name == archetype)
+        .and_then(|a| map.nav.movement_type_index(&a.movement_type));
+    if let Some(ty) = ty
+        && !map.nav.world.is_reachable(ty, from, to)
+    {
+        return Err(format!(
+            "{}: {},{} cannot reach {},{} for '{}' (different islands, or a wall); pick other --from/--to cells",
+            map_path.display(),
+            from.0,
+            from.1,
+            to.0,
+            to.1,
+            archetype
+        ));
+    }
+    let cell_m = map.cell_m;
+    let world = |c: (u32, u32)| Vec2::new((c.0 as f32 + 0.5) * cell_m, (c.1 as f32 + 0.5) * cell_m);
+    Ok(Scenario {
+        seed: 1,
+        config: crowd::SimConfig::default(),
+        spawns: vec![Spawn {
+            archetype: archetype.to_owned(),
+            area: SpawnArea::Center {
+                center_world: world(from),
+            },
+            count: agents,
+            group: 0,
+        }],
+        orders: vec![Order {
+            group: 0,
+            goal_world: world(to),
+            at_step: 0,
+        }],
+    })
+}
+
+/// Runs the crowd on a map and prints metrics ten times and at the end.
+pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
+    let map = bake_for_crowd(map_path)?;
+    let (w, h) = (map.width, map.height);
     let mut scenario = match args.scenario {
         Some(path) => Scenario::load(path).map_err(|e| e.to_string())?,
-        None => {
-            let from = args.from.unwrap_or((w / 4, h / 2));
-            let to = args.to.unwrap_or((3 * w / 4, h / 2));
-            let ty = crowd::default_archetypes()
-                .into_iter()
-                .find(|a| a.name == args.archetype)
-                .and_then(|a| nav.movement_type_index(&a.movement_type));
-            if let Some(ty) = ty
-                && !nav.world.is_reachable(ty, from, to)
-            {
-                return Err(format!(
-                    "{}: {},{} cannot reach {},{} for '{}' (different islands, or a wall); pick other --from/--to cells",
-                    map_path.display(),
-                    from.0,
-                    from.1,
-                    to.0,
-                    to.1,
-                    args.archetype
-                ));
-            }
-            let world =
-                |c: (u32, u32)| Vec2::new((c.0 as f32 + 0.5) * cell_m, (c.1 as f32 + 0.5) * cell_m);
-            Scenario {
-                seed: 1,
-                config: crowd::SimConfig::default(),
-                spawns: vec![Spawn {
-                    archetype: args.archetype.to_owned(),
-                    area: SpawnArea::Center {
-                        center_world: world(from),
-                    },
-                    count: args.agents,
-                    group: 0,
-                }],
-                orders: vec![Order {
-                    group: 0,
-                    goal_world: world(to),
-                    at_step: 0,
-                }],
-            }
-        }
+        None => crossing_scenario(
+            map_path,
+            &map,
+            args.archetype,
+            args.agents,
+            args.from.unwrap_or((w / 4, h / 2)),
+            args.to.unwrap_or((3 * w / 4, h / 2)),
+        )?,
     };
+    let CrowdMap { name, mut nav, .. } = map;
     if let Some(mode) = args.mode {
         scenario.config.avoidance = mode;
     }
@@ -91,7 +127,7 @@ pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
     println!(
         "{} agents on {} ({} × {} cells), {:?} avoidance",
         sim.agents().len(),
-        loaded.document.name,
+        name,
         w,
         h,
         scenario.config.avoidance
@@ -115,11 +151,210 @@ pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
             );
         }
     }
-    let _ = nav.grid();
     println!(
         "ran {} steps in {:.2} s",
         args.steps,
         start.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// Options of `navstudio crowd-bench`.
+pub struct BenchArgs<'a> {
+    /// Only cases whose name contains one of these (all when empty).
+    pub cases: &'a [String],
+    /// Avoidance modes (all three when empty).
+    pub modes: &'a [AvoidanceMode],
+    /// Agent counts as a share of the full cases.
+    pub scale: f32,
+    /// Extra cases: (map document, scenario file).
+    pub added: &'a [(PathBuf, PathBuf)],
+    /// The showcase map, for its canyon case.
+    pub showcase: Option<PathBuf>,
+    /// Where to write the rows as JSON.
+    pub json: Option<&'a Path>,
+    /// Where to write a PNG of the crowd every `frame_every_secs`.
+    pub frames: Option<&'a Path>,
+}
+
+/// Simulated seconds between two frames of `--frames`.
+const FRAME_EVERY_SECS: f64 = 2.0;
+/// Pixels per cell in frames (maps wider than 512 cells are drawn at one pixel per cell).
+const FRAME_PX_PER_CELL: u32 = 4;
+
+/// Draws the crowd over the land walls: walls dark, moving agents blue, stuck red, arrived
+/// green, idle grey.
+fn write_frame<N: Navigator + ?Sized>(
+    sim: &Simulation,
+    nav: &N,
+    path: &Path,
+) -> Result<(), String> {
+    let g = nav.grid();
+    let scale = if g.width_cells > 512 {
+        1
+    } else {
+        FRAME_PX_PER_CELL
+    };
+    let (w, h) = (g.width_cells * scale, g.height_cells * scale);
+    let mut img = image::RgbImage::from_pixel(w, h, image::Rgb([235, 232, 225]));
+    for y in 0..g.height_cells {
+        for x in 0..g.width_cells {
+            if nav.is_wall(0, x as i32, y as i32) {
+                for py in 0..scale {
+                    for px in 0..scale {
+                        img.put_pixel(x * scale + px, y * scale + py, image::Rgb([60, 60, 70]));
+                    }
+                }
+            }
+        }
+    }
+    let a = sim.agents();
+    let px_per_m = scale as f32 / g.cell_size_m;
+    for i in 0..a.len() {
+        let colour = match a.state[i] {
+            crowd::AgentState::Moving => [40, 90, 220],
+            crowd::AgentState::Stuck => [220, 40, 40],
+            crowd::AgentState::Arrived => [40, 170, 70],
+            crowd::AgentState::Idle => [140, 140, 140],
+        };
+        let c = a.pos_world[i] * px_per_m;
+        let r = (a.radius_m[i] * px_per_m).max(0.7);
+        let (x0, x1) = ((c.x - r).floor() as i64, (c.x + r).ceil() as i64);
+        let (y0, y1) = ((c.y - r).floor() as i64, (c.y + r).ceil() as i64);
+        for y in y0.max(0)..y1.min(i64::from(h)) {
+            for x in x0.max(0)..x1.min(i64::from(w)) {
+                let d = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - c;
+                if d.length_squared() <= r * r {
+                    img.put_pixel(x as u32, y as u32, image::Rgb(colour));
+                }
+            }
+        }
+    }
+    img.save(path)
+        .map_err(|e| format!("{}: cannot write the frame: {e}", path.display()))
+}
+
+/// Infantry in the showcase canyon case at full scale.
+const CANYON_AGENTS: u32 = 600;
+
+/// One case to run: a label, its scenario and how to get a navigator for it.
+enum BenchCase {
+    Builtin(quality::CrowdCase),
+    Baked {
+        label: String,
+        map: PathBuf,
+        scenario: Scenario,
+    },
+}
+
+/// Plays every selected case in every selected mode and prints one row each.
+pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
+    let wanted = |name: &str| args.cases.is_empty() || args.cases.iter().any(|c| name.contains(c));
+    let mut cases: Vec<BenchCase> = quality::builtin_cases(args.scale)
+        .into_iter()
+        .filter(|c| wanted(&c.name))
+        .map(BenchCase::Builtin)
+        .collect();
+    if let Some(showcase) = &args.showcase
+        && wanted("showcase_canyon")
+    {
+        let map = bake_for_crowd(showcase)?;
+        let agents = ((CANYON_AGENTS as f32 * args.scale).round() as u32).max(4);
+        let (w, h) = (map.width, map.height);
+        let scenario = crossing_scenario(
+            showcase,
+            &map,
+            "infantry",
+            agents,
+            (w / 4, h / 2),
+            (3 * w / 4, h / 2),
+        )?;
+        cases.push(BenchCase::Baked {
+            label: "showcase_canyon".into(),
+            map: showcase.clone(),
+            scenario,
+        });
+    }
+    for (map, scenario_path) in args.added {
+        let scenario = Scenario::load(scenario_path).map_err(|e| e.to_string())?;
+        let label = scenario_path.file_stem().map_or_else(
+            || "scenario".to_owned(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        cases.push(BenchCase::Baked {
+            label,
+            map: map.clone(),
+            scenario,
+        });
+    }
+    if cases.is_empty() {
+        return Err(
+            "no crowd-bench case matches --case; the built-in cases are bottleneck, \
+             head_on, crossing, circle, mixed_radii, rooms, dense_choke and showcase_canyon"
+                .to_owned(),
+        );
+    }
+    let modes: Vec<AvoidanceMode> = if args.modes.is_empty() {
+        vec![
+            AvoidanceMode::Boids,
+            AvoidanceMode::Orca,
+            AvoidanceMode::Context,
+        ]
+    } else {
+        args.modes.to_vec()
+    };
+    let archetypes = crowd::default_archetypes();
+    println!("{}", quality::table_header());
+    let mut rows = Vec::new();
+    for case in &cases {
+        for &mode in &modes {
+            let (label, mut scenario, mut nav) = match case {
+                BenchCase::Builtin(c) => (c.name.clone(), c.scenario.clone(), c.map.navigator()),
+                BenchCase::Baked {
+                    label,
+                    map,
+                    scenario,
+                } => (label.clone(), scenario.clone(), bake_for_crowd(map)?.nav),
+            };
+            scenario.config.avoidance = mode;
+            let mut frame_error = None;
+            let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
+                let Some(dir) = args.frames else {
+                    return;
+                };
+                let every = (FRAME_EVERY_SECS / f64::from(sim.config().step_secs)).round() as u64;
+                if sim.step_index() % every.max(1) == 1 && frame_error.is_none() {
+                    let file = dir.join(format!(
+                        "{label}-{}-{:04}.png",
+                        quality::mode_name(mode),
+                        sim.step_index() / every.max(1)
+                    ));
+                    frame_error = write_frame(sim, nav, &file).err();
+                }
+            };
+            let report = quality::run_watched(&label, &scenario, &archetypes, &mut nav, &mut watch)
+                .map_err(|e| e.to_string())?;
+            if let Some(e) = frame_error {
+                return Err(e);
+            }
+            println!("{}", quality::table_row(&report));
+            rows.push(report);
+        }
+    }
+    let meeting = rows
+        .iter()
+        .filter(|r| r.meets(quality::TARGET_RATIO))
+        .count();
+    println!(
+        "{meeting} of {} rows meet the targets (all arrived, none stuck, within {}x the bound, overlap mean <= 5 %, max <= 30 %, no wall penetration)",
+        rows.len(),
+        quality::TARGET_RATIO
+    );
+    if let Some(path) = args.json {
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+        navstudio::map::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| format!("{}: could not write the JSON report: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     Ok(())
 }

@@ -109,6 +109,36 @@ enum Command {
         #[arg(long, value_parser = parse_mode)]
         mode: Option<navstudio::crowd::AvoidanceMode>,
     },
+    /// Measure how well crowds move: play the built-in cases (a door, a head-on swap,
+    /// crossing streams, the circle swap, mixed radii, rooms, a dense choke) and the
+    /// showcase map's canyon in every avoidance mode and print one row per case and mode:
+    /// arrival, time against the geometric lower bound, stuck agents, overlap, wall
+    /// penetrations, path efficiency, jitter and step time.
+    CrowdBench {
+        /// Run only the cases whose name contains one of these.
+        #[arg(long)]
+        case: Vec<String>,
+        /// Avoidance modes to run (default: boids, orca and context).
+        #[arg(long, value_parser = parse_mode)]
+        mode: Vec<navstudio::crowd::AvoidanceMode>,
+        /// Agent counts as a share of the full cases (100–1,000 agents each at 1).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f32,
+        /// Also add a case from a map document and a scenario file saved by the editor's
+        /// Scenarios panel: MAP.ron,SCENARIO.ron (repeatable).
+        #[arg(long, value_parser = parse_pair)]
+        add: Vec<(PathBuf, PathBuf)>,
+        /// Leave out the showcase map's canyon (it needs a bake of maps/showcase.ron).
+        #[arg(long)]
+        no_showcase: bool,
+        /// Write the rows as JSON to this file too.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write a PNG of the crowd every 2 simulated seconds into this folder, to watch a
+        /// case (CASE-MODE-NNNN.png).
+        #[arg(long)]
+        frames: Option<PathBuf>,
+    },
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
     /// and trace every row, report reachability, arrival and traced / optimal length.
     Scenarios {
@@ -167,6 +197,14 @@ fn parse_mode(s: &str) -> Result<navstudio::crowd::AvoidanceMode, String> {
             "'{s}' is not an avoidance mode; use boids, orca or context"
         )),
     }
+}
+
+/// Parses `A,B` into two paths.
+fn parse_pair(s: &str) -> Result<(PathBuf, PathBuf), String> {
+    let (a, b) = s.split_once(',').ok_or_else(|| {
+        format!("'{s}' is not a map and a scenario; write it as MAP.ron,SCENARIO.ron")
+    })?;
+    Ok((PathBuf::from(a.trim()), PathBuf::from(b.trim())))
 }
 
 /// Parses `X,Y` into a cell.
@@ -247,6 +285,23 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 mode,
             },
         ),
+        Some(Command::CrowdBench {
+            case,
+            mode,
+            scale,
+            add,
+            no_showcase,
+            json,
+            frames,
+        }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
+            cases: &case,
+            modes: &mode,
+            scale,
+            added: &add,
+            showcase: (!no_showcase).then(default_map_path),
+            json: json.as_deref(),
+            frames: frames.as_deref(),
+        }),
         Some(Command::Scenarios {
             map,
             scen,

@@ -17,8 +17,8 @@ use super::agents::{AgentId, AgentState, Agents, NO_ORDER};
 use super::archetype::AgentArchetype;
 use super::error::CrowdError;
 use super::groups::lane_targets;
-use super::metrics::StepMetrics;
-use super::navigator::{Navigator, PathId};
+use super::metrics::{CongestionMap, StepMetrics};
+use super::navigator::{NavGrid, Navigator, PathId};
 use super::rng::SplitMix64;
 use super::scenario::{Order, Scenario, Spawn, SpawnArea};
 use super::spatial::SpatialGrid;
@@ -85,6 +85,8 @@ pub struct Simulation {
     max_neighbour_radius_m: f32,
     last: StepMetrics,
     history: VecDeque<StepMetrics>,
+    /// Slow agent-seconds per cell, when tracked ([`Self::track_congestion`]).
+    congestion: Option<CongestionMap>,
     /// [`Navigator::walls_version`] and [`Navigator::routes_version`] last acted on.
     seen_walls_version: u64,
     seen_routes_version: u64,
@@ -115,6 +117,7 @@ impl Simulation {
             max_neighbour_radius_m: 0.0,
             last: StepMetrics::default(),
             history: VecDeque::new(),
+            congestion: None,
             seen_walls_version: 0,
             seen_routes_version: 0,
         }
@@ -510,6 +513,7 @@ impl Simulation {
         }
 
         let mut collisions = 0u32;
+        let (mut overlap_sum, mut overlap_count, mut overlap_max) = (0.0f64, 0u64, 0.0f32);
         let a = &mut self.agents;
         self.goal_dist_m.resize(n, 0.0);
         self.speed_mps.resize(n, 0.0);
@@ -522,17 +526,27 @@ impl Simulation {
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);
+            overlap_sum += f64::from(u.overlap_sum);
+            overlap_count += u64::from(u.overlap_count);
+            overlap_max = overlap_max.max(u.overlap_max);
         }
         self.grid
             .rebuild(&self.agents.pos_world, self.grid_cell_m());
 
         self.resolve_arrivals(nav);
         self.track_progress();
+        self.add_congestion(nav.grid());
 
         let a = &self.agents;
         let mut metrics = StepMetrics {
             step: self.step_index,
             collisions_resolved: collisions,
+            overlap_mean: if overlap_count > 0 {
+                (overlap_sum / overlap_count as f64) as f32
+            } else {
+                0.0
+            },
+            overlap_max,
             ..StepMetrics::default()
         };
         let mut speed_sum = 0.0f64;
@@ -779,6 +793,41 @@ impl Simulation {
                     a.state[i] = AgentState::Stuck;
                 }
             }
+        }
+    }
+
+    /// Starts (or stops) accumulating where travelling agents are held up, on the
+    /// navigator's grid; starting again keeps what was gathered if the grid is the same.
+    pub fn track_congestion(&mut self, grid: Option<NavGrid>) {
+        self.congestion = grid.map(|g| match self.congestion.take() {
+            Some(map) if map.width == g.width_cells && map.height == g.height_cells => map,
+            _ => CongestionMap::new(g.width_cells, g.height_cells),
+        });
+    }
+
+    /// Where travelling agents were held up, if tracked ([`Self::track_congestion`]).
+    #[must_use]
+    pub fn congestion(&self) -> Option<&CongestionMap> {
+        self.congestion.as_ref()
+    }
+
+    fn add_congestion(&mut self, grid: NavGrid) {
+        let Some(map) = &mut self.congestion else {
+            return;
+        };
+        let a = &self.agents;
+        let dt = self.config.step_secs;
+        let mut added = false;
+        for i in 0..a.len() {
+            if matches!(a.state[i], AgentState::Moving | AgentState::Stuck)
+                && self.speed_mps[i] < map.slow_share * a.max_speed[i]
+            {
+                map.add(grid.cell_from_world(a.pos_world[i]), dt);
+                added = true;
+            }
+        }
+        if added {
+            map.version += 1;
         }
     }
 

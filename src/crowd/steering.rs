@@ -146,6 +146,11 @@ pub(crate) struct AgentUpdate {
     pub heading_rad: f32,
     pub flow_dir: Vec2,
     pub contacts: u32,
+    /// Sum, count and maximum of this agent's overlaps with touching neighbours (share of
+    /// the smaller radius), before this step's push.
+    pub overlap_sum: f32,
+    pub overlap_count: u32,
+    pub overlap_max: f32,
     /// Distance from the new position to the agent's goal. `[Units: m]`
     pub goal_dist_m: f32,
     /// Length of the new velocity. `[Units: m/s]`
@@ -208,6 +213,14 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub separation_reach_m: f32,
 }
 
+/// One agent's overlaps with its touching neighbours, as shares of the smaller radius.
+#[derive(Clone, Copy, Debug, Default)]
+struct Overlap {
+    sum: f32,
+    count: u32,
+    max: f32,
+}
+
 #[derive(Clone, Copy)]
 struct Neighbour {
     /// Index into [`StepContext::near`].
@@ -236,7 +249,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let (desired, flow_dir) = self.desired_velocity(i);
         let w = cfg.weights;
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
-        let (separation, push) = self.separation_and_push(i, neighbours);
+        let (separation, push, overlap) = self.separation_and_push(i, neighbours);
         let separation = separation * w.separation;
         let force = match cfg.avoidance {
             AvoidanceMode::Boids => {
@@ -298,6 +311,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             heading_rad,
             flow_dir,
             contacts: moved.contacts,
+            overlap_sum: overlap.sum,
+            overlap_count: overlap.count,
+            overlap_max: overlap.max,
             goal_dist_m: (a.goal_world[i] - moved.pos_world).length(),
             speed_mps: moved.vel.length(),
         }
@@ -425,13 +441,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// kinetic energy relative to ours; and the positional contact push out of actual
     /// overlaps, the lighter agent moving more (never farther than the disc radius in one
     /// step). One pass, so each distance and direction is computed once.
-    fn separation_and_push(&self, i: usize, neighbours: &[Neighbour]) -> (Vec2, Vec2) {
+    fn separation_and_push(&self, i: usize, neighbours: &[Neighbour]) -> (Vec2, Vec2, Overlap) {
         let a = self.agents;
         let p = a.pos_world[i];
         let r = a.radius_m[i];
         let own = a.mass[i] * (a.vel[i].length_squared() + 0.25);
         let mut sum = Vec2::ZERO;
         let mut push = Vec2::ZERO;
+        let mut overlap = Overlap::default();
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
             let j = nb.index as usize;
@@ -449,12 +466,16 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 sum += away * (a.max_force[i] * (1.0 - dist / min_dist) * ratio);
             }
             if touching {
-                let overlap = touch - dist;
+                let depth = touch - dist;
                 let share = nb.mass / (a.mass[i] + nb.mass);
-                push += away * (overlap * share * self.config.contact_relaxation);
+                push += away * (depth * share * self.config.contact_relaxation);
+                let fraction = depth / r.min(nb.radius_m);
+                overlap.sum += fraction;
+                overlap.count += 1;
+                overlap.max = overlap.max.max(fraction);
             }
         }
-        (sum, push.clamp_length(r))
+        (sum, push.clamp_length(r), overlap)
     }
 
     /// Fieldrunners' side-step: a sideways force away from the neighbour it would hit first.
