@@ -25,6 +25,15 @@ pub enum AgentState {
     Stuck,
 }
 
+impl AgentState {
+    /// Whether the agent is on its way (moving or stuck), as opposed to standing (idle or
+    /// arrived).
+    #[must_use]
+    pub fn is_travelling(self) -> bool {
+        matches!(self, Self::Moving | Self::Stuck)
+    }
+}
+
 /// Every agent's attributes, one array each.
 #[derive(Clone, Debug, Default)]
 pub struct Agents {

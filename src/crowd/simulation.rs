@@ -19,13 +19,16 @@ use super::error::CrowdError;
 use super::groups::lane_targets;
 use super::metrics::{CongestionMap, StepMetrics};
 use super::navigator::{NavGrid, Navigator, PathId};
+use super::resolve;
 use super::rng::SplitMix64;
 use super::scenario::{Order, Scenario, Spawn, SpawnArea};
 use super::spatial::SpatialGrid;
 use super::steering::{AgentUpdate, NearAgent, SimConfig, StepContext};
 use super::vec2::Vec2;
-use super::walls::segment_is_clear;
+use super::walls::{move_disc, segment_is_clear};
 
+/// Position passes that open overlaps after each step.
+const PROJECTION_PASSES: usize = 2;
 /// Agents per parallel work item.
 const CHUNK: usize = 256;
 /// Steps of metrics kept for plots (one minute at 60 Hz).
@@ -532,6 +535,9 @@ impl Simulation {
         }
         self.grid
             .rebuild(&self.agents.pos_world, self.grid_cell_m());
+        if self.config.techniques.resolve_contacts {
+            self.open_overlaps(&*nav);
+        }
 
         self.resolve_arrivals(nav);
         self.track_progress();
@@ -571,6 +577,42 @@ impl Simulation {
         }
         self.history.push_back(metrics);
         self.step_index += 1;
+    }
+
+    /// Position passes that push overlapping agents apart, heavier and travelling agents
+    /// moving less ([`resolve::overlap_corrections`]), each move through the walls'
+    /// collision so walls stay solid. Only agents that overlapped this step are moved.
+    fn open_overlaps<N: Navigator + ?Sized>(&mut self, nav: &N) {
+        let mut active = vec![false; self.agents.len()];
+        let mut any = false;
+        for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
+            if u.overlap_count > 0 {
+                active[i as usize] = true;
+                any = true;
+            }
+        }
+        if !any {
+            return;
+        }
+        let cell = nav.grid().cell_size_m;
+        for _ in 0..PROJECTION_PASSES {
+            let corrections =
+                resolve::overlap_corrections(&self.agents, &self.grid, &active, self.max_radius_m);
+            let a = &mut self.agents;
+            for (i, c) in corrections.into_iter().enumerate() {
+                if c == Vec2::ZERO {
+                    continue;
+                }
+                let t = a.type_index[i] as usize;
+                let wall_r = (a.radius_m[i] - nav.wall_buffer_m(t)).max(0.1 * cell);
+                let moved = move_disc(a.pos_world[i], a.vel[i], c, wall_r, cell, |x, y| {
+                    nav.is_wall(t, x, y)
+                });
+                a.pos_world[i] = moved.pos_world;
+            }
+        }
+        self.grid
+            .rebuild(&self.agents.pos_world, self.grid_cell_m());
     }
 
     /// Moves every agent whose centre is in a wall cell of its type (a stamp dropped on it)
@@ -691,6 +733,15 @@ impl Simulation {
                 queue.push(i);
             }
         }
+        if self.config.techniques.pass_occupied_goal {
+            for i in 0..n {
+                if travelling(self.agents.state[i]) && self.goal_taken_by_touching(i) {
+                    self.agents.state[i] = AgentState::Arrived;
+                    done_orders.push(self.agents.order[i]);
+                    queue.push(i);
+                }
+            }
+        }
         for i in 0..n {
             if travelling(self.agents.state[i])
                 && self.within_bump_reach(i)
@@ -773,6 +824,30 @@ impl Simulation {
             }
         });
         found
+    }
+
+    /// Whether agent `i` touches a standing agent (idle or arrived, any order) that sits so
+    /// close to `i`'s goal that `i` could not come within its own radius of it.
+    fn goal_taken_by_touching(&self, i: usize) -> bool {
+        let a = &self.agents;
+        let (r, goal) = (a.radius_m[i], a.goal_world[i]);
+        if self.goal_dist_m[i] > 2.0 * (r + self.max_radius_m) + self.config.separation_margin_m {
+            return false;
+        }
+        let reach = r + self.max_radius_m + self.config.separation_margin_m;
+        let mut taken = false;
+        self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
+            let j = j as usize;
+            if !taken
+                && j != i
+                && !a.state[j].is_travelling()
+                && (a.pos_world[j] - goal).length() < r + a.radius_m[j]
+                && self.touches(i, j)
+            {
+                taken = true;
+            }
+        });
+        taken
     }
 
     fn track_progress(&mut self) {

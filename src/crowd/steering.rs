@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::agents::{AgentState, Agents, NO_ORDER};
 use super::navigator::{NavGrid, Navigator};
+use super::resolve;
 use super::rng::mix64;
 use super::spatial::SpatialGrid;
 use super::vec2::{Vec2, floor_i32};
@@ -69,6 +70,55 @@ impl Default for SteeringWeights {
     }
 }
 
+/// The movement techniques from the source documents, each switchable so the crowd
+/// benchmark can show what it buys (`navstudio crowd-bench --off NAME`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Techniques {
+    /// Priority-based contact resolution (Age of Empires; The Maestros' pushing): closing
+    /// speed that would overlap two agents is removed, the lighter, the stationary and the
+    /// follower giving way ([`super::resolve`]).
+    pub resolve_contacts: bool,
+    /// An agent whose goal is taken by a standing agent it touches counts as arrived,
+    /// instead of circling the spot for ever (context steering's "pass the agent on your
+    /// waypoint").
+    pub pass_occupied_goal: bool,
+}
+
+impl Default for Techniques {
+    fn default() -> Self {
+        Self {
+            resolve_contacts: true,
+            pass_occupied_goal: true,
+        }
+    }
+}
+
+impl Techniques {
+    /// Every technique off: the crowd as it was before they were added.
+    #[must_use]
+    pub fn none() -> Self {
+        Self {
+            resolve_contacts: false,
+            pass_occupied_goal: false,
+        }
+    }
+
+    /// Names accepted by [`Self::set`].
+    pub const NAMES: [&'static str; 2] = ["resolve_contacts", "pass_occupied_goal"];
+
+    /// Turns one technique on or off by name; `false` for an unknown name.
+    pub fn set(&mut self, name: &str, on: bool) -> bool {
+        let flag = match name {
+            "resolve_contacts" => &mut self.resolve_contacts,
+            "pass_occupied_goal" => &mut self.pass_occupied_goal,
+            _ => return false,
+        };
+        *flag = on;
+        true
+    }
+}
+
 /// Simulation settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -102,6 +152,8 @@ pub struct SimConfig {
     pub context_slots: usize,
     /// ORCA looks this far ahead for other agents. `[Units: s] [Limit: > 0]`
     pub orca_time_horizon_secs: f32,
+    /// Movement techniques, each switchable.
+    pub techniques: Techniques,
 }
 
 impl SimConfig {
@@ -134,6 +186,7 @@ impl Default for SimConfig {
             stuck_progress_m: 0.5,
             context_slots: 12,
             orca_time_horizon_secs: 2.0,
+            techniques: Techniques::default(),
         }
     }
 }
@@ -171,6 +224,8 @@ pub(crate) struct NearAgent {
     /// The agent's order while it is `Moving`, else [`NO_ORDER`] (alignment and cohesion
     /// only follow moving agents of the same order).
     pub moving_order: u32,
+    /// Who gives way in a contact ([`resolve::priority`]).
+    pub priority: f32,
     /// Index into [`Agents`].
     pub index: u32,
 }
@@ -190,6 +245,7 @@ impl NearAgent {
             } else {
                 NO_ORDER
             },
+            priority: resolve::priority(a.mass[i], a.state[i].is_travelling()),
             index: i as u32,
         }
     }
@@ -288,7 +344,24 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
         };
 
-        let new_vel = (v + force * (dt / mass)).clamp_length(max_speed);
+        let mut new_vel = (v + force * (dt / mass)).clamp_length(max_speed);
+        if cfg.techniques.resolve_contacts {
+            let own = &self.near[slot];
+            new_vel = resolve::constrain_contacts(
+                new_vel,
+                own.priority,
+                neighbours.iter().map(|n| {
+                    let nb = &self.near[n.slot as usize];
+                    resolve::Contact {
+                        offset: nb.pos_world - p,
+                        vel: nb.vel,
+                        reach_m: a.radius_m[i] + nb.radius_m,
+                        priority: nb.priority,
+                    }
+                }),
+                dt,
+            );
+        }
         let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
         let moved = move_disc(
