@@ -14,12 +14,13 @@ use egui::{Color32, Ui};
 use egui_plot::{Legend, Line, Plot};
 
 use crate::crowd::{
-    AgentArchetype, AgentId, AgentState, AvoidanceMode, Order, Scenario, SimConfig, Simulation,
-    Spawn, SpawnArea, StepMetrics, Vec2, WorldNavigator, default_archetypes,
+    AgentArchetype, AgentId, AgentState, AvoidanceMode, Navigator, Order, Scenario, SimConfig,
+    Simulation, Spawn, SpawnArea, StepMetrics, Vec2, WorldNavigator, default_archetypes,
 };
 use crate::map::MapDocument;
 use crate::nav::{NavData, NavWorld};
 
+use super::crowd_jams::{CongestionTexture, Gate};
 use super::scenarios::ScenarioError;
 
 /// Seed of every preview run, so the same spawns and orders give the same trajectories.
@@ -68,6 +69,12 @@ pub struct CrowdPreview {
     pub record_notes: Vec<String>,
     /// Orders of a loaded scenario not yet issued, to add to `orders` once they are.
     replay_pending: Vec<Order>,
+    /// Draw where travelling agents were held up (the congestion overlay).
+    pub show_congestion: bool,
+    /// The congestion overlay's texture.
+    pub congestion_texture: CongestionTexture,
+    /// The line whose crossings the panel counts (Shift+drag with the Command tool).
+    pub gate: Option<Gate>,
 }
 
 impl Default for CrowdPreview {
@@ -96,6 +103,9 @@ impl Default for CrowdPreview {
             record_start: None,
             record_notes: Vec::new(),
             replay_pending: Vec::new(),
+            show_congestion: true,
+            congestion_texture: CongestionTexture::default(),
+            gate: None,
         }
     }
 }
@@ -204,6 +214,39 @@ impl CrowdPreview {
         self.record_start = None;
         self.record_notes.clear();
         self.replay_pending.clear();
+        self.congestion_texture.clear();
+        self.gate = None;
+    }
+
+    /// Simulated time so far. `[Units: s]`
+    #[must_use]
+    pub fn sim_secs(&self) -> f64 {
+        self.sim.step_index() as f64 * f64::from(self.sim.config().step_secs)
+    }
+
+    /// Draws the gate line between two points; crossings count from now.
+    pub fn set_gate(&mut self, a_world: Vec2, b_world: Vec2) {
+        self.gate = Some(Gate::new(a_world, b_world, self.sim_secs()));
+    }
+
+    /// Runs `steps` on the navigator with congestion tracked and the gate counting.
+    fn run_steps(&mut self, run: impl FnOnce(&mut Simulation, &mut WorldNavigator) -> u32) -> u32 {
+        let Some(nav) = self.nav.as_mut() else {
+            return 0;
+        };
+        if self.sim.congestion().is_none() {
+            self.sim.track_congestion(Some(nav.grid()));
+        }
+        let before = self
+            .gate
+            .is_some()
+            .then(|| self.sim.agents().pos_world.clone());
+        let steps = run(&mut self.sim, nav);
+        let now = self.sim_secs();
+        if let (Some(gate), Some(before)) = (self.gate.as_mut(), before) {
+            gate.count(&before, &self.sim.agents().pos_world, now);
+        }
+        steps
     }
 
     /// The spawns and orders given since the last clear (or the loaded scenario), with the
@@ -415,11 +458,8 @@ impl CrowdPreview {
             return 0;
         };
         nav.rebuild(REBUILD_BUDGET);
-        let steps = self.sim.advance_within(
-            nav,
-            dt_secs * f64::from(self.speed.clamp(0.25, 8.0)),
-            Some(STEP_BUDGET),
-        );
+        let dt = dt_secs * f64::from(self.speed.clamp(0.25, 8.0));
+        let steps = self.run_steps(|sim, nav| sim.advance_within(nav, dt, Some(STEP_BUDGET)));
         self.record(steps);
         self.note_replayed_orders();
         steps
@@ -427,8 +467,11 @@ impl CrowdPreview {
 
     /// One fixed step, whether playing or not.
     pub fn step_once(&mut self) {
-        if let Some(nav) = self.nav.as_mut() {
-            self.sim.step(nav);
+        if self.run_steps(|sim, nav| {
+            sim.step(nav);
+            1
+        }) > 0
+        {
             self.record(1);
             self.note_replayed_orders();
         }
@@ -554,6 +597,12 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
             "Blue moving, green arrived, red stuck, grey idle; off: one colour per archetype",
         );
     ui.checkbox(&mut crowd.show_velocity, "Velocity vectors");
+    ui.checkbox(&mut crowd.show_congestion, "Congestion overlay")
+        .on_hover_text(
+            "Cells coloured by the agent-seconds travelling agents spent there below a quarter \
+             of their top speed: yellow a little, red where the most time was lost. Cleared \
+             with the agents.",
+        );
     if let Some(msg) = &crowd.message {
         ui.colored_label(Color32::from_rgb(255, 150, 90), msg);
     }
@@ -572,6 +621,27 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
         m.collisions_resolved,
         m.step_secs * 1000.0
     ));
+    ui.label(format!(
+        "overlap mean {:.1} % · max {:.0} % of the smaller radius",
+        100.0 * m.overlap_mean,
+        100.0 * m.overlap_max
+    ))
+    .on_hover_text("How deep touching agents press into each other this step");
+    let now = crowd.sim_secs();
+    match crowd.gate.as_ref().map(|g| (g.throughput(now), g.total())) {
+        Some((per_sec, total)) => {
+            ui.horizontal(|ui| {
+                ui.label(format!("gate: {per_sec:.1} agents/s · {total} through"))
+                    .on_hover_text("Agents crossing the orange line, over the last 10 s");
+                if ui.small_button("Remove gate").clicked() {
+                    crowd.gate = None;
+                }
+            });
+        }
+        None => {
+            ui.weak("Shift+drag with the Command tool to draw a gate and count agents through it");
+        }
+    }
     if crowd.history.len() > 1 {
         let series = |f: &dyn Fn(&StepMetrics) -> f64| -> Vec<[f64; 2]> {
             crowd
@@ -589,6 +659,21 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
                 plot.line(Line::new("arrived", series(&|m| f64::from(m.arrived))));
                 plot.line(Line::new("moving", series(&|m| f64::from(m.moving))));
                 plot.line(Line::new("stuck", series(&|m| f64::from(m.stuck))));
+            });
+        Plot::new("crowd_overlap")
+            .height(80.0)
+            .legend(Legend::default())
+            .x_axis_label("s")
+            .allow_scroll(false)
+            .show(ui, |plot| {
+                plot.line(Line::new(
+                    "overlap mean %",
+                    series(&|m| 100.0 * f64::from(m.overlap_mean)),
+                ));
+                plot.line(Line::new(
+                    "overlap max %",
+                    series(&|m| 100.0 * f64::from(m.overlap_max)),
+                ));
             });
         Plot::new("crowd_step_ms")
             .height(80.0)

@@ -10,6 +10,7 @@
 pub mod autosave;
 pub mod backend;
 pub mod commands;
+pub mod crowd_jams;
 pub mod crowd_view;
 pub mod goal;
 mod layout;
@@ -105,6 +106,10 @@ struct ScreenshotPlan {
     path: PathBuf,
     frames_after_bake: u32,
     requested: bool,
+    /// A crowd scenario to play first (`NAVSTUDIO_SCREENSHOT_SCENARIO`), and the simulated
+    /// seconds to play it for (`NAVSTUDIO_SCREENSHOT_AFTER_SECS`), at 8× speed.
+    scenario: Option<crate::crowd::Scenario>,
+    after_secs: f64,
 }
 
 /// The editor application.
@@ -996,6 +1001,16 @@ impl App {
         if !ready {
             return;
         }
+        if let Some(scenario) = plan.scenario.take() {
+            if let Err(e) = self.crowd.load_scenario(&scenario) {
+                eprintln!("navstudio: the screenshot scenario does not load: {e}");
+            }
+            self.crowd.playing = true;
+            self.crowd.speed = 8.0;
+        }
+        if self.crowd.sim_secs() < plan.after_secs {
+            return;
+        }
         if plan.frames_after_bake > 0 {
             plan.frames_after_bake -= 1;
             return;
@@ -1025,7 +1040,8 @@ impl App {
 /// returns when it is closed.
 ///
 /// Set `NAVSTUDIO_SCREENSHOT=shot.png` to save the window once the first bake is shown and
-/// close (for README images).
+/// close (for README images); with `NAVSTUDIO_SCREENSHOT_SCENARIO=FILE.scenario.ron` and
+/// `NAVSTUDIO_SCREENSHOT_AFTER_SECS=S`, a crowd scenario plays for S simulated seconds first.
 ///
 /// # Errors
 /// No display is available, or the window or its renderer could not be created.
@@ -1045,10 +1061,21 @@ pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
         }
     }
     app.perf = perf::FrameStats::from_env();
+    let scenario = std::env::var_os("NAVSTUDIO_SCREENSHOT_SCENARIO").and_then(|p| {
+        crate::crowd::Scenario::load(std::path::Path::new(&p))
+            .map_err(|e| eprintln!("navstudio: {e}; the screenshot shows no crowd"))
+            .ok()
+    });
+    let after_secs = std::env::var("NAVSTUDIO_SCREENSHOT_AFTER_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.0);
     app.screenshot = std::env::var_os("NAVSTUDIO_SCREENSHOT").map(|p| ScreenshotPlan {
         path: PathBuf::from(p),
         frames_after_bake: 5,
         requested: false,
+        scenario,
+        after_secs,
     });
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()

@@ -94,7 +94,12 @@ pub struct Viewport {
     stroke: Option<Stroke>,
     /// Where a spawn or selection rectangle started (continuous cell coordinates).
     agent_drag_from: Option<(f32, f32)>,
+    /// The drag from `agent_drag_from` draws the crowd's gate line (Shift with Command).
+    gate_drag: bool,
 }
+
+/// Colour of the crowd's gate line.
+const GATE_COLOUR: Color32 = Color32::from_rgb(255, 150, 40);
 
 impl Default for Viewport {
     fn default() -> Self {
@@ -105,6 +110,7 @@ impl Default for Viewport {
             hover_cell: None,
             stroke: None,
             agent_drag_from: None,
+            gate_drag: false,
         }
     }
 }
@@ -209,6 +215,7 @@ impl Viewport {
             self.agent_input(&response, state, crowd);
         } else {
             self.agent_drag_from = None;
+            self.gate_drag = false;
         }
 
         // Painting.
@@ -282,6 +289,15 @@ impl Viewport {
             self.nav_shapes_ui(&painter, rect, map_rect, state, nav, goal);
         }
         let cell_m = map.document.cell_size_m.max(1e-6);
+        if crowd.show_congestion
+            && let Some(congestion) = crowd.sim().congestion()
+        {
+            let now = ui.input(|i| i.time);
+            let congestion = congestion.clone();
+            if let Some(tex) = crowd.congestion_texture.get(ui.ctx(), &congestion, now) {
+                painter.image(tex.id(), map_rect, uv, Color32::WHITE);
+            }
+        }
         self.agents_ui(&painter, rect, crowd, cell_m);
         if let (Some(from), Some(p)) = (self.agent_drag_from, response.hover_pos()) {
             let a = self.transform.screen_from_cell(rect, from);
@@ -290,12 +306,16 @@ impl Viewport {
             } else {
                 Color32::from_rgb(255, 220, 90)
             };
-            painter.rect_stroke(
-                Rect::from_two_pos(a, p),
-                0.0,
-                LineStroke::new(1.5, color),
-                egui::StrokeKind::Middle,
-            );
+            if self.gate_drag {
+                painter.line_segment([a, p], LineStroke::new(2.5, GATE_COLOUR));
+            } else {
+                painter.rect_stroke(
+                    Rect::from_two_pos(a, p),
+                    0.0,
+                    LineStroke::new(1.5, color),
+                    egui::StrokeKind::Middle,
+                );
+            }
         }
 
         let ppc = self.transform.px_per_cell;
@@ -558,8 +578,20 @@ impl Viewport {
                 .or_else(|| response.interact_pointer_pos())
         {
             self.agent_drag_from = Some(cell_at(p));
+            self.gate_drag =
+                matches!(state.tool, Tool::Command) && response.ctx.input(|i| i.modifiers.shift);
         }
         let finished = response.drag_stopped_by(primary) || response.clicked_by(primary);
+        if finished
+            && self.gate_drag
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            self.gate_drag = false;
+            if let Some(from) = self.agent_drag_from.take() {
+                crowd.set_gate(world(from), world(cell_at(p)));
+            }
+            return;
+        }
         if finished && let Some(p) = response.interact_pointer_pos() {
             let to = cell_at(p);
             // A click is a tiny rectangle: spawn around the point, or pick the agent under it.
@@ -595,7 +627,7 @@ impl Viewport {
     /// rings, and velocity vectors when asked.
     fn agents_ui(&self, painter: &egui::Painter, rect: Rect, crowd: &CrowdPreview, cell_m: f32) {
         let agents = crowd.sim().agents();
-        if agents.is_empty() {
+        if agents.is_empty() && crowd.gate.is_none() {
             return;
         }
         let ppc = self.transform.px_per_cell;
@@ -634,6 +666,28 @@ impl Viewport {
                     }
                 }
             }
+        }
+        // Stuck agents get a red ring at any colouring, so a designer can point at them.
+        let stuck_ring = LineStroke::new(1.5, Color32::from_rgb(255, 60, 40));
+        for i in 0..agents.len() {
+            if agents.state[i] == crate::crowd::AgentState::Stuck {
+                let c = to_screen(agents.pos_world[i]);
+                if visible.contains(c) {
+                    let r = (agents.radius_m[i] / cell_m * ppc).max(2.5);
+                    painter.circle_stroke(c, r * 2.2, stuck_ring);
+                }
+            }
+        }
+        if let Some(gate) = &crowd.gate {
+            let (a, b) = (to_screen(gate.a_world), to_screen(gate.b_world));
+            painter.line_segment([a, b], LineStroke::new(2.5, GATE_COLOUR));
+            painter.text(
+                b + vec2(6.0, 0.0),
+                egui::Align2::LEFT_CENTER,
+                format!("{:.1}/s", gate.throughput(crowd.sim_secs())),
+                egui::FontId::proportional(13.0),
+                GATE_COLOUR,
+            );
         }
         if crowd.show_velocity {
             let arrow = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 180));

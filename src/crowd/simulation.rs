@@ -234,7 +234,13 @@ impl Simulation {
                             self.rng.range_f32(min_world.x, max_world.x),
                             self.rng.range_f32(min_world.y, max_world.y),
                         );
-                        if self.add_agent(nav, archetype, p, spawn.group)?.is_some() {
+                        // Not on top of an agent already placed (a tank on infantry).
+                        let a = &self.agents;
+                        let free = (0..a.len()).all(|j| {
+                            let reach = a.radius_m[j] + archetype.radius_m;
+                            (a.pos_world[j] - p).length_squared() >= reach * reach
+                        });
+                        if free && self.add_agent(nav, archetype, p, spawn.group)?.is_some() {
                             placed += 1;
                             break;
                         }

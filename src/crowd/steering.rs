@@ -480,8 +480,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     .copied()
                     .unwrap_or(goal);
                 let t = a.type_index[i] as usize;
-                if goal == destination {
+                if goal == destination && dist > 2.0 * cell {
                     s.direction
+                } else if dist <= 2.0 * cell {
+                    // The flow leads to the goal *cell*; the last two cells go to the point.
+                    to_goal.normalize_or_zero()
                 } else if segment_is_clear(p / cell, goal / cell, |x, y| self.nav.is_wall(t, x, y))
                 {
                     to_goal.normalize_or_zero()

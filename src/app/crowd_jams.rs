@@ -1,0 +1,186 @@
+//! Where the crowd jams, for the designer: the congestion overlay (agent-seconds spent slow
+//! per cell, gathered by the simulation) and a gate line that counts agents through it.
+
+use egui::{Color32, ColorImage, TextureHandle, TextureOptions};
+
+use crate::crowd::{CongestionMap, Vec2};
+
+/// Throughput is counted over this much simulated time. `[Units: s]`
+const THROUGHPUT_WINDOW_SECS: f64 = 10.0;
+/// The overlay image is rebuilt at most this often (a 2048² map takes a few ms). `[Units: s]`
+const REDRAW_SECS: f64 = 0.5;
+/// Cells with less than this are left clear. `[Units: agent-s]`
+const MIN_SHOWN_SECS: f32 = 0.05;
+
+/// A line the designer drew across a door or a choke; agents crossing it are counted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gate {
+    /// One end. `[Units: m]`
+    pub a_world: Vec2,
+    /// The other end. `[Units: m]`
+    pub b_world: Vec2,
+    /// Simulated time of each crossing, oldest first. `[Units: s]`
+    crossings_secs: Vec<f64>,
+    /// Simulated time when the gate was drawn. `[Units: s]`
+    since_secs: f64,
+}
+
+impl Gate {
+    /// A new gate, counting from simulated time `now_secs`.
+    #[must_use]
+    pub fn new(a_world: Vec2, b_world: Vec2, now_secs: f64) -> Self {
+        Self {
+            a_world,
+            b_world,
+            crossings_secs: Vec::new(),
+            since_secs: now_secs,
+        }
+    }
+
+    /// Counts every agent whose move from `before[i]` to `after[i]` crossed the gate.
+    pub fn count(&mut self, before: &[Vec2], after: &[Vec2], now_secs: f64) {
+        for (&p, &q) in before.iter().zip(after) {
+            if segments_cross(p, q, self.a_world, self.b_world) {
+                self.crossings_secs.push(now_secs);
+            }
+        }
+    }
+
+    /// Agents through the gate since it was drawn.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.crossings_secs.len()
+    }
+
+    /// Agents per second through the gate over the last ten simulated seconds (or since it
+    /// was drawn, if that is shorter). `[Units: 1/s]`
+    #[must_use]
+    pub fn throughput(&self, now_secs: f64) -> f64 {
+        let window = THROUGHPUT_WINDOW_SECS.min(now_secs - self.since_secs);
+        if window <= 0.0 {
+            return 0.0;
+        }
+        let recent = self
+            .crossings_secs
+            .iter()
+            .rev()
+            .take_while(|&&t| t > now_secs - window)
+            .count();
+        recent as f64 / window
+    }
+}
+
+/// Whether segment `p–q` crosses segment `a–b` (touching at an end counts once: the
+/// crossing is where `p` and `q` lie strictly on different sides, or `q` on the line).
+fn segments_cross(p: Vec2, q: Vec2, a: Vec2, b: Vec2) -> bool {
+    let side = |o: Vec2, u: Vec2, v: Vec2| (u - o).cross(v - o);
+    let (sp, sq) = (side(a, b, p), side(a, b, q));
+    if !((sp < 0.0 && sq >= 0.0) || (sp > 0.0 && sq <= 0.0)) {
+        return false;
+    }
+    let (sa, sb) = (side(p, q, a), side(p, q, b));
+    (sa <= 0.0 && sb >= 0.0) || (sa >= 0.0 && sb <= 0.0)
+}
+
+/// The congestion overlay's texture, rebuilt when the map changed and enough time passed.
+#[derive(Default)]
+pub struct CongestionTexture {
+    texture: Option<TextureHandle>,
+    version: u64,
+    built_at: Option<f64>,
+}
+
+impl CongestionTexture {
+    /// The texture for `map` (None while nothing is congested), rebuilt at most every
+    /// half second of wall time `now_secs`.
+    pub fn get(
+        &mut self,
+        ctx: &egui::Context,
+        map: &CongestionMap,
+        now_secs: f64,
+    ) -> Option<&TextureHandle> {
+        let stale = map.version != self.version
+            && self.built_at.is_none_or(|t| now_secs - t >= REDRAW_SECS);
+        if stale || self.texture.is_none() {
+            let image = congestion_image(map);
+            self.version = map.version;
+            self.built_at = Some(now_secs);
+            match &mut self.texture {
+                Some(t) => t.set(image, TextureOptions::NEAREST),
+                None => {
+                    self.texture =
+                        Some(ctx.load_texture("crowd congestion", image, TextureOptions::NEAREST));
+                }
+            }
+        }
+        (map.peak() >= MIN_SHOWN_SECS)
+            .then_some(self.texture.as_ref())
+            .flatten()
+    }
+
+    /// Forgets the texture (the crowd was cleared).
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+}
+
+/// Agent-seconds as colour: clear below [`MIN_SHOWN_SECS`], then yellow to red on a log
+/// scale up to the map's peak, more opaque where more time was lost.
+#[must_use]
+pub fn congestion_image(map: &CongestionMap) -> ColorImage {
+    let peak = map.peak().max(MIN_SHOWN_SECS * 10.0);
+    let scale = 1.0 / (peak / MIN_SHOWN_SECS).ln();
+    let pixels = map
+        .secs
+        .iter()
+        .map(|&s| {
+            if s < MIN_SHOWN_SECS {
+                return Color32::TRANSPARENT;
+            }
+            let t = ((s / MIN_SHOWN_SECS).ln() * scale).clamp(0.0, 1.0);
+            let g = (220.0 * (1.0 - t)) as u8;
+            Color32::from_rgba_unmultiplied(255, g, 30, (90.0 + 150.0 * t) as u8)
+        })
+        .collect();
+    ColorImage::new([map.width as usize, map.height as usize], pixels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gate_counts_crossings_both_ways_and_not_touches() {
+        let mut gate = Gate::new(Vec2::new(0.0, 0.0), Vec2::new(0.0, 4.0), 0.0);
+        let before = [
+            Vec2::new(-0.1, 1.0),
+            Vec2::new(0.1, 2.0),
+            Vec2::new(-1.0, 5.0),
+            Vec2::new(-0.5, 1.0),
+        ];
+        let after = [
+            Vec2::new(0.1, 1.0),  // crosses left to right
+            Vec2::new(-0.1, 2.0), // right to left
+            Vec2::new(1.0, 5.0),  // passes beyond the end
+            Vec2::new(-0.2, 1.0), // stays left
+        ];
+        gate.count(&before, &after, 1.0);
+        assert_eq!(gate.total(), 2);
+        // Two crossings in the first second: 2 per second; five seconds later, 2 in 6 s.
+        assert!((gate.throughput(1.0) - 2.0).abs() < 1e-9);
+        assert!((gate.throughput(6.0) - 2.0 / 6.0).abs() < 1e-9);
+        // Past the ten-second window they no longer count.
+        assert_eq!(gate.throughput(12.0), 0.0);
+    }
+
+    #[test]
+    fn congestion_colours_follow_the_time_lost() {
+        let mut map = CongestionMap::new(3, 1);
+        map.add((1, 0), 0.5);
+        map.add((2, 0), 5.0);
+        let image = congestion_image(&map);
+        assert_eq!(image.pixels[0], Color32::TRANSPARENT);
+        let (mid, top) = (image.pixels[1], image.pixels[2]);
+        assert!(top.a() > mid.a() && top.g() < mid.g(), "{mid:?} {top:?}");
+    }
+}
