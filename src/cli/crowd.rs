@@ -173,6 +173,8 @@ pub struct BenchArgs<'a> {
     pub showcase: Option<PathBuf>,
     /// Where to write the rows as JSON.
     pub json: Option<&'a Path>,
+    /// Techniques to turn off (names from [`crowd::Techniques::NAMES`], or `all`).
+    pub off: &'a [String],
     /// Where to write a PNG of the crowd every `frame_every_secs`.
     pub frames: Option<&'a Path>,
 }
@@ -303,6 +305,17 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
     } else {
         args.modes.to_vec()
     };
+    let mut techniques = crowd::Techniques::default();
+    for name in args.off {
+        if name == "all" {
+            techniques = crowd::Techniques::none();
+        } else if !techniques.set(name, false) {
+            return Err(format!(
+                "'{name}' is not a crowd technique; use {} or all",
+                crowd::Techniques::NAMES.join(", ")
+            ));
+        }
+    }
     let archetypes = crowd::default_archetypes();
     println!("{}", quality::table_header());
     let mut rows = Vec::new();
@@ -317,6 +330,7 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
                 } => (label.clone(), scenario.clone(), bake_for_crowd(map)?.nav),
             };
             scenario.config.avoidance = mode;
+            scenario.config.techniques = techniques;
             let mut frame_error = None;
             let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
                 let Some(dir) = args.frames else {

@@ -134,6 +134,10 @@ enum Command {
         /// Write the rows as JSON to this file too.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Turn a movement technique off (repeatable): resolve_contacts, pass_occupied_goal,
+        /// or all (the crowd without them).
+        #[arg(long)]
+        off: Vec<String>,
         /// Write a PNG of the crowd every 2 simulated seconds into this folder, to watch a
         /// case (CASE-MODE-NNNN.png).
         #[arg(long)]
@@ -292,6 +296,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             add,
             no_showcase,
             json,
+            off,
             frames,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
@@ -300,6 +305,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             added: &add,
             showcase: (!no_showcase).then(default_map_path),
             json: json.as_deref(),
+            off: &off,
             frames: frames.as_deref(),
         }),
         Some(Command::Scenarios {

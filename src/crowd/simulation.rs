@@ -78,6 +78,9 @@ pub struct Simulation {
     /// serial arrival, progress and metrics passes read them instead of recomputing).
     goal_dist_m: Vec<f32>,
     speed_mps: Vec<f32>,
+    /// Per agent, whether it touched another at the start of this step (the position
+    /// passes only move those).
+    overlapping: Vec<bool>,
     orders: Vec<OrderRecord>,
     order_destinations: Vec<Vec2>,
     scheduled: Vec<Order>,
@@ -110,6 +113,7 @@ impl Simulation {
             near: Vec::new(),
             goal_dist_m: Vec::new(),
             speed_mps: Vec::new(),
+            overlapping: Vec::new(),
             orders: Vec::new(),
             order_destinations: Vec::new(),
             scheduled: Vec::new(),
@@ -526,6 +530,7 @@ impl Simulation {
         let a = &mut self.agents;
         self.goal_dist_m.resize(n, 0.0);
         self.speed_mps.resize(n, 0.0);
+        self.overlapping.resize(n, false);
         for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
             let i = i as usize;
             a.pos_world[i] = u.pos_world;
@@ -535,6 +540,7 @@ impl Simulation {
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);
+            self.overlapping[i] = u.overlap_count > 0;
             overlap_sum += f64::from(u.overlap_sum);
             overlap_count += u64::from(u.overlap_count);
             overlap_max = overlap_max.max(u.overlap_max);
@@ -589,17 +595,10 @@ impl Simulation {
     /// moving less ([`resolve::overlap_corrections`]), each move through the walls'
     /// collision so walls stay solid. Only agents that overlapped this step are moved.
     fn open_overlaps<N: Navigator + ?Sized>(&mut self, nav: &N) {
-        let mut active = vec![false; self.agents.len()];
-        let mut any = false;
-        for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
-            if u.overlap_count > 0 {
-                active[i as usize] = true;
-                any = true;
-            }
-        }
-        if !any {
+        if !self.overlapping.contains(&true) {
             return;
         }
+        let active = std::mem::take(&mut self.overlapping);
         let cell = nav.grid().cell_size_m;
         for _ in 0..PROJECTION_PASSES {
             let corrections =
@@ -617,6 +616,7 @@ impl Simulation {
                 a.pos_world[i] = moved.pos_world;
             }
         }
+        self.overlapping = active;
         self.grid
             .rebuild(&self.agents.pos_world, self.grid_cell_m());
     }
@@ -749,9 +749,12 @@ impl Simulation {
             }
         }
         for i in 0..n {
+            // Touching an arrived member that is itself within reach of the goal counts
+            // too: arrivals that were pushed aside must not leave a ring out of reach.
             if travelling(self.agents.state[i])
-                && self.within_bump_reach(i)
-                && self.touching_arrived(i).is_some()
+                && self
+                    .touching_arrived(i)
+                    .is_some_and(|j| self.within_bump_reach(i) || self.within_bump_reach(j))
             {
                 self.agents.state[i] = AgentState::Arrived;
                 done_orders.push(self.agents.order[i]);
@@ -761,14 +764,15 @@ impl Simulation {
         while let Some(k) = queue.pop() {
             let a = &self.agents;
             let order = a.order[k];
-            let reach = a.radius_m[k] + self.max_radius_m + self.config.separation_margin_m;
+            let reach =
+                1.25 * (a.radius_m[k] + self.max_radius_m) + self.config.separation_margin_m;
             let mut bumped = Vec::new();
             self.grid.for_each_candidate(a.pos_world[k], reach, |j, _| {
                 let j = j as usize;
                 if travelling(a.state[j])
                     && a.order[j] == order
                     && self.touches(k, j)
-                    && self.within_bump_reach(j)
+                    && (self.within_bump_reach(j) || self.within_bump_reach(k))
                 {
                     bumped.push(j);
                 }
@@ -807,16 +811,20 @@ impl Simulation {
             .is_some_and(|o| self.goal_dist_m[i] <= o.bump_reach_m + a.radius_m[i])
     }
 
+    /// Whether two agents touch for group arrival: within the separation margin plus a
+    /// quarter of their radii (agents that avoid each other, as ORCA's do, hover just
+    /// apart and would otherwise never bump).
     fn touches(&self, i: usize, j: usize) -> bool {
         let a = &self.agents;
-        let reach = a.radius_m[i] + a.radius_m[j] + self.config.separation_margin_m;
+        let radii = a.radius_m[i] + a.radius_m[j];
+        let reach = radii * 1.25 + self.config.separation_margin_m;
         (a.pos_world[i] - a.pos_world[j]).length_squared() <= reach * reach
     }
 
     fn touching_arrived(&self, i: usize) -> Option<usize> {
         let a = &self.agents;
         let order = a.order[i];
-        let reach = a.radius_m[i] + self.max_radius_m + self.config.separation_margin_m;
+        let reach = 1.25 * (a.radius_m[i] + self.max_radius_m) + self.config.separation_margin_m;
         let mut found = None;
         self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
             let j = j as usize;
@@ -840,7 +848,7 @@ impl Simulation {
         if self.goal_dist_m[i] > 2.0 * (r + self.max_radius_m) + self.config.separation_margin_m {
             return false;
         }
-        let reach = r + self.max_radius_m + self.config.separation_margin_m;
+        let reach = 1.25 * (r + self.max_radius_m) + self.config.separation_margin_m;
         let mut taken = false;
         self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
             let j = j as usize;

@@ -345,7 +345,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         };
 
         let mut new_vel = (v + force * (dt / mass)).clamp_length(max_speed);
-        if cfg.techniques.resolve_contacts {
+        // A stuck agent presses on regardless (a deadlock of polite agents never clears).
+        // ORCA already keeps velocities collision-free; only the position passes back it up.
+        if cfg.techniques.resolve_contacts
+            && cfg.avoidance != AvoidanceMode::Orca
+            && a.state[i] != AgentState::Stuck
+        {
             let own = &self.near[slot];
             new_vel = resolve::constrain_contacts(
                 new_vel,
