@@ -369,7 +369,7 @@ impl MapSettingsPanel {
                     let l = ui.label("Cell size");
                     ui.add(
                         egui::DragValue::new(&mut s.cell_size_m)
-                            .range(0.01..=100.0)
+                            .range(0.01..=10_000.0)
                             .speed(0.01)
                             .suffix(" m"),
                     )
