@@ -505,11 +505,7 @@ impl App {
 fn crowd_toolbar_ui(ui: &mut egui::Ui, crowd: &mut super::crowd_view::CrowdPreview) {
     ui.horizontal(|ui| {
         ui.label(RichText::new("Crowd").strong());
-        let play = if crowd.playing {
-            "⏸ Pause"
-        } else {
-            "▶ Play"
-        };
+        let play = if crowd.playing { "Pause" } else { "Play" };
         if ui
             .button(play)
             .on_hover_text("Play or pause the crowd preview (P)")
@@ -518,14 +514,14 @@ fn crowd_toolbar_ui(ui: &mut egui::Ui, crowd: &mut super::crowd_view::CrowdPrevi
             crowd.playing = !crowd.playing;
         }
         if ui
-            .button("⏭ Step")
+            .button("Step")
             .on_hover_text("One 1/60 s step (.)")
             .clicked()
         {
             crowd.step_once();
         }
         if ui
-            .button("✖ Clear")
+            .button("Clear")
             .on_hover_text("Remove every agent")
             .clicked()
         {

@@ -1044,7 +1044,9 @@ impl eframe::App for App {
 
 impl App {
     fn screenshot_step(&mut self, ctx: &egui::Context) {
-        let ready = self.is_baked() || (self.state.map.is_none() && self.error.is_some());
+        // A heightmap waits in the New map dialog: that dialog is the frame to save.
+        let ready = self.is_baked()
+            || (self.state.map.is_none() && (self.error.is_some() || self.new_map.is_some()));
         let Some(plan) = self.screenshot.as_mut() else {
             return;
         };

@@ -173,10 +173,10 @@ impl NewMapDialog {
                     self.fields_ui(ui);
                     ui.add_space(6.0);
                     for note in &self.settings.notes {
-                        ui.label(RichText::new(note).small().weak());
+                        ui.label(RichText::new(note).weak());
                     }
                 });
-                ui.separator();
+                ui.add_space(16.0);
                 ui.vertical(|ui| {
                     let size = preview_size(width, height);
                     ui.add(egui::Image::new((texture.id(), size)));
@@ -314,7 +314,7 @@ impl NewMapDialog {
                 ui.label(RichText::new("Slope").strong());
                 slope_histogram_ui(ui, &preview, &types);
             });
-            ui.separator();
+            ui.add_space(24.0);
             ui.vertical(|ui| {
                 ui.label(RichText::new("Walls before baking").strong());
                 egui::Grid::new("new_map_walls")

@@ -242,11 +242,11 @@ pub fn prefill(path: &Path) -> Result<Prefilled, MapError> {
             settings.cell_size_m = ((ew + ns) / 2.0) as f32;
             notes.push(match tile {
                 Some(_) => format!(
-                    "SRTM {arcsec:.0}″ tile at {lat:.1}° latitude: cells are {ew:.1} m east–west × {ns:.1} m north–south; square cells use the mean, {:.1} m.",
+                    "SRTM {arcsec:.0}-arc-second tile at {lat:.1}° latitude: cells are {ew:.1} m east–west × {ns:.1} m north–south; square cells use the mean, {:.1} m.",
                     settings.cell_size_m
                 ),
                 None => format!(
-                    "SRTM {arcsec:.0}″ samples; the file name gives no latitude (expected e.g. N37W119.hgt), so cells are taken at the equator: {:.1} m.",
+                    "SRTM {arcsec:.0}-arc-second samples; the file name gives no latitude (expected e.g. N37W119.hgt), so cells are taken at the equator: {:.1} m.",
                     settings.cell_size_m
                 ),
             });
