@@ -51,10 +51,12 @@ impl App {
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui));
         egui::Panel::left("left_panel")
             .resizable(true)
-            .default_size(270.0)
+            .default_size(300.0)
             .min_size(220.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
+                // Scrolling both ways, never shrinking: a tool whose settings are wider than
+                // the panel scrolls inside it instead of widening it and moving the map.
+                egui::ScrollArea::both().auto_shrink(false).show(ui, |ui| {
                     section(ui, "Tools", true, |ui| {
                         panels::tools_ui(ui, &mut self.state, &self.goal_preview)
                     });
@@ -73,7 +75,7 @@ impl App {
             .show(ui, |ui| {
                 crowd_toolbar_ui(ui, &mut self.crowd);
                 ui.separator();
-                egui::ScrollArea::vertical().show(ui, |ui| {
+                egui::ScrollArea::both().auto_shrink(false).show(ui, |ui| {
                     section(ui, "Movement types", true, |ui| {
                         self.movement_panel.ui(ui, &mut self.state)
                     });

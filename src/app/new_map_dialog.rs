@@ -156,7 +156,7 @@ impl NewMapDialog {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let texture = self.texture(ctx);
-        egui::Modal::new(egui::Id::unique("new_map_dialog")).show(ctx, |ui| {
+        let modal = egui::Modal::new(egui::Id::unique("new_map_dialog")).show(ctx, |ui| {
             ui.set_max_width(760.0);
             ui.heading(format!("New map from {file_name}"));
             let (width, height) = (
@@ -210,6 +210,13 @@ impl NewMapDialog {
                 }
             });
         });
+        // Esc cancels, as in any dialog; a click beside it does not (the fields would be lost).
+        let escape = modal.is_top_modal
+            && !modal.any_popup_open
+            && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+        if choice.is_none() && escape {
+            choice = Some(NewMapChoice::Cancel);
+        }
         choice
     }
 

@@ -89,7 +89,10 @@ fn parses_commands_from_shell_blocks_only() {
               ```sh\nnavstudio slow\n```\n";
     assert_eq!(
         quoted_commands(md),
-        ["navstudio info a.navpkg", "navstudio bake x.ron  -o y.navpkg"]
+        [
+            "navstudio info a.navpkg",
+            "navstudio bake x.ron  -o y.navpkg"
+        ]
     );
 }
 
@@ -132,10 +135,7 @@ fn quick_commands_in_readme_and_docs_run() {
                     "{name}: `{command}` did not reach the editor: {stderr}"
                 );
             } else {
-                assert!(
-                    out.status.success(),
-                    "{name}: `{command}` failed: {stderr}"
-                );
+                assert!(out.status.success(), "{name}: `{command}` failed: {stderr}");
             }
             ran += 1;
         }

@@ -87,7 +87,9 @@ fn new_map_dialog_cancel_keeps_the_open_map() {
     let png = write_ridge(dir.path());
     harness.state_mut().open_path(&png);
     harness.step();
-    harness.get_by_label("Cancel").click();
+    harness.step();
+    harness.get_by_label("Create map");
+    harness.key_press(egui::Key::Escape);
     harness.step();
     let app = harness.state_mut();
     assert!(app.new_map_dialog_mut().is_none());
@@ -121,15 +123,35 @@ fn crowd_play_and_step_are_in_view_at_1280_by_800() {
     let mut harness = harness(App::new(Some(&small)).unwrap());
     wait_baked(&mut harness);
     let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 800.0));
-    // The toolbar's buttons come first; the Crowd panel further down repeats them.
-    for label in ["Play", "Step"] {
-        let first = harness.get_all_by_label(label).next().expect(label).rect();
-        assert!(window.contains_rect(first), "{label} at {first:?}");
+    let play_label = |h: &egui_kittest::Harness<'_, App>| {
+        if h.state().crowd.playing {
+            "Pause"
+        } else {
+            "Play"
+        }
+    };
+    // The Crowd panel further down repeats the buttons; one of each must be in view.
+    let in_view = |h: &egui_kittest::Harness<'_, App>, label: &str| {
+        h.get_all_by_label(label)
+            .map(|n| n.rect())
+            .find(|r| window.contains_rect(*r))
+    };
+    for label in [play_label(&harness), "Step"] {
+        assert!(
+            in_view(&harness, label).is_some(),
+            "no {label} button in view"
+        );
     }
-    harness.get_all_by_label("Play").next().unwrap().click();
-    harness.step();
-    assert!(harness.state().crowd.playing);
-    harness.get_all_by_label("Pause").next().unwrap().click();
-    harness.step();
-    assert!(!harness.state().crowd.playing);
+    for _ in 0..2 {
+        let was_playing = harness.state().crowd.playing;
+        let label = play_label(&harness);
+        let rect = in_view(&harness, label).unwrap();
+        harness.hover_at(rect.center());
+        harness.step();
+        harness.drag_at(rect.center());
+        harness.step();
+        harness.drop_at(rect.center());
+        harness.step();
+        assert_ne!(harness.state().crowd.playing, was_playing, "{label}");
+    }
 }

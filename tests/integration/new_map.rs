@@ -72,6 +72,11 @@ fn land_figures(loaded: &map::LoadedMap) -> LandFigures {
         }
     }
     let passable: usize = sizes.values().sum();
+    assert_eq!(
+        sizes.len(),
+        layer.islands.count as usize,
+        "every island id has cells"
+    );
     let largest = sizes.values().copied().max().unwrap_or(0);
     LandFigures {
         wall_share: walls as f64 / cells.len() as f64,
@@ -91,7 +96,11 @@ fn land_figures(loaded: &map::LoadedMap) -> LandFigures {
 
 /// Runs `navstudio new HEIGHTMAP -o DIR/NAME.ron ARGS`, then loads the written document.
 fn cli_new(heightmap: &Path, dir: &Path, args: &[&str]) -> (map::LoadedMap, String) {
-    let name = heightmap.file_stem().unwrap().to_string_lossy().into_owned();
+    let name = heightmap
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let out = dir.join(format!("{name}.ron"));
     let run = Command::new(env!("CARGO_BIN_EXE_navstudio"))
         .arg("new")
@@ -122,7 +131,10 @@ fn srtm_tile_with_no_flags_bakes_at_its_real_scale() {
         loaded.document.cell_size_m
     );
     assert!((loaded.document.height_scale_m - 3168.0).abs() < 0.5);
-    assert!(stdout.contains("land") && stdout.contains("terrain walls"), "{stdout}");
+    assert!(
+        stdout.contains("land") && stdout.contains("terrain walls"),
+        "{stdout}"
+    );
     let f = land_figures(&loaded);
     eprintln!("N37W119.hgt, no flags: {f:?}");
     assert!(f.wall_share < 0.30, "{f:?}");
@@ -220,7 +232,10 @@ fn new_writes_a_document_that_loads_with_the_given_scale() {
     let doc = &loaded.document;
     assert_eq!(doc.cell_size_m, 2.0);
     assert_eq!(doc.height_scale_m, 40.0);
-    assert_eq!(doc.water_level_m, 10.0, "the document measures water from black");
+    assert_eq!(
+        doc.water_level_m, 10.0,
+        "the document measures water from black"
+    );
     assert_eq!(doc.sector_size, 16);
     let names: Vec<&str> = doc.movement_types.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["land", "hover"]);
@@ -242,8 +257,19 @@ fn bake_takes_the_scale_flags_for_a_heightmap_only() {
             .output()
             .unwrap()
     };
-    let ok = run(&["bake", "maps/small.png", "--cell-size-m", "4", "--types", "land"]);
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let ok = run(&[
+        "bake",
+        "maps/small.png",
+        "--cell-size-m",
+        "4",
+        "--types",
+        "land",
+    ]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     assert!(String::from_utf8_lossy(&ok.stdout).contains("walls"));
     let refused = run(&["bake", "maps/small.ron", "--cell-size-m", "4"]);
     assert!(!refused.status.success());
@@ -296,5 +322,8 @@ fn a_file_argument_opens_the_editor_like_open() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!stderr.contains("unrecognized"), "{stderr}");
-    assert!(stderr.contains("display") || stderr.contains("without the editor"), "{stderr}");
+    assert!(
+        stderr.contains("display") || stderr.contains("without the editor"),
+        "{stderr}"
+    );
 }
