@@ -51,7 +51,7 @@ impl App {
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui));
         egui::Panel::left("left_panel")
             .resizable(true)
-            .default_size(300.0)
+            .default_size(310.0)
             .min_size(220.0)
             .show(ui, |ui| {
                 // Scrolling both ways, never shrinking: a tool whose settings are wider than
