@@ -81,6 +81,7 @@ pub fn terrain_preview(doc: &MapDocument, heightmap: &Heightmap) -> TerrainPrevi
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::map::{HeightEncoding, MovementPreset, NewMapSettings};
 

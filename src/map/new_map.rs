@@ -350,6 +350,7 @@ impl NewMapSettings {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
