@@ -50,7 +50,19 @@ fn load_or_new(map_path: &Path, scale: &super::ScaleArgs) -> Result<LoadedMap, S
         }
         map::load_map(map_path).map_err(|e| e.to_string())?
     } else {
-        let (loaded, _) = new_from_heightmap(map_path, scale)?;
+        let (loaded, settings) = new_from_heightmap(map_path, scale)?;
+        // The scale decides every slope: say which one this bake used.
+        eprintln!(
+            "note: {} as a new map: {:.2} m cells, heights {:.0}–{:.0} m, {} (see `navstudio new --help`)",
+            map_path.display(),
+            settings.cell_size_m,
+            settings.height_black_m,
+            settings.height_white_m,
+            settings.water_level_m.map_or_else(
+                || "no water".to_owned(),
+                |w| format!("water below {w:.0} m")
+            )
+        );
         loaded
     };
     for w in &loaded.warnings {

@@ -13,19 +13,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The subcommands; a first argument that is none of these is a file for the editor.
-const SUBCOMMANDS: [&str; 10] = [
-    "new",
-    "validate",
-    "generate",
-    "bake",
-    "info",
-    "export",
-    "crowd",
-    "scenarios",
-    "path",
-    "help",
-];
+/// Whether a command opens the editor: `navstudio`, `navstudio open FILE` or `navstudio FILE`
+/// (a first argument that names a file rather than a subcommand).
+fn opens_editor(command: &str) -> bool {
+    let first = command.split_whitespace().nth(1).unwrap_or("");
+    first.is_empty() || first == "open" || first.contains(['.', '/'])
+}
 
 /// `navstudio` command lines in ```bash blocks, comments removed, `\` continuations joined.
 fn quoted_commands(markdown: &str) -> Vec<String> {
@@ -83,6 +76,15 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 #[test]
+fn tells_editor_commands_from_subcommands() {
+    assert!(opens_editor("navstudio maps/small.ron"));
+    assert!(opens_editor("navstudio open x.hgt"));
+    assert!(opens_editor("navstudio"));
+    assert!(!opens_editor("navstudio validate maps/small.ron"));
+    assert!(!opens_editor("navstudio crowd-bench"));
+}
+
+#[test]
 fn parses_commands_from_shell_blocks_only() {
     let md = "text\n```bash\nnavstudio info a.navpkg   # comment\ncargo test\n\
               navstudio bake x.ron \\\n  -o y.navpkg\n```\n```ron\nnavstudio nope\n```\n\
@@ -115,8 +117,7 @@ fn quick_commands_in_readme_and_docs_run() {
             if command.contains('$') {
                 continue;
             }
-            let first = command.split_whitespace().nth(1).unwrap_or("");
-            let editor = first == "open" || !SUBCOMMANDS.contains(&first);
+            let editor = opens_editor(&command);
             let out = Command::new("sh")
                 .arg("-c")
                 .arg(&command)
