@@ -494,7 +494,7 @@ impl App {
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "Drop a map (.ron) or heightmap (.png) to open it",
+                "Drop a map (.ron), a heightmap (.png, .hgt, .r16) or a package (.navpkg) to open it",
                 egui::FontId::proportional(22.0),
                 Color32::WHITE,
             );

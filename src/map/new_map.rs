@@ -462,6 +462,40 @@ mod tests {
         assert!(p.settings.notes.iter().any(|n| n.contains("equator")));
     }
 
+    /// Writes a `w × h` RGBA PNG whose pixels `pixel(x, y)` gives.
+    fn write_rgba(path: &Path, w: u32, h: u32, pixel: impl Fn(u32, u32) -> [u8; 4]) {
+        let img = image::RgbaImage::from_fn(w, h, |x, y| image::Rgba(pixel(x, y)));
+        img.save(path).unwrap();
+    }
+
+    #[test]
+    fn prefill_reads_a_terrain_rgb_tile_in_metres_and_a_colour_picture_as_grey() {
+        let dir = tempfile::tempdir().unwrap();
+        // Terrain-RGB: h = -10000 + (R·65536 + G·256 + B) · 0.1; 500 m + 10 m per column.
+        let tile = dir.path().join("tile.png");
+        write_rgba(&tile, 8, 4, |x, _| {
+            let v = ((500.0 + 10.0 * f64::from(x) + 10_000.0) / 0.1).round() as u32;
+            [(v >> 16) as u8, (v >> 8) as u8, v as u8, 255]
+        });
+        let p = prefill(&tile).unwrap();
+        assert_eq!(p.settings.encoding, HeightEncoding::TerrainRgb);
+        assert!(p.settings.metric);
+        assert!((p.settings.height_black_m - 500.0).abs() < 0.01);
+        assert!((p.settings.height_white_m - 570.0).abs() < 0.01);
+        // A colour picture decodes to absurd Terrain-RGB heights: it stays a grey import.
+        let picture = dir.path().join("picture.png");
+        write_rgba(&picture, 8, 4, |x, y| {
+            [200, (x * 30) as u8, (y * 60) as u8, 255]
+        });
+        let p = prefill(&picture).unwrap();
+        assert_eq!(p.settings.encoding, HeightEncoding::Gray);
+        assert!(!p.settings.metric);
+        assert_eq!(
+            (p.settings.height_black_m, p.settings.height_white_m),
+            (0.0, 100.0)
+        );
+    }
+
     #[test]
     fn document_converts_to_the_black_datum() {
         let s = NewMapSettings {
