@@ -8,3 +8,9 @@ pub mod map;
 pub mod nav;
 pub mod package;
 pub mod scenarios;
+
+/// The README's Rust example compiles as a doc test (`cargo test --doc`), so the code a
+/// newcomer copies matches the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;

@@ -69,17 +69,51 @@ pub fn import_heightmap(path: &Path) -> Result<Heightmap, BackendError> {
     Ok(map::import_heightmap(path, map::HeightEncoding::Auto, None)?.heightmap)
 }
 
-/// A new, unsaved map document for a heightmap file, with the default movement types.
+/// A new, unsaved map document for a heightmap file, at the scale the file states, with
+/// the default movement types.
 ///
 /// # Errors
 /// The library's [`MapError`].
 pub fn new_map_from_heightmap(heightmap_path: &Path) -> Result<LoadedMap, BackendError> {
-    let mut m: LoadedMap = map::new_map_from_heightmap(heightmap_path)?.into();
+    let prefilled = prefill_new_map(heightmap_path)?;
+    Ok(new_map_with_settings(
+        heightmap_path,
+        prefilled.imported,
+        &prefilled.settings,
+    ))
+}
+
+/// Imports a heightmap and pre-fills the New map dialog from what the file says.
+///
+/// # Errors
+/// The library's [`MapError`].
+pub fn prefill_new_map(heightmap_path: &Path) -> Result<map::new_map::Prefilled, BackendError> {
+    Ok(map::new_map::prefill(heightmap_path)?)
+}
+
+/// A new, unsaved map document for an imported heightmap with the dialog's settings.
+#[must_use]
+pub fn new_map_with_settings(
+    heightmap_path: &Path,
+    imported: map::ImportedHeightmap,
+    settings: &map::NewMapSettings,
+) -> LoadedMap {
+    let mut m: LoadedMap =
+        map::io::new_map_with_settings(heightmap_path, imported, settings).into();
     // The library resolves the heightmap relative to the document; until the map is saved
     // there is no document, so keep the path as given.
     m.document.heightmap.path = heightmap_path.to_string_lossy().into_owned();
     m.path = None;
-    Ok(m)
+    m
+}
+
+/// The slope histogram and terrain-wall share per type a document would bake to.
+#[must_use]
+pub fn terrain_preview(
+    document: &MapDocument,
+    heightmap: &Heightmap,
+) -> bake::preview::TerrainPreview {
+    bake::preview::terrain_preview(document, heightmap)
 }
 
 /// Opens a map: a `.ron` document (with its heightmap and paint side files), or a

@@ -51,10 +51,12 @@ impl App {
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui));
         egui::Panel::left("left_panel")
             .resizable(true)
-            .default_size(270.0)
+            .default_size(310.0)
             .min_size(220.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
+                // Scrolling both ways, never shrinking: a tool whose settings are wider than
+                // the panel scrolls inside it instead of widening it and moving the map.
+                egui::ScrollArea::both().auto_shrink(false).show(ui, |ui| {
                     section(ui, "Tools", true, |ui| {
                         panels::tools_ui(ui, &mut self.state, &self.goal_preview)
                     });
@@ -71,7 +73,9 @@ impl App {
             .default_size(340.0)
             .min_size(280.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
+                crowd_toolbar_ui(ui, &mut self.crowd);
+                ui.separator();
+                egui::ScrollArea::both().auto_shrink(false).show(ui, |ui| {
                     section(ui, "Movement types", true, |ui| {
                         self.movement_panel.ui(ui, &mut self.state)
                     });
@@ -374,6 +378,8 @@ impl App {
             });
         self.show_help = show_help;
 
+        self.new_map_ui(ctx);
+
         if let Some(mut dialog) = self.path_dialog.take() {
             let mut done = None;
             let mut cancel = false;
@@ -488,12 +494,43 @@ impl App {
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "Drop a map (.ron) or heightmap (.png) to open it",
+                "Drop a map (.ron), a heightmap (.png, .hgt, .r16) or a package (.navpkg) to open it",
                 egui::FontId::proportional(22.0),
                 Color32::WHITE,
             );
         }
     }
+}
+
+/// Play, pause, step and clear for the crowd preview, always in view at the top of the
+/// right panel (the Crowd panel below holds the rest of its settings).
+fn crowd_toolbar_ui(ui: &mut egui::Ui, crowd: &mut super::crowd_view::CrowdPreview) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Crowd").strong());
+        let play = if crowd.playing { "Pause" } else { "Play" };
+        if ui
+            .button(play)
+            .on_hover_text("Play or pause the crowd preview (P)")
+            .clicked()
+        {
+            crowd.playing = !crowd.playing;
+        }
+        if ui
+            .button("Step")
+            .on_hover_text("One 1/60 s step (.)")
+            .clicked()
+        {
+            crowd.step_once();
+        }
+        if ui
+            .button("Clear")
+            .on_hover_text("Remove every agent")
+            .clicked()
+        {
+            crowd.clear();
+        }
+        ui.weak(format!("{} agents", crowd.sim().agents().len()));
+    });
 }
 
 fn section(ui: &mut egui::Ui, title: &str, open: bool, add: impl FnOnce(&mut egui::Ui)) {

@@ -14,6 +14,7 @@ pub mod crowd_jams;
 pub mod crowd_view;
 pub mod goal;
 mod layout;
+pub mod new_map_dialog;
 pub mod overlays;
 pub mod panels;
 pub mod perf;
@@ -151,6 +152,8 @@ pub struct App {
     cost_shown: Option<(usize, usize)>,
     height_params: (f32, f32, f32),
     path_dialog: Option<PathDialog>,
+    /// The New map dialog of a heightmap being opened.
+    new_map: Option<new_map_dialog::NewMapDialog>,
     confirm: Option<FileAction>,
     error: Option<String>,
     show_help: bool,
@@ -202,6 +205,7 @@ impl App {
             cost_shown: None,
             height_params: (0.0, 0.0, 0.0),
             path_dialog: None,
+            new_map: None,
             confirm: None,
             error: None,
             show_help: false,
@@ -237,6 +241,10 @@ impl App {
             }
             return;
         }
+        if is_new_map_source(path) {
+            self.start_new_map(path);
+            return;
+        }
         match backend::load_map(path) {
             Ok(loaded) => {
                 let is_document = loaded.path.is_some();
@@ -250,6 +258,53 @@ impl App {
                 self.recovery_untitled = false;
             }
             Err(err) => self.error = Some(err.to_string()),
+        }
+    }
+
+    /// Imports a heightmap and shows the New map dialog for it; the open map stays until
+    /// the designer creates the new one.
+    pub fn start_new_map(&mut self, path: &Path) {
+        match new_map_dialog::NewMapDialog::open(path) {
+            Ok(dialog) => self.new_map = Some(dialog),
+            Err(err) => self.error = Some(err.to_string()),
+        }
+    }
+
+    /// The New map dialog, while one is shown (tests and tools set its fields).
+    pub fn new_map_dialog_mut(&mut self) -> Option<&mut new_map_dialog::NewMapDialog> {
+        self.new_map.as_mut()
+    }
+
+    /// Creates the map the New map dialog describes, as its Create button does. Returns
+    /// `false` (and keeps the dialog, with the reason shown) when a field is invalid or no
+    /// dialog is open.
+    pub fn confirm_new_map(&mut self) -> bool {
+        let Some(mut dialog) = self.new_map.take() else {
+            return false;
+        };
+        match dialog.build() {
+            Ok(loaded) => {
+                self.open_loaded(loaded);
+                self.recent.note(&dialog.path);
+                self.recovery_untitled = false;
+                true
+            }
+            Err(problem) => {
+                dialog.problem = Some(problem);
+                self.new_map = Some(dialog);
+                false
+            }
+        }
+    }
+
+    fn new_map_ui(&mut self, ctx: &egui::Context) {
+        let choice = self.new_map.as_mut().and_then(|d| d.ui(ctx));
+        match choice {
+            Some(new_map_dialog::NewMapChoice::Create) => {
+                self.confirm_new_map();
+            }
+            Some(new_map_dialog::NewMapChoice::Cancel) => self.new_map = None,
+            None => {}
         }
     }
 
@@ -810,12 +865,9 @@ impl App {
             FileAction::NewFromHeightmap => {
                 let dialog = rfd::FileDialog::new()
                     .set_title("New map from heightmap")
-                    .add_filter("Heightmap (PNG)", &["png"]);
+                    .add_filter("Heightmap", &["png", "hgt", "r16", "raw"]);
                 if let Some(path) = self.pick(dialog, FileAction::NewFromHeightmap, false) {
-                    match backend::new_map_from_heightmap(&path) {
-                        Ok(loaded) => self.open_loaded(loaded),
-                        Err(err) => self.error = Some(err.to_string()),
-                    }
+                    self.start_new_map(&path);
                 }
             }
             FileAction::Open => {
@@ -953,15 +1005,22 @@ impl App {
 
     fn typed_path_done(&mut self, action: FileAction, path: PathBuf) {
         match action {
-            FileAction::NewFromHeightmap => match backend::new_map_from_heightmap(&path) {
-                Ok(loaded) => self.open_loaded(loaded),
-                Err(err) => self.error = Some(err.to_string()),
-            },
+            FileAction::NewFromHeightmap => self.start_new_map(&path),
             FileAction::SaveAs | FileAction::Save => self.save_to(&path),
             FileAction::ExportPackage => self.export_package(&path),
             _ => self.open_path(&path),
         }
     }
+}
+
+/// Whether opening `path` starts a new map through the New map dialog: a heightmap
+/// (anything but a map document, a nav package or a flat Moving AI grid).
+fn is_new_map_source(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    !matches!(ext.as_str(), "ron" | "navpkg" | "map")
 }
 
 /// Frees `value` on a short-lived thread: the previous bake of a 2048² map is hundreds of
@@ -990,7 +1049,9 @@ impl eframe::App for App {
 
 impl App {
     fn screenshot_step(&mut self, ctx: &egui::Context) {
-        let ready = self.is_baked() || (self.state.map.is_none() && self.error.is_some());
+        // A heightmap waits in the New map dialog: that dialog is the frame to save.
+        let ready = self.is_baked()
+            || (self.state.map.is_none() && (self.error.is_some() || self.new_map.is_some()));
         let Some(plan) = self.screenshot.as_mut() else {
             return;
         };

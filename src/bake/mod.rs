@@ -25,6 +25,7 @@ pub mod context;
 pub mod cost_layers;
 pub mod distance;
 pub mod paint;
+pub mod preview;
 pub mod slope;
 pub mod terrain_cost;
 pub mod wall_blur;

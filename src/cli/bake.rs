@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
 use navstudio::map::{self, LoadedMap, StampLibrary};
@@ -17,41 +17,84 @@ use navstudio::package;
 
 /// Loads a map and bakes it with a progress bar; returns the map and the bake.
 ///
-/// A path that does not end in `.ron` is read as a heightmap and baked as the new default
-/// document [`map::io::new_map_from_heightmap`] makes for it (what `navstudio open` shows).
+/// A path that does not end in `.ron` is read as a heightmap and baked as the new map
+/// [`map::io::new_map_from_heightmap`] makes for it (what `navstudio new` writes).
 pub fn load_and_bake(
     map_path: &Path,
     types: Option<Vec<String>>,
     quiet: bool,
 ) -> Result<(LoadedMap, Baked, BakeContext), String> {
+    let progress = if quiet {
+        StageProgress::hidden()
+    } else {
+        StageProgress::new()
+    };
+    let loaded = load_or_new(map_path, &super::ScaleArgs::default())?;
+    let (baked, ctx) = bake_loaded(map_path, &loaded, types, &progress)?;
+    progress.finish();
+    Ok((loaded, baked, ctx))
+}
+
+/// The map document at `map_path`, or for a heightmap the new map with its pre-filled scale
+/// and `scale`'s fields over it.
+fn load_or_new(map_path: &Path, scale: &super::ScaleArgs) -> Result<LoadedMap, String> {
     let is_document = map_path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let loaded = if is_document {
-        map::load_map(map_path)
+        if scale.any() {
+            return Err(format!(
+                "{}: the scale flags (--cell-size-m, --height-range-m, --water-level-m, --sector-size, --movement-preset) are for a heightmap; a map document keeps its own, so edit them in the .ron or the editor",
+                map_path.display()
+            ));
+        }
+        map::load_map(map_path).map_err(|e| e.to_string())?
     } else {
-        map::io::new_map_from_heightmap(map_path)
-    }
-    .map_err(|e| e.to_string())?;
+        let (loaded, settings) = new_from_heightmap(map_path, scale)?;
+        // The scale decides every slope: say which one this bake used.
+        eprintln!(
+            "note: {} as a new map: {:.2} m cells, heights {:.0}–{:.0} m, {} (see `navstudio new --help`)",
+            map_path.display(),
+            settings.cell_size_m,
+            settings.height_black_m,
+            settings.height_white_m,
+            settings.water_level_m.map_or_else(
+                || "no water".to_owned(),
+                |w| format!("water below {w:.0} m")
+            )
+        );
+        loaded
+    };
     for w in &loaded.warnings {
         eprintln!("warning: {w}");
     }
+    Ok(loaded)
+}
+
+/// The new map for a heightmap: pre-filled settings, `scale` over them, checked.
+fn new_from_heightmap(
+    heightmap: &Path,
+    scale: &super::ScaleArgs,
+) -> Result<(LoadedMap, map::NewMapSettings), String> {
+    let prefilled = map::new_map::prefill(heightmap).map_err(|e| e.to_string())?;
+    let mut settings = prefilled.settings;
+    scale.apply(&mut settings);
+    settings.validate(heightmap).map_err(|e| e.to_string())?;
+    let loaded = map::io::new_map_with_settings(heightmap, prefilled.imported, &settings);
+    Ok((loaded, settings))
+}
+
+/// Bakes a loaded map, reporting stages to `progress`.
+fn bake_loaded(
+    map_path: &Path,
+    loaded: &LoadedMap,
+    types: Option<Vec<String>>,
+    progress: &StageProgress,
+) -> Result<(Baked, BakeContext), String> {
     let stamps = StampLibrary::builtin().map_err(|e| e.to_string())?;
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(1000)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let progress_bar = bar.clone();
+    let reporter = progress.clone();
     let mut ctx = BakeContext::new(
-        Box::new(move |stage, done| {
-            progress_bar.set_message(stage.to_owned());
-            progress_bar.set_position((done * 1000.0) as u64);
-        }),
+        Box::new(move |stage, done| reporter.update(stage, done)),
         Arc::new(AtomicBool::new(false)),
     );
     let options = BakeOptions { types };
@@ -63,8 +106,58 @@ pub fn load_and_bake(
         &mut ctx,
     )
     .map_err(|e| format!("{}: {e}", map_path.display()))?;
-    bar.finish_and_clear();
-    Ok((loaded, baked, ctx))
+    Ok((baked, ctx))
+}
+
+/// A progress bar on stderr with the current stage's name, shown only once the work has
+/// run for [`StageProgress::SHOW_AFTER`] and only when stderr is a terminal (indicatif's
+/// stderr target draws nothing otherwise).
+#[derive(Clone)]
+struct StageProgress {
+    bar: ProgressBar,
+    start: Instant,
+    hidden: bool,
+}
+
+impl StageProgress {
+    /// Short bakes finish before a bar would be read.
+    const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+    fn new() -> Self {
+        let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Self {
+            bar,
+            start: Instant::now(),
+            hidden: false,
+        }
+    }
+
+    fn hidden() -> Self {
+        Self {
+            hidden: true,
+            ..Self::new()
+        }
+    }
+
+    /// Notes the stage and its done fraction (`0..=1`); shows the bar once it is due.
+    fn update(&self, stage: &str, done: f32) {
+        self.bar.set_message(stage.to_owned());
+        self.bar
+            .set_position((done.clamp(0.0, 1.0) * 1000.0) as u64);
+        if !self.hidden && self.bar.is_hidden() && self.start.elapsed() >= Self::SHOW_AFTER {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            // Redraws the elapsed time through long stages that report rarely.
+            self.bar.enable_steady_tick(Duration::from_millis(200));
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
 }
 
 /// `navstudio bake`.
@@ -72,15 +165,20 @@ pub fn bake_cmd(
     map_path: &Path,
     output: Option<&Path>,
     types: Option<Vec<String>>,
+    scale: &super::ScaleArgs,
 ) -> Result<(), String> {
     let start = Instant::now();
-    let (loaded, baked, mut ctx) = load_and_bake(map_path, types, false)?;
+    let progress = StageProgress::new();
+    let loaded = load_or_new(map_path, scale)?;
+    let (baked, mut ctx) = bake_loaded(map_path, &loaded, types, &progress)?;
     if let Some(out) = output {
         let meta = bake::package_meta(&loaded.document, &baked.type_indices);
+        progress.update("write package", 1.0);
         let bytes = ctx.stage("write package", |_| package::to_bytes(&baked.nav, &meta));
         map::io::write_atomic(out, &bytes).map_err(|e| e.to_string())?;
         println!("wrote {} ({} bytes)", out.display(), bytes.len());
     }
+    progress.finish();
     print!("{}", timing_table(&ctx));
     print!("{}", nav_stats(&baked.nav));
     for w in &ctx.warnings {
@@ -88,6 +186,122 @@ pub fn bake_cmd(
     }
     println!("total {:.2} s", start.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// `navstudio new`: writes the map document for a heightmap at its pre-filled (or given)
+/// scale and prints what a designer should check before baking.
+pub fn new_cmd(heightmap: &Path, output: &Path, scale: &super::ScaleArgs) -> Result<(), String> {
+    if output
+        .extension()
+        .is_none_or(|e| !e.eq_ignore_ascii_case("ron"))
+    {
+        return Err(format!(
+            "{}: a map document ends in .ron; give -o maps/NAME.ron",
+            output.display()
+        ));
+    }
+    let (mut loaded, settings) = new_from_heightmap(heightmap, scale)?;
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    let folder = map::io::folder_of(output);
+    loaded.document.heightmap.path = relative_path(&folder, heightmap).map_err(|e| {
+        format!(
+            "{}: cannot refer to the heightmap from {} ({e}); check that the output folder exists",
+            output.display(),
+            folder.display()
+        )
+    })?;
+    if let Some(stem) = output.file_stem() {
+        loaded.document.name = stem.to_string_lossy().into_owned();
+    }
+    map::save_map(output, &loaded.document).map_err(|e| e.to_string())?;
+    print!("{}", describe_new_map(&loaded, &settings));
+    println!(
+        "wrote {} (heightmap {})",
+        output.display(),
+        loaded.document.heightmap.path
+    );
+    Ok(())
+}
+
+/// The settings, the notes on how they were pre-filled, the slope histogram and the wall
+/// share per movement type.
+fn describe_new_map(loaded: &LoadedMap, settings: &map::NewMapSettings) -> String {
+    let mut out = String::new();
+    let hm = &loaded.heightmap;
+    let _ = writeln!(
+        out,
+        "{} × {} cells of {:.2} m ({:.1} × {:.1} km)",
+        hm.width,
+        hm.height,
+        settings.cell_size_m,
+        f64::from(hm.width) * f64::from(settings.cell_size_m) / 1000.0,
+        f64::from(hm.height) * f64::from(settings.cell_size_m) / 1000.0
+    );
+    let _ = writeln!(
+        out,
+        "heights {:.0} m (black) to {:.0} m (white); water {}; sectors of {} cells; movement types {}",
+        settings.height_black_m,
+        settings.height_white_m,
+        settings
+            .water_level_m
+            .map_or_else(|| "none".to_owned(), |w| format!("below {w:.0} m")),
+        settings.sector_size,
+        settings.preset.label()
+    );
+    for note in &settings.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let preview = bake::preview::terrain_preview(&loaded.document, hm);
+    let cells: u64 = preview.slope_histogram.iter().sum::<u64>().max(1);
+    let _ = writeln!(out, "slope histogram (share of cells per 5°):");
+    let last = preview
+        .slope_histogram
+        .iter()
+        .rposition(|&c| c > 0)
+        .unwrap_or(0);
+    for (i, &count) in preview.slope_histogram.iter().enumerate().take(last + 1) {
+        let share = count as f64 / cells as f64;
+        let _ = writeln!(
+            out,
+            "  {:>2}–{:<2}° {:>5.1} % {}",
+            i * 5,
+            (i + 1) * 5,
+            100.0 * share,
+            "#".repeat((share * 50.0).round() as usize)
+        );
+    }
+    if settings.water_level_m.is_some() {
+        let _ = writeln!(out, "water: {:.1} % of cells", 100.0 * preview.water_share);
+    }
+    for (name, share) in &preview.wall_share {
+        let _ = writeln!(
+            out,
+            "{name:<10} terrain walls {:>5.1} % (too steep, water, no data; before the wall buffer)",
+            100.0 * share
+        );
+    }
+    out
+}
+
+/// `target` relative to `folder` (both made absolute), e.g. `../../data/N37W119.hgt`.
+fn relative_path(folder: &Path, target: &Path) -> std::io::Result<String> {
+    let folder = folder.canonicalize()?;
+    let target = target.canonicalize()?;
+    let common = folder
+        .components()
+        .zip(target.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut rel = std::path::PathBuf::new();
+    for _ in folder.components().skip(common) {
+        rel.push("..");
+    }
+    for c in target.components().skip(common) {
+        rel.push(c);
+    }
+    Ok(rel.to_string_lossy().into_owned())
 }
 
 fn timing_table(ctx: &BakeContext) -> String {
@@ -109,13 +323,20 @@ fn timing_table(ctx: &BakeContext) -> String {
     out
 }
 
+/// Share of wall cells in a cost field.
+fn wall_share(cost: &navstudio::nav::CostField) -> f64 {
+    let cells = cost.to_cells();
+    cells.iter().filter(|&&c| c == WALL).count() as f64 / cells.len().max(1) as f64
+}
+
 fn nav_stats(nav: &NavData) -> String {
     let mut out = String::new();
     for l in &nav.layers {
         let _ = writeln!(
             out,
-            "{:<10} clear sectors {:>5.1} %, {} portal windows, {} islands, {} flow permutations → {} unique tiles",
+            "{:<10} walls {:>5.1} %, clear sectors {:>5.1} %, {} portal windows, {} islands, {} flow permutations → {} unique tiles",
             l.name,
+            100.0 * wall_share(&l.cost),
             100.0 * l.cost.clear_share(),
             l.windows.len(),
             l.islands.count,

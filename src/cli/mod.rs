@@ -12,12 +12,97 @@ use navstudio::map::{self, generate};
 
 /// navstudio — a map editor and baker for flow-field navigation data.
 ///
-/// With no subcommand, opens the editor on the default map (maps/showcase.ron).
+/// With no subcommand, opens the editor on FILE, or on the default map (maps/showcase.ron).
 #[derive(Parser, Debug)]
-#[command(name = "navstudio", version, about, long_about = None)]
+#[command(
+    name = "navstudio",
+    version,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// Open the editor on this map (.ron), heightmap or nav package, as `navstudio open FILE`.
+    file: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// The scale of a new map made from a heightmap: every field defaults to what the file says
+/// (see `navstudio new --help`).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct ScaleArgs {
+    /// Metres per cell (default: from an SRTM .hgt's name and size, else 1).
+    #[arg(long)]
+    cell_size_m: Option<f32>,
+    /// Metres at the lowest and highest sample, BLACK,WHITE (default: the file's own metres
+    /// for .hgt and Terrain-RGB, else 0,100).
+    #[arg(long, value_parser = parse_range, allow_hyphen_values = true)]
+    height_range_m: Option<(f32, f32)>,
+    /// Cells lower than this are water, in the same metres as the height range (default: no
+    /// water).
+    #[arg(long, allow_hyphen_values = true)]
+    water_level_m: Option<f32>,
+    /// Sector edge length in cells, 1..=255 (default 10).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=255))]
+    sector_size: Option<u16>,
+    /// Movement types: land-hover-large (default), land-hover or land.
+    #[arg(long, value_parser = map::MovementPreset::parse)]
+    movement_preset: Option<map::MovementPreset>,
+}
+
+impl ScaleArgs {
+    /// Whether any field was given.
+    fn any(&self) -> bool {
+        self.cell_size_m.is_some()
+            || self.height_range_m.is_some()
+            || self.water_level_m.is_some()
+            || self.sector_size.is_some()
+            || self.movement_preset.is_some()
+    }
+
+    /// The pre-filled settings with the given fields replacing theirs.
+    fn apply(&self, settings: &mut map::NewMapSettings) {
+        if let Some(c) = self.cell_size_m {
+            settings.cell_size_m = c;
+        }
+        if let Some((black, white)) = self.height_range_m {
+            settings.height_black_m = black;
+            settings.height_white_m = white;
+        }
+        if let Some(w) = self.water_level_m {
+            settings.water_level_m = Some(w);
+        }
+        if let Some(s) = self.sector_size {
+            settings.sector_size = s;
+        }
+        if let Some(p) = self.movement_preset {
+            settings.preset = p;
+        }
+    }
+}
+
+/// Parses `BLACK,WHITE` metres.
+fn parse_range(s: &str) -> Result<(f32, f32), String> {
+    let (a, b) = s.split_once(',').ok_or_else(|| {
+        format!("'{s}' is not a height range; write it as BLACK,WHITE in metres (e.g. 1165,4333)")
+    })?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| {
+                format!("'{s}' is not a height range; both ends must be numbers of metres")
+            })
+    };
+    let (black, white) = (parse(a)?, parse(b)?);
+    if white < black {
+        return Err(format!(
+            "'{s}' is not a height range; the height at white ({white}) must not be below the height at black ({black})"
+        ));
+    }
+    Ok((black, white))
 }
 
 #[derive(Subcommand, Debug)]
@@ -26,6 +111,19 @@ enum Command {
     Open {
         /// File to open.
         file: PathBuf,
+    },
+    /// Make a new map document from a heightmap at its real scale: every field is pre-filled
+    /// from the file (SRTM .hgt: cell size from the name and size, metres from the file) and
+    /// can be set with the flags. Prints the settings, the slope histogram and the share of
+    /// walls per movement type; writes the document (the heightmap stays where it is).
+    New {
+        /// The heightmap (.png, .hgt, .r16 …).
+        heightmap: PathBuf,
+        /// The map document to write, e.g. maps/NAME.ron.
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        scale: ScaleArgs,
     },
     /// Load a map document and its heightmap, check them and print a summary.
     Validate {
@@ -51,7 +149,8 @@ enum Command {
     /// Prints a per-stage timing table; with -o writes the nav package.
     Bake {
         /// The map document (maps/NAME.ron), or a heightmap (.png, .hgt, .r16, .map …),
-        /// baked as the new default document `navstudio open` would make for it.
+        /// baked as the new map `navstudio new` would make for it (the flags below set its
+        /// scale).
         map: PathBuf,
         /// Where to write the nav package (NAME.navpkg).
         #[arg(short, long)]
@@ -59,6 +158,8 @@ enum Command {
         /// Bake only these movement types (comma-separated names).
         #[arg(long, value_delimiter = ',')]
         types: Option<Vec<String>>,
+        #[command(flatten)]
+        scale: ScaleArgs,
     },
     /// Print a nav package's manifest and section sizes.
     Info {
@@ -248,7 +349,12 @@ pub fn default_map_path() -> PathBuf {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        None => open_editor(Some(default_map_path())),
+        None => open_editor(Some(cli.file.unwrap_or_else(default_map_path))),
+        Some(Command::New {
+            heightmap,
+            output,
+            scale,
+        }) => bake::new_cmd(&heightmap, &output, &scale),
         Some(Command::Open { file }) => open_editor(Some(file)),
         Some(Command::Validate { map }) => validate(&map),
         Some(Command::Generate {
@@ -257,9 +363,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             output,
         }) => generate_map(kind, size, seed, &output),
-        Some(Command::Bake { map, output, types }) => {
-            bake::bake_cmd(&map, output.as_deref(), types)
-        }
+        Some(Command::Bake {
+            map,
+            output,
+            types,
+            scale,
+        }) => bake::bake_cmd(&map, output.as_deref(), types, &scale),
         Some(Command::Info { package }) => bake::info_cmd(&package),
         Some(Command::Export {
             package,

@@ -13,10 +13,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Deserialize;
 
-use super::document::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MapDocument};
+use super::document::{FORMAT_VERSION, MapDocument};
 use super::error::MapError;
 use super::heightmap::{Heightmap, heightmap_dimensions, import_heightmap};
-use super::movement::default_movement_types;
 use super::paint::PaintLayer;
 use super::stamp::StampLibrary;
 
@@ -307,50 +306,44 @@ fn document_text(document: &MapDocument) -> Result<String, std::io::Error> {
     ))
 }
 
-/// A new document for a heightmap file, so any heightmap can be opened directly.
-///
-/// Name from the file stem; the default movement types ([`default_movement_types`]);
-/// 1 m cells; sectors of 10; `height_scale_m` from the metric range (`.hgt`, Terrain-RGB)
-/// or 100 m; water level −1 m, below every height, so there is no water until a designer
-/// sets a level. The returned `path` is the heightmap's path with the extension `.ron`.
+/// A new document for a heightmap file, so any heightmap can be opened directly, at the
+/// scale the file states ([`super::new_map::prefill`]: SRTM `.hgt` cell size from its name
+/// and size, metres from `.hgt` and Terrain-RGB, 1 m cells and 0–100 m for images that do
+/// not say); sectors of 10; no water; the default movement types. The returned `path` is
+/// the heightmap's path with the extension `.ron`.
 ///
 /// # Errors
 /// As [`import_heightmap`].
 pub fn new_map_from_heightmap(heightmap_path: &Path) -> Result<LoadedMap, MapError> {
-    let imported = import_heightmap(heightmap_path, HeightEncoding::Auto, None)?;
+    let prefilled = super::new_map::prefill(heightmap_path)?;
+    Ok(new_map_with_settings(
+        heightmap_path,
+        prefilled.imported,
+        &prefilled.settings,
+    ))
+}
+
+/// A new document for a heightmap already imported with `settings.encoding`, named after
+/// the file, at `heightmap_path` with the extension `.ron`. Call
+/// [`super::new_map::NewMapSettings::validate`] first.
+#[must_use]
+pub fn new_map_with_settings(
+    heightmap_path: &Path,
+    imported: super::heightmap::ImportedHeightmap,
+    settings: &super::new_map::NewMapSettings,
+) -> LoadedMap {
     let name = heightmap_path
         .file_stem()
         .map_or_else(|| "map".to_owned(), |s| s.to_string_lossy().into_owned());
     let file_name = heightmap_path
         .file_name()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let height_scale_m = match imported.range_m {
-        Some((min_m, max_m)) if max_m > min_m => (max_m - min_m) as f32,
-        Some(_) => 1.0,
-        None => 100.0,
-    };
-    let document = MapDocument {
-        version: FORMAT_VERSION,
-        name,
-        heightmap: HeightmapSource {
-            path: file_name,
-            encoding: HeightEncoding::Auto,
-            no_data: None,
-        },
-        cell_size_m: 1.0,
-        height_scale_m,
-        water_level_m: -1.0,
-        sector_size: 10,
-        movement_types: default_movement_types(),
-        paint: Vec::new(),
-        stamps: Vec::new(),
-    };
-    Ok(LoadedMap {
+    LoadedMap {
         path: heightmap_path.with_extension("ron"),
-        document,
+        document: settings.document(&name, &file_name),
         heightmap: imported.heightmap,
         warnings: imported.warnings,
-    })
+    }
 }
 
 /// The folder a document's relative paths start from (`.` for a bare file name).

@@ -8,6 +8,7 @@ pub mod generate;
 pub mod heightmap;
 pub mod io;
 pub mod movement;
+pub mod new_map;
 pub mod paint;
 pub mod stamp;
 pub mod summary;
@@ -23,6 +24,7 @@ pub use io::{
     save_map_with_size,
 };
 pub use movement::{MovementType, WaterRule, default_movement_types};
+pub use new_map::{MovementPreset, NewMapSettings};
 pub use paint::{PaintCell, PaintForce, PaintLayer, PaintTarget};
 pub use stamp::{Stamp, StampCell, StampFootprint, StampLibrary, StampPlacement};
 pub use summary::summary;

@@ -50,3 +50,13 @@ pub fn drag_cells(harness: &mut Harness<'_, App>, from: (f32, f32), to: (f32, f3
     harness.drop_at(b);
     harness.step();
 }
+
+/// The editor with a heightmap opened and its New map dialog confirmed as pre-filled.
+pub fn new_map_app(heightmap: &std::path::Path) -> App {
+    let mut app = App::new(Some(heightmap)).unwrap();
+    assert!(
+        app.confirm_new_map(),
+        "the New map dialog did not create the map"
+    );
+    app
+}

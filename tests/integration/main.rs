@@ -19,13 +19,17 @@ mod bake;
 mod bake_property;
 mod bake_stages;
 mod crowd;
+mod docs_commands;
 #[cfg(feature = "gui")]
 mod editor;
+#[cfg(feature = "gui")]
+mod editor_layout;
 mod generate;
 mod map_import;
 mod nav_core;
 mod nav_walls;
 mod nav_world;
+mod new_map;
 mod package;
 mod save_crash;
 mod scenarios;

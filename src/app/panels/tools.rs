@@ -369,7 +369,7 @@ impl MapSettingsPanel {
                     let l = ui.label("Cell size");
                     ui.add(
                         egui::DragValue::new(&mut s.cell_size_m)
-                            .range(0.01..=100.0)
+                            .range(0.01..=10_000.0)
                             .speed(0.01)
                             .suffix(" m"),
                     )
@@ -383,7 +383,9 @@ impl MapSettingsPanel {
                             .suffix(" m"),
                     )
                     .labelled_by(l.id)
-                    .on_hover_text("Height of a full-white heightmap sample");
+                    .on_hover_text(
+                        "Metres from the lowest (black) to the highest (white) heightmap sample",
+                    );
                     ui.end_row();
                     let l = ui.label("Water level");
                     ui.add(
@@ -392,7 +394,10 @@ impl MapSettingsPanel {
                             .speed(0.1)
                             .suffix(" m"),
                     )
-                    .labelled_by(l.id);
+                    .labelled_by(l.id)
+                    .on_hover_text(
+                        "Cells lower than this are water; measured from the lowest (black) sample",
+                    );
                     ui.end_row();
                     let l = ui.label("Sector size");
                     ui.add(

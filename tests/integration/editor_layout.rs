@@ -1,0 +1,157 @@
+//! The editor as a newcomer meets it (egui_kittest, 1280 × 800, no display): the New map
+//! dialog of a heightmap, a viewport that stays put when the tool changes, and crowd
+//! controls in view without scrolling.
+
+use std::path::{Path, PathBuf};
+
+use egui_kittest::kittest::Queryable;
+use navstudio::app::App;
+use navstudio::app::tools::Tool;
+
+use crate::gui_common::{harness, wait_baked};
+
+const W: u32 = 60;
+const H: u32 = 40;
+
+/// 0–100 m grey PNG: flat at 10 m with a one-cell ridge of 30 m down column 30. Central
+/// differences give the ridge's flanks (columns 29 and 31) a slope of atan(20 m / 2 cells):
+/// 84° with 1 m cells, walls that leave three land islands (west, east, the flat crest);
+/// 18° with 30 m cells, under land's 35° limit, so one island.
+fn write_ridge(dir: &Path) -> PathBuf {
+    let mut img = image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::new(W, H);
+    for (x, _, p) in img.enumerate_pixels_mut() {
+        let metres = if x == 30 { 30.0 } else { 10.0 };
+        p.0[0] = (metres / 100.0 * 65535.0_f64).round() as u16;
+    }
+    let path = dir.join("ridge.png");
+    img.save(&path).unwrap();
+    path
+}
+
+fn land_islands(app: &App) -> u32 {
+    app.state.nav.as_ref().expect("baked nav data").layers[0]
+        .islands
+        .count
+}
+
+#[test]
+fn new_map_dialog_sets_the_cell_size_before_the_first_bake() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_ridge(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    harness.step();
+    assert!(
+        harness.state().state.map.is_none(),
+        "nothing is opened or baked before the dialog is confirmed"
+    );
+    let dialog_cell = harness
+        .state_mut()
+        .new_map_dialog_mut()
+        .expect("opening a heightmap shows the New map dialog")
+        .settings
+        .cell_size_m;
+    assert_eq!(dialog_cell, 1.0, "a grey PNG does not say its scale");
+    harness.get_by_label("Walls before baking");
+
+    harness.get_by_label("Cell size").set_value_accesskit(30.0);
+    harness.step();
+    harness.get_by_label("Create map").click();
+    harness.step();
+    wait_baked(&mut harness);
+
+    let app = harness.state();
+    let doc = &app.state.map.as_ref().unwrap().document;
+    assert_eq!(doc.cell_size_m, 30.0);
+    assert_eq!(land_islands(app), 1, "at 30 m cells the ridge is no wall");
+
+    // The same heightmap at the pre-filled 1 m: the ridge's flanks split the land.
+    let mut again = harness_1m(&png);
+    wait_baked(&mut again);
+    assert_eq!(land_islands(again.state()), 3);
+}
+
+fn harness_1m(png: &Path) -> egui_kittest::Harness<'static, App> {
+    let mut harness = harness(App::new(Some(png)).unwrap());
+    harness.step();
+    harness.get_by_label("Create map").click();
+    harness.step();
+    harness
+}
+
+#[test]
+fn new_map_dialog_cancel_keeps_the_open_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/small.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    let png = write_ridge(dir.path());
+    harness.state_mut().open_path(&png);
+    harness.step();
+    harness.step();
+    harness.get_by_label("Create map");
+    harness.key_press(egui::Key::Escape);
+    harness.step();
+    let app = harness.state_mut();
+    assert!(app.new_map_dialog_mut().is_none());
+    assert_eq!(app.state.map.as_ref().unwrap().document.name, "small");
+}
+
+#[test]
+fn the_viewport_stays_put_through_every_tool() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    let before = harness.state().viewport().rect;
+    assert!(before.width() > 400.0, "{before:?}");
+    for tool in Tool::ALL.into_iter().chain([Tool::Inspect]) {
+        harness.get_by_label(tool.label()).click();
+        harness.step();
+        harness.step();
+        assert_eq!(harness.state().state.tool, tool);
+        assert_eq!(
+            harness.state().viewport().rect,
+            before,
+            "the viewport moved with the {} tool",
+            tool.label()
+        );
+    }
+}
+
+#[test]
+fn crowd_play_and_step_are_in_view_at_1280_by_800() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 800.0));
+    let play_label = |h: &egui_kittest::Harness<'_, App>| {
+        if h.state().crowd.playing {
+            "Pause"
+        } else {
+            "Play"
+        }
+    };
+    // The Crowd panel further down repeats the buttons; one of each must be in view.
+    let in_view = |h: &egui_kittest::Harness<'_, App>, label: &str| {
+        h.get_all_by_label(label)
+            .map(|n| n.rect())
+            .find(|r| window.contains_rect(*r))
+    };
+    for label in [play_label(&harness), "Step"] {
+        assert!(
+            in_view(&harness, label).is_some(),
+            "no {label} button in view"
+        );
+    }
+    for _ in 0..2 {
+        let was_playing = harness.state().crowd.playing;
+        let label = play_label(&harness);
+        let rect = in_view(&harness, label).unwrap();
+        harness.hover_at(rect.center());
+        harness.step();
+        harness.drag_at(rect.center());
+        harness.step();
+        harness.drop_at(rect.center());
+        harness.step();
+        assert_ne!(harness.state().crowd.playing, was_playing, "{label}");
+    }
+}
