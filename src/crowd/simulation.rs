@@ -38,6 +38,57 @@ const SPAWN_TRIES: u32 = 64;
 /// How far (in cells) an agent caught inside a new wall looks for free ground.
 const EVICT_SEARCH_CELLS: i32 = 64;
 
+/// Agents already standing, bucketed for a rectangle spawn's "is this spot free?" (a spawn
+/// of 20,000 must not compare every try with every agent).
+struct Occupancy {
+    bucket_m: f32,
+    cells: rustc_hash::FxHashMap<(i32, i32), Vec<u32>>,
+}
+
+impl Occupancy {
+    fn new(agents: &Agents, new_radius_m: f32) -> Self {
+        let r_max = agents.radius_m.iter().copied().fold(new_radius_m, f32::max);
+        let mut o = Self {
+            bucket_m: (2.0 * r_max).max(1e-3),
+            cells: rustc_hash::FxHashMap::default(),
+        };
+        for (i, &p) in agents.pos_world.iter().enumerate() {
+            o.add(p, i as u32);
+        }
+        o
+    }
+
+    fn key(&self, p: Vec2) -> (i32, i32) {
+        (
+            (p.x / self.bucket_m).floor() as i32,
+            (p.y / self.bucket_m).floor() as i32,
+        )
+    }
+
+    fn add(&mut self, p: Vec2, id: u32) {
+        let k = self.key(p);
+        self.cells.entry(k).or_default().push(id);
+    }
+
+    /// No agent's disc overlaps a disc of `radius_m` at `p` (buckets are at least a
+    /// diameter of the largest agent, so the 3 × 3 around `p` hold every candidate).
+    fn is_free(&self, agents: &Agents, p: Vec2, radius_m: f32) -> bool {
+        let (kx, ky) = self.key(p);
+        for y in ky - 1..=ky + 1 {
+            for x in kx - 1..=kx + 1 {
+                for &j in self.cells.get(&(x, y)).map_or(&[][..], Vec::as_slice) {
+                    let j = j as usize;
+                    let reach = agents.radius_m[j] + radius_m;
+                    if (agents.pos_world[j] - p).length_squared() < reach * reach {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
 /// What an order did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OrderReport {
@@ -232,22 +283,39 @@ impl Simulation {
                 min_world,
                 max_world,
             } => {
+                let type_index = nav.movement_type_index(&archetype.movement_type);
+                let mut taken = Occupancy::new(&self.agents, archetype.radius_m);
                 for _ in 0..spawn.count {
+                    // Prefer ground no agent stands on (a tank dropped on infantry); when the
+                    // area is that full, the first wall-free try, pushed apart by the step.
+                    let mut fallback = None;
+                    let mut placed_here = false;
                     for _ in 0..SPAWN_TRIES {
                         let p = Vec2::new(
                             self.rng.range_f32(min_world.x, max_world.x),
                             self.rng.range_f32(min_world.y, max_world.y),
                         );
-                        // Not on top of an agent already placed (a tank on infantry).
-                        let a = &self.agents;
-                        let free = (0..a.len()).all(|j| {
-                            let reach = a.radius_m[j] + archetype.radius_m;
-                            (a.pos_world[j] - p).length_squared() >= reach * reach
-                        });
-                        if free && self.add_agent(nav, archetype, p, spawn.group)?.is_some() {
+                        let (cx, cy) = nav.grid().cell_from_world(p);
+                        if type_index.is_some_and(|t| nav.is_wall(t, cx, cy)) {
+                            continue;
+                        }
+                        if !taken.is_free(&self.agents, p, archetype.radius_m) {
+                            fallback = fallback.or(Some(p));
+                            continue;
+                        }
+                        if let Some(id) = self.add_agent(nav, archetype, p, spawn.group)? {
+                            taken.add(p, id.0);
                             placed += 1;
+                            placed_here = true;
                             break;
                         }
+                    }
+                    if !placed_here
+                        && let Some(p) = fallback
+                        && let Some(id) = self.add_agent(nav, archetype, p, spawn.group)?
+                    {
+                        taken.add(p, id.0);
+                        placed += 1;
                     }
                 }
             }
@@ -749,12 +817,9 @@ impl Simulation {
             }
         }
         for i in 0..n {
-            // Touching an arrived member that is itself within reach of the goal counts
-            // too: arrivals that were pushed aside must not leave a ring out of reach.
             if travelling(self.agents.state[i])
-                && self
-                    .touching_arrived(i)
-                    .is_some_and(|j| self.within_bump_reach(i) || self.within_bump_reach(j))
+                && self.within_bump_reach(i)
+                && self.touching_arrived(i).is_some()
             {
                 self.agents.state[i] = AgentState::Arrived;
                 done_orders.push(self.agents.order[i]);
@@ -772,7 +837,7 @@ impl Simulation {
                 if travelling(a.state[j])
                     && a.order[j] == order
                     && self.touches(k, j)
-                    && (self.within_bump_reach(j) || self.within_bump_reach(k))
+                    && self.within_bump_reach(j)
                 {
                     bumped.push(j);
                 }
