@@ -19,6 +19,7 @@ mod bake;
 mod bake_property;
 mod bake_stages;
 mod crowd;
+mod crowd_quality;
 mod docs_commands;
 #[cfg(feature = "gui")]
 mod editor;

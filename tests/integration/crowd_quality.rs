@@ -1,0 +1,209 @@
+//! The crowd benchmark's cases at a reduced agent count, checked against the crowd
+//! targets, and one test per movement technique that fails without it.
+
+use navstudio::crowd::quality::{self, CaseMap, CaseReport, builtin_cases};
+use navstudio::crowd::{
+    AgentState, AvoidanceMode, Order, Scenario, SimConfig, Simulation, Spawn, SpawnArea,
+    Techniques, Vec2, default_archetypes,
+};
+use navstudio::nav::grid::WALL;
+
+/// Agent counts as a share of the full cases: 30–150 agents, seconds per run in CI.
+const SCALE: f32 = 0.3;
+
+fn run_case(name: &str, mode: AvoidanceMode) -> CaseReport {
+    let case = builtin_cases(SCALE)
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no case {name}"));
+    let mut scenario = case.scenario.clone();
+    scenario.config.avoidance = mode;
+    let mut nav = case.map.navigator();
+    let report = quality::run(name, &scenario, &default_archetypes(), &mut nav)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    eprintln!("{}", quality::table_row(&report));
+    report
+}
+
+/// Every agent arrives, none is stuck, all within 2× the geometric bound, overlap mean
+/// ≤ 5 % and max ≤ 30 % of the smaller radius, no wall penetration — in every mode.
+fn assert_case_meets_targets(name: &str) {
+    for mode in [
+        AvoidanceMode::Boids,
+        AvoidanceMode::Orca,
+        AvoidanceMode::Context,
+    ] {
+        let r = run_case(name, mode);
+        assert!(
+            r.meets(quality::TARGET_RATIO),
+            "{name} / {}: {}",
+            r.mode,
+            quality::table_row(&r)
+        );
+    }
+}
+
+#[test]
+fn bottleneck_door_meets_the_crowd_targets() {
+    assert_case_meets_targets("bottleneck");
+}
+
+#[test]
+fn head_on_swap_meets_the_crowd_targets() {
+    assert_case_meets_targets("head_on");
+}
+
+#[test]
+fn crossing_streams_meet_the_crowd_targets() {
+    assert_case_meets_targets("crossing");
+}
+
+#[test]
+fn circle_swap_meets_the_crowd_targets() {
+    assert_case_meets_targets("circle");
+}
+
+#[test]
+fn rooms_joined_by_doors_meet_the_crowd_targets() {
+    assert_case_meets_targets("rooms");
+}
+
+#[test]
+fn dense_spawn_through_a_choke_meets_the_crowd_targets() {
+    assert_case_meets_targets("dense_choke");
+}
+
+/// The lower bound by hand: the bottleneck room at full scale, 300 infantry (r 0.4 m,
+/// 4 m/s) through a 4 m door: ⌊4 / 0.8⌋ = 5 lanes of 4 / 0.8 = 5 agents/s, so the queue
+/// alone takes 300 / 25 = 12 s; the farthest agent is about 70 m of path away.
+#[test]
+fn the_bottleneck_bound_is_travel_plus_the_door_queue() {
+    let case = builtin_cases(1.0)
+        .into_iter()
+        .find(|c| c.name == "bottleneck")
+        .unwrap();
+    let mut nav = case.map.navigator();
+    let mut sim = Simulation::from_scenario(&case.scenario, &default_archetypes(), &nav).unwrap();
+    let starts = sim.agents().pos_world.clone();
+    sim.step(&mut nav);
+    let mut geodesics = quality::Geodesics::new(&nav);
+    let (bound, shortest) = quality::lower_bound(&sim, &nav, &starts, &mut geodesics);
+    assert_eq!(bound.gap_m, 4.0);
+    assert_eq!(bound.through_gap, 300);
+    assert!((bound.queue_secs - 12.0).abs() < 1e-6, "{bound:?}");
+    let farthest = shortest.iter().flatten().copied().fold(0.0f32, f32::max);
+    assert!((60.0..80.0).contains(&farthest), "{farthest}");
+    // Arrival reach of 300 packed infantry: 2 · √(300 · 0.16 / 0.8) ≈ 15.5 m.
+    let reach = 2.0 * (300.0f32 * 0.16 / 0.8).sqrt();
+    let travel = f64::from((farthest - reach) / 4.0);
+    assert!((bound.travel_secs - travel).abs() < 1e-3, "{bound:?}");
+}
+
+/// One idle infantryman stands in a 2 m door; a tank is ordered through it. With contact
+/// resolution the tank pushes its ally out of the way and arrives; without it the tank
+/// shoves into the infantryman and the two stay pressed together in the door.
+#[test]
+fn a_tank_pushes_an_idle_ally_out_of_a_door() {
+    let mut map = CaseMap::walled(48, 24);
+    map.fill(24, 0, 1, 24, WALL);
+    map.fill(24, 11, 1, 3, 1);
+    let run = |techniques: Techniques| {
+        let mut nav = map.navigator();
+        let scenario = Scenario {
+            seed: 3,
+            config: SimConfig {
+                techniques,
+                ..SimConfig::default()
+            },
+            spawns: vec![
+                Spawn {
+                    archetype: "infantry".into(),
+                    area: SpawnArea::Center {
+                        center_world: Vec2::new(24.5, 12.5),
+                    },
+                    count: 1,
+                    group: 0,
+                },
+                Spawn {
+                    archetype: "tank".into(),
+                    area: SpawnArea::Center {
+                        center_world: Vec2::new(10.5, 12.5),
+                    },
+                    count: 1,
+                    group: 1,
+                },
+            ],
+            orders: vec![Order {
+                group: 1,
+                goal_world: Vec2::new(40.5, 12.5),
+                at_step: 0,
+            }],
+        };
+        let mut sim = Simulation::from_scenario(&scenario, &default_archetypes(), &nav).unwrap();
+        let mut worst_overlap = 0.0f32;
+        for _ in 0..60 * 20 {
+            sim.step(&mut nav);
+            let a = sim.agents();
+            let d = (a.pos_world[0] - a.pos_world[1]).length();
+            worst_overlap = worst_overlap.max((a.radius_m[0] + a.radius_m[1] - d) / a.radius_m[0]);
+        }
+        (sim.agents().state[1], worst_overlap)
+    };
+    let (with, with_overlap) = run(Techniques::default());
+    let (without, without_overlap) = run(Techniques::none());
+    eprintln!(
+        "with: {with:?} overlap {with_overlap:.2}; without: {without:?} overlap {without_overlap:.2}"
+    );
+    assert_eq!(with, AgentState::Arrived);
+    assert!(
+        with_overlap <= 0.3,
+        "the ally got out of the way: {with_overlap}"
+    );
+    assert!(
+        without != AgentState::Arrived || without_overlap > 0.3,
+        "without resolution the tank runs over its ally: {without:?}, {without_overlap}"
+    );
+}
+
+/// An idle tank stands on an infantryman's goal. With `pass_occupied_goal` the infantryman
+/// arrives when it reaches the tank; without, it presses against the tank, never within
+/// its own radius of the goal, and ends stuck.
+#[test]
+fn an_agent_whose_goal_is_taken_arrives_against_the_one_standing_there() {
+    let map = CaseMap::walled(32, 32);
+    let run = |pass: bool| {
+        let mut nav = map.navigator();
+        let techniques = Techniques {
+            pass_occupied_goal: pass,
+            ..Techniques::default()
+        };
+        let spawn = |archetype: &str, x: f32, group: u32| Spawn {
+            archetype: archetype.into(),
+            area: SpawnArea::Center {
+                center_world: Vec2::new(x, 16.2),
+            },
+            count: 1,
+            group,
+        };
+        let scenario = Scenario {
+            seed: 5,
+            config: SimConfig {
+                techniques,
+                ..SimConfig::default()
+            },
+            spawns: vec![spawn("tank", 20.2, 0), spawn("infantry", 6.5, 1)],
+            orders: vec![Order {
+                group: 1,
+                goal_world: Vec2::new(20.2, 16.2),
+                at_step: 0,
+            }],
+        };
+        let mut sim = Simulation::from_scenario(&scenario, &default_archetypes(), &nav).unwrap();
+        for _ in 0..60 * 15 {
+            sim.step(&mut nav);
+        }
+        sim.agents().state[1]
+    };
+    assert_eq!(run(true), AgentState::Arrived);
+    assert_ne!(run(false), AgentState::Arrived);
+}
