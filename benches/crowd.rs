@@ -31,7 +31,11 @@ fn scattered_walls() -> Vec<u8> {
     costs
 }
 
-fn simulation(nav: &mut GridNavigator, agents: u32, config: SimConfig) -> Simulation {
+fn simulation(nav: &mut GridNavigator, agents: u32, mut config: SimConfig) -> Simulation {
+    // `CROWD_TECHNIQUES_OFF=1`: the crowd without the movement techniques, to see their cost.
+    if std::env::var_os("CROWD_TECHNIQUES_OFF").is_some() {
+        config.techniques = navstudio::crowd::Techniques::none();
+    }
     // About 0.3 agents per square metre: a dense column, not a sparse sprinkle.
     let side_m = (agents as f32 / 0.3).sqrt();
     let scenario = Scenario {

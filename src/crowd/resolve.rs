@@ -9,8 +9,6 @@
 //! computes its own share from the same snapshot, so the result does not depend on thread
 //! count or order.
 
-use rayon::prelude::*;
-
 use super::agents::Agents;
 use super::spatial::SpatialGrid;
 use super::vec2::Vec2;
@@ -44,7 +42,7 @@ pub fn priority(mass: f32, travelling: bool) -> f32 {
 }
 
 /// A neighbour as the contact rule sees it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Contact {
     /// From the agent to the neighbour. `[Units: m]`
     pub offset: Vec2,
@@ -56,23 +54,36 @@ pub struct Contact {
     pub priority: f32,
 }
 
+/// The gap beyond which a contact cannot constrain a velocity: no closing speed up to
+/// `closing_max` exceeds what a gap this wide allows (head-on pairs may close it in one
+/// step, followers over [`APPROACH_STEPS`]). `[Units: m]`
+#[must_use]
+pub fn contact_horizon(closing_max: f32, dt: f32) -> f32 {
+    closing_max * dt * APPROACH_STEPS
+}
+
 /// The velocity `vel` with this agent's share of every contact's excess closing speed
 /// removed: closing on a neighbour faster than the gap allows in `dt` would overlap them;
 /// the agent takes `p_other / (p_own + p_other)` of the excess (the neighbour takes the rest
 /// in its own update).
 #[must_use]
-pub fn constrain_contacts(
-    vel: Vec2,
-    own_priority: f32,
-    contacts: impl Iterator<Item = Contact>,
-    dt: f32,
-) -> Vec2 {
+pub fn constrain_contacts(vel: Vec2, own_priority: f32, contacts: &[Contact], dt: f32) -> Vec2 {
     let mut v = vel;
-    let contacts: Vec<Contact> = contacts.collect();
     // Removing the closing speed on one contact can add some on another: a second pass
     // settles most of it (Gauss–Seidel over the agent's own contacts).
     for _ in 0..CONTACT_PASSES {
-        for c in &contacts {
+        for c in contacts {
+            // Head-on (the neighbour comes toward us) or following? Signs first: most
+            // neighbours are not being closed on, and those need no square root.
+            let head_on = c.vel.dot(c.offset) < 0.0;
+            let rel = if head_on {
+                v - c.vel
+            } else {
+                v - c.vel * FOLLOW_SPEED_SHARE
+            };
+            if rel.dot(c.offset) <= 0.0 {
+                continue;
+            }
             let dist_sq = c.offset.length_squared();
             if dist_sq < 1e-12 {
                 continue;
@@ -80,15 +91,11 @@ pub fn constrain_contacts(
             let dist = dist_sq.sqrt();
             let n = c.offset / dist;
             let gap = (dist - c.reach_m).max(0.0);
-            // Head-on (the neighbour comes toward us) or following?
-            let head_on = c.vel.dot(n) < 0.0;
-            let (closing, allowed) = if head_on {
-                ((v - c.vel).dot(n), gap / dt)
+            let closing = rel.dot(n);
+            let allowed = if head_on {
+                gap / dt
             } else {
-                (
-                    (v - c.vel * FOLLOW_SPEED_SHARE).dot(n),
-                    gap / (APPROACH_STEPS * dt),
-                )
+                gap / (APPROACH_STEPS * dt)
             };
             let excess = closing - allowed;
             if excess > 0.0 {
@@ -105,54 +112,40 @@ pub fn constrain_contacts(
     v
 }
 
-/// One position pass over overlapping agents: for each agent, the displacement that takes
-/// its share (by [`priority`]) of [`PROJECTION_SHARE`] of every overlap away, from the
-/// positions as they are (Jacobi: every agent reads the same positions). Only agents flagged
-/// in `active` are corrected; the caller moves them through the walls' collision.
+/// One position pass for agent `i`: the displacement that takes its share (by
+/// [`priority`]) of [`PROJECTION_SHARE`] of every overlap away, from the positions as they
+/// are (Jacobi: every agent of a pass reads the same positions), at most its radius.
+/// `reach_m` is the agent's radius plus the largest one.
 #[must_use]
-pub fn overlap_corrections(
-    agents: &Agents,
-    grid: &SpatialGrid,
-    active: &[bool],
-    max_radius_m: f32,
-) -> Vec<Vec2> {
+pub fn overlap_correction(agents: &Agents, grid: &SpatialGrid, i: usize, reach_m: f32) -> Vec2 {
     let a = agents;
-    (0..a.len())
-        .into_par_iter()
-        .with_min_len(256)
-        .map(|i| {
-            if !active[i] {
-                return Vec2::ZERO;
-            }
-            let (p, r) = (a.pos_world[i], a.radius_m[i]);
-            let own = priority(a.mass[i], a.state[i].is_travelling());
-            let mut corr = Vec2::ZERO;
-            grid.for_each_candidate(p, r + max_radius_m, |j, _| {
-                let j = j as usize;
-                if j == i {
-                    return;
-                }
-                let d = p - a.pos_world[j];
-                let reach = r + a.radius_m[j];
-                let d_sq = d.length_squared();
-                if d_sq >= reach * reach {
-                    return;
-                }
-                let dist = d_sq.sqrt();
-                let away = if dist > 1e-6 {
-                    d / dist
-                } else {
-                    // Coincident: a fixed direction per pair, opposite for the two.
-                    let dir = Vec2::from_angle((i.min(j) * 7 + i.max(j)) as f32);
-                    if i < j { dir } else { -dir }
-                };
-                let other = priority(a.mass[j], a.state[j].is_travelling());
-                let share = other / (own + other).max(1e-9);
-                corr += away * ((reach - dist) * share * PROJECTION_SHARE);
-            });
-            corr.clamp_length(r)
-        })
-        .collect()
+    let (p, r) = (a.pos_world[i], a.radius_m[i]);
+    let own = priority(a.mass[i], a.state[i].is_travelling());
+    let mut corr = Vec2::ZERO;
+    grid.for_each_candidate(p, reach_m, |j, _| {
+        let j = j as usize;
+        if j == i {
+            return;
+        }
+        let d = p - a.pos_world[j];
+        let reach = r + a.radius_m[j];
+        let d_sq = d.length_squared();
+        if d_sq >= reach * reach {
+            return;
+        }
+        let dist = d_sq.sqrt();
+        let away = if dist > 1e-6 {
+            d / dist
+        } else {
+            // Coincident: a fixed direction per pair, opposite for the two.
+            let dir = Vec2::from_angle((i.min(j) * 7 + i.max(j)) as f32);
+            if i < j { dir } else { -dir }
+        };
+        let other = priority(a.mass[j], a.state[j].is_travelling());
+        let share = other / (own + other).max(1e-9);
+        corr += away * ((reach - dist) * share * PROJECTION_SHARE);
+    });
+    corr.clamp_length(r)
 }
 
 #[cfg(test)]
@@ -171,7 +164,7 @@ mod tests {
             reach_m: 0.8,
             priority: 80.0,
         };
-        let v = constrain_contacts(Vec2::new(2.0, 0.0), 80.0, std::iter::once(c), 0.1);
+        let v = constrain_contacts(Vec2::new(2.0, 0.0), 80.0, &[c], 0.1);
         assert!((v - Vec2::new(0.35, 0.0)).length() < 1e-5, "{v:?}");
     }
 
@@ -187,12 +180,7 @@ mod tests {
             reach_m: 1.6,
             priority: light,
         };
-        let v = constrain_contacts(
-            Vec2::new(6.0, 0.0),
-            heavy,
-            std::iter::once(to_light),
-            1.0 / 60.0,
-        );
+        let v = constrain_contacts(Vec2::new(6.0, 0.0), heavy, &[to_light], 1.0 / 60.0);
         assert!(v.x > 5.99, "the tank keeps its speed: {v:?}");
         let to_heavy = Contact {
             offset: Vec2::new(-2.0, 0.0),
@@ -202,14 +190,14 @@ mod tests {
         };
         // Closing 0.75 · 6 = 4.5 m/s, the 0.4 m gap allows 0.4 / (10/60) = 2.4 m/s: the
         // light one starts away at almost all of the excess 2.1 m/s …
-        let w = constrain_contacts(Vec2::ZERO, light, std::iter::once(to_heavy), 1.0 / 60.0);
+        let w = constrain_contacts(Vec2::ZERO, light, &[to_heavy], 1.0 / 60.0);
         assert!((w.x - 2.1).abs() < 1e-3, "{w:?}");
         // … and touching, at nearly the 4.5 m/s it is closed at.
         let near = Contact {
             offset: Vec2::new(-1.6, 0.0),
             ..to_heavy
         };
-        let w = constrain_contacts(Vec2::ZERO, light, std::iter::once(near), 1.0 / 60.0);
+        let w = constrain_contacts(Vec2::ZERO, light, &[near], 1.0 / 60.0);
         assert!(w.x > 4.49, "pushed ahead: {w:?}");
     }
 }

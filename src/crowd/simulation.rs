@@ -668,20 +668,29 @@ impl Simulation {
         }
         let active = std::mem::take(&mut self.overlapping);
         let cell = nav.grid().cell_size_m;
+        let ids: Vec<usize> = (0..active.len()).filter(|&i| active[i]).collect();
+        let mut moved = vec![Vec2::ZERO; ids.len()];
         for _ in 0..PROJECTION_PASSES {
-            let corrections =
-                resolve::overlap_corrections(&self.agents, &self.grid, &active, self.max_radius_m);
-            let a = &mut self.agents;
-            for (i, c) in corrections.into_iter().enumerate() {
-                if c == Vec2::ZERO {
-                    continue;
-                }
-                let t = a.type_index[i] as usize;
-                let wall_r = (a.radius_m[i] - nav.wall_buffer_m(t)).max(0.1 * cell);
-                let moved = move_disc(a.pos_world[i], a.vel[i], c, wall_r, cell, |x, y| {
-                    nav.is_wall(t, x, y)
+            let (a, grid, max_r) = (&self.agents, &self.grid, self.max_radius_m);
+            moved
+                .par_iter_mut()
+                .zip(&ids)
+                .with_min_len(CHUNK)
+                .for_each(|(out, &i)| {
+                    let c = resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r);
+                    *out = if c == Vec2::ZERO {
+                        a.pos_world[i]
+                    } else {
+                        let t = a.type_index[i] as usize;
+                        let wall_r = (a.radius_m[i] - nav.wall_buffer_m(t)).max(0.1 * cell);
+                        move_disc(a.pos_world[i], a.vel[i], c, wall_r, cell, |x, y| {
+                            nav.is_wall(t, x, y)
+                        })
+                        .pos_world
+                    };
                 });
-                a.pos_world[i] = moved.pos_world;
+            for (&i, &p) in ids.iter().zip(&moved) {
+                self.agents.pos_world[i] = p;
             }
         }
         self.overlapping = active;

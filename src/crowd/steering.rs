@@ -352,20 +352,25 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             && a.state[i] != AgentState::Stuck
         {
             let own = &self.near[slot];
-            new_vel = resolve::constrain_contacts(
-                new_vel,
-                own.priority,
-                neighbours.iter().map(|n| {
-                    let nb = &self.near[n.slot as usize];
-                    resolve::Contact {
+            let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
+            let mut count = 0;
+            let own_speed = new_vel.length();
+            for n in neighbours {
+                let nb = &self.near[n.slot as usize];
+                let reach_m = a.radius_m[i] + nb.radius_m;
+                // Only neighbours this step's closing speed could matter for.
+                let limit = reach_m + resolve::contact_horizon(own_speed + nb.vel.length(), dt);
+                if n.dist_sq < limit * limit {
+                    contacts[count] = resolve::Contact {
                         offset: nb.pos_world - p,
                         vel: nb.vel,
-                        reach_m: a.radius_m[i] + nb.radius_m,
+                        reach_m,
                         priority: nb.priority,
-                    }
-                }),
-                dt,
-            );
+                    };
+                    count += 1;
+                }
+            }
+            new_vel = resolve::constrain_contacts(new_vel, own.priority, &contacts[..count], dt);
         }
         let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
