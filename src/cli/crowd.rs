@@ -281,7 +281,7 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
         let scenario = Scenario::load(scenario_path).map_err(|e| e.to_string())?;
         let label = scenario_path.file_stem().map_or_else(
             || "scenario".to_owned(),
-            |s| s.to_string_lossy().into_owned(),
+            |s| s.to_string_lossy().trim_end_matches(".scenario").to_owned(),
         );
         cases.push(BenchCase::Baked {
             label,
