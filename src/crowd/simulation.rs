@@ -826,8 +826,11 @@ impl Simulation {
             }
         }
         for i in 0..n {
-            if travelling(self.agents.state[i])
-                && self.within_bump_reach(i)
+            // A stuck agent touching the arrived group is at the end of the line too, however
+            // far its lane target lies beyond the group (ORCA agents otherwise hover there).
+            let state = self.agents.state[i];
+            if travelling(state)
+                && (state == AgentState::Stuck || self.within_bump_reach(i))
                 && self.touching_arrived(i).is_some()
             {
                 self.agents.state[i] = AgentState::Arrived;
