@@ -523,27 +523,12 @@ fn group_members(sim: &Simulation, group: u32) -> Vec<AgentId> {
         .collect()
 }
 
-/// The Crowd panel: archetype, count, avoidance, play controls, metrics and plots.
+/// The Crowd panel: archetype, count, avoidance, metrics and plots.
 pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
     if !crowd.is_ready() {
         ui.weak("Waiting for the bake…");
     }
-    ui.horizontal(|ui| {
-        let label = if crowd.playing { "Pause" } else { "Play" };
-        if ui.button(label).on_hover_text("P").clicked() {
-            crowd.playing = !crowd.playing;
-        }
-        if ui
-            .button("Step")
-            .on_hover_text("One 1/60 s step (.)")
-            .clicked()
-        {
-            crowd.step_once();
-        }
-        if ui.button("Clear agents").clicked() {
-            crowd.clear();
-        }
-    });
+    // Play, pause, step and clear sit in the crowd toolbar at the top of the right panel.
     egui::Grid::new("crowd_options")
         .num_columns(2)
         .spacing([8.0, 4.0])

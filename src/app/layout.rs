@@ -523,7 +523,7 @@ fn crowd_toolbar_ui(ui: &mut egui::Ui, crowd: &mut super::crowd_view::CrowdPrevi
             crowd.step_once();
         }
         if ui
-            .button("Clear")
+            .button("Clear agents")
             .on_hover_text("Remove every agent")
             .clicked()
         {
