@@ -207,3 +207,48 @@ fn an_agent_whose_goal_is_taken_arrives_against_the_one_standing_there() {
     assert_eq!(run(true), AgentState::Arrived);
     assert_ne!(run(false), AgentState::Arrived);
 }
+
+/// The congestion map points at the door: on the bottleneck case the cell where travelling
+/// agents lost the most time lies within a few metres of the door, and the open room past
+/// it, which agents cross at speed, gathers far less.
+#[test]
+fn congestion_gathers_at_the_door_of_the_bottleneck() {
+    let case = builtin_cases(SCALE)
+        .into_iter()
+        .find(|c| c.name == "bottleneck")
+        .unwrap();
+    let mut nav = case.map.navigator();
+    let mut sim = Simulation::from_scenario(&case.scenario, &default_archetypes(), &nav).unwrap();
+    sim.track_congestion(Some(navstudio::crowd::Navigator::grid(&nav)));
+    for _ in 0..60 * 25 {
+        sim.step(&mut nav);
+    }
+    let map = sim.congestion().unwrap();
+    let (w, h) = (map.width, map.height);
+    let mut peak = (0.0f32, 0, 0);
+    for y in 0..h {
+        for x in 0..w {
+            if map.at(x, y) > peak.0 {
+                peak = (map.at(x, y), x, y);
+            }
+        }
+    }
+    // The door: x 48–49, y 22–25.
+    let (px, py) = (peak.1 as f32, peak.2 as f32);
+    assert!(
+        (px - 48.5).abs() <= 6.0 && (py - 23.5).abs() <= 6.0,
+        "peak {peak:?}"
+    );
+    let past_door: f32 = (0..h)
+        .flat_map(|y| (56..72).map(move |x| (x, y)))
+        .map(|(x, y)| map.at(x, y))
+        .sum();
+    let at_door: f32 = (18..30)
+        .flat_map(|y| (40..50).map(move |x| (x, y)))
+        .map(|(x, y)| map.at(x, y))
+        .sum();
+    assert!(
+        at_door > 4.0 * past_door,
+        "door {at_door} vs room {past_door}"
+    );
+}
