@@ -635,38 +635,28 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
                 .map(|m| [m.step as f64 / 60.0, f(m)])
                 .collect()
         };
-        Plot::new("crowd_states")
-            .height(110.0)
-            .legend(Legend::default())
-            .x_axis_label("s")
-            .allow_scroll(false)
-            .show(ui, |plot| {
-                plot.line(Line::new("arrived", series(&|m| f64::from(m.arrived))));
-                plot.line(Line::new("moving", series(&|m| f64::from(m.moving))));
-                plot.line(Line::new("stuck", series(&|m| f64::from(m.stuck))));
-            });
-        Plot::new("crowd_overlap")
-            .height(80.0)
-            .legend(Legend::default())
-            .x_axis_label("s")
-            .allow_scroll(false)
-            .show(ui, |plot| {
-                plot.line(Line::new(
-                    "overlap mean %",
-                    series(&|m| 100.0 * f64::from(m.overlap_mean)),
-                ));
-                plot.line(Line::new(
-                    "overlap max %",
-                    series(&|m| 100.0 * f64::from(m.overlap_max)),
-                ));
-            });
-        Plot::new("crowd_step_ms")
-            .height(80.0)
-            .legend(Legend::default())
-            .x_axis_label("s")
-            .allow_scroll(false)
-            .show(ui, |plot| {
-                plot.line(Line::new("step ms", series(&|m| m.step_secs * 1000.0)));
-            });
+        let plot = |id: &str, height: f32| {
+            Plot::new(id)
+                .height(height)
+                .legend(Legend::default())
+                .x_axis_label("s")
+                .allow_scroll(false)
+        };
+        plot("crowd_states", 110.0).show(ui, |plot| {
+            plot.line(Line::new("arrived", series(&|m| f64::from(m.arrived))));
+            plot.line(Line::new("moving", series(&|m| f64::from(m.moving))));
+            plot.line(Line::new("stuck", series(&|m| f64::from(m.stuck))));
+        });
+        plot("crowd_overlap", 80.0).show(ui, |plot| {
+            let pct = |v: f32| 100.0 * f64::from(v);
+            plot.line(Line::new(
+                "overlap mean %",
+                series(&|m| pct(m.overlap_mean)),
+            ));
+            plot.line(Line::new("overlap max %", series(&|m| pct(m.overlap_max))));
+        });
+        plot("crowd_step_ms", 80.0).show(ui, |plot| {
+            plot.line(Line::new("step ms", series(&|m| m.step_secs * 1000.0)));
+        });
     }
 }

@@ -25,7 +25,7 @@ use super::scenario::{Order, Scenario, Spawn, SpawnArea};
 use super::spatial::SpatialGrid;
 use super::steering::{AgentUpdate, NearAgent, SimConfig, StepContext};
 use super::vec2::Vec2;
-use super::walls::{move_disc, segment_is_clear};
+use super::walls::{collision_radius, move_disc, segment_is_clear};
 
 /// Position passes that open overlaps after each step.
 const PROJECTION_PASSES: usize = 2;
@@ -682,7 +682,7 @@ impl Simulation {
                         a.pos_world[i]
                     } else {
                         let t = a.type_index[i] as usize;
-                        let wall_r = (a.radius_m[i] - nav.wall_buffer_m(t)).max(0.1 * cell);
+                        let wall_r = collision_radius(a.radius_m[i], nav.wall_buffer_m(t), cell);
                         move_disc(a.pos_world[i], a.vel[i], c, wall_r, cell, |x, y| {
                             nav.is_wall(t, x, y)
                         })

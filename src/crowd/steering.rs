@@ -25,7 +25,7 @@ use super::resolve;
 use super::rng::mix64;
 use super::spatial::SpatialGrid;
 use super::vec2::{Vec2, floor_i32};
-use super::walls::{move_disc, segment_is_clear};
+use super::walls::{collision_radius, move_disc, segment_is_clear};
 
 /// Most neighbours any behaviour looks at (the nearest ones).
 pub const MAX_NEIGHBOURS: usize = 16;
@@ -406,7 +406,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// (which already keeps the body off the real walls), never below a tenth of a cell.
     fn wall_radius(&self, i: usize) -> f32 {
         let t = self.agents.type_index[i] as usize;
-        (self.agents.radius_m[i] - self.nav.wall_buffer_m(t)).max(0.1 * self.nav_grid.cell_size_m)
+        collision_radius(
+            self.agents.radius_m[i],
+            self.nav.wall_buffer_m(t),
+            self.nav_grid.cell_size_m,
+        )
     }
 
     /// Up to `max_neighbours` nearest other agents within the neighbour radius, nearest

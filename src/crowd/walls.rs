@@ -14,6 +14,14 @@ const MAX_SUB_STEPS: usize = 256;
 /// Pushed-out discs end this far off the wall so rounding cannot leave them touching.
 const SKIN_M: f32 = 1e-4;
 
+/// Radius of the disc an agent collides against its movement type's walls: the body minus
+/// the type's wall buffer (which already keeps the body off the real walls), never below a
+/// tenth of a cell. `[Units: m]`
+#[must_use]
+pub fn collision_radius(radius_m: f32, wall_buffer_m: f32, cell_size_m: f32) -> f32 {
+    (radius_m - wall_buffer_m).max(0.1 * cell_size_m)
+}
+
 /// Result of moving one disc.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DiscMove {

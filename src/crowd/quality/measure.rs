@@ -3,6 +3,8 @@
 //! wall penetrations, distance walked, heading changes and arrival times. Nothing here
 //! trusts the simulation's own counters, so it is an independent check of them.
 
+use crate::crowd::spatial::SpatialGrid;
+use crate::crowd::walls::collision_radius;
 use crate::crowd::{AgentState, Navigator, Simulation, Vec2};
 
 /// An agent counts as turning only while it moves faster than this share of its top speed
@@ -26,8 +28,8 @@ pub struct Recorder {
     turn_secs: f64,
     step_ms: Vec<f64>,
     elapsed_secs: f64,
-    /// Buckets for the pair search: agent indices per cell of `bucket_m`.
-    buckets: Vec<Vec<u32>>,
+    /// Neighbour grid for the pair search.
+    pairs: SpatialGrid,
 }
 
 /// What the recorder saw, summed up.
@@ -103,56 +105,33 @@ impl Recorder {
         self.observe_overlaps(sim);
     }
 
-    /// Every overlapping pair once, through a bucket grid of the largest diameter.
+    /// Every overlapping pair once, through the crowd's own neighbour grid.
     fn observe_overlaps(&mut self, sim: &Simulation) {
         let a = sim.agents();
-        let n = a.len();
-        if n < 2 {
+        if a.len() < 2 {
             return;
         }
         let r_max = a.radius_m.iter().copied().fold(0.0f32, f32::max);
-        let bucket = (2.0 * r_max).max(1e-3);
-        let (mut lo, mut hi) = (a.pos_world[0], a.pos_world[0]);
-        for p in &a.pos_world {
-            lo = Vec2::new(lo.x.min(p.x), lo.y.min(p.y));
-            hi = Vec2::new(hi.x.max(p.x), hi.y.max(p.y));
-        }
-        let cols = (((hi.x - lo.x) / bucket) as usize + 1).min(4096);
-        let rows = (((hi.y - lo.y) / bucket) as usize + 1).min(4096);
-        let cell = |p: Vec2| {
-            let cx = (((p.x - lo.x) / bucket) as usize).min(cols - 1);
-            let cy = (((p.y - lo.y) / bucket) as usize).min(rows - 1);
-            (cx, cy)
-        };
-        self.buckets.iter_mut().for_each(Vec::clear);
-        self.buckets.resize(cols * rows, Vec::new());
-        for (i, &p) in a.pos_world.iter().enumerate() {
-            let (cx, cy) = cell(p);
-            self.buckets[cy * cols + cx].push(i as u32);
-        }
-        for i in 0..n {
+        self.pairs.rebuild(&a.pos_world, 2.0 * r_max);
+        let (mut sum, mut count, mut max) = (0.0f64, 0u64, self.overlap_max);
+        for i in 0..a.len() {
             let (p, r) = (a.pos_world[i], a.radius_m[i]);
-            let (cx, cy) = cell(p);
-            for y in cy.saturating_sub(1)..=(cy + 1).min(rows - 1) {
-                for x in cx.saturating_sub(1)..=(cx + 1).min(cols - 1) {
-                    for &j in &self.buckets[y * cols + x] {
-                        let j = j as usize;
-                        if j <= i {
-                            continue;
-                        }
-                        let reach = r + a.radius_m[j];
-                        let d_sq = (a.pos_world[j] - p).length_squared();
-                        if d_sq >= reach * reach {
-                            continue;
-                        }
-                        let depth = (reach - d_sq.sqrt()) / r.min(a.radius_m[j]);
-                        self.overlap_sum += f64::from(depth);
-                        self.overlap_pairs += 1;
-                        self.overlap_max = self.overlap_max.max(depth);
-                    }
+            self.pairs.for_each_candidate(p, r + r_max, |j, q| {
+                let j = j as usize;
+                let reach = r + a.radius_m[j];
+                let d_sq = (q - p).length_squared();
+                if j <= i || d_sq >= reach * reach {
+                    return;
                 }
-            }
+                let depth = (reach - d_sq.sqrt()) / r.min(a.radius_m[j]);
+                sum += f64::from(depth);
+                count += 1;
+                max = max.max(depth);
+            });
         }
+        self.overlap_sum += sum;
+        self.overlap_pairs += count;
+        self.overlap_max = max;
     }
 
     /// Seconds observed so far. `[Units: s]`
@@ -218,12 +197,11 @@ impl Recorder {
     }
 }
 
-/// The disc the simulation collides with walls: the body less the type's wall buffer, at
-/// least a tenth of a cell (as `StepContext::wall_radius`).
+/// The disc the simulation collides with walls.
 fn wall_radius<N: Navigator + ?Sized>(sim: &Simulation, nav: &N, i: usize) -> f32 {
     let a = sim.agents();
     let t = a.type_index[i] as usize;
-    (a.radius_m[i] - nav.wall_buffer_m(t)).max(0.1 * nav.grid().cell_size_m)
+    collision_radius(a.radius_m[i], nav.wall_buffer_m(t), nav.grid().cell_size_m)
 }
 
 /// Whether a disc overlaps a wall cell by more than the tolerance.
