@@ -6,12 +6,7 @@
 
 use std::path::PathBuf;
 
-/// The largest map this build accepts, in cells (8192 × 8192). Checked against file headers
-/// before anything is decoded or allocated.
-pub const MAX_MAP_CELLS: u64 = 8192 * 8192;
-
-/// The longest map side this build accepts, in cells.
-pub const MAX_MAP_SIDE: u32 = 16384;
+pub use navstudio_nav::grid::{MAX_MAP_CELLS, MAX_MAP_SIDE};
 
 /// The smallest map side: slopes need a neighbour in each direction.
 pub const MIN_MAP_SIDE: u32 = 2;

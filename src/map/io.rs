@@ -6,11 +6,9 @@
 //! and renames it over the old one, the paint files first and the document last, so a save
 //! that fails leaves the previous files readable.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use navstudio_nav::package::atomic::{self, StagedFile};
 use serde::Deserialize;
 
 use super::document::{FORMAT_VERSION, MapDocument};
@@ -212,10 +210,12 @@ pub fn save_map_with_size(
         if let Some(parent) = layer_path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| MapError::write(&layer_path, e))?;
         }
-        staged.push(StagedFile::stage(&layer_path, &png)?);
+        staged.push(
+            StagedFile::stage(&layer_path, &png).map_err(|e| MapError::write(&layer_path, e))?,
+        );
     }
     let text = document_text(document).map_err(|e| MapError::write(path, e))?;
-    staged.push(StagedFile::stage(path, text.as_bytes())?);
+    staged.push(StagedFile::stage(path, text.as_bytes()).map_err(|e| MapError::write(path, e))?);
 
     // The files must change together: a journal naming every staged file is made durable
     // before the first rename, so a save killed between renames is rolled forward by the
@@ -226,15 +226,16 @@ pub fn save_map_with_size(
         .map(|f| {
             format!(
                 "{}\t{}\n",
-                relative_to(&folder, &f.temp),
-                relative_to(&folder, &f.target)
+                relative_to(&folder, f.temp()),
+                relative_to(&folder, f.target())
             )
         })
         .collect();
     write_atomic(&journal, lines.as_bytes())?;
     for file in staged {
         pause_between_renames();
-        file.commit()?;
+        let target = file.target().to_path_buf();
+        file.commit().map_err(|e| MapError::write(&target, e))?;
     }
     std::fs::remove_file(&journal).map_err(|e| MapError::write(&journal, e))?;
     Ok(())
@@ -361,64 +362,5 @@ pub fn folder_of(path: &Path) -> PathBuf {
 /// # Errors
 /// [`MapError::Write`]; the old file, if any, is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MapError> {
-    StagedFile::stage(path, bytes)?.commit()
-}
-
-/// A fully written and synced temporary file waiting to replace its target. Dropping it
-/// without committing removes the temporary file.
-struct StagedFile {
-    temp: PathBuf,
-    target: PathBuf,
-    committed: bool,
-}
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-impl StagedFile {
-    fn stage(target: &Path, bytes: &[u8]) -> Result<Self, MapError> {
-        let Some(file_name) = target.file_name() else {
-            return Err(MapError::write(
-                target,
-                std::io::Error::other("the path names no file"),
-            ));
-        };
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp_name = format!(
-            ".{}.{}-{n}.tmp",
-            file_name.to_string_lossy(),
-            std::process::id()
-        );
-        let temp = folder_of(target).join(temp_name);
-        let staged = Self {
-            temp,
-            target: target.to_path_buf(),
-            committed: false,
-        };
-        let written = File::create_new(&staged.temp).and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        });
-        // On error `staged` drops here and removes the partial temporary file.
-        written.map_err(|e| MapError::write(target, e))?;
-        Ok(staged)
-    }
-
-    fn commit(mut self) -> Result<(), MapError> {
-        std::fs::rename(&self.temp, &self.target).map_err(|e| MapError::write(&self.target, e))?;
-        self.committed = true;
-        // Make the rename itself durable; not every platform can open a folder, and the
-        // data is already safe in either the old or the new file, so failure is ignored.
-        if let Ok(dir) = File::open(folder_of(&self.target)) {
-            let _ = dir.sync_all();
-        }
-        Ok(())
-    }
-}
-
-impl Drop for StagedFile {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
+    atomic::write_atomic(path, bytes).map_err(|e| MapError::write(path, e))
 }

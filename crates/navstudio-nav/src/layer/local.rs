@@ -20,11 +20,11 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::NavLayer;
-use crate::nav::grid::GridSpec;
-use crate::nav::integrate::UNREACHED;
-use crate::nav::islands::{MIXED, label_sector};
-use crate::nav::permutations::{canonical_flows, sector_tiles};
-use crate::nav::portals::{PortalWindow, nodes_from_windows, scan_border};
+use crate::grid::GridSpec;
+use crate::integrate::UNREACHED;
+use crate::islands::{MIXED, label_sector};
+use crate::permutations::{canonical_flows, sector_tiles};
+use crate::portals::{PortalWindow, nodes_from_windows, scan_border};
 
 const NONE: u32 = u32::MAX;
 

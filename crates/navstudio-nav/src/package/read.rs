@@ -10,14 +10,13 @@ use super::codec::{ByteReader, ReadFault};
 use super::{
     FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, Package, PackageError, SectionInfo, SectionKind,
 };
-use crate::map::MAX_MAP_CELLS;
-use crate::nav::grid::DIR_NONE;
-use crate::nav::islands::{Islands, MIXED};
-use crate::nav::permutations::{FlowPermutations, canonical_flows};
-use crate::nav::portals::{
+use crate::grid::{DIR_NONE, MAX_MAP_CELLS};
+use crate::islands::{Islands, MIXED};
+use crate::permutations::{FlowPermutations, canonical_flows};
+use crate::portals::{
     PortalGraph, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
 };
-use crate::nav::{CostField, GridSpec, NavData, NavLayer, SectorCost};
+use crate::{CostField, GridSpec, NavData, NavLayer, SectorCost};
 
 /// Most movement types a package may hold.
 const MAX_LAYERS: usize = 64;

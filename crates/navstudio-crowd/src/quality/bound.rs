@@ -17,7 +17,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
-use crate::crowd::{Navigator, Simulation, Vec2};
+use crate::{Navigator, Simulation, Vec2};
 
 /// Runs at least this long (in cells) are open ground, not a gap.
 const OPEN_RUN_CELLS: u32 = 64;

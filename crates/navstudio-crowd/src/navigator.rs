@@ -93,7 +93,7 @@ pub trait Navigator: Sync {
     /// leave out the agents that cannot, as idle, instead of letting them wander toward the
     /// route for ever. `true` when the navigator cannot tell.
     ///
-    /// [`NavWorld`]: crate::nav::NavWorld
+    /// [`NavWorld`]: navstudio_nav::NavWorld
     fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {
         let _ = (path, pos_world);
         true

@@ -14,7 +14,7 @@ use super::error::CrowdError;
 use super::navigator::{FlowSample, NavGrid, Navigator, PathId};
 use super::vec2::{Vec2, floor_i32};
 use super::walls::segment_is_clear;
-use crate::nav::grid::{DIRECTIONS, WALL};
+use navstudio_nav::grid::{DIRECTIONS, WALL};
 
 /// Per-cell value: no direction, the cell cannot reach the goal (or is a wall).
 const UNREACHABLE: u8 = 0xFF;

@@ -5,6 +5,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The largest map this build accepts, in cells (8192 × 8192). Checked against file headers
+/// before anything is decoded or allocated.
+pub const MAX_MAP_CELLS: u64 = 8192 * 8192;
+
+/// The longest map side this build accepts, in cells.
+pub const MAX_MAP_SIDE: u32 = 16384;
+
 /// Cost of a wall cell.
 pub const WALL: u8 = 255;
 /// Cost of clear ground (the cheapest a passable cell can be).

@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use super::navigator::{FlowSample, NavGrid, Navigator, PathId};
 use super::vec2::Vec2;
-use crate::nav::grid::{DIR_NONE, WALL};
-use crate::nav::integrate::UNREACHED;
-use crate::nav::layer::NavLayer;
-use crate::nav::world::{PathState, StampHandle};
-use crate::nav::{NavData, NavWorld, world};
+use navstudio_nav::grid::{DIR_NONE, WALL};
+use navstudio_nav::integrate::UNREACHED;
+use navstudio_nav::layer::NavLayer;
+use navstudio_nav::world::{PathState, StampHandle};
+use navstudio_nav::{NavData, NavWorld, world};
 
 /// The layers and cell rectangle `(x, y, w, h)` a stamp covers.
 type StampRect = (Vec<usize>, (u32, u32, u32, u32));

@@ -12,6 +12,7 @@
 //! every index is range-checked, so a truncated, corrupted or hostile file gives a
 //! [`PackageError`], never a panic.
 
+pub mod atomic;
 mod codec;
 mod read;
 mod write;
@@ -122,7 +123,7 @@ pub struct Package {
     /// Section sizes, in file order.
     pub sections: Vec<SectionInfo>,
     /// The navigation data.
-    pub nav: crate::nav::NavData,
+    pub nav: crate::NavData,
 }
 
 /// Why a package could not be written or read. Each message is one sentence: which file,
@@ -137,9 +138,6 @@ pub enum PackageError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// Writing the package failed (the message names the file and the cause).
-    #[error("{0}")]
-    Write(crate::map::MapError),
     /// The file does not start with the package magic.
     #[error(
         "{path}: not a navstudio nav package (wrong magic bytes); bake one with `navstudio bake MAP.ron -o OUT.navpkg`"

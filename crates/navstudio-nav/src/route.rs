@@ -439,8 +439,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::nav::landmarks::Landmarks;
-    use crate::nav::landmarks::tests::random_layer;
+    use crate::landmarks::Landmarks;
+    use crate::landmarks::tests::random_layer;
 
     /// Virtual source `n` and sink `n + 1` around the portal graph of `n` nodes.
     fn oracle(layer: &NavLayer, starts: &[(u32, u32)], finishes: &[(u32, u32)]) -> Option<u32> {

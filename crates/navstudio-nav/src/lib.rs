@@ -1,6 +1,7 @@
-//! Run-time navigation: what a game links against. Knows nothing of documents, heightmaps
-//! or the editor. Holds the sectored cost field, portals, the portal graph, islands, the
-//! integrator and flow fields, the precomputed flow permutations, and `NavWorld`.
+//! navstudio-nav, the run time: what a game links against. Knows nothing of documents,
+//! heightmaps or the editor. Holds the sectored cost field, portals, the portal graph,
+//! islands, the integrator and flow fields, the precomputed flow permutations, `NavWorld`,
+//! and the nav package reader and writer ([`package`]).
 
 pub mod corridor;
 pub mod cost;
@@ -10,6 +11,7 @@ pub mod integrate;
 pub mod islands;
 pub mod landmarks;
 pub mod layer;
+pub mod package;
 pub mod permutations;
 pub mod portals;
 pub mod route;

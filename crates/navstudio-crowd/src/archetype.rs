@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn asset_file_matches_defaults() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/archetypes.ron");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/archetypes.ron");
         assert_eq!(load_archetypes(&path).unwrap(), default_archetypes());
     }
 

@@ -5,13 +5,14 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::atomic;
 use super::codec::ByteWriter;
 use super::{
     FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError, SectionKind,
     ZSTD_LEVEL,
 };
-use crate::nav::permutations::{FlowPermutations, canonical_flows};
-use crate::nav::{NavData, NavLayer, SectorCost};
+use crate::permutations::{FlowPermutations, canonical_flows};
+use crate::{NavData, NavLayer, SectorCost};
 
 /// What the package records beside the navigation data itself.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -121,11 +122,14 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
 /// interrupted write never leaves a half file under the real name.
 ///
 /// # Errors
-/// [`PackageError::Write`] when the folder is not writable or the disk is full; the old file,
+/// [`PackageError::Io`] when the folder is not writable or the disk is full; the old file,
 /// if any, is left untouched.
 pub fn write(path: &Path, nav: &NavData, meta: &PackageMeta) -> Result<(), PackageError> {
     let bytes = to_bytes(nav, meta);
-    crate::map::io::write_atomic(path, &bytes).map_err(PackageError::Write)
+    atomic::write_atomic(path, &bytes).map_err(|source| PackageError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// The uncompressed bytes of one section of one layer (the layout in `docs/package-format.md`);

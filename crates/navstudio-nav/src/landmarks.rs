@@ -449,8 +449,8 @@ pub(crate) mod tests {
     use std::sync::atomic::AtomicBool;
 
     use super::*;
-    use crate::nav::grid::{GridSpec, WALL};
-    use crate::nav::{CostField, build_layer};
+    use crate::grid::{GridSpec, WALL};
+    use crate::{CostField, build_layer};
 
     /// A 60 × 60 map in 6 × 6 sectors with random costs 1..=9 and wall blobs, so the graph
     /// has islands, detours and uneven weights.

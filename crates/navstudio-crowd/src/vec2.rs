@@ -178,7 +178,7 @@ impl Neg for Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crowd::rng::SplitMix64;
+    use crate::rng::SplitMix64;
 
     #[test]
     fn fast_angle_is_within_2e5_of_atan2() {

@@ -224,7 +224,7 @@ pub fn segment_is_clear(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::crowd::rng::SplitMix64;
+    use crate::rng::SplitMix64;
     use std::collections::BTreeSet;
 
     #[test]

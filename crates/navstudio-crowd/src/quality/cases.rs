@@ -8,10 +8,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::crowd::testing::buffer_walls;
-use crate::crowd::{Order, Scenario, SimConfig, Spawn, SpawnArea, Vec2, WorldNavigator};
-use crate::nav::grid::WALL;
-use crate::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
+use crate::testing::buffer_walls;
+use crate::{Order, Scenario, SimConfig, Spawn, SpawnArea, Vec2, WorldNavigator};
+use navstudio_nav::grid::WALL;
+use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
 
 /// Wall buffer of the cases' `large` movement type (the default document's). `[Units: m]`
 pub const LARGE_WALL_BUFFER_M: f32 = 1.5;

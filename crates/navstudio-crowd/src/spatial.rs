@@ -207,7 +207,7 @@ impl SpatialGrid {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::crowd::rng::SplitMix64;
+    use crate::rng::SplitMix64;
 
     #[test]
     fn finds_exactly_the_brute_force_neighbours() {

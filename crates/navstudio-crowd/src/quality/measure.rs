@@ -3,9 +3,9 @@
 //! wall penetrations, distance walked, heading changes and arrival times. Nothing here
 //! trusts the simulation's own counters, so it is an independent check of them.
 
-use crate::crowd::spatial::SpatialGrid;
-use crate::crowd::walls::collision_radius;
-use crate::crowd::{AgentState, Navigator, Simulation, Vec2};
+use crate::spatial::SpatialGrid;
+use crate::walls::collision_radius;
+use crate::{AgentState, Navigator, Simulation, Vec2};
 
 /// An agent counts as turning only while it moves faster than this share of its top speed
 /// (a standing agent's heading is noise).

@@ -1,4 +1,4 @@
-//! The crowd: agents that move on the navigation data, used by the editor's live preview
+//! navstudio-crowd: agents that move on the navigation data, used by the editor's live preview
 //! (no egui here).
 //!
 //! [`Simulation`] steps at a fixed rate with its own seeded RNG, so the same inputs give
@@ -10,7 +10,7 @@
 //! bumping ([`groups`]). The crowd talks to navigation only through [`Navigator`].
 //!
 //! ```
-//! use navstudio::crowd::{default_archetypes, testing::GridNavigator, Navigator, SimConfig,
+//! use navstudio_crowd::{default_archetypes, testing::GridNavigator, Navigator, SimConfig,
 //!     Simulation, Vec2};
 //! let mut nav = GridNavigator::new(1.0, 32, 32);
 //! nav.add_type("land", vec![1; 32 * 32]).unwrap();

@@ -824,8 +824,8 @@ pub fn priority_sum(forces: &[Vec2], max_force: f32) -> Vec2 {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::crowd::rng::SplitMix64;
-    use crate::crowd::testing::GridNavigator;
+    use crate::rng::SplitMix64;
+    use crate::testing::GridNavigator;
 
     /// Separation-only runs search neighbours only within the separation reach; the lists
     /// must be the full lists cut at that reach (an independent brute force checks both).
