@@ -177,7 +177,11 @@ pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
             let recorded = manifest
                 .layers
                 .get(k)
-                .and_then(|l| ron::from_str::<map::MovementType>(&l.params).ok());
+                .and_then(|l| match &l.params {
+                    // Version 1 packages recorded the movement type as RON text.
+                    serde_json::Value::String(ron) => ron::from_str(ron).ok(),
+                    json => serde_json::from_value::<map::MovementType>(json.clone()).ok(),
+                });
             recorded.unwrap_or_else(|| {
                 warnings.push(format!(
                     "The package does not record the settings of movement type \"{}\"; its panel shows defaults.",

@@ -99,7 +99,7 @@ pub struct Baked {
 }
 
 /// What a package records beside the nav data of a bake of `doc`: the map name, each baked
-/// movement type's parameters (RON, in layer order: `type_indices` from [`Baked`]) and the
+/// movement type's parameters (JSON, in layer order: `type_indices` from [`Baked`]) and the
 /// document settings the bake used.
 #[must_use]
 pub fn package_meta(doc: &MapDocument, type_indices: &[usize]) -> crate::package::PackageMeta {
@@ -109,7 +109,7 @@ pub fn package_meta(doc: &MapDocument, type_indices: &[usize]) -> crate::package
         layer_params: type_indices
             .iter()
             .filter_map(|&t| doc.movement_types.get(t))
-            .map(|t| ron::ser::to_string(t).unwrap_or_default())
+            .map(|t| serde_json::to_value(t).unwrap_or_default())
             .collect(),
         bake_options: vec![
             setting("sector_size", doc.sector_size.to_string()),

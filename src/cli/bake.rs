@@ -348,10 +348,15 @@ fn nav_stats(nav: &NavData) -> String {
 }
 
 /// `navstudio info`.
-pub fn info_cmd(path: &Path) -> Result<(), String> {
+pub fn info_cmd(path: &Path, json: bool) -> Result<(), String> {
     let start = Instant::now();
     let pkg = package::read(path).map_err(|e| e.to_string())?;
     let read_ms = start.elapsed().as_secs_f64() * 1000.0;
+    if json {
+        let text = serde_json::to_string_pretty(&info_json(&pkg)).map_err(|e| e.to_string())?;
+        println!("{text}");
+        return Ok(());
+    }
     let m = &pkg.manifest;
     let file_len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     println!(
@@ -379,7 +384,11 @@ pub fn info_cmd(path: &Path) -> Result<(), String> {
     );
     let cells = u64::from(m.width) * u64::from(m.height);
     for (i, l) in m.layers.iter().enumerate() {
-        println!("movement type {} — {}", l.name, l.params);
+        let params = match &l.params {
+            serde_json::Value::String(ron) => ron.clone(),
+            json => json.to_string(),
+        };
+        println!("movement type {} — {params}", l.name);
         println!(
             "  clear sectors {:.1} %, {} windows, {} islands, {} permutations → {} unique tiles ({:.1} % deduplicated)",
             100.0 * l.clear_share,
@@ -406,6 +415,66 @@ pub fn info_cmd(path: &Path) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// `navstudio info --json`: the manifest and, per movement type, counts taken from the
+/// decoded data (not from the manifest), so another reader can check itself against them.
+fn info_json(pkg: &package::Package) -> serde_json::Value {
+    let spec = pkg.nav.spec;
+    let layers: Vec<serde_json::Value> = pkg
+        .nav
+        .layers
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            // Cells per island id (index 0: walls), sector by sector.
+            let mut island_cells = vec![0_u64; l.islands.count as usize + 1];
+            let mut fields = l.islands.fields.iter().peekable();
+            for (s, &id) in l.islands.sector_island.iter().enumerate() {
+                let (_, _, w, h) = spec.sector_rect(s as u32);
+                if let Some((_, field)) = fields.next_if(|(fs, _)| *fs as usize == s) {
+                    for &cell in field.iter() {
+                        island_cells[cell as usize] += 1;
+                    }
+                } else if let Some(n) = island_cells.get_mut(id as usize) {
+                    *n += u64::from(w * h);
+                }
+            }
+            let mut cost_histogram = vec![0_u64; 256];
+            for c in l.cost.to_cells() {
+                cost_histogram[c as usize] += 1;
+            }
+            let sections: Vec<serde_json::Value> = pkg
+                .sections
+                .iter()
+                .filter(|s| s.layer as usize == i)
+                .map(|s| {
+                    serde_json::json!({
+                        "kind": format!("{:?}", s.kind).to_lowercase(),
+                        "raw_len": s.raw_len,
+                        "stored_len": s.stored_len,
+                        "chunks": s.chunks,
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "name": l.name,
+                "windows": l.windows.len(),
+                "nodes": l.nodes.len(),
+                "edges": l.graph.targets.len(),
+                "islands": l.islands.count,
+                "island_cells": island_cells,
+                "cost_histogram": cost_histogram,
+                "unique_tiles": l.flows.tiles.len(),
+                "sections": sections,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "version": pkg.version,
+        "manifest": pkg.manifest,
+        "layers": layers,
+    })
 }
 
 /// Which layer `export` writes.

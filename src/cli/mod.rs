@@ -165,6 +165,11 @@ enum Command {
     Info {
         /// The package (NAME.navpkg).
         package: PathBuf,
+        /// Print JSON instead: the manifest with its chunk index, and per movement type the
+        /// counts a reader in another language can check itself against (cells per island
+        /// id, a histogram of cell costs, portal windows, nodes, edges, unique flow tiles).
+        #[arg(long)]
+        json: bool,
     },
     /// Write one layer of a nav package as a PNG for inspection in any image tool.
     Export {
@@ -369,7 +374,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             types,
             scale,
         }) => bake::bake_cmd(&map, output.as_deref(), types, &scale),
-        Some(Command::Info { package }) => bake::info_cmd(&package),
+        Some(Command::Info { package, json }) => bake::info_cmd(&package, json),
         Some(Command::Export {
             package,
             layer,

@@ -101,16 +101,42 @@ doc(swap('"small.png"', '"does_not_exist.png"'), "ron_missing_heightmap.ron")
 doc(swap('"small.paint.all.png"', '"../../../etc/passwd.png"'), "ron_paint_path_escapes.ron")
 put("ron_random_bytes.ron", bytes((i * 73 + 41) % 256 for i in range(512)))
 
-# --- packages -------------------------------------------------------------------------
+# --- packages (format version 2) ---------------------------------------------------------
+# The pkg_v1_* files are version 1 packages damaged the same ways, made by this script's
+# version 1 section before format version 2 (see git history); they stay because version 1
+# packages are still read.
 pkg = open(sys.argv[1], "rb").read() if len(sys.argv) > 1 else None
 if pkg is not None:
-    def with_crc(b):
-        b = bytearray(b)
-        b[24:32] = struct.pack("<Q", len(b) - 40)
-        b[32:36] = struct.pack("<I", zlib.crc32(bytes(b[40:])) & 0xFFFFFFFF)
-        return bytes(b)
+    import json
 
-    put("pkg_truncated_header.navpkg", pkg[:30])
+    assert pkg[8:12] == struct.pack("<I", 2), "bake the package with this navstudio (format 2)"
+    manifest_len = struct.unpack("<I", pkg[12:16])[0]
+    manifest = json.loads(pkg[24 : 24 + manifest_len])
+    chunks = [pkg[c["offset"] : c["offset"] + c["stored_len"]] for c in manifest["chunks"]]
+
+    def join(m, chunks, fix_offsets=True):
+        """A package with valid checksums around whatever lie `m` tells."""
+        start = 24
+        while True:
+            offset = start
+            for c, stored in zip(m["chunks"], chunks):
+                if fix_offsets:
+                    c["offset"] = offset
+                    c["stored_len"] = len(stored)
+                c["crc32"] = zlib.crc32(stored) & 0xFFFFFFFF
+                offset += len(stored)
+            text = json.dumps(m, separators=(",", ":")).encode()
+            if 24 + len(text) == start or not fix_offsets:
+                head = b"NAVSTPKG" + struct.pack("<IIII", 2, len(text), zlib.crc32(text) & 0xFFFFFFFF, 0)
+                return head + text + b"".join(chunks)
+            start = 24 + len(text)
+
+    def lie(edit):
+        m = json.loads(json.dumps(manifest))
+        edit(m)
+        return join(m, chunks)
+
+    put("pkg_truncated_header.navpkg", pkg[:20])
     put("pkg_truncated_half.navpkg", pkg[: len(pkg) // 2])
     put("pkg_truncated_last_byte.navpkg", pkg[:-1])
     flipped = bytearray(pkg)
@@ -118,25 +144,29 @@ if pkg is not None:
     put("pkg_bit_flipped.navpkg", bytes(flipped))
     put("pkg_wrong_magic.navpkg", b"NOTAPKG!" + pkg[8:])
     future = bytearray(pkg)
-    future[8:12] = struct.pack("<I", 2)
+    future[8:12] = struct.pack("<I", 3)
     put("pkg_future_version.navpkg", bytes(future))
-    manifest_len = struct.unpack("<I", pkg[12:16])[0]
-    table = 40 + manifest_len
-    lying = bytearray(pkg)
-    # First section's raw length claims 4 GiB: must be refused before allocating it.
-    lying[table + 8 : table + 16] = struct.pack("<Q", 1 << 32)
-    put("pkg_lying_raw_length.navpkg", with_crc(lying))
-    lying = bytearray(pkg)
-    lying[table + 16 : table + 24] = struct.pack("<Q", 10**12)
-    put("pkg_lying_stored_length.navpkg", with_crc(lying))
-    lying = bytearray(pkg)
-    lying[16:20] = struct.pack("<I", 1 << 30)
-    put("pkg_huge_section_count.navpkg", with_crc(lying))
-    manifest = pkg[40:table].decode()
-    bigger = manifest.replace("width: 96", "width: 96000", 1)
-    assert bigger != manifest
-    header = bytearray(pkg[:40])
-    header[12:16] = struct.pack("<I", len(bigger.encode()))
-    put("pkg_manifest_lies_about_size.navpkg", with_crc(bytes(header) + bigger.encode() + pkg[table:]))
+    huge = bytearray(pkg)
+    huge[12:16] = struct.pack("<I", 1 << 30)
+    put("pkg_huge_manifest_length.navpkg", bytes(huge))
+
+    def raw_len(m):
+        # A cost chunk claims 4 GiB: must be refused before allocating it.
+        next(c for c in m["chunks"] if c["kind"] == "cost")["raw_len"] = 1 << 32
+
+    put("pkg_lying_raw_length.navpkg", lie(raw_len))
+
+    def offset(m):
+        m["chunks"][2]["offset"] += 10**12
+
+    m = json.loads(json.dumps(manifest))
+    offset(m)
+    put("pkg_lying_offset.navpkg", join(m, chunks, fix_offsets=False))
+    put("pkg_manifest_lies_about_size.navpkg", lie(lambda m: m.update(width=96000)))
+    put("pkg_manifest_no_layers.navpkg", lie(lambda m: m.update(layers=[])))
+    put("pkg_missing_chunk.navpkg", lie(lambda m: m["chunks"][1].update(kind="later_kind")))
+    text = b"(map_name: \"small\")"
+    put("pkg_manifest_not_json.navpkg",
+        b"NAVSTPKG" + struct.pack("<IIII", 2, len(text), zlib.crc32(text) & 0xFFFFFFFF, 0) + text)
     put("pkg_random_bytes.navpkg", bytes((i * 131 + 7) % 251 for i in range(4096)))
     put("pkg_empty.navpkg", b"")

@@ -1,5 +1,6 @@
-//! The nav package: round trip, determinism, atomic write, and a reader that survives
-//! truncation, bit flips and lying headers without panicking.
+//! The nav package: round trip, determinism, atomic write, chunking by region, version 1
+//! still read, and a reader that survives truncation, bit flips and lying headers and
+//! indexes without panicking.
 
 use crate::common::{Rng, bake_all, generated};
 use navstudio::map::MapKind;
@@ -16,10 +17,90 @@ fn small_package() -> (navstudio::nav::NavData, Vec<u8>) {
     (baked.nav, bytes)
 }
 
-/// Rewrites the header checksum so a corrupted payload reaches the section decoders.
-fn fix_checksum(bytes: &mut [u8]) {
-    let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
-    bytes[32..36].copy_from_slice(&crc.to_le_bytes());
+/// A version 2 package taken apart: its manifest as JSON and its chunks' stored bytes.
+fn split(bytes: &[u8]) -> (serde_json::Value, Vec<Vec<u8>>) {
+    let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&bytes[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    let chunks = manifest["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let at = c["offset"].as_u64().unwrap() as usize;
+            bytes[at..at + c["stored_len"].as_u64().unwrap() as usize].to_vec()
+        })
+        .collect();
+    (manifest, chunks)
+}
+
+/// Puts a package back together with valid checksums and offsets (as the writer does:
+/// offsets shifted until the manifest's length settles), so a corruption reaches the
+/// decoders instead of stopping at a checksum.
+fn join(mut manifest: serde_json::Value, chunks: &[Vec<u8>]) -> Vec<u8> {
+    let mut start = HEADER_LEN;
+    loop {
+        let mut offset = start;
+        for (c, stored) in manifest["chunks"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .zip(chunks)
+        {
+            c["offset"] = offset.into();
+            c["stored_len"] = stored.len().into();
+            c["crc32"] = crc32fast::hash(stored).into();
+            offset += stored.len();
+        }
+        let text = serde_json::to_vec(&manifest).unwrap();
+        if HEADER_LEN + text.len() == start {
+            let mut out = b"NAVSTPKG".to_vec();
+            out.extend_from_slice(&2_u32.to_le_bytes());
+            out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            out.extend_from_slice(&crc32fast::hash(&text).to_le_bytes());
+            out.extend_from_slice(&0_u32.to_le_bytes());
+            out.extend_from_slice(&text);
+            chunks.iter().for_each(|c| out.extend_from_slice(c));
+            return out;
+        }
+        start = HEADER_LEN + text.len();
+    }
+}
+
+/// A map of many regions (sectors of 3 cells, so 34 × 24 sectors make 3 × 2 regions, the
+/// last ones partial) with random walls and costs, two movement types.
+fn regional_nav() -> navstudio::nav::NavData {
+    use navstudio::nav::{CostField, GridSpec, NavData, build_layer};
+    let spec = GridSpec {
+        width: 100,
+        height: 70,
+        sector_size: 3,
+    };
+    let mut rng = Rng(17);
+    let layers = ["land", "hover"]
+        .iter()
+        .map(|name| {
+            let costs: Vec<u8> = (0..spec.cell_count())
+                .map(|_| match rng.below(10) {
+                    0 | 1 => 255,
+                    2 => 1 + rng.below(40) as u8,
+                    _ => 1,
+                })
+                .collect();
+            build_layer(
+                *name,
+                CostField::from_cells(spec, &costs),
+                &|_| {},
+                &std::sync::atomic::AtomicBool::new(false),
+            )
+            .unwrap()
+        })
+        .collect();
+    NavData {
+        spec,
+        cell_size_m: 0.5,
+        layers,
+    }
 }
 
 #[test]
@@ -87,21 +168,24 @@ fn flipped_bytes_are_caught_by_the_checksum() {
     }
 }
 
-/// With the checksum recomputed, corruption reaches every decoder: it must give an error or
-/// (rarely, e.g. a flipped padding bit in compressed data) a package, never a panic.
+/// With the checksums recomputed, corruption reaches every decoder: it must give an error
+/// or (rarely, e.g. a flipped padding bit in compressed data) a package, never a panic.
 #[test]
-fn corrupted_payload_with_valid_checksum_never_panics() {
-    let (_, bytes) = small_package();
+fn corrupted_chunks_with_valid_checksums_never_panic() {
+    let bytes = package::to_bytes(&regional_nav(), &PackageMeta::default());
+    let (manifest, chunks) = split(&bytes);
     let mut rng = Rng(5);
     let mut errors = 0;
     for round in 0..400 {
-        let mut b = bytes.clone();
+        let mut c = chunks.clone();
+        let k = rng.below(c.len() as u32) as usize;
         for _ in 0..1 + round % 4 {
-            let i = HEADER_LEN + rng.below((b.len() - HEADER_LEN) as u32) as usize;
-            b[i] = rng.below(256) as u8;
+            if !c[k].is_empty() {
+                let i = rng.below(c[k].len() as u32) as usize;
+                c[k][i] = rng.below(256) as u8;
+            }
         }
-        fix_checksum(&mut b);
-        if package::from_bytes(&b).is_err() {
+        if package::from_bytes(&join(manifest.clone(), &c)).is_err() {
             errors += 1;
         }
     }
@@ -112,7 +196,103 @@ fn corrupted_payload_with_valid_checksum_never_panics() {
 }
 
 #[test]
-fn header_lies_are_rejected() {
+fn many_regions_round_trip_and_chunk_as_documented() {
+    let nav = regional_nav();
+    let bytes = package::to_bytes(&nav, &PackageMeta::default());
+    let pkg = package::from_bytes(&bytes).unwrap();
+    assert!(pkg.nav == nav, "read-back NavData differs");
+    assert_eq!(pkg.version, 2);
+    // 2 layers × 3 global chunks + 6 regions × 2 layers × 3 regional chunks, in file order:
+    // globals first, then region by region.
+    let kinds: Vec<(u32, &str, Option<u32>)> = pkg
+        .manifest
+        .chunks
+        .iter()
+        .map(|c| (c.layer, c.kind.as_str(), c.region))
+        .collect();
+    assert_eq!(kinds.len(), 2 * 3 + 6 * 2 * 3);
+    assert_eq!(kinds[0], (0, "windows", None));
+    assert_eq!(kinds[5], (1, "sector_islands", None));
+    assert_eq!(kinds[6], (0, "cost", Some(0)));
+    assert_eq!(kinds[11], (1, "flows", Some(0)));
+    assert_eq!(kinds.last().unwrap(), &(1, "flows", Some(5)));
+}
+
+#[test]
+fn version_1_packages_still_read() {
+    // Baked from maps/small.ron by the last build that wrote version 1.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/packages/small.v1.navpkg");
+    let old = package::read(&path).unwrap();
+    assert_eq!(old.version, 1);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let map = navstudio::map::load_map(&root.join("maps/small.ron")).unwrap();
+    let nav = navstudio::bake::bake(
+        &map.document,
+        &map.heightmap,
+        &navstudio::map::StampLibrary::builtin().unwrap(),
+        &navstudio::bake::BakeOptions::default(),
+        &mut navstudio::bake::BakeContext::default(),
+    )
+    .unwrap()
+    .nav;
+    assert!(
+        old.nav == nav,
+        "the version 1 package differs from a fresh bake"
+    );
+    assert_eq!(old.manifest.map_name, "small");
+    assert!(
+        old.manifest.layers[0]
+            .params
+            .as_str()
+            .is_some_and(|ron| ron.starts_with("(name:\"land\"")),
+        "{:?}",
+        old.manifest.layers[0].params
+    );
+    // Written again, it is a version 2 package of the same data.
+    let again = package::from_bytes(&package::to_bytes(&old.nav, &PackageMeta::default())).unwrap();
+    assert_eq!(again.version, 2);
+    assert!(again.nav == nav);
+}
+
+#[test]
+fn a_damaged_chunk_is_named() {
+    let bytes = package::to_bytes(&regional_nav(), &PackageMeta::default());
+    let (manifest, _) = split(&bytes);
+    let flows = manifest["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "flows" && c["region"] == 4 && c["layer"] == 1)
+        .unwrap();
+    let mut b = bytes.clone();
+    b[flows["offset"].as_u64().unwrap() as usize + 3] ^= 0x40;
+    let err = package::from_bytes(&b).unwrap_err();
+    assert!(matches!(err, PackageError::Checksum { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains("flows chunk of movement type hover, region 4"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_chunk_kinds_are_skipped() {
+    // A later build may add chunks (a search hierarchy, say); this one reads what it knows.
+    let nav = regional_nav();
+    let (mut manifest, mut chunks) = split(&package::to_bytes(&nav, &PackageMeta::default()));
+    manifest["chunks"].as_array_mut().unwrap().insert(
+        3,
+        serde_json::json!({"layer": 0, "kind": "hierarchy", "offset": 0,
+            "stored_len": 0, "raw_len": 5, "crc32": 0}),
+    );
+    chunks.insert(3, b"extra".to_vec());
+    let pkg = package::from_bytes(&join(manifest, &chunks)).unwrap();
+    assert!(pkg.nav == nav);
+}
+
+#[test]
+fn header_and_index_lies_are_rejected() {
     let (_, bytes) = small_package();
     // Wrong magic.
     let mut b = bytes.clone();
@@ -123,10 +303,10 @@ fn header_lies_are_rejected() {
     ));
     // Newer and older versions.
     let mut b = bytes.clone();
-    b[8..12].copy_from_slice(&2_u32.to_le_bytes());
+    b[8..12].copy_from_slice(&3_u32.to_le_bytes());
     let err = package::from_bytes(&b).unwrap_err();
     assert!(
-        matches!(err, PackageError::NewerVersion { found: 2, .. }),
+        matches!(err, PackageError::NewerVersion { found: 3, .. }),
         "{err}"
     );
     assert!(err.to_string().contains("upgrade navstudio"));
@@ -136,30 +316,53 @@ fn header_lies_are_rejected() {
         package::from_bytes(&b),
         Err(PackageError::OlderVersion { .. })
     ));
-    // A payload length beyond the file.
+    // A manifest length beyond the file.
     let mut b = bytes.clone();
-    b[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+    b[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
     assert!(matches!(
         package::from_bytes(&b),
         Err(PackageError::Truncated { .. })
     ));
-    // A section claiming a gigantic raw size: refused before any allocation.
-    let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let table = HEADER_LEN + manifest_len;
-    let mut b = bytes.clone();
-    b[table + 8..table + 16].copy_from_slice(&(1_u64 << 40).to_le_bytes());
-    fix_checksum(&mut b);
-    let err = package::from_bytes(&b).unwrap_err();
+    let (manifest, chunks) = split(&bytes);
+    let lie = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut m = manifest.clone();
+        edit(&mut m);
+        package::from_bytes(&join(m, &chunks)).unwrap_err()
+    };
+    // A chunk claiming a gigantic raw size: refused before any allocation.
+    let err = lie(&|m| m["chunks"][6]["raw_len"] = (1_u64 << 40).into());
     assert!(matches!(err, PackageError::Invalid { .. }), "{err}");
     assert!(err.to_string().contains("more than"), "{err}");
-    // A section table whose stored lengths disagree with the bytes present.
+    // A map bigger than the build accepts, and a region size of zero.
+    let err = lie(&|m| m["width"] = 1_000_000.into());
+    assert!(err.to_string().contains("out of range"), "{err}");
+    let err = lie(&|m| m["region_sectors"] = 0.into());
+    assert!(err.to_string().contains("region size"), "{err}");
+    // A chunk that names a region or movement type that does not exist, twice, or not at all.
+    let err = lie(&|m| m["chunks"][6]["region"] = 7.into());
+    assert!(err.to_string().contains("do not exist"), "{err}");
+    let err = lie(&|m| m["chunks"][1]["kind"] = "windows".into());
+    assert!(err.to_string().contains("twice"), "{err}");
+    let err = lie(&|m| m["chunks"][1]["kind"] = "future_kind".into());
+    assert!(
+        err.to_string()
+            .contains("graph chunk of movement type land is missing"),
+        "{err}"
+    );
+    // Not JSON.
+    let mut b = b"NAVSTPKG\x02\0\0\0\x03\0\0\0".to_vec();
+    b.extend_from_slice(&crc32fast::hash(b"[1]").to_le_bytes());
+    b.extend_from_slice(b"\0\0\0\0[1]");
+    let err = package::from_bytes(&b).unwrap_err();
+    assert!(err.to_string().contains("not readable JSON"), "{err}");
+    // Offsets that disagree with the chunks' lengths.
     let mut b = bytes.clone();
-    b[table + 16] ^= 0x01;
-    fix_checksum(&mut b);
-    assert!(package::from_bytes(&b).is_err());
+    b.push(0);
+    let err = package::from_bytes(&b).unwrap_err();
+    assert!(err.to_string().contains("follow the last chunk"), "{err}");
     // Random bytes.
     let mut rng = Rng(3);
-    for len in [0, 1, 8, 39, 40, 41, 1000] {
+    for len in [0, 1, 8, 23, 24, 25, 1000] {
         let junk: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
         assert!(package::from_bytes(&junk).is_err());
     }

@@ -13,9 +13,6 @@ impl ByteWriter {
     pub(super) fn u32(&mut self, v: u32) {
         self.bytes.extend_from_slice(&v.to_le_bytes());
     }
-    pub(super) fn u64(&mut self, v: u64) {
-        self.bytes.extend_from_slice(&v.to_le_bytes());
-    }
     pub(super) fn len_u32(&mut self, v: usize) {
         // Every count we store is bounded by the map size limit, far below u32::MAX.
         self.u32(u32::try_from(v).unwrap_or(u32::MAX));

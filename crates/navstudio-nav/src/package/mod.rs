@@ -1,11 +1,14 @@
 //! The nav package on disk (`NAME.navpkg`): what a game ships and loads.
 //!
-//! Layout (all integers little-endian; full description in `docs/package-format.md`):
-//! a fixed 40-byte header (magic, format version, manifest length, section count, payload
-//! length, CRC-32 of the payload), then the payload: the manifest as UTF-8 RON text a person
-//! can read, the section table, and the sections, each zstd-compressed. Per movement type
-//! there are five sections: cost sectors, portal windows, portal graph, islands and flow
-//! permutations. Same `NavData` in, same bytes out.
+//! Version 2 (all integers little-endian; full description in `docs/package-format.md`):
+//! a fixed 24-byte header (magic, format version, manifest length, CRC-32 of the manifest),
+//! the manifest as UTF-8 JSON that any engine parses, then zstd-compressed chunks listed by
+//! the manifest's index, each with its own CRC-32. Per movement type, the portal windows,
+//! the portal graph and the island id of every sector are one chunk each (what a request
+//! needs before it touches any region); the cost tiles, the per-cell island fields of mixed
+//! sectors and the flow permutations are chunked by region (square blocks of sectors), so a
+//! reader can decode a region on first use with positioned reads. Same `NavData` in, same
+//! bytes out. Version 1 packages (RON manifest, one section per kind) still read.
 //!
 //! The reader trusts nothing: every length is checked against the bytes actually present
 //! and against what a map of the manifest's size can need before anything is allocated, and
@@ -15,6 +18,8 @@
 pub mod atomic;
 mod codec;
 mod read;
+mod read_v1;
+mod ron_v1;
 mod write;
 
 use std::path::PathBuf;
@@ -26,13 +31,72 @@ pub use write::{PackageMeta, encode_section, manifest_for, to_bytes, write};
 
 /// First 8 bytes of every package.
 pub const MAGIC: [u8; 8] = *b"NAVSTPKG";
-/// The package format version this build writes; it reads this version only.
-pub const FORMAT_VERSION: u32 = 1;
-/// Size of the fixed header.
-pub const HEADER_LEN: usize = 40;
+/// The package format version this build writes; it reads this version and version 1.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this build reads.
+pub const OLDEST_VERSION: u32 = 1;
+/// Size of the fixed header of a version 2 package.
+pub const HEADER_LEN: usize = 24;
+/// Size of the fixed header of a version 1 package.
+pub const HEADER_LEN_V1: usize = 40;
+/// Sectors per region side: a region of 16 × 16 sectors is 160–512 cells a side for the
+/// usual sector sizes, small enough to decode in well under a millisecond and large enough
+/// that its chunks compress well.
+pub const REGION_SECTORS: u32 = 16;
 /// zstd level: level 19 packs the flow tiles ~15 % smaller than 3 but bakes far slower;
 /// 9 is the knee on our maps (see the README's package figures).
 pub const ZSTD_LEVEL: i32 = 9;
+
+/// The region grid of a map: square blocks of `region_sectors` × `region_sectors` sectors,
+/// numbered row-major; blocks on the right and bottom edge may be partial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegionGrid {
+    /// The map's grid.
+    pub spec: crate::GridSpec,
+    /// Sectors per region side. `[Limit: ≥ 1]`
+    pub region_sectors: u32,
+}
+
+impl RegionGrid {
+    /// Regions per row.
+    #[must_use]
+    pub fn regions_x(&self) -> u32 {
+        self.spec.sectors_x().div_ceil(self.region_sectors)
+    }
+
+    /// Regions per column.
+    #[must_use]
+    pub fn regions_y(&self) -> u32 {
+        self.spec.sectors_y().div_ceil(self.region_sectors)
+    }
+
+    /// Number of regions.
+    #[must_use]
+    pub fn count(&self) -> u32 {
+        self.regions_x() * self.regions_y()
+    }
+
+    /// The region holding sector `s`.
+    #[must_use]
+    pub fn region_of_sector(&self, s: u32) -> u32 {
+        let sx = s % self.spec.sectors_x();
+        let sy = s / self.spec.sectors_x();
+        (sy / self.region_sectors) * self.regions_x() + sx / self.region_sectors
+    }
+
+    /// The sectors of region `r`, row-major, which is also ascending sector order.
+    pub fn sectors(&self, r: u32) -> impl Iterator<Item = u32> + use<> {
+        let (rs, sectors_x, sectors_y) = (
+            self.region_sectors,
+            self.spec.sectors_x(),
+            self.spec.sectors_y(),
+        );
+        let (rx, ry) = (r % self.regions_x(), r / self.regions_x());
+        let xs = rx * rs..((rx + 1) * rs).min(sectors_x);
+        let ys = ry * rs..((ry + 1) * rs).min(sectors_y);
+        ys.flat_map(move |sy| xs.clone().map(move |sx| sy * sectors_x + sx))
+    }
+}
 
 /// What a section holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,13 +128,94 @@ impl SectionKind {
     }
 }
 
+/// What a version 2 chunk holds. The manifest names kinds as the snake-case strings of
+/// [`ChunkKind::name`]; a reader skips kinds it does not know, so later builds can add
+/// chunks (e.g. a search hierarchy) without a new format version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChunkKind {
+    /// Per movement type: the portal windows (as version 1's section 2).
+    Windows,
+    /// Per movement type: the portal graph (as version 1's section 3).
+    Graph,
+    /// Per movement type: the island count and the island id of every sector.
+    SectorIslands,
+    /// Per region: the sectors' cost flags and tiles.
+    Cost,
+    /// Per region: the per-cell island ids of the region's mixed sectors.
+    IslandFields,
+    /// Per region: unique flow tiles and the tile of every portal node in the region.
+    Flows,
+}
+
+impl ChunkKind {
+    /// The kinds stored once per movement type, in file order.
+    pub const GLOBAL: [Self; 3] = [Self::Windows, Self::Graph, Self::SectorIslands];
+    /// The kinds stored once per movement type and region, in file order.
+    pub const REGIONAL: [Self; 3] = [Self::Cost, Self::IslandFields, Self::Flows];
+
+    /// The name the manifest uses.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Windows => "windows",
+            Self::Graph => "graph",
+            Self::SectorIslands => "sector_islands",
+            Self::Cost => "cost",
+            Self::IslandFields => "island_fields",
+            Self::Flows => "flows",
+        }
+    }
+
+    /// The kind a manifest name stands for, if this build knows it.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::GLOBAL
+            .into_iter()
+            .chain(Self::REGIONAL)
+            .find(|k| k.name() == name)
+    }
+
+    /// The version 1 section that held the same data.
+    #[must_use]
+    pub fn section(self) -> SectionKind {
+        match self {
+            Self::Windows => SectionKind::Windows,
+            Self::Graph => SectionKind::Graph,
+            Self::SectorIslands | Self::IslandFields => SectionKind::Islands,
+            Self::Cost => SectionKind::Cost,
+            Self::Flows => SectionKind::Flows,
+        }
+    }
+}
+
+/// One entry of a version 2 package's chunk index (the manifest's `chunks`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkInfo {
+    /// Index of the movement type.
+    pub layer: u32,
+    /// What it holds: a [`ChunkKind::name`], or a kind this build does not know.
+    pub kind: String,
+    /// The region (row-major over the region grid) for regional kinds; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<u32>,
+    /// Where the stored bytes start in the file.
+    pub offset: u64,
+    /// Stored (zstd-compressed) length in bytes.
+    pub stored_len: u64,
+    /// Uncompressed length in bytes.
+    pub raw_len: u64,
+    /// CRC-32 (IEEE) of the stored bytes.
+    pub crc32: u32,
+}
+
 /// One movement type as the manifest records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LayerManifest {
     /// Movement type name.
     pub name: String,
-    /// The movement type's parameters as the bake saw them (RON), for people and tools.
-    pub params: String,
+    /// The movement type's parameters as the bake saw them: a JSON object in version 2
+    /// (a RON string in version 1), for people and tools.
+    pub params: serde_json::Value,
     /// Share of sectors that store no cost tile.
     pub clear_share: f64,
     /// Portal windows.
@@ -100,9 +245,16 @@ pub struct Manifest {
     pub bake_options: Vec<(String, String)>,
     /// One entry per movement type, in layer order.
     pub layers: Vec<LayerManifest>,
+    /// Sectors per region side (version 2; 0 in version 1, which has no regions).
+    #[serde(default)]
+    pub region_sectors: u32,
+    /// The chunk index, in file order (version 2; empty in version 1).
+    #[serde(default)]
+    pub chunks: Vec<ChunkInfo>,
 }
 
-/// One entry of the section table.
+/// How many bytes one kind of data of one movement type takes: a version 1 section, or
+/// the sum of the version 2 chunks that hold the same data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SectionInfo {
     /// What it holds.
@@ -113,14 +265,18 @@ pub struct SectionInfo {
     pub raw_len: u64,
     /// Stored (compressed) length in bytes.
     pub stored_len: u64,
+    /// Chunks it is stored in (1 for a version 1 section).
+    pub chunks: u32,
 }
 
-/// A package read from disk: the manifest, the section table and the navigation data.
+/// A package read from disk: the manifest, the section sizes and the navigation data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Package {
+    /// The format version of the file (1 or 2).
+    pub version: u32,
     /// The readable manifest.
     pub manifest: Manifest,
-    /// Section sizes, in file order.
+    /// Bytes per movement type and kind of data, in layer order.
     pub sections: Vec<SectionInfo>,
     /// The navigation data.
     pub nav: crate::NavData,
@@ -158,7 +314,7 @@ pub enum PackageError {
     },
     /// The package was written by an older, unsupported format.
     #[error(
-        "{path}: package format version {found} is older than this navstudio reads (version {FORMAT_VERSION}); re-bake the map"
+        "{path}: package format version {found} is older than this navstudio reads (versions {OLDEST_VERSION}–{FORMAT_VERSION}); re-bake the map"
     )]
     OlderVersion {
         /// The file.
@@ -176,13 +332,15 @@ pub enum PackageError {
         /// What was being read.
         what: String,
     },
-    /// The payload checksum does not match.
+    /// A checksum does not match.
     #[error(
-        "{path}: the package is corrupted (checksum {found:08x}, expected {expected:08x}); re-bake or re-copy it"
+        "{path}: the package is corrupted ({what}: checksum {found:08x}, expected {expected:08x}); re-bake or re-copy it"
     )]
     Checksum {
         /// The file.
         path: PathBuf,
+        /// Which part: the manifest, a chunk, or the payload of a version 1 package.
+        what: String,
         /// Checksum in the header.
         expected: u32,
         /// Checksum of the bytes present.

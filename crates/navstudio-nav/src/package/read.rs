@@ -1,14 +1,17 @@
-//! Reading a package: header, checksum, manifest, section table, then each section decoded
-//! and checked against the map size before it becomes `NavData`.
+//! Reading a package: the header names the format version; version 2 (this file) checks the
+//! manifest's checksum, parses its JSON, checks the chunk index against the file, then
+//! checks, decompresses and decodes every chunk, and assembles each movement type with the
+//! same cross-checks as version 1 ([`super::read_v1`]).
 
 use std::io::Read as _;
+use std::path::Path;
 
 use rayon::prelude::*;
-use std::path::Path;
 
 use super::codec::{ByteReader, ReadFault};
 use super::{
-    FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, Package, PackageError, SectionInfo, SectionKind,
+    ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package, PackageError,
+    RegionGrid, SectionInfo, SectionKind,
 };
 use crate::grid::{DIR_NONE, MAX_MAP_CELLS};
 use crate::islands::{Islands, MIXED};
@@ -19,11 +22,11 @@ use crate::portals::{
 use crate::{CostField, GridSpec, NavData, NavLayer, SectorCost};
 
 /// Most movement types a package may hold.
-const MAX_LAYERS: usize = 64;
-/// Section table entry size.
-const SECTION_ENTRY_LEN: usize = 24;
+pub(super) const MAX_LAYERS: usize = 64;
+/// Most sectors a region side may span (a larger claim is a lie: no map has more).
+const MAX_REGION_SECTORS: u32 = 1 << 16;
 
-/// Reads and checks a package file.
+/// Reads and checks a package file (format version 1 or 2).
 ///
 /// # Errors
 /// A [`PackageError`] naming the file for anything unreadable, truncated, corrupted, from
@@ -45,169 +48,148 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Package, PackageError> {
     from_bytes_at(bytes, Path::new("<memory>"))
 }
 
-fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
-    let fault = |f: ReadFault| match f {
-        ReadFault::Truncated(what) => PackageError::Truncated {
-            path: path.to_path_buf(),
-            what,
-        },
-        ReadFault::Invalid(what) => PackageError::Invalid {
-            path: path.to_path_buf(),
-            what,
-        },
-    };
-    let invalid = |what: String| PackageError::Invalid {
-        path: path.to_path_buf(),
-        what,
-    };
+/// Turns reader faults and messages into errors that name the file.
+#[derive(Clone, Copy)]
+pub(super) struct Faults<'a> {
+    pub(super) path: &'a Path,
+}
 
+impl Faults<'_> {
+    pub(super) fn fault(self, f: ReadFault) -> PackageError {
+        match f {
+            ReadFault::Truncated(what) => PackageError::Truncated {
+                path: self.path.to_path_buf(),
+                what,
+            },
+            ReadFault::Invalid(what) => self.invalid(what),
+        }
+    }
+
+    pub(super) fn invalid(self, what: String) -> PackageError {
+        PackageError::Invalid {
+            path: self.path.to_path_buf(),
+            what,
+        }
+    }
+
+    pub(super) fn checksum(self, what: String, expected: u32, found: u32) -> PackageError {
+        PackageError::Checksum {
+            path: self.path.to_path_buf(),
+            what,
+            expected,
+            found,
+        }
+    }
+}
+
+fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
+    let err = Faults { path };
     if bytes.len() >= MAGIC.len() && bytes[..MAGIC.len()] != MAGIC {
         return Err(PackageError::BadMagic {
             path: path.to_path_buf(),
         });
     }
     let mut header = ByteReader::new(bytes);
-    let magic = header.take(MAGIC.len(), "header").map_err(fault)?;
+    let magic = header
+        .take(MAGIC.len(), "header")
+        .map_err(|f| err.fault(f))?;
     if magic != MAGIC {
         return Err(PackageError::BadMagic {
             path: path.to_path_buf(),
         });
     }
-    let version = header.u32("header").map_err(fault)?;
-    if version > FORMAT_VERSION {
-        return Err(PackageError::NewerVersion {
+    match header.u32("header").map_err(|f| err.fault(f))? {
+        1 => super::read_v1::from_bytes_at(bytes, err),
+        FORMAT_VERSION => read_v2(bytes, err),
+        found if found > FORMAT_VERSION => Err(PackageError::NewerVersion {
             path: path.to_path_buf(),
-            found: version,
-        });
-    }
-    if version < FORMAT_VERSION {
-        return Err(PackageError::OlderVersion {
-            path: path.to_path_buf(),
-            found: version,
-        });
-    }
-    let manifest_len = header.u32("header").map_err(fault)? as usize;
-    let section_count = header.u32("header").map_err(fault)? as usize;
-    let _reserved = header.u32("header").map_err(fault)?;
-    let payload_len = header.u64("header").map_err(fault)?;
-    let checksum = header.u32("header").map_err(fault)?;
-    let _reserved = header.u32("header").map_err(fault)?;
-    let payload = &bytes[HEADER_LEN..];
-    if (payload.len() as u64) < payload_len {
-        return Err(fault(ReadFault::Truncated(format!(
-            "the header announces {payload_len} payload bytes, the file holds {}",
-            payload.len()
-        ))));
-    }
-    if payload.len() as u64 > payload_len {
-        return Err(invalid(format!(
-            "{} bytes follow the announced end of the payload",
-            payload.len() as u64 - payload_len
-        )));
-    }
-    let found = crc32fast::hash(payload);
-    if found != checksum {
-        return Err(PackageError::Checksum {
-            path: path.to_path_buf(),
-            expected: checksum,
             found,
-        });
+        }),
+        found => {
+            debug_assert!(found < OLDEST_VERSION);
+            Err(PackageError::OlderVersion {
+                path: path.to_path_buf(),
+                found,
+            })
+        }
     }
+}
 
-    let mut r = ByteReader::new(payload);
-    let manifest_text = r.take(manifest_len, "manifest").map_err(fault)?;
-    let manifest: Manifest = std::str::from_utf8(manifest_text)
-        .ok()
-        .and_then(|t| ron::from_str(t).ok())
-        .ok_or_else(|| invalid("the manifest is not readable RON".to_owned()))?;
-    let spec = check_manifest(&manifest).map_err(invalid)?;
-    if section_count != manifest.layers.len() * SectionKind::ALL.len() {
-        return Err(invalid(format!(
-            "{section_count} sections for {} movement types (expected {} each)",
-            manifest.layers.len(),
-            SectionKind::ALL.len()
+fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
+    let mut header = ByteReader::new(bytes);
+    let _magic_and_version = header.take(12, "header").map_err(|f| err.fault(f))?;
+    let manifest_len = header.u32("header").map_err(|f| err.fault(f))? as usize;
+    let manifest_crc = header.u32("header").map_err(|f| err.fault(f))?;
+    let _reserved = header.u32("header").map_err(|f| err.fault(f))?;
+    let manifest_bytes = header
+        .take(manifest_len, "manifest")
+        .map_err(|f| err.fault(f))?;
+    let found = crc32fast::hash(manifest_bytes);
+    if found != manifest_crc {
+        return Err(err.checksum("manifest".to_owned(), manifest_crc, found));
+    }
+    let manifest: Manifest = serde_json::from_slice(manifest_bytes)
+        .map_err(|e| err.invalid(format!("the manifest is not readable JSON ({e})")))?;
+    let spec = check_manifest(&manifest).map_err(|w| err.invalid(w))?;
+    if !(1..=MAX_REGION_SECTORS).contains(&manifest.region_sectors) {
+        return Err(err.invalid(format!(
+            "region size {} sectors is out of range",
+            manifest.region_sectors
         )));
     }
+    let regions = RegionGrid {
+        spec,
+        region_sectors: manifest.region_sectors,
+    };
+    let chunks = check_index(&manifest, bytes, HEADER_LEN + manifest_len, regions, err)?;
 
-    if section_count * SECTION_ENTRY_LEN > r.remaining() {
-        return Err(fault(ReadFault::Truncated(format!(
-            "the section table of {section_count} entries does not fit in the {} bytes left",
-            r.remaining()
-        ))));
-    }
-    let mut sections = Vec::with_capacity(section_count);
-    for i in 0..section_count {
-        let (kind, layer) = (
-            r.u32("section table").map_err(fault)?,
-            r.u32("section table").map_err(fault)?,
-        );
-        let raw_len = r.u64("section table").map_err(fault)?;
-        let stored_len = r.u64("section table").map_err(fault)?;
-        let expected_kind = SectionKind::ALL[i % SectionKind::ALL.len()];
-        let kind = SectionKind::from_u32(kind)
-            .filter(|k| *k == expected_kind && layer as usize == i / SectionKind::ALL.len())
-            .ok_or_else(|| {
-                invalid(format!(
-                    "section {i} has kind {kind} / layer {layer}, out of order"
-                ))
-            })?;
-        sections.push(SectionInfo {
-            kind,
-            layer,
-            raw_len,
-            stored_len,
-        });
-    }
-    let stored_total: u64 = sections
+    // Checksums and decompression first, all chunks on all cores; then each movement type.
+    let raw: Vec<Vec<u8>> = chunks
+        .par_iter()
+        .map(|c| {
+            let info = &manifest.chunks[c.index];
+            let what = || {
+                let layer = &manifest.layers[info.layer as usize].name;
+                match info.region {
+                    Some(r) => format!("{} chunk of movement type {layer}, region {r}", info.kind),
+                    None => format!("{} chunk of movement type {layer}", info.kind),
+                }
+            };
+            let stored = &bytes[info.offset as usize..(info.offset + info.stored_len) as usize];
+            let found = crc32fast::hash(stored);
+            if found != info.crc32 {
+                return Err(err.checksum(what(), info.crc32, found));
+            }
+            decompress(stored, info.raw_len).map_err(|w| err.invalid(format!("{}: {w}", what())))
+        })
+        .collect::<Result<_, _>>()?;
+
+    let by_key: rustc_hash::FxHashMap<(usize, ChunkKind, Option<u32>), usize> = chunks
         .iter()
-        .map(|s| s.stored_len)
-        .fold(0, u64::saturating_add);
-    if stored_total != r.remaining() as u64 {
-        return Err(fault(ReadFault::Truncated(format!(
-            "the section table announces {stored_total} bytes of sections, {} are present",
-            r.remaining()
-        ))));
-    }
-
-    // Slice every section first (cheap, sequential), then decompress and decode the
-    // movement types in parallel: they are independent.
-    let mut stored_sections = Vec::with_capacity(sections.len());
-    for info in &sections {
-        let stored = r.take(info.stored_len as usize, "section").map_err(fault)?;
-        let limit = max_raw_len(info.kind, spec);
-        if info.raw_len > limit {
-            return Err(invalid(format!(
-                "{:?} section of movement type {} claims {} bytes, more than a {}×{} map can need ({limit})",
-                info.kind, info.layer, info.raw_len, spec.width, spec.height
-            )));
-        }
-        stored_sections.push((info, stored));
-    }
-    let layers = stored_sections
-        .par_chunks(SectionKind::ALL.len())
-        .zip(&manifest.layers)
-        .map(|(chunk, layer_manifest)| {
-            let name = &layer_manifest.name;
-            let raw = chunk
-                .par_iter()
-                .map(|(info, stored)| {
-                    decompress(stored, info.raw_len).map_err(|what| {
-                        invalid(format!(
-                            "{:?} section of movement type {name}: {what}",
-                            info.kind
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            decode_layer(spec, name.clone(), &raw).map_err(|f| match f {
+        .enumerate()
+        .map(|(i, c)| ((c.layer, c.kind, c.region), i))
+        .collect();
+    let layers = (0..manifest.layers.len())
+        .into_par_iter()
+        .map(|layer| {
+            let name = &manifest.layers[layer].name;
+            let of = |kind: ChunkKind, region: Option<u32>| -> &[u8] {
+                // check_index found exactly one chunk for every (layer, kind, region).
+                by_key
+                    .get(&(layer, kind, region))
+                    .map_or(&[], |&i| raw[i].as_slice())
+            };
+            decode_layer_v2(spec, regions, name.clone(), &of).map_err(|f| match f {
                 ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
-                    invalid(format!("movement type {name}: {w}"))
+                    err.invalid(format!("movement type {name}: {w}"))
                 }
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
 
+    let sections = section_sizes(&manifest);
     Ok(Package {
+        version: FORMAT_VERSION,
         nav: NavData {
             spec,
             cell_size_m: manifest.cell_size_m,
@@ -218,7 +200,145 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
     })
 }
 
-fn check_manifest(m: &Manifest) -> Result<GridSpec, String> {
+/// A chunk of a kind this build reads, located in the manifest's index.
+struct KnownChunk {
+    index: usize,
+    layer: usize,
+    kind: ChunkKind,
+    region: Option<u32>,
+}
+
+/// Checks the chunk index against the file: the chunks follow the manifest back to back
+/// in index order and end where the file ends; every known chunk names a movement type and
+/// (for regional kinds) a region that exist, appears exactly once, and claims no more raw
+/// bytes than a map of this size can need. Unknown kinds are skipped.
+fn check_index(
+    manifest: &Manifest,
+    bytes: &[u8],
+    data_start: usize,
+    regions: RegionGrid,
+    err: Faults<'_>,
+) -> Result<Vec<KnownChunk>, PackageError> {
+    let mut expected = data_start as u64;
+    for (i, c) in manifest.chunks.iter().enumerate() {
+        if c.offset != expected {
+            return Err(err.invalid(format!(
+                "chunk {i} starts at byte {}, expected {expected}",
+                c.offset
+            )));
+        }
+        expected = expected
+            .checked_add(c.stored_len)
+            .ok_or_else(|| err.invalid(format!("chunk {i} is longer than any file")))?;
+    }
+    let file_len = bytes.len() as u64;
+    if expected > file_len {
+        return Err(err.fault(ReadFault::Truncated(format!(
+            "the chunk index announces {expected} bytes, the file holds {file_len}"
+        ))));
+    }
+    if expected < file_len {
+        return Err(err.invalid(format!(
+            "{} bytes follow the last chunk",
+            file_len - expected
+        )));
+    }
+
+    let layer_count = manifest.layers.len();
+    let region_count = regions.count() as usize;
+    let mut seen = vec![false; layer_count * (3 + 3 * region_count)];
+    let mut known = Vec::new();
+    for (index, c) in manifest.chunks.iter().enumerate() {
+        let Some(kind) = ChunkKind::from_name(&c.kind) else {
+            continue;
+        };
+        let layer = c.layer as usize;
+        let slot = match (ChunkKind::GLOBAL.iter().position(|&k| k == kind), c.region) {
+            (Some(k), None) if layer < layer_count => layer * 3 + k,
+            (None, Some(r)) if layer < layer_count && (r as usize) < region_count => {
+                let k = ChunkKind::REGIONAL
+                    .iter()
+                    .position(|&k| k == kind)
+                    .unwrap_or(0);
+                layer_count * 3 + (r as usize * layer_count + layer) * 3 + k
+            }
+            _ => {
+                return Err(err.invalid(format!(
+                    "chunk {index} ({}) names movement type {} / region {:?}, which do not exist",
+                    c.kind, c.layer, c.region
+                )));
+            }
+        };
+        if std::mem::replace(&mut seen[slot], true) {
+            return Err(err.invalid(format!("chunk {index} ({}) appears twice", c.kind)));
+        }
+        let limit = max_chunk_len(kind, regions, c.region);
+        if c.raw_len > limit {
+            return Err(err.invalid(format!(
+                "chunk {index} ({}) claims {} bytes, more than a {}×{} map can need ({limit})",
+                c.kind, c.raw_len, regions.spec.width, regions.spec.height
+            )));
+        }
+        known.push(KnownChunk {
+            index,
+            layer,
+            kind,
+            region: c.region,
+        });
+    }
+    if let Some(missing) = seen.iter().position(|s| !s) {
+        let (layer, what) = if missing < layer_count * 3 {
+            (
+                missing / 3,
+                ChunkKind::GLOBAL[missing % 3].name().to_owned(),
+            )
+        } else {
+            let m = missing - layer_count * 3;
+            let (region, layer) = ((m / 3) / layer_count, (m / 3) % layer_count);
+            (
+                layer,
+                format!("{} of region {region}", ChunkKind::REGIONAL[m % 3].name()),
+            )
+        };
+        return Err(err.invalid(format!(
+            "the {what} chunk of movement type {} is missing",
+            manifest.layers[layer].name
+        )));
+    }
+    Ok(known)
+}
+
+/// Bytes per movement type and kind of data, summed over chunks.
+fn section_sizes(manifest: &Manifest) -> Vec<SectionInfo> {
+    let mut out: Vec<SectionInfo> = (0..manifest.layers.len() as u32)
+        .flat_map(|layer| {
+            SectionKind::ALL.map(|kind| SectionInfo {
+                kind,
+                layer,
+                raw_len: 0,
+                stored_len: 0,
+                chunks: 0,
+            })
+        })
+        .collect();
+    for c in &manifest.chunks {
+        let Some(kind) = ChunkKind::from_name(&c.kind) else {
+            continue;
+        };
+        if let Some(s) = out
+            .iter_mut()
+            .find(|s| s.layer == c.layer && s.kind == kind.section())
+        {
+            s.raw_len += c.raw_len;
+            s.stored_len += c.stored_len;
+            s.chunks += 1;
+        }
+    }
+    out
+}
+
+/// Checks the map-wide numbers of a manifest and returns the grid they describe.
+pub(super) fn check_manifest(m: &Manifest) -> Result<GridSpec, String> {
     if m.width == 0 || m.height == 0 || u64::from(m.width) * u64::from(m.height) > MAX_MAP_CELLS {
         return Err(format!("map size {}×{} is out of range", m.width, m.height));
     }
@@ -244,15 +364,21 @@ fn check_manifest(m: &Manifest) -> Result<GridSpec, String> {
     })
 }
 
-/// The most bytes a section of a map of this size can hold; a larger claim is a lie.
-fn max_raw_len(kind: SectionKind, spec: GridSpec) -> u64 {
-    let sectors = spec.sector_count() as u64;
-    let cells = spec.cell_count() as u64;
+/// Upper bounds on a layer's windows and nodes, for raw-length limits.
+fn portal_bounds(spec: GridSpec, sectors: u64) -> (u64, u64, u64) {
     let ss = u64::from(spec.sector_size);
     // A border of `ss` cells holds at most ceil(ss / 2) windows; two borders per sector.
     let windows = 2 * sectors * ss.div_ceil(2);
-    let nodes = 2 * windows;
     let nodes_per_sector = 4 * ss.div_ceil(2);
+    (windows, 2 * windows, nodes_per_sector)
+}
+
+/// The most bytes a version 1 section of a map of this size can hold; a larger claim is a lie.
+pub(super) fn max_section_len(kind: SectionKind, spec: GridSpec) -> u64 {
+    let sectors = spec.sector_count() as u64;
+    let cells = spec.cell_count() as u64;
+    let ss = u64::from(spec.sector_size);
+    let (windows, nodes, nodes_per_sector) = portal_bounds(spec, sectors);
     match kind {
         SectionKind::Cost => 4 + sectors + cells,
         SectionKind::Windows => 4 + 15 * windows,
@@ -262,10 +388,28 @@ fn max_raw_len(kind: SectionKind, spec: GridSpec) -> u64 {
     }
 }
 
+/// The most bytes a version 2 chunk can hold.
+fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u64 {
+    let spec = regions.spec;
+    let sectors = spec.sector_count() as u64;
+    let ss = u64::from(spec.sector_size);
+    let region_sectors = u64::from(regions.region_sectors).pow(2).min(sectors);
+    let region_cells = region_sectors * ss * ss;
+    let (_, _, nodes_per_sector) = portal_bounds(spec, sectors);
+    let region_nodes = region_sectors * nodes_per_sector;
+    match (kind, region) {
+        (ChunkKind::Cost, Some(_)) => region_sectors + region_cells,
+        (ChunkKind::IslandFields, Some(_)) => 4 + 4 * region_sectors + 4 * region_cells,
+        (ChunkKind::Flows, Some(_)) => 8 + region_nodes * (8 + ss * ss),
+        (ChunkKind::SectorIslands, None) => 8 + 4 * sectors,
+        (k, _) => max_section_len(k.section(), spec),
+    }
+}
+
 /// Decompresses at most `raw_len` bytes. The buffer is reserved up front only as far as the
 /// stored bytes can plausibly expand (so a lying `raw_len` cannot make us allocate), and grows
 /// beyond that only as data actually arrives.
-fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
+pub(super) fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
     const PLAUSIBLE_RATIO: u64 = 64;
     let decoder =
         zstd::stream::read::Decoder::new(stored).map_err(|e| format!("cannot decompress: {e}"))?;
@@ -278,100 +422,173 @@ fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("cannot decompress: {e}"))?;
     if out.len() as u64 != raw_len {
         return Err(format!(
-            "decompresses to {} bytes, the table says {raw_len}",
+            "decompresses to {} bytes, the index says {raw_len}",
             out.len()
         ));
     }
     Ok(out)
 }
 
-fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLayer, ReadFault> {
-    let bad = |w: String| ReadFault::Invalid(w);
+fn decode_layer_v2<'a>(
+    spec: GridSpec,
+    regions: RegionGrid,
+    name: String,
+    chunk: &dyn Fn(ChunkKind, Option<u32>) -> &'a [u8],
+) -> Result<NavLayer, ReadFault> {
     let sectors = spec.sector_count();
-    let tile_len = |s: u32| sector_cells(spec, s);
+    let mut cost_sectors = vec![SectorCost::Clear; sectors];
+    let mut fields = Vec::new();
+    let mut region_flows = Vec::with_capacity(regions.count() as usize);
 
-    // Cost.
-    let mut r = ByteReader::new(&raw[0]);
-    if r.count(1, "cost sectors")? != sectors {
-        return Err(bad(
-            "cost section: sector count differs from the map size".to_owned()
-        ));
-    }
-    let flags = r.take(sectors, "cost flags")?;
-    let mut cost_sectors = Vec::with_capacity(sectors);
-    for (s, &flag) in flags.iter().enumerate() {
-        cost_sectors.push(match flag {
-            0 => SectorCost::Clear,
-            1 => {
-                let tile = r.take(tile_len(s as u32), "cost tile")?;
-                if tile.contains(&0) {
-                    return Err(bad(format!("cost tile of sector {s} holds cost 0")));
-                }
-                SectorCost::Tile(tile.into())
-            }
-            f => return Err(bad(format!("cost flag {f} of sector {s}"))),
+    let mut r = ByteReader::new(chunk(ChunkKind::SectorIslands, None));
+    let (count, sector_island) = parse_sector_islands(&mut r, spec)?;
+    r.finish("sector islands chunk")?;
+    for region in 0..regions.count() {
+        let in_region: Vec<u32> = regions.sectors(region).collect();
+        let mut r = ByteReader::new(chunk(ChunkKind::Cost, Some(region)));
+        for (s, c) in in_region
+            .iter()
+            .zip(parse_cost_sectors(&mut r, spec, &in_region)?)
+        {
+            cost_sectors[*s as usize] = c;
+        }
+        r.finish("cost chunk")?;
+        let mut r = ByteReader::new(chunk(ChunkKind::IslandFields, Some(region)));
+        let n = r.count(4, "island fields")?;
+        let start = fields.len();
+        parse_island_fields(&mut r, spec, count, n, &mut fields)?;
+        if fields[start..]
+            .iter()
+            .any(|(s, _)| regions.region_of_sector(*s) != region)
+        {
+            return Err(ReadFault::Invalid(format!(
+                "island fields chunk of region {region} holds a sector of another region"
+            )));
+        }
+        r.finish("island fields chunk")?;
+        let mut r = ByteReader::new(chunk(ChunkKind::Flows, Some(region)));
+        let store = parse_flow_tiles(&mut r)?;
+        let n = r.count(4, "node tiles")?;
+        let node_tile = r.u32s(n, "node tiles")?;
+        r.finish("flows chunk")?;
+        region_flows.push(FlowPermutations {
+            tiles: store,
+            node_tile,
         });
     }
-    r.finish("cost section")?;
-    let cost = CostField {
-        spec,
-        sectors: cost_sectors,
+    // Regions list their sectors row by row within the block; the layer keeps them sorted.
+    fields.sort_unstable_by_key(|(s, _)| *s);
+
+    let mut r = ByteReader::new(chunk(ChunkKind::Windows, None));
+    let windows = parse_windows(&mut r, spec)?;
+    r.finish("windows chunk")?;
+    let mut r = ByteReader::new(chunk(ChunkKind::Graph, None));
+    let graph = parse_graph(&mut r, 2 * windows.len())?;
+    r.finish("graph chunk")?;
+
+    assemble_layer(
+        name,
+        CostField {
+            spec,
+            sectors: cost_sectors,
+        },
+        windows,
+        graph,
+        check_islands(spec, count, sector_island, fields)?,
+        StoredFlows::Regional(regions, region_flows),
+    )
+}
+
+/// Flow tiles as a file stores them: one store for the map (version 1) or one per region.
+pub(super) enum StoredFlows {
+    /// The whole map's tiles, numbered by first use over all nodes.
+    Global(FlowPermutations),
+    /// Per region, the tiles its nodes use, numbered by first use over the region's nodes
+    /// (in node order); `node_tile` lists the region's nodes only.
+    Regional(RegionGrid, Vec<FlowPermutations>),
+}
+
+/// Puts a movement type together from its decoded parts and checks them against each
+/// other: the windows must be exactly those of the cost field, the graph must have their
+/// nodes, the islands must agree with themselves, and the flow tiles must be shared and
+/// numbered exactly as a bake stores them.
+pub(super) fn assemble_layer(
+    name: String,
+    cost: CostField,
+    windows: Vec<PortalWindow>,
+    graph_csr: GraphCsr,
+    islands: Islands,
+    stored: StoredFlows,
+) -> Result<NavLayer, ReadFault> {
+    let bad = |w: &str| ReadFault::Invalid(w.to_owned());
+    let spec = cost.spec;
+    if windows != find_windows(&cost) {
+        return Err(bad("portal windows disagree with the cost field"));
+    }
+    let mut nodes = nodes_from_windows(&windows);
+    // Only the canonical node → tile assignment is needed: given no tiles, nothing is cloned.
+    let canonical = canonical_flows(&cost, &nodes, &FlowPermutations::default());
+    // Directions are range-checked but not re-derived: a wrong direction can only steer
+    // badly, never make the run time index out of bounds. A bake stores each tile once,
+    // shared by every node with the same sector contents and window; a store that differs
+    // (found by fuzzing) was edited or corrupted and would silently change if written again.
+    let not_canonical = || bad("the flow tiles are not shared and numbered as a bake stores them");
+    let flows = match stored {
+        StoredFlows::Global(flows) => {
+            if canonical.node_tile != flows.node_tile || canonical.tiles.len() != flows.tiles.len()
+            {
+                return Err(not_canonical());
+            }
+            flows
+        }
+        StoredFlows::Regional(regions, per_region) => {
+            let mut region_nodes = vec![Vec::new(); per_region.len()];
+            for (i, n) in nodes.iter().enumerate() {
+                if let Some(list) =
+                    region_nodes.get_mut(regions.region_of_sector(n.sector) as usize)
+                {
+                    list.push(i as u32);
+                }
+            }
+            // Each region's numbering must be the canonical one renumbered by first use
+            // within the region; then every canonical tile is taken from its first node.
+            let mut tiles: Vec<Option<Box<[u8]>>> = vec![None; canonical.tiles.len()];
+            for (list, store) in region_nodes.iter().zip(per_region) {
+                if store.node_tile.len() != list.len() {
+                    return Err(bad(
+                        "a flows chunk lists another number of nodes than its region has",
+                    ));
+                }
+                let mut local_of = rustc_hash::FxHashMap::default();
+                for (&n, &local) in list.iter().zip(&store.node_tile) {
+                    let global = canonical.node_tile[n as usize];
+                    let next = local_of.len() as u32;
+                    if *local_of.entry(global).or_insert(next) != local {
+                        return Err(not_canonical());
+                    }
+                }
+                if local_of.len() != store.tiles.len() {
+                    return Err(not_canonical());
+                }
+                let mut region_tiles: Vec<Option<Box<[u8]>>> =
+                    store.tiles.into_iter().map(Some).collect();
+                for (global, local) in local_of {
+                    let slot = &mut tiles[global as usize];
+                    if slot.is_none() {
+                        *slot = region_tiles[local as usize].take();
+                    }
+                }
+            }
+            FlowPermutations {
+                tiles: tiles
+                    .into_iter()
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(not_canonical)?,
+                node_tile: canonical.node_tile,
+            }
+        }
     };
 
-    // Windows: must be exactly the maximal runs of the cost field, in canonical order.
-    let mut r = ByteReader::new(&raw[1]);
-    let n = r.count(3, "windows")?;
-    let mut windows = Vec::with_capacity(n);
-    let mut border_id: u32 = 0;
-    for _ in 0..n {
-        border_id = border_id
-            .checked_add(r.varint("window")?)
-            .filter(|&b| (b / 2) < sectors as u32)
-            .ok_or_else(|| bad("window border out of range".to_owned()))?;
-        let sector_a = border_id / 2;
-        let horizontal = border_id % 2 == 1;
-        let (sxa, sya) = (sector_a % spec.sectors_x(), sector_a / spec.sectors_x());
-        let sector_b = if horizontal {
-            (sya + 1 < spec.sectors_y()).then(|| sector_a + spec.sectors_x())
-        } else {
-            (sxa + 1 < spec.sectors_x()).then_some(sector_a + 1)
-        }
-        .ok_or_else(|| bad("window on a border at the map edge".to_owned()))?;
-        let (x0, y0, _, _) = spec.sector_rect(sector_a);
-        let (xb, yb, _, _) = spec.sector_rect(sector_b);
-        let (first, border) = if horizontal { (x0, yb) } else { (y0, xb) };
-        let start = first.saturating_add(r.varint("window")?);
-        let len = r.varint("window")?;
-        windows.push(PortalWindow {
-            sector_a,
-            sector_b,
-            horizontal,
-            border,
-            start,
-            len,
-        });
-    }
-    r.finish("windows section")?;
-
-    // What can be derived from the cost field (windows, the canonical tile numbering) is
-    // checked on one thread while the stored graph, islands and flows are decoded on the
-    // other: three movement types on two cores otherwise leave one core idle for a third
-    // of the read.
-    let (derived, stored) = rayon::join(
-        || -> Result<_, ReadFault> {
-            if windows != find_windows(&cost) {
-                return Err(bad("portal windows disagree with the cost field".to_owned()));
-            }
-            let nodes = nodes_from_windows(&windows);
-            // Only the canonical node → tile assignment is needed: given no tiles, nothing
-            // is cloned.
-            let canonical = canonical_flows(&cost, &nodes, &FlowPermutations::default());
-            Ok((nodes, canonical))
-        },
-        || decode_stored(spec, sectors, 2 * windows.len(), raw),
-    );
-    let (mut nodes, canonical) = derived?;
-    let (graph_csr, islands, flows) = stored?;
     let (offsets, targets, weights) = graph_csr;
     let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
     let graph = PortalGraph {
@@ -382,7 +599,7 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
         sector_nodes,
     };
     // `island_at` with the binary search over mixed sectors replaced by a table.
-    let mut field_of = vec![usize::MAX; sectors];
+    let mut field_of = vec![usize::MAX; spec.sector_count()];
     for (i, (s, _)) in islands.fields.iter().enumerate() {
         field_of[*s as usize] = i;
     }
@@ -399,25 +616,14 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     }
     for (n, &t) in nodes.iter().zip(&flows.node_tile) {
         match flows.tiles.get(t as usize) {
-            Some(tile) if tile.len() == tile_len(n.sector) => {}
+            Some(tile) if tile.len() == sector_cells(spec, n.sector) => {}
             _ => {
                 return Err(bad(
-                    "a portal node refers to a missing or mis-sized flow tile".to_owned(),
+                    "a portal node refers to a missing or mis-sized flow tile",
                 ));
             }
         }
     }
-    // Directions are range-checked but not re-derived: a wrong direction can only steer
-    // badly, never make the run time index out of bounds.
-    // A bake stores each tile once, numbered by first use, shared by every node with the
-    // same sector contents and window; a store that differs (found by fuzzing) was edited
-    // or corrupted and would silently change if the package were written again.
-    if canonical.node_tile != flows.node_tile || canonical.tiles.len() != flows.tiles.len() {
-        return Err(bad(
-            "the flow tiles are not shared and numbered as a bake stores them".to_owned(),
-        ));
-    }
-
     Ok(NavLayer {
         name,
         cost,
@@ -430,27 +636,87 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
 }
 
 /// Cells of sector `s` (its tiles' length).
-fn sector_cells(spec: GridSpec, s: u32) -> usize {
+pub(super) fn sector_cells(spec: GridSpec, s: u32) -> usize {
     let (_, _, w, h) = spec.sector_rect(s);
     (w * h) as usize
 }
 
 /// The graph in CSR form: `(offsets, targets, weights)`.
-type GraphCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
+pub(super) type GraphCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
 
-/// Decodes the graph, islands and flows sections of one movement type, checking them
-/// against the counts the windows imply (`node_count`) but not yet against the nodes.
-fn decode_stored(
+/// Cost flags then the tiles of the flagged sectors, for `sectors` in order.
+pub(super) fn parse_cost_sectors(
+    r: &mut ByteReader<'_>,
     spec: GridSpec,
-    sectors: usize,
-    node_count: usize,
-    raw: &[Vec<u8>],
-) -> Result<(GraphCsr, Islands, FlowPermutations), ReadFault> {
-    let bad = |w: String| ReadFault::Invalid(w);
-    let tile_len = |s: u32| sector_cells(spec, s);
+    sectors: &[u32],
+) -> Result<Vec<SectorCost>, ReadFault> {
+    let flags = r.take(sectors.len(), "cost flags")?;
+    let mut out = Vec::with_capacity(sectors.len());
+    for (&s, &flag) in sectors.iter().zip(flags) {
+        out.push(match flag {
+            0 => SectorCost::Clear,
+            1 => {
+                let tile = r.take(sector_cells(spec, s), "cost tile")?;
+                if tile.contains(&0) {
+                    return Err(ReadFault::Invalid(format!(
+                        "cost tile of sector {s} holds cost 0"
+                    )));
+                }
+                SectorCost::Tile(tile.into())
+            }
+            f => return Err(ReadFault::Invalid(format!("cost flag {f} of sector {s}"))),
+        });
+    }
+    Ok(out)
+}
 
-    // Graph.
-    let mut r = ByteReader::new(&raw[2]);
+/// The portal windows, in canonical order.
+pub(super) fn parse_windows(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+) -> Result<Vec<PortalWindow>, ReadFault> {
+    let bad = |w: &str| ReadFault::Invalid(w.to_owned());
+    let sectors = spec.sector_count();
+    let n = r.count(3, "windows")?;
+    let mut windows = Vec::with_capacity(n);
+    let mut border_id: u32 = 0;
+    for _ in 0..n {
+        border_id = border_id
+            .checked_add(r.varint("window")?)
+            .filter(|&b| (b / 2) < sectors as u32)
+            .ok_or_else(|| bad("window border out of range"))?;
+        let sector_a = border_id / 2;
+        let horizontal = border_id % 2 == 1;
+        let (sxa, sya) = (sector_a % spec.sectors_x(), sector_a / spec.sectors_x());
+        let sector_b = if horizontal {
+            (sya + 1 < spec.sectors_y()).then(|| sector_a + spec.sectors_x())
+        } else {
+            (sxa + 1 < spec.sectors_x()).then_some(sector_a + 1)
+        }
+        .ok_or_else(|| bad("window on a border at the map edge"))?;
+        let (x0, y0, _, _) = spec.sector_rect(sector_a);
+        let (xb, yb, _, _) = spec.sector_rect(sector_b);
+        let (first, border) = if horizontal { (x0, yb) } else { (y0, xb) };
+        let start = first.saturating_add(r.varint("window")?);
+        let len = r.varint("window")?;
+        windows.push(PortalWindow {
+            sector_a,
+            sector_b,
+            horizontal,
+            border,
+            start,
+            len,
+        });
+    }
+    Ok(windows)
+}
+
+/// The portal graph of `node_count` nodes.
+pub(super) fn parse_graph(
+    r: &mut ByteReader<'_>,
+    node_count: usize,
+) -> Result<GraphCsr, ReadFault> {
+    let bad = |w: String| ReadFault::Invalid(w);
     let stored_nodes = r.u32("graph")? as usize;
     if stored_nodes != node_count {
         return Err(bad(format!(
@@ -477,53 +743,83 @@ fn decode_stored(
         }
         offsets.push(targets.len() as u32);
     }
-    r.finish("graph section")?;
     targets.shrink_to_fit();
     weights.shrink_to_fit();
+    Ok((offsets, targets, weights))
+}
 
-    // Islands.
-    let mut r = ByteReader::new(&raw[3]);
+/// The island count and every sector's island id.
+pub(super) fn parse_sector_islands(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+) -> Result<(u32, Vec<u32>), ReadFault> {
     let count = r.u32("islands")?;
+    let sectors = spec.sector_count();
     if r.count(4, "sector islands")? != sectors {
-        return Err(bad(
-            "islands section: sector count differs from the map size".to_owned(),
+        return Err(ReadFault::Invalid(
+            "islands: sector count differs from the map size".to_owned(),
         ));
     }
-    let sector_island = r.u32s(sectors, "sector islands")?;
-    let field_count = r.count(4, "island fields")?;
-    let mut fields: Vec<(u32, Box<[u32]>)> = Vec::with_capacity(field_count.min(sectors));
-    for _ in 0..field_count {
+    Ok((count, r.u32s(sectors, "sector islands")?))
+}
+
+/// `n` island fields (sector id, then its cells' ids), in ascending sector order.
+pub(super) fn parse_island_fields(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+    count: u32,
+    n: usize,
+    fields: &mut Vec<(u32, Box<[u32]>)>,
+) -> Result<(), ReadFault> {
+    let sectors = spec.sector_count();
+    let start = fields.len();
+    for _ in 0..n {
         let s = r.u32("island field")?;
-        if s as usize >= sectors || fields.last().is_some_and(|(p, _)| *p >= s) {
-            return Err(bad("island fields out of order or range".to_owned()));
+        if s as usize >= sectors || fields[start..].last().is_some_and(|(p, _)| *p >= s) {
+            return Err(ReadFault::Invalid(
+                "island fields out of order or range".to_owned(),
+            ));
         }
-        let field = r.u32s(tile_len(s), "island field")?;
+        let field = r.u32s(sector_cells(spec, s), "island field")?;
         if field.iter().copied().max().is_some_and(|id| id > count) {
-            return Err(bad(format!(
+            return Err(ReadFault::Invalid(format!(
                 "island field of sector {s} holds an id above {count}"
             )));
         }
         fields.push((s, field.into_boxed_slice()));
     }
-    r.finish("islands section")?;
+    Ok(())
+}
+
+/// Checks that the sector ids and the fields agree: exactly the mixed sectors have fields.
+pub(super) fn check_islands(
+    spec: GridSpec,
+    count: u32,
+    sector_island: Vec<u32>,
+    fields: Vec<(u32, Box<[u32]>)>,
+) -> Result<Islands, ReadFault> {
     let mixed = sector_island.iter().filter(|&&id| id == MIXED).count();
     if mixed != fields.len()
+        || fields.windows(2).any(|w| w[0].0 >= w[1].0)
         || fields
             .iter()
             .any(|(s, _)| sector_island[*s as usize] != MIXED)
         || sector_island.iter().any(|&id| id != MIXED && id > count)
     {
-        return Err(bad("island ids disagree with the island fields".to_owned()));
+        return Err(ReadFault::Invalid(
+            "island ids disagree with the island fields".to_owned(),
+        ));
     }
-    let islands = Islands {
+    Ok(Islands {
         spec,
         count,
         sector_island,
         fields,
-    };
+    })
+}
 
-    // Flows.
-    let mut r = ByteReader::new(&raw[4]);
+/// A flow tile store: tile count, lengths, then the tiles; every direction must be known.
+pub(super) fn parse_flow_tiles(r: &mut ByteReader<'_>) -> Result<Vec<Box<[u8]>>, ReadFault> {
     let tile_count = r.count(4, "flow tiles")?;
     let lens = r.u32s(tile_count, "flow tile lengths")?;
     let mut tiles = Vec::with_capacity(tile_count);
@@ -534,20 +830,11 @@ fn decode_stored(
             acc | (f & 0x0F > 7 && f & 0x0F != DIR_NONE)
         });
         if unknown {
-            return Err(bad("a flow tile holds an unknown direction".to_owned()));
+            return Err(ReadFault::Invalid(
+                "a flow tile holds an unknown direction".to_owned(),
+            ));
         }
         tiles.push(Box::<[u8]>::from(tile));
     }
-    if r.count(4, "node tiles")? != node_count {
-        return Err(bad(
-            "flow section: node count differs from the windows".to_owned()
-        ));
-    }
-    let node_tile = r.u32s(node_count, "node tiles")?;
-    r.finish("flows section")?;
-    Ok((
-        (offsets, targets, weights),
-        islands,
-        FlowPermutations { tiles, node_tile },
-    ))
+    Ok(tiles)
 }

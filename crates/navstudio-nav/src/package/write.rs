@@ -1,5 +1,6 @@
-//! Writing a package: encode each section, compress it, checksum the payload, write
-//! atomically (temp file in the same folder, fsync, rename).
+//! Writing a package (format version 2): encode every chunk, compress the chunks on all
+//! cores, index them in the JSON manifest, write atomically (temp file in the same folder,
+//! fsync, rename).
 
 use std::path::Path;
 
@@ -8,8 +9,8 @@ use rayon::prelude::*;
 use super::atomic;
 use super::codec::ByteWriter;
 use super::{
-    FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError, SectionKind,
-    ZSTD_LEVEL,
+    ChunkInfo, ChunkKind, FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError,
+    REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::{NavData, NavLayer, SectorCost};
@@ -19,13 +20,13 @@ use crate::{NavData, NavLayer, SectorCost};
 pub struct PackageMeta {
     /// Map name.
     pub map_name: String,
-    /// Parameters of each movement type (RON text), in layer order.
-    pub layer_params: Vec<String>,
+    /// Parameters of each movement type (a JSON object each), in layer order.
+    pub layer_params: Vec<serde_json::Value>,
     /// Bake settings as `key = value` pairs.
     pub bake_options: Vec<(String, String)>,
 }
 
-/// Builds the manifest for `nav`.
+/// Builds the manifest for `nav`, without the chunk index.
 #[must_use]
 pub fn manifest_for(nav: &NavData, meta: &PackageMeta) -> Manifest {
     let flows: Vec<FlowPermutations> = nav
@@ -50,7 +51,11 @@ fn manifest_with(nav: &NavData, meta: &PackageMeta, flows: &[FlowPermutations]) 
             .enumerate()
             .map(|(i, l)| LayerManifest {
                 name: l.name.clone(),
-                params: meta.layer_params.get(i).cloned().unwrap_or_default(),
+                params: meta
+                    .layer_params
+                    .get(i)
+                    .cloned()
+                    .unwrap_or(serde_json::Value::Null),
                 clear_share: l.cost.clear_share(),
                 windows: l.windows.len() as u32,
                 islands: l.islands.count,
@@ -58,7 +63,17 @@ fn manifest_with(nav: &NavData, meta: &PackageMeta, flows: &[FlowPermutations]) 
                 unique_tiles: flows.get(i).map_or(0, |f| f.tiles.len() as u32),
             })
             .collect(),
+        region_sectors: REGION_SECTORS,
+        chunks: Vec::new(),
     }
+}
+
+/// One chunk to encode: which movement type, what, and for regional kinds which region.
+#[derive(Clone, Copy)]
+struct ChunkJob {
+    layer: u32,
+    kind: ChunkKind,
+    region: Option<u32>,
 }
 
 /// Encodes a package in memory. Deterministic: the same data gives the same bytes.
@@ -70,52 +85,182 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
         .par_iter()
         .map(|l| canonical_flows(&l.cost, &l.nodes, &l.flows))
         .collect();
-    let manifest = manifest_with(nav, meta, &flows);
-    // The manifest is plain data; RON serialisation of it cannot fail.
-    let manifest_text = ron::ser::to_string_pretty(&manifest, ron::ser::PrettyConfig::default())
-        .unwrap_or_default();
-
-    let jobs: Vec<(SectionKind, u32, &NavLayer, &FlowPermutations)> = nav
+    let mut manifest = manifest_with(nav, meta, &flows);
+    let regions = RegionGrid {
+        spec: nav.spec,
+        region_sectors: REGION_SECTORS,
+    };
+    // Each layer's portal nodes grouped by region, in node order.
+    let region_nodes: Vec<Vec<Vec<u32>>> = nav
         .layers
         .iter()
-        .enumerate()
-        .flat_map(|(i, l)| SectionKind::ALL.map(|k| (k, i as u32, l, &flows[i])))
-        .collect();
-    // Compression dominates the write; sections are independent, and collect() keeps order.
-    let sections: Vec<(SectionKind, u32, usize, Vec<u8>)> = jobs
-        .par_iter()
-        .map(|&(kind, layer, l, f)| {
-            let raw = encode_section_with(kind, l, f);
-            let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
-            (kind, layer, raw.len(), stored)
+        .map(|l| {
+            let mut by_region = vec![Vec::new(); regions.count() as usize];
+            for (i, n) in l.nodes.iter().enumerate() {
+                by_region[regions.region_of_sector(n.sector) as usize].push(i as u32);
+            }
+            by_region
         })
         .collect();
 
-    let mut payload = ByteWriter::default();
-    payload.raw(manifest_text.as_bytes());
-    for (kind, layer, raw_len, stored) in &sections {
-        payload.u32(*kind as u32);
-        payload.u32(*layer);
-        payload.u64(*raw_len as u64);
-        payload.u64(stored.len() as u64);
+    // File order: every layer's global chunks (what opening a package reads), then region
+    // by region every layer's regional chunks, so a region's data lies together on disk.
+    let layer_count = nav.layers.len() as u32;
+    let mut jobs: Vec<ChunkJob> = (0..layer_count)
+        .flat_map(|layer| {
+            ChunkKind::GLOBAL.map(|kind| ChunkJob {
+                layer,
+                kind,
+                region: None,
+            })
+        })
+        .collect();
+    for region in 0..regions.count() {
+        for layer in 0..layer_count {
+            jobs.extend(ChunkKind::REGIONAL.map(|kind| ChunkJob {
+                layer,
+                kind,
+                region: Some(region),
+            }));
+        }
     }
-    for (_, _, _, stored) in &sections {
-        payload.raw(stored);
-    }
-    let payload = payload.bytes;
+    // Compression dominates the write; chunks are independent, and collect() keeps order.
+    let chunks: Vec<(usize, Vec<u8>)> = jobs
+        .par_iter()
+        .map(|job| {
+            let l = &nav.layers[job.layer as usize];
+            let f = &flows[job.layer as usize];
+            let raw = match job.region {
+                None if job.kind == ChunkKind::SectorIslands => sector_islands(l),
+                None => encode_section_with(job.kind.section(), l, f),
+                Some(r) => encode_region(
+                    job.kind,
+                    l,
+                    f,
+                    regions,
+                    r,
+                    &region_nodes[job.layer as usize][r as usize],
+                ),
+            };
+            let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
+            (raw.len(), stored)
+        })
+        .collect();
 
+    // The index holds absolute offsets, and the offsets depend on the manifest's length:
+    // offsets are written relative to the data start, the manifest measured, and the
+    // offsets shifted until its length no longer changes (digits can only grow).
+    let mut data_start = HEADER_LEN as u64;
+    let manifest_text = loop {
+        let mut offset = data_start;
+        manifest.chunks = jobs
+            .iter()
+            .zip(&chunks)
+            .map(|(job, (raw_len, stored))| {
+                let info = ChunkInfo {
+                    layer: job.layer,
+                    kind: job.kind.name().to_owned(),
+                    region: job.region,
+                    offset,
+                    stored_len: stored.len() as u64,
+                    raw_len: *raw_len as u64,
+                    crc32: crc32fast::hash(stored),
+                };
+                offset += stored.len() as u64;
+                info
+            })
+            .collect();
+        // The manifest is plain data; JSON serialisation of it cannot fail.
+        let text = serde_json::to_string(&manifest).unwrap_or_default();
+        let start = (HEADER_LEN + text.len()) as u64;
+        if start == data_start {
+            break text;
+        }
+        data_start = start;
+    };
+
+    let stored_total: usize = chunks.iter().map(|(_, s)| s.len()).sum();
     let mut out = ByteWriter::default();
+    out.bytes
+        .reserve(HEADER_LEN + manifest_text.len() + stored_total);
     out.raw(&MAGIC);
     out.u32(FORMAT_VERSION);
     out.len_u32(manifest_text.len());
-    out.len_u32(sections.len());
-    out.u32(0);
-    out.u64(payload.len() as u64);
-    out.u32(crc32fast::hash(&payload));
+    out.u32(crc32fast::hash(manifest_text.as_bytes()));
     out.u32(0);
     debug_assert_eq!(out.bytes.len(), HEADER_LEN);
-    out.raw(&payload);
+    out.raw(manifest_text.as_bytes());
+    for (_, stored) in &chunks {
+        out.raw(stored);
+    }
     out.bytes
+}
+
+/// The uncompressed bytes of one regional chunk (layouts in `docs/package-format.md`);
+/// `nodes` are the layer's portal nodes whose sector lies in region `r`, in node order.
+fn encode_region(
+    kind: ChunkKind,
+    l: &NavLayer,
+    flows: &FlowPermutations,
+    regions: RegionGrid,
+    r: u32,
+    nodes: &[u32],
+) -> Vec<u8> {
+    let mut w = ByteWriter::default();
+    match kind {
+        ChunkKind::Cost => {
+            let sectors: Vec<u32> = regions.sectors(r).collect();
+            for &s in &sectors {
+                w.u8(u8::from(matches!(
+                    l.cost.sectors[s as usize],
+                    SectorCost::Tile(_)
+                )));
+            }
+            for &s in &sectors {
+                if let SectorCost::Tile(tile) = &l.cost.sectors[s as usize] {
+                    w.raw(tile);
+                }
+            }
+        }
+        ChunkKind::IslandFields => {
+            let fields: Vec<&(u32, Box<[u32]>)> = l
+                .islands
+                .fields
+                .iter()
+                .filter(|(s, _)| regions.region_of_sector(*s) == r)
+                .collect();
+            w.len_u32(fields.len());
+            for (sector, field) in fields {
+                w.u32(*sector);
+                w.u32s(field);
+            }
+        }
+        ChunkKind::Flows => {
+            // The region's own tile store: the tiles its nodes use, numbered by first use.
+            let mut local_of = rustc_hash::FxHashMap::default();
+            let mut tiles: Vec<&[u8]> = Vec::new();
+            let mut node_tile = Vec::with_capacity(nodes.len());
+            for &n in nodes {
+                let global = flows.node_tile[n as usize];
+                let local = *local_of.entry(global).or_insert_with(|| {
+                    tiles.push(&flows.tiles[global as usize]);
+                    tiles.len() as u32 - 1
+                });
+                node_tile.push(local);
+            }
+            w.len_u32(tiles.len());
+            for tile in &tiles {
+                w.len_u32(tile.len());
+            }
+            for tile in &tiles {
+                w.raw(tile);
+            }
+            w.len_u32(node_tile.len());
+            w.u32s(&node_tile);
+        }
+        ChunkKind::Windows | ChunkKind::Graph | ChunkKind::SectorIslands => {}
+    }
+    w.bytes
 }
 
 /// Writes a package atomically: a temp file in the same folder, fsync, then rename, so an
@@ -144,7 +289,9 @@ pub fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
     encode_section_with(kind, l, &flows)
 }
 
-/// [`encode_section`] with the layer's canonical flow store already computed.
+/// [`encode_section`] with the layer's canonical flow store already computed. The islands
+/// section is written whole for version 1 tools; a version 2 package's `sector_islands`
+/// chunk is its first part, [`sector_islands`].
 fn encode_section_with(kind: SectionKind, l: &NavLayer, flows: &FlowPermutations) -> Vec<u8> {
     let mut w = ByteWriter::default();
     match kind {
@@ -189,9 +336,7 @@ fn encode_section_with(kind: SectionKind, l: &NavLayer, flows: &FlowPermutations
             }
         }
         SectionKind::Islands => {
-            w.u32(l.islands.count);
-            w.len_u32(l.islands.sector_island.len());
-            w.u32s(&l.islands.sector_island);
+            w.raw(&sector_islands(l));
             w.len_u32(l.islands.fields.len());
             for (sector, field) in &l.islands.fields {
                 w.u32(*sector);
@@ -210,5 +355,14 @@ fn encode_section_with(kind: SectionKind, l: &NavLayer, flows: &FlowPermutations
             w.u32s(&flows.node_tile);
         }
     }
+    w.bytes
+}
+
+/// The `sector_islands` chunk: the island count, the sector count and each sector's id.
+fn sector_islands(l: &NavLayer) -> Vec<u8> {
+    let mut w = ByteWriter::default();
+    w.u32(l.islands.count);
+    w.len_u32(l.islands.sector_island.len());
+    w.u32s(&l.islands.sector_island);
     w.bytes
 }
