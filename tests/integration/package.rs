@@ -367,3 +367,62 @@ fn header_and_index_lies_are_rejected() {
         assert!(package::from_bytes(&junk).is_err());
     }
 }
+
+/// The second, independent reader (`tools/navpkg.py`, written from docs/package-format.md
+/// with Python's standard library and `zstandard`) must agree with navstudio on every count,
+/// cost cell and island id of the sample packages, and refuse a damaged one. Skipped with a
+/// note when Python or `zstandard` is missing, unless `NAVSTUDIO_REQUIRE_PYTHON=1` (CI).
+#[test]
+fn the_python_reader_agrees() {
+    use std::process::Command;
+    let has_python = Command::new("python3")
+        .args(["-c", "import zstandard"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_python {
+        assert!(
+            std::env::var("NAVSTUDIO_REQUIRE_PYTHON").is_err(),
+            "python3 with zstandard is required (NAVSTUDIO_REQUIRE_PYTHON is set)"
+        );
+        eprintln!("skipped: python3 with the zstandard package is not installed");
+        return;
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = env!("CARGO_BIN_EXE_navstudio");
+    let dir = tempfile::tempdir().unwrap();
+    let reader = root.join("tools/navpkg.py");
+    for map in ["small", "showcase"] {
+        let pkg = dir.path().join(format!("{map}.navpkg"));
+        let out = Command::new(bin)
+            .args(["bake", &format!("maps/{map}.ron"), "-o"])
+            .arg(&pkg)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("python3")
+            .arg(&reader)
+            .arg(&pkg)
+            .args(["--check", bin])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("agree"),
+            "{map}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // A damaged chunk: the Python reader refuses it too.
+        let mut bytes = std::fs::read(&pkg).unwrap();
+        let last = bytes.len() - 5;
+        bytes[last] ^= 0x21;
+        std::fs::write(&pkg, &bytes).unwrap();
+        let out = Command::new("python3")
+            .arg(&reader)
+            .arg(&pkg)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{map}: the damaged package read");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("corrupted"));
+    }
+}
