@@ -135,6 +135,8 @@ pub fn grid_movement_type() -> MovementType {
         wall_buffer_m: 0.0,
         blur_radius_m: 0.0,
         blur_strength: 0.0,
+        // Moving AI scores every cell, pockets included.
+        min_island_cells: 0,
     }
 }
 

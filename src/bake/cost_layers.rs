@@ -35,7 +35,7 @@ use crate::map::{MovementType, PaintCell, PaintLayer};
 use super::distance::squared_distance_to_walls;
 use super::paint::{PlacedFootprint, apply_costs, apply_paint_forces, wall_mask};
 use super::terrain_cost::terrain_cost;
-use super::{wall_blur, wall_buffer};
+use super::{pockets, wall_blur, wall_buffer};
 
 /// A rectangle of cells, `x0..x1` × `y0..y1` (end exclusive). Empty when `x1 <= x0` or
 /// `y1 <= y0`.
@@ -316,18 +316,22 @@ fn blur_cells(ty: &MovementType, cell_size_m: f32) -> f32 {
     cells_from_m(ty.blur_radius_m, cell_size_m)
 }
 
-/// How far stages 3–7 carry a change: buffer reach + blur reach, in cells (Chebyshev).
+/// How far stages 3–7 carry a change: buffer reach + pocket reach + blur reach, in cells
+/// (Chebyshev).
 fn stage_reach_cells(ty: &MovementType, cell_size_m: f32) -> u32 {
-    wall_buffer::reach_cells(buffer_cells(ty, cell_size_m)).saturating_add(wall_blur::reach_cells(
-        blur_cells(ty, cell_size_m),
-        ty.blur_strength,
-    ))
+    wall_buffer::reach_cells(buffer_cells(ty, cell_size_m))
+        .saturating_add(pockets::reach_cells(ty.min_island_cells))
+        .saturating_add(wall_blur::reach_cells(
+            blur_cells(ty, cell_size_m),
+            ty.blur_strength,
+        ))
 }
 
 /// How far (cells, Chebyshev) from an edited height, paint or stamp cell the final cost of
-/// `ty` can change: `(ceil(buffer_cells + 0.5) - 1) + (ceil(blur_cells) - 1) + 1`, where a
-/// term is 0 when its stage is a no-op and the last 1 is the slope stencil. Saturates for
-/// absurd radii. The incremental tests check that one cell less is not enough.
+/// `ty` can change: buffer `(ceil(buffer_cells + 0.5) - 1)`, plus pockets `min_island_cells`,
+/// plus blur `(ceil(blur_cells) - 1)`, plus 1 for the slope stencil; a term is 0 when its
+/// stage is a no-op. Saturates for absurd radii. The incremental tests check that one cell
+/// less is not enough.
 #[must_use]
 pub fn reach_cells(ty: &MovementType, cell_size_m: f32) -> u32 {
     stage_reach_cells(ty, cell_size_m).saturating_add(1)
@@ -347,6 +351,7 @@ pub fn bake_cost_field(
         &Window {
             width: input.width,
             height: input.height,
+            open_edges: [false; 4],
             height01: input.height01,
             blocked: input.blocked,
             slope_deg: input.slope_deg,
@@ -362,6 +367,8 @@ pub fn bake_cost_field(
 struct Window<'a> {
     width: u32,
     height: u32,
+    /// Edges cut from a larger map (left, top, right, bottom): regions reaching them may go on.
+    open_edges: pockets::OpenEdges,
     height01: &'a [f32],
     blocked: &'a [bool],
     slope_deg: &'a [f32],
@@ -389,6 +396,13 @@ fn run_stages(win: &Window<'_>, input: &CostInputs<'_>, ty: &MovementType) -> Co
         wall_buffer::dilate_walls(&wall_mask, &sqdist, buffer)
     };
     apply_paint_forces(&mut buffered_walls, w, h, win.paint);
+    pockets::wall_in_pockets(
+        &mut buffered_walls,
+        w,
+        h,
+        ty.min_island_cells,
+        win.open_edges,
+    );
 
     let blur_radius = blur_cells(ty, input.cell_size_m);
     let blur = if wall_blur::is_noop(blur_radius, ty.blur_strength) {
@@ -530,6 +544,7 @@ pub fn rebake_rect(
         &Window {
             width: window.width(),
             height: window.height(),
+            open_edges: [window.x0 > 0, window.y0 > 0, window.x1 < w, window.y1 < h],
             height01: &height01,
             blocked: &blocked,
             slope_deg: &slope_deg,

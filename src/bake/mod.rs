@@ -10,7 +10,8 @@
 //!    minus opaque non-wall stamp cells such as bridge decks ([`paint::wall_mask`]);
 //! 4. wall buffer: cells too close to a wall for the type's `wall_buffer_m` become walls,
 //!    by an exact Euclidean distance transform ([`distance`], [`wall_buffer`]); force-clear
-//!    paint is applied again after it;
+//!    paint is applied again after it; then pockets of passable ground walled in on every
+//!    side and no bigger than the type's `min_island_cells` become walls ([`pockets`]);
 //! 5. wall blur: cost added near the final walls, falling to 0 at the blur radius
 //!    ([`wall_blur`]);
 //! 6. designer cost paint (add/remove), then stamp costs replace what is under them, clamped
@@ -25,6 +26,7 @@ pub mod context;
 pub mod cost_layers;
 pub mod distance;
 pub mod paint;
+pub mod pockets;
 pub mod preview;
 pub mod slope;
 pub mod terrain_cost;

@@ -402,11 +402,16 @@ pub fn info_cmd(path: &Path, json: bool) -> Result<(), String> {
         for s in pkg.sections.iter().filter(|s| s.layer as usize == i) {
             stored_total += s.stored_len;
             println!(
-                "  {:<8} {:>10} bytes raw {:>10} bytes stored ({:.1} %)",
+                "  {:<8} {:>10} bytes raw {:>10} bytes stored ({:.1} %){}",
                 format!("{:?}", s.kind).to_lowercase(),
                 s.raw_len,
                 s.stored_len,
-                100.0 * s.stored_len as f64 / s.raw_len.max(1) as f64
+                100.0 * s.stored_len as f64 / s.raw_len.max(1) as f64,
+                if s.chunks > 1 {
+                    format!(" in {} chunks", s.chunks)
+                } else {
+                    String::new()
+                }
             );
         }
         println!(

@@ -81,6 +81,10 @@ pub struct MapDocument {
 /// The name used in messages for a document that has no file yet.
 const UNSAVED: &str = "unsaved map";
 
+/// The largest `min_island_cells` a movement type may ask for: larger pockets are places a
+/// designer meant, and the stage's reach (how far an edit can change walls) grows with it.
+pub const MAX_MIN_ISLAND_CELLS: u32 = 1024;
+
 impl MapDocument {
     /// A paint side-file name for a new layer with `target` that no layer of this document
     /// uses yet: `NAME.paint.all.png` or `NAME.paint.TYPE.png` (characters other than
@@ -386,6 +390,15 @@ fn validate_movement(path: &Path, index: usize, m: &MovementType) -> Result<(), 
                 format!("is {value} but must be 0 or more metres"),
             ));
         }
+    }
+    if m.min_island_cells > MAX_MIN_ISLAND_CELLS {
+        return Err(invalid(
+            "`min_island_cells`",
+            format!(
+                "is {} but must be 0..={MAX_MIN_ISLAND_CELLS}",
+                m.min_island_cells
+            ),
+        ));
     }
     if !(m.blur_strength.is_finite() && (0.0..=253.0).contains(&m.blur_strength)) {
         return Err(invalid(

@@ -34,6 +34,16 @@ pub struct MovementType {
     /// Cost added right next to a wall, falling linearly to 0 at `blur_radius_m`.
     /// `[Units: cost] [Limit: 0..=253]`
     pub blur_strength: f32,
+    /// Pockets of passable ground this small or smaller, walled in on every side, become
+    /// walls (Recast's "min region area"): on real terrain, steep ground leaves hundreds of
+    /// one-to-few-cell flat spots no unit can reach or leave, and each would be an island.
+    /// 0 keeps every pocket. `[Units: cells] [Limit: 0..=1024]`
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_island_cells: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Default for MovementType {
@@ -46,6 +56,7 @@ impl Default for MovementType {
             wall_buffer_m: 0.0,
             blur_radius_m: 3.0,
             blur_strength: 6.0,
+            min_island_cells: 0,
         }
     }
 }
@@ -65,6 +76,7 @@ pub fn default_movement_types() -> Vec<MovementType> {
             wall_buffer_m: 0.0,
             blur_radius_m: 2.0,
             blur_strength: 4.0,
+            min_island_cells: 0,
         },
         MovementType {
             name: "large".to_owned(),
@@ -74,6 +86,7 @@ pub fn default_movement_types() -> Vec<MovementType> {
             wall_buffer_m: 1.5,
             blur_radius_m: 4.0,
             blur_strength: 8.0,
+            min_island_cells: 0,
         },
     ]
 }

@@ -25,6 +25,11 @@ use super::movement::{MovementType, default_movement_types};
 /// Metres per arc-second of latitude (one nautical mile per arc-minute: 1852 m / 60).
 pub const METRES_PER_ARCSEC: f64 = 1852.0 / 60.0;
 
+/// The pocket size a new map's movement types wall in (a 4 × 4 patch): measured on the
+/// SRTM tile N37W119 at its real 83 m cells, 1,174 land islands, all but 55 of them pockets
+/// of under ten cells (docs/benchmarks.md).
+pub const NEW_MAP_MIN_ISLAND_CELLS: u32 = 16;
+
 /// Which movement types a new map starts with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MovementPreset {
@@ -41,10 +46,14 @@ impl MovementPreset {
     /// Every preset, in the order the editor lists them.
     pub const ALL: [Self; 3] = [Self::LandHoverLarge, Self::LandHover, Self::LandOnly];
 
-    /// The movement types of this preset.
+    /// The movement types of this preset. Real terrain leaves many walled-in flat spots of
+    /// a few cells, so a new map walls in pockets of up to [`NEW_MAP_MIN_ISLAND_CELLS`].
     #[must_use]
     pub fn movement_types(self) -> Vec<MovementType> {
         let mut types = default_movement_types();
+        for t in &mut types {
+            t.min_island_cells = NEW_MAP_MIN_ISLAND_CELLS;
+        }
         match self {
             Self::LandHoverLarge => {}
             Self::LandHover => types.retain(|t| t.name != "large"),

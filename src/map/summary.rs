@@ -71,14 +71,19 @@ pub fn summary(loaded: &LoadedMap) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:<10} max slope {}°, water {}, wall buffer {} m, blur {} m × {}, curve {} points",
+            "  {:<10} max slope {}°, water {}, wall buffer {} m, blur {} m × {}, curve {} points{}",
             ty.name,
             ty.max_slope_deg,
             water,
             ty.wall_buffer_m,
             ty.blur_radius_m,
             ty.blur_strength,
-            ty.slope_cost.len()
+            ty.slope_cost.len(),
+            if ty.min_island_cells > 0 {
+                format!(", pockets ≤ {} cells walled in", ty.min_island_cells)
+            } else {
+                String::new()
+            }
         );
     }
     let _ = writeln!(out, "paint layers ({}):", doc.paint.len());

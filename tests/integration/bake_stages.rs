@@ -113,6 +113,7 @@ fn ty_with(buffer_m: f32, blur_m: f32, strength: f32) -> MovementType {
         wall_buffer_m: buffer_m,
         blur_radius_m: blur_m,
         blur_strength: strength,
+        min_island_cells: 0,
     }
 }
 
@@ -704,6 +705,36 @@ fn naive_bake(input: &CostInputs<'_>, ty: &MovementType) -> CostLayers {
             PaintForce::None => {}
         }
     }
+    // Pockets: a passable cell whose region (4-connected: corners are never cut) holds at
+    // most `min_island_cells` cells becomes a wall; each cell floods its own region.
+    let region_size = |start: usize| {
+        let mut seen = vec![false; n];
+        let mut stack = vec![start];
+        seen[start] = true;
+        let mut size = 0;
+        while let Some(i) = stack.pop() {
+            size += 1;
+            let (x, y) = ((i as u32 % w) as i64, (i as u32 / w) as i64);
+            for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let (nx, ny) = (x + dx, y + dy);
+                if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
+                    continue;
+                }
+                let j = (ny * i64::from(w) + nx) as usize;
+                if !walls[j] && !seen[j] {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+        size
+    };
+    let pockets: Vec<bool> = (0..n)
+        .map(|i| !walls[i] && region_size(i) <= ty.min_island_cells as usize)
+        .collect();
+    for i in 0..n {
+        walls[i] |= pockets[i];
+    }
     let blur = brute_blur(
         &walls,
         w,
@@ -908,6 +939,7 @@ fn random_type(rng: &mut Rng) -> MovementType {
         wall_buffer_m: [0.0, 0.5, 1.0, 1.5, 2.0, 3.3][rng.below(6) as usize],
         blur_radius_m: [0.0, 1.0, 2.0, 3.0, 4.5][rng.below(5) as usize],
         blur_strength: [0.0, 3.0, 6.0, 40.0][rng.below(4) as usize],
+        min_island_cells: [0, 0, 1, 3, 8][rng.below(5) as usize],
     }
 }
 

@@ -88,7 +88,7 @@ fn regional_nav() -> navstudio::nav::NavData {
                 })
                 .collect();
             build_layer(
-                *name,
+                name,
                 CostField::from_cells(spec, &costs),
                 &|_| {},
                 &std::sync::atomic::AtomicBool::new(false),
@@ -399,7 +399,11 @@ fn the_python_reader_agrees() {
             .current_dir(root)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let out = Command::new("python3")
             .arg(&reader)
             .arg(&pkg)

@@ -431,6 +431,18 @@ fn parameters_ui(ui: &mut Ui, ty: &mut MovementType) {
             );
             labelled(
                 ui,
+                "Min island",
+                "Walled-in pockets of passable ground this small or smaller become walls (0 keeps them): on real terrain, steep ground leaves many flat spots no unit can reach",
+                |ui| {
+                    ui.add(
+                        egui::DragValue::new(&mut ty.min_island_cells)
+                            .range(0..=crate::map::document::MAX_MIN_ISLAND_CELLS)
+                            .suffix(" cells"),
+                    )
+                },
+            );
+            labelled(
+                ui,
                 "Blur radius",
                 "Cost is added to cells closer than this to a wall",
                 |ui| {
