@@ -221,8 +221,7 @@ fn many_regions_round_trip_and_chunk_as_documented() {
 #[test]
 fn version_1_packages_still_read() {
     // Baked from maps/small.ron by the last build that wrote version 1.
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.v1.navpkg");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.v1.navpkg");
     let old = package::read(&path).unwrap();
     assert_eq!(old.version, 1);
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -17,6 +17,7 @@
 
 pub mod atomic;
 mod codec;
+mod decode;
 mod read;
 mod read_v1;
 mod ron_v1;

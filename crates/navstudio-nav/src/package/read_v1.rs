@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::codec::{ByteReader, ReadFault};
-use super::read::{
+use super::decode::{
     Faults, StoredFlows, assemble_layer, check_islands, check_manifest, decompress,
     max_section_len, parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields,
     parse_sector_islands, parse_windows,

@@ -1,0 +1,467 @@
+//! What both format versions decode the same way: the parts of a movement type (cost
+//! tiles, windows, graph, islands, flow tiles), the checks that tie them together, and the
+//! limits on what a map of a given size can need.
+
+use std::io::Read as _;
+use std::path::Path;
+
+use super::codec::{ByteReader, ReadFault};
+use super::{Manifest, PackageError, RegionGrid, SectionKind};
+use crate::grid::{DIR_NONE, MAX_MAP_CELLS};
+use crate::islands::{Islands, MIXED};
+use crate::permutations::{FlowPermutations, canonical_flows};
+use crate::portals::{
+    PortalGraph, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
+};
+use crate::{CostField, GridSpec, NavLayer, SectorCost};
+
+/// Most movement types a package may hold.
+pub(super) const MAX_LAYERS: usize = 64;
+
+/// Turns reader faults and messages into errors that name the file.
+#[derive(Clone, Copy)]
+pub(super) struct Faults<'a> {
+    pub(super) path: &'a Path,
+}
+
+impl Faults<'_> {
+    pub(super) fn fault(self, f: ReadFault) -> PackageError {
+        match f {
+            ReadFault::Truncated(what) => PackageError::Truncated {
+                path: self.path.to_path_buf(),
+                what,
+            },
+            ReadFault::Invalid(what) => self.invalid(what),
+        }
+    }
+
+    pub(super) fn invalid(self, what: String) -> PackageError {
+        PackageError::Invalid {
+            path: self.path.to_path_buf(),
+            what,
+        }
+    }
+
+    pub(super) fn checksum(self, what: String, expected: u32, found: u32) -> PackageError {
+        PackageError::Checksum {
+            path: self.path.to_path_buf(),
+            what,
+            expected,
+            found,
+        }
+    }
+}
+
+/// Checks the map-wide numbers of a manifest and returns the grid they describe.
+pub(super) fn check_manifest(m: &Manifest) -> Result<GridSpec, String> {
+    if m.width == 0 || m.height == 0 || u64::from(m.width) * u64::from(m.height) > MAX_MAP_CELLS {
+        return Err(format!("map size {}×{} is out of range", m.width, m.height));
+    }
+    if !(1..=255).contains(&m.sector_size) {
+        return Err(format!(
+            "sector size {} is out of range 1..=255",
+            m.sector_size
+        ));
+    }
+    if !(m.cell_size_m.is_finite() && m.cell_size_m > 0.0) {
+        return Err(format!("cell size {} m is not positive", m.cell_size_m));
+    }
+    if m.layers.is_empty() || m.layers.len() > MAX_LAYERS {
+        return Err(format!(
+            "{} movement types (expected 1..={MAX_LAYERS})",
+            m.layers.len()
+        ));
+    }
+    Ok(GridSpec {
+        width: m.width,
+        height: m.height,
+        sector_size: m.sector_size,
+    })
+}
+
+/// Upper bounds on a layer's windows and nodes, for raw-length limits.
+pub(super) fn portal_bounds(spec: GridSpec, sectors: u64) -> (u64, u64, u64) {
+    let ss = u64::from(spec.sector_size);
+    // A border of `ss` cells holds at most ceil(ss / 2) windows; two borders per sector.
+    let windows = 2 * sectors * ss.div_ceil(2);
+    let nodes_per_sector = 4 * ss.div_ceil(2);
+    (windows, 2 * windows, nodes_per_sector)
+}
+
+/// The most bytes a version 1 section of a map of this size can hold; a larger claim is a lie.
+pub(super) fn max_section_len(kind: SectionKind, spec: GridSpec) -> u64 {
+    let sectors = spec.sector_count() as u64;
+    let cells = spec.cell_count() as u64;
+    let ss = u64::from(spec.sector_size);
+    let (windows, nodes, nodes_per_sector) = portal_bounds(spec, sectors);
+    match kind {
+        SectionKind::Cost => 4 + sectors + cells,
+        SectionKind::Windows => 4 + 15 * windows,
+        SectionKind::Graph => 4 + 5 * nodes + 10 * nodes * (nodes_per_sector + 1),
+        SectionKind::Islands => 12 + 8 * sectors + 4 * cells,
+        SectionKind::Flows => 8 + nodes * (8 + ss * ss),
+    }
+}
+
+/// Decompresses at most `raw_len` bytes. The buffer is reserved up front only as far as the
+/// stored bytes can plausibly expand (so a lying `raw_len` cannot make us allocate), and grows
+/// beyond that only as data actually arrives.
+pub(super) fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
+    const PLAUSIBLE_RATIO: u64 = 64;
+    let decoder =
+        zstd::stream::read::Decoder::new(stored).map_err(|e| format!("cannot decompress: {e}"))?;
+    let reserve = raw_len.min((stored.len() as u64).saturating_mul(PLAUSIBLE_RATIO));
+    // One byte more than expected so read_to_end's probe for the end needs no regrowth.
+    let mut out = Vec::with_capacity(usize::try_from(reserve).unwrap_or(0).saturating_add(1));
+    decoder
+        .take(raw_len + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("cannot decompress: {e}"))?;
+    if out.len() as u64 != raw_len {
+        return Err(format!(
+            "decompresses to {} bytes, the index says {raw_len}",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// Flow tiles as a file stores them: one store for the map (version 1) or one per region.
+pub(super) enum StoredFlows {
+    /// The whole map's tiles, numbered by first use over all nodes.
+    Global(FlowPermutations),
+    /// Per region, the tiles its nodes use, numbered by first use over the region's nodes
+    /// (in node order); `node_tile` lists the region's nodes only.
+    Regional(RegionGrid, Vec<FlowPermutations>),
+}
+
+/// Puts a movement type together from its decoded parts and checks them against each
+/// other: the windows must be exactly those of the cost field, the graph must have their
+/// nodes, the islands must agree with themselves, and the flow tiles must be shared and
+/// numbered exactly as a bake stores them.
+pub(super) fn assemble_layer(
+    name: String,
+    cost: CostField,
+    windows: Vec<PortalWindow>,
+    graph_csr: GraphCsr,
+    islands: Islands,
+    stored: StoredFlows,
+) -> Result<NavLayer, ReadFault> {
+    let bad = |w: &str| ReadFault::Invalid(w.to_owned());
+    let spec = cost.spec;
+    if windows != find_windows(&cost) {
+        return Err(bad("portal windows disagree with the cost field"));
+    }
+    let mut nodes = nodes_from_windows(&windows);
+    // Only the canonical node → tile assignment is needed: given no tiles, nothing is cloned.
+    let canonical = canonical_flows(&cost, &nodes, &FlowPermutations::default());
+    // Directions are range-checked but not re-derived: a wrong direction can only steer
+    // badly, never make the run time index out of bounds. A bake stores each tile once,
+    // shared by every node with the same sector contents and window; a store that differs
+    // (found by fuzzing) was edited or corrupted and would silently change if written again.
+    let not_canonical = || bad("the flow tiles are not shared and numbered as a bake stores them");
+    let flows = match stored {
+        StoredFlows::Global(flows) => {
+            if canonical.node_tile != flows.node_tile || canonical.tiles.len() != flows.tiles.len()
+            {
+                return Err(not_canonical());
+            }
+            flows
+        }
+        StoredFlows::Regional(regions, per_region) => {
+            let mut region_nodes = vec![Vec::new(); per_region.len()];
+            for (i, n) in nodes.iter().enumerate() {
+                if let Some(list) =
+                    region_nodes.get_mut(regions.region_of_sector(n.sector) as usize)
+                {
+                    list.push(i as u32);
+                }
+            }
+            // Each region's numbering must be the canonical one renumbered by first use
+            // within the region; then every canonical tile is taken from its first node.
+            let mut tiles: Vec<Option<Box<[u8]>>> = vec![None; canonical.tiles.len()];
+            for (list, store) in region_nodes.iter().zip(per_region) {
+                if store.node_tile.len() != list.len() {
+                    return Err(bad(
+                        "a flows chunk lists another number of nodes than its region has",
+                    ));
+                }
+                let mut local_of = rustc_hash::FxHashMap::default();
+                for (&n, &local) in list.iter().zip(&store.node_tile) {
+                    let global = canonical.node_tile[n as usize];
+                    let next = local_of.len() as u32;
+                    if *local_of.entry(global).or_insert(next) != local {
+                        return Err(not_canonical());
+                    }
+                }
+                if local_of.len() != store.tiles.len() {
+                    return Err(not_canonical());
+                }
+                let mut region_tiles: Vec<Option<Box<[u8]>>> =
+                    store.tiles.into_iter().map(Some).collect();
+                for (global, local) in local_of {
+                    let slot = &mut tiles[global as usize];
+                    if slot.is_none() {
+                        *slot = region_tiles[local as usize].take();
+                    }
+                }
+            }
+            FlowPermutations {
+                tiles: tiles
+                    .into_iter()
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(not_canonical)?,
+                node_tile: canonical.node_tile,
+            }
+        }
+    };
+
+    let (offsets, targets, weights) = graph_csr;
+    let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
+    let graph = PortalGraph {
+        offsets,
+        targets,
+        weights,
+        sector_offsets,
+        sector_nodes,
+    };
+    // `island_at` with the binary search over mixed sectors replaced by a table.
+    let mut field_of = vec![usize::MAX; spec.sector_count()];
+    for (i, (s, _)) in islands.fields.iter().enumerate() {
+        field_of[*s as usize] = i;
+    }
+    for n in &mut nodes {
+        let (x, y) = n.center;
+        let s = spec.sector_of(x, y);
+        n.island = match islands.sector_island[s as usize] {
+            MIXED => {
+                let (x0, y0, w, _) = spec.sector_rect(s);
+                islands.fields[field_of[s as usize]].1[((y - y0) * w + (x - x0)) as usize]
+            }
+            id => id,
+        };
+    }
+    for (n, &t) in nodes.iter().zip(&flows.node_tile) {
+        match flows.tiles.get(t as usize) {
+            Some(tile) if tile.len() == sector_cells(spec, n.sector) => {}
+            _ => {
+                return Err(bad(
+                    "a portal node refers to a missing or mis-sized flow tile",
+                ));
+            }
+        }
+    }
+    Ok(NavLayer {
+        name,
+        cost,
+        windows,
+        nodes,
+        graph,
+        islands,
+        flows,
+    })
+}
+
+/// Cells of sector `s` (its tiles' length).
+pub(super) fn sector_cells(spec: GridSpec, s: u32) -> usize {
+    let (_, _, w, h) = spec.sector_rect(s);
+    (w * h) as usize
+}
+
+/// The graph in CSR form: `(offsets, targets, weights)`.
+pub(super) type GraphCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// Cost flags then the tiles of the flagged sectors, for `sectors` in order.
+pub(super) fn parse_cost_sectors(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+    sectors: &[u32],
+) -> Result<Vec<SectorCost>, ReadFault> {
+    let flags = r.take(sectors.len(), "cost flags")?;
+    let mut out = Vec::with_capacity(sectors.len());
+    for (&s, &flag) in sectors.iter().zip(flags) {
+        out.push(match flag {
+            0 => SectorCost::Clear,
+            1 => {
+                let tile = r.take(sector_cells(spec, s), "cost tile")?;
+                if tile.contains(&0) {
+                    return Err(ReadFault::Invalid(format!(
+                        "cost tile of sector {s} holds cost 0"
+                    )));
+                }
+                SectorCost::Tile(tile.into())
+            }
+            f => return Err(ReadFault::Invalid(format!("cost flag {f} of sector {s}"))),
+        });
+    }
+    Ok(out)
+}
+
+/// The portal windows, in canonical order.
+pub(super) fn parse_windows(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+) -> Result<Vec<PortalWindow>, ReadFault> {
+    let bad = |w: &str| ReadFault::Invalid(w.to_owned());
+    let sectors = spec.sector_count();
+    let n = r.count(3, "windows")?;
+    let mut windows = Vec::with_capacity(n);
+    let mut border_id: u32 = 0;
+    for _ in 0..n {
+        border_id = border_id
+            .checked_add(r.varint("window")?)
+            .filter(|&b| (b / 2) < sectors as u32)
+            .ok_or_else(|| bad("window border out of range"))?;
+        let sector_a = border_id / 2;
+        let horizontal = border_id % 2 == 1;
+        let (sxa, sya) = (sector_a % spec.sectors_x(), sector_a / spec.sectors_x());
+        let sector_b = if horizontal {
+            (sya + 1 < spec.sectors_y()).then(|| sector_a + spec.sectors_x())
+        } else {
+            (sxa + 1 < spec.sectors_x()).then_some(sector_a + 1)
+        }
+        .ok_or_else(|| bad("window on a border at the map edge"))?;
+        let (x0, y0, _, _) = spec.sector_rect(sector_a);
+        let (xb, yb, _, _) = spec.sector_rect(sector_b);
+        let (first, border) = if horizontal { (x0, yb) } else { (y0, xb) };
+        let start = first.saturating_add(r.varint("window")?);
+        let len = r.varint("window")?;
+        windows.push(PortalWindow {
+            sector_a,
+            sector_b,
+            horizontal,
+            border,
+            start,
+            len,
+        });
+    }
+    Ok(windows)
+}
+
+/// The portal graph of `node_count` nodes.
+pub(super) fn parse_graph(
+    r: &mut ByteReader<'_>,
+    node_count: usize,
+) -> Result<GraphCsr, ReadFault> {
+    let bad = |w: String| ReadFault::Invalid(w);
+    let stored_nodes = r.u32("graph")? as usize;
+    if stored_nodes != node_count {
+        return Err(bad(format!(
+            "graph has {stored_nodes} nodes, the windows make {node_count}"
+        )));
+    }
+    let mut offsets = Vec::with_capacity(node_count + 1);
+    // Every edge takes at least two bytes, so this reserves no more than the data can fill.
+    let mut targets = Vec::with_capacity(r.remaining() / 2);
+    let mut weights = Vec::with_capacity(r.remaining() / 2);
+    offsets.push(0);
+    for node in 0..node_count as i64 {
+        let edges = r.varint("graph edge count")? as usize;
+        if edges.saturating_mul(2) > r.remaining() {
+            return Err(ReadFault::Truncated("graph edges".to_owned()));
+        }
+        for _ in 0..edges {
+            let target = node + r.varint_signed("graph edge")?;
+            if !(0..node_count as i64).contains(&target) {
+                return Err(bad("graph edge target out of range".to_owned()));
+            }
+            targets.push(target as u32);
+            weights.push(r.varint("graph edge")?);
+        }
+        offsets.push(targets.len() as u32);
+    }
+    targets.shrink_to_fit();
+    weights.shrink_to_fit();
+    Ok((offsets, targets, weights))
+}
+
+/// The island count and every sector's island id.
+pub(super) fn parse_sector_islands(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+) -> Result<(u32, Vec<u32>), ReadFault> {
+    let count = r.u32("islands")?;
+    let sectors = spec.sector_count();
+    if r.count(4, "sector islands")? != sectors {
+        return Err(ReadFault::Invalid(
+            "islands: sector count differs from the map size".to_owned(),
+        ));
+    }
+    Ok((count, r.u32s(sectors, "sector islands")?))
+}
+
+/// `n` island fields (sector id, then its cells' ids), in ascending sector order.
+pub(super) fn parse_island_fields(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+    count: u32,
+    n: usize,
+    fields: &mut Vec<(u32, Box<[u32]>)>,
+) -> Result<(), ReadFault> {
+    let sectors = spec.sector_count();
+    let start = fields.len();
+    for _ in 0..n {
+        let s = r.u32("island field")?;
+        if s as usize >= sectors || fields[start..].last().is_some_and(|(p, _)| *p >= s) {
+            return Err(ReadFault::Invalid(
+                "island fields out of order or range".to_owned(),
+            ));
+        }
+        let field = r.u32s(sector_cells(spec, s), "island field")?;
+        if field.iter().copied().max().is_some_and(|id| id > count) {
+            return Err(ReadFault::Invalid(format!(
+                "island field of sector {s} holds an id above {count}"
+            )));
+        }
+        fields.push((s, field.into_boxed_slice()));
+    }
+    Ok(())
+}
+
+/// Checks that the sector ids and the fields agree: exactly the mixed sectors have fields.
+pub(super) fn check_islands(
+    spec: GridSpec,
+    count: u32,
+    sector_island: Vec<u32>,
+    fields: Vec<(u32, Box<[u32]>)>,
+) -> Result<Islands, ReadFault> {
+    let mixed = sector_island.iter().filter(|&&id| id == MIXED).count();
+    if mixed != fields.len()
+        || fields.windows(2).any(|w| w[0].0 >= w[1].0)
+        || fields
+            .iter()
+            .any(|(s, _)| sector_island[*s as usize] != MIXED)
+        || sector_island.iter().any(|&id| id != MIXED && id > count)
+    {
+        return Err(ReadFault::Invalid(
+            "island ids disagree with the island fields".to_owned(),
+        ));
+    }
+    Ok(Islands {
+        spec,
+        count,
+        sector_island,
+        fields,
+    })
+}
+
+/// A flow tile store: tile count, lengths, then the tiles; every direction must be known.
+pub(super) fn parse_flow_tiles(r: &mut ByteReader<'_>) -> Result<Vec<Box<[u8]>>, ReadFault> {
+    let tile_count = r.count(4, "flow tiles")?;
+    let lens = r.u32s(tile_count, "flow tile lengths")?;
+    let mut tiles = Vec::with_capacity(tile_count);
+    for &len in &lens {
+        let tile = r.take(len as usize, "flow tile")?;
+        // A fold rather than `any`: without the early exit it vectorises.
+        let unknown = tile.iter().fold(false, |acc, &f| {
+            acc | (f & 0x0F > 7 && f & 0x0F != DIR_NONE)
+        });
+        if unknown {
+            return Err(ReadFault::Invalid(
+                "a flow tile holds an unknown direction".to_owned(),
+            ));
+        }
+        tiles.push(Box::<[u8]>::from(tile));
+    }
+    Ok(tiles)
+}
