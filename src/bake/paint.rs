@@ -37,7 +37,7 @@ use rayon::prelude::*;
 use crate::map::{PaintCell, PaintForce, StampCell};
 use crate::nav::grid::{CLEAR, WALL};
 
-use super::cost_layers::CellRect;
+use navstudio_nav::grid::CellRect;
 
 /// A stamp's rotated footprint placed on the map.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 
 use rayon::prelude::*;
 
-use super::cost_layers::CellRect;
+use navstudio_nav::grid::CellRect;
 
 /// Slope in degrees (`0.0..=90.0`) per cell of a row-major height grid.
 ///

@@ -99,3 +99,130 @@ impl GridSpec {
         )
     }
 }
+
+/// A rectangle of cells, `x0..x1` × `y0..y1` (end exclusive). Empty when `x1 <= x0` or
+/// `y1 <= y0`. The one rectangle type of bake, editor and run time: dirty regions, windows,
+/// stamp footprints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CellRect {
+    /// First column.
+    pub x0: u32,
+    /// First row.
+    pub y0: u32,
+    /// One past the last column.
+    pub x1: u32,
+    /// One past the last row.
+    pub y1: u32,
+}
+
+impl CellRect {
+    /// The whole `width × height` map.
+    #[must_use]
+    pub fn full(width: u32, height: u32) -> Self {
+        Self {
+            x0: 0,
+            y0: 0,
+            x1: width,
+            y1: height,
+        }
+    }
+
+    /// The single cell `(x, y)`.
+    #[must_use]
+    pub fn cell(x: u32, y: u32) -> Self {
+        Self {
+            x0: x,
+            y0: y,
+            x1: x.saturating_add(1),
+            y1: y.saturating_add(1),
+        }
+    }
+
+    /// Number of cells.
+    #[must_use]
+    pub fn area(&self) -> usize {
+        self.width() as usize * self.height() as usize
+    }
+
+    /// Columns covered.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.x1.saturating_sub(self.x0)
+    }
+
+    /// Rows covered.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.y1.saturating_sub(self.y0)
+    }
+
+    /// Whether the rectangle holds no cell.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.width() == 0 || self.height() == 0
+    }
+
+    /// Whether cell `(x, y)` lies inside.
+    #[must_use]
+    pub fn contains(&self, x: u32, y: u32) -> bool {
+        x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
+    }
+
+    /// Grown by `cells` on every side (saturating at 0 and `u32::MAX`; clip afterwards).
+    /// An empty rectangle stays empty.
+    #[must_use]
+    pub fn expand(&self, cells: u32) -> Self {
+        if self.is_empty() {
+            return *self;
+        }
+        Self {
+            x0: self.x0.saturating_sub(cells),
+            y0: self.y0.saturating_sub(cells),
+            x1: self.x1.saturating_add(cells),
+            y1: self.y1.saturating_add(cells),
+        }
+    }
+
+    /// The part inside a `width × height` map (possibly empty).
+    #[must_use]
+    pub fn clip(&self, width: u32, height: u32) -> Self {
+        let x0 = self.x0.min(width);
+        let y0 = self.y0.min(height);
+        Self {
+            x0,
+            y0,
+            x1: self.x1.min(width).max(x0),
+            y1: self.y1.min(height).max(y0),
+        }
+    }
+
+    /// The smallest rectangle holding both (an empty one adds nothing).
+    #[must_use]
+    pub fn union(&self, other: &Self) -> Self {
+        if self.is_empty() {
+            return *other;
+        }
+        if other.is_empty() {
+            return *self;
+        }
+        Self {
+            x0: self.x0.min(other.x0),
+            y0: self.y0.min(other.y0),
+            x1: self.x1.max(other.x1),
+            y1: self.y1.max(other.y1),
+        }
+    }
+
+    /// The cells in both (possibly empty).
+    #[must_use]
+    pub fn intersect(&self, other: &Self) -> Self {
+        let x0 = self.x0.max(other.x0);
+        let y0 = self.y0.max(other.y0);
+        Self {
+            x0,
+            y0,
+            x1: self.x1.min(other.x1).max(x0),
+            y1: self.y1.min(other.y1).max(y0),
+        }
+    }
+}
