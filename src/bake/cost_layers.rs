@@ -35,8 +35,8 @@ use crate::map::{MovementType, PaintCell, PaintLayer};
 use super::distance::squared_distance_to_walls;
 use super::paint::{PlacedFootprint, apply_costs, apply_paint_forces, wall_mask};
 use super::terrain_cost::terrain_cost;
-pub use navstudio_nav::grid::CellRect;
 use super::{pockets, wall_blur, wall_buffer};
+pub use navstudio_nav::grid::CellRect;
 
 /// Everything stages 2–7 read for one movement type. All grids are row-major over the map.
 #[derive(Clone, Debug)]

@@ -6,35 +6,13 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::error::MapError;
+pub use super::heightmap::HeightEncoding;
 use super::movement::{MovementType, WaterRule};
 use super::paint::{PAINT_DELTA_MAX, PaintLayer, PaintTarget};
 use super::stamp::{StampLibrary, StampPlacement};
 
 /// The document format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
-
-/// How the heightmap file encodes heights.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum HeightEncoding {
-    /// Chosen from the file extension (`.png`, `.r16`/`.raw`, `.hgt`, `.map`).
-    #[default]
-    Auto,
-    /// 8/16-bit grey PNG (grey stored in RGB/RGBA is read from one channel; colour images
-    /// are converted to luminance with a warning).
-    Gray,
-    /// Mapbox Terrain-RGB PNG: `h = -10000 + (R*65536 + G*256 + B) * 0.1` metres.
-    TerrainRgb,
-    /// Headerless little-endian u16; `width` given or inferred from a square file.
-    Raw16 {
-        /// Columns; `None` infers a square.
-        width: Option<u32>,
-    },
-    /// SRTM `.hgt`: big-endian i16, 1201² or 3601², −32768 = void.
-    Hgt,
-    /// Moving AI `.map` grid: a flat map with a wall layer.
-    MovingAi,
-}
 
 /// Where the heights come from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

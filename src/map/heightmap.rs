@@ -13,8 +13,32 @@ use std::path::Path;
 
 use image::{DynamicImage, ImageDecoder, ImageReader, Limits};
 
-use super::document::HeightEncoding;
+use serde::{Deserialize, Serialize};
+
 use super::error::{MAX_MAP_CELLS, MAX_MAP_SIDE, MIN_MAP_SIDE, MapError};
+
+/// How the heightmap file encodes heights.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum HeightEncoding {
+    /// Chosen from the file extension (`.png`, `.r16`/`.raw`, `.hgt`, `.map`).
+    #[default]
+    Auto,
+    /// 8/16-bit grey PNG (grey stored in RGB/RGBA is read from one channel; colour images
+    /// are converted to luminance with a warning).
+    Gray,
+    /// Mapbox Terrain-RGB PNG: `h = -10000 + (R*65536 + G*256 + B) * 0.1` metres.
+    TerrainRgb,
+    /// Headerless little-endian u16; `width` given or inferred from a square file.
+    Raw16 {
+        /// Columns; `None` infers a square.
+        width: Option<u32>,
+    },
+    /// SRTM `.hgt`: big-endian i16, 1201² or 3601², −32768 = void.
+    Hgt,
+    /// Moving AI `.map` grid: a flat map with a wall layer.
+    MovingAi,
+}
 
 /// A heightmap in memory: heights normalised to `0.0..=1.0` (multiply by the document's
 /// `height_scale_m` for metres) and a mask of cells blocked for every movement type.
@@ -185,7 +209,7 @@ pub fn write_png16(path: &Path, heightmap: &Heightmap) -> Result<(), MapError> {
         heightmap.height,
         image::ExtendedColorType::L16,
     )?;
-    super::io::write_atomic(path, &png)
+    navstudio_nav::package::atomic::write_atomic(path, &png).map_err(|e| MapError::write(path, e))
 }
 
 /// Encodes raw pixel bytes as a PNG in memory.
