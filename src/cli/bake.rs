@@ -185,7 +185,25 @@ pub fn bake_cmd(
         println!("warning: {w}");
     }
     println!("total {:.2} s", start.elapsed().as_secs_f64());
+    if let Some(peak) = peak_resident_bytes() {
+        let cells = u64::from(baked.nav.spec.width) * u64::from(baked.nav.spec.height);
+        println!(
+            "peak memory {:.0} MiB = {:.1} bytes per cell for {} movement type(s)",
+            peak as f64 / f64::from(1 << 20),
+            peak as f64 / cells.max(1) as f64,
+            baked.nav.layers.len()
+        );
+    }
     Ok(())
+}
+
+/// The process's peak resident memory (`VmHWM` in `/proc/self/status`), where the system
+/// reports it.
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// `navstudio new`: writes the map document for a heightmap at its pre-filled (or given)
