@@ -4,7 +4,7 @@
 pub mod app;
 pub mod bake;
 pub mod map;
-pub mod scenarios;
+pub mod movingai;
 
 // The run time and the crowd are crates of their own (`crates/`), so the compiler keeps
 // them free of documents and the editor; their old paths stay for the application's code.

@@ -10,7 +10,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use navstudio::map::HeightEncoding;
 use navstudio::map::heightmap::import_heightmap;
-use navstudio::scenarios::parse_scen;
+use navstudio::movingai::parse_scen;
 
 fuzz_target!(|data: &[u8]| {
     let path = scratch::write("map", data);

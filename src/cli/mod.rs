@@ -433,7 +433,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             no_landmarks,
             movement_type,
         }) => {
-            let options = navstudio::scenarios::ScenarioOptions {
+            let options = navstudio::movingai::ScenarioOptions {
                 limit,
                 seamless,
                 flow_lookahead: lookahead,
@@ -442,7 +442,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 movement_type: movement_type.as_deref(),
             };
             let r =
-                navstudio::scenarios::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;
+                navstudio::movingai::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;
             if json {
                 println!(
                     "{}",

@@ -1,7 +1,7 @@
 //! All integration tests in one binary. Each module was once its own file under `tests/`,
 //! and so its own test binary linking the whole library and the egui/wgpu stack; one
 //! binary links that once. Run one former file with its module path as the filter, e.g.
-//! `cargo test --test integration scenarios::`.
+//! `cargo test --test integration movingai::`.
 //!
 //! `save_crash` and `autosave_kill` re-run this binary as a child process with
 //! `--exact save_crash::save_loop_child` / `--exact autosave_kill::autosave_child`: keep
@@ -27,12 +27,12 @@ mod editor;
 mod editor_layout;
 mod generate;
 mod map_import;
+mod movingai;
 mod nav_core;
 mod nav_walls;
 mod nav_world;
 mod new_map;
 mod package;
 mod save_crash;
-mod scenarios;
 #[cfg(feature = "gui")]
 mod undo_property;

@@ -34,7 +34,7 @@ fn moving_ai_scenarios_all_arrive() {
         let mean_bound = 1.06;
         let m = dir.join(format!("{map}.map"));
         let s = dir.join(format!("{map}.map.scen"));
-        let r = navstudio::scenarios::run(&m, &s, None, false).unwrap();
+        let r = navstudio::movingai::run(&m, &s, None, false).unwrap();
         println!("{r:?}");
         assert!(
             (r.reachable_share - 1.0).abs() < 1e-12,
@@ -60,7 +60,7 @@ fn moving_ai_scenarios_all_arrive() {
             r.worst
         );
         // Seamless mode (costs carried across windows) meets the product target too.
-        let r = navstudio::scenarios::run(&m, &s, Some(200), true).unwrap();
+        let r = navstudio::movingai::run(&m, &s, Some(200), true).unwrap();
         println!("seamless {r:?}");
         assert!(
             (r.arrived_share - 1.0).abs() < 1e-12,
@@ -84,12 +84,12 @@ fn flow_lookahead_shortens_the_traced_paths() {
     let m = dir.join("lak303d.map");
     let s = dir.join("lak303d.map.scen");
     let run = |cells| {
-        let options = navstudio::scenarios::ScenarioOptions {
+        let options = navstudio::movingai::ScenarioOptions {
             limit: Some(300),
             flow_lookahead: Some(cells),
             ..Default::default()
         };
-        navstudio::scenarios::run_with(&m, &s, &options).unwrap()
+        navstudio::movingai::run_with(&m, &s, &options).unwrap()
     };
     let (cell_by_cell, ahead) = (run(0), run(navstudio::nav::world::DEFAULT_FLOW_LOOKAHEAD));
     println!("cell by cell {cell_by_cell:?}\nlook-ahead {ahead:?}");
@@ -105,7 +105,7 @@ fn flow_lookahead_shortens_the_traced_paths() {
 
 #[test]
 fn malformed_scen_rows_are_reported_with_their_line() {
-    let err = navstudio::scenarios::parse_scen(
+    let err = navstudio::movingai::parse_scen(
         "version 1\n0\ta.map\t1\t1\t0\t0\n",
         std::path::Path::new("x.scen"),
     )
@@ -116,11 +116,11 @@ fn malformed_scen_rows_are_reported_with_their_line() {
 
 #[test]
 fn movement_type_choice_changes_what_is_reachable() {
-    let unknown = navstudio::scenarios::ScenarioOptions {
+    let unknown = navstudio::movingai::ScenarioOptions {
         movement_type: Some("tank"),
         ..Default::default()
     };
-    let err = navstudio::scenarios::run_with(
+    let err = navstudio::movingai::run_with(
         std::path::Path::new("none.map"),
         std::path::Path::new("none.map.scen"),
         &unknown,
@@ -135,11 +135,11 @@ fn movement_type_choice_changes_what_is_reachable() {
     // type's 1.5 m wall buffer closes many of them.
     let (m, s) = (dir.join("den312d.map"), dir.join("den312d.map.scen"));
     let run = |movement_type| {
-        let options = navstudio::scenarios::ScenarioOptions {
+        let options = navstudio::movingai::ScenarioOptions {
             movement_type,
             ..Default::default()
         };
-        navstudio::scenarios::run_with(&m, &s, &options).unwrap()
+        navstudio::movingai::run_with(&m, &s, &options).unwrap()
     };
     let (grid, large) = (run(None), run(Some("large")));
     assert!((grid.reachable_share - 1.0).abs() < 1e-12);
