@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The C API end to end, as CI runs it: builds libnavstudio_capi and the CLI, bakes the
+# showcase map, compiles examples/c/navigate.c with the system C compiler under
+# AddressSanitizer (leak checks on), then
+#   1. runs the demo (plan, follow the flow, stamp, rebuild, re-plan, crowd) and checks that
+#      its traced length is the line `navstudio path` prints for the same request;
+#   2. answers 100 random requests and diffs them with the Rust API's answers
+#      (crates/navstudio-capi/examples/oracle.rs).
+# Any ASan report fails the run. Needs cargo and cc (CI installs gcc).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+target="${CARGO_TARGET_DIR:-$root/target}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+cargo build --locked -q -p navstudio-capi --lib --example oracle
+cargo build --locked -q --no-default-features --bin navstudio
+lib="$target/debug"
+"$lib/navstudio" bake maps/showcase.ron -o "$work/showcase.navpkg" >/dev/null
+
+cc -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -I crates/navstudio-capi/include examples/c/navigate.c \
+    -L "$lib" -lnavstudio_capi -Wl,-rpath,"$lib" -lm -o "$work/navigate"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+
+passed=0
+failed=0
+check() { # name, condition-status
+    if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok   $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
+}
+
+# 1. The demo, and its traced length against `navstudio path`.
+request=(land 40 400 330 430)
+"$work/navigate" "$work/showcase.navpkg" "${request[@]}" | tee "$work/demo.txt"
+c_line="$(grep '^traced ' "$work/demo.txt")"
+cli_line="$("$lib/navstudio" path "$work/showcase.navpkg" --type land \
+    --from "${request[1]},${request[2]}" --to "${request[3]},${request[4]}" | grep '^traced ')"
+echo "navstudio path: $cli_line"
+[ "$c_line" = "$cli_line" ]; check "C demo prints navstudio path's traced line" $?
+grep -q 'at the goal: yes' "$work/demo.txt"; check "following sample_flow reaches the goal" $?
+
+# 2. 100 random requests: C API against the Rust API.
+"$target/debug/examples/oracle" "$work/showcase.navpkg" 100 2026 "$work/requests.txt" >"$work/rust.txt"
+"$work/navigate" "$work/showcase.navpkg" --requests "$work/requests.txt" >"$work/c.txt"
+traced=$(grep -c ' traced ' "$work/rust.txt" || true)
+echo "requests: $(wc -l <"$work/requests.txt"), traced by Rust: $traced"
+diff -u "$work/rust.txt" "$work/c.txt" && [ "$(wc -l <"$work/c.txt")" -eq 100 ] && [ "$traced" -ge 50 ]
+check "C API answers 100 random requests as the Rust API does" $?
+
+echo "c-api: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
