@@ -259,3 +259,43 @@ pub(crate) unsafe fn str_from<'a>(s: *const c_char, what: &str) -> Result<&'a st
     c.to_str()
         .map_err(|_| Failure::invalid(format!("{what} is not UTF-8")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last_error() -> String {
+        // SAFETY: never null, NUL-terminated, valid until the next call on this thread.
+        unsafe { CStr::from_ptr(navstudio_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_panic_becomes_a_status_and_a_sentence() {
+        let status = guard(|| panic!("boom at cell (3, 4)"));
+        assert_eq!(status, NavstudioStatus::Panic);
+        assert!(
+            last_error().contains("boom at cell (3, 4)"),
+            "{}",
+            last_error()
+        );
+        let status = guard(|| Err(Failure::invalid("bad\0 input")));
+        assert_eq!(status, NavstudioStatus::InvalidArgument);
+        assert_eq!(last_error(), "bad input");
+        // Success leaves the last error alone.
+        assert_eq!(guard(|| Ok(())), NavstudioStatus::Ok);
+        assert_eq!(last_error(), "bad input");
+    }
+
+    #[test]
+    fn a_panic_while_changing_a_handle_poisons_it() {
+        let mut poisoned = false;
+        let outcome = poison_on_panic(&mut poisoned, |p| *p = true, |_| panic!("half-way"));
+        assert!(outcome.is_err_and(|f| f.status == NavstudioStatus::Panic));
+        assert!(poisoned);
+        let mut clean = false;
+        assert!(poison_on_panic(&mut clean, |p| *p = true, |_| Ok(())).is_ok());
+        assert!(!clean);
+    }
+}
