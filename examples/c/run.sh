@@ -5,7 +5,10 @@
 #   1. runs the demo (plan, follow the flow, stamp, rebuild, re-plan, crowd) and checks that
 #      its traced length is the line `navstudio path` prints for the same request;
 #   2. answers 100 random requests and diffs them with the Rust API's answers
-#      (crates/navstudio-capi/examples/oracle.rs).
+#      (crates/navstudio-capi/examples/oracle.rs);
+#   3. compiles the C# (P/Invoke) block of docs/engine-integration.md with Mono's mcs and
+#      runs it on the library (installs mono-mcs when root and missing; skipped, saying so,
+#      when it cannot be had).
 # Any ASan report fails the run. Needs cargo and cc (CI installs gcc).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -48,6 +51,21 @@ traced=$(grep -c ' traced ' "$work/rust.txt" || true)
 echo "requests: $(wc -l <"$work/requests.txt"), traced by Rust: $traced"
 diff -u "$work/rust.txt" "$work/c.txt" && [ "$(wc -l <"$work/c.txt")" -eq 100 ] && [ "$traced" -ge 50 ]
 check "C API answers 100 random requests as the Rust API does" $?
+
+# 3. The C# snippet of the docs, compiled and run against the library.
+if ! command -v mcs >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+    (apt-get update -qq && apt-get install -y -qq --no-install-recommends mono-mcs) >"$work/apt.log" 2>&1 \
+        || echo "could not install mono-mcs (see apt output below)"; tail -3 "$work/apt.log" || true
+fi
+if command -v mcs >/dev/null 2>&1 && command -v mono >/dev/null 2>&1; then
+    awk '/^```csharp/{on=1;next} /^```/{on=0} on' docs/engine-integration.md >"$work/Navstudio.cs"
+    mcs -nologo -out:"$work/navstudio-cs.exe" "$work/Navstudio.cs"
+    cs_line="$(LD_LIBRARY_PATH="$lib" mono "$work/navstudio-cs.exe" "$work/showcase.navpkg")"
+    echo "C#: $cs_line"
+    [ "$cs_line" = "$cli_line" ]; check "the docs' C# P/Invoke snippet compiles and prints navstudio path's traced line" $?
+else
+    echo "SKIPPED the C# snippet: no mcs/mono on this machine"
+fi
 
 echo "c-api: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

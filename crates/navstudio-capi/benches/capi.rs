@@ -1,1 +1,100 @@
-fn main() {}
+//! The cost of the C boundary: the same work through the C API and through the Rust API
+//! (`NavWorld`) on the same package bytes.
+//! - `request`: 32 reachable requests across a 512² map, each planned, traced from its
+//!   source and released (distinct goals in turn, so the goal-field cache works as in a
+//!   game where goals change).
+//! - `sample_flow`: 4096 flow samples on one path, the call a crowd makes per agent per
+//!   step, where a fixed per-call cost would show most.
+//!
+//! `cargo bench -p navstudio-capi --bench capi`
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use navstudio_nav::{NavWorld, package};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::{Rng, World, package_bytes, random_nav};
+
+const SIZE: u32 = 512;
+
+fn bench_capi(c: &mut Criterion) {
+    let bytes = package_bytes(&random_nav(4, SIZE, SIZE));
+    let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).unwrap().nav);
+    let mut capi = World::from_bytes(&bytes).unwrap();
+    let mut rng = Rng(9);
+    let mut pairs = Vec::new();
+    while pairs.len() < 32 {
+        let a = (rng.below(SIZE), rng.below(SIZE));
+        let b = (rng.below(SIZE), rng.below(SIZE));
+        if a.0.abs_diff(b.0).max(a.1.abs_diff(b.1)) >= SIZE / 3
+            && rust.is_reachable(0, a, b)
+            && rust.nav().layers[0].cost.get(b.0, b.1) != navstudio_nav::grid::WALL
+        {
+            pairs.push((a, b));
+        }
+    }
+    // Landmark tables are built on a layer's first request: build them outside the timing.
+    for (a, b) in &pairs {
+        let id = rust.request_path(0, &[*a], *b).unwrap();
+        rust.release_path(id);
+        let p = capi.request(0, &[*a], *b).unwrap();
+        capi.release(p).unwrap();
+    }
+
+    let mut group = c.benchmark_group("request");
+    group.sample_size(20);
+    group.bench_function("rust", |bench| {
+        bench.iter(|| {
+            for &(a, b) in &pairs {
+                let id = rust.request_path(0, &[a], b).unwrap();
+                black_box(rust.trace_path(id, a).unwrap().length);
+                rust.release_path(id);
+            }
+        });
+    });
+    let mut cells = vec![navstudio_capi::NavstudioCell::default(); 1 << 16];
+    group.bench_function("c_api", |bench| {
+        bench.iter(|| {
+            for &(a, b) in &pairs {
+                let p = capi.request(0, &[a], b).unwrap();
+                black_box(capi.trace_into(p, a, &mut cells).unwrap().0);
+                capi.release(p).unwrap();
+            }
+        });
+    });
+    group.finish();
+
+    let (a, b) = pairs[0];
+    let id = rust.request_path(0, &[a], b).unwrap();
+    let p = capi.request(0, &[a], b).unwrap();
+    let positions: Vec<(f32, f32)> = (0..4096)
+        .map(|_| {
+            (
+                rng.below(SIZE * 4) as f32 / 4.0,
+                rng.below(SIZE * 4) as f32 / 4.0,
+            )
+        })
+        .collect();
+    let mut group = c.benchmark_group("sample_flow");
+    group.bench_function("rust", |bench| {
+        bench.iter(|| {
+            for &pos in &positions {
+                black_box(rust.sample_flow(id, pos));
+            }
+        });
+    });
+    group.bench_function("c_api", |bench| {
+        bench.iter(|| {
+            for &pos in &positions {
+                black_box(capi.sample(p, pos).ok());
+            }
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_capi);
+criterion_main!(benches);

@@ -65,3 +65,9 @@ impl NavstudioCell {
         (self.x, self.y)
     }
 }
+
+/// The Rust snippets of docs/engine-integration.md, compiled as doc tests so the page stays
+/// in step with the crates (its C, C#, C++ and shell blocks are not Rust and are skipped).
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/engine-integration.md")]
+pub struct EngineIntegrationDoc;

@@ -188,6 +188,33 @@ impl World {
         Ok((length, cells.iter().map(|c| (c.x, c.y)).collect()))
     }
 
+    /// One trace into a buffer the caller keeps (as a game would): length and cell count.
+    pub fn trace_into(
+        &self,
+        path: u32,
+        from: (u32, u32),
+        buf: &mut [NavstudioCell],
+    ) -> Result<(f64, usize), (NavstudioStatus, String)> {
+        let (mut length, mut count) = (0.0, 0usize);
+        let source = NavstudioCell {
+            x: from.0,
+            y: from.1,
+        };
+        // SAFETY: live handle; `buf` holds `buf.len()` writable cells.
+        ok(unsafe {
+            navstudio_trace_path(
+                self.0,
+                path,
+                source,
+                &raw mut length,
+                buf.as_mut_ptr(),
+                buf.len(),
+                &raw mut count,
+            )
+        })?;
+        Ok((length, count))
+    }
+
     pub fn sample(&self, path: u32, pos: (f32, f32)) -> Result<(f32, f32), NavstudioStatus> {
         let mut d = NavstudioVec2::default();
         let p = NavstudioVec2 { x: pos.0, y: pos.1 };
