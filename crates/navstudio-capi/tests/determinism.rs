@@ -2,6 +2,11 @@
 //! package and the same calls give the same paths, and the same crowd seed the same
 //! positions bit for bit, whether the library's thread pool has 1 thread or 4.
 
+#![allow(
+    clippy::multiple_unsafe_ops_per_block,
+    reason = "a test makes many C calls under one stated contract"
+)]
+
 mod common;
 
 use common::{Rng, World, package_bytes, random_nav};
@@ -87,7 +92,7 @@ fn crowd_transcript(bytes: &[u8], seed: u64) -> Vec<u32> {
     let mut out = Vec::new();
     let mut crowd = std::ptr::null_mut();
     let mut infantry = std::mem::MaybeUninit::<NavstudioArchetype>::uninit();
-    // SAFETY (whole function): `w` and `crowd` are live handles used by this thread alone;
+    // SAFETY: (whole block) `w` and `crowd` are live handles used by this thread alone;
     // every output points at writable storage of the right size.
     unsafe {
         assert_eq!(
