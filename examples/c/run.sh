@@ -52,6 +52,13 @@ echo "requests: $(wc -l <"$work/requests.txt"), traced by Rust: $traced"
 diff -u "$work/rust.txt" "$work/c.txt" && [ "$(wc -l <"$work/c.txt")" -eq 100 ] && [ "$traced" -ge 50 ]
 check "C API answers 100 random requests as the Rust API does" $?
 
+# The header also compiles as C++ (Godot, Unreal), when a C++ compiler is there.
+if command -v c++ >/dev/null 2>&1; then
+    printf '#include "navstudio.h"\nint main() { return navstudio_version() == nullptr; }\n' >"$work/header.cpp"
+    c++ -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only -I crates/navstudio-capi/include "$work/header.cpp"
+    check "navstudio.h compiles as C++17" $?
+fi
+
 # 3. The C# snippet of the docs, compiled and run against the library.
 if ! command -v mcs >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
     (apt-get update -qq && apt-get install -y -qq --no-install-recommends mono-mcs) >"$work/apt.log" 2>&1 \
