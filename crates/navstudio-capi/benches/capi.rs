@@ -3,8 +3,8 @@
 //! - `request`: 32 reachable requests across a 512² map, each planned, traced from its
 //!   source and released (distinct goals in turn, so the goal-field cache works as in a
 //!   game where goals change).
-//! - `sample_flow`: 4096 flow samples on one path, the call a crowd makes per agent per
-//!   step, where a fixed per-call cost would show most.
+//! - `sample_flow`: 4096 flow samples at points along one path's route, the call a crowd
+//!   makes per agent per step, where a fixed per-call cost would show most.
 //!
 //! `cargo bench -p navstudio-capi --bench capi`
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -70,11 +70,14 @@ fn bench_capi(c: &mut Criterion) {
     let (a, b) = pairs[0];
     let id = rust.request_path(0, &[a], b).unwrap();
     let p = capi.request(0, &[a], b).unwrap();
+    // Where agents sample: along the route (the traced cells, at random points inside).
+    let route = rust.trace_path(id, a).unwrap().cells;
     let positions: Vec<(f32, f32)> = (0..4096)
-        .map(|_| {
+        .map(|k| {
+            let c = route[k % route.len()];
             (
-                rng.below(SIZE * 4) as f32 / 4.0,
-                rng.below(SIZE * 4) as f32 / 4.0,
+                c.0 as f32 + rng.below(100) as f32 / 100.0,
+                c.1 as f32 + rng.below(100) as f32 / 100.0,
             )
         })
         .collect();

@@ -96,7 +96,13 @@ fn set_last_error(message: &str) {
     // A C string ends at the first NUL: drop any inside the message rather than lose it.
     let bytes: Vec<u8> = message.bytes().filter(|&b| b != 0).collect();
     let text = CString::new(bytes).unwrap_or_default();
-    LAST_ERROR.with(|slot| *slot.borrow_mut() = text);
+    // `try_`: during thread teardown the slot may be gone; the message is then dropped
+    // rather than panicking outside any guard.
+    let _ = LAST_ERROR.try_with(|slot| {
+        if let Ok(mut slot) = slot.try_borrow_mut() {
+            *slot = text;
+        }
+    });
 }
 
 /// Runs an entry point's body: a panic becomes [`NavstudioStatus::Panic`], a failure its
@@ -138,7 +144,11 @@ pub(crate) fn poison_on_panic<T>(
 pub extern "C" fn navstudio_last_error() -> *const c_char {
     // The slot lives as long as the thread; its buffer changes only when a later call on
     // this same thread fails, which the contract above rules out while the text is read.
-    LAST_ERROR.with(|slot| slot.borrow().as_ptr())
+    LAST_ERROR
+        .try_with(|slot| slot.try_borrow().map(|s| s.as_ptr()).ok())
+        .ok()
+        .flatten()
+        .unwrap_or(c"".as_ptr())
 }
 
 /// The library's version, `"MAJOR.MINOR.PATCH"`, NUL-terminated; static, never to be freed.

@@ -490,7 +490,14 @@ pub unsafe extern "C" fn navstudio_sample_flow(
     guard(|| {
         // SAFETY: the caller passes a live handle (contract above).
         let w = unsafe { world_ref(world) }?;
-        let id = w.live_path(path)?;
+        // The hot call of a crowd: one look-up here, the full diagnosis only on failure.
+        if !w.paths.contains(&path) {
+            return Err(w
+                .live_path(path)
+                .err()
+                .unwrap_or_else(|| Failure::invalid("path")));
+        }
+        let id = PathId(path);
         let spec = w.world().nav().spec;
         let (px, py) = (position.x, position.y);
         if !(px.is_finite() && py.is_finite())
@@ -505,10 +512,13 @@ pub unsafe extern "C" fn navstudio_sample_flow(
             ));
         }
         let (x, y) = w.world().sample_flow(id, (px, py)).ok_or_else(|| {
-            Failure::new(
-                NavstudioStatus::NoFlow,
-                format!("path {path} has no direction at ({px}, {py})"),
-            )
+            // A path re-planning dropped after a rebuild also samples as nothing.
+            w.live_path(path).err().unwrap_or_else(|| {
+                Failure::new(
+                    NavstudioStatus::NoFlow,
+                    format!("path {path} has no direction at ({px}, {py})"),
+                )
+            })
         })?;
         // SAFETY: the caller passes writable storage (contract above).
         unsafe { write_out(out_direction, NavstudioVec2 { x, y }, "out_direction") }
