@@ -67,6 +67,8 @@ fn main() -> Result<(), String> {
                     PathError::OffMap(_) => "OFF_MAP",
                     PathError::GoalIsWall(_) => "GOAL_IS_WALL",
                     PathError::Unreachable(_) => "UNREACHABLE",
+                    #[allow(unreachable_patterns, reason = "goal sets add a refusal")]
+                    _ => "OTHER",
                 }
             ),
             Ok(id) => {

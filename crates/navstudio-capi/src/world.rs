@@ -130,17 +130,22 @@ impl NavstudioWorld {
     /// Records a planned path as a handle, or turns the world's refusal into a status
     /// (shared with goal-set requests).
     fn issue(&mut self, planned: Result<PathId, PathError>) -> Result<u32, Failure> {
-        let id = planned.map_err(|e| {
-            let status = match e {
-                PathError::UnknownType(_) => NavstudioStatus::UnknownMovementType,
-                PathError::OffMap(_) => NavstudioStatus::OffMap,
-                PathError::GoalIsWall(_) => NavstudioStatus::GoalIsWall,
-                PathError::Unreachable(_) => NavstudioStatus::Unreachable,
-            };
-            Failure::new(status, e.to_string())
-        })?;
+        let id = planned.map_err(|e| Failure::new(path_status(&e), e.to_string()))?;
         self.paths.insert(id.0);
         Ok(id.0)
+    }
+}
+
+/// The status of a refused request; a refusal the run time adds later (goal sets' empty
+/// set) reads as an invalid argument instead of breaking the build.
+fn path_status(e: &PathError) -> NavstudioStatus {
+    match e {
+        PathError::UnknownType(_) => NavstudioStatus::UnknownMovementType,
+        PathError::OffMap(_) => NavstudioStatus::OffMap,
+        PathError::GoalIsWall(_) => NavstudioStatus::GoalIsWall,
+        PathError::Unreachable(_) => NavstudioStatus::Unreachable,
+        #[allow(unreachable_patterns, reason = "goal sets add a refusal")]
+        _ => NavstudioStatus::InvalidArgument,
     }
 }
 

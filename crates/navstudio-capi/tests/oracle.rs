@@ -9,12 +9,16 @@ use navstudio_capi::NavstudioStatus;
 use navstudio_nav::world::PathError;
 use navstudio_nav::{NavWorld, package};
 
+/// The status the header documents for each refusal; a refusal the run time adds later
+/// (goal sets' empty set) is an invalid argument.
 fn status_of(e: &PathError) -> NavstudioStatus {
     match e {
         PathError::UnknownType(_) => NavstudioStatus::UnknownMovementType,
         PathError::OffMap(_) => NavstudioStatus::OffMap,
         PathError::GoalIsWall(_) => NavstudioStatus::GoalIsWall,
         PathError::Unreachable(_) => NavstudioStatus::Unreachable,
+        #[allow(unreachable_patterns, reason = "goal sets add a refusal")]
+        _ => NavstudioStatus::InvalidArgument,
     }
 }
 
