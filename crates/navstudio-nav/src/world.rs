@@ -875,7 +875,18 @@ impl NavWorld {
         }
     }
 
+    /// Drops every live path's look-ahead targets. A target is a pure function of the path
+    /// and the cell only while costs and flow tiles stay put; kept across a change, which
+    /// stale entries survive would depend on which thread wrote a slot last, and the crowd
+    /// would stop being the same on any number of threads.
+    fn forget_pulled(&mut self) {
+        for p in self.paths.values_mut() {
+            p.pulled = PulledCache::default();
+        }
+    }
+
     fn write_costs(&mut self, layers: &[usize], rect: (u32, u32, u32, u32), costs: &[u8]) {
+        self.forget_pulled();
         let (x0, y0, w, h) = rect;
         for &li in layers {
             let Some(l) = self.nav.layers.get_mut(li) else {
@@ -933,6 +944,7 @@ impl NavWorld {
                 self.dirty.remove(&(layer, s));
             }
             rebuild_sectors(&mut self.nav.layers[layer], &batch);
+            self.forget_pulled();
             if let Some(graph) = self.search_graphs.get_mut(layer) {
                 *graph = None;
             }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The C API end to end, as CI runs it: builds libnavstudio_capi and the CLI, bakes the
+# showcase map, compiles examples/c/navigate.c with the system C compiler under
+# AddressSanitizer (leak checks on), then
+#   1. runs the demo (plan, follow the flow, stamp, rebuild, re-plan, crowd) and checks that
+#      its traced length is the line `navstudio path` prints for the same request;
+#   2. answers 100 random requests and diffs them with the Rust API's answers
+#      (crates/navstudio-capi/examples/oracle.rs);
+#   3. compiles the C# (P/Invoke) block of docs/engine-integration.md with Mono's mcs and
+#      runs it on the library (installs mono-mcs when root and missing; skipped, saying so,
+#      when it cannot be had).
+# Any ASan report fails the run. Needs cargo and cc (CI installs gcc).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+target="${CARGO_TARGET_DIR:-$root/target}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+cargo build --locked -q -p navstudio-capi --lib --example oracle
+cargo build --locked -q --no-default-features --bin navstudio
+lib="$target/debug"
+"$lib/navstudio" bake maps/showcase.ron -o "$work/showcase.navpkg" >/dev/null
+
+cc -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -I crates/navstudio-capi/include examples/c/navigate.c \
+    -L "$lib" -lnavstudio_capi -Wl,-rpath,"$lib" -lm -o "$work/navigate"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+
+passed=0
+failed=0
+check() { # name, condition-status
+    if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "ok   $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
+}
+
+# 1. The demo, and its traced length against `navstudio path`.
+request=(land 40 400 330 430)
+"$work/navigate" "$work/showcase.navpkg" "${request[@]}" | tee "$work/demo.txt"
+c_line="$(grep '^traced ' "$work/demo.txt")"
+cli_line="$("$lib/navstudio" path "$work/showcase.navpkg" --type land \
+    --from "${request[1]},${request[2]}" --to "${request[3]},${request[4]}" | grep '^traced ')"
+echo "navstudio path: $cli_line"
+[ "$c_line" = "$cli_line" ]; check "C demo prints navstudio path's traced line" $?
+grep -q 'at the goal: yes' "$work/demo.txt"; check "following sample_flow reaches the goal" $?
+
+# 2. 100 random requests: C API against the Rust API.
+"$target/debug/examples/oracle" "$work/showcase.navpkg" 100 2026 "$work/requests.txt" >"$work/rust.txt"
+"$work/navigate" "$work/showcase.navpkg" --requests "$work/requests.txt" >"$work/c.txt"
+traced=$(grep -c ' traced ' "$work/rust.txt" || true)
+echo "requests: $(wc -l <"$work/requests.txt"), traced by Rust: $traced"
+diff -u "$work/rust.txt" "$work/c.txt" && [ "$(wc -l <"$work/c.txt")" -eq 100 ] && [ "$traced" -ge 50 ]
+check "C API answers 100 random requests as the Rust API does" $?
+
+# The header also compiles as C++ (Godot, Unreal), when a C++ compiler is there.
+if command -v c++ >/dev/null 2>&1; then
+    printf '#include "navstudio.h"\nint main() { return navstudio_version() == nullptr; }\n' >"$work/header.cpp"
+    c++ -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only -I crates/navstudio-capi/include "$work/header.cpp"
+    check "navstudio.h compiles as C++17" $?
+fi
+
+# 3. The C# snippet of the docs, compiled and run against the library.
+if ! command -v mcs >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+    (apt-get update -qq && apt-get install -y -qq --no-install-recommends mono-mcs) >"$work/apt.log" 2>&1 \
+        || echo "could not install mono-mcs (see apt output below)"; tail -3 "$work/apt.log" || true
+fi
+if command -v mcs >/dev/null 2>&1 && command -v mono >/dev/null 2>&1; then
+    awk '/^```csharp/{on=1;next} /^```/{on=0} on' docs/engine-integration.md >"$work/Navstudio.cs"
+    mcs -nologo -out:"$work/navstudio-cs.exe" "$work/Navstudio.cs"
+    cs_line="$(LD_LIBRARY_PATH="$lib" mono "$work/navstudio-cs.exe" "$work/showcase.navpkg")"
+    echo "C#: $cs_line"
+    [ "$cs_line" = "$cli_line" ]; check "the docs' C# P/Invoke snippet compiles and prints navstudio path's traced line" $?
+else
+    echo "SKIPPED the C# snippet: no mcs/mono on this machine"
+fi
+
+echo "c-api: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
