@@ -534,8 +534,8 @@ NavstudioStatus navstudio_rebuild(NavstudioWorld *world, uint64_t budget_us, boo
 NavstudioStatus navstudio_pending_rebuilds(const NavstudioWorld *world, size_t *out_pending);
 
 // Sets how far movement type `movement_type`'s walls were pushed outward by the bake's
-// wall buffer (the map's `wall_buffer_m`; 0 by default, as the package does not record it
-// yet). Crowd agents of that type collide a disc of `radius − buffer` with the walls.
+// wall buffer (the map's `wall_buffer_m`; opening a version 2 package sets it from the
+// manifest, a version 1 package leaves 0). Crowd agents of that type collide a disc of `radius − buffer` with the walls.
 // `[Units: m] [Limit: >= 0, finite]`
 //
 // Threading: changes the world: no other call on it at the same time.

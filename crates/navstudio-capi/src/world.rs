@@ -51,9 +51,8 @@ pub struct NavstudioWorldInfo {
 }
 
 impl NavstudioWorld {
-    fn new(world: NavWorld) -> Self {
-        let layers = world.nav().layers.len();
-        let mut nav = WorldNavigator::new(world, vec![0.0; layers]);
+    fn new(world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
+        let mut nav = WorldNavigator::new(world, wall_buffer_m);
         // Paths handed to C stay valid across rebuilds: the world re-plans them from their
         // sources when the queue drains (the navigator turns that off for its crowd, which
         // re-plans its own paths from where the agents are; those are then planned twice).
@@ -209,7 +208,21 @@ fn open_into(
     // so a failed open leaves null there, never a stale handle.
     unsafe { out_world.write(std::ptr::null_mut()) };
     let pkg = read().map_err(|e| Failure::new(NavstudioStatus::Package, e.to_string()))?;
-    let world = Box::new(NavstudioWorld::new(NavWorld::from_nav(pkg.nav)));
+    // A version 2 manifest records each movement type as the bake saw it, wall buffer
+    // included; version 1 recorded it as RON text, read here as 0.
+    let wall_buffer_m = pkg
+        .manifest
+        .layers
+        .iter()
+        .map(|l| {
+            l.params
+                .get("wall_buffer_m")
+                .and_then(serde_json::Value::as_f64)
+                .filter(|m| m.is_finite() && *m >= 0.0)
+                .map_or(0.0, |m| m as f32)
+        })
+        .collect();
+    let world = Box::new(NavstudioWorld::new(NavWorld::from_nav(pkg.nav), wall_buffer_m));
     // SAFETY: as above.
     unsafe { out_world.write(Box::into_raw(world)) };
     Ok(())
@@ -799,8 +812,8 @@ pub unsafe extern "C" fn navstudio_pending_rebuilds(
 }
 
 /// Sets how far movement type `movement_type`'s walls were pushed outward by the bake's
-/// wall buffer (the map's `wall_buffer_m`; 0 by default, as the package does not record it
-/// yet). Crowd agents of that type collide a disc of `radius − buffer` with the walls.
+/// wall buffer (the map's `wall_buffer_m`; opening a version 2 package sets it from the
+/// manifest, a version 1 package leaves 0). Crowd agents of that type collide a disc of `radius − buffer` with the walls.
 /// `[Units: m] [Limit: >= 0, finite]`
 ///
 /// Threading: changes the world: no other call on it at the same time.
