@@ -29,6 +29,11 @@ const SIDESTEP_SHARE: f32 = 0.5;
 /// Share of an overlap one position pass removes (Jacobi passes overshoot at 1).
 const PROJECTION_SHARE: f32 = 0.7;
 
+/// A stuck agent presses on into its neighbours (a deadlock of polite agents never
+/// clears), but at first only this share of the smaller radius deep; after twice the stuck
+/// time, as deep as it takes.
+pub const STUCK_PRESS_SHARE: f32 = 0.15;
+
 /// Passes over an agent's contacts.
 const CONTACT_PASSES: usize = 2;
 
