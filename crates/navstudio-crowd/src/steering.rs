@@ -81,12 +81,19 @@ pub struct Techniques {
     /// ORCA as one behaviour inside context steering (seed §004): each neighbour's RVO2
     /// half-plane writes danger into the direction slots (the share of speed a slot must
     /// give up to stay collision-free), instead of danger growing with mere closeness
-    /// ([`super::half_planes`]). Context mode only.
+    /// ([`super::half_planes`]). Context mode only. Off by default: in every benchmark
+    /// case it was slower than the proximity danger, and head-on crowds deadlock in it.
     pub context_orca: bool,
-    /// Context steering leaves following to the contacts: a neighbour ahead walking our
-    /// way at our pace writes no danger (by default it writes half of a standing one's, so
-    /// a queue slows down the closer it packs). Context mode only.
+    /// Context steering leaves following to the contacts: a member of the agent's own
+    /// order walking its way at its pace writes no danger (without this it writes half of
+    /// a standing one's, so a queue slows down the closer it packs). Context mode only.
     pub context_pace: bool,
+    /// Priority by progress (Age of Empires): between two travelling agents, the one
+    /// nearer its goal goes first and the other waits ([`super::resolve::progress_factor`]),
+    /// instead of both giving way by half, which lets equal agents wedge side by side in a
+    /// gap. Mass still decides between a tank and infantry. Off by default: crowds arrive
+    /// sooner with it, but agents ahead run deeper into those that cannot give way.
+    pub progress_priority: bool,
     /// Remembered resolutions (Age of Empires): the side an agent chose to pass a
     /// neighbour on holds for a while instead of being re-decided every step.
     pub remember_resolutions: bool,
@@ -108,6 +115,7 @@ impl Default for Techniques {
             context_orca: false,
             context_pace: true,
             remember_resolutions: true,
+            progress_priority: false,
         }
     }
 }
@@ -122,16 +130,18 @@ impl Techniques {
             context_orca: false,
             context_pace: false,
             remember_resolutions: false,
+            progress_priority: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 6] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
         "context_pace",
         "remember_resolutions",
+        "progress_priority",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -142,6 +152,7 @@ impl Techniques {
             "context_orca" => &mut self.context_orca,
             "context_pace" => &mut self.context_pace,
             "remember_resolutions" => &mut self.remember_resolutions,
+            "progress_priority" => &mut self.progress_priority,
             _ => return false,
         };
         *flag = on;
@@ -257,6 +268,9 @@ pub(crate) struct NearAgent {
     pub moving_order: u32,
     /// Who gives way in a contact ([`resolve::priority`]).
     pub priority: f32,
+    /// Straight-line distance to its goal while travelling, else −1 (progress priority).
+    /// `[Units: m]`
+    pub goal_dist_m: f32,
     /// Index into [`Agents`].
     pub index: u32,
 }
@@ -277,6 +291,11 @@ impl NearAgent {
                 NO_ORDER
             },
             priority: resolve::priority(a.mass[i], a.state[i].is_travelling()),
+            goal_dist_m: if a.state[i].is_travelling() {
+                (a.goal_world[i] - a.pos_world[i]).length()
+            } else {
+                -1.0
+            },
             index: i as u32,
         }
     }
@@ -396,6 +415,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 1.0
             };
             let own = &self.near[slot];
+            let by_progress = cfg.techniques.progress_priority;
             let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
             let mut count = 0;
             let own_speed = new_vel.length();
@@ -409,7 +429,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                         offset: nb.pos_world - p,
                         vel: nb.vel,
                         reach_m,
-                        priority: nb.priority,
+                        priority: if by_progress {
+                            nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
+                        } else {
+                            nb.priority
+                        },
                     };
                     count += 1;
                 }
@@ -795,13 +819,24 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // (Not needed when ORCA writes the neighbours' danger.)
         let use_orca = self.config.techniques.context_orca;
         let proximity = if use_orca { 0 } else { neighbours.len() };
-        // Danger of a neighbour that walks our way at our pace, relative to one that stands.
-        let pace = if self.config.techniques.context_pace {
-            0.0
+        // Danger of a neighbour that walks our way at our pace, relative to one that stands:
+        // none for a member of our own order with `context_pace` (contacts keep its gap).
+        let own_order = if a.state[i] == AgentState::Moving {
+            a.order[i]
         } else {
-            0.5
+            NO_ORDER
         };
-        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO); MAX_NEIGHBOURS];
+        let pace_of = |nb: &NearAgent| {
+            if self.config.techniques.context_pace
+                && own_order != NO_ORDER
+                && nb.moving_order == own_order
+            {
+                0.0
+            } else {
+                0.5
+            }
+        };
+        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32); MAX_NEIGHBOURS];
         for (entry, n) in near.iter_mut().zip(&neighbours[..proximity]) {
             let nb = &self.near[n.slot as usize];
             let j = nb.index as usize;
@@ -809,7 +844,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             let span = (a.neighbour_radius_m[i] - r - nb.radius_m).max(1e-3);
             let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
             let toward = away_from(nb.pos_world, p, j, i);
-            *entry = (toward, closeness, (a.vel[i] - nb.vel) / a.max_speed[i]);
+            *entry = (
+                toward,
+                closeness,
+                (a.vel[i] - nb.vel) / a.max_speed[i],
+                pace_of(nb),
+            );
         }
         let near = &near[..proximity];
         // ORCA in the slots: each neighbour's half-plane of safe velocities, the
@@ -848,7 +888,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if use_orca {
                 *d = slot_danger(planes, dir, desired_speed);
             } else {
-                for &(toward_n, closeness, closing_n) in near {
+                for &(toward_n, closeness, closing_n, pace) in near {
                     let toward = toward_n.dot(dir);
                     if toward > 0.0 && closeness > 0.0 {
                         // A neighbour already moving our way at our speed is less of an
