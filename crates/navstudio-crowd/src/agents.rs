@@ -84,8 +84,8 @@ pub struct Agents {
 pub struct Resolution {
     /// The neighbour's index, or [`NO_AGENT`].
     pub with: u32,
-    /// +1: pass with the neighbour on the agent's right (step to its left, `forward.perp()`
-    /// in y-down screen terms); −1: the other side.
+    /// +1: side-step to the agent's right (`forward.perp()`, y down), passing the neighbour
+    /// on its left; −1: the other way.
     pub side: f32,
     /// Time the decision still holds. `[Units: s]`
     pub secs_left: f32,

@@ -261,6 +261,8 @@ pub(crate) struct NearAgent {
     pub vel: Vec2,
     pub radius_m: f32,
     pub mass: f32,
+    /// `|vel|`, once per agent rather than once per neighbour that reads it. `[Units: m/s]`
+    pub speed_mps: f32,
     /// `mass · (|vel|² + 0.25)`: what separation weighs a neighbour by.
     pub energy: f32,
     /// The agent's order while it is `Moving`, else [`NO_ORDER`] (alignment and cohesion
@@ -284,6 +286,7 @@ impl NearAgent {
             vel,
             radius_m: a.radius_m[i],
             mass: a.mass[i],
+            speed_mps: vel.length(),
             energy: a.mass[i] * (vel.length_squared() + 0.25),
             moving_order: if a.state[i] == AgentState::Moving {
                 a.order[i]
@@ -423,7 +426,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 let nb = &self.near[n.slot as usize];
                 let reach_m = a.radius_m[i] + nb.radius_m - press * a.radius_m[i].min(nb.radius_m);
                 // Only neighbours this step's closing speed could matter for.
-                let limit = reach_m + resolve::contact_horizon(own_speed + nb.vel.length(), dt);
+                let limit = reach_m + resolve::contact_horizon(own_speed + nb.speed_mps, dt);
                 if n.dist_sq < limit * limit {
                     contacts[count] = resolve::Contact {
                         offset: nb.pos_world - p,
