@@ -236,12 +236,12 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
         /// Turn a movement technique off (repeatable): resolve_contacts, pass_occupied_goal,
-        /// context_orca, context_pace, remember_resolutions, progress_priority, or all (the
-        /// crowd without them).
+        /// context_orca, context_pace, remember_resolutions, progress_priority,
+        /// stuck_recovery, or all (the crowd without them).
         #[arg(long)]
         off: Vec<String>,
-        /// Turn a movement technique on (repeatable; after --off): context_orca is off by
-        /// default.
+        /// Turn a movement technique on (repeatable; after --off): context_orca,
+        /// progress_priority and stuck_recovery are off by default.
         #[arg(long)]
         on: Vec<String>,
         /// Write a PNG of the crowd every 2 simulated seconds into this folder, to watch a

@@ -94,6 +94,12 @@ pub struct Techniques {
     /// gap. Mass still decides between a tank and infantry. Off by default: crowds arrive
     /// sooner with it, but agents ahead run deeper into those that cannot give way.
     pub progress_priority: bool,
+    /// Stuck recovery: an agent in the `Stuck` state re-plans its next step from where it
+    /// stands, toward the centre of the next cell of its route, instead of pressing along
+    /// the interpolated flow into a wall corner. Off by default: the showcase canyon's
+    /// last boid arrives with it, but head-on context crowds and ORCA's mixed radii get
+    /// worse.
+    pub stuck_recovery: bool,
     /// Remembered resolutions (Age of Empires): the side an agent chose to pass a
     /// neighbour on holds for a while instead of being re-decided every step.
     pub remember_resolutions: bool,
@@ -116,6 +122,7 @@ impl Default for Techniques {
             context_pace: true,
             remember_resolutions: true,
             progress_priority: false,
+            stuck_recovery: false,
         }
     }
 }
@@ -131,17 +138,19 @@ impl Techniques {
             context_pace: false,
             remember_resolutions: false,
             progress_priority: false,
+            stuck_recovery: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
         "context_pace",
         "remember_resolutions",
         "progress_priority",
+        "stuck_recovery",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -153,6 +162,7 @@ impl Techniques {
             "context_pace" => &mut self.context_pace,
             "remember_resolutions" => &mut self.remember_resolutions,
             "progress_priority" => &mut self.progress_priority,
+            "stuck_recovery" => &mut self.stuck_recovery,
             _ => return false,
         };
         *flag = on;
@@ -594,9 +604,43 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             None if self.replanning => old_dir,
             None => Vec2::ZERO,
         };
+        let dir = match a.path[i] {
+            Some(path)
+                if self.config.techniques.stuck_recovery
+                    && a.state[i] == AgentState::Stuck
+                    && dist > 2.0 * cell =>
+            {
+                self.recovery_direction(i, path).unwrap_or(dir)
+            }
+            _ => dir,
+        };
         let slow_radius = (2.0 * a.radius_m[i]).max(cell);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
         (dir * speed, dir)
+    }
+
+    /// Stuck recovery: re-plan the next step from where the agent stands — toward the
+    /// centre of the cell its own cell's flow leads to (or, if a wall takes that diagonal
+    /// cell, the free one of its two sides) instead of along the interpolated flow, which
+    /// beside a wall corner points into the corner.
+    fn recovery_direction(&self, i: usize, path: super::navigator::PathId) -> Option<Vec2> {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let t = a.type_index[i] as usize;
+        let g = self.nav_grid;
+        let (cx, cy) = g.cell_from_world(p);
+        let centre = g.world_from_cell(cx, cy);
+        let d = self.nav.sample_flow(path, centre)?.direction;
+        let (sx, sy) = (d.x.round() as i32, d.y.round() as i32);
+        if (sx, sy) == (0, 0) {
+            return None;
+        }
+        let next = [(cx + sx, cy + sy), (cx + sx, cy), (cx, cy + sy)]
+            .into_iter()
+            .find(|&(x, y)| (x, y) != (cx, cy) && !self.nav.is_wall(t, x, y))?;
+        let to = g.world_from_cell(next.0, next.1) - p;
+        let dir = to.normalize_or_zero();
+        (dir != Vec2::ZERO).then_some(dir)
     }
 
     /// Separation: push away from overlapping neighbours (within the margin), scaled by their
