@@ -1062,6 +1062,7 @@ mod tests {
             a.state.push(AgentState::Moving);
             a.order.push(0);
             a.type_index.push(0);
+            a.goal_world.push(Vec2::new(40.0, 40.0));
         }
         let nav = GridNavigator::new(1.0, 64, 64);
         let config = SimConfig::default();
@@ -1171,6 +1172,7 @@ mod tests {
                 a.state.push(AgentState::Moving);
                 a.order.push(0);
                 a.type_index.push(0);
+                a.goal_world.push(Vec2::new(x + 10.0 * vx, y));
                 a.resolution.push(Resolution::default());
             }
             let config = SimConfig {
