@@ -175,6 +175,8 @@ pub struct BenchArgs<'a> {
     pub json: Option<&'a Path>,
     /// Techniques to turn off (names from [`crowd::Techniques::NAMES`], or `all`).
     pub off: &'a [String],
+    /// Techniques to turn on (after `off`).
+    pub on: &'a [String],
     /// Where to write a PNG of the crowd every `frame_every_secs`.
     pub frames: Option<&'a Path>,
 }
@@ -312,6 +314,14 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
         } else if !techniques.set(name, false) {
             return Err(format!(
                 "'{name}' is not a crowd technique; use {} or all",
+                crowd::Techniques::NAMES.join(", ")
+            ));
+        }
+    }
+    for name in args.on {
+        if !techniques.set(name, true) {
+            return Err(format!(
+                "'{name}' is not a crowd technique; use {}",
                 crowd::Techniques::NAMES.join(", ")
             ));
         }

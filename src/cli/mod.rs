@@ -241,9 +241,14 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
         /// Turn a movement technique off (repeatable): resolve_contacts, pass_occupied_goal,
-        /// or all (the crowd without them).
+        /// context_orca, context_pace, remember_resolutions, progress_priority,
+        /// stuck_recovery, or all (the crowd without them).
         #[arg(long)]
         off: Vec<String>,
+        /// Turn a movement technique on (repeatable; after --off): context_orca,
+        /// progress_priority and stuck_recovery are off by default.
+        #[arg(long)]
+        on: Vec<String>,
         /// Write a PNG of the crowd every 2 simulated seconds into this folder, to watch a
         /// case (CASE-MODE-NNNN.png).
         #[arg(long)]
@@ -411,6 +416,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             no_showcase,
             json,
             off,
+            on,
             frames,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
@@ -420,6 +426,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             showcase: (!no_showcase).then(default_map_path),
             json: json.as_deref(),
             off: &off,
+            on: &on,
             frames: frames.as_deref(),
         }),
         Some(Command::Scenarios {

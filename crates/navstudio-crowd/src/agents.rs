@@ -73,6 +73,35 @@ pub struct Agents {
     pub best_goal_dist_m: Vec<f32>,
     /// Time since it last got `SimConfig::stuck_progress_m` closer. `[Units: s]`
     pub no_progress_secs: Vec<f32>,
+    /// How it last decided to pass a neighbour, kept for a while (Age of Empires).
+    pub resolution: Vec<Resolution>,
+}
+
+/// A remembered collision resolution (seed §001): which neighbour an agent decided to pass,
+/// on which side, and for how much longer the decision holds instead of being re-decided
+/// every step (re-deciding lets a pair flip sides each step and never pass).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Resolution {
+    /// The neighbour's index, or [`NO_AGENT`].
+    pub with: u32,
+    /// +1: side-step to the agent's right (`forward.perp()`, y down), passing the neighbour
+    /// on its left; −1: the other way.
+    pub side: f32,
+    /// Time the decision still holds. `[Units: s]`
+    pub secs_left: f32,
+}
+
+/// Agent index meaning "no agent".
+pub const NO_AGENT: u32 = u32::MAX;
+
+impl Default for Resolution {
+    fn default() -> Self {
+        Self {
+            with: NO_AGENT,
+            side: 0.0,
+            secs_left: 0.0,
+        }
+    }
 }
 
 impl Agents {

@@ -26,6 +26,7 @@ pub mod agents;
 pub mod archetype;
 pub mod error;
 pub mod groups;
+pub mod half_planes;
 pub mod metrics;
 pub mod navigator;
 pub mod quality;

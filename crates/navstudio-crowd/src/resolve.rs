@@ -29,6 +29,11 @@ const SIDESTEP_SHARE: f32 = 0.5;
 /// Share of an overlap one position pass removes (Jacobi passes overshoot at 1).
 const PROJECTION_SHARE: f32 = 0.7;
 
+/// A stuck agent presses on into its neighbours (a deadlock of polite agents never
+/// clears), but at first only this share of the smaller radius deep; after twice the stuck
+/// time, as deep as it takes.
+pub const STUCK_PRESS_SHARE: f32 = 0.15;
+
 /// Passes over an agent's contacts.
 const CONTACT_PASSES: usize = 2;
 
@@ -40,6 +45,29 @@ pub fn priority(mass: f32, travelling: bool) -> f32 {
     } else {
         mass * STATIONARY_PRIORITY
     }
+}
+
+/// Priority by progress: each metre a travelling agent is nearer its goal than a
+/// travelling neighbour multiplies its weight by `e` per this many metres. Goal distances of
+/// touching agents differ by at most their separation, so between infantry (0.8 m apart)
+/// the one ahead weighs up to e^1.6 ≈ 5 times more, while a tank still outweighs infantry.
+/// `[Units: m]`
+pub const PROGRESS_SCALE_M: f32 = 0.5;
+
+/// Natural log of the largest progress factor (only so the exponential stays finite:
+/// touching agents never come near it).
+pub const PROGRESS_MAX_LN: f32 = 8.0;
+
+/// Factor on a neighbour's [`priority`] for progress: `exp((own − other) / scale)` of the
+/// two goal distances, 1 when either stands (negative distance).
+#[must_use]
+pub fn progress_factor(own_goal_dist_m: f32, other_goal_dist_m: f32) -> f32 {
+    if own_goal_dist_m < 0.0 || other_goal_dist_m < 0.0 {
+        return 1.0;
+    }
+    ((own_goal_dist_m - other_goal_dist_m) / PROGRESS_SCALE_M)
+        .clamp(-PROGRESS_MAX_LN, PROGRESS_MAX_LN)
+        .exp()
 }
 
 /// A neighbour as the contact rule sees it.

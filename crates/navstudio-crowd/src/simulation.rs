@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::agents::{AgentId, AgentState, Agents, NO_ORDER};
+use super::agents::{AgentId, AgentState, Agents, NO_ORDER, Resolution};
 use super::archetype::AgentArchetype;
 use super::error::CrowdError;
 use super::groups::lane_targets;
@@ -258,6 +258,7 @@ impl Simulation {
         a.flow_dir.push(Vec2::ZERO);
         a.best_goal_dist_m.push(0.0);
         a.no_progress_secs.push(0.0);
+        a.resolution.push(Resolution::default());
         self.max_radius_m = self.max_radius_m.max(archetype.radius_m);
         self.max_neighbour_radius_m = self
             .max_neighbour_radius_m
@@ -605,6 +606,7 @@ impl Simulation {
             a.vel[i] = u.vel;
             a.heading_rad[i] = u.heading_rad;
             a.flow_dir[i] = u.flow_dir;
+            a.resolution[i] = u.resolution;
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);

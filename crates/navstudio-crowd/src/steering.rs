@@ -19,7 +19,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::agents::{AgentState, Agents, NO_ORDER};
+use super::agents::{AgentState, Agents, NO_ORDER, Resolution};
+use super::half_planes::{HalfPlane, orca_half_plane, slot_danger};
 use super::navigator::{NavGrid, Navigator};
 use super::resolve;
 use super::rng::mix64;
@@ -29,6 +30,8 @@ use super::walls::{collision_radius, move_disc, segment_is_clear};
 
 /// Most neighbours any behaviour looks at (the nearest ones).
 pub const MAX_NEIGHBOURS: usize = 16;
+/// How long a remembered side-step decision holds. `[Units: s]`
+pub const REMEMBER_SECS: f32 = 0.25;
 
 /// Local avoidance method.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,6 +78,31 @@ impl Default for SteeringWeights {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Techniques {
+    /// ORCA as one behaviour inside context steering (seed §004): each neighbour's RVO2
+    /// half-plane writes danger into the direction slots (the share of speed a slot must
+    /// give up to stay collision-free), instead of danger growing with mere closeness
+    /// ([`super::half_planes`]). Context mode only. Off by default: in every benchmark
+    /// case it was slower than the proximity danger, and head-on crowds deadlock in it.
+    pub context_orca: bool,
+    /// Context steering leaves following to the contacts: a member of the agent's own
+    /// order walking its way at its pace writes no danger (without this it writes half of
+    /// a standing one's, so a queue slows down the closer it packs). Context mode only.
+    pub context_pace: bool,
+    /// Priority by progress (Age of Empires): between two travelling agents, the one
+    /// nearer its goal goes first and the other waits ([`super::resolve::progress_factor`]),
+    /// instead of both giving way by half, which lets equal agents wedge side by side in a
+    /// gap. Mass still decides between a tank and infantry. Off by default: crowds arrive
+    /// sooner with it, but agents ahead run deeper into those that cannot give way.
+    pub progress_priority: bool,
+    /// Stuck recovery: an agent in the `Stuck` state re-plans its next step from where it
+    /// stands, toward the centre of the next cell of its route, instead of pressing along
+    /// the interpolated flow into a wall corner. Off by default: the showcase canyon's
+    /// last boid arrives with it, but head-on context crowds and ORCA's mixed radii get
+    /// worse.
+    pub stuck_recovery: bool,
+    /// Remembered resolutions (Age of Empires): the side an agent chose to pass a
+    /// neighbour on holds for a while instead of being re-decided every step.
+    pub remember_resolutions: bool,
     /// Priority-based contact resolution (Age of Empires; The Maestros' pushing): closing
     /// speed that would overlap two agents is removed, the lighter, the stationary and the
     /// follower giving way ([`super::resolve`]).
@@ -90,6 +118,11 @@ impl Default for Techniques {
         Self {
             resolve_contacts: true,
             pass_occupied_goal: true,
+            context_orca: false,
+            context_pace: true,
+            remember_resolutions: true,
+            progress_priority: false,
+            stuck_recovery: false,
         }
     }
 }
@@ -101,17 +134,35 @@ impl Techniques {
         Self {
             resolve_contacts: false,
             pass_occupied_goal: false,
+            context_orca: false,
+            context_pace: false,
+            remember_resolutions: false,
+            progress_priority: false,
+            stuck_recovery: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 2] = ["resolve_contacts", "pass_occupied_goal"];
+    pub const NAMES: [&'static str; 7] = [
+        "resolve_contacts",
+        "pass_occupied_goal",
+        "context_orca",
+        "context_pace",
+        "remember_resolutions",
+        "progress_priority",
+        "stuck_recovery",
+    ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
     pub fn set(&mut self, name: &str, on: bool) -> bool {
         let flag = match name {
             "resolve_contacts" => &mut self.resolve_contacts,
             "pass_occupied_goal" => &mut self.pass_occupied_goal,
+            "context_orca" => &mut self.context_orca,
+            "context_pace" => &mut self.context_pace,
+            "remember_resolutions" => &mut self.remember_resolutions,
+            "progress_priority" => &mut self.progress_priority,
+            "stuck_recovery" => &mut self.stuck_recovery,
             _ => return false,
         };
         *flag = on;
@@ -198,6 +249,7 @@ pub(crate) struct AgentUpdate {
     pub vel: Vec2,
     pub heading_rad: f32,
     pub flow_dir: Vec2,
+    pub resolution: Resolution,
     pub contacts: u32,
     /// Sum, count and maximum of this agent's overlaps with touching neighbours (share of
     /// the smaller radius), before this step's push.
@@ -219,6 +271,8 @@ pub(crate) struct NearAgent {
     pub vel: Vec2,
     pub radius_m: f32,
     pub mass: f32,
+    /// `|vel|`, once per agent rather than once per neighbour that reads it. `[Units: m/s]`
+    pub speed_mps: f32,
     /// `mass · (|vel|² + 0.25)`: what separation weighs a neighbour by.
     pub energy: f32,
     /// The agent's order while it is `Moving`, else [`NO_ORDER`] (alignment and cohesion
@@ -226,6 +280,9 @@ pub(crate) struct NearAgent {
     pub moving_order: u32,
     /// Who gives way in a contact ([`resolve::priority`]).
     pub priority: f32,
+    /// Straight-line distance to its goal while travelling, else −1 (progress priority).
+    /// `[Units: m]`
+    pub goal_dist_m: f32,
     /// Index into [`Agents`].
     pub index: u32,
 }
@@ -239,6 +296,7 @@ impl NearAgent {
             vel,
             radius_m: a.radius_m[i],
             mass: a.mass[i],
+            speed_mps: vel.length(),
             energy: a.mass[i] * (vel.length_squared() + 0.25),
             moving_order: if a.state[i] == AgentState::Moving {
                 a.order[i]
@@ -246,6 +304,11 @@ impl NearAgent {
                 NO_ORDER
             },
             priority: resolve::priority(a.mass[i], a.state[i].is_travelling()),
+            goal_dist_m: if a.state[i].is_travelling() {
+                (a.goal_world[i] - a.pos_world[i]).length()
+            } else {
+                -1.0
+            },
             index: i as u32,
         }
     }
@@ -307,6 +370,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
         let (separation, push, overlap) = self.separation_and_push(i, neighbours);
         let separation = separation * w.separation;
+        let memory = a.resolution[i];
+        let mut resolution = Resolution {
+            secs_left: (memory.secs_left - dt).max(0.0),
+            ..memory
+        };
         let force = match cfg.avoidance {
             AvoidanceMode::Boids => {
                 // A zero-weighted force is skipped by `priority_sum` whatever its value
@@ -314,7 +382,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 let side = if w.avoidance == 0.0 {
                     Vec2::ZERO
                 } else {
-                    self.side_step(i, neighbours, desired) * w.avoidance
+                    let (side, decided) = self.side_step(i, neighbours, desired, resolution);
+                    resolution = decided;
+                    side * w.avoidance
                 };
                 let (align, cohere) = if w.alignment == 0.0 && w.cohesion == 0.0 {
                     (Vec2::ZERO, Vec2::ZERO)
@@ -339,33 +409,44 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 priority_sum(&[orca_force * w.flow, separation], max_force)
             }
             AvoidanceMode::Context => {
-                let chosen = self.context(i, neighbours, desired);
+                let chosen = self.context(i, slot, neighbours, desired);
                 priority_sum(&[to_force(chosen) * w.flow, separation], max_force)
             }
         };
 
         let mut new_vel = (v + force * (dt / mass)).clamp_length(max_speed);
-        // A stuck agent presses on regardless (a deadlock of polite agents never clears).
-        // ORCA already keeps velocities collision-free; only the position passes back it up.
-        if cfg.techniques.resolve_contacts
-            && cfg.avoidance != AvoidanceMode::Orca
-            && a.state[i] != AgentState::Stuck
-        {
+        // A stuck agent presses on (a deadlock of polite agents never clears), but only so
+        // far into others. ORCA already keeps velocities collision-free; only the position
+        // passes back it up.
+        if cfg.techniques.resolve_contacts && cfg.avoidance != AvoidanceMode::Orca {
+            let press = if a.state[i] != AgentState::Stuck {
+                0.0
+            } else if a.no_progress_secs[i] < 2.0 * cfg.stuck_secs {
+                resolve::STUCK_PRESS_SHARE
+            } else {
+                // Stuck for long: whatever it takes (still less than going through).
+                1.0
+            };
             let own = &self.near[slot];
+            let by_progress = cfg.techniques.progress_priority;
             let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
             let mut count = 0;
             let own_speed = new_vel.length();
             for n in neighbours {
                 let nb = &self.near[n.slot as usize];
-                let reach_m = a.radius_m[i] + nb.radius_m;
+                let reach_m = a.radius_m[i] + nb.radius_m - press * a.radius_m[i].min(nb.radius_m);
                 // Only neighbours this step's closing speed could matter for.
-                let limit = reach_m + resolve::contact_horizon(own_speed + nb.vel.length(), dt);
+                let limit = reach_m + resolve::contact_horizon(own_speed + nb.speed_mps, dt);
                 if n.dist_sq < limit * limit {
                     contacts[count] = resolve::Contact {
                         offset: nb.pos_world - p,
                         vel: nb.vel,
                         reach_m,
-                        priority: nb.priority,
+                        priority: if by_progress {
+                            nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
+                        } else {
+                            nb.priority
+                        },
                     };
                     count += 1;
                 }
@@ -393,6 +474,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             vel: moved.vel,
             heading_rad,
             flow_dir,
+            resolution,
             contacts: moved.contacts,
             overlap_sum: overlap.sum,
             overlap_count: overlap.count,
@@ -522,9 +604,43 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             None if self.replanning => old_dir,
             None => Vec2::ZERO,
         };
+        let dir = match a.path[i] {
+            Some(path)
+                if self.config.techniques.stuck_recovery
+                    && a.state[i] == AgentState::Stuck
+                    && dist > 2.0 * cell =>
+            {
+                self.recovery_direction(i, path).unwrap_or(dir)
+            }
+            _ => dir,
+        };
         let slow_radius = (2.0 * a.radius_m[i]).max(cell);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
         (dir * speed, dir)
+    }
+
+    /// Stuck recovery: re-plan the next step from where the agent stands — toward the
+    /// centre of the cell its own cell's flow leads to (or, if a wall takes that diagonal
+    /// cell, the free one of its two sides) instead of along the interpolated flow, which
+    /// beside a wall corner points into the corner.
+    fn recovery_direction(&self, i: usize, path: super::navigator::PathId) -> Option<Vec2> {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let t = a.type_index[i] as usize;
+        let g = self.nav_grid;
+        let (cx, cy) = g.cell_from_world(p);
+        let centre = g.world_from_cell(cx, cy);
+        let d = self.nav.sample_flow(path, centre)?.direction;
+        let (sx, sy) = (d.x.round() as i32, d.y.round() as i32);
+        if (sx, sy) == (0, 0) {
+            return None;
+        }
+        let next = [(cx + sx, cy + sy), (cx + sx, cy), (cx, cy + sy)]
+            .into_iter()
+            .find(|&(x, y)| (x, y) != (cx, cy) && !self.nav.is_wall(t, x, y))?;
+        let to = g.world_from_cell(next.0, next.1) - p;
+        let dir = to.normalize_or_zero();
+        (dir != Vec2::ZERO).then_some(dir)
     }
 
     /// Separation: push away from overlapping neighbours (within the margin), scaled by their
@@ -568,8 +684,18 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         (sum, push.clamp_length(r), overlap)
     }
 
-    /// Fieldrunners' side-step: a sideways force away from the neighbour it would hit first.
-    fn side_step(&self, i: usize, neighbours: &[Neighbour], desired: Vec2) -> Vec2 {
+    /// Fieldrunners' side-step: a sideways force away from the neighbour it would hit first,
+    /// and the resolution to remember. With `remember_resolutions`, the side chosen for a
+    /// neighbour holds for [`REMEMBER_SECS`] while that neighbour stays the first threat
+    /// (seed §001), instead of following the sign of a lateral offset that flips as the
+    /// pair turns toward each other.
+    fn side_step(
+        &self,
+        i: usize,
+        neighbours: &[Neighbour],
+        desired: Vec2,
+        memory: Resolution,
+    ) -> (Vec2, Resolution) {
         let a = self.agents;
         let (p, v) = (a.pos_world[i], a.vel[i]);
         let forward = if v.length_squared() > 0.01 {
@@ -578,7 +704,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             desired.normalize_or_zero()
         };
         if forward == Vec2::ZERO {
-            return Vec2::ZERO;
+            return (Vec2::ZERO, memory);
         }
         let horizon = self.config.avoidance_horizon_secs;
         let mut soonest: Option<(f32, Vec2, usize)> = None;
@@ -602,18 +728,41 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
         }
         let Some((t, closest, j)) = soonest else {
-            return Vec2::ZERO;
+            return (Vec2::ZERO, memory);
         };
-        let lateral = closest - forward * closest.dot(forward);
-        let side = if lateral.length_squared() > 1e-8 {
-            -lateral.normalize_or_zero()
+        let lateral = closest.dot(forward.perp());
+        let fresh = if lateral.abs() > 1e-4 {
+            -lateral.signum()
         } else if i < j {
             // Head-on: both pass on their own right-hand side.
-            forward.perp()
+            1.0
         } else {
-            -forward.perp()
+            -1.0
         };
-        side * (a.max_force[i] * (1.0 - t / horizon))
+        let (side, resolution) = if self.config.techniques.remember_resolutions
+            && memory.with == j as u32
+            && memory.secs_left > 0.0
+        {
+            (memory.side, memory)
+        } else {
+            let secs_left = if self.config.techniques.remember_resolutions {
+                REMEMBER_SECS
+            } else {
+                0.0
+            };
+            (
+                fresh,
+                Resolution {
+                    with: j as u32,
+                    side: fresh,
+                    secs_left,
+                },
+            )
+        };
+        (
+            forward.perp() * (side * a.max_force[i] * (1.0 - t / horizon)),
+            resolution,
+        )
     }
 
     /// Alignment and cohesion forces with moving neighbours of the same order.
@@ -691,7 +840,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
 
     /// Context steering: interest toward `desired`, danger from neighbours and wall rays,
     /// best slot refined by a parabola through its neighbours' scores.
-    fn context(&self, i: usize, neighbours: &[Neighbour], desired: Vec2) -> Vec2 {
+    fn context(&self, i: usize, slot: usize, neighbours: &[Neighbour], desired: Vec2) -> Vec2 {
         const MAX_SLOTS: usize = 256;
         let a = self.agents;
         let desired_speed = desired.length();
@@ -714,17 +863,65 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let samples = ((ray_len - wall_r) / ray_step).ceil().max(1.0) as usize;
         // Per neighbour: direction to it, closeness (1 touching … 0 at the neighbour radius)
         // and closing velocity relative to our top speed.
-        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO); MAX_NEIGHBOURS];
-        for (slot, n) in near.iter_mut().zip(neighbours) {
+        // (Not needed when ORCA writes the neighbours' danger.)
+        let use_orca = self.config.techniques.context_orca;
+        let proximity = if use_orca { 0 } else { neighbours.len() };
+        // Danger of a neighbour that walks our way at our pace, relative to one that stands:
+        // none for a member of our own order with `context_pace` (contacts keep its gap).
+        let own_order = if a.state[i] == AgentState::Moving {
+            a.order[i]
+        } else {
+            NO_ORDER
+        };
+        let pace_of = |nb: &NearAgent| {
+            if self.config.techniques.context_pace
+                && own_order != NO_ORDER
+                && nb.moving_order == own_order
+            {
+                0.0
+            } else {
+                0.5
+            }
+        };
+        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32); MAX_NEIGHBOURS];
+        for (entry, n) in near.iter_mut().zip(&neighbours[..proximity]) {
             let nb = &self.near[n.slot as usize];
             let j = nb.index as usize;
             let gap = n.dist_sq.sqrt() - r - nb.radius_m;
             let span = (a.neighbour_radius_m[i] - r - nb.radius_m).max(1e-3);
             let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
             let toward = away_from(nb.pos_world, p, j, i);
-            *slot = (toward, closeness, (a.vel[i] - nb.vel) / a.max_speed[i]);
+            *entry = (
+                toward,
+                closeness,
+                (a.vel[i] - nb.vel) / a.max_speed[i],
+                pace_of(nb),
+            );
         }
-        let near = &near[..neighbours.len()];
+        let near = &near[..proximity];
+        // ORCA in the slots: each neighbour's half-plane of safe velocities, the
+        // stationary and the lighter taking more of the avoidance (as in contacts).
+        let mut planes = [HalfPlane::default(); MAX_NEIGHBOURS];
+        let mut plane_count = 0;
+        if use_orca {
+            let own = &self.near[slot];
+            for n in neighbours {
+                let nb = &self.near[n.slot as usize];
+                let share = nb.priority / (own.priority + nb.priority).max(1e-9);
+                if let Some(h) = orca_half_plane(
+                    nb.pos_world - p,
+                    a.vel[i],
+                    nb.vel,
+                    r + nb.radius_m,
+                    share,
+                    self.config.orca_time_horizon_secs,
+                ) {
+                    planes[plane_count] = h;
+                    plane_count += 1;
+                }
+            }
+        }
+        let planes = &planes[..plane_count];
         // Slot directions by repeated rotation: two trig calls per agent instead of 2·slots.
         let turn = Vec2::from_angle(step_rad);
         let mut dir = Vec2::new(1.0, 0.0);
@@ -735,12 +932,17 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     dir.x * turn.y + dir.y * turn.x,
                 );
             }
-            for &(toward_n, closeness, closing_n) in near {
-                let toward = toward_n.dot(dir);
-                if toward > 0.0 && closeness > 0.0 {
-                    // A neighbour already moving our way at our speed is less of an obstacle.
-                    let closing = closing_n.dot(dir).clamp(0.0, 1.0);
-                    *d = d.max(closeness * toward * toward * (0.5 + 0.5 * closing));
+            if use_orca {
+                *d = slot_danger(planes, dir, desired_speed);
+            } else {
+                for &(toward_n, closeness, closing_n, pace) in near {
+                    let toward = toward_n.dot(dir);
+                    if toward > 0.0 && closeness > 0.0 {
+                        // A neighbour already moving our way at our speed is less of an
+                        // obstacle (none with `context_pace`).
+                        let closing = closing_n.dot(dir).clamp(0.0, 1.0);
+                        *d = d.max(closeness * toward * toward * (pace + (1.0 - pace) * closing));
+                    }
                 }
             }
             for s in 1..=samples {
@@ -754,7 +956,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     break;
                 }
             }
-            score[k] = dir.dot(goal_dir).max(0.0) - *d;
+            let interest = dir.dot(goal_dir).max(0.0);
+            score[k] = if use_orca {
+                // ORCA's objective along the slot: the velocity on this ray (up to the
+                // speed the danger leaves) nearest the desired one; 0 is standing still.
+                let along = interest.min(1.0 - *d);
+                along * (2.0 * interest - along)
+            } else {
+                interest - *d
+            };
         }
         let mut best = 0;
         for k in 1..slots {
@@ -774,7 +984,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             0.0
         };
         let dir = Vec2::from_angle((best as f32 + offset) * step_rad);
-        dir * (desired_speed * score[best].min(1.0))
+        let speed_share = if use_orca {
+            dir.dot(goal_dir).max(0.0).min(1.0 - danger[best])
+        } else {
+            score[best].min(1.0)
+        };
+        dir * (desired_speed * speed_share)
     }
 }
 
@@ -847,6 +1062,7 @@ mod tests {
             a.state.push(AgentState::Moving);
             a.order.push(0);
             a.type_index.push(0);
+            a.goal_world.push(Vec2::new(40.0, 40.0));
         }
         let nav = GridNavigator::new(1.0, 64, 64);
         let config = SimConfig::default();
@@ -935,6 +1151,71 @@ mod tests {
         let s = priority_sum(&f, 5.0);
         assert!((s - Vec2::new(3.0, 2.0)).length() < 1e-6);
         assert_eq!(priority_sum(&f, 100.0), Vec2::new(-6.0, 4.0));
+    }
+
+    /// Two agents closing head-on whose lateral offset flips sign between two steps (each
+    /// side-stepped, which moved the other's closest approach across its path): without
+    /// remembered resolutions the agent re-decides and steps back the other way, the
+    /// oscillation of seed §001; with them it keeps the side it chose.
+    #[test]
+    fn a_remembered_resolution_keeps_its_side_when_the_offset_flips() {
+        let nav = GridNavigator::new(1.0, 16, 16);
+        let side_at = |lateral_m: f32, techniques: Techniques, memory: Resolution| {
+            let mut a = Agents::default();
+            for (x, y, vx) in [(4.0, 8.0, 2.0), (6.5, 8.0 + lateral_m, -2.0)] {
+                a.pos_world.push(Vec2::new(x, y));
+                a.vel.push(Vec2::new(vx, 0.0));
+                a.radius_m.push(0.4);
+                a.mass.push(80.0);
+                a.max_force.push(1600.0);
+                a.neighbour_radius_m.push(3.0);
+                a.state.push(AgentState::Moving);
+                a.order.push(0);
+                a.type_index.push(0);
+                a.goal_world.push(Vec2::new(x + 10.0 * vx, y));
+                a.resolution.push(Resolution::default());
+            }
+            let config = SimConfig {
+                techniques,
+                ..SimConfig::default()
+            };
+            let mut grid = SpatialGrid::default();
+            grid.rebuild(&a.pos_world, 1.5);
+            let near: Vec<NearAgent> = grid
+                .sorted_agents()
+                .iter()
+                .map(|&i| NearAgent::of(&a, i as usize))
+                .collect();
+            let ctx = StepContext {
+                agents: &a,
+                grid: &grid,
+                near: &near,
+                nav: &nav,
+                nav_grid: nav.grid(),
+                config: &config,
+                order_destinations: &[],
+                replanning: false,
+                separation_reach_m: 0.5,
+            };
+            let slot = near.iter().position(|n| n.index == 0).unwrap();
+            let mut n = [Neighbour {
+                slot: 0,
+                dist_sq: 0.0,
+            }; MAX_NEIGHBOURS];
+            let count = ctx.nearest(0, slot, &mut n);
+            let (force, decided) = ctx.side_step(0, &n[..count], Vec2::new(2.0, 0.0), memory);
+            (force.y.signum(), decided)
+        };
+        for (remember, keeps) in [(true, true), (false, false)] {
+            let techniques = Techniques {
+                remember_resolutions: remember,
+                ..Techniques::default()
+            };
+            let (first, memory) = side_at(0.1, techniques, Resolution::default());
+            let (second, _) = side_at(-0.1, techniques, memory);
+            assert_eq!(first, -1.0, "the neighbour below: step up (−y)");
+            assert_eq!(second == first, keeps, "remember {remember}");
+        }
     }
 
     #[test]
