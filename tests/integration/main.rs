@@ -26,6 +26,7 @@ mod editor;
 #[cfg(feature = "gui")]
 mod editor_layout;
 mod generate;
+mod goal_sets;
 mod map_import;
 mod nav_core;
 mod nav_walls;

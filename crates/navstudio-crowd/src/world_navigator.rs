@@ -296,11 +296,11 @@ impl Navigator for WorldNavigator {
     }
 
     fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {
-        let Some(p) = self.paths.get(&path.0).and_then(|&id| self.world.path(id)) else {
+        let Some(&id) = self.paths.get(&path.0) else {
             return false;
         };
         self.cell_of(pos_world)
-            .is_some_and(|c| self.world.is_reachable(p.layer, c, p.goal))
+            .is_some_and(|c| self.world.path_reaches(id, c))
     }
 
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample> {
@@ -317,7 +317,7 @@ impl Navigator for WorldNavigator {
         let (dx, dy) = self.world.sample_flow(id, (px, py))?;
         Some(FlowSample {
             direction: Vec2::new(dx, dy),
-            line_of_sight: cell == p.goal || self.world.has_line_of_sight(id, cell),
+            line_of_sight: p.is_goal(cell) || self.world.has_line_of_sight(id, cell),
         })
     }
 
@@ -360,12 +360,13 @@ impl Navigator for WorldNavigator {
 /// without its off-route fallback): the goal field reaches it, the seamless corridor covers
 /// it, or one of its sector's routed exit tiles has a direction there.
 fn on_route(layer: &NavLayer, path: &PathState, cell: (u32, u32)) -> bool {
-    let gf = &path.goal_field;
-    let (x0, y0, w, h) = gf.rect;
-    if cell.0 >= x0 && cell.1 >= y0 && cell.0 < x0 + w && cell.1 < y0 + h {
-        let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
-        if gf.field.cost.get(i).is_some_and(|&c| c != UNREACHED) {
-            return true;
+    for gf in &path.goal_fields {
+        let (x0, y0, w, h) = gf.rect;
+        if cell.0 >= x0 && cell.1 >= y0 && cell.0 < x0 + w && cell.1 < y0 + h {
+            let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
+            if gf.field.cost.get(i).is_some_and(|&c| c != UNREACHED) {
+                return true;
+            }
         }
     }
     if path
