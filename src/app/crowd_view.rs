@@ -444,6 +444,7 @@ impl CrowdPreview {
             .extend(groups.into_iter().map(|group| Order {
                 group,
                 goal_world,
+                more_goals_world: Vec::new(),
                 at_step,
             }));
     }

@@ -556,3 +556,59 @@ fn line_of_sight_is_per_goal() {
         assert_eq!((t.goal, t.length), (g, 0.0));
     }
 }
+
+/// A scenario order naming two goal points: each agent walks to the nearer one, and a
+/// scenario file written before goal sets (no `more_goals_world`) still loads.
+#[test]
+fn a_scenario_order_with_a_goal_set_sends_each_agent_to_its_nearest_goal() {
+    use navstudio::crowd::{Scenario, Simulation, WorldNavigator, default_archetypes};
+    let (w, h) = (120_u32, 40_u32);
+    let mut costs = vec![1_u8; (w * h) as usize];
+    for x in 0..w {
+        costs[x as usize] = WALL;
+        costs[((h - 1) * w + x) as usize] = WALL;
+    }
+    for y in 0..h {
+        costs[(y * w) as usize] = WALL;
+        costs[(y * w + w - 1) as usize] = WALL;
+    }
+    let world = common::world_from_cells("infantry", w, h, 10, &costs);
+    let mut nav = WorldNavigator::new(world, vec![0.0]);
+    let text = r#"(
+        seed: 5,
+        spawns: [(archetype: "infantry", area: Rect(min_world: (x: 10.0, y: 12.0),
+            max_world: (x: 110.0, y: 28.0)), count: 40, group: 1)],
+        orders: [(group: 1, goal_world: (x: 4.5, y: 20.5),
+            more_goals_world: [(x: 115.5, y: 20.5)], at_step: 0)],
+    )"#;
+    let scenario = Scenario::from_ron_str(text, std::path::Path::new("sets.ron")).unwrap();
+    let mut archetypes = default_archetypes();
+    for a in &mut archetypes {
+        a.movement_type = "infantry".into();
+    }
+    let mut sim = Simulation::from_scenario(&scenario, &archetypes, &nav).unwrap();
+    let start: Vec<f32> = sim.agents().pos_world.iter().map(|p| p.x).collect();
+    let count = start.len() as u32;
+    while sim.metrics().arrived < count && sim.step_index() < 60 * 60 {
+        sim.step(&mut nav);
+    }
+    assert_eq!(sim.metrics().arrived, count, "{:?}", sim.metrics());
+    println!("{count} agents arrived after {} steps", sim.step_index());
+    for (i, &x0) in start.iter().enumerate() {
+        let x = sim.agents().pos_world[i].x;
+        // The agents between x 56 and 64 may take either goal (the group's lanes).
+        if !(56.0..=64.0).contains(&x0) {
+            assert_eq!(
+                x < 60.0,
+                x0 < 60.0,
+                "agent {i} from x {x0} arrived at x {x}"
+            );
+        }
+    }
+    // Written before goal sets: no `more_goals_world`.
+    let old =
+        r#"(seed: 1, spawns: [], orders: [(group: 1, goal_world: (x: 4.5, y: 20.5), at_step: 0)])"#;
+    let old = Scenario::from_ron_str(old, std::path::Path::new("old.ron")).unwrap();
+    assert!(old.orders[0].more_goals_world.is_empty());
+    assert!(!old.to_ron_string().contains("more_goals_world"));
+}

@@ -82,6 +82,32 @@ pub trait Navigator: Sync {
         goal_world: Vec2,
     ) -> Option<PathId>;
 
+    /// Plans one route for these sources to the nearest of `goals_world` (a goal set), as
+    /// [`Self::request_path`] does for one goal; [`Self::goal_reached`] then says which goal
+    /// an agent's flow leads to. The default (for navigators without goal sets) plans to the
+    /// goal nearest the first source in a straight line.
+    fn request_path_to_any(
+        &mut self,
+        type_index: usize,
+        sources_world: &[Vec2],
+        goals_world: &[Vec2],
+    ) -> Option<PathId> {
+        let first = sources_world.first().copied().unwrap_or(Vec2::ZERO);
+        let goal = goals_world
+            .iter()
+            .copied()
+            .min_by(|a, b| (*a - first).length().total_cmp(&(*b - first).length()))?;
+        self.request_path(type_index, sources_world, goal)
+    }
+
+    /// The goal (world metres, a goal cell's centre) that an agent at `pos_world` reaches by
+    /// following `path`; `None` when the navigator cannot tell (the crowd then takes the
+    /// nearest goal in a straight line).
+    fn goal_reached(&self, path: PathId, pos_world: Vec2) -> Option<Vec2> {
+        let _ = (path, pos_world);
+        None
+    }
+
     /// Desired direction at `pos_world` on that path: in line of sight straight at the goal;
     /// on a flow tile the bilinear interpolation of the 4 nearest flow directions; not on the
     /// route yet toward the next portal. `None` = no direction (at the goal, off the route,

@@ -134,6 +134,9 @@ pub struct Simulation {
     overlapping: Vec<bool>,
     orders: Vec<OrderRecord>,
     order_destinations: Vec<Vec2>,
+    /// Per order, the goal set beyond its destination (empty: a single-goal order), so a
+    /// re-plan asks for the same set.
+    order_more_goals: Vec<Vec<Vec2>>,
     scheduled: Vec<Order>,
     next_scheduled: usize,
     step_index: u64,
@@ -167,6 +170,7 @@ impl Simulation {
             overlapping: Vec::new(),
             orders: Vec::new(),
             order_destinations: Vec::new(),
+            order_more_goals: Vec::new(),
             scheduled: Vec::new(),
             next_scheduled: 0,
             step_index: 0,
@@ -439,6 +443,7 @@ impl Simulation {
             live: moving.len() as u32,
         });
         self.order_destinations.push(goal_world);
+        self.order_more_goals.push(Vec::new());
         if moving.is_empty() {
             self.release_order(nav, order_id);
         }
@@ -447,6 +452,132 @@ impl Simulation {
             moving: moving.len() as u32,
             unreachable,
             lanes: lanes.is_some(),
+        }
+    }
+
+    /// Orders the selection to the nearest of a goal set (SEEDS §002: exits, depots, a
+    /// building's entrances): one path per movement type to all of `goals_world`
+    /// ([`Navigator::request_path_to_any`]), and each agent heads for the goal its flow
+    /// leads to ([`Navigator::goal_reached`], else the nearest in a straight line). Agents
+    /// going to the same goal share SmartCenter lanes. One goal is [`Self::order_move`].
+    pub fn order_move_to_any<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &mut N,
+        selection: &[AgentId],
+        goals_world: &[Vec2],
+    ) -> OrderReport {
+        let goals: Vec<Vec2> = goals_world
+            .iter()
+            .copied()
+            .filter(|g| g.is_finite())
+            .collect();
+        match goals.as_slice() {
+            [] => return self.order_move(nav, selection, Vec2::new(f32::NAN, f32::NAN)),
+            [one] => return self.order_move(nav, selection, *one),
+            _ => {}
+        }
+        let mut ids: Vec<usize> = selection
+            .iter()
+            .map(|id| id.0 as usize)
+            .filter(|&i| i < self.agents.len())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for &i in &ids {
+            self.leave_order(nav, i);
+        }
+        let order_id = self.orders.len() as u32;
+        let mut by_type: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for &i in &ids {
+            by_type
+                .entry(self.agents.type_index[i])
+                .or_default()
+                .push(i);
+        }
+        let mut paths = Vec::new();
+        // Per goal (index into `goals`), the agents heading there.
+        let mut by_goal: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut unreachable = 0;
+        for (t, members) in by_type {
+            let sources: Vec<Vec2> = members.iter().map(|&i| self.agents.pos_world[i]).collect();
+            let Some(path) = nav.request_path_to_any(t as usize, &sources, &goals) else {
+                unreachable += members.len() as u32;
+                continue;
+            };
+            let mut used = false;
+            for &i in &members {
+                let p = self.agents.pos_world[i];
+                if !nav.reaches(path, p) {
+                    unreachable += 1;
+                    continue;
+                }
+                let reached = nav.goal_reached(path, p);
+                let k = (0..goals.len())
+                    .min_by(|&a, &b| {
+                        let d = |k: usize| (reached.unwrap_or(p) - goals[k]).length();
+                        d(a).total_cmp(&d(b))
+                    })
+                    .unwrap_or(0);
+                self.agents.path[i] = Some(path);
+                by_goal.entry(k).or_default().push(i);
+                used = true;
+            }
+            if used {
+                paths.push(path);
+            } else {
+                nav.release_path(path);
+            }
+        }
+        let cell = nav.grid().cell_size_m;
+        let mut moving = 0;
+        let mut any_lanes = false;
+        let mut area_m2 = 0.0_f32;
+        for (k, members) in by_goal {
+            let goal_world = goals[k];
+            let positions: Vec<Vec2> = members.iter().map(|&i| self.agents.pos_world[i]).collect();
+            let radii: Vec<f32> = members.iter().map(|&i| self.agents.radius_m[i]).collect();
+            let lanes = lane_targets(&positions, &radii, goal_world);
+            any_lanes |= lanes.is_some();
+            for (j, &i) in members.iter().enumerate() {
+                let t = self.agents.type_index[i] as usize;
+                let goal = match &lanes {
+                    Some(lanes) => {
+                        let lane = lanes[j];
+                        let (cx, cy) = nav.grid().cell_from_world(lane);
+                        let usable = !nav.is_wall(t, cx, cy)
+                            && segment_is_clear(goal_world / cell, lane / cell, |x, y| {
+                                nav.is_wall(t, x, y)
+                            });
+                        if usable { lane } else { goal_world }
+                    }
+                    None => goal_world,
+                };
+                let a = &mut self.agents;
+                a.goal_world[i] = goal;
+                a.order[i] = order_id;
+                a.state[i] = AgentState::Moving;
+                a.flow_dir[i] = Vec2::ZERO;
+                a.best_goal_dist_m[i] = (goal - a.pos_world[i]).length();
+                a.no_progress_secs[i] = 0.0;
+                area_m2 += std::f32::consts::PI * radii[j] * radii[j] / 0.8;
+                moving += 1;
+            }
+        }
+        self.orders.push(OrderRecord {
+            paths,
+            bump_reach_m: 2.0 * (area_m2 / std::f32::consts::PI).sqrt(),
+            live: moving,
+        });
+        self.order_destinations.push(goals[0]);
+        self.order_more_goals.push(goals[1..].to_vec());
+        if moving == 0 {
+            self.release_order(nav, order_id);
+        }
+        OrderReport {
+            order: order_id,
+            moving,
+            unreachable,
+            lanes: any_lanes,
         }
     }
 
@@ -550,7 +681,18 @@ impl Simulation {
             if order.at_step > self.step_index {
                 break;
             }
-            self.order_group(nav, order.group, order.goal_world);
+            if order.more_goals_world.is_empty() {
+                self.order_group(nav, order.group, order.goal_world);
+            } else {
+                let goals: Vec<Vec2> = std::iter::once(order.goal_world)
+                    .chain(order.more_goals_world.iter().copied())
+                    .collect();
+                let selection: Vec<AgentId> = (0..self.agents.len())
+                    .filter(|&i| self.agents.group[i] == order.group)
+                    .map(|i| AgentId(i as u32))
+                    .collect();
+                self.order_move_to_any(nav, &selection, &goals);
+            }
             self.next_scheduled += 1;
         }
         if self.grid_dirty {
@@ -766,13 +908,22 @@ impl Simulation {
         for order in 0..self.orders.len() as u32 {
             let old_paths = std::mem::take(&mut self.orders[order as usize].paths);
             let destination = self.order_destinations[order as usize];
+            let goals: Vec<Vec2> = std::iter::once(destination)
+                .chain(
+                    self.order_more_goals
+                        .get(order as usize)
+                        .into_iter()
+                        .flatten()
+                        .copied(),
+                )
+                .collect();
             let mut new_paths = Vec::new();
             for old in old_paths {
                 if let Some(ids) = members.get(&(order, old)) {
                     let sources: Vec<Vec2> =
                         ids.iter().map(|&i| self.agents.pos_world[i]).collect();
                     let t = self.agents.type_index[ids[0]] as usize;
-                    match nav.request_path(t, &sources, destination) {
+                    match nav.request_path_to_any(t, &sources, &goals) {
                         Some(path) => {
                             let before = stranded.len();
                             for &i in ids {

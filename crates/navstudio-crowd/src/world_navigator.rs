@@ -253,14 +253,34 @@ impl Navigator for WorldNavigator {
         sources_world: &[Vec2],
         goal_world: Vec2,
     ) -> Option<PathId> {
-        let goal = self.cell_of(goal_world)?;
+        self.request_path_to_any(type_index, sources_world, &[goal_world])
+    }
+
+    /// As [`Self::request_path`], to the nearest of a goal set
+    /// ([`NavWorld::request_path_to_any`]).
+    fn request_path_to_any(
+        &mut self,
+        type_index: usize,
+        sources_world: &[Vec2],
+        goals_world: &[Vec2],
+    ) -> Option<PathId> {
+        let goals: Vec<(u32, u32)> = goals_world
+            .iter()
+            .map(|&g| self.cell_of(g))
+            .collect::<Option<_>>()?;
         let mut cells: Vec<(u32, u32)> = sources_world
             .iter()
             .filter_map(|&p| self.cell_of(p))
             .collect();
         if let Some(l) = self.world.nav().layers.get(type_index) {
-            let island = l.islands.island_at(goal.0, goal.1);
-            cells.retain(|&(x, y)| island != 0 && l.islands.island_at(x, y) == island);
+            let islands: Vec<u32> = goals
+                .iter()
+                .map(|g| l.islands.island_at(g.0, g.1))
+                .collect();
+            cells.retain(|&(x, y)| {
+                let island = l.islands.island_at(x, y);
+                island != 0 && islands.contains(&island)
+            });
         }
         let mut seen = HashSet::new();
         cells.retain(|&c| seen.insert(c));
@@ -274,7 +294,10 @@ impl Navigator for WorldNavigator {
         let mut chosen_set: HashSet<(u32, u32)> = chosen.iter().copied().collect();
         let id = loop {
             // An empty list lets the world say why (goal a wall, no source reachable).
-            let id = self.world.request_path(type_index, &chosen, goal).ok()?;
+            let id = self
+                .world
+                .request_path_to_any(type_index, &chosen, &goals)
+                .ok()?;
             let path = self.world.path(id)?;
             let layer = &self.world.nav().layers[path.layer];
             let mut missed_sectors = HashSet::new();
@@ -301,6 +324,12 @@ impl Navigator for WorldNavigator {
         };
         self.cell_of(pos_world)
             .is_some_and(|c| self.world.path_reaches(id, c))
+    }
+
+    fn goal_reached(&self, path: PathId, pos_world: Vec2) -> Option<Vec2> {
+        let id = *self.paths.get(&path.0)?;
+        let goal = self.world.trace_path(id, self.cell_of(pos_world)?)?.goal;
+        Some(self.grid().world_from_cell(goal.0 as i32, goal.1 as i32))
     }
 
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample> {
