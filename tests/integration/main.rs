@@ -28,6 +28,7 @@ mod editor_layout;
 mod generate;
 mod goal_sets;
 mod map_import;
+mod mixed_selection;
 mod nav_core;
 mod nav_walls;
 mod nav_world;

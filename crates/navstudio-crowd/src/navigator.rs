@@ -129,6 +129,20 @@ pub trait Navigator: Sync {
     /// Cells off the map are walls.
     fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool;
 
+    /// Whether every cell passable for movement type `a` is passable for `b`: a path planned
+    /// for `a` is then walkable by `b`, so a mixed selection can share it (SupCom2's "most
+    /// restrictive type"). The default knows only that a type contains itself.
+    fn passable_subset(&self, a: usize, b: usize) -> bool {
+        a == b
+    }
+
+    /// Cells passable for the movement type, to order types from most to least
+    /// restrictive; `0` when the navigator cannot tell (types then go by index).
+    fn passable_cells(&self, type_index: usize) -> u64 {
+        let _ = type_index;
+        0
+    }
+
     /// How far the movement type's walls were moved outward by wall buffering. The crowd
     /// collides a disc of `radius − buffer` against these walls, since the buffer already
     /// keeps the unit's body off the real walls. `[Units: m]`

@@ -264,10 +264,14 @@ impl Navigator for WorldNavigator {
         sources_world: &[Vec2],
         goals_world: &[Vec2],
     ) -> Option<PathId> {
+        // Goals off the map are left out, as the world leaves out walls.
         let goals: Vec<(u32, u32)> = goals_world
             .iter()
-            .map(|&g| self.cell_of(g))
-            .collect::<Option<_>>()?;
+            .filter_map(|&g| self.cell_of(g))
+            .collect();
+        if goals.is_empty() {
+            return None;
+        }
         let mut cells: Vec<(u32, u32)> = sources_world
             .iter()
             .filter_map(|&p| self.cell_of(p))
@@ -360,6 +364,22 @@ impl Navigator for WorldNavigator {
         }
         let i = cell_y as usize * spec.width as usize + cell_x as usize;
         bits.get(i / 64).is_none_or(|b| b & (1u64 << (i % 64)) != 0)
+    }
+
+    /// From the wall bits of the baked layers: no cell is open for `a` and a wall for `b`.
+    fn passable_subset(&self, a: usize, b: usize) -> bool {
+        match (self.wall_bits.get(a), self.wall_bits.get(b)) {
+            (Some(wa), Some(wb)) => wa.iter().zip(wb).all(|(&wa, &wb)| !wa & wb == 0),
+            _ => a == b,
+        }
+    }
+
+    fn passable_cells(&self, type_index: usize) -> u64 {
+        let spec = self.world.nav().spec;
+        let walls: u64 = self.wall_bits.get(type_index).map_or(0, |bits| {
+            bits.iter().map(|w| u64::from(w.count_ones())).sum()
+        });
+        (spec.width as u64 * spec.height as u64).saturating_sub(walls)
     }
 
     fn wall_buffer_m(&self, type_index: usize) -> f32 {
