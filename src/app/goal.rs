@@ -67,6 +67,9 @@ pub struct GoalResult {
     pub elapsed: Duration,
 }
 
+/// A goal field's window `(x0, y0, w, h)` and its line-of-sight cells.
+type LosWindow = ((u32, u32, u32, u32), Vec<bool>);
+
 /// What a preview is computed for: nav version, movement type (layer) and the pick.
 type PreviewKey = (u64, usize, GoalPick);
 
@@ -267,7 +270,7 @@ fn compute(
             } else {
                 Vec::new()
             };
-            let fields: Vec<((u32, u32, u32, u32), Vec<bool>)> = p
+            let fields: Vec<LosWindow> = p
                 .goal_fields
                 .iter()
                 .map(|gf| {

@@ -465,7 +465,6 @@ impl NavWorld {
         island != 0 && p.goal_islands.binary_search(&island).is_ok()
     }
 
-    #[allow(clippy::too_many_lines)] // one request, step by step; split it and the state leaks
     fn plan(
         &mut self,
         layer: usize,
