@@ -53,6 +53,7 @@ fn simulation(nav: &mut GridNavigator, agents: u32, mut config: SimConfig) -> Si
         orders: vec![Order {
             group: 0,
             goal_world: GOAL,
+            more_goals_world: Vec::new(),
             at_step: 0,
         }],
     };

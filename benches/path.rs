@@ -2,7 +2,8 @@
 //! `request_path` for random reachable pairs across the map (the default: landmark bounds,
 //! weight 1.1; beside it exact A* with landmarks and plain octile A*, with the nodes each
 //! expands and the cost of the routes), building the landmark tables, 1,000 sources to one
-//! goal with merging A*, and `is_reachable`.
+//! goal with merging A*, `request_path_to_any` with 16 goals spread over the map beside a
+//! single-goal request from the same sources, and `is_reachable`.
 //!
 //! `cargo bench --no-default-features --bench path`
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -117,6 +118,52 @@ fn bench_path(c: &mut Criterion) {
             world.release_path(id);
         });
     });
+    group.sample_size(100);
+    // Goal sets: 16 goals on a 4 × 4 lattice over the map (each near a lattice point, on
+    // reachable ground), against a single goal (the first of them), from the same random
+    // sources. Cached: the same goals every time, so their goal fields stay in the cache, as
+    // for a game's repeated orders. Built: a new goal set (new single goal) every
+    // iteration, 128 of them in turn (more than the cache's 64 fields), so every goal field
+    // is built.
+    let near = |rng: &mut Rng, gx: u32, gy: u32| loop {
+        let g = (
+            (192 + 512 * gx + rng.below(128)) % 2048,
+            (192 + 512 * gy + rng.below(128)) % 2048,
+        );
+        if costs[(g.1 * 2048 + g.0) as usize] != WALL && world.is_reachable(0, g, goal) {
+            return g;
+        }
+    };
+    let goal_sets: Vec<Vec<(u32, u32)>> = (0..128)
+        .map(|_| {
+            (0..16)
+                .map(|i| near(&mut rng, i % 4, i / 4))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let goals = &goal_sets[0];
+    let set_sources: Vec<(u32, u32)> = pairs.iter().map(|&(a, _)| a).collect();
+    for (name, n, fresh) in [
+        ("goal set cached: request_path, 1 goal", 1, false),
+        ("goal set cached: request_path_to_any, 16 goals", 16, false),
+        ("goal set built: request_path, 1 goal", 1, true),
+        ("goal set built: request_path_to_any, 16 goals", 16, true),
+    ] {
+        let mut k = 0;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                k += 1;
+                let s = set_sources[k % set_sources.len()];
+                let set = if fresh {
+                    &goal_sets[k % goal_sets.len()]
+                } else {
+                    goals
+                };
+                let id = world.request_path_to_any(0, &[s], &set[..n]).unwrap();
+                world.release_path(id);
+            });
+        });
+    }
     group.sample_size(100);
     let mut j = 0;
     group.bench_function("is_reachable", |b| {

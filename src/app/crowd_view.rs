@@ -396,13 +396,41 @@ impl CrowdPreview {
             return;
         }
         let report = self.sim.order_move(nav, &agents, goal_world);
-        self.message = (report.unreachable > 0).then(|| {
-            format!(
+        let mut notes = Vec::new();
+        // Which route each part of a mixed selection took (the most restrictive type's
+        // path serves every agent it can; see `Simulation::order_move`).
+        let kinds: std::collections::BTreeSet<u32> = agents
+            .iter()
+            .filter_map(|id| self.sim.agents().type_index.get(id.0 as usize).copied())
+            .collect();
+        if kinds.len() > 1 {
+            let layers = &nav.world.nav().layers;
+            let parts: Vec<String> = self
+                .sim
+                .order_routes(report.order)
+                .iter()
+                .map(|&(t, n)| {
+                    let name = layers.get(t as usize).map_or("?", |l| l.name.as_str());
+                    format!("{n} on the {name} route")
+                })
+                .collect();
+            if !parts.is_empty() {
+                notes.push(format!(
+                    "{} route{}: {}.",
+                    parts.len(),
+                    if parts.len() == 1 { "" } else { "s" },
+                    parts.join(", ")
+                ));
+            }
+        }
+        if report.unreachable > 0 {
+            notes.push(format!(
                 "{} of {} agents cannot reach that point (another island for their movement type) and stay put.",
                 report.unreachable,
                 agents.len()
-            )
-        });
+            ));
+        }
+        self.message = (!notes.is_empty()).then(|| notes.join(" "));
         self.record_order(&agents, goal_world);
         self.orders
             .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
@@ -444,6 +472,7 @@ impl CrowdPreview {
             .extend(groups.into_iter().map(|group| Order {
                 group,
                 goal_world,
+                more_goals_world: Vec::new(),
                 at_step,
             }));
     }

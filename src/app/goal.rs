@@ -1,5 +1,9 @@
 //! The goal tool's preview: what the game computes for a goal, through [`NavWorld`].
 //!
+//! With a goal set (Ctrl+click adds goals) the path is a `NavWorld::request_path_to_any`
+//! request and the heat map the integrated cost to the nearest goal, so heat, arrows and
+//! route all show flow to the nearest goal.
+//!
 //! The designer's source is requested as a path; for the flow arrows, each sector in view is
 //! requested (merging A*) from one of its cells on the goal's island as the view reaches
 //! it, so `NavWorld::sample_flow` answers for every cell shown: the arrows are exactly what
@@ -33,16 +37,18 @@ use super::state::{EditorState, GoalPick};
 pub struct GoalResult {
     /// Movement type (nav layer) index.
     pub layer: usize,
-    /// The goal cell.
+    /// The goal cell (the first of the set).
     pub goal: (u32, u32),
+    /// Every goal of the set the path was planned for (walls left out), in pick order.
+    pub goals: Vec<(u32, u32)>,
     /// The path of the designer's source (or of the goal alone) in the preview's world.
     pub path: PathId,
     /// Paths covering the sectors whose arrows were drawn, requested as the view needs them.
     arrow_paths: Vec<PathId>,
     /// Per sector: index into `arrow_paths` + 1 (0: not requested yet).
     arrow_sector: Vec<u32>,
-    /// Goal island id.
-    island: u32,
+    /// Island id of each goal, sorted.
+    islands: Vec<u32>,
     /// Whole-map integrated cost to the goal, row-major; [`UNREACHED`] elsewhere.
     pub heat: Vec<u32>,
     /// Largest reached cost in `heat`.
@@ -60,6 +66,9 @@ pub struct GoalResult {
     /// Time to plan the path, trace it and integrate the heat map.
     pub elapsed: Duration,
 }
+
+/// A goal field's window `(x0, y0, w, h)` and its line-of-sight cells.
+type LosWindow = ((u32, u32, u32, u32), Vec<bool>);
 
 /// What a preview is computed for: nav version, movement type (layer) and the pick.
 type PreviewKey = (u64, usize, GoalPick);
@@ -151,7 +160,7 @@ fn run_goal_thread(jobs: &Receiver<GoalJob>, done: &Sender<GoalDone>) {
                 world
             }
         };
-        let (result, problem) = compute(&mut world, &job.nav, job.key.1, job.key.2);
+        let (result, problem) = compute(&mut world, &job.nav, job.key.1, &job.key.2);
         let image = result.as_ref().and_then(|r| {
             let spec = job.nav.layers.get(r.layer)?.cost.spec;
             Some((
@@ -181,34 +190,53 @@ fn compute(
     world: &mut NavWorld,
     nav: &NavData,
     layer: usize,
-    pick: GoalPick,
+    pick: &GoalPick,
 ) -> (Option<GoalResult>, Option<String>) {
-    let Some(goal) = pick.goal else {
+    if pick.goal.is_none() {
         return (None, None);
-    };
+    }
     let Some(l) = nav.layers.get(layer) else {
         return (
             None,
             Some("Bake the map first: this movement type has no nav data yet.".to_owned()),
         );
     };
-    let goal_island = l.islands.island_at(goal.0, goal.1);
-    if goal_island == 0 {
+    let spec = l.cost.spec;
+    let mut goals = pick.goals();
+    goals.retain(|&(x, y)| x < spec.width && y < spec.height);
+    let mut problem = None;
+    let walls = goals.len();
+    goals.retain(|&(x, y)| l.islands.island_at(x, y) != 0);
+    let Some(&goal) = goals.first() else {
+        let g = pick.goal.unwrap_or_default();
         return (
             None,
             Some(format!(
                 "The goal ({}, {}) is a wall for {}: pick a passable cell.",
-                goal.0, goal.1, l.name
+                g.0, g.1, l.name
             )),
         );
+    };
+    if goals.len() < walls {
+        problem = Some(format!(
+            "{} of the goals are walls for {} and are left out.",
+            walls - goals.len(),
+            l.name
+        ));
     }
-    let mut problem = None;
+    let goal_island = l.islands.island_at(goal.0, goal.1);
+    let mut islands: Vec<u32> = goals
+        .iter()
+        .map(|&(x, y)| l.islands.island_at(x, y))
+        .collect();
+    islands.sort_unstable();
+    islands.dedup();
     let start = Instant::now();
     let mut sources = vec![goal];
     let mut user_source = None;
     if let Some(src) = pick.source {
         let island = l.islands.island_at(src.0, src.1);
-        if island == goal_island {
+        if islands.binary_search(&island).is_ok() {
             sources = vec![src];
             user_source = Some(src);
         } else {
@@ -225,12 +253,12 @@ fn compute(
             ));
         }
     }
-    let path = match world.request_path(layer, &sources, goal) {
+    let path = match world.request_path_to_any(layer, &sources, &goals) {
         Ok(id) => id,
         Err(e) => return (None, Some(format!("The path request failed: {e}."))),
     };
     let traced = user_source.and_then(|s| world.trace_path(path, s));
-    let (route_portals, routed_sectors, los_rect, los_flags) = match world.path(path) {
+    let (route_portals, routed_sectors, los_fields) = match world.path(path) {
         Some(p) => {
             let portals = if user_source.is_some() {
                 p.routes.first().map_or_else(Vec::new, |r| {
@@ -242,26 +270,27 @@ fn compute(
             } else {
                 Vec::new()
             };
-            let flags: Vec<bool> = p
-                .goal_field
-                .field
-                .flags
+            let fields: Vec<LosWindow> = p
+                .goal_fields
                 .iter()
-                .map(|f| f & INT_LOS != 0)
+                .map(|gf| {
+                    let flags = gf.field.flags.iter().map(|f| f & INT_LOS != 0).collect();
+                    (gf.rect, flags)
+                })
                 .collect();
-            (portals, p.exits.len(), p.goal_field.rect, flags)
+            (portals, p.exits.len(), fields)
         }
-        None => (Vec::new(), 0, (0, 0, 0, 0), Vec::new()),
+        None => (Vec::new(), 0, Vec::new()),
     };
-    let spec = l.cost.spec;
     let costs = l.cost.to_cells();
+    let seeds: Vec<(usize, u32)> = goals.iter().map(|&(x, y)| (spec.index(x, y), 0)).collect();
     let mut field = IntegrationField::new();
     let mut scratch = IntegratorScratch::new();
     integrate_costs(
         &costs,
         spec.width,
         spec.height,
-        &[(spec.index(goal.0, goal.1), 0)],
+        &seeds,
         &mut field,
         &mut scratch,
     );
@@ -274,22 +303,24 @@ fn compute(
         .max()
         .unwrap_or(0);
     let mut los = vec![false; spec.cell_count()];
-    let (rx, ry, rw, _) = los_rect;
-    for (i, &seen) in los_flags.iter().enumerate() {
-        if seen && rw > 0 {
-            let (x, y) = (rx + i as u32 % rw, ry + i as u32 / rw);
-            if x < spec.width && y < spec.height {
-                los[spec.index(x, y)] = true;
+    for ((rx, ry, rw, _), los_flags) in los_fields {
+        for (i, &seen) in los_flags.iter().enumerate() {
+            if seen && rw > 0 {
+                let (x, y) = (rx + i as u32 % rw, ry + i as u32 / rw);
+                if x < spec.width && y < spec.height {
+                    los[spec.index(x, y)] = true;
+                }
             }
         }
     }
     let result = GoalResult {
         layer,
         goal,
+        goals,
         path,
         arrow_paths: Vec::new(),
         arrow_sector: vec![0; spec.sector_count()],
-        island: goal_island,
+        islands,
         heat: field.cost,
         heat_max,
         los,
@@ -314,11 +345,11 @@ impl GoalPreview {
         repaint: Option<&egui::Context>,
     ) -> bool {
         let mut changed = self.take_finished();
-        let key = (state.nav_version, state.selected_type, state.goal);
-        if self.key == Some(key) {
+        let key = (state.nav_version, state.selected_type, state.goal.clone());
+        if self.key.as_ref() == Some(&key) {
             return changed;
         }
-        self.key = Some(key);
+        self.key = Some(key.clone());
         changed = true;
         let (Some(nav), Some(_)) = (state.nav.as_ref(), state.goal.goal) else {
             // Nothing to compute: clear at once.
@@ -337,7 +368,7 @@ impl GoalPreview {
         }
         let world = self.world.take().map(|w| (w, self.world_version));
         let job = GoalJob {
-            key,
+            key: key.clone(),
             nav: Arc::clone(nav),
             world,
             show,
@@ -383,15 +414,15 @@ impl GoalPreview {
         };
         let mut changed = false;
         while let Ok(reply) = done.try_recv() {
-            let Some(wanted) = self.pending else {
+            let Some(wanted) = self.pending.as_ref() else {
                 super::drop_later(reply.world);
                 continue;
             };
-            if (reply.key.1, reply.key.2) != (wanted.1, wanted.2) {
+            if (reply.key.1, &reply.key.2) != (wanted.1, &wanted.2) {
                 super::drop_later(reply.world);
                 continue;
             }
-            if reply.key == wanted {
+            if &reply.key == wanted {
                 self.pending = None;
             }
             let old = (self.world.replace(reply.world), self.result.take());
@@ -457,7 +488,11 @@ impl GoalPreview {
                     continue;
                 }
                 covered.push(s);
-                if let Some(c) = sector_cell_on_island(world.nav(), r.layer, s, r.island) {
+                let found = r
+                    .islands
+                    .iter()
+                    .find_map(|&island| sector_cell_on_island(world.nav(), r.layer, s, island));
+                if let Some(c) = found {
                     sources.push(c);
                 }
             }
@@ -468,7 +503,7 @@ impl GoalPreview {
         let index = if sources.is_empty() {
             u32::MAX
         } else {
-            match world.request_path(r.layer, &sources, r.goal) {
+            match world.request_path_to_any(r.layer, &sources, &r.goals) {
                 Ok(id) => {
                     r.arrow_paths.push(id);
                     r.sources += sources.len();

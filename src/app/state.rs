@@ -67,13 +67,40 @@ pub struct EditorState {
     pub read_only: Option<PathBuf>,
 }
 
-/// What the goal tool picked: a goal, and optionally a source whose route is shown.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the goal tool picked: a goal (or a goal set), and optionally a source whose route
+/// is shown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GoalPick {
-    /// The goal cell.
+    /// The goal cell (click), the first of the set.
     pub goal: Option<(u32, u32)>,
+    /// Further goals of the set (Ctrl+click): the preview shows flow to the nearest.
+    pub more_goals: Vec<(u32, u32)>,
     /// The source cell (Shift+click).
     pub source: Option<(u32, u32)>,
+}
+
+impl GoalPick {
+    /// Every goal, the first one first.
+    #[must_use]
+    pub fn goals(&self) -> Vec<(u32, u32)> {
+        self.goal
+            .into_iter()
+            .chain(self.more_goals.iter().copied())
+            .collect()
+    }
+
+    /// Adds a goal to the set (the first goal when there is none yet).
+    pub fn add_goal(&mut self, cell: (u32, u32)) {
+        match self.goal {
+            None => self.goal = Some(cell),
+            Some(g) if g == cell => {}
+            Some(_) => {
+                if !self.more_goals.contains(&cell) {
+                    self.more_goals.push(cell);
+                }
+            }
+        }
+    }
 }
 
 impl Default for EditorState {

@@ -194,7 +194,8 @@ impl Viewport {
             }
         }
 
-        // Goal tool: click sets the goal, Shift+click the source.
+        // Goal tool: click sets the goal, Ctrl+click adds one to the set, Shift+click sets
+        // the source.
         if matches!(state.tool, Tool::Goal)
             && response.clicked_by(egui::PointerButton::Primary)
             && let Some(p) = response.interact_pointer_pos()
@@ -202,10 +203,14 @@ impl Viewport {
             let (cx, cy) = self.transform.cell_from_screen(rect, p);
             if cx >= 0.0 && cy >= 0.0 && cx < width as f32 && cy < height as f32 {
                 let cell = (cx as u32, cy as u32);
-                if ui.input(|i| i.modifiers.shift) {
+                let modifiers = ui.input(|i| i.modifiers);
+                if modifiers.shift {
                     state.goal.source = Some(cell);
+                } else if modifiers.command || modifiers.ctrl {
+                    state.goal.add_goal(cell);
                 } else {
                     state.goal.goal = Some(cell);
+                    state.goal.more_goals.clear();
                 }
             }
         }
@@ -516,7 +521,7 @@ impl Viewport {
                 .iter()
                 .map(|&(x, y)| at(x as f32 + 0.5, y as f32 + 0.5))
                 .collect();
-            points.push(at(result.goal.0 as f32 + 0.5, result.goal.1 as f32 + 0.5));
+            points.push(at(traced.goal.0 as f32 + 0.5, traced.goal.1 as f32 + 0.5));
             painter.add(egui::Shape::line(
                 points,
                 LineStroke::new(3.0, Color32::from_rgb(255, 70, 200)),
@@ -541,7 +546,17 @@ impl Viewport {
                 Color32::WHITE,
             );
         };
-        marker(result.goal, Color32::from_rgb(255, 220, 60), "goal");
+        if result.goals.len() > 1 {
+            for (k, &g) in result.goals.iter().enumerate() {
+                marker(
+                    g,
+                    Color32::from_rgb(255, 220, 60),
+                    &format!("goal {}", k + 1),
+                );
+            }
+        } else {
+            marker(result.goal, Color32::from_rgb(255, 220, 60), "goal");
+        }
         if let Some(src) = state.goal.source {
             marker(src, Color32::from_rgb(255, 70, 200), "source");
         }

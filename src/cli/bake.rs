@@ -658,12 +658,13 @@ fn hsv(h: f64, s: f64, v: f64) -> [u8; 3] {
     [(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]
 }
 
-/// `navstudio path`: reachability, the portal route and the traced length.
+/// `navstudio path`: reachability, the portal route and the traced length per source, and
+/// with several goals which one each source reaches.
 pub fn path_cmd(
     pkg_path: &Path,
     type_name: &str,
-    from: (u32, u32),
-    to: (u32, u32),
+    sources: &[(u32, u32)],
+    goals: &[(u32, u32)],
 ) -> Result<(), String> {
     let pkg = package::read(pkg_path).map_err(|e| e.to_string())?;
     let layer = pkg
@@ -673,41 +674,70 @@ pub fn path_cmd(
         .position(|l| l.name == type_name)
         .ok_or_else(|| format!("{}: no movement type '{type_name}'", pkg_path.display()))?;
     let mut world = navstudio::nav::NavWorld::from_nav(pkg.nav);
-    let reachable = world.is_reachable(layer, from, to);
-    println!("reachable  {reachable} (island ids)");
-    if !reachable {
+    let goal_name = |g: (u32, u32)| {
+        if goals.len() > 1 {
+            let k = goals.iter().position(|&x| x == g).unwrap_or(0);
+            format!("goal {} ({},{})", k + 1, g.0, g.1)
+        } else {
+            format!("the goal ({},{})", g.0, g.1)
+        }
+    };
+    let mut any = false;
+    for &from in sources {
+        let reachable = goals.iter().any(|&to| world.is_reachable(layer, from, to));
+        println!(
+            "reachable  {reachable} from ({},{}) (island ids)",
+            from.0, from.1
+        );
+        any |= reachable;
+    }
+    if !any {
         return Ok(());
     }
     let start = Instant::now();
     let id = world
-        .request_path(layer, &[from], to)
+        .request_path_to_any(layer, sources, goals)
         .map_err(|e| format!("{}: {e}", pkg_path.display()))?;
     let request_us = start.elapsed().as_secs_f64() * 1e6;
     let p = world.path(id).ok_or("path vanished")?;
     let l = &world.nav().layers[layer];
-    let route = p
-        .routes
-        .first()
-        .map(|r| r.nodes.clone())
-        .unwrap_or_default();
     println!(
-        "request    {request_us:.0} µs, {} portal nodes on the route",
-        route.len()
+        "request    {request_us:.0} µs for {} source(s) and {} goal(s)",
+        p.sources.len(),
+        p.goals.len()
     );
-    for pair in route.chunks(2) {
-        let n = &l.nodes[pair[0] as usize];
+    let planned: Vec<((u32, u32), Vec<u32>)> = p
+        .sources
+        .iter()
+        .zip(&p.routes)
+        .map(|(&s, r)| (s, r.nodes.clone()))
+        .collect();
+    for (from, route) in planned {
         println!(
-            "  sector {:>6} → leave through window {} at cells ({},{})+{}",
-            n.sector, n.window, n.cells.x, n.cells.y, n.cells.len
+            "from ({},{}): {} portal nodes on the route",
+            from.0,
+            from.1,
+            route.len()
+        );
+        for pair in route.chunks(2) {
+            let n = &l.nodes[pair[0] as usize];
+            println!(
+                "  sector {:>6} → leave through window {} at cells ({},{})+{}",
+                n.sector, n.window, n.cells.x, n.cells.y, n.cells.len
+            );
+        }
+        let traced = world.trace_path(id, from).ok_or_else(|| {
+            format!(
+                "following the flow from ({},{}) did not reach a goal",
+                from.0, from.1
+            )
+        })?;
+        println!(
+            "  traced   {:.2} cells of path to {} ({} steps before line of sight)",
+            traced.length,
+            goal_name(traced.goal),
+            traced.cells.len() - 1
         );
     }
-    let traced = world
-        .trace_path(id, from)
-        .ok_or("following the flow did not reach the goal")?;
-    println!(
-        "traced     {:.2} cells of path ({} steps before line of sight)",
-        traced.length,
-        traced.cells.len() - 1
-    );
     Ok(())
 }

@@ -97,6 +97,7 @@ fn crossing_scenario(
         orders: vec![Order {
             group: 0,
             goal_world: world(to),
+            more_goals_world: Vec::new(),
             at_step: 0,
         }],
     })

@@ -285,19 +285,20 @@ enum Command {
         movement_type: Option<String>,
     },
     /// Plan a path in a nav package: reachability, the portal route, and the length of the
-    /// path traced by following the flow field.
+    /// path traced by following the flow field. Several --to make a goal set: each source
+    /// goes to its nearest goal, and the report says which.
     Path {
         /// The package (NAME.navpkg).
         package: PathBuf,
         /// Movement type name.
         #[arg(long = "type")]
         type_name: String,
-        /// Source cell X,Y.
-        #[arg(long, value_parser = parse_cell)]
-        from: (u32, u32),
-        /// Goal cell X,Y.
-        #[arg(long, value_parser = parse_cell)]
-        to: (u32, u32),
+        /// Source cell X,Y (repeat for several sources, planned as one merged path).
+        #[arg(long, value_parser = parse_cell, required = true)]
+        from: Vec<(u32, u32)>,
+        /// Goal cell X,Y (repeat for a goal set).
+        #[arg(long, value_parser = parse_cell, required = true)]
+        to: Vec<(u32, u32)>,
     },
 }
 
@@ -483,7 +484,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             type_name,
             from,
             to,
-        }) => bake::path_cmd(&package, &type_name, from, to),
+        }) => bake::path_cmd(&package, &type_name, &from, &to),
     }
 }
 

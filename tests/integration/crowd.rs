@@ -117,6 +117,7 @@ fn run_group_crossing(mode: AvoidanceMode, count: u32, required_share: f64) {
         orders: vec![Order {
             group: 1,
             goal_world: goal,
+            more_goals_world: Vec::new(),
             at_step: 0,
         }],
     };
@@ -301,6 +302,7 @@ fn mixed_scenario(mode: AvoidanceMode) -> Scenario {
             .map(|g| Order {
                 group: g,
                 goal_world: Vec2::new(88.5, 10.5 + 12.0 * g as f32),
+                more_goals_world: Vec::new(),
                 at_step: u64::from(g) * 20,
             })
             .collect(),

@@ -161,6 +161,7 @@ fn a_tank_pushes_an_idle_ally_out_of_a_door() {
             orders: vec![Order {
                 group: 1,
                 goal_world: Vec2::new(40.5, 12.5),
+                more_goals_world: Vec::new(),
                 at_step: 0,
             }],
         };
@@ -220,6 +221,7 @@ fn an_agent_whose_goal_is_taken_arrives_against_the_one_standing_there() {
             orders: vec![Order {
                 group: 1,
                 goal_world: Vec2::new(20.2, 16.2),
+                more_goals_world: Vec::new(),
                 at_step: 0,
             }],
         };

@@ -284,10 +284,32 @@ fn goal_tool_previews_the_run_time_path() {
         traced.length
     );
 
-    // Esc clears the goal.
+    // Ctrl+click adds a goal nearer the source: heat map and route go to the nearest goal.
+    let second = screen_of(&harness, 35.5, 24.5);
+    harness.event(egui::Event::ModifiersChanged(Modifiers::CTRL));
+    harness.drag_at(second);
+    harness.drop_at(second);
+    harness.step();
+    harness.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+    settle_goal(&mut harness);
+    let app = harness.state();
+    assert_eq!(app.state.goal.goals(), vec![(5, 24), (35, 24)]);
+    let r = app.goal_preview.result.as_ref().expect("a preview");
+    assert_eq!(r.heat[at(35, 24)], 0, "the second goal costs nothing");
+    assert_eq!(r.heat[at(5, 24)], 0);
+    let traced = r.traced.as_ref().expect("the source's path is traced");
+    assert_eq!(traced.goal, (35, 24), "the source goes to the nearer goal");
+    assert!(
+        (4.9..6.5).contains(&traced.length),
+        "5 cells east, got {}",
+        traced.length
+    );
+
+    // Esc clears the goals.
     harness.key_press(Key::Escape);
     settle_goal(&mut harness);
     assert_eq!(harness.state().state.goal.goal, None);
+    assert!(harness.state().state.goal.more_goals.is_empty());
 }
 
 fn stamps(harness: &Harness<'_, App>) -> Vec<(String, i32, i32, u8)> {

@@ -26,7 +26,9 @@ mod editor;
 #[cfg(feature = "gui")]
 mod editor_layout;
 mod generate;
+mod goal_sets;
 mod map_import;
+mod mixed_selection;
 mod movingai;
 mod nav_core;
 mod nav_walls;

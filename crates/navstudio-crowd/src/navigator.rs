@@ -82,6 +82,32 @@ pub trait Navigator: Sync {
         goal_world: Vec2,
     ) -> Option<PathId>;
 
+    /// Plans one route for these sources to the nearest of `goals_world` (a goal set), as
+    /// [`Self::request_path`] does for one goal; [`Self::goal_reached`] then says which goal
+    /// an agent's flow leads to. The default (for navigators without goal sets) plans to the
+    /// goal nearest the first source in a straight line.
+    fn request_path_to_any(
+        &mut self,
+        type_index: usize,
+        sources_world: &[Vec2],
+        goals_world: &[Vec2],
+    ) -> Option<PathId> {
+        let first = sources_world.first().copied().unwrap_or(Vec2::ZERO);
+        let goal = goals_world
+            .iter()
+            .copied()
+            .min_by(|a, b| (*a - first).length().total_cmp(&(*b - first).length()))?;
+        self.request_path(type_index, sources_world, goal)
+    }
+
+    /// The goal (world metres, a goal cell's centre) that an agent at `pos_world` reaches by
+    /// following `path`; `None` when the navigator cannot tell (the crowd then takes the
+    /// nearest goal in a straight line).
+    fn goal_reached(&self, path: PathId, pos_world: Vec2) -> Option<Vec2> {
+        let _ = (path, pos_world);
+        None
+    }
+
     /// Desired direction at `pos_world` on that path: in line of sight straight at the goal;
     /// on a flow tile the bilinear interpolation of the 4 nearest flow directions; not on the
     /// route yet toward the next portal. `None` = no direction (at the goal, off the route,
@@ -102,6 +128,20 @@ pub trait Navigator: Sync {
     /// Whether the cell is a wall for this movement type (buffered walls for large units).
     /// Cells off the map are walls.
     fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool;
+
+    /// Whether every cell passable for movement type `a` is passable for `b`: a path planned
+    /// for `a` is then walkable by `b`, so a mixed selection can share it (SupCom2's "most
+    /// restrictive type"). The default knows only that a type contains itself.
+    fn passable_subset(&self, a: usize, b: usize) -> bool {
+        a == b
+    }
+
+    /// Cells passable for the movement type, to order types from most to least
+    /// restrictive; `0` when the navigator cannot tell (types then go by index).
+    fn passable_cells(&self, type_index: usize) -> u64 {
+        let _ = type_index;
+        0
+    }
 
     /// How far the movement type's walls were moved outward by wall buffering. The crowd
     /// collides a disc of `radius − buffer` against these walls, since the buffer already

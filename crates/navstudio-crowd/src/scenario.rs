@@ -49,6 +49,11 @@ pub struct Order {
     pub group: u32,
     /// Destination. `[Units: m]`
     pub goal_world: Vec2,
+    /// Further destinations: with any, the order names a goal set and each agent goes to
+    /// the nearest of `goal_world` and these (by path cost). Older scenario files without
+    /// the field load as single-goal orders. `[Units: m]`
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_goals_world: Vec<Vec2>,
     /// Issued at the start of this step (0 = before the first step).
     pub at_step: u64,
 }

@@ -253,14 +253,38 @@ impl Navigator for WorldNavigator {
         sources_world: &[Vec2],
         goal_world: Vec2,
     ) -> Option<PathId> {
-        let goal = self.cell_of(goal_world)?;
+        self.request_path_to_any(type_index, sources_world, &[goal_world])
+    }
+
+    /// As [`Self::request_path`], to the nearest of a goal set
+    /// ([`NavWorld::request_path_to_any`]).
+    fn request_path_to_any(
+        &mut self,
+        type_index: usize,
+        sources_world: &[Vec2],
+        goals_world: &[Vec2],
+    ) -> Option<PathId> {
+        // Goals off the map are left out, as the world leaves out walls.
+        let goals: Vec<(u32, u32)> = goals_world
+            .iter()
+            .filter_map(|&g| self.cell_of(g))
+            .collect();
+        if goals.is_empty() {
+            return None;
+        }
         let mut cells: Vec<(u32, u32)> = sources_world
             .iter()
             .filter_map(|&p| self.cell_of(p))
             .collect();
         if let Some(l) = self.world.nav().layers.get(type_index) {
-            let island = l.islands.island_at(goal.0, goal.1);
-            cells.retain(|&(x, y)| island != 0 && l.islands.island_at(x, y) == island);
+            let islands: Vec<u32> = goals
+                .iter()
+                .map(|g| l.islands.island_at(g.0, g.1))
+                .collect();
+            cells.retain(|&(x, y)| {
+                let island = l.islands.island_at(x, y);
+                island != 0 && islands.contains(&island)
+            });
         }
         let mut seen = HashSet::new();
         cells.retain(|&c| seen.insert(c));
@@ -274,7 +298,10 @@ impl Navigator for WorldNavigator {
         let mut chosen_set: HashSet<(u32, u32)> = chosen.iter().copied().collect();
         let id = loop {
             // An empty list lets the world say why (goal a wall, no source reachable).
-            let id = self.world.request_path(type_index, &chosen, goal).ok()?;
+            let id = self
+                .world
+                .request_path_to_any(type_index, &chosen, &goals)
+                .ok()?;
             let path = self.world.path(id)?;
             let layer = &self.world.nav().layers[path.layer];
             let mut missed_sectors = HashSet::new();
@@ -296,11 +323,17 @@ impl Navigator for WorldNavigator {
     }
 
     fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {
-        let Some(p) = self.paths.get(&path.0).and_then(|&id| self.world.path(id)) else {
+        let Some(&id) = self.paths.get(&path.0) else {
             return false;
         };
         self.cell_of(pos_world)
-            .is_some_and(|c| self.world.is_reachable(p.layer, c, p.goal))
+            .is_some_and(|c| self.world.path_reaches(id, c))
+    }
+
+    fn goal_reached(&self, path: PathId, pos_world: Vec2) -> Option<Vec2> {
+        let id = *self.paths.get(&path.0)?;
+        let goal = self.world.trace_path(id, self.cell_of(pos_world)?)?.goal;
+        Some(self.grid().world_from_cell(goal.0 as i32, goal.1 as i32))
     }
 
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample> {
@@ -317,7 +350,7 @@ impl Navigator for WorldNavigator {
         let (dx, dy) = self.world.sample_flow(id, (px, py))?;
         Some(FlowSample {
             direction: Vec2::new(dx, dy),
-            line_of_sight: cell == p.goal || self.world.has_line_of_sight(id, cell),
+            line_of_sight: p.is_goal(cell) || self.world.has_line_of_sight(id, cell),
         })
     }
 
@@ -331,6 +364,22 @@ impl Navigator for WorldNavigator {
         }
         let i = cell_y as usize * spec.width as usize + cell_x as usize;
         bits.get(i / 64).is_none_or(|b| b & (1u64 << (i % 64)) != 0)
+    }
+
+    /// From the wall bits of the baked layers: no cell is open for `a` and a wall for `b`.
+    fn passable_subset(&self, a: usize, b: usize) -> bool {
+        match (self.wall_bits.get(a), self.wall_bits.get(b)) {
+            (Some(wa), Some(wb)) => wa.iter().zip(wb).all(|(&wa, &wb)| !wa & wb == 0),
+            _ => a == b,
+        }
+    }
+
+    fn passable_cells(&self, type_index: usize) -> u64 {
+        let spec = self.world.nav().spec;
+        let walls: u64 = self.wall_bits.get(type_index).map_or(0, |bits| {
+            bits.iter().map(|w| u64::from(w.count_ones())).sum()
+        });
+        (spec.width as u64 * spec.height as u64).saturating_sub(walls)
     }
 
     fn wall_buffer_m(&self, type_index: usize) -> f32 {
@@ -360,12 +409,13 @@ impl Navigator for WorldNavigator {
 /// without its off-route fallback): the goal field reaches it, the seamless corridor covers
 /// it, or one of its sector's routed exit tiles has a direction there.
 fn on_route(layer: &NavLayer, path: &PathState, cell: (u32, u32)) -> bool {
-    let gf = &path.goal_field;
-    let (x0, y0, w, h) = gf.rect;
-    if cell.0 >= x0 && cell.1 >= y0 && cell.0 < x0 + w && cell.1 < y0 + h {
-        let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
-        if gf.field.cost.get(i).is_some_and(|&c| c != UNREACHED) {
-            return true;
+    for gf in &path.goal_fields {
+        let (x0, y0, w, h) = gf.rect;
+        if cell.0 >= x0 && cell.1 >= y0 && cell.0 < x0 + w && cell.1 < y0 + h {
+            let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
+            if gf.field.cost.get(i).is_some_and(|&c| c != UNREACHED) {
+                return true;
+            }
         }
     }
     if path

@@ -25,13 +25,13 @@ pub struct Corridor {
 }
 
 impl Corridor {
-    /// Integrates `layer` from `goal` over `sectors` (Dijkstra, 4-neighbour, entering a cell
-    /// costs its cost) and derives the flow.
+    /// Integrates `layer` from `goals` (a goal set: from all of them at once) over `sectors`
+    /// (Dijkstra, 4-neighbour, entering a cell costs its cost) and derives the flow.
     #[must_use]
     pub fn build(
         layer: &NavLayer,
         sectors: impl IntoIterator<Item = u32>,
-        goal: (u32, u32),
+        goals: &[(u32, u32)],
     ) -> Self {
         let spec = layer.cost.spec;
         let mut c = Self::default();
@@ -58,14 +58,17 @@ impl Corridor {
             let (x0, y0, w, _) = spec.sector_rect(s);
             Some((slot, ((y - y0) * w + (x - x0)) as usize))
         };
-        let Some((gs, gi)) = at(&c, i64::from(goal.0), i64::from(goal.1)) else {
-            return c;
-        };
-        if tiles[gs][gi] == WALL {
-            return c;
+        let mut heap = BinaryHeap::new();
+        for &goal in goals {
+            let Some((gs, gi)) = at(&c, i64::from(goal.0), i64::from(goal.1)) else {
+                continue;
+            };
+            if tiles[gs][gi] == WALL {
+                continue;
+            }
+            c.cost[gs][gi] = 0;
+            heap.push(Reverse((0_u32, goal.0, goal.1)));
         }
-        c.cost[gs][gi] = 0;
-        let mut heap = BinaryHeap::from([Reverse((0_u32, goal.0, goal.1))]);
         while let Some(Reverse((d, x, y))) = heap.pop() {
             let Some((s, i)) = at(&c, i64::from(x), i64::from(y)) else {
                 continue;

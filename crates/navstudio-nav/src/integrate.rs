@@ -67,6 +67,9 @@ pub struct IntegratorScratch {
     queue: Vec<u32>,
     /// Column of every cell, so the hot loop needs no division.
     column: Vec<u32>,
+    /// Per cell of the last [`integrate_with_los_set`] with several goals: the index of the
+    /// goal whose LOS flood last tested it (`u32::MAX` where none came).
+    owner: Vec<u32>,
 }
 
 impl IntegratorScratch {
@@ -74,6 +77,14 @@ impl IntegratorScratch {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Per cell of the last [`integrate_with_los_set`] with two goals or more, the index of
+    /// the goal an [`INT_LOS`] cell sees (meaningless for other cells); empty after one goal
+    /// (every LOS cell sees that goal).
+    #[must_use]
+    pub fn los_owner(&self) -> &[u32] {
+        &self.owner
     }
 }
 
@@ -137,36 +148,73 @@ pub fn integrate_with_los(
     field: &mut IntegrationField,
     scratch: &mut IntegratorScratch,
 ) {
+    integrate_with_los_set(costs, w, h, &[goal], field, scratch);
+}
+
+/// [`integrate_with_los`] toward the nearest of several goal cells (a goal set, SEEDS §002):
+/// the LOS flood starts from every goal at once, breadth-first, and a cell joins the LOS
+/// region of the first goal whose flood reaches it and that it sees; a cell blocked from one
+/// goal may still be claimed by another's flood. [`IntegratorScratch::los_owner`] then names,
+/// per cell, the index into `goals` of the goal its line of sight refers to (filled only for
+/// two goals or more). The cost pass runs from the edge of the union of those regions, so
+/// every cell gets its cost to the nearest goal. One goal gives exactly
+/// [`integrate_with_los`]. Goals on walls, outside the window or repeated are skipped.
+pub fn integrate_with_los_set(
+    costs: &[u8],
+    w: u32,
+    h: u32,
+    goals: &[usize],
+    field: &mut IntegrationField,
+    scratch: &mut IntegratorScratch,
+) {
     field.reset(w, h);
     let n = full_rows(field.cost.len().min(costs.len()), w);
-    if goal >= n || costs[goal] == WALL {
-        return;
+    let multi = goals.len() > 1;
+    scratch.owner.clear();
+    if multi {
+        scratch.owner.resize(n, u32::MAX);
     }
     let wu = w as usize;
     let hu = n / wu.max(1);
-    let goal_xy = ((goal % wu) as i32, (goal / wu) as i32);
-    field.cost[goal] = 0;
-    field.flags[goal] = INT_LOS | INT_GOAL;
+    scratch.queue.clear();
+    for (k, &goal) in goals.iter().enumerate() {
+        if goal >= n || costs[goal] == WALL || field.flags[goal] & INT_GOAL != 0 {
+            continue;
+        }
+        field.cost[goal] = 0;
+        field.flags[goal] = INT_LOS | INT_GOAL;
+        if multi {
+            scratch.owner[goal] = k as u32;
+        }
+        scratch.queue.push(goal as u32);
+    }
+    if scratch.queue.is_empty() {
+        return;
+    }
+    let xy = |c: usize| ((c % wu) as i32, (c / wu) as i32);
 
     // LOS flood, breadth-first so the first visit carries the flood distance.
-    scratch.queue.clear();
-    scratch.queue.push(goal as u32);
     let mut head = 0;
     while head < scratch.queue.len() {
         let c = scratch.queue[head] as usize;
         head += 1;
         let next = field.cost[c] + 1;
+        let k = if multi { scratch.owner[c] } else { 0 };
+        let goal_xy = xy(goals[k as usize]);
         let (x, y) = (c % wu, c / wu);
         for nb in neighbours4(x, y, wu, hu) {
-            if nb == usize::MAX
-                || costs[nb] != CLEAR
-                || field.flags[nb] & (INT_LOS | INT_BLOCKED) != 0
-            {
+            if nb == usize::MAX || costs[nb] != CLEAR || field.flags[nb] & INT_LOS != 0 {
                 continue;
             }
-            let target = ((nb % wu) as i32, (nb / wu) as i32);
-            if has_line_of_sight(costs, w, h, goal_xy, target) {
-                field.flags[nb] |= INT_LOS;
+            // Blocked from this goal already (with one goal: blocked for good).
+            if field.flags[nb] & INT_BLOCKED != 0 && (!multi || scratch.owner[nb] == k) {
+                continue;
+            }
+            if multi {
+                scratch.owner[nb] = k;
+            }
+            if has_line_of_sight(costs, w, h, goal_xy, xy(nb)) {
+                field.flags[nb] = (field.flags[nb] & !INT_BLOCKED) | INT_LOS;
                 field.cost[nb] = next;
                 scratch.queue.push(nb as u32);
             } else {

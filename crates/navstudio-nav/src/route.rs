@@ -236,8 +236,12 @@ pub struct SearchEnds<'a> {
     /// sector's nodes (cost from the node to the goal cell) and, when merging, nodes on
     /// earlier routes.
     pub finishes: &'a FinishCosts,
-    /// Goal cell, for the octile heuristic.
+    /// Goal cell the tie-break's straight line runs to (of a goal set: the nearest).
     pub goal: (u32, u32),
+    /// `(min, max)` corners of the goals' bounding box, for the octile heuristic: the
+    /// distance to the box is at most the distance to any goal in it, so the bound stays
+    /// admissible for a goal set (`(goal, goal)` for one goal).
+    pub goal_box: ((u32, u32), (u32, u32)),
     /// Source cell: among keys of nearly equal `f` the search expands first the nodes whose
     /// parent lies nearest the straight line from source to goal, so of the many equally
     /// cheap staircase routes that 4-neighbour costs allow it keeps the straightest.
@@ -296,6 +300,16 @@ pub fn octile(a: (u32, u32), b: (u32, u32)) -> u32 {
     dx.max(dy) + (dx.min(dy) * 414) / 1000
 }
 
+/// [`octile`] from `a` to the nearest cell of the box `(min, max)` (inclusive corners).
+#[must_use]
+pub fn octile_to_box(a: (u32, u32), (min, max): ((u32, u32), (u32, u32))) -> u32 {
+    let nearest = (
+        a.0.clamp(min.0, max.0.max(min.0)),
+        a.1.clamp(min.1, max.1.max(min.1)),
+    );
+    octile(a, nearest)
+}
+
 /// A* from the source to the cheapest finishing node over `graph` (the layout of the layer
 /// whose nodes the ends name): `ends` name nodes by search id ([`SearchGraph::search_id`]),
 /// the route names portal nodes. `None` when no node finishes.
@@ -325,7 +339,7 @@ pub fn search(
         let bound = ends
             .landmarks
             .and_then(|b| b.lower_bound(node))
-            .unwrap_or_else(|| octile(graph.center(node), ends.goal));
+            .unwrap_or_else(|| octile_to_box(graph.center(node), ends.goal_box));
         (bound as f32 * weight) as u32
     };
     let line = off_line(ends.source, ends.goal);
@@ -514,6 +528,7 @@ mod tests {
                         starts: &search_starts,
                         finishes: &finish,
                         goal,
+                        goal_box: (goal, goal),
                         source: layer.nodes[starts[0].0 as usize].center,
                         heuristic_weight: weight,
                         landmarks,

@@ -2,6 +2,11 @@
 //! (portal A*, merging A* for further sources, precomputed permutation tiles on the way, a
 //! custom line-of-sight field around the goal), flow sampling for steering, a ref-counted
 //! goal-field cache, and dynamic cost changes rebuilt through a time-sliced queue.
+//!
+//! A request may name a goal set ([`NavWorld::request_path_to_any`]): the portal search
+//! finishes at any goal sector's nodes (a virtual sink), each goal sector gets one goal field
+//! integrated from all of its goals, and where the fields' windows overlap a cell follows
+//! the field that is cheapest there, so every source flows to its nearest goal.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -12,7 +17,8 @@ use super::NavData;
 use super::flow::flow_from_integration;
 use super::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, GridSpec, WALL};
 use super::integrate::{
-    INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
+    INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs,
+    integrate_with_los_set,
 };
 use super::landmarks::{LandmarkBuilder, Landmarks};
 use super::layer::{NavLayer, rebuild_sectors};
@@ -59,6 +65,9 @@ pub enum PathError {
     /// No source can reach the goal (island ids differ); A* was not run.
     #[error("no source can reach the goal {0:?} (different islands)")]
     Unreachable((u32, u32)),
+    /// A goal set without a goal.
+    #[error("the goal set is empty: name at least one goal cell")]
+    NoGoal,
 }
 
 /// The goal field: an integration with the line-of-sight pass over the goal sector and its
@@ -75,6 +84,11 @@ pub struct GoalField {
     /// cost to the goal by paths inside the window ([`UNREACHED`] when none), what the
     /// field can offer in the graph's own measure (see [`PathState::route_first`]).
     pub within: Vec<(u32, u32)>,
+    /// The goals the field was integrated from (all in one sector), sorted.
+    pub goals: Vec<(u32, u32)>,
+    /// With several goals, per window cell the index into `goals` of the goal a
+    /// line-of-sight cell sees; empty with one goal.
+    pub los_owner: Vec<u32>,
 }
 
 impl GoalField {
@@ -82,6 +96,12 @@ impl GoalField {
     fn within(&self, node: u32) -> Option<u32> {
         let i = self.within.binary_search_by_key(&node, |&(n, _)| n).ok()?;
         Some(self.within[i].1)
+    }
+
+    /// The goal the line-of-sight cell at window index `i` sees.
+    fn los_goal(&self, i: usize) -> Option<(u32, u32)> {
+        let k = self.los_owner.get(i).copied().unwrap_or(0);
+        self.goals.get(k as usize).copied()
     }
 }
 
@@ -98,13 +118,19 @@ pub struct CacheStats {
     pub entries: usize,
 }
 
-/// A planned path: the route tree toward one goal shared by all its sources.
+/// A planned path: the route tree toward one goal (or the nearest of a goal set) shared by
+/// all its sources.
 #[derive(Debug)]
 pub struct PathState {
     /// Movement type index.
     pub layer: usize,
-    /// Goal cell.
+    /// Goal cell; of a goal set, the first goal named that a source can reach.
     pub goal: (u32, u32),
+    /// Every goal of the path (one for [`NavWorld::request_path`]), sorted: the goals a
+    /// source can reach.
+    pub goals: Vec<(u32, u32)>,
+    /// Island ids of the goals, sorted.
+    goal_islands: Vec<u32>,
     /// Sources the path was planned for (re-planned after dynamic changes).
     pub sources: Vec<(u32, u32)>,
     /// Per routed sector, the portal nodes to leave it through as `(remaining cost to the
@@ -119,8 +145,10 @@ pub struct PathState {
     /// (rooms whose connecting corridor runs just outside) its flow takes a long detour.
     /// There cells follow the route's tiles instead.
     pub route_first: BTreeSet<u32>,
-    /// The goal field (shared through the cache).
-    pub goal_field: Arc<GoalField>,
+    /// One goal field per goal sector, in sector order (shared through the cache).
+    pub goal_fields: Vec<Arc<GoalField>>,
+    /// Per sector some goal field's window covers, the indices of those fields.
+    field_cover: BTreeMap<u32, Vec<u32>>,
     /// Seamless mode only: one integration from the goal over all routed sectors.
     pub corridor: Option<super::corridor::Corridor>,
     /// Look-ahead targets already found, by cell (see [`NavWorld::set_flow_lookahead`]).
@@ -144,10 +172,35 @@ pub struct TracedPath {
     pub cells: Vec<(u32, u32)>,
     /// 1 per straight step, √2 per diagonal, straight-line distance once in LOS.
     pub length: f64,
+    /// The goal the path arrives at (of a goal set: the one this source flows to).
+    pub goal: (u32, u32),
 }
 
-/// Cached goal fields by (movement type, goal cell), with the clock of their last use.
-type GoalCache = HashMap<(usize, (u32, u32)), (Arc<GoalField>, u64)>;
+impl PathState {
+    /// Whether `cell` is one of the path's goals.
+    #[must_use]
+    pub fn is_goal(&self, cell: (u32, u32)) -> bool {
+        if self.goals.len() == 1 {
+            return self.goals[0] == cell;
+        }
+        self.goals.binary_search(&cell).is_ok()
+    }
+
+    /// The cheapest goal field reaching `cell`: `(field, window index, cost)`. Ties go to the
+    /// lower field index.
+    fn field_at(&self, cover: &[u32], cell: (u32, u32)) -> Option<(&GoalField, usize, u32)> {
+        cheapest_field(&self.goal_fields, cover, cell)
+    }
+
+    /// The indices of the goal fields whose windows cover `sector`.
+    fn cover(&self, sector: u32) -> &[u32] {
+        self.field_cover.get(&sector).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Cached goal fields by (movement type, goal cells of one sector), with the clock of their
+/// last use.
+type GoalCache = HashMap<(usize, Vec<(u32, u32)>), (Arc<GoalField>, u64)>;
 
 /// The run-time navigation world.
 pub struct NavWorld {
@@ -363,18 +416,60 @@ impl NavWorld {
         sources: &[(u32, u32)],
         goal: (u32, u32),
     ) -> Result<PathId, PathError> {
-        let state = self.plan(layer, sources, goal)?;
+        self.request_path_to_any(layer, sources, &[goal])
+    }
+
+    /// Plans one path from `sources` to the nearest of `goals` (by integrated cost) for
+    /// movement type `layer`: every source's flow leads to its nearest goal (SEEDS §002's
+    /// goal sets: exits, depots, a building's entrances). The portal search finishes at any
+    /// goal sector's nodes at their cost to that sector's nearest goal, landmark bounds take
+    /// the minimum over all of them, and each goal sector gets one goal field integrated from
+    /// all of its goals, with line of sight per goal. Goals on walls, and goals on islands no
+    /// source stands on, are left out; sources on islands without a goal likewise. One goal
+    /// gives exactly [`Self::request_path`]'s path. [`Self::sample_flow`],
+    /// [`Self::trace_path`] (whose [`TracedPath::goal`] names the goal reached) and
+    /// [`Self::has_line_of_sight`] work on it unchanged.
+    ///
+    /// # Errors
+    /// [`PathError::NoGoal`] for an empty set, [`PathError::OffMap`] for a cell off the map,
+    /// [`PathError::GoalIsWall`] (naming the first goal) when every goal is a wall,
+    /// [`PathError::Unreachable`] when no source shares an island with a goal, and
+    /// [`PathError::UnknownType`].
+    pub fn request_path_to_any(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goals: &[(u32, u32)],
+    ) -> Result<PathId, PathError> {
+        let state = self.plan(layer, sources, goals)?;
         let id = PathId(self.next_path);
         self.next_path = self.next_path.wrapping_add(1);
         self.paths.insert(id, state);
         Ok(id)
     }
 
+    /// Whether an agent at `cell` can follow path `id` to one of its goals: the cell lies on
+    /// the island of one of them.
+    #[must_use]
+    pub fn path_reaches(&self, id: PathId, cell: (u32, u32)) -> bool {
+        let Some(p) = self.paths.get(&id) else {
+            return false;
+        };
+        let Some(l) = self.nav.layers.get(p.layer) else {
+            return false;
+        };
+        if cell.0 >= l.cost.spec.width || cell.1 >= l.cost.spec.height {
+            return false;
+        }
+        let island = l.islands.island_at(cell.0, cell.1);
+        island != 0 && p.goal_islands.binary_search(&island).is_ok()
+    }
+
     fn plan(
         &mut self,
         layer: usize,
         sources: &[(u32, u32)],
-        goal: (u32, u32),
+        goals: &[(u32, u32)],
     ) -> Result<PathState, PathError> {
         let l = self
             .nav
@@ -382,63 +477,106 @@ impl NavWorld {
             .get(layer)
             .ok_or(PathError::UnknownType(layer))?;
         let spec = l.cost.spec;
-        for &(x, y) in sources.iter().chain(std::iter::once(&goal)) {
+        let first_goal = *goals.first().ok_or(PathError::NoGoal)?;
+        for &(x, y) in sources.iter().chain(goals) {
             if x >= spec.width || y >= spec.height {
                 return Err(PathError::OffMap((x, y)));
             }
         }
-        let goal_island = l.islands.island_at(goal.0, goal.1);
-        if goal_island == 0 {
-            return Err(PathError::GoalIsWall(goal));
+        let island = |c: (u32, u32)| l.islands.island_at(c.0, c.1);
+        let mut goal_islands: Vec<u32> = goals.iter().map(|&g| island(g)).collect();
+        goal_islands.retain(|&i| i != 0);
+        goal_islands.sort_unstable();
+        goal_islands.dedup();
+        if goal_islands.is_empty() {
+            return Err(PathError::GoalIsWall(first_goal));
         }
         let reachable: Vec<(u32, u32)> = sources
             .iter()
             .copied()
-            .filter(|&(x, y)| l.islands.island_at(x, y) == goal_island)
+            .filter(|&c| goal_islands.binary_search(&island(c)).is_ok())
             .collect();
         if reachable.is_empty() {
-            return Err(PathError::Unreachable(goal));
+            return Err(PathError::Unreachable(first_goal));
         }
-        let goal_field = self.goal_field(layer, goal);
+        // Goals no source can reach would only cost goal fields.
+        let mut source_islands: Vec<u32> = reachable.iter().map(|&c| island(c)).collect();
+        source_islands.sort_unstable();
+        source_islands.dedup();
+        goal_islands.retain(|i| source_islands.binary_search(i).is_ok());
+        let kept = |g: &(u32, u32)| source_islands.binary_search(&island(*g)).is_ok();
+        let Some(&goal) = goals.iter().find(|g| kept(g)) else {
+            return Err(PathError::Unreachable(first_goal));
+        };
+        let mut goal_cells: Vec<(u32, u32)> = goals.iter().copied().filter(kept).collect();
+        goal_cells.sort_unstable();
+        goal_cells.dedup();
+        let mut by_sector: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
+        for &g in &goal_cells {
+            by_sector
+                .entry(spec.sector_of(g.0, g.1))
+                .or_default()
+                .push(g);
+        }
+        let goal_fields: Vec<Arc<GoalField>> = by_sector
+            .values()
+            .map(|cells| self.goal_field(layer, cells))
+            .collect();
+        let mut field_cover: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (k, gf) in goal_fields.iter().enumerate() {
+            for sector in sectors_in(spec, gf.rect) {
+                field_cover.entry(sector).or_default().push(k as u32);
+            }
+        }
+        // The octile heuristic's target: the goals' bounding box (a point for one goal).
+        let goal_box = goal_cells.iter().fold(
+            ((u32::MAX, u32::MAX), (0, 0)),
+            |((x0, y0), (x1, y1)), &(x, y)| ((x0.min(x), y0.min(y)), (x1.max(x), y1.max(y))),
+        );
         self.ensure_landmarks(layer);
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
         let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) else {
             return Err(PathError::UnknownType(layer));
         };
-        let goal_sector = spec.sector_of(goal.0, goal.1);
-        // Cost from each goal-sector node to the goal, by integrating the goal sector.
-        let mut goal_costs = sector_costs_from(l, goal_sector, goal, &mut self.integ);
-        for (node, _) in &mut goal_costs {
-            *node = graph.search_id(*node);
-        }
         let remaining = &mut self.finish;
         remaining.reset(l.nodes.len());
-        for &(node, rest) in &goal_costs {
-            remaining.insert_absent(node, rest);
-        }
         let mut bounds = self
             .landmarks
             .get(layer)
             .and_then(Option::as_ref)
             .map(Landmarks::bounds);
-        if let Some(b) = bounds.as_mut() {
+        // Cost from each goal-sector node to its sector's nearest goal, by integrating the
+        // sector from all of them: the search's finishes (a virtual sink behind them).
+        for (&sector, cells) in &by_sector {
+            let mut goal_costs = sector_costs_from(l, sector, cells, &mut self.integ);
+            for (node, _) in &mut goal_costs {
+                *node = graph.search_id(*node);
+            }
             for &(node, rest) in &goal_costs {
-                b.add_finish(node, rest);
+                remaining.insert_absent(node, rest);
+            }
+            if let Some(b) = bounds.as_mut() {
+                for &(node, rest) in &goal_costs {
+                    b.add_finish(node, rest);
+                }
             }
         }
+        let one_goal_sector = by_sector.len() == 1;
         let mut exits = BTreeMap::new();
         let mut routes = Vec::with_capacity(reachable.len());
         let mut route_first = BTreeSet::new();
         for (i, &src) in reachable.iter().enumerate() {
             let src_sector = spec.sector_of(src.0, src.1);
-            // Inside the goal field's window with the goal reached locally: no portals needed
-            // in the goal sector; elsewhere in the window only if no route beats the field.
-            let local_cost = in_rect(goal_field.rect, src)
-                .then(|| goal_field.field.cost[local(goal_field.rect, src)])
-                .filter(|&c| c != UNREACHED);
+            let in_goal_sector = by_sector.contains_key(&src_sector);
+            let cover = field_cover.get(&src_sector).map_or(&[][..], Vec::as_slice);
+            // Inside a goal field's window with a goal reached locally: no portals needed in
+            // the goal sector (with one goal sector); elsewhere in the window only if no
+            // route beats the field.
+            let local_cost = cheapest_field(&goal_fields, cover, src).map(|(_, _, c)| c);
             if let Some(cost) = local_cost
-                && src_sector == goal_sector
+                && in_goal_sector
+                && one_goal_sector
             {
                 routes.push(Route {
                     nodes: Vec::new(),
@@ -446,11 +584,18 @@ impl NavWorld {
                 });
                 continue;
             }
-            let mut starts = sector_costs_from(l, src_sector, src, &mut self.integ);
+            let mut starts = sector_costs_from(l, src_sector, &[src], &mut self.integ);
             // What the window offers from the source, in the graph's measure.
             let start_in_window = starts
                 .iter()
-                .filter_map(|&(node, c)| Some(c.saturating_add(goal_field.within(node)?)))
+                .filter_map(|&(node, c)| {
+                    Some(c.saturating_add(within_any(
+                        &goal_fields,
+                        &field_cover,
+                        src_sector,
+                        node,
+                    )?))
+                })
                 .min()
                 .unwrap_or(UNREACHED);
             for (node, _) in &mut starts {
@@ -459,11 +604,22 @@ impl NavWorld {
             if let (Some(b), Some(&(first, _))) = (bounds.as_mut(), starts.first()) {
                 b.focus(first, ACTIVE_LANDMARKS);
             }
+            // Tie-breaking leans toward the straight line to the nearest goal.
+            let toward = if goal_cells.len() == 1 {
+                goal
+            } else {
+                goal_cells
+                    .iter()
+                    .copied()
+                    .min_by_key(|&g| super::route::octile(src, g))
+                    .unwrap_or(goal)
+            };
             self.a_star_runs += 1;
             let ends = SearchEnds {
                 starts: &starts,
                 finishes: remaining,
-                goal,
+                goal: toward,
+                goal_box,
                 source: src,
                 heuristic_weight: self.heuristic_weight,
                 landmarks: bounds.as_ref(),
@@ -477,10 +633,16 @@ impl NavWorld {
             };
             // Graph costs run a little low (an edge ends anywhere on a window, the next starts
             // at its centre), the same way inside the window and out: compare them with each
-            // other, allowing a sector's width.
+            // other, allowing a sector's width. In a goal sector (of a set with several) the
+            // field's own cost is exact and needs no portal.
             let detour = spec.sector_size;
+            let field_first = match local_cost {
+                Some(cost) if in_goal_sector => cost <= route.cost.saturating_add(detour),
+                Some(_) => start_in_window <= route.cost.saturating_add(detour),
+                None => false,
+            };
             if let Some(cost) = local_cost
-                && start_in_window <= route.cost.saturating_add(detour)
+                && field_first
             {
                 routes.push(Route {
                     nodes: Vec::new(),
@@ -516,9 +678,9 @@ impl NavWorld {
                 let (a, b) = (pair[0].0, pair[1].0);
                 let sector = graph.sector(a);
                 let entered = graph.sector(b);
-                if entered != sector && entered != goal_sector {
+                if entered != sector && !by_sector.contains_key(&entered) {
                     let rest = total.saturating_sub(pair[1].1);
-                    let within = goal_field.within(graph.node_id(b));
+                    let within = within_any(&goal_fields, &field_cover, entered, graph.node_id(b));
                     if within.is_some_and(|c| c > rest.saturating_add(detour)) {
                         route_first.insert(entered);
                     }
@@ -536,31 +698,39 @@ impl NavWorld {
             routes.push(route);
         }
         let corridor = self.seamless.then(|| {
-            let around_goal = sectors_in(spec, goal_field.rect);
+            let around_goals = goal_fields
+                .iter()
+                .flat_map(|gf| sectors_in(spec, gf.rect))
+                .collect::<Vec<_>>();
             let starts = reachable.iter().map(|&(x, y)| spec.sector_of(x, y));
             super::corridor::Corridor::build(
                 l,
-                exits.keys().copied().chain(around_goal).chain(starts),
-                goal,
+                exits.keys().copied().chain(around_goals).chain(starts),
+                &goal_cells,
             )
         });
         Ok(PathState {
             layer,
             goal,
+            goals: goal_cells,
+            goal_islands,
             sources: reachable,
             exits,
             routes,
             route_first,
-            goal_field,
+            goal_fields,
+            field_cover,
             corridor,
             pulled: PulledCache::default(),
         })
     }
 
-    /// The goal field for `(layer, goal)`, from the cache or built.
-    fn goal_field(&mut self, layer: usize, goal: (u32, u32)) -> Arc<GoalField> {
+    /// The goal field for `(layer, goals)` (goals of one sector, sorted), from the cache or
+    /// built.
+    fn goal_field(&mut self, layer: usize, goals: &[(u32, u32)]) -> Arc<GoalField> {
         self.cache_clock += 1;
-        if let Some((field, used)) = self.goal_cache.get_mut(&(layer, goal)) {
+        let key = (layer, goals.to_vec());
+        if let Some((field, used)) = self.goal_cache.get_mut(&key) {
             *used = self.cache_clock;
             self.stats.hits += 1;
             return Arc::clone(field);
@@ -568,11 +738,11 @@ impl NavWorld {
         self.stats.misses += 1;
         let field = Arc::new(build_goal_field(
             &self.nav.layers[layer],
-            goal,
+            goals,
             &mut self.integ,
         ));
         self.goal_cache
-            .insert((layer, goal), (Arc::clone(&field), self.cache_clock));
+            .insert(key, (Arc::clone(&field), self.cache_clock));
         self.evict();
         field
     }
@@ -584,8 +754,8 @@ impl NavWorld {
                 .goal_cache
                 .iter()
                 .filter(|(_, (f, _))| Arc::strong_count(f) == 1)
-                .min_by_key(|(k, (_, used))| (*used, **k))
-                .map(|(k, _)| *k);
+                .min_by(|(ka, (_, ua)), (kb, (_, ub))| (ua, ka).cmp(&(ub, kb)))
+                .map(|(k, _)| k.clone());
             let Some(k) = victim else { break };
             self.goal_cache.remove(&k);
             self.stats.evictions += 1;
@@ -595,6 +765,12 @@ impl NavWorld {
     /// Flow byte at a cell for a path (see [`FlowCursor::at`]); `None` off the route.
     fn flow_at(&self, p: &PathState, cell: (u32, u32)) -> Option<u8> {
         FlowCursor::new(&self.nav.layers[p.layer], p).at(cell)
+    }
+
+    /// The goal a line-of-sight cell (or a goal cell) of path `p` sees (see
+    /// [`FlowCursor::seen_goal`]).
+    fn seen_goal(&self, p: &PathState, cell: (u32, u32)) -> (u32, u32) {
+        FlowCursor::new(&self.nav.layers[p.layer], p).seen_goal(cell)
     }
 
     /// Desired unit direction at `pos` (cell units, `(x + 0.5, y + 0.5)` is a cell centre):
@@ -609,11 +785,11 @@ impl NavWorld {
             return None;
         }
         let cell = (px as u32, py as u32);
-        let goal_c = (p.goal.0 as f32 + 0.5, p.goal.1 as f32 + 0.5);
         if let Some(f) = self.flow_at(p, cell)
-            && (f & FLOW_LOS != 0 || cell == p.goal)
+            && (f & FLOW_LOS != 0 || p.is_goal(cell))
         {
-            return normalise(goal_c.0 - px, goal_c.1 - py);
+            let goal = self.seen_goal(p, cell);
+            return normalise(goal.0 as f32 + 0.5 - px, goal.1 as f32 + 0.5 - py);
         }
         // Look-ahead: straight at the furthest flow cell ahead in plain sight.
         if let Some(to) = self.pulled_target_cached(p, cell) {
@@ -661,7 +837,8 @@ impl NavWorld {
         normalise(target.0 as f32 + 0.5 - px, target.1 as f32 + 0.5 - py)
     }
 
-    /// Whether `cell` sees the goal of path `id` in a straight line.
+    /// Whether `cell` sees the goal of path `id` (of a goal set: the goal its flow leads to)
+    /// in a straight line.
     #[must_use]
     pub fn has_line_of_sight(&self, id: PathId, cell: (u32, u32)) -> bool {
         self.paths
@@ -688,7 +865,7 @@ impl NavWorld {
         let mut len = 0;
         let mut dearest = cost.get(cell.0, cell.1);
         let mut at = cell;
-        while len < k && at != p.goal {
+        while len < k && !p.is_goal(at) {
             let Some(f) = flow.at(at) else {
                 break;
             };
@@ -766,17 +943,26 @@ impl NavWorld {
         let mut length = 0.0;
         let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
         for _ in 0..cap {
-            if cell == p.goal {
-                return Some(TracedPath { cells, length });
+            if p.is_goal(cell) {
+                return Some(TracedPath {
+                    cells,
+                    length,
+                    goal: cell,
+                });
             }
             let f = self.flow_at(p, cell)?;
             if f & FLOW_LOS != 0 {
+                let goal = self.seen_goal(p, cell);
                 let (dx, dy) = (
-                    f64::from(p.goal.0) - f64::from(cell.0),
-                    f64::from(p.goal.1) - f64::from(cell.1),
+                    f64::from(goal.0) - f64::from(cell.0),
+                    f64::from(goal.1) - f64::from(cell.1),
                 );
                 length += (dx * dx + dy * dy).sqrt();
-                return Some(TracedPath { cells, length });
+                return Some(TracedPath {
+                    cells,
+                    length,
+                    goal,
+                });
             }
             if let Some(to) = self.pulled_target(p, cell) {
                 length += octile_length(cell, to);
@@ -992,8 +1178,11 @@ impl NavWorld {
             let Some(old) = self.paths.get(&id) else {
                 continue;
             };
-            let (layer, sources, goal) = (old.layer, old.sources.clone(), old.goal);
-            match self.plan(layer, &sources, goal) {
+            let (layer, sources) = (old.layer, old.sources.clone());
+            let goals: Vec<(u32, u32)> = std::iter::once(old.goal)
+                .chain(old.goals.iter().copied())
+                .collect();
+            match self.plan(layer, &sources, &goals) {
                 Ok(state) => {
                     self.paths.insert(id, state);
                 }
@@ -1016,6 +1205,8 @@ struct FlowCursor<'a> {
     exits: &'a [(u32, u32)],
     /// Whether the goal field may steer in `sector` (see [`PathState::route_first`]).
     field_here: bool,
+    /// The goal fields whose windows cover `sector`.
+    cover: &'a [u32],
 }
 
 impl<'a> FlowCursor<'a> {
@@ -1027,7 +1218,35 @@ impl<'a> FlowCursor<'a> {
             origin: (0, 0, 0),
             exits: &[],
             field_here: true,
+            cover: &[],
         }
+    }
+
+    /// Moves the cursor to the sector of `cell`.
+    fn enter(&mut self, cell: (u32, u32)) {
+        let spec = self.layer.cost.spec;
+        let sector = spec.sector_of(cell.0, cell.1);
+        if sector != self.sector {
+            let (x0, y0, w, _) = spec.sector_rect(sector);
+            self.sector = sector;
+            self.origin = (x0, y0, w);
+            self.exits = self.path.exits.get(&sector).map_or(&[], Vec::as_slice);
+            self.field_here = !self.path.route_first.contains(&sector);
+            self.cover = self.path.cover(sector);
+        }
+    }
+
+    /// The goal `cell` steers straight at: itself on a goal, else the goal the cheapest goal
+    /// field's line of sight there refers to (the path's first goal when none does).
+    fn seen_goal(&mut self, cell: (u32, u32)) -> (u32, u32) {
+        if self.path.is_goal(cell) {
+            return cell;
+        }
+        self.enter(cell);
+        self.path
+            .field_at(self.cover, cell)
+            .and_then(|(gf, i, _)| gf.los_goal(i))
+            .unwrap_or(self.path.goal)
     }
 
     /// The flow byte at `cell`: the goal field where it reaches the cell, else the seamless
@@ -1036,15 +1255,7 @@ impl<'a> FlowCursor<'a> {
     /// [`PathState::route_first`]) the goal field comes last. `None` off the route.
     fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
         let l = self.layer;
-        let spec = l.cost.spec;
-        let sector = spec.sector_of(cell.0, cell.1);
-        if sector != self.sector {
-            let (x0, y0, w, _) = spec.sector_rect(sector);
-            self.sector = sector;
-            self.origin = (x0, y0, w);
-            self.exits = self.path.exits.get(&sector).map_or(&[], Vec::as_slice);
-            self.field_here = !self.path.route_first.contains(&sector);
-        }
+        self.enter(cell);
         // Where the route goes first, its flow; the goal field still covers cells it misses.
         let corridor = |cell| self.path.corridor.as_ref()?.flow_at(l, cell);
         if !self.field_here
@@ -1052,12 +1263,8 @@ impl<'a> FlowCursor<'a> {
         {
             return Some(f);
         }
-        let gf = &self.path.goal_field;
-        if in_rect(gf.rect, cell) {
-            let i = local(gf.rect, cell);
-            if gf.field.cost[i] != UNREACHED {
-                return Some(gf.flow[i]);
-            }
+        if let Some((gf, i, _)) = self.path.field_at(self.cover, cell) {
+            return Some(gf.flow[i]);
         }
         corridor(cell).or_else(|| self.tile_flow(cell))
     }
@@ -1123,12 +1330,12 @@ fn local(r: (u32, u32, u32, u32), c: (u32, u32)) -> usize {
     ((c.1 - r.1) * r.2 + (c.0 - r.0)) as usize
 }
 
-/// `(node, integrated cost between `cell` and the node's centre)` for the nodes of `sector`,
-/// integrating the sector from `cell`.
+/// `(node, integrated cost between the nearest of `cells` and the node's centre)` for the
+/// nodes of `sector`, integrating the sector from `cells` (all inside it).
 fn sector_costs_from(
     l: &NavLayer,
     sector: u32,
-    cell: (u32, u32),
+    cells: &[(u32, u32)],
     scratch: &mut IntegratorScratch,
 ) -> Vec<(u32, u32)> {
     let spec = l.cost.spec;
@@ -1136,8 +1343,11 @@ fn sector_costs_from(
     let mut costs = Vec::new();
     l.cost.sector_cells(sector, &mut costs);
     let mut field = IntegrationField::new();
-    let seed = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
-    integrate_costs(&costs, w, h, &[(seed, 0)], &mut field, scratch);
+    let seeds: Vec<(usize, u32)> = cells
+        .iter()
+        .map(|c| (((c.1 - y0) * w + (c.0 - x0)) as usize, 0))
+        .collect();
+    integrate_costs(&costs, w, h, &seeds, &mut field, scratch);
     l.graph
         .nodes_of_sector(sector)
         .iter()
@@ -1196,10 +1406,53 @@ fn costs_within(
     nodes.into_iter().zip(cost).collect()
 }
 
-/// The goal field over the goal sector and its 8 neighbours (clipped to the map).
-fn build_goal_field(l: &NavLayer, goal: (u32, u32), scratch: &mut IntegratorScratch) -> GoalField {
+/// The cheapest of the goal fields `cover` names that reaches `cell`, as
+/// [`PathState::field_at`] (before the path exists).
+fn cheapest_field<'a>(
+    fields: &'a [Arc<GoalField>],
+    cover: &[u32],
+    cell: (u32, u32),
+) -> Option<(&'a GoalField, usize, u32)> {
+    let mut best: Option<(&GoalField, usize, u32)> = None;
+    for &k in cover {
+        let gf = &*fields[k as usize];
+        if !in_rect(gf.rect, cell) {
+            continue;
+        }
+        let i = local(gf.rect, cell);
+        let c = gf.field.cost[i];
+        if c != UNREACHED && best.is_none_or(|(_, _, b)| c < b) {
+            best = Some((gf, i, c));
+        }
+    }
+    best
+}
+
+/// [`GoalField::within`] of `node` (in `sector`), the cheapest over the fields whose windows
+/// cover the sector.
+fn within_any(
+    fields: &[Arc<GoalField>],
+    cover: &BTreeMap<u32, Vec<u32>>,
+    sector: u32,
+    node: u32,
+) -> Option<u32> {
+    cover
+        .get(&sector)?
+        .iter()
+        .filter_map(|&k| fields[k as usize].within(node))
+        .min()
+}
+
+/// The goal field over the goal sector and its 8 neighbours (clipped to the map),
+/// integrated from `goals` (one or more cells of that sector, sorted).
+fn build_goal_field(
+    l: &NavLayer,
+    goals: &[(u32, u32)],
+    scratch: &mut IntegratorScratch,
+) -> GoalField {
     let spec = l.cost.spec;
     let ss = spec.sector_size;
+    let goal = goals.first().copied().unwrap_or_default();
     let (gx, gy) = (goal.0 / ss, goal.1 / ss);
     let x0 = gx.saturating_sub(1) * ss;
     let y0 = gy.saturating_sub(1) * ss;
@@ -1210,29 +1463,26 @@ fn build_goal_field(l: &NavLayer, goal: (u32, u32), scratch: &mut IntegratorScra
     l.cost
         .copy_window(rect.0, rect.1, rect.2, rect.3, &mut costs);
     let mut field = IntegrationField::new();
-    let goal_local = local(rect, goal);
-    integrate_with_los(&costs, rect.2, rect.3, goal_local, &mut field, scratch);
+    let goals_local: Vec<usize> = goals.iter().map(|&g| local(rect, g)).collect();
+    integrate_with_los_set(&costs, rect.2, rect.3, &goals_local, &mut field, scratch);
+    let los_owner = scratch.los_owner().to_vec();
     let mut flow = vec![0; costs.len()];
-    flow_from_integration(
-        &costs,
-        rect.2,
-        rect.3,
-        &field,
-        &[(goal_local, DIR_NONE)],
-        &mut flow,
-    );
-    debug_assert!(
+    let exits: Vec<(usize, u8)> = goals_local.iter().map(|&g| (g, DIR_NONE)).collect();
+    flow_from_integration(&costs, rect.2, rect.3, &field, &exits, &mut flow);
+    debug_assert!(goals_local.iter().all(|&g| {
         field
             .flags
-            .get(goal_local)
-            .is_none_or(|f| f & INT_LOS != 0 || costs[goal_local] == WALL)
-    );
-    let goal_costs = sector_costs_from(l, spec.sector_of(goal.0, goal.1), goal, scratch);
+            .get(g)
+            .is_none_or(|f| f & INT_LOS != 0 || costs[g] == WALL)
+    }));
+    let goal_costs = sector_costs_from(l, spec.sector_of(goal.0, goal.1), goals, scratch);
     let within = costs_within(l, rect, &goal_costs);
     GoalField {
         rect,
         field,
         flow,
         within,
+        goals: goals.to_vec(),
+        los_owner,
     }
 }

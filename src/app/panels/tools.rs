@@ -290,7 +290,9 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
 
 /// The goal tool's options and what the preview found.
 fn goal_options_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
-    ui.weak("Click: goal. Shift+click: source (shows its route). Esc: clear. Drag pans.");
+    ui.weak(
+        "Click: goal. Ctrl+click: add a goal (flow goes to the nearest). Shift+click: source (shows its route). Esc: clear. Drag pans.",
+    );
     let type_name = state
         .map
         .as_ref()
@@ -307,7 +309,15 @@ fn goal_options_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) 
         |c: Option<(u32, u32)>| c.map_or_else(|| "—".to_owned(), |(x, y)| format!("{x}, {y}"));
     egui::Grid::new("goal_info").num_columns(2).show(ui, |ui| {
         ui.label("Goal");
-        ui.label(cell(state.goal.goal));
+        if state.goal.more_goals.is_empty() {
+            ui.label(cell(state.goal.goal));
+        } else {
+            ui.label(format!(
+                "{} goals (first {})",
+                1 + state.goal.more_goals.len(),
+                cell(state.goal.goal)
+            ));
+        }
         ui.end_row();
         ui.label("Source");
         ui.label(cell(state.goal.source));
@@ -322,8 +332,14 @@ fn goal_options_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) 
             ui.end_row();
             if let Some(t) = &r.traced {
                 ui.label("Traced");
+                let to = if r.goals.len() > 1 {
+                    let k = r.goals.iter().position(|&g| g == t.goal).unwrap_or(0);
+                    format!(" to goal {}", k + 1)
+                } else {
+                    String::new()
+                };
                 ui.label(format!(
-                    "{:.1} cells via {} portals",
+                    "{:.1} cells via {} portals{to}",
                     t.length,
                     r.route_portals.len()
                 ));

@@ -142,6 +142,7 @@ fn order(group: u32, goal: Vec2) -> Order {
     Order {
         group,
         goal_world: goal,
+        more_goals_world: Vec::new(),
         at_step: 0,
     }
 }
