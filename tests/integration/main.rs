@@ -27,6 +27,8 @@ mod editor;
 mod editor_layout;
 mod generate;
 mod map_import;
+#[cfg(feature = "gui")]
+mod monkey;
 mod nav_core;
 mod nav_walls;
 mod nav_world;
