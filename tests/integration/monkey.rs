@@ -649,7 +649,7 @@ impl Monkey {
                     menu.click();
                     h.step();
                     h.step();
-                    let what: &'static str = *what;
+                    let what: &'static str = what;
                     if let Some(item) = h
                         .query_all_by(move |n| {
                             n.role() != Role::Label
@@ -668,8 +668,7 @@ impl Monkey {
                 // The Bake section's header has the same label: the button comes after it.
                 if let Some(b) = h
                     .query_all_by_label("Bake")
-                    .filter(|n| n.accesskit_node().role() != Role::Label)
-                    .last()
+                    .rfind(|n| n.accesskit_node().role() != Role::Label)
                 {
                     b.click_accesskit();
                 }
@@ -700,8 +699,7 @@ impl Monkey {
                     if let Some(name) = names.get(k % names.len().max(1))
                         && let Some(option) = h
                             .query_all_by_label(name)
-                            .filter(|n| n.accesskit_node().role() != Role::Label)
-                            .last()
+                            .rfind(|n| n.accesskit_node().role() != Role::Label)
                     {
                         option.click_accesskit();
                     }
