@@ -1074,3 +1074,39 @@ fn monkey_undo_in_the_middle_of_a_stroke() {
         stroke(Some(Chord::redo())),
     ]);
 }
+
+/// Arrow-key / accessibility decrements of drag values at the bottom of their range. egui
+/// stepped the value out of range for a frame (a wall buffer of −0.05 m); the editor
+/// recorded it, and undoing the correction brought it back (monkey seed 3, action 6,629).
+/// The Map panel's drag values get the same clamp; this test does not reach them.
+#[test]
+fn monkey_drag_values_stepped_below_their_range() {
+    let dec = |label: &str| {
+        Action::Widget(
+            WidgetRef {
+                role: Role::SpinButton,
+                label: label.to_owned(),
+                nth: 0,
+            },
+            WidgetOp::Decrement,
+        )
+    };
+    let set = |label: &str, v| {
+        Action::Widget(
+            WidgetRef {
+                role: Role::SpinButton,
+                label: label.to_owned(),
+                nth: 0,
+            },
+            WidgetOp::Set(v),
+        )
+    };
+    script(&[
+        dec("Wall buffer"),
+        dec("Blur radius"),
+        set("Max slope", 0.0),
+        dec("Max slope"),
+        Action::Key(Chord::undo()),
+        Action::Key(Chord::undo()),
+    ]);
+}
