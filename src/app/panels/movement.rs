@@ -380,8 +380,9 @@ fn labelled(
 /// brought the invalid value back (found by the monkey test, seed 3).
 fn clamp_to_limits(ty: &mut MovementType) {
     ty.max_slope_deg = ty.max_slope_deg.clamp(0.0, 90.0);
-    ty.wall_buffer_m = ty.wall_buffer_m.clamp(0.0, 50.0);
-    ty.blur_radius_m = ty.blur_radius_m.clamp(0.0, 50.0);
+    // Only the document's limits: a loaded map may hold values beyond the widgets' ranges.
+    ty.wall_buffer_m = ty.wall_buffer_m.max(0.0);
+    ty.blur_radius_m = ty.blur_radius_m.max(0.0);
     ty.blur_strength = ty.blur_strength.clamp(0.0, 253.0);
     ty.min_island_cells = ty
         .min_island_cells

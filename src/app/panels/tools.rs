@@ -420,10 +420,12 @@ impl MapSettingsPanel {
         });
         // egui's drag values step out of their range by one arrow key or accessibility
         // increment before clamping on the next frame: keep the document valid (see
-        // `movement::clamp_to_limits`).
-        s.cell_size_m = s.cell_size_m.clamp(0.01, 10_000.0);
-        s.height_scale_m = s.height_scale_m.clamp(0.0, 10_000.0);
-        s.water_level_m = s.water_level_m.clamp(-1000.0, 10_000.0);
+        // `movement::clamp_to_limits`). Only the document's limits: a loaded map may hold
+        // values beyond the widgets' ranges.
+        if s.cell_size_m <= 0.0 {
+            s.cell_size_m = before.cell_size_m;
+        }
+        s.height_scale_m = s.height_scale_m.max(0.0);
         s.sector_size = s.sector_size.clamp(1, 255);
         if s != before && editable {
             if self.pending.is_none() {
