@@ -1010,10 +1010,11 @@ fn monkey_500_actions() {
 
 /// 10,000 actions on each of several seeds; `.ci/run` runs it with `--ignored`.
 ///
-/// Two seeds, for CI's budget (the whole run under ~20 minutes on 2 cores): one seed of
-/// 10,000 actions took 230 s in the dev profile on a 2-core machine shared with four other
-/// builds (load ~12); the 500-action test takes about 5 s. Later actions cost more than
-/// early ones: by then the map has a few dozen movement types to bake and draw.
+/// Two seeds, for CI's budget (the whole run under ~20 minutes on 2 cores): in the dev
+/// profile on a 2-core machine shared with other builds, the two seeds took 189 s together
+/// (103 s and 86 s) beside a full `cargo test`, and one seed 230 s at a load of ~12; the
+/// 500-action test takes 3–5 s. Later actions cost more than early ones: by then the map has
+/// a few dozen movement types to bake and draw. Seed 3 found the drag-value bug below.
 #[test]
 #[ignore = "slow: CI runs it with `cargo test --test integration monkey -- --ignored`"]
 fn monkey_10000_actions_on_several_seeds() {
