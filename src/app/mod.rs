@@ -749,7 +749,7 @@ impl App {
         let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
         // Longest modifier set first: Ctrl+Shift+Z must not be read as Ctrl+Z.
-        let (redo, undo, save, open) = ctx.input_mut(|i| {
+        let (mut redo, mut undo, save, open) = ctx.input_mut(|i| {
             let redo = i.consume_shortcut(&redo_shift) || i.consume_shortcut(&redo_y);
             (
                 redo,
@@ -758,6 +758,14 @@ impl App {
                 i.consume_shortcut(&open),
             )
         });
+        // No undo or redo under a brush stroke still being dragged: the stroke has written
+        // into its paint layer (by index) and holds the cells' values from before it, so an
+        // undo that removes or re-adds layers under it corrupts the document (the monkey
+        // test found a redo mid-stroke leaving two layers with the same side file). The
+        // keys are consumed and ignored; the stroke becomes one undo step on release.
+        if self.viewport.is_painting() {
+            (redo, undo) = (false, false);
+        }
         if redo || undo {
             self.movement_panel.flush(&mut self.state);
             self.map_panel.flush(&mut self.state);

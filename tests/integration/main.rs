@@ -29,6 +29,8 @@ mod generate;
 mod goal_sets;
 mod map_import;
 mod mixed_selection;
+#[cfg(feature = "gui")]
+mod monkey;
 mod movingai;
 mod nav_core;
 mod nav_walls;

@@ -140,6 +140,7 @@ impl MovementPanel {
         }
         ui.add_enabled_ui(editable, |ui| {
             parameters_ui(ui, &mut draft);
+            clamp_to_limits(&mut draft);
             ui.add_space(6.0);
             ui.label(egui::RichText::new("Slope -> cost").strong()).on_hover_text(
                 "Drag points to change the curve; double-click to add a point, right-click a point to remove it. \
@@ -370,6 +371,25 @@ fn labelled(
     let response = add(ui).labelled_by(label.id).on_hover_text(hint);
     ui.end_row();
     response
+}
+
+/// Keeps the edited values inside the document's limits. egui's drag values clamp a value
+/// to their range only on the frame after an arrow key or an accessibility
+/// increment/decrement stepped it out (0 m − 0.05 m = −0.05 m): that frame's value reached
+/// the document, failed validation, and its correction became an undo step whose undo
+/// brought the invalid value back (found by the monkey test, seed 3).
+fn clamp_to_limits(ty: &mut MovementType) {
+    ty.max_slope_deg = ty.max_slope_deg.clamp(0.0, 90.0);
+    // Only the document's limits: a loaded map may hold values beyond the widgets' ranges.
+    ty.wall_buffer_m = ty.wall_buffer_m.max(0.0);
+    ty.blur_radius_m = ty.blur_radius_m.max(0.0);
+    ty.blur_strength = ty.blur_strength.clamp(0.0, 253.0);
+    ty.min_island_cells = ty
+        .min_island_cells
+        .min(crate::map::document::MAX_MIN_ISLAND_CELLS);
+    if let WaterRule::Cost(c) = &mut ty.water {
+        *c = (*c).clamp(1, 254);
+    }
 }
 
 fn parameters_ui(ui: &mut Ui, ty: &mut MovementType) {

@@ -434,6 +434,15 @@ impl MapSettingsPanel {
                     ui.end_row();
                 })
         });
+        // egui's drag values step out of their range by one arrow key or accessibility
+        // increment before clamping on the next frame: keep the document valid (see
+        // `movement::clamp_to_limits`). Only the document's limits: a loaded map may hold
+        // values beyond the widgets' ranges.
+        if s.cell_size_m <= 0.0 {
+            s.cell_size_m = before.cell_size_m;
+        }
+        s.height_scale_m = s.height_scale_m.max(0.0);
+        s.sector_size = s.sector_size.clamp(1, 255);
         if s != before && editable {
             if self.pending.is_none() {
                 self.pending = Some(before);
