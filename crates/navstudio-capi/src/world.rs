@@ -222,7 +222,10 @@ fn open_into(
                 .map_or(0.0, |m| m as f32)
         })
         .collect();
-    let world = Box::new(NavstudioWorld::new(NavWorld::from_nav(pkg.nav), wall_buffer_m));
+    let world = Box::new(NavstudioWorld::new(
+        NavWorld::from_nav(pkg.nav),
+        wall_buffer_m,
+    ));
     // SAFETY: as above.
     unsafe { out_world.write(Box::into_raw(world)) };
     Ok(())
