@@ -396,8 +396,8 @@ NavstudioStatus navstudio_is_reachable(const NavstudioWorld *world,
 // Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (no source shares
 // the goal's island), `INVALID_ARGUMENT` (no sources).
 //
-// Goal sets (several goal cells, nearest wins) will come as `navstudio_request_path_to_any`
-// beside this function, with the same sources and handles.
+// For a goal set (several goal cells, each source led to its nearest) see
+// [`navstudio_request_path_to_any`].
 //
 // Threading: changes the world (the path table and its caches): no other call on this
 // world may run at the same time.
@@ -411,6 +411,31 @@ NavstudioStatus navstudio_request_path(NavstudioWorld *world,
                                        size_t source_count,
                                        NavstudioCell goal,
                                        uint32_t *out_path);
+
+// Plans one path for `source_count` sources to the nearest of `goal_count` goal cells (by
+// integrated cost: a depot, any of a building's entrances, a tower-defence exit) and
+// writes its handle to `*out_path`. Every source's flow leads to its nearest goal; the
+// handle works with every path function, as [`navstudio_request_path`]'s does, and one goal
+// gives exactly that function's path. Goals that are walls or on islands no source stands
+// on are left out.
+//
+// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL` (every goal is a wall),
+// `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT` (no sources or
+// no goals).
+//
+// Threading: changes the world (the path table and its caches): no other call on this
+// world may run at the same time.
+//
+// # Safety
+// `world` must be a live handle; `sources` must point at `source_count` cells and `goals` at
+// `goal_count` cells; `out_path` writable.
+NavstudioStatus navstudio_request_path_to_any(NavstudioWorld *world,
+                                              uint32_t movement_type,
+                                              const NavstudioCell *sources,
+                                              size_t source_count,
+                                              const NavstudioCell *goals,
+                                              size_t goal_count,
+                                              uint32_t *out_path);
 
 // Releases a path handle (its goal field may stay cached until evicted).
 // `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world.

@@ -424,8 +424,8 @@ pub unsafe extern "C" fn navstudio_is_reachable(
 /// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (no source shares
 /// the goal's island), `INVALID_ARGUMENT` (no sources).
 ///
-/// Goal sets (several goal cells, nearest wins) will come as `navstudio_request_path_to_any`
-/// beside this function, with the same sources and handles.
+/// For a goal set (several goal cells, each source led to its nearest) see
+/// [`navstudio_request_path_to_any`].
 ///
 /// Threading: changes the world (the path table and its caches): no other call on this
 /// world may run at the same time.
@@ -455,6 +455,61 @@ pub unsafe extern "C" fn navstudio_request_path(
             let sources = w.sources(sources)?;
             let goal = w.cell(goal, "goal")?;
             let planned = w.nav.world.request_path(layer, &sources, goal);
+            let handle = w.issue(planned)?;
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_path, handle, "out_path") }
+        })
+    })
+}
+
+/// Plans one path for `source_count` sources to the nearest of `goal_count` goal cells (by
+/// integrated cost: a depot, any of a building's entrances, a tower-defence exit) and
+/// writes its handle to `*out_path`. Every source's flow leads to its nearest goal; the
+/// handle works with every path function, as [`navstudio_request_path`]'s does, and one goal
+/// gives exactly that function's path. Goals that are walls or on islands no source stands
+/// on are left out.
+///
+/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL` (every goal is a wall),
+/// `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT` (no sources or
+/// no goals).
+///
+/// Threading: changes the world (the path table and its caches): no other call on this
+/// world may run at the same time.
+///
+/// # Safety
+/// `world` must be a live handle; `sources` must point at `source_count` cells and `goals` at
+/// `goal_count` cells; `out_path` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_request_path_to_any(
+    world: *mut NavstudioWorld,
+    movement_type: u32,
+    sources: *const NavstudioCell,
+    source_count: usize,
+    goals: *const NavstudioCell,
+    goal_count: usize,
+    out_path: *mut u32,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            if out_path.is_null() {
+                return Err(Failure::null("out_path"));
+            }
+            // SAFETY: the caller passes `source_count` cells (contract above).
+            let sources = unsafe { slice_from(sources, source_count, "sources") }?;
+            // SAFETY: the caller passes `goal_count` cells (contract above).
+            let goals = unsafe { slice_from(goals, goal_count, "goals") }?;
+            let layer = w.layer(movement_type)?;
+            let sources = w.sources(sources)?;
+            if goals.is_empty() {
+                return Err(Failure::invalid("a goal set needs at least one goal"));
+            }
+            let goals = goals
+                .iter()
+                .map(|&g| w.cell(g, "goal"))
+                .collect::<Result<Vec<_>, _>>()?;
+            let planned = w.nav.world.request_path_to_any(layer, &sources, &goals);
             let handle = w.issue(planned)?;
             // SAFETY: the caller passes writable storage (contract above).
             unsafe { write_out(out_path, handle, "out_path") }

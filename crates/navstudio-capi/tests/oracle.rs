@@ -124,3 +124,55 @@ fn movement_types_by_name_match_the_package() {
     assert_eq!(status, NavstudioStatus::UnknownMovementType);
     assert!(msg.contains("land, hover"), "{msg}");
 }
+
+/// Goal sets: the same random sets of one to five goals give the same refusals and the same
+/// traces (cells, lengths bit for bit) both ways.
+#[test]
+fn goal_sets_answer_as_the_rust_api() {
+    let nav = random_nav(11, 48, 40);
+    let bytes = package_bytes(&nav);
+    let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).unwrap().nav);
+    let mut c = World::from_bytes(&bytes).unwrap();
+    let (w, h) = (nav.spec.width, nav.spec.height);
+    let mut rng = Rng(5);
+    let mut traced = 0;
+    for _ in 0..60 {
+        let layer = rng.below(2);
+        let sources: Vec<(u32, u32)> = (0..1 + rng.below(3))
+            .map(|_| (rng.below(w), rng.below(h)))
+            .collect();
+        let goals: Vec<(u32, u32)> = (0..1 + rng.below(5))
+            .map(|_| (rng.below(w), rng.below(h)))
+            .collect();
+        let expected = rust.request_path_to_any(layer as usize, &sources, &goals);
+        let got = c.request_to_any(layer, &sources, &goals);
+        let (id, path) = match (expected, got) {
+            (Err(e), Err((status, msg))) => {
+                assert_eq!(status_of(&e), status, "{sources:?} → {goals:?}: {msg}");
+                assert_eq!(msg, e.to_string());
+                continue;
+            }
+            (Ok(id), Ok(path)) => (id, path),
+            (e, g) => panic!("{sources:?} → {goals:?}: Rust {e:?}, C {g:?}"),
+        };
+        for &s in &sources {
+            match (rust.trace_path(id, s), c.trace(path, s)) {
+                (Some(t), Ok((length, cells))) => {
+                    assert_eq!(t.length.to_bits(), length.to_bits(), "{s:?} → {goals:?}");
+                    assert_eq!(t.cells, cells);
+                    traced += 1;
+                }
+                (None, Err((NavstudioStatus::NoFlow, _))) => {}
+                (t, g) => panic!("trace {s:?} → {goals:?}: Rust {t:?}, C {g:?}"),
+            }
+        }
+        rust.release_path(id);
+        c.release(path).unwrap();
+    }
+    assert!(traced > 20, "only {traced} traces compared");
+    // No goals: refused as an invalid argument.
+    assert_eq!(
+        c.request_to_any(0, &[(1, 1)], &[]).unwrap_err().0,
+        NavstudioStatus::InvalidArgument
+    );
+}

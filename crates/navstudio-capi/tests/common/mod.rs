@@ -149,6 +149,32 @@ impl World {
         Ok(path)
     }
 
+    pub fn request_to_any(
+        &mut self,
+        layer: u32,
+        sources: &[(u32, u32)],
+        goals: &[(u32, u32)],
+    ) -> Result<u32, (NavstudioStatus, String)> {
+        let cells = |list: &[(u32, u32)]| -> Vec<NavstudioCell> {
+            list.iter().map(|&(x, y)| NavstudioCell { x, y }).collect()
+        };
+        let (sources, goals) = (cells(sources), cells(goals));
+        let mut path = u32::MAX;
+        // SAFETY: live handle, both arrays live for the call, writable out.
+        ok(unsafe {
+            navstudio_request_path_to_any(
+                self.0,
+                layer,
+                sources.as_ptr(),
+                sources.len(),
+                goals.as_ptr(),
+                goals.len(),
+                &raw mut path,
+            )
+        })?;
+        Ok(path)
+    }
+
     pub fn release(&mut self, path: u32) -> Result<(), (NavstudioStatus, String)> {
         // SAFETY: live handle.
         ok(unsafe { navstudio_path_release(self.0, path) })
