@@ -131,8 +131,8 @@ fn movement_types_by_name_match_the_package() {
 fn goal_sets_answer_as_the_rust_api() {
     let nav = random_nav(11, 48, 40);
     let bytes = package_bytes(&nav);
-    let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).unwrap().nav);
-    let mut c = World::from_bytes(&bytes).unwrap();
+    let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).expect("package").nav);
+    let mut c = World::from_bytes(&bytes).expect("C world");
     let (w, h) = (nav.spec.width, nav.spec.height);
     let mut rng = Rng(5);
     let mut traced = 0;
@@ -167,12 +167,12 @@ fn goal_sets_answer_as_the_rust_api() {
             }
         }
         rust.release_path(id);
-        c.release(path).unwrap();
+        c.release(path).expect("release");
     }
     assert!(traced > 20, "only {traced} traces compared");
     // No goals: refused as an invalid argument.
     assert_eq!(
-        c.request_to_any(0, &[(1, 1)], &[]).unwrap_err().0,
+        c.request_to_any(0, &[(1, 1)], &[]).expect_err("no goals").0,
         NavstudioStatus::InvalidArgument
     );
 }
