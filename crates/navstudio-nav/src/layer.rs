@@ -16,6 +16,7 @@ use super::portals::{
 };
 
 mod local;
+mod local_islands;
 
 /// Navigation data of one movement type.
 #[derive(Clone, Debug, PartialEq, Eq)]

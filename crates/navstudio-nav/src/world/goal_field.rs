@@ -1,0 +1,214 @@
+//! Goal fields: the integration around a path's goal sector (its 8 neighbours too, so line
+//! of sight continues across sector borders), and the sector integrations that give the
+//! portal search its starts and finishes.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::flow::flow_from_integration;
+use crate::grid::{DIR_NONE, GridSpec, WALL};
+use crate::integrate::{
+    INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs,
+    integrate_with_los_set,
+};
+use crate::layer::NavLayer;
+
+/// The goal field: an integration with the line-of-sight pass over the goal sector and its
+/// neighbours, so LOS continues across sector borders.
+#[derive(Debug)]
+pub struct GoalField {
+    /// Window `(x0, y0, w, h)` in cells.
+    pub rect: (u32, u32, u32, u32),
+    /// Integrated costs and flags over the window.
+    pub field: IntegrationField,
+    /// Flow over the window.
+    pub flow: Vec<u8>,
+    /// `(node, cost)` for the portal nodes of the window's sectors, by node id: the graph
+    /// cost to the goal by paths inside the window ([`UNREACHED`] when none), what the
+    /// field can offer in the graph's own measure (see [`PathState::route_first`]).
+    pub within: Vec<(u32, u32)>,
+    /// The goals the field was integrated from (all in one sector), sorted.
+    pub goals: Vec<(u32, u32)>,
+    /// With several goals, per window cell the index into `goals` of the goal a
+    /// line-of-sight cell sees; empty with one goal.
+    pub los_owner: Vec<u32>,
+}
+
+impl GoalField {
+    /// [`GoalField::within`] of `node`, if it lies in the window.
+    pub(super) fn within(&self, node: u32) -> Option<u32> {
+        let i = self.within.binary_search_by_key(&node, |&(n, _)| n).ok()?;
+        Some(self.within[i].1)
+    }
+
+    /// The goal the line-of-sight cell at window index `i` sees.
+    pub(super) fn los_goal(&self, i: usize) -> Option<(u32, u32)> {
+        let k = self.los_owner.get(i).copied().unwrap_or(0);
+        self.goals.get(k as usize).copied()
+    }
+}
+
+pub(super) fn in_rect(r: (u32, u32, u32, u32), c: (u32, u32)) -> bool {
+    c.0 >= r.0 && c.1 >= r.1 && c.0 < r.0 + r.2 && c.1 < r.1 + r.3
+}
+
+pub(super) fn local(r: (u32, u32, u32, u32), c: (u32, u32)) -> usize {
+    ((c.1 - r.1) * r.2 + (c.0 - r.0)) as usize
+}
+
+/// `(node, integrated cost between the nearest of `cells` and the node's centre)` for the
+/// nodes of `sector`, integrating the sector from `cells` (all inside it).
+pub(super) fn sector_costs_from(
+    l: &NavLayer,
+    sector: u32,
+    cells: &[(u32, u32)],
+    scratch: &mut IntegratorScratch,
+) -> Vec<(u32, u32)> {
+    let spec = l.cost.spec;
+    let (x0, y0, w, h) = spec.sector_rect(sector);
+    let mut costs = Vec::new();
+    l.cost.sector_cells(sector, &mut costs);
+    let mut field = IntegrationField::new();
+    let seeds: Vec<(usize, u32)> = cells
+        .iter()
+        .map(|c| (((c.1 - y0) * w + (c.0 - x0)) as usize, 0))
+        .collect();
+    integrate_costs(&costs, w, h, &seeds, &mut field, scratch);
+    l.graph
+        .nodes_of_sector(sector)
+        .iter()
+        .filter_map(|&n| {
+            let c = l.nodes[n as usize].center;
+            let v = field.cost[((c.1 - y0) * w + (c.0 - x0)) as usize];
+            (v != UNREACHED).then_some((n, v))
+        })
+        .collect()
+}
+
+/// The sectors a cell rectangle `(x0, y0, w, h)` overlaps.
+pub(super) fn sectors_in(spec: GridSpec, rect: (u32, u32, u32, u32)) -> impl Iterator<Item = u32> {
+    let (x0, y0, w, h) = rect;
+    let ss = spec.sector_size.max(1);
+    (y0 / ss..(y0 + h).div_ceil(ss)).flat_map(move |sy| {
+        (x0 / ss..(x0 + w).div_ceil(ss)).map(move |sx| sy * spec.sectors_x() + sx)
+    })
+}
+
+/// [`GoalField::within`]: graph cost to the goal from the nodes of the sectors inside
+/// `rect` by paths that stay inside it, sorted by node id. `goal_costs` are the goal sector's
+/// nodes with their cost to the goal.
+pub(super) fn costs_within(
+    l: &NavLayer,
+    rect: (u32, u32, u32, u32),
+    goal_costs: &[(u32, u32)],
+) -> Vec<(u32, u32)> {
+    let mut nodes: Vec<u32> = sectors_in(l.cost.spec, rect)
+        .flat_map(|sector| l.graph.nodes_of_sector(sector).iter().copied())
+        .collect();
+    nodes.sort_unstable();
+    let index = |n: u32| nodes.binary_search(&n).ok();
+    let mut cost = vec![UNREACHED; nodes.len()];
+    for &(node, c) in goal_costs {
+        if let Some(i) = index(node) {
+            cost[i] = cost[i].min(c);
+        }
+    }
+    // Bellman–Ford over a few dozen nodes: relax until nothing improves.
+    for _ in 0..nodes.len() {
+        let mut changed = false;
+        for (i, &node) in nodes.iter().enumerate() {
+            for (t, w) in l.graph.edges(node) {
+                let through = index(t).map_or(UNREACHED, |j| cost[j].saturating_add(w));
+                if through < cost[i] {
+                    cost[i] = through;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    nodes.into_iter().zip(cost).collect()
+}
+
+/// The cheapest of the goal fields `cover` names that reaches `cell`, as
+/// [`PathState::field_at`] (before the path exists).
+pub(super) fn cheapest_field<'a>(
+    fields: &'a [Arc<GoalField>],
+    cover: &[u32],
+    cell: (u32, u32),
+) -> Option<(&'a GoalField, usize, u32)> {
+    let mut best: Option<(&GoalField, usize, u32)> = None;
+    for &k in cover {
+        let gf = &*fields[k as usize];
+        if !in_rect(gf.rect, cell) {
+            continue;
+        }
+        let i = local(gf.rect, cell);
+        let c = gf.field.cost[i];
+        if c != UNREACHED && best.is_none_or(|(_, _, b)| c < b) {
+            best = Some((gf, i, c));
+        }
+    }
+    best
+}
+
+/// [`GoalField::within`] of `node` (in `sector`), the cheapest over the fields whose windows
+/// cover the sector.
+pub(super) fn within_any(
+    fields: &[Arc<GoalField>],
+    cover: &BTreeMap<u32, Vec<u32>>,
+    sector: u32,
+    node: u32,
+) -> Option<u32> {
+    cover
+        .get(&sector)?
+        .iter()
+        .filter_map(|&k| fields[k as usize].within(node))
+        .min()
+}
+
+/// The goal field over the goal sector and its 8 neighbours (clipped to the map),
+/// integrated from `goals` (one or more cells of that sector, sorted).
+pub(super) fn build_goal_field(
+    l: &NavLayer,
+    goals: &[(u32, u32)],
+    scratch: &mut IntegratorScratch,
+) -> GoalField {
+    let spec = l.cost.spec;
+    let ss = spec.sector_size;
+    let goal = goals.first().copied().unwrap_or_default();
+    let (gx, gy) = (goal.0 / ss, goal.1 / ss);
+    let x0 = gx.saturating_sub(1) * ss;
+    let y0 = gy.saturating_sub(1) * ss;
+    let x1 = ((gx + 2) * ss).min(spec.width);
+    let y1 = ((gy + 2) * ss).min(spec.height);
+    let rect = (x0, y0, x1 - x0, y1 - y0);
+    let mut costs = Vec::new();
+    l.cost
+        .copy_window(rect.0, rect.1, rect.2, rect.3, &mut costs);
+    let mut field = IntegrationField::new();
+    let goals_local: Vec<usize> = goals.iter().map(|&g| local(rect, g)).collect();
+    integrate_with_los_set(&costs, rect.2, rect.3, &goals_local, &mut field, scratch);
+    let los_owner = scratch.los_owner().to_vec();
+    let mut flow = vec![0; costs.len()];
+    let exits: Vec<(usize, u8)> = goals_local.iter().map(|&g| (g, DIR_NONE)).collect();
+    flow_from_integration(&costs, rect.2, rect.3, &field, &exits, &mut flow);
+    debug_assert!(goals_local.iter().all(|&g| {
+        field
+            .flags
+            .get(g)
+            .is_none_or(|f| f & INT_LOS != 0 || costs[g] == WALL)
+    }));
+    let goal_costs = sector_costs_from(l, spec.sector_of(goal.0, goal.1), goals, scratch);
+    let within = costs_within(l, rect, &goal_costs);
+    GoalField {
+        rect,
+        field,
+        flow,
+        within,
+        goals: goals.to_vec(),
+        los_owner,
+    }
+}

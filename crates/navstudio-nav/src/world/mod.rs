@@ -1,0 +1,356 @@
+//! `NavWorld`: what a game calls at run time — reachability by island ids, path requests
+//! (portal A*, merging A* for further sources, precomputed permutation tiles on the way, a
+//! custom line-of-sight field around the goal), flow sampling for steering, a ref-counted
+//! goal-field cache, and dynamic cost changes rebuilt through a time-sliced queue.
+//!
+//! A request may name a goal set ([`NavWorld::request_path_to_any`]): the portal search
+//! finishes at any goal sector's nodes (a virtual sink), each goal sector gets one goal field
+//! integrated from all of its goals, and where the fields' windows overlap a cell follows
+//! the field that is cheapest there, so every source flows to its nearest goal.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::NavData;
+use super::integrate::IntegratorScratch;
+use super::landmarks::{LandmarkBuilder, Landmarks};
+use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
+
+mod goal_field;
+mod request;
+mod sample;
+mod stamps;
+
+pub use goal_field::GoalField;
+use goal_field::cheapest_field;
+use sample::PulledCache;
+use stamps::AppliedStamp;
+
+/// Default A* heuristic inflation (weighted A*, expanded nodes not reopened, so routes cost
+/// at most 1.1 × the optimum). On the 2048² benchmark map, with landmarks, 1.1 expands 1.6×
+/// fewer nodes than 1.0 for routes 2.6 % costlier (`cargo bench --bench path`); the flow field,
+/// not the portal route, shapes most of the walked path.
+pub const DEFAULT_HEURISTIC_WEIGHT: f32 = 1.1;
+
+/// Default look-ahead of flow following, in cells along the flow (see
+/// [`NavWorld::set_flow_lookahead`]).
+pub const DEFAULT_FLOW_LOOKAHEAD: u32 = 24;
+
+/// Upper bound of the flow look-ahead (it walks a stack array of this many cells).
+pub const MAX_FLOW_LOOKAHEAD: usize = 64;
+
+/// Landmarks a search reads, of [`super::landmarks::LANDMARK_COUNT`]: the ones with the
+/// best bound at its source. Reading 8 of 16 expands 13 % fewer nodes than 4 on the 2048²
+/// benchmark map but reads twice the table per node, for no faster requests.
+const ACTIVE_LANDMARKS: usize = 4;
+
+/// A live path request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PathId(pub u32);
+
+/// A stamp applied at run time, to remove it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StampHandle(pub u32);
+
+/// Why a path request was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// The movement type index does not exist.
+    #[error("movement type {0} does not exist in this package")]
+    UnknownType(usize),
+    /// A cell lies off the map.
+    #[error("cell {0:?} lies off the map")]
+    OffMap((u32, u32)),
+    /// The goal is a wall for this movement type.
+    #[error("the goal {0:?} is a wall for this movement type")]
+    GoalIsWall((u32, u32)),
+    /// No source can reach the goal (island ids differ); A* was not run.
+    #[error("no source can reach the goal {0:?} (different islands)")]
+    Unreachable((u32, u32)),
+    /// A goal set without a goal.
+    #[error("the goal set is empty: name at least one goal cell")]
+    NoGoal,
+}
+
+/// Cache hit/miss counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Goal fields served from the cache.
+    pub hits: u64,
+    /// Goal fields built.
+    pub misses: u64,
+    /// Unreferenced fields dropped by the LRU policy.
+    pub evictions: u64,
+    /// Fields held now.
+    pub entries: usize,
+}
+
+/// A planned path: the route tree toward one goal (or the nearest of a goal set) shared by
+/// all its sources.
+#[derive(Debug)]
+pub struct PathState {
+    /// Movement type index.
+    pub layer: usize,
+    /// Goal cell; of a goal set, the first goal named that a source can reach.
+    pub goal: (u32, u32),
+    /// Every goal of the path (one for [`NavWorld::request_path`]), sorted: the goals a
+    /// source can reach.
+    pub goals: Vec<(u32, u32)>,
+    /// Island ids of the goals, sorted.
+    goal_islands: Vec<u32>,
+    /// Sources the path was planned for (re-planned after dynamic changes).
+    pub sources: Vec<(u32, u32)>,
+    /// Per routed sector, the portal nodes to leave it through as `(remaining cost to the
+    /// goal, node)`, cheapest first. A sector split by walls can be crossed several times in
+    /// different parts; a cell uses the first exit whose tile reaches it.
+    pub exits: BTreeMap<u32, Vec<(u32, u32)>>,
+    /// The route of each source (portal nodes in travel order), for reports and for agents
+    /// not yet on a routed sector.
+    pub routes: Vec<Route>,
+    /// Routed sectors inside the goal field's window where the route beats the goal field:
+    /// the field only knows paths inside its window, and where the way round leaves it
+    /// (rooms whose connecting corridor runs just outside) its flow takes a long detour.
+    /// There cells follow the route's tiles instead.
+    pub route_first: BTreeSet<u32>,
+    /// One goal field per goal sector, in sector order (shared through the cache).
+    pub goal_fields: Vec<Arc<GoalField>>,
+    /// Per sector some goal field's window covers, the indices of those fields.
+    field_cover: BTreeMap<u32, Vec<u32>>,
+    /// Seamless mode only: one integration from the goal over all routed sectors.
+    pub corridor: Option<crate::corridor::Corridor>,
+    /// Look-ahead targets already found, by cell (see [`NavWorld::set_flow_lookahead`]).
+    pulled: PulledCache,
+}
+
+/// A path followed cell by cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TracedPath {
+    /// Cells visited, source first; ends at the goal or at the first LOS cell.
+    pub cells: Vec<(u32, u32)>,
+    /// 1 per straight step, √2 per diagonal, straight-line distance once in LOS.
+    pub length: f64,
+    /// The goal the path arrives at (of a goal set: the one this source flows to).
+    pub goal: (u32, u32),
+}
+
+impl PathState {
+    /// Whether `cell` is one of the path's goals.
+    #[must_use]
+    pub fn is_goal(&self, cell: (u32, u32)) -> bool {
+        if self.goals.len() == 1 {
+            return self.goals[0] == cell;
+        }
+        self.goals.binary_search(&cell).is_ok()
+    }
+
+    /// The cheapest goal field reaching `cell`: `(field, window index, cost)`. Ties go to the
+    /// lower field index.
+    fn field_at(&self, cover: &[u32], cell: (u32, u32)) -> Option<(&GoalField, usize, u32)> {
+        cheapest_field(&self.goal_fields, cover, cell)
+    }
+
+    /// The indices of the goal fields whose windows cover `sector`.
+    fn cover(&self, sector: u32) -> &[u32] {
+        self.field_cover.get(&sector).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Cached goal fields by (movement type, goal cells of one sector), with the clock of their
+/// last use.
+type GoalCache = HashMap<(usize, Vec<(u32, u32)>), (Arc<GoalField>, u64)>;
+
+/// The run-time navigation world.
+pub struct NavWorld {
+    nav: NavData,
+    paths: BTreeMap<PathId, PathState>,
+    next_path: u32,
+    goal_cache: GoalCache,
+    cache_capacity: usize,
+    cache_clock: u64,
+    stats: CacheStats,
+    stamps: BTreeMap<u32, AppliedStamp>,
+    next_stamp: u32,
+    dirty: BTreeSet<(usize, u32)>,
+    a_star_runs: u64,
+    seamless: bool,
+    flow_lookahead: u32,
+    heuristic_weight: f32,
+    /// ALT landmark tables per layer, built on a layer's first request (see
+    /// [`NavWorld::prepare_landmarks`]) and dropped when its graph is rebuilt.
+    landmarks: Vec<Option<Landmarks>>,
+    /// Layers whose landmark tables the rebuild queue is recomputing (build not started:
+    /// `None`); their requests use the octile heuristic meanwhile.
+    landmark_builds: BTreeMap<usize, Option<LandmarkBuilder>>,
+    use_landmarks: bool,
+    /// Whether a drained rebuild queue re-plans the live paths (see
+    /// [`NavWorld::set_replan_on_rebuild`]).
+    replan_on_rebuild: bool,
+    /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
+    /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
+    /// finishing costs are kept in its search ids.
+    search_graphs: Vec<Option<SearchGraph>>,
+    finish: FinishCosts,
+    scratch: SearchScratch,
+    integ: IntegratorScratch,
+}
+
+impl NavWorld {
+    /// A world over baked navigation data (fresh from the bake or `package::read(..)?.nav`).
+    #[must_use]
+    pub fn from_nav(nav: NavData) -> Self {
+        Self {
+            nav,
+            paths: BTreeMap::new(),
+            next_path: 0,
+            goal_cache: HashMap::new(),
+            cache_capacity: 64,
+            cache_clock: 0,
+            stats: CacheStats::default(),
+            stamps: BTreeMap::new(),
+            next_stamp: 0,
+            dirty: BTreeSet::new(),
+            a_star_runs: 0,
+            seamless: false,
+            flow_lookahead: DEFAULT_FLOW_LOOKAHEAD,
+            heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
+            landmarks: Vec::new(),
+            landmark_builds: BTreeMap::new(),
+            use_landmarks: true,
+            replan_on_rebuild: true,
+            search_graphs: Vec::new(),
+            finish: FinishCosts::default(),
+            scratch: SearchScratch::default(),
+            integ: IntegratorScratch::new(),
+        }
+    }
+
+    /// Quality mode: when on, each path also integrates its whole route from the goal
+    /// (costs carried across portal windows) for seamless flow; off, routes use the
+    /// precomputed permutation tiles (the default, shared between requests).
+    pub fn set_seamless(&mut self, on: bool) {
+        self.seamless = on;
+    }
+
+    /// Look-ahead of flow following (string pulling), in cells: [`Self::sample_flow`] and
+    /// [`Self::trace_path`] follow the flow from the agent's cell up to this many cells ahead
+    /// and steer straight at the furthest of those cells in plain sight — a straight segment
+    /// over cells that are on the route and no costlier than the flow's own cells on the way.
+    /// This cuts the sector-sized staircases of tiles that each lead to the nearest cell of
+    /// their portal window. 0 follows the flow cell by cell. Default
+    /// [`DEFAULT_FLOW_LOOKAHEAD`].
+    pub fn set_flow_lookahead(&mut self, cells: u32) {
+        self.flow_lookahead = cells;
+    }
+
+    /// A* heuristic inflation (1.0 = optimal portal routes; see
+    /// [`DEFAULT_HEURISTIC_WEIGHT`]).
+    pub fn set_heuristic_weight(&mut self, weight: f32) {
+        self.heuristic_weight = weight.max(1.0);
+    }
+
+    /// Whether [`Self::rebuild`] re-plans every live path from its original sources when
+    /// the queue drains (the default). A caller that re-plans its paths itself from where
+    /// its agents are now (the crowd) turns it off so the work is not done twice; until it
+    /// does, the old paths may name portal nodes the rebuilt graph renumbered.
+    pub fn set_replan_on_rebuild(&mut self, on: bool) {
+        self.replan_on_rebuild = on;
+    }
+
+    /// Whether path requests use ALT landmark bounds besides the octile heuristic (on by
+    /// default). Off, no tables are built: for short-lived worlds on small maps.
+    pub fn set_landmarks(&mut self, on: bool) {
+        self.use_landmarks = on;
+        if !on {
+            self.landmarks.clear();
+            self.landmark_builds.clear();
+        }
+    }
+
+    /// Builds the landmark tables of every layer now (one Dijkstra per landmark over each
+    /// portal graph) instead of on each layer's first path request: call it at load time.
+    pub fn prepare_landmarks(&mut self) {
+        for layer in 0..self.nav.layers.len() {
+            self.ensure_landmarks(layer);
+        }
+    }
+
+    fn ensure_landmarks(&mut self, layer: usize) {
+        if !self.use_landmarks
+            || layer >= self.nav.layers.len()
+            || self.landmark_builds.contains_key(&layer)
+        {
+            return;
+        }
+        if self.landmarks.len() < self.nav.layers.len() {
+            self.landmarks.resize_with(self.nav.layers.len(), || None);
+        }
+        let l = &self.nav.layers[layer];
+        let stale = self.landmarks[layer]
+            .as_ref()
+            .is_none_or(|t| t.node_count() != l.nodes.len());
+        if stale {
+            let marks = Landmarks::build(l);
+            let graph = self.search_graph(layer);
+            self.landmarks[layer] = marks.map(|m| m.reordered(graph.search_ids()));
+        }
+    }
+
+    /// The search layout of `layer` (which must exist), built if missing.
+    fn search_graph(&mut self, layer: usize) -> &SearchGraph {
+        if self.search_graphs.len() < self.nav.layers.len() {
+            self.search_graphs
+                .resize_with(self.nav.layers.len(), || None);
+        }
+        let l = &self.nav.layers[layer];
+        self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l))
+    }
+
+    /// The navigation data (read-only).
+    #[must_use]
+    pub fn nav(&self) -> &NavData {
+        &self.nav
+    }
+
+    /// Number of A* searches run so far (rejected requests run none).
+    #[must_use]
+    pub fn a_star_runs(&self) -> u64 {
+        self.a_star_runs
+    }
+
+    /// Portal nodes expanded by all A* searches so far.
+    #[must_use]
+    pub fn a_star_expansions(&self) -> u64 {
+        self.scratch.expanded
+    }
+
+    /// Goal-field cache counters.
+    #[must_use]
+    pub fn cache_stats(&self) -> CacheStats {
+        CacheStats {
+            entries: self.goal_cache.len(),
+            ..self.stats
+        }
+    }
+
+    /// Whether `b` can be reached from `a` by movement type `layer`: equal non-zero island ids.
+    #[must_use]
+    pub fn is_reachable(&self, layer: usize, a: (u32, u32), b: (u32, u32)) -> bool {
+        let Some(l) = self.nav.layers.get(layer) else {
+            return false;
+        };
+        let ia = l.islands.island_at(a.0, a.1);
+        ia != 0 && ia == l.islands.island_at(b.0, b.1)
+    }
+
+    /// A planned path.
+    #[must_use]
+    pub fn path(&self, id: PathId) -> Option<&PathState> {
+        self.paths.get(&id)
+    }
+
+    /// Drops a path (its goal field stays cached until evicted).
+    pub fn release_path(&mut self, id: PathId) {
+        self.paths.remove(&id);
+        self.evict();
+    }
+}

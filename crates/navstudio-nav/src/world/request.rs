@@ -1,0 +1,375 @@
+//! Path requests: the portal search from every source to the goal (or the nearest of a goal
+//! set), merging later sources into earlier routes, and the goal-field cache.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use super::goal_field::{
+    GoalField, build_goal_field, cheapest_field, sector_costs_from, sectors_in, within_any,
+};
+use super::sample::PulledCache;
+use super::{ACTIVE_LANDMARKS, NavWorld, PathError, PathId, PathState};
+use crate::integrate::UNREACHED;
+use crate::landmarks::Landmarks;
+use crate::route::{Route, SearchEnds, search};
+
+impl NavWorld {
+    /// Plans a path from `sources` to `goal` for movement type `layer`. Sources on other
+    /// islands than the goal are left out (no A* for them); the first reachable source runs
+    /// a full A*, later ones a merging A* that may finish on the earlier routes.
+    ///
+    /// # Errors
+    /// [`PathError`] when the type does not exist, a cell is off the map, the goal is a wall,
+    /// or no source shares the goal's island.
+    pub fn request_path(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goal: (u32, u32),
+    ) -> Result<PathId, PathError> {
+        self.request_path_to_any(layer, sources, &[goal])
+    }
+
+    /// Plans one path from `sources` to the nearest of `goals` (by integrated cost) for
+    /// movement type `layer`: every source's flow leads to its nearest goal (SEEDS §002's
+    /// goal sets: exits, depots, a building's entrances). The portal search finishes at any
+    /// goal sector's nodes at their cost to that sector's nearest goal, landmark bounds take
+    /// the minimum over all of them, and each goal sector gets one goal field integrated from
+    /// all of its goals, with line of sight per goal. Goals on walls, and goals on islands no
+    /// source stands on, are left out; sources on islands without a goal likewise. One goal
+    /// gives exactly [`Self::request_path`]'s path. [`Self::sample_flow`],
+    /// [`Self::trace_path`] (whose [`TracedPath::goal`] names the goal reached) and
+    /// [`Self::has_line_of_sight`] work on it unchanged.
+    ///
+    /// # Errors
+    /// [`PathError::NoGoal`] for an empty set, [`PathError::OffMap`] for a cell off the map,
+    /// [`PathError::GoalIsWall`] (naming the first goal) when every goal is a wall,
+    /// [`PathError::Unreachable`] when no source shares an island with a goal, and
+    /// [`PathError::UnknownType`].
+    pub fn request_path_to_any(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goals: &[(u32, u32)],
+    ) -> Result<PathId, PathError> {
+        let state = self.plan(layer, sources, goals)?;
+        let id = PathId(self.next_path);
+        self.next_path = self.next_path.wrapping_add(1);
+        self.paths.insert(id, state);
+        Ok(id)
+    }
+
+    /// Whether an agent at `cell` can follow path `id` to one of its goals: the cell lies on
+    /// the island of one of them.
+    #[must_use]
+    pub fn path_reaches(&self, id: PathId, cell: (u32, u32)) -> bool {
+        let Some(p) = self.paths.get(&id) else {
+            return false;
+        };
+        let Some(l) = self.nav.layers.get(p.layer) else {
+            return false;
+        };
+        if cell.0 >= l.cost.spec.width || cell.1 >= l.cost.spec.height {
+            return false;
+        }
+        let island = l.islands.island_at(cell.0, cell.1);
+        island != 0 && p.goal_islands.binary_search(&island).is_ok()
+    }
+
+    pub(super) fn plan(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goals: &[(u32, u32)],
+    ) -> Result<PathState, PathError> {
+        let l = self
+            .nav
+            .layers
+            .get(layer)
+            .ok_or(PathError::UnknownType(layer))?;
+        let spec = l.cost.spec;
+        let first_goal = *goals.first().ok_or(PathError::NoGoal)?;
+        for &(x, y) in sources.iter().chain(goals) {
+            if x >= spec.width || y >= spec.height {
+                return Err(PathError::OffMap((x, y)));
+            }
+        }
+        let island = |c: (u32, u32)| l.islands.island_at(c.0, c.1);
+        let mut goal_islands: Vec<u32> = goals.iter().map(|&g| island(g)).collect();
+        goal_islands.retain(|&i| i != 0);
+        goal_islands.sort_unstable();
+        goal_islands.dedup();
+        if goal_islands.is_empty() {
+            return Err(PathError::GoalIsWall(first_goal));
+        }
+        let reachable: Vec<(u32, u32)> = sources
+            .iter()
+            .copied()
+            .filter(|&c| goal_islands.binary_search(&island(c)).is_ok())
+            .collect();
+        if reachable.is_empty() {
+            return Err(PathError::Unreachable(first_goal));
+        }
+        // Goals no source can reach would only cost goal fields.
+        let mut source_islands: Vec<u32> = reachable.iter().map(|&c| island(c)).collect();
+        source_islands.sort_unstable();
+        source_islands.dedup();
+        goal_islands.retain(|i| source_islands.binary_search(i).is_ok());
+        let kept = |g: &(u32, u32)| source_islands.binary_search(&island(*g)).is_ok();
+        let Some(&goal) = goals.iter().find(|g| kept(g)) else {
+            return Err(PathError::Unreachable(first_goal));
+        };
+        let mut goal_cells: Vec<(u32, u32)> = goals.iter().copied().filter(kept).collect();
+        goal_cells.sort_unstable();
+        goal_cells.dedup();
+        let mut by_sector: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
+        for &g in &goal_cells {
+            by_sector
+                .entry(spec.sector_of(g.0, g.1))
+                .or_default()
+                .push(g);
+        }
+        let goal_fields: Vec<Arc<GoalField>> = by_sector
+            .values()
+            .map(|cells| self.goal_field(layer, cells))
+            .collect();
+        let mut field_cover: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (k, gf) in goal_fields.iter().enumerate() {
+            for sector in sectors_in(spec, gf.rect) {
+                field_cover.entry(sector).or_default().push(k as u32);
+            }
+        }
+        // The octile heuristic's target: the goals' bounding box (a point for one goal).
+        let goal_box = goal_cells.iter().fold(
+            ((u32::MAX, u32::MAX), (0, 0)),
+            |((x0, y0), (x1, y1)), &(x, y)| ((x0.min(x), y0.min(y)), (x1.max(x), y1.max(y))),
+        );
+        self.ensure_landmarks(layer);
+        self.search_graph(layer);
+        let l = &self.nav.layers[layer];
+        let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) else {
+            return Err(PathError::UnknownType(layer));
+        };
+        let remaining = &mut self.finish;
+        remaining.reset(l.nodes.len());
+        let mut bounds = self
+            .landmarks
+            .get(layer)
+            .and_then(Option::as_ref)
+            .map(Landmarks::bounds);
+        // Cost from each goal-sector node to its sector's nearest goal, by integrating the
+        // sector from all of them: the search's finishes (a virtual sink behind them).
+        for (&sector, cells) in &by_sector {
+            let mut goal_costs = sector_costs_from(l, sector, cells, &mut self.integ);
+            for (node, _) in &mut goal_costs {
+                *node = graph.search_id(*node);
+            }
+            for &(node, rest) in &goal_costs {
+                remaining.insert_absent(node, rest);
+            }
+            if let Some(b) = bounds.as_mut() {
+                for &(node, rest) in &goal_costs {
+                    b.add_finish(node, rest);
+                }
+            }
+        }
+        let one_goal_sector = by_sector.len() == 1;
+        let mut exits = BTreeMap::new();
+        let mut routes = Vec::with_capacity(reachable.len());
+        let mut route_first = BTreeSet::new();
+        for (i, &src) in reachable.iter().enumerate() {
+            let src_sector = spec.sector_of(src.0, src.1);
+            let in_goal_sector = by_sector.contains_key(&src_sector);
+            let cover = field_cover.get(&src_sector).map_or(&[][..], Vec::as_slice);
+            // Inside a goal field's window with a goal reached locally: no portals needed in
+            // the goal sector (with one goal sector); elsewhere in the window only if no
+            // route beats the field.
+            let local_cost = cheapest_field(&goal_fields, cover, src).map(|(_, _, c)| c);
+            if let Some(cost) = local_cost
+                && in_goal_sector
+                && one_goal_sector
+            {
+                routes.push(Route {
+                    nodes: Vec::new(),
+                    cost,
+                });
+                continue;
+            }
+            let mut starts = sector_costs_from(l, src_sector, &[src], &mut self.integ);
+            // What the window offers from the source, in the graph's measure.
+            let start_in_window = starts
+                .iter()
+                .filter_map(|&(node, c)| {
+                    Some(c.saturating_add(within_any(
+                        &goal_fields,
+                        &field_cover,
+                        src_sector,
+                        node,
+                    )?))
+                })
+                .min()
+                .unwrap_or(UNREACHED);
+            for (node, _) in &mut starts {
+                *node = graph.search_id(*node);
+            }
+            if let (Some(b), Some(&(first, _))) = (bounds.as_mut(), starts.first()) {
+                b.focus(first, ACTIVE_LANDMARKS);
+            }
+            // Tie-breaking leans toward the straight line to the nearest goal.
+            let toward = if goal_cells.len() == 1 {
+                goal
+            } else {
+                goal_cells
+                    .iter()
+                    .copied()
+                    .min_by_key(|&g| crate::route::octile(src, g))
+                    .unwrap_or(goal)
+            };
+            self.a_star_runs += 1;
+            let ends = SearchEnds {
+                starts: &starts,
+                finishes: remaining,
+                goal: toward,
+                goal_box,
+                source: src,
+                heuristic_weight: self.heuristic_weight,
+                landmarks: bounds.as_ref(),
+            };
+            let Some(route) = search(graph, &ends, &mut self.scratch) else {
+                routes.push(Route {
+                    nodes: Vec::new(),
+                    cost: local_cost.unwrap_or(UNREACHED),
+                });
+                continue;
+            };
+            // Graph costs run a little low (an edge ends anywhere on a window, the next starts
+            // at its centre), the same way inside the window and out: compare them with each
+            // other, allowing a sector's width. In a goal sector (of a set with several) the
+            // field's own cost is exact and needs no portal.
+            let detour = spec.sector_size;
+            let field_first = match local_cost {
+                Some(cost) if in_goal_sector => cost <= route.cost.saturating_add(detour),
+                Some(_) => start_in_window <= route.cost.saturating_add(detour),
+                None => false,
+            };
+            if let Some(cost) = local_cost
+                && field_first
+            {
+                routes.push(Route {
+                    nodes: Vec::new(),
+                    cost,
+                });
+                continue;
+            }
+            if local_cost.is_some() {
+                route_first.insert(src_sector);
+            }
+            // Remaining cost of every node on this route, so later sources can merge into it.
+            let steps = crate::route::last_route(&self.scratch);
+            let end_rest = steps
+                .last()
+                .and_then(|&(id, _)| remaining.get(id))
+                .unwrap_or(0);
+            let total = route.cost;
+            let more_sources = i + 1 < reachable.len();
+            for &(id, g) in steps {
+                // Nodes already on an earlier route keep their cost and are in the bounds.
+                if remaining.get(id).is_some() {
+                    continue;
+                }
+                let rest =
+                    remaining.insert_absent(id, total.saturating_sub(g).max(end_rest.min(total)));
+                if let Some(b) = bounds.as_mut().filter(|_| more_sources) {
+                    b.add_finish(id, rest);
+                }
+            }
+            // Consecutive nodes in different sectors cross a window: the first is its
+            // sector's exit, the second where the route enters the next sector.
+            for pair in steps.windows(2) {
+                let (a, b) = (pair[0].0, pair[1].0);
+                let sector = graph.sector(a);
+                let entered = graph.sector(b);
+                if entered != sector && !by_sector.contains_key(&entered) {
+                    let rest = total.saturating_sub(pair[1].1);
+                    let within = within_any(&goal_fields, &field_cover, entered, graph.node_id(b));
+                    if within.is_some_and(|c| c > rest.saturating_add(detour)) {
+                        route_first.insert(entered);
+                    }
+                }
+                if sector != entered {
+                    let rest = remaining.get(a).unwrap_or(u32::MAX);
+                    let node = graph.node_id(a);
+                    let list: &mut Vec<(u32, u32)> = exits.entry(sector).or_default();
+                    if !list.iter().any(|&(_, n)| n == node) {
+                        list.push((rest, node));
+                        list.sort_unstable();
+                    }
+                }
+            }
+            routes.push(route);
+        }
+        let corridor = self.seamless.then(|| {
+            let around_goals = goal_fields
+                .iter()
+                .flat_map(|gf| sectors_in(spec, gf.rect))
+                .collect::<Vec<_>>();
+            let starts = reachable.iter().map(|&(x, y)| spec.sector_of(x, y));
+            crate::corridor::Corridor::build(
+                l,
+                exits.keys().copied().chain(around_goals).chain(starts),
+                &goal_cells,
+            )
+        });
+        Ok(PathState {
+            layer,
+            goal,
+            goals: goal_cells,
+            goal_islands,
+            sources: reachable,
+            exits,
+            routes,
+            route_first,
+            goal_fields,
+            field_cover,
+            corridor,
+            pulled: PulledCache::default(),
+        })
+    }
+
+    /// The goal field for `(layer, goals)` (goals of one sector, sorted), from the cache or
+    /// built.
+    fn goal_field(&mut self, layer: usize, goals: &[(u32, u32)]) -> Arc<GoalField> {
+        self.cache_clock += 1;
+        let key = (layer, goals.to_vec());
+        if let Some((field, used)) = self.goal_cache.get_mut(&key) {
+            *used = self.cache_clock;
+            self.stats.hits += 1;
+            return Arc::clone(field);
+        }
+        self.stats.misses += 1;
+        let field = Arc::new(build_goal_field(
+            &self.nav.layers[layer],
+            goals,
+            &mut self.integ,
+        ));
+        self.goal_cache
+            .insert(key, (Arc::clone(&field), self.cache_clock));
+        self.evict();
+        field
+    }
+
+    /// Least-recently-used eviction of fields no live path holds, beyond the capacity.
+    pub(super) fn evict(&mut self) {
+        while self.goal_cache.len() > self.cache_capacity {
+            let victim = self
+                .goal_cache
+                .iter()
+                .filter(|(_, (f, _))| Arc::strong_count(f) == 1)
+                .min_by(|(ka, (_, ua)), (kb, (_, ub))| (ua, ka).cmp(&(ub, kb)))
+                .map(|(k, _)| k.clone());
+            let Some(k) = victim else { break };
+            self.goal_cache.remove(&k);
+            self.stats.evictions += 1;
+        }
+    }
+}

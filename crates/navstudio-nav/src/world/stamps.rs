@@ -1,0 +1,225 @@
+//! Costs changed at run time: single cells and stamps, and the time-sliced rebuild queue
+//! that brings sectors, landmark tables and live paths up to date.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use super::sample::PulledCache;
+use super::{NavWorld, PathId, StampHandle};
+use crate::grid::WALL;
+use crate::landmarks::LandmarkBuilder;
+use crate::layer::rebuild_sectors;
+use crate::route::SearchGraph;
+
+pub(super) struct AppliedStamp {
+    layers: Vec<usize>,
+    rect: (u32, u32, u32, u32),
+    original: Vec<Vec<u8>>,
+}
+
+impl NavWorld {
+    /// Sets one cell's cost at run time (255 = wall); the rebuild happens in [`Self::rebuild`].
+    pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
+        self.write_costs(&[layer], (x, y, 1, 1), &[cost.max(1)]);
+    }
+
+    /// Stamps a `w × h` block of costs at `(x, y)` into the given movement types, recording the
+    /// original costs so [`Self::remove_stamp`] can restore them.
+    pub fn apply_stamp(
+        &mut self,
+        layers: &[usize],
+        rect: (u32, u32, u32, u32),
+        costs: &[u8],
+    ) -> StampHandle {
+        let (x, y, w, h) = rect;
+        let spec = self.nav.spec;
+        let rect = (
+            x.min(spec.width),
+            y.min(spec.height),
+            w.min(spec.width.saturating_sub(x)),
+            h.min(spec.height.saturating_sub(y)),
+        );
+        let layers: Vec<usize> = layers
+            .iter()
+            .copied()
+            .filter(|&l| l < self.nav.layers.len())
+            .collect();
+        let original = layers
+            .iter()
+            .map(|&l| {
+                let mut out = Vec::new();
+                self.nav.layers[l]
+                    .cost
+                    .copy_window(rect.0, rect.1, rect.2, rect.3, &mut out);
+                out
+            })
+            .collect();
+        // Costs are given for the unclipped block: take the clipped part row by row.
+        let mut clipped = Vec::with_capacity((rect.2 * rect.3) as usize);
+        for row in 0..rect.3 {
+            for col in 0..rect.2 {
+                clipped.push(
+                    costs
+                        .get((row * w + col) as usize)
+                        .copied()
+                        .unwrap_or(WALL)
+                        .max(1),
+                );
+            }
+        }
+        self.write_costs(&layers, rect, &clipped);
+        let handle = StampHandle(self.next_stamp);
+        self.next_stamp += 1;
+        self.stamps.insert(
+            handle.0,
+            AppliedStamp {
+                layers,
+                rect,
+                original,
+            },
+        );
+        handle
+    }
+
+    /// Restores the costs a stamp replaced.
+    pub fn remove_stamp(&mut self, handle: StampHandle) {
+        if let Some(s) = self.stamps.remove(&handle.0) {
+            for (i, &l) in s.layers.iter().enumerate() {
+                self.write_costs(&[l], s.rect, &s.original[i]);
+            }
+        }
+    }
+
+    /// Drops every live path's look-ahead targets. A target is a pure function of the path
+    /// and the cell only while costs and flow tiles stay put; kept across a change, which
+    /// stale entries survive would depend on which thread wrote a slot last, and the crowd
+    /// would stop being the same on any number of threads.
+    fn forget_pulled(&mut self) {
+        for p in self.paths.values_mut() {
+            p.pulled = PulledCache::default();
+        }
+    }
+
+    fn write_costs(&mut self, layers: &[usize], rect: (u32, u32, u32, u32), costs: &[u8]) {
+        self.forget_pulled();
+        let (x0, y0, w, h) = rect;
+        for &li in layers {
+            let Some(l) = self.nav.layers.get_mut(li) else {
+                continue;
+            };
+            let spec = l.cost.spec;
+            let mut touched = BTreeSet::new();
+            for y in y0..y0 + h {
+                for x in x0..x0 + w {
+                    touched.insert(spec.sector_of(x, y));
+                }
+            }
+            for s in touched {
+                let (sx, sy, sw, sh) = spec.sector_rect(s);
+                let mut tile = Vec::new();
+                l.cost.sector_cells(s, &mut tile);
+                for y in sy.max(y0)..(sy + sh).min(y0 + h) {
+                    for x in sx.max(x0)..(sx + sw).min(x0 + w) {
+                        tile[((y - sy) * sw + (x - sx)) as usize] =
+                            costs[((y - y0) * w + (x - x0)) as usize];
+                    }
+                }
+                l.cost.set_sector(s, &tile);
+                self.dirty.insert((li, s));
+            }
+        }
+    }
+
+    /// Work left in the rebuild queue: dirty sectors, plus layers whose landmark tables are
+    /// being recomputed.
+    #[must_use]
+    pub fn pending_rebuilds(&self) -> usize {
+        self.dirty.len() + self.landmark_builds.len()
+    }
+
+    /// Drains the rebuild queue for about `budget`: dirty sectors are rebuilt in batches
+    /// (portals, graph edges, islands, flow tiles of them and their neighbours), in sector
+    /// order. When the queue empties, live paths are re-planned and cached goal fields
+    /// dropped. Returns `true` when nothing is left.
+    pub fn rebuild(&mut self, budget: Duration) -> bool {
+        let start = Instant::now();
+        const BATCH: usize = 64;
+        while !self.dirty.is_empty() {
+            let Some(&(layer, _)) = self.dirty.iter().next() else {
+                break;
+            };
+            let batch: Vec<u32> = self
+                .dirty
+                .iter()
+                .filter(|(l, _)| *l == layer)
+                .take(BATCH)
+                .map(|&(_, s)| s)
+                .collect();
+            for &s in &batch {
+                self.dirty.remove(&(layer, s));
+            }
+            rebuild_sectors(&mut self.nav.layers[layer], &batch);
+            self.forget_pulled();
+            if let Some(graph) = self.search_graphs.get_mut(layer) {
+                *graph = None;
+            }
+            // Landmark tables are indexed by node id and hold the old costs: recompute them
+            // (below, time-sliced too) for layers that had them.
+            let had = self
+                .landmarks
+                .get_mut(layer)
+                .and_then(Option::take)
+                .is_some();
+            if had || self.landmark_builds.contains_key(&layer) {
+                self.landmark_builds.insert(layer, None);
+            }
+            if start.elapsed() >= budget && !self.dirty.is_empty() {
+                return false;
+            }
+        }
+        let mut builds = std::mem::take(&mut self.landmark_builds);
+        while let Some((&layer, slot)) = builds.iter_mut().next() {
+            let l = &self.nav.layers[layer];
+            let builder = slot.get_or_insert_with(|| LandmarkBuilder::new(l));
+            while !builder.step(l) {
+                if start.elapsed() >= budget {
+                    self.landmark_builds = builds;
+                    return false;
+                }
+            }
+            if let Some(done) = builds.remove(&layer).flatten() {
+                if self.landmarks.len() <= layer {
+                    self.landmarks.resize_with(layer + 1, || None);
+                }
+                if self.search_graphs.len() <= layer {
+                    self.search_graphs.resize_with(layer + 1, || None);
+                }
+                let graph = self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l));
+                self.landmarks[layer] = done.finish(l).map(|m| m.reordered(graph.search_ids()));
+            }
+        }
+        self.goal_cache.clear();
+        if !self.replan_on_rebuild {
+            return true;
+        }
+        let ids: Vec<PathId> = self.paths.keys().copied().collect();
+        for id in ids {
+            let Some(old) = self.paths.get(&id) else {
+                continue;
+            };
+            let (layer, sources) = (old.layer, old.sources.clone());
+            let goals: Vec<(u32, u32)> = std::iter::once(old.goal)
+                .chain(old.goals.iter().copied())
+                .collect();
+            match self.plan(layer, &sources, &goals) {
+                Ok(state) => {
+                    self.paths.insert(id, state);
+                }
+                Err(_) => {
+                    self.paths.remove(&id);
+                }
+            }
+        }
+        true
+    }
+}
