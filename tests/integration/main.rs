@@ -31,6 +31,7 @@ mod map_import;
 mod mixed_selection;
 #[cfg(feature = "gui")]
 mod monkey;
+mod moving_goals;
 mod movingai;
 mod nav_core;
 mod nav_walls;

@@ -20,7 +20,7 @@ pub mod world;
 pub use cost::{CostField, SectorCost};
 pub use grid::GridSpec;
 pub use layer::{NavLayer, build_layer, rebuild_sectors};
-pub use world::{NavWorld, PathError, PathId, TracedPath};
+pub use world::{GoalMove, GoalMoveStats, NavWorld, PathError, PathId, TracedPath};
 
 /// Everything a game needs to navigate one map: the grid, the cell size and one layer per
 /// movement type.

@@ -17,12 +17,14 @@ use super::landmarks::{LandmarkBuilder, Landmarks};
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
 mod goal_field;
+mod moving;
 mod request;
 mod sample;
 mod stamps;
 
 pub use goal_field::GoalField;
 use goal_field::cheapest_field;
+pub use moving::{GoalMove, GoalMoveStats};
 use sample::PulledCache;
 use stamps::AppliedStamp;
 
@@ -70,6 +72,9 @@ pub enum PathError {
     /// A goal set without a goal.
     #[error("the goal set is empty: name at least one goal cell")]
     NoGoal,
+    /// The path id names no live path (never requested, or released).
+    #[error("path {0} does not exist (never requested, or released)")]
+    UnknownPath(u32),
 }
 
 /// Cache hit/miss counters.
@@ -120,6 +125,9 @@ pub struct PathState {
     pub corridor: Option<crate::corridor::Corridor>,
     /// Look-ahead targets already found, by cell (see [`NavWorld::set_flow_lookahead`]).
     pulled: PulledCache,
+    /// `(portal node, remaining cost to the goal)` of the goal sectors' nodes and of every
+    /// node on a route, in the order found: where a source added later merges in.
+    finishes: Vec<(u32, u32)>,
 }
 
 /// A path followed cell by cell.
@@ -185,6 +193,12 @@ pub struct NavWorld {
     /// Whether a drained rebuild queue re-plans the live paths (see
     /// [`NavWorld::set_replan_on_rebuild`]).
     replan_on_rebuild: bool,
+    /// Goals moved across a sector border, waiting for their re-plan in [`Self::rebuild`].
+    goal_moves: BTreeMap<PathId, (u32, u32)>,
+    move_stats: GoalMoveStats,
+    /// Costs changed since the rebuild queue last drained: live paths are re-planned and
+    /// cached goal fields dropped when it does.
+    costs_changed: bool,
     /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
@@ -217,6 +231,9 @@ impl NavWorld {
             landmark_builds: BTreeMap::new(),
             use_landmarks: true,
             replan_on_rebuild: true,
+            goal_moves: BTreeMap::new(),
+            move_stats: GoalMoveStats::default(),
+            costs_changed: false,
             search_graphs: Vec::new(),
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
@@ -351,6 +368,7 @@ impl NavWorld {
     /// Drops a path (its goal field stays cached until evicted).
     pub fn release_path(&mut self, id: PathId) {
         self.paths.remove(&id);
+        self.goal_moves.remove(&id);
         self.evict();
     }
 }

@@ -139,8 +139,48 @@ impl NavWorld {
                 field_cover.entry(sector).or_default().push(k as u32);
             }
         }
+        let mut state = PathState {
+            layer,
+            goal,
+            goals: goal_cells,
+            goal_islands,
+            sources: Vec::new(),
+            exits: BTreeMap::new(),
+            routes: Vec::with_capacity(reachable.len()),
+            route_first: BTreeSet::new(),
+            goal_fields,
+            field_cover,
+            corridor: None,
+            pulled: PulledCache::default(),
+            finishes: Vec::new(),
+        };
+        // Cost from each goal-sector node to its sector's nearest goal, by integrating the
+        // sector from all of them: the search's finishes (a virtual sink behind them).
+        let l = &self.nav.layers[layer];
+        for (&sector, cells) in &by_sector {
+            let goal_costs = sector_costs_from(l, sector, cells, &mut self.integ);
+            state.finishes.extend(goal_costs);
+        }
+        self.route_sources(&mut state, &reachable)?;
+        Ok(state)
+    }
+
+    /// Routes `new_sources` (all on the path's goal islands, none routed yet) into path `p`:
+    /// the first a full portal A* when `p` has no route yet, every later one a merging A*
+    /// that finishes on the goal sectors' nodes or on any node of an earlier route, at that
+    /// node's remaining cost. Extends `p`'s exits, routes and finishes, and rebuilds its
+    /// seamless corridor.
+    pub(super) fn route_sources(
+        &mut self,
+        p: &mut PathState,
+        new_sources: &[(u32, u32)],
+    ) -> Result<(), PathError> {
+        let layer = p.layer;
+        let spec = self.nav.layers[layer].cost.spec;
+        let goal_sectors: BTreeSet<u32> =
+            p.goals.iter().map(|&(x, y)| spec.sector_of(x, y)).collect();
         // The octile heuristic's target: the goals' bounding box (a point for one goal).
-        let goal_box = goal_cells.iter().fold(
+        let goal_box = p.goals.iter().fold(
             ((u32::MAX, u32::MAX), (0, 0)),
             |((x0, y0), (x1, y1)), &(x, y)| ((x0.min(x), y0.min(y)), (x1.max(x), y1.max(y))),
         );
@@ -157,39 +197,31 @@ impl NavWorld {
             .get(layer)
             .and_then(Option::as_ref)
             .map(Landmarks::bounds);
-        // Cost from each goal-sector node to its sector's nearest goal, by integrating the
-        // sector from all of them: the search's finishes (a virtual sink behind them).
-        for (&sector, cells) in &by_sector {
-            let mut goal_costs = sector_costs_from(l, sector, cells, &mut self.integ);
-            for (node, _) in &mut goal_costs {
-                *node = graph.search_id(*node);
-            }
-            for &(node, rest) in &goal_costs {
-                remaining.insert_absent(node, rest);
-            }
+        // The goal sectors' nodes, then the nodes of earlier routes, in the order they were
+        // found: the first cost given for a node stands.
+        for &(node, rest) in &p.finishes {
+            let id = graph.search_id(node);
+            let rest = remaining.insert_absent(id, rest);
             if let Some(b) = bounds.as_mut() {
-                for &(node, rest) in &goal_costs {
-                    b.add_finish(node, rest);
-                }
+                b.add_finish(id, rest);
             }
         }
-        let one_goal_sector = by_sector.len() == 1;
-        let mut exits = BTreeMap::new();
-        let mut routes = Vec::with_capacity(reachable.len());
-        let mut route_first = BTreeSet::new();
-        for (i, &src) in reachable.iter().enumerate() {
+        let one_goal_sector = goal_sectors.len() == 1;
+        let (goal_fields, field_cover) = (&p.goal_fields, &p.field_cover);
+        for (i, &src) in new_sources.iter().enumerate() {
             let src_sector = spec.sector_of(src.0, src.1);
-            let in_goal_sector = by_sector.contains_key(&src_sector);
+            let in_goal_sector = goal_sectors.contains(&src_sector);
             let cover = field_cover.get(&src_sector).map_or(&[][..], Vec::as_slice);
             // Inside a goal field's window with a goal reached locally: no portals needed in
             // the goal sector (with one goal sector); elsewhere in the window only if no
             // route beats the field.
-            let local_cost = cheapest_field(&goal_fields, cover, src).map(|(_, _, c)| c);
+            let local_cost = cheapest_field(goal_fields, cover, src).map(|(_, _, c)| c);
+            p.sources.push(src);
             if let Some(cost) = local_cost
                 && in_goal_sector
                 && one_goal_sector
             {
-                routes.push(Route {
+                p.routes.push(Route {
                     nodes: Vec::new(),
                     cost,
                 });
@@ -200,12 +232,7 @@ impl NavWorld {
             let start_in_window = starts
                 .iter()
                 .filter_map(|&(node, c)| {
-                    Some(c.saturating_add(within_any(
-                        &goal_fields,
-                        &field_cover,
-                        src_sector,
-                        node,
-                    )?))
+                    Some(c.saturating_add(within_any(goal_fields, field_cover, src_sector, node)?))
                 })
                 .min()
                 .unwrap_or(UNREACHED);
@@ -216,14 +243,14 @@ impl NavWorld {
                 b.focus(first, ACTIVE_LANDMARKS);
             }
             // Tie-breaking leans toward the straight line to the nearest goal.
-            let toward = if goal_cells.len() == 1 {
-                goal
+            let toward = if p.goals.len() == 1 {
+                p.goal
             } else {
-                goal_cells
+                p.goals
                     .iter()
                     .copied()
                     .min_by_key(|&g| crate::route::octile(src, g))
-                    .unwrap_or(goal)
+                    .unwrap_or(p.goal)
             };
             self.a_star_runs += 1;
             let ends = SearchEnds {
@@ -236,7 +263,7 @@ impl NavWorld {
                 landmarks: bounds.as_ref(),
             };
             let Some(route) = search(graph, &ends, &mut self.scratch) else {
-                routes.push(Route {
+                p.routes.push(Route {
                     nodes: Vec::new(),
                     cost: local_cost.unwrap_or(UNREACHED),
                 });
@@ -255,14 +282,14 @@ impl NavWorld {
             if let Some(cost) = local_cost
                 && field_first
             {
-                routes.push(Route {
+                p.routes.push(Route {
                     nodes: Vec::new(),
                     cost,
                 });
                 continue;
             }
             if local_cost.is_some() {
-                route_first.insert(src_sector);
+                p.route_first.insert(src_sector);
             }
             // Remaining cost of every node on this route, so later sources can merge into it.
             let steps = crate::route::last_route(&self.scratch);
@@ -271,7 +298,7 @@ impl NavWorld {
                 .and_then(|&(id, _)| remaining.get(id))
                 .unwrap_or(0);
             let total = route.cost;
-            let more_sources = i + 1 < reachable.len();
+            let more_sources = i + 1 < new_sources.len();
             for &(id, g) in steps {
                 // Nodes already on an earlier route keep their cost and are in the bounds.
                 if remaining.get(id).is_some() {
@@ -279,6 +306,7 @@ impl NavWorld {
                 }
                 let rest =
                     remaining.insert_absent(id, total.saturating_sub(g).max(end_rest.min(total)));
+                p.finishes.push((graph.node_id(id), rest));
                 if let Some(b) = bounds.as_mut().filter(|_| more_sources) {
                     b.add_finish(id, rest);
                 }
@@ -289,56 +317,45 @@ impl NavWorld {
                 let (a, b) = (pair[0].0, pair[1].0);
                 let sector = graph.sector(a);
                 let entered = graph.sector(b);
-                if entered != sector && !by_sector.contains_key(&entered) {
+                if entered != sector && !goal_sectors.contains(&entered) {
                     let rest = total.saturating_sub(pair[1].1);
-                    let within = within_any(&goal_fields, &field_cover, entered, graph.node_id(b));
+                    let within = within_any(goal_fields, field_cover, entered, graph.node_id(b));
                     if within.is_some_and(|c| c > rest.saturating_add(detour)) {
-                        route_first.insert(entered);
+                        p.route_first.insert(entered);
                     }
                 }
                 if sector != entered {
                     let rest = remaining.get(a).unwrap_or(u32::MAX);
                     let node = graph.node_id(a);
-                    let list: &mut Vec<(u32, u32)> = exits.entry(sector).or_default();
+                    let list: &mut Vec<(u32, u32)> = p.exits.entry(sector).or_default();
                     if !list.iter().any(|&(_, n)| n == node) {
                         list.push((rest, node));
                         list.sort_unstable();
                     }
                 }
             }
-            routes.push(route);
+            p.routes.push(route);
         }
-        let corridor = self.seamless.then(|| {
-            let around_goals = goal_fields
+        p.corridor = self.seamless.then(|| {
+            let around_goals = p
+                .goal_fields
                 .iter()
                 .flat_map(|gf| sectors_in(spec, gf.rect))
                 .collect::<Vec<_>>();
-            let starts = reachable.iter().map(|&(x, y)| spec.sector_of(x, y));
+            let starts = p.sources.iter().map(|&(x, y)| spec.sector_of(x, y));
             crate::corridor::Corridor::build(
                 l,
-                exits.keys().copied().chain(around_goals).chain(starts),
-                &goal_cells,
+                p.exits.keys().copied().chain(around_goals).chain(starts),
+                &p.goals,
             )
         });
-        Ok(PathState {
-            layer,
-            goal,
-            goals: goal_cells,
-            goal_islands,
-            sources: reachable,
-            exits,
-            routes,
-            route_first,
-            goal_fields,
-            field_cover,
-            corridor,
-            pulled: PulledCache::default(),
-        })
+        p.pulled = PulledCache::default();
+        Ok(())
     }
 
     /// The goal field for `(layer, goals)` (goals of one sector, sorted), from the cache or
     /// built.
-    fn goal_field(&mut self, layer: usize, goals: &[(u32, u32)]) -> Arc<GoalField> {
+    pub(super) fn goal_field(&mut self, layer: usize, goals: &[(u32, u32)]) -> Arc<GoalField> {
         self.cache_clock += 1;
         let key = (layer, goals.to_vec());
         if let Some((field, used)) = self.goal_cache.get_mut(&key) {

@@ -126,23 +126,31 @@ impl NavWorld {
                 }
                 l.cost.set_sector(s, &tile);
                 self.dirty.insert((li, s));
+                self.costs_changed = true;
             }
         }
     }
 
-    /// Work left in the rebuild queue: dirty sectors, plus layers whose landmark tables are
-    /// being recomputed.
+    /// Work left in the rebuild queue: dirty sectors, layers whose landmark tables are
+    /// being recomputed, and goals moved across a sector border (see [`Self::move_goal`]).
     #[must_use]
     pub fn pending_rebuilds(&self) -> usize {
-        self.dirty.len() + self.landmark_builds.len()
+        self.dirty.len() + self.landmark_builds.len() + self.goal_moves.len()
     }
 
-    /// Drains the rebuild queue for about `budget`: dirty sectors are rebuilt in batches
-    /// (portals, graph edges, islands, flow tiles of them and their neighbours), in sector
-    /// order. When the queue empties, live paths are re-planned and cached goal fields
+    /// Drains the rebuild queue for about `budget`. Moved goals are re-planned first (at
+    /// least one per call), as they are what agents wait on. Then dirty sectors are rebuilt
+    /// in batches (portals, graph edges, islands, flow tiles of them and their neighbours),
+    /// in sector order; when they are done, live paths are re-planned and cached goal fields
     /// dropped. Returns `true` when nothing is left.
     pub fn rebuild(&mut self, budget: Duration) -> bool {
         let start = Instant::now();
+        if !self.replan_moved_goals(start, budget) {
+            return false;
+        }
+        if !self.costs_changed {
+            return true;
+        }
         const BATCH: usize = 64;
         while !self.dirty.is_empty() {
             let Some(&(layer, _)) = self.dirty.iter().next() else {
@@ -198,6 +206,7 @@ impl NavWorld {
                 self.landmarks[layer] = done.finish(l).map(|m| m.reordered(graph.search_ids()));
             }
         }
+        self.costs_changed = false;
         self.goal_cache.clear();
         if !self.replan_on_rebuild {
             return true;
