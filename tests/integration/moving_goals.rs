@@ -43,11 +43,10 @@ fn pick(cells: &[(u32, u32)], rng: &mut Rng, n: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
-fn traces(
-    world: &NavWorld,
-    id: PathId,
-    from: &[(u32, u32)],
-) -> Vec<Option<(Vec<(u32, u32)>, u64)>> {
+/// A traced path's cells and its length in thousandths of a cell, for exact comparison.
+type Trace = Option<(Vec<(u32, u32)>, u64)>;
+
+fn traces(world: &NavWorld, id: PathId, from: &[(u32, u32)]) -> Vec<Trace> {
     from.iter()
         .map(|&s| {
             world
