@@ -2,7 +2,7 @@
 //! of sight continues across sector borders), and the sector integrations that give the
 //! portal search its starts and finishes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::flow::flow_from_integration;
@@ -12,6 +12,8 @@ use crate::integrate::{
     integrate_with_los_set,
 };
 use crate::layer::NavLayer;
+
+use super::CacheStats;
 
 /// The goal field: an integration with the line-of-sight pass over the goal sector and its
 /// neighbours, so LOS continues across sector borders.
@@ -210,5 +212,83 @@ pub(super) fn build_goal_field(
         within,
         goals: goals.to_vec(),
         los_owner,
+    }
+}
+
+/// A cached goal field's key: movement type and goal cells (of one sector, sorted).
+type GoalKey = (usize, Vec<(u32, u32)>);
+
+/// Goal fields by (movement type, goal cells of one sector), each with the clock of its last
+/// use, dropped least recently used first once more than `capacity` are held and no live
+/// path holds them.
+#[derive(Debug)]
+pub(super) struct GoalFieldCache {
+    fields: HashMap<GoalKey, (Arc<GoalField>, u64)>,
+    capacity: usize,
+    clock: u64,
+    stats: CacheStats,
+}
+
+impl Default for GoalFieldCache {
+    fn default() -> Self {
+        Self {
+            fields: HashMap::new(),
+            capacity: 64,
+            clock: 0,
+            stats: CacheStats::default(),
+        }
+    }
+}
+
+impl GoalFieldCache {
+    /// The goal field of `goals` (of one sector, sorted) on layer `l` (index `layer`), from
+    /// the cache or built.
+    pub(super) fn get_or_build(
+        &mut self,
+        l: &NavLayer,
+        layer: usize,
+        goals: &[(u32, u32)],
+        scratch: &mut IntegratorScratch,
+    ) -> Arc<GoalField> {
+        self.clock += 1;
+        let key = (layer, goals.to_vec());
+        if let Some((field, used)) = self.fields.get_mut(&key) {
+            *used = self.clock;
+            self.stats.hits += 1;
+            return Arc::clone(field);
+        }
+        self.stats.misses += 1;
+        let field = Arc::new(build_goal_field(l, goals, scratch));
+        self.fields.insert(key, (Arc::clone(&field), self.clock));
+        self.evict();
+        field
+    }
+
+    /// Least-recently-used eviction of fields no live path holds, beyond the capacity.
+    pub(super) fn evict(&mut self) {
+        while self.fields.len() > self.capacity {
+            let victim = self
+                .fields
+                .iter()
+                .filter(|(_, (f, _))| Arc::strong_count(f) == 1)
+                .min_by(|(ka, (_, ua)), (kb, (_, ub))| (ua, ka).cmp(&(ub, kb)))
+                .map(|(k, _)| k.clone());
+            let Some(k) = victim else { break };
+            self.fields.remove(&k);
+            self.stats.evictions += 1;
+        }
+    }
+
+    /// Drops every field (costs changed under them).
+    pub(super) fn clear(&mut self) {
+        self.fields.clear();
+    }
+
+    /// The counters, with the fields held now.
+    pub(super) fn stats(&self) -> CacheStats {
+        CacheStats {
+            entries: self.fields.len(),
+            ..self.stats
+        }
     }
 }

@@ -8,10 +8,11 @@
 //! integrated from all of its goals, and where the fields' windows overlap a cell follows
 //! the field that is cheapest there, so every source flows to its nearest goal.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::NavData;
+use super::grid::GridSpec;
 use super::integrate::IntegratorScratch;
 use super::landmarks::{LandmarkBuilder, Landmarks};
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
@@ -23,7 +24,7 @@ mod sample;
 mod stamps;
 
 pub use goal_field::GoalField;
-use goal_field::cheapest_field;
+use goal_field::{GoalFieldCache, cheapest_field};
 pub use moving::{GoalMove, GoalMoveStats};
 use sample::PulledCache;
 use stamps::AppliedStamp;
@@ -117,7 +118,8 @@ pub struct PathState {
     /// (rooms whose connecting corridor runs just outside) its flow takes a long detour.
     /// There cells follow the route's tiles instead.
     pub route_first: BTreeSet<u32>,
-    /// One goal field per goal sector, in sector order (shared through the cache).
+    /// One goal field per goal sector that serves a source (see
+    /// [`NavWorld::request_path_to_any`]), in the order built (shared through the cache).
     pub goal_fields: Vec<Arc<GoalField>>,
     /// Per sector some goal field's window covers, the indices of those fields.
     field_cover: BTreeMap<u32, Vec<u32>>,
@@ -157,25 +159,30 @@ impl PathState {
         cheapest_field(&self.goal_fields, cover, cell)
     }
 
+    /// Adds a goal field (of a goal sector not served yet) and the sectors its window covers.
+    fn add_goal_field(&mut self, spec: GridSpec, field: Arc<GoalField>) {
+        if self.goal_fields.iter().any(|f| f.goals == field.goals) {
+            return;
+        }
+        let k = self.goal_fields.len() as u32;
+        for sector in goal_field::sectors_in(spec, field.rect) {
+            self.field_cover.entry(sector).or_default().push(k);
+        }
+        self.goal_fields.push(field);
+    }
+
     /// The indices of the goal fields whose windows cover `sector`.
     fn cover(&self, sector: u32) -> &[u32] {
         self.field_cover.get(&sector).map_or(&[], Vec::as_slice)
     }
 }
 
-/// Cached goal fields by (movement type, goal cells of one sector), with the clock of their
-/// last use.
-type GoalCache = HashMap<(usize, Vec<(u32, u32)>), (Arc<GoalField>, u64)>;
-
 /// The run-time navigation world.
 pub struct NavWorld {
     nav: NavData,
     paths: BTreeMap<PathId, PathState>,
     next_path: u32,
-    goal_cache: GoalCache,
-    cache_capacity: usize,
-    cache_clock: u64,
-    stats: CacheStats,
+    goal_cache: GoalFieldCache,
     stamps: BTreeMap<u32, AppliedStamp>,
     next_stamp: u32,
     dirty: BTreeSet<(usize, u32)>,
@@ -216,10 +223,7 @@ impl NavWorld {
             nav,
             paths: BTreeMap::new(),
             next_path: 0,
-            goal_cache: HashMap::new(),
-            cache_capacity: 64,
-            cache_clock: 0,
-            stats: CacheStats::default(),
+            goal_cache: GoalFieldCache::default(),
             stamps: BTreeMap::new(),
             next_stamp: 0,
             dirty: BTreeSet::new(),
@@ -343,10 +347,7 @@ impl NavWorld {
     /// Goal-field cache counters.
     #[must_use]
     pub fn cache_stats(&self) -> CacheStats {
-        CacheStats {
-            entries: self.goal_cache.len(),
-            ..self.stats
-        }
+        self.goal_cache.stats()
     }
 
     /// Whether `b` can be reached from `a` by movement type `layer`: equal non-zero island ids.

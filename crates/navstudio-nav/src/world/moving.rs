@@ -103,7 +103,9 @@ impl NavWorld {
                 let in_sector = self.nav.layers[layer].graph.nodes_of_sector(sector);
                 p.finishes.retain(|(node, _)| !in_sector.contains(node));
                 p.finishes.splice(0..0, goal_costs);
-                p.goal_fields = vec![field];
+                p.goal_fields.clear();
+                p.field_cover.clear();
+                p.add_goal_field(spec, field);
                 p.goal = cell;
                 p.goals = vec![cell];
                 p.pulled = PulledCache::default();

@@ -4,9 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::goal_field::{
-    GoalField, build_goal_field, cheapest_field, sector_costs_from, sectors_in, within_any,
-};
+use super::goal_field::{GoalField, cheapest_field, sector_costs_from, sectors_in, within_any};
 use super::sample::PulledCache;
 use super::{ACTIVE_LANDMARKS, NavWorld, PathError, PathId, PathState};
 use crate::integrate::UNREACHED;
@@ -129,16 +127,6 @@ impl NavWorld {
                 .or_default()
                 .push(g);
         }
-        let goal_fields: Vec<Arc<GoalField>> = by_sector
-            .values()
-            .map(|cells| self.goal_field(layer, cells))
-            .collect();
-        let mut field_cover: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for (k, gf) in goal_fields.iter().enumerate() {
-            for sector in sectors_in(spec, gf.rect) {
-                field_cover.entry(sector).or_default().push(k as u32);
-            }
-        }
         let mut state = PathState {
             layer,
             goal,
@@ -148,8 +136,8 @@ impl NavWorld {
             exits: BTreeMap::new(),
             routes: Vec::with_capacity(reachable.len()),
             route_first: BTreeSet::new(),
-            goal_fields,
-            field_cover,
+            goal_fields: Vec::new(),
+            field_cover: BTreeMap::new(),
             corridor: None,
             pulled: PulledCache::default(),
             finishes: Vec::new(),
@@ -177,8 +165,13 @@ impl NavWorld {
     ) -> Result<(), PathError> {
         let layer = p.layer;
         let spec = self.nav.layers[layer].cost.spec;
-        let goal_sectors: BTreeSet<u32> =
-            p.goals.iter().map(|&(x, y)| spec.sector_of(x, y)).collect();
+        let mut goal_sectors: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
+        for &g in &p.goals {
+            goal_sectors
+                .entry(spec.sector_of(g.0, g.1))
+                .or_default()
+                .push(g);
+        }
         // The octile heuristic's target: the goals' bounding box (a point for one goal).
         let goal_box = p.goals.iter().fold(
             ((u32::MAX, u32::MAX), (0, 0)),
@@ -207,10 +200,26 @@ impl NavWorld {
             }
         }
         let one_goal_sector = goal_sectors.len() == 1;
-        let (goal_fields, field_cover) = (&p.goal_fields, &p.field_cover);
         for (i, &src) in new_sources.iter().enumerate() {
             let src_sector = spec.sector_of(src.0, src.1);
-            let in_goal_sector = goal_sectors.contains(&src_sector);
+            let in_goal_sector = goal_sectors.contains_key(&src_sector);
+            // Goal fields are built where they serve: the goal sectors whose windows cover a
+            // source (here), and those a route ends in (below). A goal set's far goals that
+            // no source heads for cost no field.
+            let (sx, sy) = (src_sector % spec.sectors_x(), src_sector / spec.sectors_x());
+            for gy in sy.saturating_sub(1)..=sy + 1 {
+                for gx in sx.saturating_sub(1)..=sx + 1 {
+                    if let Some(cells) = goal_sectors.get(&(gy * spec.sectors_x() + gx))
+                        && gx < spec.sectors_x()
+                    {
+                        let new = self
+                            .goal_cache
+                            .get_or_build(l, layer, cells, &mut self.integ);
+                        p.add_goal_field(spec, new);
+                    }
+                }
+            }
+            let (goal_fields, field_cover) = (&p.goal_fields, &p.field_cover);
             let cover = field_cover.get(&src_sector).map_or(&[][..], Vec::as_slice);
             // Inside a goal field's window with a goal reached locally: no portals needed in
             // the goal sector (with one goal sector); elsewhere in the window only if no
@@ -293,6 +302,16 @@ impl NavWorld {
             }
             // Remaining cost of every node on this route, so later sources can merge into it.
             let steps = crate::route::last_route(&self.scratch);
+            if let Some(cells) = steps
+                .last()
+                .and_then(|&(id, _)| goal_sectors.get(&graph.sector(id)))
+            {
+                let new = self
+                    .goal_cache
+                    .get_or_build(l, layer, cells, &mut self.integ);
+                p.add_goal_field(spec, new);
+            }
+            let (goal_fields, field_cover) = (&p.goal_fields, &p.field_cover);
             let end_rest = steps
                 .last()
                 .and_then(|&(id, _)| remaining.get(id))
@@ -317,7 +336,7 @@ impl NavWorld {
                 let (a, b) = (pair[0].0, pair[1].0);
                 let sector = graph.sector(a);
                 let entered = graph.sector(b);
-                if entered != sector && !goal_sectors.contains(&entered) {
+                if entered != sector && !goal_sectors.contains_key(&entered) {
                     let rest = total.saturating_sub(pair[1].1);
                     let within = within_any(goal_fields, field_cover, entered, graph.node_id(b));
                     if within.is_some_and(|c| c > rest.saturating_add(detour)) {
@@ -356,37 +375,12 @@ impl NavWorld {
     /// The goal field for `(layer, goals)` (goals of one sector, sorted), from the cache or
     /// built.
     pub(super) fn goal_field(&mut self, layer: usize, goals: &[(u32, u32)]) -> Arc<GoalField> {
-        self.cache_clock += 1;
-        let key = (layer, goals.to_vec());
-        if let Some((field, used)) = self.goal_cache.get_mut(&key) {
-            *used = self.cache_clock;
-            self.stats.hits += 1;
-            return Arc::clone(field);
-        }
-        self.stats.misses += 1;
-        let field = Arc::new(build_goal_field(
-            &self.nav.layers[layer],
-            goals,
-            &mut self.integ,
-        ));
         self.goal_cache
-            .insert(key, (Arc::clone(&field), self.cache_clock));
-        self.evict();
-        field
+            .get_or_build(&self.nav.layers[layer], layer, goals, &mut self.integ)
     }
 
     /// Least-recently-used eviction of fields no live path holds, beyond the capacity.
     pub(super) fn evict(&mut self) {
-        while self.goal_cache.len() > self.cache_capacity {
-            let victim = self
-                .goal_cache
-                .iter()
-                .filter(|(_, (f, _))| Arc::strong_count(f) == 1)
-                .min_by(|(ka, (_, ua)), (kb, (_, ub))| (ua, ka).cmp(&(ub, kb)))
-                .map(|(k, _)| k.clone());
-            let Some(k) = victim else { break };
-            self.goal_cache.remove(&k);
-            self.stats.evictions += 1;
-        }
+        self.goal_cache.evict();
     }
 }
