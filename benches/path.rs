@@ -3,7 +3,8 @@
 //! weight 1.1; beside it exact A* with landmarks and plain octile A*, with the nodes each
 //! expands and the cost of the routes), building the landmark tables, 1,000 sources to one
 //! goal with merging A*, `request_path_to_any` with 16 goals spread over the map beside a
-//! single-goal request from the same sources, and `is_reachable`.
+//! single-goal request from the same sources, `move_goal` inside a sector and across a
+//! border, and `is_reachable`.
 //!
 //! `cargo bench --no-default-features --bench path`
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -161,6 +162,57 @@ fn bench_path(c: &mut Criterion) {
                 };
                 let id = world.request_path_to_any(0, &[s], &set[..n]).unwrap();
                 world.release_path(id);
+            });
+        });
+    }
+    // Moving goals: a path from one source, its goal stepped one cell inside its sector
+    // (one goal field), or moved one sector over and re-planned by `rebuild` (the call a
+    // game makes each frame, within its time slice; here with a zero budget, which still
+    // re-plans one path).
+    let chase_from = pairs[1].0;
+    let walk: Vec<(u32, u32)> = {
+        let id = world.request_path(0, &[chase_from], pairs[1].1).unwrap();
+        let t = world.trace_path(id, chase_from).unwrap();
+        world.release_path(id);
+        t.cells
+    };
+    let ss = world.nav().spec.sector_size;
+    let sector = |c: (u32, u32)| world.nav().spec.sector_of(c.0, c.1);
+    // Pairs of neighbouring walk cells in one sector, and pairs a sector apart.
+    let inside: Vec<((u32, u32), (u32, u32))> = walk
+        .windows(2)
+        .filter(|w| sector(w[0]) == sector(w[1]))
+        .map(|w| (w[0], w[1]))
+        .collect();
+    let across: Vec<((u32, u32), (u32, u32))> = walk
+        .iter()
+        .zip(walk.iter().skip(ss as usize))
+        .filter(|(a, b)| sector(**a) != sector(**b))
+        .map(|(&a, &b)| (a, b))
+        .collect();
+    for (name, moves) in [
+        ("move_goal inside a sector (one goal field)", &inside),
+        (
+            "move_goal across a border, then rebuild (one re-plan)",
+            &across,
+        ),
+    ] {
+        let mut k = 0;
+        group.bench_function(name, |b| {
+            // Only the move (and its re-plan) is timed, not the request before it.
+            b.iter_custom(|iters| {
+                let mut timed = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    k = (k + 1) % moves.len();
+                    let (from, to) = moves[k];
+                    let id = world.request_path(0, &[chase_from], from).unwrap();
+                    let start = std::time::Instant::now();
+                    black_box(world.move_goal(id, to).unwrap());
+                    world.rebuild(std::time::Duration::ZERO);
+                    timed += start.elapsed();
+                    world.release_path(id);
+                }
+                timed
             });
         });
     }

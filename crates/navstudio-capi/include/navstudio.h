@@ -437,6 +437,44 @@ NavstudioStatus navstudio_request_path_to_any(NavstudioWorld *world,
                                               size_t goal_count,
                                               uint32_t *out_path);
 
+// Moves the goal of `path` to `goal` (a unit chased, a rally point dragged). Inside the
+// goal's sector only the goal field is rebuilt and the path leads to the new goal at once
+// (`*out_queued = 0`). Across a sector border the route is re-planned by
+// [`navstudio_rebuild`] within its time budget (`*out_queued = 1`): until then the path keeps
+// leading to the old goal, then switches under the same handle, so agents never stop. A
+// goal set becomes the single goal. `out_queued` may be null.
+//
+// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (the goal is on no
+// island the path's sources stand on); the path is left as it was.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle; `out_queued` null or writable.
+NavstudioStatus navstudio_move_goal(NavstudioWorld *world,
+                                    uint32_t path,
+                                    NavstudioCell goal,
+                                    uint8_t *out_queued);
+
+// Adds `source_count` sources to `path` after it was planned (units joining a group, a unit
+// that left the route): each runs a merging A* that finishes on the routes already
+// planned, exactly as if it had been named in the request. Sources on islands without the
+// path's goal, and sources already routed, are left out; `*out_added` (may be null) gets
+// how many were added.
+//
+// Errors: `NO_SUCH_HANDLE`, `OFF_MAP` (nothing added), `INVALID_ARGUMENT` (no sources).
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle; `sources` must point at `source_count` cells; `out_added`
+// null or writable.
+NavstudioStatus navstudio_add_sources(NavstudioWorld *world,
+                                      uint32_t path,
+                                      const NavstudioCell *sources,
+                                      size_t source_count,
+                                      uint32_t *out_added);
+
 // Releases a path handle (its goal field may stay cached until evicted).
 // `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world.
 //
@@ -538,8 +576,9 @@ NavstudioStatus navstudio_apply_stamp(NavstudioWorld *world,
 NavstudioStatus navstudio_remove_stamp(NavstudioWorld *world, uint32_t stamp);
 
 // Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
-// after cost changes): dirty sectors' portals, graph edges, islands and flow tiles, then
-// landmark tables. When the queue empties, live paths are re-planned under their handles
+// after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
+// moved across a sector border (one at least), then dirty sectors' portals, graph edges,
+// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
 // (a path that can no longer be routed is dropped: its calls then return
 // `NAVSTUDIO_STATUS_NO_SUCH_HANDLE`). `*out_done` (may be NULL) is true when nothing is
 // left. A budget of 0 still does one batch, so a loop always finishes.
@@ -548,7 +587,9 @@ NavstudioStatus navstudio_remove_stamp(NavstudioWorld *world, uint32_t stamp);
 //
 // # Safety
 // `world` must be a live handle; `out_done` NULL or writable.
-NavstudioStatus navstudio_rebuild(NavstudioWorld *world, uint64_t budget_us, bool *out_done);
+NavstudioStatus navstudio_rebuild(NavstudioWorld *world,
+                                  uint64_t budget_us,
+                                  bool *out_done);
 
 // Work left in the rebuild queue (dirty sectors plus landmark tables being recomputed).
 //

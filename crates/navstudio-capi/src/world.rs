@@ -143,6 +143,7 @@ fn path_status(e: &PathError) -> NavstudioStatus {
         PathError::OffMap(_) => NavstudioStatus::OffMap,
         PathError::GoalIsWall(_) => NavstudioStatus::GoalIsWall,
         PathError::Unreachable(_) => NavstudioStatus::Unreachable,
+        PathError::UnknownPath(_) => NavstudioStatus::NoSuchHandle,
         #[allow(unreachable_patterns, reason = "goal sets add a refusal")]
         _ => NavstudioStatus::InvalidArgument,
     }
@@ -517,6 +518,92 @@ pub unsafe extern "C" fn navstudio_request_path_to_any(
     })
 }
 
+/// Moves the goal of `path` to `goal` (a unit chased, a rally point dragged). Inside the
+/// goal's sector only the goal field is rebuilt and the path leads to the new goal at once
+/// (`*out_queued = 0`). Across a sector border the route is re-planned by
+/// [`navstudio_rebuild`] within its time budget (`*out_queued = 1`): until then the path keeps
+/// leading to the old goal, then switches under the same handle, so agents never stop. A
+/// goal set becomes the single goal. `out_queued` may be null.
+///
+/// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (the goal is on no
+/// island the path's sources stand on); the path is left as it was.
+///
+/// Threading: changes the world: no other call on it at the same time.
+///
+/// # Safety
+/// `world` must be a live handle; `out_queued` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_move_goal(
+    world: *mut NavstudioWorld,
+    path: u32,
+    goal: NavstudioCell,
+    out_queued: *mut u8,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            let id = w.live_path(path)?;
+            let goal = w.cell(goal, "goal")?;
+            let how = w
+                .nav
+                .world
+                .move_goal(id, goal)
+                .map_err(|e| Failure::new(path_status(&e), e.to_string()))?;
+            if out_queued.is_null() {
+                return Ok(());
+            }
+            let queued = u8::from(how == navstudio_nav::GoalMove::RouteQueued);
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_queued, queued, "out_queued") }
+        })
+    })
+}
+
+/// Adds `source_count` sources to `path` after it was planned (units joining a group, a unit
+/// that left the route): each runs a merging A* that finishes on the routes already
+/// planned, exactly as if it had been named in the request. Sources on islands without the
+/// path's goal, and sources already routed, are left out; `*out_added` (may be null) gets
+/// how many were added.
+///
+/// Errors: `NO_SUCH_HANDLE`, `OFF_MAP` (nothing added), `INVALID_ARGUMENT` (no sources).
+///
+/// Threading: changes the world: no other call on it at the same time.
+///
+/// # Safety
+/// `world` must be a live handle; `sources` must point at `source_count` cells; `out_added`
+/// null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_add_sources(
+    world: *mut NavstudioWorld,
+    path: u32,
+    sources: *const NavstudioCell,
+    source_count: usize,
+    out_added: *mut u32,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            let id = w.live_path(path)?;
+            // SAFETY: the caller passes `source_count` cells (contract above).
+            let sources = unsafe { slice_from(sources, source_count, "sources") }?;
+            let sources = w.sources(sources)?;
+            let added = w
+                .nav
+                .world
+                .add_sources(id, &sources)
+                .map_err(|e| Failure::new(path_status(&e), e.to_string()))?;
+            if out_added.is_null() {
+                return Ok(());
+            }
+            let added = u32::try_from(added).unwrap_or(u32::MAX);
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_added, added, "out_added") }
+        })
+    })
+}
+
 /// Releases a path handle (its goal field may stay cached until evicted).
 /// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world.
 ///
@@ -819,8 +906,9 @@ pub unsafe extern "C" fn navstudio_remove_stamp(
 }
 
 /// Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
-/// after cost changes): dirty sectors' portals, graph edges, islands and flow tiles, then
-/// landmark tables. When the queue empties, live paths are re-planned under their handles
+/// after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
+/// moved across a sector border (one at least), then dirty sectors' portals, graph edges,
+/// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
 /// (a path that can no longer be routed is dropped: its calls then return
 /// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE`). `*out_done` (may be NULL) is true when nothing is
 /// left. A budget of 0 still does one batch, so a loop always finishes.

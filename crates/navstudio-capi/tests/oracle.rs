@@ -17,6 +17,7 @@ fn status_of(e: &PathError) -> NavstudioStatus {
         PathError::OffMap(_) => NavstudioStatus::OffMap,
         PathError::GoalIsWall(_) => NavstudioStatus::GoalIsWall,
         PathError::Unreachable(_) => NavstudioStatus::Unreachable,
+        PathError::UnknownPath(_) => NavstudioStatus::NoSuchHandle,
         #[allow(unreachable_patterns, reason = "goal sets add a refusal")]
         _ => NavstudioStatus::InvalidArgument,
     }
@@ -174,5 +175,78 @@ fn goal_sets_answer_as_the_rust_api() {
     assert_eq!(
         c.request_to_any(0, &[(1, 1)], &[]).expect_err("no goals").0,
         NavstudioStatus::InvalidArgument
+    );
+}
+
+/// Moving goals and added sources: the same random moves and additions give the same
+/// refusals, the same queued-or-not answers and the same traces both ways, before and after
+/// the rebuild that switches queued routes.
+#[test]
+fn moved_goals_and_added_sources_answer_as_the_rust_api() {
+    let nav = random_nav(17, 48, 40);
+    let bytes = package_bytes(&nav);
+    let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).expect("package").nav);
+    let mut c = World::from_bytes(&bytes).expect("C world");
+    let (w, h) = (nav.spec.width, nav.spec.height);
+    let mut rng = Rng(9);
+    let mut compared = 0;
+    let mut queued = 0;
+    for _ in 0..60 {
+        let layer = rng.below(2);
+        let mut sources = vec![(rng.below(w), rng.below(h))];
+        let goal = (rng.below(w), rng.below(h));
+        let (Ok(id), Ok(path)) = (
+            rust.request_path(layer as usize, &sources, goal),
+            c.request(layer, &sources, goal),
+        ) else {
+            continue;
+        };
+        let to = (rng.below(w + 2), rng.below(h));
+        match (rust.move_goal(id, to), c.move_goal(path, to)) {
+            (Ok(how), Ok(q)) => {
+                assert_eq!(
+                    how == navstudio_nav::GoalMove::RouteQueued,
+                    q,
+                    "{goal:?} → {to:?}"
+                );
+                queued += u32::from(q);
+            }
+            // The C API words an off-map cell itself ("goal (x, y) lies off the W×H map").
+            (Err(e), Err((status, msg))) => assert_eq!(status_of(&e), status, "{to:?}: {msg}"),
+            (r, g) => panic!("move {goal:?} → {to:?}: Rust {r:?}, C {g:?}"),
+        }
+        let more: Vec<(u32, u32)> = (0..1 + rng.below(3))
+            .map(|_| (rng.below(w), rng.below(h)))
+            .collect();
+        match (rust.add_sources(id, &more), c.add_sources(path, &more)) {
+            (Ok(n), Ok(m)) => assert_eq!(n as u32, m),
+            (Err(e), Err((status, _))) => assert_eq!(status_of(&e), status),
+            (r, g) => panic!("add {more:?}: Rust {r:?}, C {g:?}"),
+        }
+        sources.extend(more);
+        while !rust.rebuild(std::time::Duration::ZERO) {}
+        c.rebuild_all(0);
+        for &s in &sources {
+            match (rust.trace_path(id, s), c.trace(path, s)) {
+                (Some(t), Ok((length, cells))) => {
+                    assert_eq!(t.length.to_bits(), length.to_bits(), "{s:?}");
+                    assert_eq!(t.cells, cells);
+                    compared += 1;
+                }
+                (None, Err((NavstudioStatus::NoFlow, _))) => {}
+                (t, g) => panic!("trace {s:?}: Rust {t:?}, C {g:?}"),
+            }
+        }
+        rust.release_path(id);
+        c.release(path).expect("release");
+        // A released path is refused.
+        assert_eq!(
+            c.move_goal(path, goal).expect_err("released").0,
+            NavstudioStatus::NoSuchHandle
+        );
+    }
+    assert!(
+        compared > 30 && queued > 5,
+        "{compared} traces, {queued} queued moves"
     );
 }

@@ -292,6 +292,40 @@ impl World {
         Ok(handle)
     }
 
+    /// Moves a path's goal; `Ok(true)` when the route was queued for a re-plan.
+    pub fn move_goal(
+        &mut self,
+        path: u32,
+        goal: (u32, u32),
+    ) -> Result<bool, (NavstudioStatus, String)> {
+        let mut queued = 7_u8;
+        let goal = NavstudioCell {
+            x: goal.0,
+            y: goal.1,
+        };
+        // SAFETY: live handle, writable out.
+        ok(unsafe { navstudio_move_goal(self.0, path, goal, &raw mut queued) })?;
+        Ok(queued == 1)
+    }
+
+    /// Adds sources to a path; returns how many were added.
+    pub fn add_sources(
+        &mut self,
+        path: u32,
+        sources: &[(u32, u32)],
+    ) -> Result<u32, (NavstudioStatus, String)> {
+        let cells: Vec<NavstudioCell> = sources
+            .iter()
+            .map(|&(x, y)| NavstudioCell { x, y })
+            .collect();
+        let mut added = u32::MAX;
+        // SAFETY: live handle, the array lives for the call, writable out.
+        ok(unsafe {
+            navstudio_add_sources(self.0, path, cells.as_ptr(), cells.len(), &raw mut added)
+        })?;
+        Ok(added)
+    }
+
     /// Drains the rebuild queue; returns the calls it took.
     pub fn rebuild_all(&mut self, budget_us: u64) -> u32 {
         let mut calls = 0;
