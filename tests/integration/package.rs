@@ -202,19 +202,21 @@ fn many_regions_round_trip_and_chunk_as_documented() {
     let pkg = package::from_bytes(&bytes).unwrap();
     assert!(pkg.nav == nav, "read-back NavData differs");
     assert_eq!(pkg.version, 2);
-    // 2 layers × 3 global chunks + 6 regions × 2 layers × 3 regional chunks, in file order:
-    // globals first, then region by region.
+    // 2 layers × 4 global chunks (3 and the landmark tables) + 6 regions × 2 layers × 3
+    // regional chunks, in file order: globals first, then region by region.
     let kinds: Vec<(u32, &str, Option<u32>)> = pkg
         .manifest
         .chunks
         .iter()
         .map(|c| (c.layer, c.kind.as_str(), c.region))
         .collect();
-    assert_eq!(kinds.len(), 2 * 3 + 6 * 2 * 3);
+    assert_eq!(kinds.len(), 2 * 4 + 6 * 2 * 3);
     assert_eq!(kinds[0], (0, "windows", None));
-    assert_eq!(kinds[5], (1, "sector_islands", None));
-    assert_eq!(kinds[6], (0, "cost", Some(0)));
-    assert_eq!(kinds[11], (1, "flows", Some(0)));
+    assert_eq!(kinds[3], (0, "landmarks", None));
+    assert_eq!(kinds[6], (1, "sector_islands", None));
+    assert_eq!(kinds[7], (1, "landmarks", None));
+    assert_eq!(kinds[8], (0, "cost", Some(0)));
+    assert_eq!(kinds[13], (1, "flows", Some(0)));
     assert_eq!(kinds.last().unwrap(), &(1, "flows", Some(5)));
 }
 
@@ -428,4 +430,76 @@ fn the_python_reader_agrees() {
         assert!(!out.status.success(), "{map}: the damaged package read");
         assert!(String::from_utf8_lossy(&out.stderr).contains("corrupted"));
     }
+}
+
+/// The landmark tables the package stores are the tables a world would build on its first
+/// request; a world opened with them answers exactly as one that builds them; a package
+/// without them (version 2 written before they existed, or version 1) still opens; and a
+/// table that does not fit its graph is refused by name.
+#[test]
+fn stored_landmark_tables_equal_a_fresh_build() {
+    use navstudio::nav::NavWorld;
+    use navstudio::nav::landmarks::Landmarks;
+    let (nav, bytes) = small_package();
+    let pkg = package::from_bytes(&bytes).unwrap();
+    assert_eq!(pkg.landmarks.len(), nav.layers.len());
+    for (l, stored) in nav.layers.iter().zip(&pkg.landmarks) {
+        assert_eq!(stored.as_ref(), Landmarks::build(l).as_ref(), "{}", l.name);
+        assert!(stored.is_some(), "{} has portal nodes, so tables", l.name);
+    }
+    let mut opened = NavWorld::from_package(pkg);
+    let mut built = NavWorld::from_nav(nav.clone());
+    let mut rng = Rng(3);
+    let (w, h) = (nav.spec.width, nav.spec.height);
+    let mut traced = 0;
+    for _ in 0..80 {
+        let layer = rng.below(nav.layers.len() as u32) as usize;
+        let (a, b) = ((rng.below(w), rng.below(h)), (rng.below(w), rng.below(h)));
+        match (
+            opened.request_path(layer, &[a], b),
+            built.request_path(layer, &[a], b),
+        ) {
+            (Ok(x), Ok(y)) => {
+                assert_eq!(
+                    opened.trace_path(x, a),
+                    built.trace_path(y, a),
+                    "{a:?} → {b:?}"
+                );
+                traced += 1;
+            }
+            (x, y) => assert_eq!(x.err(), y.err()),
+        }
+    }
+    assert!(traced > 20);
+
+    // Without the landmarks chunks the package still opens, and has no tables.
+    let (mut manifest, mut chunks) = split(&bytes);
+    let kept: Vec<bool> = manifest["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"] != "landmarks")
+        .collect();
+    let mut keep = kept.iter();
+    manifest["chunks"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|_| *keep.next().unwrap());
+    let mut keep = kept.iter();
+    chunks.retain(|_| *keep.next().unwrap());
+    let bare = package::from_bytes(&join(manifest, &chunks)).unwrap();
+    assert!(bare.nav == nav && bare.landmarks.iter().all(Option::is_none));
+
+    // The land type's tables given to the hover type: their node count does not fit.
+    let (mut manifest, chunks) = split(&bytes);
+    for c in manifest["chunks"].as_array_mut().unwrap() {
+        if c["kind"] == "landmarks" {
+            let layer = c["layer"].as_u64().unwrap();
+            c["layer"] = ((layer + 1) % 3).into();
+        }
+    }
+    let err = package::from_bytes(&join(manifest, &chunks))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("landmark tables cover"), "{err}");
 }

@@ -223,8 +223,9 @@ fn open_into(
                 .map_or(0.0, |m| m as f32)
         })
         .collect();
+    // With the package's landmark tables, the first request computes none.
     let world = Box::new(NavstudioWorld::new(
-        NavWorld::from_nav(pkg.nav),
+        NavWorld::from_package(pkg),
         wall_buffer_m,
     ));
     // SAFETY: as above.

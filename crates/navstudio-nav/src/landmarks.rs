@@ -40,7 +40,7 @@ const FAR: u32 = u32::MAX;
 const FAR_STORED: u16 = u16::MAX;
 
 /// Distances from a few landmark nodes to every portal node of one layer.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Landmarks {
     /// Per landmark `k`, per node `n`: `[d(k, n), d(n, k)] / step` rounded down,
     /// [`FAR_STORED`] when unreachable. One array per landmark, because a search reads only
@@ -91,6 +91,73 @@ impl Landmarks {
             columns,
             step: self.step,
         }
+    }
+
+    /// The tables as a package stores them (the `landmarks` chunk of
+    /// `docs/package-format.md`): landmark count, node count and step as little-endian
+    /// `u32`, then per landmark per node `d(k, n)` and `d(n, k)` as little-endian `u16`.
+    /// Nodes in the layer's own order (before [`Self::reordered`]).
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let n = self.node_count();
+        let mut out = Vec::with_capacity(12 + self.columns.len() * n * 4);
+        for v in [self.columns.len() as u32, n as u32, self.step] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for column in &self.columns {
+            for [fwd, bwd] in column {
+                out.extend_from_slice(&fwd.to_le_bytes());
+                out.extend_from_slice(&bwd.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Tables stored by [`Self::to_bytes`] for a layer of `node_count` portal nodes.
+    ///
+    /// # Errors
+    /// One sentence saying what is wrong: counts out of range, a node count other than the
+    /// layer's, or a length that does not match them.
+    pub fn from_bytes(bytes: &[u8], node_count: usize) -> Result<Self, String> {
+        let word = |i: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(
+                bytes.get(4 * i..4 * i + 4)?.try_into().ok()?,
+            ))
+        };
+        let (Some(count), Some(nodes), Some(step)) = (word(0), word(1), word(2)) else {
+            return Err("the landmark tables are shorter than their header".to_owned());
+        };
+        let (count, nodes) = (count as usize, nodes as usize);
+        if !(1..=4 * LANDMARK_COUNT).contains(&count) || step == 0 {
+            return Err(format!(
+                "the landmark tables claim {count} landmarks of step {step}"
+            ));
+        }
+        if nodes != node_count {
+            return Err(format!(
+                "the landmark tables cover {nodes} portal nodes, the graph has {node_count}"
+            ));
+        }
+        let body = &bytes[12..];
+        if body.len() != count * nodes * 4 {
+            return Err(format!(
+                "the landmark tables hold {} bytes, {count} landmarks of {nodes} nodes need {}",
+                body.len(),
+                count * nodes * 4
+            ));
+        }
+        let u16_at = |i: usize| u16::from_le_bytes([body[2 * i], body[2 * i + 1]]);
+        let columns = (0..count)
+            .map(|k| {
+                (0..nodes)
+                    .map(|n| {
+                        let i = 2 * (k * nodes + n);
+                        [u16_at(i), u16_at(i + 1)]
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Self { columns, step })
     }
 
     /// Bounds of one search with no finishing node yet; add them with

@@ -146,6 +146,9 @@ pub enum ChunkKind {
     IslandFields,
     /// Per region: unique flow tiles and the tile of every portal node in the region.
     Flows,
+    /// Per movement type, optional: the ALT landmark tables of the portal graph, computed
+    /// when the package is written so no game computes them on its first request.
+    Landmarks,
 }
 
 impl ChunkKind {
@@ -154,10 +157,14 @@ impl ChunkKind {
     /// The kinds stored once per movement type and region, in file order.
     pub const REGIONAL: [Self; 3] = [Self::Cost, Self::IslandFields, Self::Flows];
 
+    /// The kinds stored at most once per movement type, which a reader can do without.
+    pub const OPTIONAL: [Self; 1] = [Self::Landmarks];
+
     /// The name the manifest uses.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Self::Landmarks => "landmarks",
             Self::Windows => "windows",
             Self::Graph => "graph",
             Self::SectorIslands => "sector_islands",
@@ -173,6 +180,7 @@ impl ChunkKind {
         Self::GLOBAL
             .into_iter()
             .chain(Self::REGIONAL)
+            .chain(Self::OPTIONAL)
             .find(|k| k.name() == name)
     }
 
@@ -185,6 +193,8 @@ impl ChunkKind {
             Self::SectorIslands | Self::IslandFields => SectionKind::Islands,
             Self::Cost => SectionKind::Cost,
             Self::Flows => SectionKind::Flows,
+            // Sizes of the landmark tables count with the graph, whose search they speed.
+            Self::Landmarks => SectionKind::Graph,
         }
     }
 }
@@ -281,6 +291,9 @@ pub struct Package {
     pub sections: Vec<SectionInfo>,
     /// The navigation data.
     pub nav: crate::NavData,
+    /// Per movement type, the landmark tables the package stores (none in version 1, nor
+    /// for a type without portal nodes); [`crate::NavWorld::from_package`] uses them.
+    pub landmarks: Vec<Option<crate::landmarks::Landmarks>>,
 }
 
 /// Why a package could not be written or read. Each message is one sentence: which file,

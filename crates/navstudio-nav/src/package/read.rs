@@ -17,6 +17,7 @@ use super::{
     ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package, PackageError,
     RegionGrid, SectionInfo, SectionKind,
 };
+use crate::landmarks::{LANDMARK_COUNT, Landmarks};
 use crate::permutations::FlowPermutations;
 use crate::{CostField, GridSpec, NavData, NavLayer, SectorCost};
 
@@ -142,13 +143,20 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
                     .get(&(layer, kind, region))
                     .map_or(&[], |&i| raw[i].as_slice())
             };
-            decode_layer_v2(spec, regions, name.clone(), &of).map_err(|f| match f {
+            let l = decode_layer_v2(spec, regions, name.clone(), &of).map_err(|f| match f {
                 ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
                     err.invalid(format!("movement type {name}: {w}"))
                 }
-            })
+            })?;
+            let stored = of(ChunkKind::Landmarks, None);
+            let marks = (!stored.is_empty())
+                .then(|| Landmarks::from_bytes(stored, l.nodes.len()))
+                .transpose()
+                .map_err(|w| err.invalid(format!("movement type {name}: {w}")))?;
+            Ok((l, marks))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let (layers, landmarks): (Vec<_>, Vec<_>) = layers.into_iter().unzip();
 
     let sections = section_sizes(&manifest);
     Ok(Package {
@@ -158,6 +166,7 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
             cell_size_m: manifest.cell_size_m,
             layers,
         },
+        landmarks,
         manifest,
         sections,
     })
@@ -211,28 +220,32 @@ fn check_index(
     let region_count = regions.count() as usize;
     let mut seen = vec![false; layer_count * (3 + 3 * region_count)];
     let mut known = Vec::new();
+    let mut seen_optional = vec![false; layer_count * ChunkKind::OPTIONAL.len()];
     for (index, c) in manifest.chunks.iter().enumerate() {
         let Some(kind) = ChunkKind::from_name(&c.kind) else {
             continue;
         };
         let layer = c.layer as usize;
-        let slot = match (ChunkKind::GLOBAL.iter().position(|&k| k == kind), c.region) {
-            (Some(k), None) if layer < layer_count => layer * 3 + k,
-            (None, Some(r)) if layer < layer_count && (r as usize) < region_count => {
-                let k = ChunkKind::REGIONAL
-                    .iter()
-                    .position(|&k| k == kind)
-                    .unwrap_or(0);
-                layer_count * 3 + (r as usize * layer_count + layer) * 3 + k
+        let optional = ChunkKind::OPTIONAL.iter().position(|&k| k == kind);
+        let global = ChunkKind::GLOBAL.iter().position(|&k| k == kind);
+        let regional = ChunkKind::REGIONAL.iter().position(|&k| k == kind);
+        let slot = match (optional, global, regional, c.region) {
+            (Some(k), _, _, None) if layer < layer_count => {
+                Some(&mut seen_optional[layer * ChunkKind::OPTIONAL.len() + k])
             }
-            _ => {
-                return Err(err.invalid(format!(
-                    "chunk {index} ({}) names movement type {} / region {:?}, which do not exist",
-                    c.kind, c.layer, c.region
-                )));
+            (_, Some(k), _, None) if layer < layer_count => Some(&mut seen[layer * 3 + k]),
+            (_, _, Some(k), Some(r)) if layer < layer_count && (r as usize) < region_count => {
+                Some(&mut seen[layer_count * 3 + (r as usize * layer_count + layer) * 3 + k])
             }
+            _ => None,
         };
-        if std::mem::replace(&mut seen[slot], true) {
+        let Some(slot) = slot else {
+            return Err(err.invalid(format!(
+                "chunk {index} ({}) names movement type {} / region {:?}, which do not exist",
+                c.kind, c.layer, c.region
+            )));
+        };
+        if std::mem::replace(slot, true) {
             return Err(err.invalid(format!("chunk {index} ({}) appears twice", c.kind)));
         }
         let limit = max_chunk_len(kind, regions, c.region);
@@ -314,6 +327,9 @@ fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u
         (ChunkKind::IslandFields, Some(_)) => 4 + 4 * region_sectors + 4 * region_cells,
         (ChunkKind::Flows, Some(_)) => 8 + region_nodes * (8 + ss * ss),
         (ChunkKind::SectorIslands, None) => 8 + 4 * sectors,
+        (ChunkKind::Landmarks, None) => {
+            12 + 4 * (4 * LANDMARK_COUNT as u64) * sectors * nodes_per_sector
+        }
         (k, _) => max_section_len(k.section(), spec),
     }
 }

@@ -140,6 +140,8 @@ pub(super) fn from_bytes_at(bytes: &[u8], err: Faults<'_>) -> Result<Package, Pa
 
     Ok(Package {
         version: 1,
+        // Version 1 stored no landmark tables: a world computes them on first use.
+        landmarks: vec![None; layers.len()],
         nav: NavData {
             spec,
             cell_size_m: manifest.cell_size_m,

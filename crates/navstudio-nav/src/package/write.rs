@@ -12,6 +12,7 @@ use super::{
     ChunkInfo, ChunkKind, FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError,
     REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
+use crate::landmarks::Landmarks;
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::{NavData, NavLayer, SectorCost};
 
@@ -86,6 +87,13 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
         .map(|l| canonical_flows(&l.cost, &l.nodes, &l.flows))
         .collect();
     let mut manifest = manifest_with(nav, meta, &flows);
+    // Landmark tables, so a game's first request does not compute them (seconds on the
+    // largest maps); in the layers' node order, as the reader checks against the graph.
+    let landmarks: Vec<Option<Vec<u8>>> = nav
+        .layers
+        .par_iter()
+        .map(|l| Landmarks::build(l).map(|m| m.to_bytes()))
+        .collect();
     let regions = RegionGrid {
         spec: nav.spec,
         region_sectors: REGION_SECTORS,
@@ -108,11 +116,18 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     let layer_count = nav.layers.len() as u32;
     let mut jobs: Vec<ChunkJob> = (0..layer_count)
         .flat_map(|layer| {
-            ChunkKind::GLOBAL.map(|kind| ChunkJob {
-                layer,
-                kind,
-                region: None,
-            })
+            let has_landmarks = landmarks[layer as usize].is_some();
+            let optional = ChunkKind::OPTIONAL
+                .into_iter()
+                .filter(move |_| has_landmarks);
+            ChunkKind::GLOBAL
+                .into_iter()
+                .chain(optional)
+                .map(move |kind| ChunkJob {
+                    layer,
+                    kind,
+                    region: None,
+                })
         })
         .collect();
     for region in 0..regions.count() {
@@ -132,6 +147,9 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
             let f = &flows[job.layer as usize];
             let raw = match job.region {
                 None if job.kind == ChunkKind::SectorIslands => sector_islands(l),
+                None if job.kind == ChunkKind::Landmarks => {
+                    landmarks[job.layer as usize].clone().unwrap_or_default()
+                }
                 None => encode_section_with(job.kind.section(), l, f),
                 Some(r) => encode_region(
                     job.kind,
@@ -258,7 +276,8 @@ fn encode_region(
             w.len_u32(node_tile.len());
             w.u32s(&node_tile);
         }
-        ChunkKind::Windows | ChunkKind::Graph | ChunkKind::SectorIslands => {}
+        ChunkKind::Windows | ChunkKind::Graph | ChunkKind::SectorIslands | ChunkKind::Landmarks => {
+        }
     }
     w.bytes
 }

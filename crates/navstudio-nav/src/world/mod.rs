@@ -216,6 +216,26 @@ pub struct NavWorld {
 }
 
 impl NavWorld {
+    /// A world over a read package, with the landmark tables it stores (so the first
+    /// request computes none); tables that no longer fit their graph are left out.
+    #[must_use]
+    pub fn from_package(package: crate::package::Package) -> Self {
+        let mut world = Self::from_nav(package.nav);
+        world.landmarks.resize_with(world.nav.layers.len(), || None);
+        for (layer, marks) in package.landmarks.into_iter().enumerate() {
+            let Some(marks) = marks else { continue };
+            if layer >= world.nav.layers.len()
+                || marks.node_count() != world.nav.layers[layer].nodes.len()
+            {
+                continue;
+            }
+            let graph = world.search_graph(layer);
+            let ranked = marks.reordered(graph.search_ids());
+            world.landmarks[layer] = Some(ranked);
+        }
+        world
+    }
+
     /// A world over baked navigation data (fresh from the bake or `package::read(..)?.nav`).
     #[must_use]
     pub fn from_nav(nav: NavData) -> Self {
