@@ -90,6 +90,26 @@ typedef struct NavstudioCrowd NavstudioCrowd;
 // [`navstudio_world_open_bytes`], freed by [`navstudio_world_free`].
 typedef struct NavstudioWorld NavstudioWorld;
 
+// A cell of the map. `[Units: cells]`
+typedef struct {
+    // Column, 0 at the left.
+    uint32_t x;
+    // Row, 0 at the top.
+    uint32_t y;
+} NavstudioCell;
+
+// A block of cells. `[Units: cells]`
+typedef struct {
+    // Left column.
+    uint32_t x;
+    // Top row.
+    uint32_t y;
+    // Columns. `[Limit: >= 1]`
+    uint32_t width;
+    // Rows. `[Limit: >= 1]`
+    uint32_t height;
+} NavstudioRect;
+
 // One kind of unit, as [`navstudio_crowd_add_agent`] takes it.
 // [`navstudio_archetype_default`] fills one with a built-in kind.
 typedef struct {
@@ -143,29 +163,87 @@ typedef struct {
     uint32_t movement_type_count;
 } NavstudioWorldInfo;
 
-// A cell of the map. `[Units: cells]`
-typedef struct {
-    // Column, 0 at the left.
-    uint32_t x;
-    // Row, 0 at the top.
-    uint32_t y;
-} NavstudioCell;
-
-// A block of cells. `[Units: cells]`
-typedef struct {
-    // Left column.
-    uint32_t x;
-    // Top row.
-    uint32_t y;
-    // Columns. `[Limit: >= 1]`
-    uint32_t width;
-    // Rows. `[Limit: >= 1]`
-    uint32_t height;
-} NavstudioRect;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Sets one cell's cost for one movement type (1..=254, 255 = wall). Walls change at once
+// for a crowd on this world; portals, islands and routes once [`navstudio_rebuild`] has
+// drained the queue.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle.
+NavstudioStatus navstudio_set_cost(NavstudioWorld *world,
+                                   uint32_t movement_type,
+                                   NavstudioCell cell,
+                                   uint8_t cost);
+
+// Stamps a block of costs (`rect.width × rect.height` bytes, row by row, each 1..=254 or
+// 255 = wall) into the movement types listed in `movement_types`, remembering what it
+// covered so [`navstudio_remove_stamp`] can restore it. The part of the block past the
+// map's right or bottom edge is dropped; its corner must lie on the map. Takes effect as
+// [`navstudio_set_cost`] does. Writes the stamp's handle to `*out_stamp`.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle; `movement_types` must point at `type_count` u32s, `costs`
+// at `cost_count` bytes; `out_stamp` writable.
+NavstudioStatus navstudio_apply_stamp(NavstudioWorld *world,
+                                      const uint32_t *movement_types,
+                                      size_t type_count,
+                                      NavstudioRect rect,
+                                      const uint8_t *costs,
+                                      size_t cost_count,
+                                      uint32_t *out_stamp);
+
+// Restores the costs a stamp covered. `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not
+// applied on this world or already removed.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle.
+NavstudioStatus navstudio_remove_stamp(NavstudioWorld *world, uint32_t stamp);
+
+// Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
+// after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
+// moved across a sector border (one at least), then dirty sectors' portals, graph edges,
+// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
+// (a path that can no longer be routed is dropped: its calls then return
+// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE`). `*out_done` (may be NULL) is true when nothing is
+// left. A budget of 0 still does one batch, so a loop always finishes.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle; `out_done` NULL or writable.
+NavstudioStatus navstudio_rebuild(NavstudioWorld *world,
+                                  uint64_t budget_us,
+                                  bool *out_done);
+
+// Work left in the rebuild queue (dirty sectors plus landmark tables being recomputed).
+//
+// Threading: read-only (see [`navstudio_world_info`]).
+//
+// # Safety
+// `world` must be a live handle; `out_pending` writable.
+NavstudioStatus navstudio_pending_rebuilds(const NavstudioWorld *world, size_t *out_pending);
+
+// Sets how far movement type `movement_type`'s walls were pushed outward by the bake's
+// wall buffer (the map's `wall_buffer_m`; opening a version 2 package sets it from the
+// manifest, a version 1 package leaves 0). Crowd agents of that type collide a disc of `radius − buffer` with the walls.
+// `[Units: m] [Limit: >= 0, finite]`
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle.
+NavstudioStatus navstudio_world_set_wall_buffer(NavstudioWorld *world,
+                                                uint32_t movement_type,
+                                                float wall_buffer_m);
 
 // Creates an empty crowd on `world` with the default settings (60 Hz fixed step, boids
 // avoidance) and a seed for its random numbers: the same seed, world and calls give the
@@ -303,89 +381,6 @@ const char *navstudio_last_error(void);
 //
 // Threading: any thread.
 const char *navstudio_version(void);
-
-// Opens a nav package (`NAME.navpkg`) from a file.
-//
-// `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
-// freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
-// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`navstudio_last_error`] names the
-// file and what is wrong with it.
-//
-// Threading: any thread; it shares nothing with other worlds.
-//
-// # Safety
-// `path` must be NUL-terminated; `out_world` must point at writable storage for a pointer.
-NavstudioStatus navstudio_world_open(const char *path, NavstudioWorld **out_world);
-
-// Opens a nav package held in memory (`len` bytes at `bytes`; the library copies what it
-// needs, so the buffer may be freed when the call returns). Otherwise as
-// [`navstudio_world_open`].
-//
-// Threading: any thread.
-//
-// # Safety
-// `bytes` must point at `len` readable bytes; `out_world` at writable storage for a pointer.
-NavstudioStatus navstudio_world_open_bytes(const uint8_t *bytes,
-                                           size_t len,
-                                           NavstudioWorld **out_world);
-
-// Frees a world and every path and stamp in it. NULL is ignored. A crowd made on this world
-// must not be stepped afterwards (free it too).
-//
-// Threading: no other call may use the world during or after this one.
-//
-// # Safety
-// `world` must be NULL or a handle from `navstudio_world_open*` not freed before.
-void navstudio_world_free(NavstudioWorld *world);
-
-// The map's sizes and the number of movement types.
-//
-// Threading: read-only; any number of threads may make read-only calls on one world at
-// once, but none while a call that changes it runs (those take a non-const world).
-//
-// # Safety
-// `world` must be a live handle; `out_info` must point at a writable `NavstudioWorldInfo`.
-NavstudioStatus navstudio_world_info(const NavstudioWorld *world, NavstudioWorldInfo *out_info);
-
-// The index of the movement type called `name` (NUL-terminated UTF-8, e.g. `"land"`), for
-// every call that takes a `movement_type`. `NAVSTUDIO_STATUS_UNKNOWN_MOVEMENT_TYPE` when the
-// package has none by that name.
-//
-// Threading: read-only (see [`navstudio_world_info`]).
-//
-// # Safety
-// `world` must be a live handle, `name` NUL-terminated, `out_index` writable.
-NavstudioStatus navstudio_movement_type_index(const NavstudioWorld *world,
-                                              const char *name,
-                                              uint32_t *out_index);
-
-// Copies the name of movement type `movement_type` into `buf` (`buf_len` bytes, NUL
-// included) and its length in bytes without the NUL into `*out_len`. When `buf_len` is too
-// small nothing is copied, `*out_len` is still written and the status is
-// `NAVSTUDIO_STATUS_BUFFER_TOO_SMALL`; `buf` may be NULL when `buf_len` is 0.
-//
-// Threading: read-only (see [`navstudio_world_info`]).
-//
-// # Safety
-// `world` must be a live handle; `buf` must hold `buf_len` writable bytes; `out_len` writable.
-NavstudioStatus navstudio_movement_type_name(const NavstudioWorld *world,
-                                             uint32_t movement_type,
-                                             char *buf,
-                                             size_t buf_len,
-                                             size_t *out_len);
-
-// Whether `to` can be reached from `from` by movement type `movement_type` (equal island
-// ids; constant time, no search). Both cells must lie on the map.
-//
-// Threading: read-only (see [`navstudio_world_info`]).
-//
-// # Safety
-// `world` must be a live handle; `out_reachable` writable.
-NavstudioStatus navstudio_is_reachable(const NavstudioWorld *world,
-                                       uint32_t movement_type,
-                                       NavstudioCell from,
-                                       NavstudioCell to,
-                                       bool *out_reachable);
 
 // Plans a path for `source_count` sources (an array of cells) to `goal` for one movement
 // type, and writes its handle to `*out_path`. Sources on other islands than the goal are
@@ -534,83 +529,88 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
                                      size_t cells_capacity,
                                      size_t *out_cell_count);
 
-// Sets one cell's cost for one movement type (1..=254, 255 = wall). Walls change at once
-// for a crowd on this world; portals, islands and routes once [`navstudio_rebuild`] has
-// drained the queue.
+// Opens a nav package (`NAME.navpkg`) from a file.
 //
-// Threading: changes the world: no other call on it at the same time.
+// `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
+// freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
+// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`navstudio_last_error`] names the
+// file and what is wrong with it.
 //
-// # Safety
-// `world` must be a live handle.
-NavstudioStatus navstudio_set_cost(NavstudioWorld *world,
-                                   uint32_t movement_type,
-                                   NavstudioCell cell,
-                                   uint8_t cost);
-
-// Stamps a block of costs (`rect.width × rect.height` bytes, row by row, each 1..=254 or
-// 255 = wall) into the movement types listed in `movement_types`, remembering what it
-// covered so [`navstudio_remove_stamp`] can restore it. The part of the block past the
-// map's right or bottom edge is dropped; its corner must lie on the map. Takes effect as
-// [`navstudio_set_cost`] does. Writes the stamp's handle to `*out_stamp`.
-//
-// Threading: changes the world: no other call on it at the same time.
+// Threading: any thread; it shares nothing with other worlds.
 //
 // # Safety
-// `world` must be a live handle; `movement_types` must point at `type_count` u32s, `costs`
-// at `cost_count` bytes; `out_stamp` writable.
-NavstudioStatus navstudio_apply_stamp(NavstudioWorld *world,
-                                      const uint32_t *movement_types,
-                                      size_t type_count,
-                                      NavstudioRect rect,
-                                      const uint8_t *costs,
-                                      size_t cost_count,
-                                      uint32_t *out_stamp);
+// `path` must be NUL-terminated; `out_world` must point at writable storage for a pointer.
+NavstudioStatus navstudio_world_open(const char *path, NavstudioWorld **out_world);
 
-// Restores the costs a stamp covered. `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not
-// applied on this world or already removed.
+// Opens a nav package held in memory (`len` bytes at `bytes`; the library copies what it
+// needs, so the buffer may be freed when the call returns). Otherwise as
+// [`navstudio_world_open`].
 //
-// Threading: changes the world: no other call on it at the same time.
+// Threading: any thread.
 //
 // # Safety
-// `world` must be a live handle.
-NavstudioStatus navstudio_remove_stamp(NavstudioWorld *world, uint32_t stamp);
+// `bytes` must point at `len` readable bytes; `out_world` at writable storage for a pointer.
+NavstudioStatus navstudio_world_open_bytes(const uint8_t *bytes,
+                                           size_t len,
+                                           NavstudioWorld **out_world);
 
-// Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
-// after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
-// moved across a sector border (one at least), then dirty sectors' portals, graph edges,
-// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
-// (a path that can no longer be routed is dropped: its calls then return
-// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE`). `*out_done` (may be NULL) is true when nothing is
-// left. A budget of 0 still does one batch, so a loop always finishes.
+// Frees a world and every path and stamp in it. NULL is ignored. A crowd made on this world
+// must not be stepped afterwards (free it too).
 //
-// Threading: changes the world: no other call on it at the same time.
+// Threading: no other call may use the world during or after this one.
 //
 // # Safety
-// `world` must be a live handle; `out_done` NULL or writable.
-NavstudioStatus navstudio_rebuild(NavstudioWorld *world,
-                                  uint64_t budget_us,
-                                  bool *out_done);
+// `world` must be NULL or a handle from `navstudio_world_open*` not freed before.
+void navstudio_world_free(NavstudioWorld *world);
 
-// Work left in the rebuild queue (dirty sectors plus landmark tables being recomputed).
+// The map's sizes and the number of movement types.
+//
+// Threading: read-only; any number of threads may make read-only calls on one world at
+// once, but none while a call that changes it runs (those take a non-const world).
+//
+// # Safety
+// `world` must be a live handle; `out_info` must point at a writable `NavstudioWorldInfo`.
+NavstudioStatus navstudio_world_info(const NavstudioWorld *world, NavstudioWorldInfo *out_info);
+
+// The index of the movement type called `name` (NUL-terminated UTF-8, e.g. `"land"`), for
+// every call that takes a `movement_type`. `NAVSTUDIO_STATUS_UNKNOWN_MOVEMENT_TYPE` when the
+// package has none by that name.
 //
 // Threading: read-only (see [`navstudio_world_info`]).
 //
 // # Safety
-// `world` must be a live handle; `out_pending` writable.
-NavstudioStatus navstudio_pending_rebuilds(const NavstudioWorld *world, size_t *out_pending);
+// `world` must be a live handle, `name` NUL-terminated, `out_index` writable.
+NavstudioStatus navstudio_movement_type_index(const NavstudioWorld *world,
+                                              const char *name,
+                                              uint32_t *out_index);
 
-// Sets how far movement type `movement_type`'s walls were pushed outward by the bake's
-// wall buffer (the map's `wall_buffer_m`; opening a version 2 package sets it from the
-// manifest, a version 1 package leaves 0). Crowd agents of that type collide a disc of `radius − buffer` with the walls.
-// `[Units: m] [Limit: >= 0, finite]`
+// Copies the name of movement type `movement_type` into `buf` (`buf_len` bytes, NUL
+// included) and its length in bytes without the NUL into `*out_len`. When `buf_len` is too
+// small nothing is copied, `*out_len` is still written and the status is
+// `NAVSTUDIO_STATUS_BUFFER_TOO_SMALL`; `buf` may be NULL when `buf_len` is 0.
 //
-// Threading: changes the world: no other call on it at the same time.
+// Threading: read-only (see [`navstudio_world_info`]).
 //
 // # Safety
-// `world` must be a live handle.
-NavstudioStatus navstudio_world_set_wall_buffer(NavstudioWorld *world,
-                                                uint32_t movement_type,
-                                                float wall_buffer_m);
+// `world` must be a live handle; `buf` must hold `buf_len` writable bytes; `out_len` writable.
+NavstudioStatus navstudio_movement_type_name(const NavstudioWorld *world,
+                                             uint32_t movement_type,
+                                             char *buf,
+                                             size_t buf_len,
+                                             size_t *out_len);
+
+// Whether `to` can be reached from `from` by movement type `movement_type` (equal island
+// ids; constant time, no search). Both cells must lie on the map.
+//
+// Threading: read-only (see [`navstudio_world_info`]).
+//
+// # Safety
+// `world` must be a live handle; `out_reachable` writable.
+NavstudioStatus navstudio_is_reachable(const NavstudioWorld *world,
+                                       uint32_t movement_type,
+                                       NavstudioCell from,
+                                       NavstudioCell to,
+                                       bool *out_reachable);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -18,12 +18,16 @@
 //! positions in cell units (`(x + 0.5, y + 0.5)` is the centre of cell `(x, y)`), the crowd
 //! world metres (cell units × the package's cell size).
 
+mod changes;
 mod crowd;
 mod ffi;
+mod paths;
 mod world;
 
+pub use changes::*;
 pub use crowd::*;
 pub use ffi::{NavstudioStatus, navstudio_last_error, navstudio_version};
+pub use paths::*;
 pub use world::*;
 
 /// A cell of the map. `[Units: cells]`

@@ -1,0 +1,366 @@
+//! Paths on a world: requests (one goal or a goal set), moving goals and added sources,
+//! release, flow sampling, line of sight and tracing.
+
+use navstudio_nav::world::PathId;
+
+use crate::ffi::*;
+use crate::world::*;
+use crate::{NavstudioCell, NavstudioVec2};
+
+/// Plans a path for `source_count` sources (an array of cells) to `goal` for one movement
+/// type, and writes its handle to `*out_path`. Sources on other islands than the goal are
+/// left out; the first reachable one runs a full portal A*, later ones a merging A*. The
+/// path lives until [`navstudio_path_release`] (or the world is freed); after a rebuild it is
+/// re-planned from the same sources under the same handle.
+///
+/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (no source shares
+/// the goal's island), `INVALID_ARGUMENT` (no sources).
+///
+/// For a goal set (several goal cells, each source led to its nearest) see
+/// [`navstudio_request_path_to_any`].
+///
+/// Threading: changes the world (the path table and its caches): no other call on this
+/// world may run at the same time.
+///
+/// # Safety
+/// `world` must be a live handle; `sources` must point at `source_count` cells; `out_path`
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_request_path(
+    world: *mut NavstudioWorld,
+    movement_type: u32,
+    sources: *const NavstudioCell,
+    source_count: usize,
+    goal: NavstudioCell,
+    out_path: *mut u32,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            if out_path.is_null() {
+                return Err(Failure::null("out_path"));
+            }
+            // SAFETY: the caller passes `source_count` cells (contract above).
+            let sources = unsafe { slice_from(sources, source_count, "sources") }?;
+            let layer = w.layer(movement_type)?;
+            let sources = w.sources(sources)?;
+            let goal = w.cell(goal, "goal")?;
+            let planned = w.nav.world.request_path(layer, &sources, goal);
+            let handle = w.issue(planned)?;
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_path, handle, "out_path") }
+        })
+    })
+}
+
+/// Plans one path for `source_count` sources to the nearest of `goal_count` goal cells (by
+/// integrated cost: a depot, any of a building's entrances, a tower-defence exit) and
+/// writes its handle to `*out_path`. Every source's flow leads to its nearest goal; the
+/// handle works with every path function, as [`navstudio_request_path`]'s does, and one goal
+/// gives exactly that function's path. Goals that are walls or on islands no source stands
+/// on are left out.
+///
+/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL` (every goal is a wall),
+/// `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT` (no sources or
+/// no goals).
+///
+/// Threading: changes the world (the path table and its caches): no other call on this
+/// world may run at the same time.
+///
+/// # Safety
+/// `world` must be a live handle; `sources` must point at `source_count` cells and `goals` at
+/// `goal_count` cells; `out_path` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_request_path_to_any(
+    world: *mut NavstudioWorld,
+    movement_type: u32,
+    sources: *const NavstudioCell,
+    source_count: usize,
+    goals: *const NavstudioCell,
+    goal_count: usize,
+    out_path: *mut u32,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            if out_path.is_null() {
+                return Err(Failure::null("out_path"));
+            }
+            // SAFETY: the caller passes `source_count` cells (contract above).
+            let sources = unsafe { slice_from(sources, source_count, "sources") }?;
+            // SAFETY: the caller passes `goal_count` cells (contract above).
+            let goals = unsafe { slice_from(goals, goal_count, "goals") }?;
+            let layer = w.layer(movement_type)?;
+            let sources = w.sources(sources)?;
+            if goals.is_empty() {
+                return Err(Failure::invalid("a goal set needs at least one goal"));
+            }
+            let goals = goals
+                .iter()
+                .map(|&g| w.cell(g, "goal"))
+                .collect::<Result<Vec<_>, _>>()?;
+            let planned = w.nav.world.request_path_to_any(layer, &sources, &goals);
+            let handle = w.issue(planned)?;
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_path, handle, "out_path") }
+        })
+    })
+}
+
+/// Moves the goal of `path` to `goal` (a unit chased, a rally point dragged). Inside the
+/// goal's sector only the goal field is rebuilt and the path leads to the new goal at once
+/// (`*out_queued = 0`). Across a sector border the route is re-planned by
+/// [`navstudio_rebuild`] within its time budget (`*out_queued = 1`): until then the path keeps
+/// leading to the old goal, then switches under the same handle, so agents never stop. A
+/// goal set becomes the single goal. `out_queued` may be null.
+///
+/// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (the goal is on no
+/// island the path's sources stand on); the path is left as it was.
+///
+/// Threading: changes the world: no other call on it at the same time.
+///
+/// # Safety
+/// `world` must be a live handle; `out_queued` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_move_goal(
+    world: *mut NavstudioWorld,
+    path: u32,
+    goal: NavstudioCell,
+    out_queued: *mut u8,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            let id = w.live_path(path)?;
+            let goal = w.cell(goal, "goal")?;
+            let how = w
+                .nav
+                .world
+                .move_goal(id, goal)
+                .map_err(|e| Failure::new(path_status(&e), e.to_string()))?;
+            if out_queued.is_null() {
+                return Ok(());
+            }
+            let queued = u8::from(how == navstudio_nav::GoalMove::RouteQueued);
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_queued, queued, "out_queued") }
+        })
+    })
+}
+
+/// Adds `source_count` sources to `path` after it was planned (units joining a group, a unit
+/// that left the route): each runs a merging A* that finishes on the routes already
+/// planned, exactly as if it had been named in the request. Sources on islands without the
+/// path's goal, and sources already routed, are left out; `*out_added` (may be null) gets
+/// how many were added.
+///
+/// Errors: `NO_SUCH_HANDLE`, `OFF_MAP` (nothing added), `INVALID_ARGUMENT` (no sources).
+///
+/// Threading: changes the world: no other call on it at the same time.
+///
+/// # Safety
+/// `world` must be a live handle; `sources` must point at `source_count` cells; `out_added`
+/// null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_add_sources(
+    world: *mut NavstudioWorld,
+    path: u32,
+    sources: *const NavstudioCell,
+    source_count: usize,
+    out_added: *mut u32,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            let id = w.live_path(path)?;
+            // SAFETY: the caller passes `source_count` cells (contract above).
+            let sources = unsafe { slice_from(sources, source_count, "sources") }?;
+            let sources = w.sources(sources)?;
+            let added = w
+                .nav
+                .world
+                .add_sources(id, &sources)
+                .map_err(|e| Failure::new(path_status(&e), e.to_string()))?;
+            if out_added.is_null() {
+                return Ok(());
+            }
+            let added = u32::try_from(added).unwrap_or(u32::MAX);
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_added, added, "out_added") }
+        })
+    })
+}
+
+/// Releases a path handle (its goal field may stay cached until evicted).
+/// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world.
+///
+/// Threading: changes the world: no other call on it at the same time.
+///
+/// # Safety
+/// `world` must be a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_path_release(
+    world: *mut NavstudioWorld,
+    path: u32,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            if !w.paths.remove(&path) {
+                return Err(Failure::new(
+                    NavstudioStatus::NoSuchHandle,
+                    format!("path {path} was never issued by this world or was released"),
+                ));
+            }
+            w.nav.world.release_path(PathId(path));
+            Ok(())
+        })
+    })
+}
+
+/// The unit direction to steer in at `position` (cell units: `(x + 0.5, y + 0.5)` is the
+/// centre of cell `(x, y)`) on `path`: straight at the goal in line of sight, else at the
+/// furthest flow cell ahead in plain sight (look-ahead), else the bilinear blend of the four
+/// nearest flow directions; off the route, toward the nearest routed portal.
+/// `NAVSTUDIO_STATUS_NO_FLOW` when there is no direction to give.
+///
+/// Threading: read-only, and built for it: many threads may sample one world at once (each
+/// agent of a crowd, say), but not while a call that changes the world runs.
+///
+/// # Safety
+/// `world` must be a live handle; `out_direction` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_sample_flow(
+    world: *const NavstudioWorld,
+    path: u32,
+    position: NavstudioVec2,
+    out_direction: *mut NavstudioVec2,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle (contract above).
+        let w = unsafe { world_ref(world) }?;
+        // The hot call of a crowd: one look-up here, the full diagnosis only on failure.
+        if !w.paths.contains(&path) {
+            return Err(w
+                .live_path(path)
+                .err()
+                .unwrap_or_else(|| Failure::invalid("path")));
+        }
+        let id = PathId(path);
+        let spec = w.world().nav().spec;
+        let (px, py) = (position.x, position.y);
+        if !(px.is_finite() && py.is_finite())
+            || px < 0.0
+            || py < 0.0
+            || px >= spec.width as f32
+            || py >= spec.height as f32
+        {
+            return Err(Failure::new(
+                NavstudioStatus::OffMap,
+                format!("position ({px}, {py}) lies off the map"),
+            ));
+        }
+        let (x, y) = w.world().sample_flow(id, (px, py)).ok_or_else(|| {
+            // A path re-planning dropped after a rebuild also samples as nothing.
+            w.live_path(path).err().unwrap_or_else(|| {
+                Failure::new(
+                    NavstudioStatus::NoFlow,
+                    format!("path {path} has no direction at ({px}, {py})"),
+                )
+            })
+        })?;
+        // SAFETY: the caller passes writable storage (contract above).
+        unsafe { write_out(out_direction, NavstudioVec2 { x, y }, "out_direction") }
+    })
+}
+
+/// Whether `cell` sees the goal of `path` in a straight line (its flow carries the
+/// line-of-sight flag). False off the route.
+///
+/// Threading: read-only (see [`navstudio_sample_flow`]).
+///
+/// # Safety
+/// `world` must be a live handle; `out_visible` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_line_of_sight(
+    world: *const NavstudioWorld,
+    path: u32,
+    cell: NavstudioCell,
+    out_visible: *mut bool,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle (contract above).
+        let w = unsafe { world_ref(world) }?;
+        let id = w.live_path(path)?;
+        let cell = w.cell(cell, "cell")?;
+        let visible = w.world().has_line_of_sight(id, cell);
+        // SAFETY: the caller passes writable storage (contract above).
+        unsafe { write_out(out_visible, visible, "out_visible") }
+    })
+}
+
+/// Follows `path` from `source` as an agent steered by [`navstudio_sample_flow`] does, until
+/// the goal or line of sight, and writes the length walked to `*out_length_cells` (1 per
+/// straight step, √2 per diagonal, straight-line distance once in sight: the number
+/// `navstudio path` prints as "traced"). The cells visited (source first) go to `out_cells`
+/// when it is not NULL: `*out_cell_count` always receives how many there are, and when
+/// `cells_capacity` is smaller nothing is copied and the status is
+/// `NAVSTUDIO_STATUS_BUFFER_TOO_SMALL` (the length is written all the same).
+/// `NAVSTUDIO_STATUS_NO_FLOW` when following the flow does not reach the goal.
+///
+/// Threading: read-only (see [`navstudio_sample_flow`]).
+///
+/// # Safety
+/// `world` must be a live handle; `out_cells` NULL or `cells_capacity` writable cells;
+/// `out_length_cells` and `out_cell_count` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_trace_path(
+    world: *const NavstudioWorld,
+    path: u32,
+    source: NavstudioCell,
+    out_length_cells: *mut f64,
+    out_cells: *mut NavstudioCell,
+    cells_capacity: usize,
+    out_cell_count: *mut usize,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle (contract above).
+        let w = unsafe { world_ref(world) }?;
+        let id = w.live_path(path)?;
+        let from = w.cell(source, "source")?;
+        if out_length_cells.is_null() {
+            return Err(Failure::null("out_length_cells"));
+        }
+        if out_cell_count.is_null() {
+            return Err(Failure::null("out_cell_count"));
+        }
+        let traced = w.world().trace_path(id, from).ok_or_else(|| {
+            Failure::new(
+                NavstudioStatus::NoFlow,
+                format!(
+                    "following path {path} from ({}, {}) does not reach its goal",
+                    from.0, from.1
+                ),
+            )
+        })?;
+        // SAFETY: the caller passes writable storage (contract above).
+        unsafe { write_out(out_length_cells, traced.length, "out_length_cells") }?;
+        // SAFETY: the caller passes writable storage (contract above).
+        unsafe { write_out(out_cell_count, traced.cells.len(), "out_cell_count") }?;
+        if out_cells.is_null() {
+            return Ok(());
+        }
+        let cells: Vec<NavstudioCell> = traced
+            .cells
+            .iter()
+            .map(|&(x, y)| NavstudioCell { x, y })
+            .collect();
+        // SAFETY: the caller passes `cells_capacity` writable cells (contract above).
+        unsafe { write_array(out_cells, cells_capacity, &cells, "out_cells") }
+    })
+}

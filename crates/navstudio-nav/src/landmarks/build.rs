@@ -1,0 +1,273 @@
+//! Building the landmark tables: picking landmark nodes on the largest island near the map's
+//! perimeter, and one Dijkstra (a Dial bucket queue over small integer weights) per landmark
+//! and direction, a few at a time for time-sliced rebuilds.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
+
+use super::{FAR, FAR_STORED, LANDMARK_COUNT, Landmarks};
+use crate::layer::NavLayer;
+
+/// A landmark build done a few tables at a time, so a time-sliced rebuild
+/// ([`super::NavWorld::rebuild`]) can spread it over frames.
+#[derive(Debug)]
+pub struct LandmarkBuilder {
+    sources: Vec<u32>,
+    /// The portal graph reversed, as `(offsets, targets, weights)`, for `d(node, L)`.
+    reverse: (Vec<u32>, Vec<u32>, Vec<u32>),
+    /// Tables done, in order: forward then backward per landmark.
+    tables: Vec<Vec<u32>>,
+}
+
+impl LandmarkBuilder {
+    /// Picks the landmarks of `layer`.
+    #[must_use]
+    pub fn new(layer: &NavLayer) -> Self {
+        Self {
+            sources: pick_landmarks(layer, LANDMARK_COUNT),
+            reverse: reversed(layer),
+            tables: Vec::new(),
+        }
+    }
+
+    /// Computes the next two tables (in parallel); `true` when all are done. `layer` must be
+    /// the one the builder was made for, unchanged.
+    pub fn step(&mut self, layer: &NavLayer) -> bool {
+        let total = self.sources.len() * 2;
+        let next = self.tables.len();
+        if next >= total {
+            return true;
+        }
+        let forward = Csr {
+            offsets: &layer.graph.offsets,
+            targets: &layer.graph.targets,
+            weights: &layer.graph.weights,
+        };
+        let backward = Csr {
+            offsets: &self.reverse.0,
+            targets: &self.reverse.1,
+            weights: &self.reverse.2,
+        };
+        let sources = &self.sources;
+        let done: Vec<Vec<u32>> = (next..(next + 2).min(total))
+            .into_par_iter()
+            .map(|t| {
+                let graph = if t % 2 == 0 { &forward } else { &backward };
+                distances_from(graph, sources[t / 2])
+            })
+            .collect();
+        self.tables.extend(done);
+        self.tables.len() >= total
+    }
+
+    /// The tables, once [`LandmarkBuilder::step`] has returned `true`; `None` for a layer
+    /// without nodes or an unfinished build.
+    #[must_use]
+    pub fn finish(self, layer: &NavLayer) -> Option<Landmarks> {
+        let longest = self
+            .tables
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&d| d != FAR)
+            .max()
+            .unwrap_or(0);
+        self.finish_with_step(layer, longest.div_ceil(u32::from(FAR_STORED - 1)).max(1))
+    }
+
+    /// [`LandmarkBuilder::finish`] storing distances in units of `step` cost units.
+    pub(super) fn finish_with_step(self, layer: &NavLayer, step: u32) -> Option<Landmarks> {
+        let count = self.sources.len();
+        let n = layer.nodes.len();
+        if count == 0 || self.tables.len() != 2 * count {
+            return None;
+        }
+        let store = |d: u32| {
+            if d == FAR {
+                FAR_STORED
+            } else {
+                u16::try_from(d / step).unwrap_or(FAR_STORED - 1)
+            }
+        };
+        let columns = self
+            .tables
+            .chunks_exact(2)
+            .map(|pair| {
+                let mut column = vec![[FAR_STORED; 2]; n];
+                for (entry, (&fwd, &bwd)) in column.iter_mut().zip(pair[0].iter().zip(&pair[1])) {
+                    *entry = [store(fwd), store(bwd)];
+                }
+                column
+            })
+            .collect();
+        Some(Landmarks { columns, step })
+    }
+}
+
+/// Landmark nodes: the nodes nearest to the map's corners and edge midpoints, among the
+/// nodes of the island holding the most nodes (other islands keep the octile heuristic).
+pub(super) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
+    if layer.nodes.is_empty() {
+        return Vec::new();
+    }
+    let mut per_island: Vec<(u32, u32)> = layer.nodes.iter().map(|n| (n.island, 0)).collect();
+    per_island.sort_unstable();
+    per_island.dedup();
+    for n in &layer.nodes {
+        if let Ok(i) = per_island.binary_search_by_key(&n.island, |&(id, _)| id) {
+            per_island[i].1 += 1;
+        }
+    }
+    let Some(&(island, _)) = per_island
+        .iter()
+        .max_by_key(|&&(id, nodes)| (nodes, Reverse(id)))
+    else {
+        return Vec::new();
+    };
+    let spec = layer.cost.spec;
+    let (w, h) = (spec.width.saturating_sub(1), spec.height.saturating_sub(1));
+    // Evenly spaced along the perimeter, starting at the top-left corner.
+    let perimeter = 2 * (u64::from(w) + u64::from(h));
+    let (w, h) = (u64::from(w), u64::from(h));
+    let targets: Vec<(u32, u32)> = (0..count as u64)
+        .map(|k| {
+            // Walk the perimeter clockwise: top, right, bottom, left edge.
+            let t = perimeter * k / count as u64;
+            let p = if t < w {
+                (t, 0)
+            } else if t < w + h {
+                (w, t - w)
+            } else if t < 2 * w + h {
+                (w - (t - w - h), h)
+            } else {
+                (0, h - (t - 2 * w - h).min(h))
+            };
+            (p.0 as u32, p.1 as u32)
+        })
+        .collect();
+    let mut picked: Vec<u32> = Vec::with_capacity(count);
+    for &(tx, ty) in &targets {
+        let nearest = layer
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.island == island)
+            .min_by_key(|(i, n)| {
+                let (dx, dy) = (n.center.0.abs_diff(tx), n.center.1.abs_diff(ty));
+                (
+                    u64::from(dx) * u64::from(dx) + u64::from(dy) * u64::from(dy),
+                    *i,
+                )
+            })
+            .map(|(i, _)| i as u32);
+        if let Some(node) = nearest
+            && !picked.contains(&node)
+        {
+            picked.push(node);
+        }
+    }
+    picked
+}
+
+/// A graph in compressed sparse row form.
+pub(super) struct Csr<'a> {
+    pub(super) offsets: &'a [u32],
+    pub(super) targets: &'a [u32],
+    pub(super) weights: &'a [u32],
+}
+
+/// The portal graph with every edge reversed, as `(offsets, targets, weights)`.
+fn reversed(layer: &NavLayer) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let g = &layer.graph;
+    let n = layer.nodes.len();
+    let mut offsets = vec![0u32; n + 1];
+    for &t in &g.targets {
+        offsets[t as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut targets = vec![0u32; g.targets.len()];
+    let mut weights = vec![0u32; g.targets.len()];
+    for from in 0..n as u32 {
+        for (to, w) in g.edges(from) {
+            let slot = &mut fill[to as usize];
+            targets[*slot as usize] = from;
+            weights[*slot as usize] = w;
+            *slot += 1;
+        }
+    }
+    (offsets, targets, weights)
+}
+
+/// Largest edge weight for which [`distances_from`] uses Dial's buckets (one per weight).
+const DIAL_MAX_WEIGHT: u32 = 1 << 16;
+
+/// Dijkstra from one node: `d(source, n)` for every node of `graph`. Weights are small
+/// integers (the cost of crossing part of a sector), so Dial's algorithm with circular
+/// buckets replaces the heap, as in the integrator; a graph with a huge weight falls back to
+/// a binary heap.
+pub(super) fn distances_from(graph: &Csr<'_>, source: u32) -> Vec<u32> {
+    let n = graph.offsets.len().saturating_sub(1);
+    let mut dist = vec![FAR; n];
+    if source as usize >= n {
+        return dist;
+    }
+    dist[source as usize] = 0;
+    let edges = |node: u32| {
+        let (a, b) = (
+            graph.offsets[node as usize] as usize,
+            graph.offsets[node as usize + 1] as usize,
+        );
+        graph.targets[a..b]
+            .iter()
+            .copied()
+            .zip(graph.weights[a..b].iter().copied())
+    };
+    let max_weight = graph.weights.iter().copied().max().unwrap_or(0);
+    if max_weight > DIAL_MAX_WEIGHT {
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((0u32, source)));
+        while let Some(Reverse((d, node))) = heap.pop() {
+            if d > dist[node as usize] {
+                continue;
+            }
+            for (next, w) in edges(node) {
+                let nd = d.saturating_add(w);
+                if nd < dist[next as usize] {
+                    dist[next as usize] = nd;
+                    heap.push(Reverse((nd, next)));
+                }
+            }
+        }
+        return dist;
+    }
+    let span = max_weight as usize + 1;
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); span];
+    buckets[0].push(source);
+    let mut queued = 1_usize;
+    let mut d = 0_u32;
+    while queued > 0 {
+        let slot = d as usize % span;
+        // Zero-weight edges refill the bucket being drained: drain until it stays empty.
+        while let Some(node) = buckets[slot].pop() {
+            queued -= 1;
+            if dist[node as usize] != d {
+                continue; // improved since it was queued
+            }
+            for (next, w) in edges(node) {
+                let nd = d.saturating_add(w);
+                if nd < dist[next as usize] {
+                    dist[next as usize] = nd;
+                    buckets[nd as usize % span].push(next);
+                    queued += 1;
+                }
+            }
+        }
+        d = d.saturating_add(1);
+    }
+    dist
+}
