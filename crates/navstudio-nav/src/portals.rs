@@ -99,17 +99,28 @@ pub struct PortalGraph {
     pub sector_nodes: Vec<u32>,
 }
 
+/// `(target, weight)` of every edge leaving `node` of a graph in compressed sparse rows (the
+/// portal graph, or the reversed one the landmark build walks).
+pub(crate) fn csr_edges<'a>(
+    offsets: &'a [u32],
+    targets: &'a [u32],
+    weights: &'a [u32],
+    node: u32,
+) -> impl Iterator<Item = (u32, u32)> + 'a {
+    let (a, b) = (
+        offsets[node as usize] as usize,
+        offsets[node as usize + 1] as usize,
+    );
+    targets[a..b]
+        .iter()
+        .copied()
+        .zip(weights[a..b].iter().copied())
+}
+
 impl PortalGraph {
     /// `(target, weight)` of every edge leaving `node`.
     pub fn edges(&self, node: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let (a, b) = (
-            self.offsets[node as usize] as usize,
-            self.offsets[node as usize + 1] as usize,
-        );
-        self.targets[a..b]
-            .iter()
-            .copied()
-            .zip(self.weights[a..b].iter().copied())
+        csr_edges(&self.offsets, &self.targets, &self.weights, node)
     }
 
     /// Node ids of one sector.

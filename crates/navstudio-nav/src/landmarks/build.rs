@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::{FAR, FAR_STORED, LANDMARK_COUNT, Landmarks};
 use crate::layer::NavLayer;
+use crate::portals::csr_edges;
 
 /// A landmark build done a few tables at a time, so a time-sliced rebuild
 /// ([`super::NavWorld::rebuild`]) can spread it over frames.
@@ -217,16 +218,7 @@ pub(super) fn distances_from(graph: &Csr<'_>, source: u32) -> Vec<u32> {
         return dist;
     }
     dist[source as usize] = 0;
-    let edges = |node: u32| {
-        let (a, b) = (
-            graph.offsets[node as usize] as usize,
-            graph.offsets[node as usize + 1] as usize,
-        );
-        graph.targets[a..b]
-            .iter()
-            .copied()
-            .zip(graph.weights[a..b].iter().copied())
-    };
+    let edges = |node: u32| csr_edges(graph.offsets, graph.targets, graph.weights, node);
     let max_weight = graph.weights.iter().copied().max().unwrap_or(0);
     if max_weight > DIAL_MAX_WEIGHT {
         let mut heap = BinaryHeap::new();
