@@ -74,7 +74,7 @@ fn child(path: &Path) {
     let pkg = package::read(path).unwrap();
     let size = pkg.nav.spec.width;
     let costs = pkg.nav.layers[0].cost.to_cells();
-    let mut world = NavWorld::from_nav(pkg.nav);
+    let mut world = NavWorld::from_package(pkg);
     let pairs = far_pairs(&world, &costs, size, 1000, 7);
     drop(costs);
     for &(a, g) in &pairs {
@@ -136,14 +136,13 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
     group.bench_function("open the package and answer the first request", |b| {
         b.iter(|| {
             k = (k + 1) % pairs.len();
-            let mut world = NavWorld::from_nav(package::read(&path).unwrap().nav);
+            let mut world = NavWorld::from_package(package::read(&path).unwrap());
             let (a, g) = pairs[k];
             black_box(world.request_path(0, &[a], g).unwrap())
         });
     });
 
-    let mut world = NavWorld::from_nav(package::read(&path).unwrap().nav);
-    world.prepare_landmarks();
+    let mut world = NavWorld::from_package(package::read(&path).unwrap());
     let mut i = 0;
     group.sample_size(50);
     group.bench_function("warm request_path across the map", |b| {
