@@ -155,6 +155,28 @@ impl NavWorld {
         result
     }
 
+    /// Re-plans path `id` now if its goal move waits in the queue (see [`Self::move_goal`]),
+    /// for a caller that wants the switch this frame: a crowd chasing a unit re-plans the
+    /// one path it moved. Returns whether a new route was switched to.
+    pub fn replan_moved_goal(&mut self, id: PathId) -> bool {
+        let Some(cell) = self.goal_moves.remove(&id) else {
+            return false;
+        };
+        let Some(old) = self.paths.get(&id) else {
+            return false;
+        };
+        let (layer, sources) = (old.layer, old.sources.clone());
+        match self.plan(layer, &sources, &[cell]) {
+            Ok(state) => {
+                self.paths.insert(id, state);
+                self.move_stats.route_switches += 1;
+                true
+            }
+            // A goal that can no longer be planned (walls since) keeps the old route.
+            Err(_) => false,
+        }
+    }
+
     /// Goal moves waiting for a re-plan.
     #[must_use]
     pub fn pending_goal_moves(&self) -> usize {
@@ -173,21 +195,12 @@ impl NavWorld {
     /// `true` when the queue is empty.
     pub(super) fn replan_moved_goals(&mut self, start: Instant, budget: Duration) -> bool {
         let mut first = true;
-        while let Some((&id, &cell)) = self.goal_moves.iter().next() {
+        while let Some(&id) = self.goal_moves.keys().next() {
             if !first && start.elapsed() >= budget {
                 return false;
             }
             first = false;
-            self.goal_moves.remove(&id);
-            let Some(old) = self.paths.get(&id) else {
-                continue;
-            };
-            let (layer, sources) = (old.layer, old.sources.clone());
-            // A goal that can no longer be planned (walls since) keeps the old route.
-            if let Ok(state) = self.plan(layer, &sources, &[cell]) {
-                self.paths.insert(id, state);
-                self.move_stats.route_switches += 1;
-            }
+            self.replan_moved_goal(id);
         }
         true
     }
