@@ -34,24 +34,19 @@ pub unsafe extern "C" fn navstudio_request_path(
     goal: NavstudioCell,
     out_path: *mut u32,
 ) -> NavstudioStatus {
-    guard(|| {
-        // SAFETY: the caller passes a live handle used by this call alone (contract above).
-        let w = unsafe { world_mut(world) }?;
-        mutate(w, |w| {
-            if out_path.is_null() {
-                return Err(Failure::null("out_path"));
-            }
-            // SAFETY: the caller passes `source_count` cells (contract above).
-            let sources = unsafe { slice_from(sources, source_count, "sources") }?;
-            let layer = w.layer(movement_type)?;
-            let sources = w.sources(sources)?;
-            let goal = w.cell(goal, "goal")?;
-            let planned = w.nav.world.request_path(layer, &sources, goal);
-            let handle = w.issue(planned)?;
-            // SAFETY: the caller passes writable storage (contract above).
-            unsafe { write_out(out_path, handle, "out_path") }
-        })
-    })
+    // One goal is a goal set of one: the same checks, refusals and path.
+    // SAFETY: the caller's contract is this function's, and `goal` outlives the call.
+    unsafe {
+        navstudio_request_path_to_any(
+            world,
+            movement_type,
+            sources,
+            source_count,
+            &raw const goal,
+            1,
+            out_path,
+        )
+    }
 }
 
 /// Plans one path for `source_count` sources to the nearest of `goal_count` goal cells (by
