@@ -12,8 +12,8 @@ use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
 use super::overlays::BakedImages;
-use super::state::CellRect;
 use crate::nav::NavData;
+use crate::nav::grid::CellRect;
 
 /// Work for the bake thread.
 #[derive(Clone, Debug)]

@@ -471,7 +471,7 @@ impl Monkey {
                 ],
             )),
             45..=47 => {
-                let stamps = navstudio::app::tools::stamp::library();
+                let stamps = navstudio::app::model::stamp_placement::library();
                 let k = rng.below(stamps.stamps.len() as u32) as usize;
                 Action::PickStamp(stamps.stamps[k].id.clone())
             }

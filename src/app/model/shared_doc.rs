@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::map::{MapDocument, PaintLayer};
 
-use super::state::CellRect;
+use crate::nav::grid::CellRect;
 
 /// Copies kept: one for the bake thread, one for an autosave in flight, one spare.
 pub const MAX_COPIES: usize = 3;
