@@ -185,7 +185,7 @@ impl CrowdPreview {
         }
         if self.sim.agents().is_empty() && self.orders.is_empty() {
             // The previous nav data may be the last reference: free it off the UI thread.
-            super::drop_later((self.nav.take(), self.latest.take()));
+            super::background::drop_later((self.nav.take(), self.latest.take()));
             self.latest = Some((Arc::clone(nav), buffers));
             return;
         }

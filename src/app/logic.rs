@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use egui::ViewportCommand;
 
+use super::App;
+use super::background::drop_later;
 use super::worker::{BakeRequest, WorkerMessage};
-use super::{App, drop_later};
 use crate::nav::grid::CellRect;
 
 impl App {

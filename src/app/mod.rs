@@ -1,21 +1,23 @@
 //! The editor (behind the `gui` feature): the only module that imports eframe, egui,
 //! egui_plot and rfd.
 //!
-//! Layers, each using only the ones above it in this list (see `docs/architecture.md`):
+//! Layers, each using only itself and the ones before it (see `docs/architecture.md`):
 //! - the model, [`model`]: the open document, its undo history and the
 //!   [`Command`](model::commands::Command)s that edit it; no egui;
-//! - the editor state and the workers on the model: [`state`] (what is open, selected,
-//!   baked), [`tools`], [`backend`] (calls into `map` and `bake`), [`worker`] (the bake
-//!   thread), [`goal`] (the goal preview thread), [`crowd_preview`], [`crowd_scenarios`],
-//!   [`autosave`];
-//! - drawing on top: [`panels`], [`overlays`], [`viewport`], [`new_map_dialog`] and the
-//!   frame layout;
-//! - [`App`] wiring them: `logic.rs` polls the workers each frame, `command_handling.rs`
-//!   runs shortcuts and file actions, and `layout.rs` draws the panels, which read the state
-//!   and emit commands.
+//! - on the model: [`state`] (what is open, selected, baked), [`tools`], [`backend`] (calls
+//!   into `map` and `bake`), [`worker`] (the bake thread), [`goal`] (the goal preview
+//!   thread), [`crowd_preview`], [`crowd_jams`], [`crowd_scenarios`], [`autosave`],
+//!   [`recent`], [`background`], and the overlay pixels ([`overlays::colors`],
+//!   [`overlays::images`]);
+//! - drawing: [`panels`], the [`overlays`] textures, [`viewport`], [`new_map_dialog`],
+//!   [`widgets`], [`perf`];
+//! - [`App`] wiring them: `logic.rs` polls the workers each frame, `layout.rs` draws the
+//!   frame, whose panels read the state and emit commands, and `command_handling.rs` runs
+//!   shortcuts and file actions.
 
 pub mod autosave;
 pub mod backend;
+pub mod background;
 mod command_handling;
 pub mod crowd_jams;
 pub mod crowd_preview;
@@ -269,16 +271,6 @@ impl App {
             style.spacing.slider_width = 130.0;
         });
     }
-}
-
-/// Frees `value` on a short-lived thread: the previous bake of a 2048² map is hundreds of
-/// megabytes in many allocations, too slow to free inside a frame.
-pub(crate) fn drop_later<T: Send + 'static>(value: T) {
-    let spawned = std::thread::Builder::new()
-        .name("navstudio-drop".to_owned())
-        .spawn(move || drop(value));
-    // If no thread can start, the value was dropped with the error: freed here, still correct.
-    drop(spawned);
 }
 
 impl eframe::App for App {

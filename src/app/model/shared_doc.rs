@@ -171,7 +171,7 @@ mod tests {
     use crate::map::{PaintCell, PaintForce, PaintTarget};
 
     fn doc_with_paint(w: u32, h: u32) -> MapDocument {
-        let mut doc = crate::app::backend::tests_support::doc();
+        let mut doc = crate::app::model::test_document(crate::map::default_movement_types());
         doc.paint.push(PaintLayer {
             target: PaintTarget::All,
             file: "t.paint.all.png".to_owned(),

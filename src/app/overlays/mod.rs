@@ -3,8 +3,8 @@
 //! the goal preview (integration heat map, line of sight) come from the nav data; portals,
 //! flow arrows and routes are drawn as shapes by the viewport.
 //!
-//! [`colors`] holds the ramps and the legend, [`images`] builds the images on the CPU, and
-//! this module keeps the textures up to date.
+//! [`colors`] holds the ramps and [`images`] builds the images on the CPU: plain functions
+//! that the bake thread calls too. This module keeps the GPU textures up to date.
 
 pub mod colors;
 pub mod images;
@@ -13,7 +13,7 @@ use egui::{ColorImage, TextureHandle, TextureOptions};
 
 pub use colors::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
-    island_color, paint_color, ramp_legend_ui, slope_color, swatch_ui,
+    island_color, paint_color, slope_color,
 };
 pub use images::{BakedImages, hillshade_image, islands_image};
 use images::{cost_images, image_from, paint_for_type};

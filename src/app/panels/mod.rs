@@ -3,6 +3,7 @@
 
 pub mod bake;
 pub mod crowd;
+pub mod legend;
 pub mod movement;
 pub mod scenarios;
 pub mod tools;

@@ -8,8 +8,9 @@ use crate::app::model::commands::{Command, MapSettings};
 use crate::app::model::stamp_placement::{library, rotated_size};
 use crate::app::overlays::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
-    paint_color, ramp_legend_ui, slope_color, swatch_ui,
+    paint_color, slope_color,
 };
+use crate::app::panels::legend::{ramp_legend_ui, swatch_ui};
 use crate::app::state::{EditorState, GoalPick};
 use crate::app::tools::{BrushMode, BrushShape, BrushTarget, Tool};
 use crate::app::widgets::{cell_size_field, labelled_row_ui, sector_size_field};
