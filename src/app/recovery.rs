@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::backend::{self};
+use super::backend;
 use super::{App, autosave};
 use crate::nav::grid::CellRect;
 

@@ -19,24 +19,22 @@ use crate::nav::{NavData, SectorCost};
 const GATE_COLOUR: Color32 = Color32::from_rgb(255, 150, 40);
 
 impl Viewport {
-    /// Draws the canvas for a map of `width` × `height` cells, after this frame's input.
-    #[allow(clippy::too_many_arguments)]
+    /// Draws the canvas after this frame's input, over the background `ui` already filled.
     pub(super) fn draw(
         &mut self,
         ui: &egui::Ui,
-        painter: &egui::Painter,
         response: &egui::Response,
         state: &EditorState,
         textures: &OverlayTextures,
         goal: &GoalPreview,
         crowd: &mut CrowdPreview,
-        width: u32,
-        height: u32,
     ) {
         let rect = self.rect;
+        let painter = &ui.painter_at(rect);
         let Some(map) = state.map.as_ref() else {
             return;
         };
+        let (width, height) = (map.heightmap.width, map.heightmap.height);
         let map_rect = Rect::from_min_max(
             self.transform.screen_from_cell(rect, (0.0, 0.0)),
             self.transform

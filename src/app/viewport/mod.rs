@@ -104,8 +104,6 @@ impl Viewport {
             self.fit_requested = false;
         }
         self.input(ui, &response, state, crowd, width, height);
-        self.draw(
-            ui, &painter, &response, state, textures, goal, crowd, width, height,
-        );
+        self.draw(ui, &response, state, textures, goal, crowd);
     }
 }
