@@ -415,18 +415,18 @@ impl GoalPreview {
         let mut changed = false;
         while let Ok(reply) = done.try_recv() {
             let Some(wanted) = self.pending.as_ref() else {
-                super::drop_later(reply.world);
+                super::background::drop_later(reply.world);
                 continue;
             };
             if (reply.key.1, &reply.key.2) != (wanted.1, &wanted.2) {
-                super::drop_later(reply.world);
+                super::background::drop_later(reply.world);
                 continue;
             }
             if &reply.key == wanted {
                 self.pending = None;
             }
             let old = (self.world.replace(reply.world), self.result.take());
-            super::drop_later(old);
+            super::background::drop_later(old);
             self.world_version = reply.key.0;
             self.result = reply.result;
             self.problem = reply.problem;

@@ -81,11 +81,11 @@ impl App {
                     });
                     section(ui, "Bake", true, |ui| self.bake_panel_ui(ui));
                     section(ui, "Crowd", true, |ui| {
-                        super::crowd_view::crowd_panel_ui(ui, &mut self.crowd);
+                        super::panels::crowd::crowd_panel_ui(ui, &mut self.crowd);
                     });
                     section(ui, "Scenarios", true, |ui| {
                         let map_path = self.state.map.as_ref().and_then(|m| m.path.as_deref());
-                        super::scenarios::scenario_panel_ui(
+                        super::panels::scenarios::scenario_panel_ui(
                             ui,
                             &mut self.scenario_panel,
                             &mut self.crowd,
@@ -194,12 +194,12 @@ impl App {
                     .state
                     .history
                     .next_undo()
-                    .map(super::commands::Command::label);
+                    .map(super::model::commands::Command::label);
                 let redo = self
                     .state
                     .history
                     .next_redo()
-                    .map(super::commands::Command::label);
+                    .map(super::model::commands::Command::label);
                 let undo_text = undo.map_or_else(|| "Undo".to_owned(), |l| format!("Undo {l}"));
                 let redo_text = redo.map_or_else(|| "Redo".to_owned(), |l| format!("Redo {l}"));
                 if ui
@@ -504,7 +504,7 @@ impl App {
 
 /// Play, pause, step and clear for the crowd preview, always in view at the top of the
 /// right panel (the Crowd panel below holds the rest of its settings).
-fn crowd_toolbar_ui(ui: &mut egui::Ui, crowd: &mut super::crowd_view::CrowdPreview) {
+fn crowd_toolbar_ui(ui: &mut egui::Ui, crowd: &mut super::crowd_preview::CrowdPreview) {
     ui.horizontal(|ui| {
         ui.label(RichText::new("Crowd").strong());
         let play = if crowd.playing { "Pause" } else { "Play" };

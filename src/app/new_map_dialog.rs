@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use egui::{Color32, ColorImage, RichText, TextureHandle, TextureOptions};
 
 use super::backend::{self, LoadedMap};
+use super::widgets::{cell_size_field, labelled_row_ui, sector_size_field};
 use crate::bake::preview::{SLOPE_BIN_DEG, SLOPE_BINS, TerrainPreview};
 use crate::map::{Heightmap, ImportedHeightmap, MovementPreset, NewMapSettings};
 
@@ -226,17 +227,14 @@ impl NewMapDialog {
             .num_columns(2)
             .spacing([10.0, 6.0])
             .show(ui, |ui| {
-                let l = ui.label("Cell size");
-                ui.add(
-                    egui::DragValue::new(&mut s.cell_size_m)
-                        .range(0.01..=10_000.0)
+                labelled_row_ui(
+                    ui,
+                    "Cell size",
+                    cell_size_field(&mut s.cell_size_m)
                         .speed(0.1)
-                        .max_decimals(2)
-                        .suffix(" m"),
+                        .max_decimals(2),
                 )
-                .labelled_by(l.id)
                 .on_hover_text("Width and depth of one cell (one heightmap sample)");
-                ui.end_row();
 
                 let what = if s.metric {
                     "Heights (from the file)"
@@ -278,15 +276,8 @@ impl NewMapDialog {
                 });
                 ui.end_row();
 
-                let l = ui.label("Sector size");
-                ui.add(
-                    egui::DragValue::new(&mut s.sector_size)
-                        .range(1..=255)
-                        .suffix(" cells"),
-                )
-                .labelled_by(l.id)
-                .on_hover_text("Edge of a flow-field sector; 10–32 suits most maps");
-                ui.end_row();
+                labelled_row_ui(ui, "Sector size", sector_size_field(&mut s.sector_size))
+                    .on_hover_text("Edge of a flow-field sector; 10–32 suits most maps");
 
                 let l = ui.label("Movement types");
                 egui::ComboBox::from_id_salt("new_map_preset")

@@ -5,27 +5,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::map::{Heightmap, MapDocument, StampPlacement};
+use crate::map::StampPlacement;
 use crate::nav::NavData;
+use crate::nav::grid::CellRect;
 
 use super::backend::{BakeOutput, LoadedMap};
-use super::commands::{Command, History};
-use super::overlays::OverlaySettings;
-use super::tools::stamp::{self, StampTool};
+use super::model::OpenMap;
+use super::model::commands::{Command, History};
+use super::model::stamp_placement;
+use super::tools::stamp::StampTool;
 use super::tools::{BrushSettings, Tool};
-
-pub use navstudio_nav::grid::CellRect;
-
-/// The open map: document, heights, file path and the unsaved-changes flag.
-#[derive(Clone, Debug)]
-pub struct OpenMap {
-    /// The document being edited.
-    pub document: MapDocument,
-    /// Its heights (never edited in the editor).
-    pub heightmap: Heightmap,
-    /// Where it was loaded from / last saved to; `None` until first saved.
-    pub path: Option<PathBuf>,
-}
 
 /// Everything the editor edits and shows, without UI code.
 #[derive(Debug)]
@@ -99,6 +88,63 @@ impl GoalPick {
                     self.more_goals.push(cell);
                 }
             }
+        }
+    }
+}
+
+/// Which overlays are visible.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverlaySettings {
+    /// Hill-shaded height (the base layer).
+    pub height: bool,
+    /// Slope colour ramp.
+    pub slope: bool,
+    /// Cost of the selected movement type.
+    pub cost: bool,
+    /// Walls of the selected movement type.
+    pub walls: bool,
+    /// Paint that applies to the selected movement type.
+    pub paint: bool,
+    /// Sector grid lines (when zoomed in enough).
+    pub sectors: bool,
+    /// One colour per island of the selected movement type.
+    pub islands: bool,
+    /// Portal windows on sector borders, and the portal graph when zoomed in.
+    pub portals: bool,
+    /// Sectors whose costs are all 1 (stored as the one shared clear field).
+    pub clear_sectors: bool,
+    /// Integrated cost toward the goal (goal tool).
+    pub integration: bool,
+    /// Flow arrows toward the goal, where zoomed in enough to read them.
+    pub flow: bool,
+    /// Cells that see the goal in a straight line.
+    pub line_of_sight: bool,
+    /// Placed stamps' outlines and ids.
+    pub stamps: bool,
+    /// Walls added by the wall buffer and cost added by the wall blur (selected type).
+    pub contributions: bool,
+    /// Opacity of the slope and cost overlays over the height. `[Limit: 0..=1]`
+    pub opacity: f32,
+}
+
+impl Default for OverlaySettings {
+    fn default() -> Self {
+        Self {
+            height: true,
+            slope: false,
+            cost: true,
+            walls: true,
+            paint: true,
+            sectors: true,
+            islands: false,
+            portals: false,
+            clear_sectors: false,
+            integration: true,
+            flow: true,
+            line_of_sight: true,
+            stamps: true,
+            contributions: false,
+            opacity: 0.6,
         }
     }
 }
@@ -246,7 +292,7 @@ impl EditorState {
         let Some(map) = self.map.as_ref() else {
             return false;
         };
-        let fits = stamp::placement_rect(stamp::library(), &placement)
+        let fits = stamp_placement::placement_rect(stamp_placement::library(), &placement)
             .is_some_and(|r| r.is_inside(width, height));
         if !fits {
             return false;
@@ -261,14 +307,14 @@ impl EditorState {
     pub fn rotate_stamp(&mut self) {
         let (width, height) = self.map_size();
         let Some((index, before)) = self.selected_stamp() else {
-            self.stamp.rotation = stamp::next_rotation(self.stamp.rotation);
+            self.stamp.rotation = stamp_placement::next_rotation(self.stamp.rotation);
             return;
         };
         let before = before.clone();
-        let library = stamp::library();
-        let after = stamp::kept_on_map(
+        let library = stamp_placement::library();
+        let after = stamp_placement::kept_on_map(
             library,
-            &stamp::rotated_in_place(library, &before),
+            &stamp_placement::rotated_in_place(library, &before),
             width,
             height,
         );
@@ -291,8 +337,8 @@ impl EditorState {
         self.execute(Command::RemoveStamp { index, placement });
     }
 
-    fn note_effect(&mut self, effect: super::commands::Effect) {
-        use super::commands::Effect;
+    fn note_effect(&mut self, effect: super::model::commands::Effect) {
+        use super::model::commands::Effect;
         let (width, height) = self.map_size();
         match effect {
             Effect::Cells(rect) => {

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
-use super::overlays::BakedImages;
-use super::state::CellRect;
+use super::overlays::images::{BakedImages, islands_image};
 use crate::nav::NavData;
+use crate::nav::grid::CellRect;
 
 /// Work for the bake thread.
 #[derive(Clone, Debug)]
@@ -315,7 +315,7 @@ fn run(
                         patch.nav = previous.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
                         patch.islands = islands_layer.and_then(|layer| {
                             let nav = patch.nav.as_ref()?;
-                            Some((layer, super::overlays::islands_image(nav, layer)))
+                            Some((layer, islands_image(nav, layer)))
                         });
                     }
                     WorkerMessage::Patched(patch)

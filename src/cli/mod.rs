@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 mod bake;
 mod crowd;
+mod new_map;
+mod package;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -177,7 +179,7 @@ enum Command {
         package: PathBuf,
         /// Which layer.
         #[arg(long, value_enum)]
-        layer: bake::ExportLayer,
+        layer: package::ExportLayer,
         /// Movement type name.
         #[arg(long = "type")]
         type_name: String,
@@ -365,7 +367,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             heightmap,
             output,
             scale,
-        }) => bake::new_cmd(&heightmap, &output, &scale),
+        }) => new_map::new_cmd(&heightmap, &output, &scale),
         Some(Command::Open { file }) => open_editor(Some(file)),
         Some(Command::Validate { map }) => validate(&map),
         Some(Command::Generate {
@@ -380,14 +382,14 @@ pub fn run(cli: Cli) -> Result<(), String> {
             types,
             scale,
         }) => bake::bake_cmd(&map, output.as_deref(), types, &scale),
-        Some(Command::Info { package, json }) => bake::info_cmd(&package, json),
+        Some(Command::Info { package, json }) => package::info_cmd(&package, json),
         Some(Command::Export {
             package,
             layer,
             type_name,
             goal,
             output,
-        }) => bake::export_cmd(&package, layer, &type_name, goal, &output),
+        }) => package::export_cmd(&package, layer, &type_name, goal, &output),
         Some(Command::Crowd {
             map,
             scenario,
@@ -484,7 +486,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             type_name,
             from,
             to,
-        }) => bake::path_cmd(&package, &type_name, &from, &to),
+        }) => package::path_cmd(&package, &type_name, &from, &to),
     }
 }
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use navstudio::app::backend;
-use navstudio::app::commands::Command;
+use navstudio::app::model::commands::Command;
 use navstudio::app::state::EditorState;
 use navstudio::app::tools::{BrushMode, BrushSettings, Stroke};
 use navstudio::map::{MapDocument, PaintTarget, StampPlacement};
@@ -119,7 +119,7 @@ fn apply(state: &mut EditorState, edit: &Edit) {
             });
         }
         Edit::Water(level) => {
-            let before = navstudio::app::commands::MapSettings::of(&map.document);
+            let before = navstudio::app::model::commands::MapSettings::of(&map.document);
             let mut after = before.clone();
             after.water_level_m = *level;
             state.execute(Command::EditMapSettings { before, after });

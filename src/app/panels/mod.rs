@@ -1,7 +1,11 @@
-//! The editor's side panels: tools and overlays (left), movement types and bake (right).
+//! The editor's side panels: tools and overlays (left), movement types, bake, crowd and
+//! crowd scenarios (right).
 
 pub mod bake;
+pub mod crowd;
+pub mod legend;
 pub mod movement;
+pub mod scenarios;
 pub mod tools;
 
 pub use bake::{BakeAction, BakeView, bake_ui};

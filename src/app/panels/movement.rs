@@ -11,7 +11,7 @@ use egui_plot::{Bar, BarChart, Line, MarkerShape, Plot, PlotPoint, Points, VLine
 use crate::map::{MovementType, PaintTarget, WaterRule};
 
 use crate::app::backend::BakeOutput;
-use crate::app::commands::Command;
+use crate::app::model::commands::Command;
 use crate::app::state::EditorState;
 
 /// Highest cost a curve point may have (255 is a wall).
@@ -119,7 +119,7 @@ impl MovementPanel {
                     .as_ref()
                     .map_or(0, |m| m.document.movement_types.len().saturating_sub(1)),
             );
-            state.paint_dirty = Some(crate::app::state::CellRect::full(
+            state.paint_dirty = Some(crate::nav::grid::CellRect::full(
                 state.map_size().0,
                 state.map_size().1,
             ));

@@ -3,15 +3,17 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::app::commands::{Command, MapSettings};
 use crate::app::goal::{GoalPreview, heat_color};
+use crate::app::model::commands::{Command, MapSettings};
+use crate::app::model::stamp_placement::{library, rotated_size};
 use crate::app::overlays::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
-    paint_color, ramp_legend_ui, slope_color, swatch_ui,
+    paint_color, slope_color,
 };
+use crate::app::panels::legend::{ramp_legend_ui, swatch_ui};
 use crate::app::state::{EditorState, GoalPick};
-use crate::app::tools::stamp::{library, rotated_size};
 use crate::app::tools::{BrushMode, BrushShape, BrushTarget, Tool};
+use crate::app::widgets::{cell_size_field, labelled_row_ui, sector_size_field};
 use crate::map::{PaintCell, PaintForce};
 
 /// Tool buttons and the active tool's options.
@@ -378,51 +380,39 @@ impl MapSettingsPanel {
                 .num_columns(2)
                 .spacing([8.0, 4.0])
                 .show(ui, |ui| {
-                    let l = ui.label("Name");
-                    ui.add(egui::TextEdit::singleline(&mut s.name).desired_width(120.0))
-                        .labelled_by(l.id);
-                    ui.end_row();
-                    let l = ui.label("Cell size");
-                    ui.add(
-                        egui::DragValue::new(&mut s.cell_size_m)
-                            .range(0.01..=10_000.0)
-                            .speed(0.01)
-                            .suffix(" m"),
-                    )
-                    .labelled_by(l.id);
-                    ui.end_row();
-                    let l = ui.label("Height scale");
-                    ui.add(
+                    labelled_row_ui(
+                        ui,
+                        "Name",
+                        egui::TextEdit::singleline(&mut s.name).desired_width(120.0),
+                    );
+                    labelled_row_ui(
+                        ui,
+                        "Cell size",
+                        cell_size_field(&mut s.cell_size_m).speed(0.01),
+                    );
+                    labelled_row_ui(
+                        ui,
+                        "Height scale",
                         egui::DragValue::new(&mut s.height_scale_m)
                             .range(0.0..=10_000.0)
                             .speed(0.5)
                             .suffix(" m"),
                     )
-                    .labelled_by(l.id)
                     .on_hover_text(
                         "Metres from the lowest (black) to the highest (white) heightmap sample",
                     );
-                    ui.end_row();
-                    let l = ui.label("Water level");
-                    ui.add(
+                    labelled_row_ui(
+                        ui,
+                        "Water level",
                         egui::DragValue::new(&mut s.water_level_m)
                             .range(-1000.0..=10_000.0)
                             .speed(0.1)
                             .suffix(" m"),
                     )
-                    .labelled_by(l.id)
                     .on_hover_text(
                         "Cells lower than this are water; measured from the lowest (black) sample",
                     );
-                    ui.end_row();
-                    let l = ui.label("Sector size");
-                    ui.add(
-                        egui::DragValue::new(&mut s.sector_size)
-                            .range(1..=255)
-                            .suffix(" cells"),
-                    )
-                    .labelled_by(l.id);
-                    ui.end_row();
+                    labelled_row_ui(ui, "Sector size", sector_size_field(&mut s.sector_size));
                     ui.label("Size");
                     ui.label(format!(
                         "{} × {} cells = {:.0} × {:.0} m",

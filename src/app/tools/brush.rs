@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use crate::map::{MapDocument, PaintCell, PaintForce, PaintLayer, PaintTarget};
 
-use crate::app::commands::{CellChange, Command};
-use crate::app::state::CellRect;
+use crate::app::model::commands::{CellChange, Command};
+use crate::nav::grid::CellRect;
 
 /// What the brush does to a cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -314,25 +314,10 @@ impl Stroke {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::map::{FORMAT_VERSION, HeightEncoding, HeightmapSource, MovementType};
+    use crate::map::MovementType;
 
     fn doc() -> MapDocument {
-        MapDocument {
-            version: FORMAT_VERSION,
-            name: "t".to_owned(),
-            heightmap: HeightmapSource {
-                path: "t.png".to_owned(),
-                encoding: HeightEncoding::Auto,
-                no_data: None,
-            },
-            cell_size_m: 1.0,
-            height_scale_m: 10.0,
-            water_level_m: 0.0,
-            sector_size: 10,
-            movement_types: vec![MovementType::default()],
-            paint: Vec::new(),
-            stamps: Vec::new(),
-        }
+        crate::app::model::test_document(vec![MovementType::default()])
     }
 
     #[test]

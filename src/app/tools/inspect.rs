@@ -2,8 +2,8 @@
 //! including *why* each movement type's cost is what it is.
 
 use crate::app::backend::BakeOutput;
-use crate::app::state::OpenMap;
-use crate::app::tools::stamp::library;
+use crate::app::model::OpenMap;
+use crate::app::model::stamp_placement::library;
 use crate::bake::terrain_cost::terrain_cost;
 use crate::map::{PaintForce, PaintTarget, StampCell, WaterRule};
 use crate::nav::grid::WALL;

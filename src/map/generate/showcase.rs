@@ -7,6 +7,9 @@ use super::{
     paint_layer, segment_distance, smoothstep, stamp,
 };
 
+// The small map's constants and `Layout` (small.rs) look like these in shape only: each
+// generated map is its own terrain, so there is nothing to share.
+
 /// Ridge: flat-ish rocky core each side of its centre line, then a cliff flank.
 const RIDGE_CORE_HALF: f32 = 10.0;
 const RIDGE_FLANK: f32 = 8.0;

@@ -5,6 +5,9 @@ use super::{
     StampPlacement, add_cost, dist, fade, fill_heights, force, paint_layer, smoothstep, stamp,
 };
 
+// These constants and `Layout` share their shape with the showcase's, not their values:
+// each generated map is its own terrain, so there is nothing to share.
+
 /// Lower ground than the showcase so the pond's shore can be short and still gentle.
 const GROUND_M: f32 = 6.0;
 const RIDGE_M: f32 = 20.0;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::map::{MapDocument, PaintLayer};
 
-use super::state::CellRect;
+use crate::nav::grid::CellRect;
 
 /// Copies kept: one for the bake thread, one for an autosave in flight, one spare.
 pub const MAX_COPIES: usize = 3;
@@ -171,7 +171,7 @@ mod tests {
     use crate::map::{PaintCell, PaintForce, PaintTarget};
 
     fn doc_with_paint(w: u32, h: u32) -> MapDocument {
-        let mut doc = crate::app::backend::tests_support::doc();
+        let mut doc = crate::app::model::test_document(crate::map::default_movement_types());
         doc.paint.push(PaintLayer {
             target: PaintTarget::All,
             file: "t.paint.all.png".to_owned(),

@@ -4,8 +4,8 @@
 
 use crate::map::{MapDocument, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement};
 
-use super::state::CellRect;
-use super::tools::stamp::{library, placement_rect};
+use super::stamp_placement::{library, placement_rect};
+use crate::nav::grid::CellRect;
 
 /// What a command changed, so the editor knows what to re-bake and redraw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +155,34 @@ fn rename_targets(document: &mut MapDocument, from: &str, to: &str) {
     }
 }
 
+/// Inserts `item` at `index`, or at the end when the list is shorter: a command applied to
+/// a document that changed under it never panics.
+fn insert_clamped<T>(items: &mut Vec<T>, index: usize, item: T) {
+    let index = index.min(items.len());
+    items.insert(index, item);
+}
+
+/// Removes the item at `index`, if there is one (see [`insert_clamped`]).
+fn remove_if_present<T>(items: &mut Vec<T>, index: usize) {
+    if index < items.len() {
+        items.remove(index);
+    }
+}
+
+/// Replaces movement type `index` (`from`) by `to`, and moves paint that targeted `from`'s
+/// name to `to`'s: apply and undo are the same edit in opposite directions.
+fn replace_movement_type(
+    document: &mut MapDocument,
+    index: usize,
+    from: &MovementType,
+    to: &MovementType,
+) {
+    if let Some(ty) = document.movement_types.get_mut(index) {
+        *ty = to.clone();
+        rename_targets(document, &from.name, &to.name);
+    }
+}
+
 fn write_cells(layer: Option<&mut PaintLayer>, changes: &[CellChange], after: bool) {
     let Some(layer) = layer else { return };
     for change in changes {
@@ -211,35 +239,22 @@ impl Command {
                 before,
                 after,
             } => {
-                if let Some(ty) = document.movement_types.get_mut(*index) {
-                    *ty = after.clone();
-                    rename_targets(document, &before.name, &after.name);
-                }
+                replace_movement_type(document, *index, before, after);
             }
             Self::AddMovementType { index, ty } => {
-                let index = (*index).min(document.movement_types.len());
-                document.movement_types.insert(index, ty.clone());
+                insert_clamped(&mut document.movement_types, *index, ty.clone());
             }
             Self::RemoveMovementType { index, layers, .. } => {
-                if *index < document.movement_types.len() {
-                    document.movement_types.remove(*index);
-                }
+                remove_if_present(&mut document.movement_types, *index);
                 for (i, _) in layers.iter().rev() {
-                    if *i < document.paint.len() {
-                        document.paint.remove(*i);
-                    }
+                    remove_if_present(&mut document.paint, *i);
                 }
             }
             Self::EditMapSettings { after, .. } => after.write_to(document),
             Self::PlaceStamp { index, placement } => {
-                let index = (*index).min(document.stamps.len());
-                document.stamps.insert(index, placement.clone());
+                insert_clamped(&mut document.stamps, *index, placement.clone());
             }
-            Self::RemoveStamp { index, .. } => {
-                if *index < document.stamps.len() {
-                    document.stamps.remove(*index);
-                }
-            }
+            Self::RemoveStamp { index, .. } => remove_if_present(&mut document.stamps, *index),
             Self::MoveStamp { index, after, .. } => {
                 if let Some(p) = document.stamps.get_mut(*index) {
                     *p = after.clone();
@@ -268,33 +283,21 @@ impl Command {
                 before,
                 after,
             } => {
-                if let Some(ty) = document.movement_types.get_mut(*index) {
-                    *ty = before.clone();
-                    rename_targets(document, &after.name, &before.name);
-                }
+                replace_movement_type(document, *index, after, before);
             }
             Self::AddMovementType { index, .. } => {
-                if *index < document.movement_types.len() {
-                    document.movement_types.remove(*index);
-                }
+                remove_if_present(&mut document.movement_types, *index);
             }
             Self::RemoveMovementType { index, ty, layers } => {
-                let index = (*index).min(document.movement_types.len());
-                document.movement_types.insert(index, ty.clone());
+                insert_clamped(&mut document.movement_types, *index, ty.clone());
                 for (i, layer) in layers {
-                    let i = (*i).min(document.paint.len());
-                    document.paint.insert(i, layer.clone());
+                    insert_clamped(&mut document.paint, *i, layer.clone());
                 }
             }
             Self::EditMapSettings { before, .. } => before.write_to(document),
-            Self::PlaceStamp { index, .. } => {
-                if *index < document.stamps.len() {
-                    document.stamps.remove(*index);
-                }
-            }
+            Self::PlaceStamp { index, .. } => remove_if_present(&mut document.stamps, *index),
             Self::RemoveStamp { index, placement } => {
-                let index = (*index).min(document.stamps.len());
-                document.stamps.insert(index, placement.clone());
+                insert_clamped(&mut document.stamps, *index, placement.clone());
             }
             Self::MoveStamp { index, before, .. } => {
                 if let Some(p) = document.stamps.get_mut(*index) {
@@ -385,25 +388,10 @@ impl History {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::map::{FORMAT_VERSION, HeightEncoding, HeightmapSource, PaintForce};
+    use crate::map::PaintForce;
 
     fn doc() -> MapDocument {
-        MapDocument {
-            version: FORMAT_VERSION,
-            name: "t".to_owned(),
-            heightmap: HeightmapSource {
-                path: "t.png".to_owned(),
-                encoding: HeightEncoding::Auto,
-                no_data: None,
-            },
-            cell_size_m: 1.0,
-            height_scale_m: 10.0,
-            water_level_m: 0.0,
-            sector_size: 10,
-            movement_types: vec![MovementType::default()],
-            paint: Vec::new(),
-            stamps: Vec::new(),
-        }
+        crate::app::model::test_document(vec![MovementType::default()])
     }
 
     fn stamp(id: &str, x: i32, y: i32, rotation: u8) -> StampPlacement {

@@ -1,238 +1,40 @@
-//! The map canvas: pan (middle/right drag, or space + left drag), zoom to the cursor
-//! (wheel), fit to the map (F / Home), overlays as nearest-neighbour textures, the sector
-//! grid, the brush footprint, stamp outlines and the stamp tool's preview, and the
-//! screen ↔ cell transform the tools use.
+//! The canvas's drawing: overlay textures in their stacking order, nav shapes (portals,
+//! flow arrows, route, markers), congestion, agents, the sector grid, stamps, and the
+//! hover outline or brush footprint.
 
-use egui::{Color32, Pos2, Rect, Sense, Stroke as LineStroke, Vec2, pos2, vec2};
+use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 
-use crate::map::PaintTarget;
-
-use super::crowd_view::CrowdPreview;
-use super::goal::GoalPreview;
-use super::overlays::{OverlayTextures, cost_color};
-use super::state::EditorState;
-use super::tools::stamp::{StampDrag, StampRect, hit_test, library, placement_rect};
-use super::tools::{BrushShape, BrushTarget, Stroke, Tool};
+use super::Viewport;
+use super::camera::ARROW_MIN_PX_PER_CELL;
+use crate::app::crowd_preview::CrowdPreview;
+use crate::app::goal::GoalPreview;
+use crate::app::model::stamp_placement::{StampRect, hit_test, library, placement_rect};
+use crate::app::overlays::{OverlayTextures, cost_color};
+use crate::app::state::EditorState;
+use crate::app::tools::{BrushShape, Tool};
 use crate::map::{StampCell, StampPlacement};
 use crate::nav::{NavData, SectorCost};
-
-/// Flow arrows are drawn once cells are this wide. `[Units: screen points per cell]`
-pub const ARROW_MIN_PX_PER_CELL: f32 = 9.0;
-/// Zoom limits. `[Units: screen points per cell]`
-const MIN_PX_PER_CELL: f32 = 0.02;
-const MAX_PX_PER_CELL: f32 = 64.0;
-
-/// Where the map sits on screen: the offset of cell corner `(0, 0)` from the viewport's
-/// top-left corner, and the zoom.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ViewTransform {
-    /// Screen offset of the map's top-left corner from the viewport's. `[Units: points]`
-    pub offset: Vec2,
-    /// Zoom. `[Units: screen points per cell]`
-    pub px_per_cell: f32,
-}
-
-impl Default for ViewTransform {
-    fn default() -> Self {
-        Self {
-            offset: Vec2::ZERO,
-            px_per_cell: 1.0,
-        }
-    }
-}
-
-impl ViewTransform {
-    /// Continuous cell coordinates under a screen point (cell `(x, y)` spans `x..x+1`).
-    #[must_use]
-    pub fn cell_from_screen(&self, viewport: Rect, screen: Pos2) -> (f32, f32) {
-        let local = screen - viewport.min - self.offset;
-        (local.x / self.px_per_cell, local.y / self.px_per_cell)
-    }
-
-    /// Screen point of continuous cell coordinates.
-    #[must_use]
-    pub fn screen_from_cell(&self, viewport: Rect, cell: (f32, f32)) -> Pos2 {
-        viewport.min + self.offset + vec2(cell.0, cell.1) * self.px_per_cell
-    }
-
-    /// Fits a `width`×`height` map into the viewport with a small margin, centred.
-    #[must_use]
-    pub fn fit(viewport: Rect, width: u32, height: u32) -> Self {
-        let (w, h) = (width.max(1) as f32, height.max(1) as f32);
-        let margin = 16.0;
-        let avail = (viewport.size() - vec2(2.0 * margin, 2.0 * margin)).max(vec2(1.0, 1.0));
-        let px_per_cell = (avail.x / w)
-            .min(avail.y / h)
-            .clamp(MIN_PX_PER_CELL, MAX_PX_PER_CELL);
-        let offset = (viewport.size() - vec2(w, h) * px_per_cell) * 0.5;
-        Self {
-            offset,
-            px_per_cell,
-        }
-    }
-
-    /// Zooms by `factor`, keeping the cell under `screen` where it is.
-    pub fn zoom_at(&mut self, viewport: Rect, screen: Pos2, factor: f32) {
-        let anchor = self.cell_from_screen(viewport, screen);
-        self.px_per_cell = (self.px_per_cell * factor).clamp(MIN_PX_PER_CELL, MAX_PX_PER_CELL);
-        let moved = self.screen_from_cell(viewport, anchor);
-        self.offset += screen - moved;
-    }
-}
-
-/// The canvas's own state between frames.
-#[derive(Debug)]
-pub struct Viewport {
-    /// The current transform.
-    pub transform: ViewTransform,
-    /// Fit the map on the next frame (new map, F, Home).
-    pub fit_requested: bool,
-    /// The canvas rectangle of the last frame.
-    pub rect: Rect,
-    /// The cell under the pointer.
-    pub hover_cell: Option<(u32, u32)>,
-    stroke: Option<Stroke>,
-    /// Where a spawn or selection rectangle started (continuous cell coordinates).
-    agent_drag_from: Option<(f32, f32)>,
-    /// The drag from `agent_drag_from` draws the crowd's gate line (Shift with Command).
-    gate_drag: bool,
-}
 
 /// Colour of the crowd's gate line.
 const GATE_COLOUR: Color32 = Color32::from_rgb(255, 150, 40);
 
-impl Default for Viewport {
-    fn default() -> Self {
-        Self {
-            transform: ViewTransform::default(),
-            fit_requested: true,
-            rect: Rect::NOTHING,
-            hover_cell: None,
-            stroke: None,
-            agent_drag_from: None,
-            gate_drag: false,
-        }
-    }
-}
-
 impl Viewport {
-    /// The cells in view `(x0, y0, x1, y1)`, inclusive, when zoomed in enough for flow
-    /// arrows; `None` otherwise.
-    #[must_use]
-    pub fn arrow_cells(&self) -> Option<(u32, u32, u32, u32)> {
-        if self.transform.px_per_cell < ARROW_MIN_PX_PER_CELL || !self.rect.is_positive() {
-            return None;
-        }
-        let (x0, y0) = self.transform.cell_from_screen(self.rect, self.rect.min);
-        let (x1, y1) = self.transform.cell_from_screen(self.rect, self.rect.max);
-        if x1 < 0.0 || y1 < 0.0 {
-            return None;
-        }
-        Some((x0.max(0.0) as u32, y0.max(0.0) as u32, x1 as u32, y1 as u32))
-    }
-
-    /// Whether a brush stroke is in progress.
-    #[must_use]
-    pub fn is_painting(&self) -> bool {
-        self.stroke.is_some()
-    }
-
-    /// Draws the canvas and handles its input. Paint strokes edit the document directly
-    /// while dragging and become one command when the button is released.
-    pub fn ui(
+    /// Draws the canvas after this frame's input, over the background `ui` already filled.
+    pub(super) fn draw(
         &mut self,
-        ui: &mut egui::Ui,
-        state: &mut EditorState,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        state: &EditorState,
         textures: &OverlayTextures,
         goal: &GoalPreview,
         crowd: &mut CrowdPreview,
     ) {
-        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
-        self.rect = rect;
-        let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 0.0, Color32::from_rgb(18, 20, 24));
+        let rect = self.rect;
+        let painter = &ui.painter_at(rect);
         let Some(map) = state.map.as_ref() else {
-            painter.text(
-                rect.center(),
-                egui::Align2::CENTER_CENTER,
-                "File > Open… a map (.ron) or a heightmap (.png), or drop one here",
-                egui::FontId::proportional(16.0),
-                Color32::from_gray(150),
-            );
-            self.hover_cell = None;
             return;
         };
         let (width, height) = (map.heightmap.width, map.heightmap.height);
-        if self.fit_requested || self.transform.px_per_cell <= 0.0 {
-            self.transform = ViewTransform::fit(rect, width, height);
-            self.fit_requested = false;
-        }
-
-        // Navigation.
-        let space = ui.input(|i| i.key_down(egui::Key::Space));
-        // Stamp tool: a press on a stamp drags it; elsewhere a primary drag pans.
-        if matches!(state.tool, Tool::Stamp) && !space {
-            self.stamp_input(ui, &response, state, width, height);
-        } else {
-            state.stamp.drag = None;
-        }
-        let pan_drag = response.dragged_by(egui::PointerButton::Middle)
-            || response.dragged_by(egui::PointerButton::Secondary)
-            || (response.dragged_by(egui::PointerButton::Primary)
-                && (space || !matches!(state.tool, Tool::Paint))
-                && self.stroke.is_none()
-                && state.stamp.drag.is_none()
-                && !matches!(state.tool, Tool::Spawn | Tool::Command));
-        if pan_drag {
-            self.transform.offset += response.drag_delta();
-        }
-        if let Some(hover) = response.hover_pos() {
-            let (scroll, zoom) = ui.input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
-            let factor = (scroll * 0.0015).exp() * zoom;
-            if (factor - 1.0).abs() > 1e-4 {
-                self.transform.zoom_at(rect, hover, factor);
-            }
-        }
-
-        // Goal tool: click sets the goal, Ctrl+click adds one to the set, Shift+click sets
-        // the source.
-        if matches!(state.tool, Tool::Goal)
-            && response.clicked_by(egui::PointerButton::Primary)
-            && let Some(p) = response.interact_pointer_pos()
-        {
-            let (cx, cy) = self.transform.cell_from_screen(rect, p);
-            if cx >= 0.0 && cy >= 0.0 && cx < width as f32 && cy < height as f32 {
-                let cell = (cx as u32, cy as u32);
-                let modifiers = ui.input(|i| i.modifiers);
-                if modifiers.shift {
-                    state.goal.source = Some(cell);
-                } else if modifiers.command || modifiers.ctrl {
-                    state.goal.add_goal(cell);
-                } else {
-                    state.goal.goal = Some(cell);
-                    state.goal.more_goals.clear();
-                }
-            }
-        }
-
-        // Agents: a primary drag spawns (Spawn) or selects (Command); a right click orders.
-        if matches!(state.tool, Tool::Spawn | Tool::Command) && !space {
-            self.agent_input(&response, state, crowd);
-        } else {
-            self.agent_drag_from = None;
-            self.gate_drag = false;
-        }
-
-        // Painting.
-        if matches!(state.tool, Tool::Paint) && !space {
-            self.paint_input(ui, &response, state);
-        } else if let Some(stroke) = self.stroke.take() {
-            finish_stroke(stroke, state);
-        }
-
-        let Some(map) = state.map.as_ref() else {
-            return;
-        };
         let map_rect = Rect::from_min_max(
             self.transform.screen_from_cell(rect, (0.0, 0.0)),
             self.transform
@@ -291,7 +93,7 @@ impl Viewport {
             egui::StrokeKind::Outside,
         );
         if let Some(nav) = state.nav.as_deref() {
-            self.nav_shapes_ui(&painter, rect, map_rect, state, nav, goal);
+            self.nav_shapes_ui(painter, rect, map_rect, state, nav, goal);
         }
         let cell_m = map.document.cell_size_m.max(1e-6);
         if crowd.show_congestion
@@ -303,7 +105,7 @@ impl Viewport {
                 painter.image(tex.id(), map_rect, uv, Color32::WHITE);
             }
         }
-        self.agents_ui(&painter, rect, crowd, cell_m);
+        self.agents_ui(painter, rect, crowd, cell_m);
         if let (Some(from), Some(p)) = (self.agent_drag_from, response.hover_pos()) {
             let a = self.transform.screen_from_cell(rect, from);
             let color = if matches!(state.tool, Tool::Spawn) {
@@ -352,12 +154,12 @@ impl Viewport {
                 .then_some((cx as u32, cy as u32))
         });
         if overlays.stamps || matches!(state.tool, Tool::Stamp) {
-            self.stamps_ui(ui, &painter, state, response.hover_pos().is_some());
+            self.stamps_ui(ui, painter, state, response.hover_pos().is_some());
         }
         if let (Some(p), Tool::Goal) = (response.hover_pos(), state.tool)
             && self.hover_unreachable(state)
         {
-            stop_sign(&painter, p + vec2(14.0, 14.0));
+            stop_sign(painter, p + vec2(14.0, 14.0));
             ui.ctx().set_cursor_icon(egui::CursorIcon::NotAllowed);
         }
         if let Some(p) = response.hover_pos() {
@@ -562,82 +364,6 @@ impl Viewport {
         }
     }
 
-    /// The integer cell under a screen point (may lie off the map).
-    fn cell_at(&self, screen: Pos2) -> (i32, i32) {
-        let (cx, cy) = self.transform.cell_from_screen(self.rect, screen);
-        (cx.floor() as i32, cy.floor() as i32)
-    }
-
-    /// Stamp tool input: a click on a stamp selects it, elsewhere places the chosen stamp
-    /// (Shift+click places even over a stamp); dragging a stamp moves it, one command on
-    /// release.
-    /// Spawn / Command tool input: the drag rectangle, clicks, and right-click orders.
-    fn agent_input(
-        &mut self,
-        response: &egui::Response,
-        state: &EditorState,
-        crowd: &mut CrowdPreview,
-    ) {
-        let Some(map) = state.map.as_ref() else {
-            return;
-        };
-        let cell_m = map.document.cell_size_m;
-        let world = |c: (f32, f32)| crate::crowd::Vec2::new(c.0 * cell_m, c.1 * cell_m);
-        let primary = egui::PointerButton::Primary;
-        let cell_at = |p: Pos2| self.transform.cell_from_screen(self.rect, p);
-        // The drag is recognised a few points after the press: start the box at the press.
-        if response.drag_started_by(primary)
-            && let Some(p) = response
-                .ctx
-                .input(|i| i.pointer.press_origin())
-                .or_else(|| response.interact_pointer_pos())
-        {
-            self.agent_drag_from = Some(cell_at(p));
-            self.gate_drag =
-                matches!(state.tool, Tool::Command) && response.ctx.input(|i| i.modifiers.shift);
-        }
-        let finished = response.drag_stopped_by(primary) || response.clicked_by(primary);
-        if finished
-            && self.gate_drag
-            && let Some(p) = response.interact_pointer_pos()
-        {
-            self.gate_drag = false;
-            if let Some(from) = self.agent_drag_from.take() {
-                crowd.set_gate(world(from), world(cell_at(p)));
-            }
-            return;
-        }
-        if finished && let Some(p) = response.interact_pointer_pos() {
-            let to = cell_at(p);
-            // A click is a tiny rectangle: spawn around the point, or pick the agent under it.
-            let from = self.agent_drag_from.take().unwrap_or(to);
-            let pad = if (from.0 - to.0).abs() + (from.1 - to.1).abs() < 0.5 {
-                0.4
-            } else {
-                0.0
-            };
-            let (a, b) = (
-                world((from.0.min(to.0) - pad, from.1.min(to.1) - pad)),
-                world((from.0.max(to.0) + pad, from.1.max(to.1) + pad)),
-            );
-            if matches!(state.tool, Tool::Spawn) {
-                if pad > 0.0 {
-                    let c = world(to);
-                    crowd.spawn_rect(c, c);
-                } else {
-                    crowd.spawn_rect(a, b);
-                }
-            } else {
-                crowd.select_rect(a, b);
-            }
-        }
-        if response.clicked_by(egui::PointerButton::Secondary)
-            && let Some(p) = response.interact_pointer_pos()
-        {
-            crowd.order(world(cell_at(p)));
-        }
-    }
-
     /// Agents as oriented triangles in one mesh (tens of thousands stay cheap), selection
     /// rings, and velocity vectors when asked.
     fn agents_ui(&self, painter: &egui::Painter, rect: Rect, crowd: &CrowdPreview, cell_m: f32) {
@@ -712,67 +438,6 @@ impl Viewport {
                     let v = agents.vel[i];
                     // One second of travel.
                     painter.line_segment([c, to_screen(agents.pos_world[i] + v)], arrow);
-                }
-            }
-        }
-    }
-
-    fn stamp_input(
-        &mut self,
-        ui: &egui::Ui,
-        response: &egui::Response,
-        state: &mut EditorState,
-        width: u32,
-        height: u32,
-    ) {
-        let primary = egui::PointerButton::Primary;
-        let shift = ui.input(|i| i.modifiers.shift);
-        if response.drag_started_by(primary)
-            && state.stamp.drag.is_none()
-            && !shift
-            && let Some(origin) = ui.input(|i| i.pointer.press_origin())
-            && let Some(map) = state.map.as_ref()
-        {
-            let (x, y) = self.cell_at(origin);
-            let stamps = &map.document.stamps;
-            if let Some(index) = hit_test(library(), stamps, x, y)
-                && let Some(placement) = stamps.get(index)
-            {
-                state.stamp.selected = Some(index);
-                state.stamp.drag = Some(StampDrag::start(index, placement, x, y));
-            }
-        }
-        if let Some(p) = response
-            .interact_pointer_pos()
-            .or_else(|| response.hover_pos())
-        {
-            let (x, y) = self.cell_at(p);
-            if let Some(drag) = state.stamp.drag.as_mut() {
-                drag.update(library(), x, y, width, height);
-            }
-        }
-        let released = response.drag_stopped_by(primary) || !ui.input(|i| i.pointer.primary_down());
-        if released
-            && let Some(drag) = state.stamp.drag.take()
-            && let Some(command) = drag.finish()
-        {
-            state.execute(command);
-        }
-        if response.clicked_by(primary)
-            && let Some(p) = response.interact_pointer_pos()
-        {
-            let (x, y) = self.cell_at(p);
-            let hit = state
-                .map
-                .as_ref()
-                .and_then(|m| hit_test(library(), &m.document.stamps, x, y))
-                .filter(|_| !shift);
-            if hit.is_some() {
-                state.stamp.selected = hit;
-            } else {
-                state.stamp.selected = None;
-                if let Some(placement) = state.stamp.preview_at(x, y) {
-                    state.place_stamp(placement);
                 }
             }
         }
@@ -896,63 +561,6 @@ impl Viewport {
         };
         painter.rect_stroke(self.screen_rect(r), 0.0, outline, egui::StrokeKind::Middle);
     }
-
-    fn paint_input(&mut self, ui: &egui::Ui, response: &egui::Response, state: &mut EditorState) {
-        let primary = egui::PointerButton::Primary;
-        let starting = response.drag_started_by(primary) || response.clicked_by(primary);
-        if starting && self.stroke.is_none() {
-            let target = match state.brush.target {
-                BrushTarget::AllTypes => Some(PaintTarget::All),
-                BrushTarget::SelectedType => state.map.as_ref().and_then(|m| {
-                    m.document
-                        .movement_types
-                        .get(state.selected_type)
-                        .map(|t| PaintTarget::Type(t.name.clone()))
-                }),
-            };
-            if let (Some(map), Some(target)) = (state.map.as_mut(), target) {
-                let (w, h) = (map.heightmap.width, map.heightmap.height);
-                self.stroke = Some(Stroke::begin(&mut map.document, w, h, state.brush, target));
-                if let Some(origin) = ui.input(|i| i.pointer.press_origin()) {
-                    self.extend_stroke(state, origin);
-                }
-            }
-        }
-        if self.stroke.is_some()
-            && (response.dragged_by(primary) || response.clicked_by(primary) || starting)
-            && let Some(pos) = response
-                .interact_pointer_pos()
-                .or_else(|| response.hover_pos())
-        {
-            self.extend_stroke(state, pos);
-        }
-        let released = response.drag_stopped_by(primary)
-            || response.clicked_by(primary)
-            || !ui.input(|i| i.pointer.primary_down());
-        if released && let Some(stroke) = self.stroke.take() {
-            finish_stroke(stroke, state);
-        }
-    }
-
-    fn extend_stroke(&mut self, state: &mut EditorState, screen: Pos2) {
-        let cell = self.transform.cell_from_screen(self.rect, screen);
-        let (Some(stroke), Some(map)) = (self.stroke.as_mut(), state.map.as_mut()) else {
-            return;
-        };
-        if let Some(rect) = stroke.extend_to(&mut map.document, cell) {
-            state.paint_dirty = Some(state.paint_dirty.map_or(rect, |r| r.union(&rect)));
-            state.pending_dirty = Some(state.pending_dirty.map_or(rect, |r| r.union(&rect)));
-        }
-    }
-}
-
-fn finish_stroke(stroke: Stroke, state: &mut EditorState) {
-    let Some(map) = state.map.as_mut() else {
-        return;
-    };
-    if let Some(command) = stroke.finish(&mut map.document) {
-        state.record_applied(command);
-    }
 }
 
 /// A small "no entry" sign: red disc with a white bar.
@@ -964,26 +572,4 @@ fn stop_sign(painter: &egui::Painter, centre: Pos2) {
         1.0,
         Color32::WHITE,
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cell_and_screen_transforms_are_inverse() {
-        let vp = Rect::from_min_size(pos2(100.0, 50.0), vec2(800.0, 600.0));
-        let mut t = ViewTransform::fit(vp, 200, 100);
-        assert!((t.px_per_cell - (768.0 / 200.0)).abs() < 1e-4);
-        // The fitted map is centred.
-        let c = t.screen_from_cell(vp, (100.0, 50.0));
-        assert!((c - vp.center()).length() < 1e-3);
-        t.zoom_at(vp, pos2(300.0, 200.0), 3.0);
-        let cell = t.cell_from_screen(vp, pos2(300.0, 200.0));
-        let back = t.screen_from_cell(vp, cell);
-        assert!(
-            (back - pos2(300.0, 200.0)).length() < 1e-3,
-            "zoom keeps the cursor's cell"
-        );
-    }
 }

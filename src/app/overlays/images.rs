@@ -1,0 +1,187 @@
+//! Overlay images built on the CPU, off the frame where they are large: the hill-shaded
+//! height, cost, walls, wall-buffer contribution and paint of a rectangle, and island
+//! colours. The bake thread builds whole-map images ([`BakedImages`]); the textures upload
+//! them or a dirty rectangle.
+
+use egui::{Color32, ColorImage};
+
+use super::colors::{
+    WALL_COLOR, WATER_COLOR, contribution_color, cost_color, height_tint, island_color, rgba,
+    slope_color,
+};
+use crate::app::backend::{BakeOutput, TypeLayers};
+use crate::map::{Heightmap, MapDocument, PaintCell, PaintForce, PaintTarget};
+use crate::nav::NavData;
+use crate::nav::grid::{CellRect, WALL};
+
+/// Hill-shaded, height-tinted colours of a rectangle (light from the north-west).
+#[must_use]
+pub fn hillshade_image(
+    document: &MapDocument,
+    heightmap: &Heightmap,
+    rect: CellRect,
+) -> ColorImage {
+    let (w, h) = (heightmap.width as usize, heightmap.height as usize);
+    let at = |x: usize, y: usize| heightmap.height01[y * w + x] * document.height_scale_m;
+    let cell = document.cell_size_m.max(f32::EPSILON);
+    let light = {
+        let (lx, ly, lz) = (-1.0f32, -1.0f32, 1.4f32);
+        let n = (lx * lx + ly * ly + lz * lz).sqrt();
+        (lx / n, ly / n, lz / n)
+    };
+    let mut pixels = Vec::with_capacity(rect.area());
+    for y in rect.y0 as usize..rect.y1 as usize {
+        for x in rect.x0 as usize..rect.x1 as usize {
+            let (x0, x1) = (x.saturating_sub(1), (x + 1).min(w - 1));
+            let (y0, y1) = (y.saturating_sub(1), (y + 1).min(h - 1));
+            // Exaggerated 2x so gentle terrain still reads.
+            let dx = 2.0 * (at(x1, y) - at(x0, y)) / (cell * (x1 - x0).max(1) as f32);
+            let dy = 2.0 * (at(x, y1) - at(x, y0)) / (cell * (y1 - y0).max(1) as f32);
+            let n = (dx * dx + dy * dy + 1.0).sqrt();
+            let shade = ((-dx * light.0 - dy * light.1 + light.2) / n).max(0.0);
+            let h01 = heightmap.height01[y * w + x];
+            let base = if h01 * document.height_scale_m < document.water_level_m {
+                WATER_COLOR
+            } else {
+                height_tint(h01)
+            };
+            let k = 0.35 + 0.8 * shade;
+            pixels.push(rgba(
+                [
+                    (base[0] * k).min(255.0),
+                    (base[1] * k).min(255.0),
+                    (base[2] * k).min(255.0),
+                ],
+                255,
+            ));
+        }
+    }
+    ColorImage::new([rect.width() as usize, rect.height() as usize], pixels)
+}
+
+pub(super) fn image_from(
+    rect: CellRect,
+    width: u32,
+    color: impl Fn(usize) -> Color32 + Sync,
+) -> ColorImage {
+    use rayon::prelude::*;
+    let w = rect.width() as usize;
+    let mut pixels = vec![Color32::TRANSPARENT; rect.area()];
+    if w > 0 {
+        // Rows in parallel: a full 2048² overlay is 4 M cells, converted in the frame that
+        // receives a bake.
+        pixels
+            .par_chunks_mut(w)
+            .with_min_len(16)
+            .enumerate()
+            .for_each(|(row, out)| {
+                let start = (rect.y0 as usize + row) * width as usize + rect.x0 as usize;
+                for (k, px) in out.iter_mut().enumerate() {
+                    *px = color(start + k);
+                }
+            });
+    }
+    ColorImage::new([w, rect.height() as usize], pixels)
+}
+
+/// Sum of the paint that applies to movement type `type_name`, per cell of `rect`.
+pub(super) fn paint_for_type(document: &MapDocument, type_name: &str, index: usize) -> PaintCell {
+    let mut out = PaintCell::default();
+    for layer in &document.paint {
+        let applies = match &layer.target {
+            PaintTarget::All => true,
+            PaintTarget::Type(name) => name == type_name,
+        };
+        if !applies {
+            continue;
+        }
+        if let Some(cell) = layer.cells.get(index) {
+            out.delta = out.delta.saturating_add(cell.delta);
+            if cell.force != PaintForce::None {
+                out.force = cell.force;
+            }
+        }
+    }
+    out
+}
+
+/// Full-map overlay images of a finished bake, built on the bake thread so the frame that
+/// receives a 2048² bake only hands them to the renderer (building them there took
+/// 160–260 ms of that frame).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BakedImages {
+    /// The slope ramp.
+    pub slope: ColorImage,
+    /// The movement type the cost images show.
+    pub type_index: usize,
+    /// Cost, walls and buffer / blur contributions of `type_index` (`None`: no such type).
+    pub cost: Option<[ColorImage; 3]>,
+    /// The island image of a nav layer, when the islands overlay is shown (see
+    /// [`islands_image`]).
+    pub islands: Option<(usize, Option<ColorImage>)>,
+}
+
+impl BakedImages {
+    /// Builds the slope image and the cost images of `type_index` for a `width` × `height` map.
+    #[must_use]
+    pub fn build(
+        baked: &BakeOutput,
+        width: u32,
+        height: u32,
+        type_index: usize,
+        islands_layer: Option<usize>,
+    ) -> Self {
+        let full = CellRect::full(width, height);
+        let slope = image_from(full, width, |i| {
+            slope_color(baked.slope_deg.get(i).copied().unwrap_or(0.0), 255)
+        });
+        let cost = baked
+            .types
+            .get(type_index)
+            .map(|layers| cost_images(layers, full, width));
+        let islands = islands_layer.and_then(|layer| {
+            let nav = baked.baked.as_ref().map(|b| &b.nav)?;
+            Some((layer, islands_image(nav, layer)))
+        });
+        Self {
+            slope,
+            type_index,
+            cost,
+            islands,
+        }
+    }
+}
+
+/// Cost, walls and contribution images of one type for `rect`.
+pub(super) fn cost_images(layers: &TypeLayers, rect: CellRect, width: u32) -> [ColorImage; 3] {
+    let cost = |i: usize| layers.final_cost.get(i).copied().unwrap_or(WALL);
+    [
+        image_from(rect, width, |i| cost_color(cost(i), 255)),
+        image_from(rect, width, |i| {
+            if cost(i) == WALL {
+                WALL_COLOR
+            } else {
+                Color32::TRANSPARENT
+            }
+        }),
+        image_from(rect, width, |i| {
+            contribution_color(layers.contribution.get(i).copied().unwrap_or(0))
+        }),
+    ]
+}
+
+/// One colour per island of nav layer `layer` (see [`island_color`]); `None` when there is
+/// no such layer.
+#[must_use]
+pub fn islands_image(nav: &NavData, layer: usize) -> Option<ColorImage> {
+    let l = nav.layers.get(layer)?;
+    let spec = l.cost.spec;
+    let full = CellRect::full(spec.width, spec.height);
+    Some(image_from(full, spec.width, |i| {
+        let (x, y) = (
+            (i % spec.width as usize) as u32,
+            (i / spec.width as usize) as u32,
+        );
+        island_color(l.islands.island_at(x, y))
+    }))
+}

@@ -1,0 +1,257 @@
+//! Viewport overlays: height (hill-shaded), slope, cost, walls and paint, one GPU texture
+//! each, updated with `TextureHandle::set_partial` for dirty rectangles only. Island ids and
+//! the goal preview (integration heat map, line of sight) come from the nav data; portals,
+//! flow arrows and routes are drawn as shapes by the viewport.
+//!
+//! [`colors`] holds the ramps and [`images`] builds the images on the CPU: plain functions
+//! that the bake thread calls too. This module keeps the GPU textures up to date.
+
+pub mod colors;
+pub mod images;
+
+use egui::{ColorImage, TextureHandle, TextureOptions};
+
+pub use colors::{
+    BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
+    island_color, paint_color, slope_color,
+};
+pub use images::{BakedImages, hillshade_image, islands_image};
+use images::{cost_images, image_from, paint_for_type};
+
+use super::backend::BakeOutput;
+use super::goal::GoalPreview;
+use super::model::OpenMap;
+use crate::nav::NavData;
+use crate::nav::grid::CellRect;
+
+/// The overlay textures of the open map.
+#[derive(Default)]
+pub struct OverlayTextures {
+    /// Hill-shaded height.
+    pub height: Option<TextureHandle>,
+    /// Slope ramp.
+    pub slope: Option<TextureHandle>,
+    /// Cost of the selected type.
+    pub cost: Option<TextureHandle>,
+    /// Walls of the selected type.
+    pub walls: Option<TextureHandle>,
+    /// Wall-buffer walls and wall-blur cost of the selected type.
+    pub contribution: Option<TextureHandle>,
+    /// Paint for the selected type.
+    pub paint: Option<TextureHandle>,
+    /// Island ids of the selected type (from the nav data).
+    pub islands: Option<TextureHandle>,
+    /// `(nav version, type)` the island texture shows.
+    pub islands_key: Option<(u64, usize)>,
+    /// Integration heat map and line of sight of the goal preview.
+    pub goal: Option<TextureHandle>,
+    /// `(preview version, heat shown, LOS shown)` the goal texture shows.
+    pub goal_key: Option<(u64, bool, bool)>,
+    /// Cells re-uploaded since the map was opened (a measure that partial updates work).
+    pub uploaded_cells: usize,
+}
+
+impl std::fmt::Debug for OverlayTextures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OverlayTextures")
+            .field("uploaded_cells", &self.uploaded_cells)
+            .finish_non_exhaustive()
+    }
+}
+
+fn upload(
+    ctx: &egui::Context,
+    slot: &mut Option<TextureHandle>,
+    name: &str,
+    rect: CellRect,
+    full: CellRect,
+    image: ColorImage,
+) {
+    match slot {
+        Some(tex)
+            if rect != full && tex.size() == [full.width() as usize, full.height() as usize] =>
+        {
+            tex.set_partial(
+                [rect.x0 as usize, rect.y0 as usize],
+                image,
+                TextureOptions::NEAREST,
+            );
+        }
+        _ => *slot = Some(ctx.load_texture(name, image, TextureOptions::NEAREST)),
+    }
+}
+
+impl OverlayTextures {
+    /// Builds the height texture for a newly opened map and drops the others.
+    pub fn reset(&mut self, ctx: &egui::Context, map: &OpenMap) {
+        *self = Self::default();
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        let image = hillshade_image(&map.document, &map.heightmap, full);
+        self.uploaded_cells += full.area();
+        self.height = Some(ctx.load_texture("overlay-height", image, TextureOptions::NEAREST));
+    }
+
+    /// Rebuilds the height texture (height scale or water level changed).
+    pub fn refresh_height(&mut self, ctx: &egui::Context, map: &OpenMap) {
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        let image = hillshade_image(&map.document, &map.heightmap, full);
+        self.uploaded_cells += full.area();
+        upload(ctx, &mut self.height, "overlay-height", full, full, image);
+    }
+
+    /// Uploads the slope texture from a full bake.
+    pub fn refresh_slope(&mut self, ctx: &egui::Context, map: &OpenMap, baked: &BakeOutput) {
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        let image = image_from(full, full.x1, |i| {
+            slope_color(baked.slope_deg.get(i).copied().unwrap_or(0.0), 255)
+        });
+        self.uploaded_cells += full.area();
+        upload(ctx, &mut self.slope, "overlay-slope", full, full, image);
+    }
+
+    /// Uploads images the bake thread built (see [`BakedImages`]): nothing is converted here.
+    /// Returns whether the cost textures now show `images.type_index`; `None` when the images
+    /// do not fit the open map (nothing was uploaded).
+    pub fn install_baked(
+        &mut self,
+        ctx: &egui::Context,
+        map: &OpenMap,
+        images: BakedImages,
+    ) -> Option<bool> {
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        if images.slope.size != [full.width() as usize, full.height() as usize] {
+            return None;
+        }
+        self.uploaded_cells += full.area();
+        upload(
+            ctx,
+            &mut self.slope,
+            "overlay-slope",
+            full,
+            full,
+            images.slope,
+        );
+        let Some([cost, walls, contribution]) = images.cost else {
+            return Some(false);
+        };
+        upload(ctx, &mut self.cost, "overlay-cost", full, full, cost);
+        upload(ctx, &mut self.walls, "overlay-walls", full, full, walls);
+        upload(
+            ctx,
+            &mut self.contribution,
+            "overlay-contribution",
+            full,
+            full,
+            contribution,
+        );
+        self.uploaded_cells += 3 * full.area();
+        Some(true)
+    }
+
+    /// Uploads the cost and walls textures of movement type `type_index` for `rect`.
+    pub fn refresh_cost(
+        &mut self,
+        ctx: &egui::Context,
+        map: &OpenMap,
+        baked: &BakeOutput,
+        type_index: usize,
+        rect: CellRect,
+    ) {
+        let Some(layers) = baked.types.get(type_index) else {
+            self.cost = None;
+            self.walls = None;
+            return;
+        };
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        let [cost, walls, contribution] = cost_images(layers, rect, full.x1);
+        upload(ctx, &mut self.cost, "overlay-cost", rect, full, cost);
+        upload(ctx, &mut self.walls, "overlay-walls", rect, full, walls);
+        upload(
+            ctx,
+            &mut self.contribution,
+            "overlay-contribution",
+            rect,
+            full,
+            contribution,
+        );
+        self.uploaded_cells += 3 * rect.area();
+    }
+
+    /// Uploads the paint texture for movement type `type_name` for `rect`.
+    pub fn refresh_paint(
+        &mut self,
+        ctx: &egui::Context,
+        map: &OpenMap,
+        type_name: &str,
+        rect: CellRect,
+    ) {
+        let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+        let image = image_from(rect, full.x1, |i| {
+            paint_color(paint_for_type(&map.document, type_name, i))
+        });
+        upload(ctx, &mut self.paint, "overlay-paint", rect, full, image);
+        self.uploaded_cells += rect.area();
+    }
+}
+
+impl OverlayTextures {
+    /// Uploads the island texture of nav layer `layer` when the nav data or type changed.
+    pub fn refresh_islands(
+        &mut self,
+        ctx: &egui::Context,
+        nav: &NavData,
+        nav_version: u64,
+        layer: usize,
+    ) {
+        if self.islands_key == Some((nav_version, layer)) {
+            return;
+        }
+        self.install_islands(ctx, islands_image(nav, layer), nav_version, layer);
+    }
+
+    /// Uploads an island image of nav layer `layer` built elsewhere (the bake thread builds
+    /// it with nav data it sends back; `None`: the layer does not exist).
+    pub fn install_islands(
+        &mut self,
+        ctx: &egui::Context,
+        image: Option<ColorImage>,
+        nav_version: u64,
+        layer: usize,
+    ) {
+        self.islands_key = Some((nav_version, layer));
+        let Some(image) = image else {
+            self.islands = None;
+            return;
+        };
+        let full = CellRect::full(image.size[0] as u32, image.size[1] as u32);
+        self.uploaded_cells += full.area();
+        upload(ctx, &mut self.islands, "overlay-islands", full, full, image);
+    }
+
+    /// Uploads the goal preview texture when the preview or what it shows changed.
+    pub fn refresh_goal(
+        &mut self,
+        ctx: &egui::Context,
+        preview: &mut GoalPreview,
+        size: (u32, u32),
+        show: (bool, bool),
+    ) {
+        let key = (preview.version, show.0, show.1);
+        if self.goal_key == Some(key) {
+            return;
+        }
+        self.goal_key = Some(key);
+        if preview.result.is_none() {
+            self.goal = None;
+            return;
+        }
+        let full = CellRect::full(size.0, size.1);
+        // Built on the goal thread with the preview unless the shown layers changed since.
+        let image = preview
+            .take_image(show)
+            .filter(|i| i.size == [size.0 as usize, size.1 as usize])
+            .unwrap_or_else(|| preview.image(size.0, size.1, show.0, show.1));
+        self.uploaded_cells += full.area();
+        upload(ctx, &mut self.goal, "overlay-goal", full, full, image);
+    }
+}

@@ -1,0 +1,146 @@
+//! The Crowd panel: archetype, count, avoidance, metrics and plots of the
+//! [`CrowdPreview`].
+
+use egui::{Color32, Ui};
+use egui_plot::{Legend, Line, Plot};
+
+use crate::app::crowd_preview::CrowdPreview;
+use crate::crowd::{AvoidanceMode, StepMetrics};
+
+/// The Crowd panel: archetype, count, avoidance, metrics and plots.
+pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
+    if !crowd.is_ready() {
+        ui.weak("Waiting for the bake…");
+    }
+    // Play, pause, step and clear sit in the crowd toolbar at the top of the right panel.
+    egui::Grid::new("crowd_options")
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            let label = ui.label("Speed");
+            ui.add(
+                egui::Slider::new(&mut crowd.speed, 0.25..=8.0)
+                    .logarithmic(true)
+                    .suffix("×"),
+            )
+            .labelled_by(label.id);
+            ui.end_row();
+            // A combo box: wrapped buttons in a grid cell spill over the next row.
+            let label = ui.label("Archetype");
+            let current = crowd
+                .archetypes
+                .get(crowd.archetype)
+                .map_or_else(String::new, |a| a.name.clone());
+            egui::ComboBox::from_id_salt("crowd archetype")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for (k, a) in crowd.archetypes.iter().enumerate() {
+                        ui.selectable_value(&mut crowd.archetype, k, &a.name)
+                            .on_hover_text(format!(
+                                "{}: radius {:.1} m, {:.1} m/s, mass {:.0}",
+                                a.movement_type, a.radius_m, a.max_speed, a.mass
+                            ));
+                    }
+                })
+                .response
+                .labelled_by(label.id);
+            ui.end_row();
+            let label = ui.label("Agents per spawn");
+            ui.add(egui::Slider::new(&mut crowd.spawn_count, 1..=20_000).logarithmic(true))
+                .labelled_by(label.id);
+            ui.end_row();
+            ui.label("Avoidance");
+            let mut mode = crowd.sim().config().avoidance;
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut mode, AvoidanceMode::Boids, "Boids");
+                ui.selectable_value(&mut mode, AvoidanceMode::Orca, "ORCA");
+                ui.selectable_value(&mut mode, AvoidanceMode::Context, "Context");
+            });
+            if mode != crowd.sim().config().avoidance {
+                crowd.set_avoidance(mode);
+            }
+            ui.end_row();
+        });
+    ui.checkbox(&mut crowd.color_by_state, "Colour by state")
+        .on_hover_text(
+            "Blue moving, green arrived, red stuck, grey idle; off: one colour per archetype",
+        );
+    ui.checkbox(&mut crowd.show_velocity, "Velocity vectors");
+    ui.checkbox(&mut crowd.show_congestion, "Congestion overlay")
+        .on_hover_text(
+            "Cells coloured by the agent-seconds travelling agents spent there below a quarter \
+             of their top speed: yellow a little, red where the most time was lost. Cleared \
+             with the agents.",
+        );
+    if let Some(msg) = &crowd.message {
+        ui.colored_label(Color32::from_rgb(255, 150, 90), msg);
+    }
+    let agents = crowd.sim().agents().len();
+    let m = crowd.sim().metrics();
+    ui.label(format!(
+        "{agents} agents · {} selected · {} arrived · {} moving · {} stuck",
+        crowd.selection.len(),
+        m.arrived,
+        m.moving,
+        m.stuck
+    ));
+    ui.label(format!(
+        "mean speed {:.2} m/s · {} wall contacts · step {:.2} ms",
+        m.mean_speed_mps,
+        m.collisions_resolved,
+        m.step_secs * 1000.0
+    ));
+    ui.label(format!(
+        "overlap mean {:.1} % · max {:.0} % of the smaller radius",
+        100.0 * m.overlap_mean,
+        100.0 * m.overlap_max
+    ))
+    .on_hover_text("How deep touching agents press into each other this step");
+    let now = crowd.sim_secs();
+    match crowd.gate.as_ref().map(|g| (g.throughput(now), g.total())) {
+        Some((per_sec, total)) => {
+            ui.horizontal(|ui| {
+                ui.label(format!("gate: {per_sec:.1} agents/s · {total} through"))
+                    .on_hover_text("Agents crossing the orange line, over the last 10 s");
+                if ui.small_button("Remove gate").clicked() {
+                    crowd.gate = None;
+                }
+            });
+        }
+        None => {
+            ui.weak("Shift+drag with the Command tool to draw a gate and count agents through it");
+        }
+    }
+    if crowd.history.len() > 1 {
+        let series = |f: &dyn Fn(&StepMetrics) -> f64| -> Vec<[f64; 2]> {
+            crowd
+                .history
+                .iter()
+                .map(|m| [m.step as f64 / 60.0, f(m)])
+                .collect()
+        };
+        let plot = |id: &str, height: f32| {
+            Plot::new(id)
+                .height(height)
+                .legend(Legend::default())
+                .x_axis_label("s")
+                .allow_scroll(false)
+        };
+        plot("crowd_states", 110.0).show(ui, |plot| {
+            plot.line(Line::new("arrived", series(&|m| f64::from(m.arrived))));
+            plot.line(Line::new("moving", series(&|m| f64::from(m.moving))));
+            plot.line(Line::new("stuck", series(&|m| f64::from(m.stuck))));
+        });
+        plot("crowd_overlap", 80.0).show(ui, |plot| {
+            let pct = |v: f32| 100.0 * f64::from(v);
+            plot.line(Line::new(
+                "overlap mean %",
+                series(&|m| pct(m.overlap_mean)),
+            ));
+            plot.line(Line::new("overlap max %", series(&|m| pct(m.overlap_max))));
+        });
+        plot("crowd_step_ms", 80.0).show(ui, |plot| {
+            plot.line(Line::new("step ms", series(&|m| m.step_secs * 1000.0)));
+        });
+    }
+}

@@ -1,0 +1,109 @@
+//! The map canvas: pan (middle/right drag, or space + left drag), zoom to the cursor
+//! (wheel), fit to the map (F / Home), overlays as nearest-neighbour textures, the sector
+//! grid, the brush footprint, stamp outlines and the stamp tool's preview.
+//!
+//! Split by concern: [`camera`] (the screen ↔ cell transform the tools use), [`input`]
+//! (what each tool does with a click or drag) and [`drawing`] (what is painted, in order).
+
+mod camera;
+mod drawing;
+mod input;
+
+use egui::{Color32, Rect, Sense};
+
+pub use camera::{ARROW_MIN_PX_PER_CELL, ViewTransform};
+
+use super::crowd_preview::CrowdPreview;
+use super::goal::GoalPreview;
+use super::overlays::OverlayTextures;
+use super::state::EditorState;
+use super::tools::Stroke;
+
+/// The canvas's own state between frames.
+#[derive(Debug)]
+pub struct Viewport {
+    /// The current transform.
+    pub transform: ViewTransform,
+    /// Fit the map on the next frame (new map, F, Home).
+    pub fit_requested: bool,
+    /// The canvas rectangle of the last frame.
+    pub rect: Rect,
+    /// The cell under the pointer.
+    pub hover_cell: Option<(u32, u32)>,
+    stroke: Option<Stroke>,
+    /// Where a spawn or selection rectangle started (continuous cell coordinates).
+    agent_drag_from: Option<(f32, f32)>,
+    /// The drag from `agent_drag_from` draws the crowd's gate line (Shift with Command).
+    gate_drag: bool,
+}
+
+impl Default for Viewport {
+    fn default() -> Self {
+        Self {
+            transform: ViewTransform::default(),
+            fit_requested: true,
+            rect: Rect::NOTHING,
+            hover_cell: None,
+            stroke: None,
+            agent_drag_from: None,
+            gate_drag: false,
+        }
+    }
+}
+
+impl Viewport {
+    /// The cells in view `(x0, y0, x1, y1)`, inclusive, when zoomed in enough for flow
+    /// arrows; `None` otherwise.
+    #[must_use]
+    pub fn arrow_cells(&self) -> Option<(u32, u32, u32, u32)> {
+        if self.transform.px_per_cell < ARROW_MIN_PX_PER_CELL || !self.rect.is_positive() {
+            return None;
+        }
+        let (x0, y0) = self.transform.cell_from_screen(self.rect, self.rect.min);
+        let (x1, y1) = self.transform.cell_from_screen(self.rect, self.rect.max);
+        if x1 < 0.0 || y1 < 0.0 {
+            return None;
+        }
+        Some((x0.max(0.0) as u32, y0.max(0.0) as u32, x1 as u32, y1 as u32))
+    }
+
+    /// Whether a brush stroke is in progress.
+    #[must_use]
+    pub fn is_painting(&self) -> bool {
+        self.stroke.is_some()
+    }
+
+    /// Draws the canvas and handles its input. Paint strokes edit the document directly
+    /// while dragging and become one command when the button is released.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        state: &mut EditorState,
+        textures: &OverlayTextures,
+        goal: &GoalPreview,
+        crowd: &mut CrowdPreview,
+    ) {
+        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        self.rect = rect;
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, Color32::from_rgb(18, 20, 24));
+        let Some(map) = state.map.as_ref() else {
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "File > Open… a map (.ron) or a heightmap (.png), or drop one here",
+                egui::FontId::proportional(16.0),
+                Color32::from_gray(150),
+            );
+            self.hover_cell = None;
+            return;
+        };
+        let (width, height) = (map.heightmap.width, map.heightmap.height);
+        if self.fit_requested || self.transform.px_per_cell <= 0.0 {
+            self.transform = ViewTransform::fit(rect, width, height);
+            self.fit_requested = false;
+        }
+        self.input(ui, &response, state, crowd, width, height);
+        self.draw(ui, &response, state, textures, goal, crowd);
+    }
+}

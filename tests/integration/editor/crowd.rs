@@ -1,0 +1,158 @@
+//! The crowd preview: spawn, select, order and arrive without entering walls; scenarios
+//! saved beside the map replay the same trajectories.
+
+use super::*;
+
+#[test]
+fn crowd_spawns_selects_orders_and_arrives_without_entering_walls() {
+    use navstudio::crowd::AgentState;
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Spawn);
+    harness.state_mut().crowd.spawn_count = 20;
+    harness.state_mut().crowd.playing = false;
+
+    // Drag a spawn rectangle over flat ground (cells 3..12 × 18..30, 1 m cells).
+    drag_cells(&mut harness, (3.0, 18.0), (12.0, 30.0));
+    let agents = harness.state().crowd.sim().agents();
+    assert_eq!(agents.len(), 20, "{:?}", harness.state().crowd.message);
+    for p in &agents.pos_world {
+        assert!(
+            (3.0..=12.0).contains(&p.x) && (18.0..=30.0).contains(&p.y),
+            "{p:?}"
+        );
+    }
+
+    // Command tool: a box over the left half selects some, not all.
+    harness.get_by_label("Command").click();
+    harness.step();
+    drag_cells(&mut harness, (2.0, 17.0), (7.5, 31.0));
+    let selected = harness.state().crowd.selection.len();
+    let left = harness
+        .state()
+        .crowd
+        .sim()
+        .agents()
+        .pos_world
+        .iter()
+        .filter(|p| p.x <= 7.5 + 0.4)
+        .count();
+    assert!(selected > 0 && selected < 20, "{selected} selected");
+    assert_eq!(
+        selected, left,
+        "the box selects exactly the agents it touches"
+    );
+    harness.key_press(Key::Escape);
+    harness.step();
+    assert!(harness.state().crowd.selection.is_empty());
+
+    // Right-click on the ramp orders everyone there; 60 s at 60 Hz later they have arrived,
+    // and no agent was ever inside a wall for land (the steep band east of x = 40).
+    let goal = screen_of(&harness, 30.5, 24.5);
+    right_click(&mut harness, goal);
+    let agents = harness.state().crowd.sim().agents();
+    assert!(
+        agents.state.iter().all(|s| *s == AgentState::Moving),
+        "{:?}",
+        harness.state().crowd.message
+    );
+    let costs = harness.state().state.baked.as_ref().unwrap().types[0]
+        .final_cost
+        .clone();
+    for _ in 0..3600 {
+        harness.state_mut().crowd.step_once();
+        for p in &harness.state().crowd.sim().agents().pos_world {
+            let (x, y) = (p.x as u32, p.y as u32);
+            assert_ne!(
+                costs[(y * W + x) as usize],
+                255,
+                "an agent entered a wall at {p:?}"
+            );
+        }
+    }
+    let agents = harness.state().crowd.sim().agents();
+    let arrived = agents
+        .state
+        .iter()
+        .filter(|s| **s == AgentState::Arrived)
+        .count();
+    assert!(arrived >= 19, "only {arrived} of 20 arrived");
+    for p in &agents.pos_world {
+        let d = (p.x - 30.5).hypot(p.y - 24.5);
+        assert!(d < 6.0, "an arrived agent is {d:.1} m from the goal");
+    }
+    // The plots have data.
+    assert!(harness.state().crowd.history.len() > 100);
+}
+
+#[test]
+fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let ron = dir.path().join("bands.ron");
+    let new = navstudio::app::backend::new_map_from_heightmap(&png).unwrap();
+    navstudio::app::backend::save_map(&ron, &new.document, &new.heightmap).unwrap();
+    let mut harness = harness(App::new(Some(&ron)).unwrap());
+    wait_baked(&mut harness);
+
+    // Live: spawn 20 infantry, order them up the ramp, run 300 steps.
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Spawn);
+    harness.state_mut().crowd.spawn_count = 20;
+    harness.state_mut().crowd.playing = false;
+    drag_cells(&mut harness, (3.0, 18.0), (12.0, 30.0));
+    let spawned = harness.state().crowd.sim().agents().pos_world.clone();
+    assert_eq!(spawned.len(), 20);
+    let goal = screen_of(&harness, 30.5, 24.5);
+    right_click(&mut harness, goal);
+    let positions = |h: &Harness<'_, App>| h.state().crowd.sim().agents().pos_world.clone();
+    let run = |h: &mut Harness<'_, App>| {
+        for _ in 0..300 {
+            h.state_mut().crowd.step_once();
+        }
+    };
+    run(&mut harness);
+    let live = positions(&harness);
+    assert_ne!(live, spawned, "the order moved them");
+
+    // Save it as "up the ramp": a sidecar file the headless command reads.
+    harness.get_by_label("Scenario name").scroll_to_me();
+    harness.step();
+    harness.get_by_label("Scenario name").focus();
+    harness.step();
+    harness
+        .get_by_label("Scenario name")
+        .type_text("up the ramp");
+    harness.step();
+    click_label(&mut harness, "Save scenario");
+    let file = dir.path().join("bands.up-the-ramp.scenario.ron");
+    let saved = navstudio::crowd::Scenario::load(&file).unwrap();
+    assert_eq!(saved.spawns.len(), 1);
+    assert_eq!(saved.spawns[0].count, 20);
+    assert_eq!(saved.orders.len(), 1);
+    assert_eq!(saved.orders[0].at_step, 0);
+    // The click went through the screen transform: equal up to float rounding.
+    let goal_world = saved.orders[0].goal_world;
+    assert!(
+        (goal_world.x - 30.5).abs() < 1e-3 && (goal_world.y - 24.5).abs() < 1e-3,
+        "{goal_world:?}"
+    );
+
+    // Reset, then Load: the same agents at the same places, the order pending at step 0,
+    // and 300 steps later the very same trajectories.
+    click_label(&mut harness, "Clear agents");
+    assert!(harness.state().crowd.sim().agents().is_empty());
+    assert_eq!(harness.state().scenario_panel.saved, ["up-the-ramp"]);
+    click_label(&mut harness, "Load");
+    assert_eq!(positions(&harness), spawned);
+    assert_eq!(harness.state().crowd.scenario().orders, saved.orders);
+    run(&mut harness);
+    assert_eq!(positions(&harness), live, "the replay diverged");
+
+    // Delete removes the file and the entry.
+    click_label(&mut harness, "Delete file");
+    assert!(
+        !file.exists(),
+        "{:?}",
+        harness.state().scenario_panel.status
+    );
+    assert!(harness.state().scenario_panel.saved.is_empty());
+}

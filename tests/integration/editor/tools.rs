@@ -1,0 +1,111 @@
+//! Tool switching, shortcuts and accessibility, and the goal tool's run-time preview.
+
+use super::*;
+
+#[test]
+fn shortcuts_switch_tools_and_widgets_are_accessible() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let mut harness = harness(new_map_app(&png));
+    wait_baked(&mut harness);
+    harness.key_press(Key::B);
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Paint
+    );
+    harness.key_press(Key::I);
+    harness.step();
+    assert_eq!(
+        harness.state().state.tool,
+        navstudio::app::tools::Tool::Inspect
+    );
+    // `run` also checks that every widget has an accessible name.
+    harness.run();
+    // Hovering the steep band reports a wall for land in the status bar.
+    harness.hover_at(screen_of(&harness, 50.5, 10.5));
+    harness.run();
+    assert!(harness.query_by_label_contains("land: wall").is_some());
+    assert!(harness.query_by_label_contains("cell   50, 10").is_some());
+}
+
+#[test]
+fn goal_tool_previews_the_run_time_path() {
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Goal);
+
+    // A click on the steep band (a wall for land) explains itself and shows nothing.
+    harness.drag_at(screen_of(&harness, 50.5, 10.5));
+    harness.drop_at(screen_of(&harness, 50.5, 10.5));
+    settle_goal(&mut harness);
+    let app = harness.state();
+    assert_eq!(app.state.goal.goal, Some((50, 10)));
+    assert!(app.goal_preview.result.is_none());
+    assert!(
+        app.goal_preview
+            .problem
+            .as_deref()
+            .is_some_and(|p| p.contains("wall for land")),
+        "{:?}",
+        app.goal_preview.problem
+    );
+
+    // A goal on the flat ground: the heat map and line of sight come from the nav data.
+    harness.drag_at(screen_of(&harness, 5.5, 24.5));
+    harness.drop_at(screen_of(&harness, 5.5, 24.5));
+    settle_goal(&mut harness);
+    let app = harness.state();
+    assert_eq!(app.state.goal.goal, Some((5, 24)));
+    let r = app.goal_preview.result.as_ref().expect("a preview");
+    let at = |x: u32, y: u32| (y * W + x) as usize;
+    assert_eq!(r.heat[at(5, 24)], 0, "the goal costs nothing");
+    assert_eq!(r.heat[at(6, 24)], 1, "a flat neighbour costs one step");
+    assert!(r.los[at(8, 24)], "flat ground beside the goal sees it");
+    assert_eq!(
+        r.heat[at(50, 10)],
+        navstudio::nav::integrate::UNREACHED,
+        "walls are never reached"
+    );
+    // In line of sight the run-time flow points straight at the goal.
+    let (dx, dy) = app.goal_preview.flow_at((9.5, 24.5)).unwrap();
+    assert!(dx < -0.99 && dy.abs() < 0.05, "({dx}, {dy})");
+
+    // A source on the ramp: its traced route arrives (straight line once in LOS).
+    harness.state_mut().state.goal.source = Some((30, 24));
+    settle_goal(&mut harness);
+    let r = harness.state().goal_preview.result.as_ref().unwrap();
+    let traced = r.traced.as_ref().expect("the source's path is traced");
+    assert_eq!(traced.cells[0], (30, 24));
+    assert!(
+        (25.0..26.0).contains(&traced.length),
+        "25 cells straight west, got {}",
+        traced.length
+    );
+
+    // Ctrl+click adds a goal nearer the source: heat map and route go to the nearest goal.
+    let second = screen_of(&harness, 35.5, 24.5);
+    harness.event(egui::Event::ModifiersChanged(Modifiers::CTRL));
+    harness.drag_at(second);
+    harness.drop_at(second);
+    harness.step();
+    harness.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+    settle_goal(&mut harness);
+    let app = harness.state();
+    assert_eq!(app.state.goal.goals(), vec![(5, 24), (35, 24)]);
+    let r = app.goal_preview.result.as_ref().expect("a preview");
+    assert_eq!(r.heat[at(35, 24)], 0, "the second goal costs nothing");
+    assert_eq!(r.heat[at(5, 24)], 0);
+    let traced = r.traced.as_ref().expect("the source's path is traced");
+    assert_eq!(traced.goal, (35, 24), "the source goes to the nearer goal");
+    assert!(
+        (4.9..6.5).contains(&traced.length),
+        "5 cells east, got {}",
+        traced.length
+    );
+
+    // Esc clears the goals.
+    harness.key_press(Key::Escape);
+    settle_goal(&mut harness);
+    assert_eq!(harness.state().state.goal.goal, None);
+    assert!(harness.state().state.goal.more_goals.is_empty());
+}
