@@ -301,6 +301,13 @@ enum Command {
         /// Goal cell X,Y (repeat for a goal set).
         #[arg(long, value_parser = parse_cell, required = true)]
         to: Vec<(u32, u32)>,
+        /// After planning, add this source X,Y to the path (repeatable): a merging A* each.
+        #[arg(long = "add-from", value_parser = parse_cell)]
+        add_from: Vec<(u32, u32)>,
+        /// After planning, move the goal to X,Y (repeatable, in turn), as a chased unit's
+        /// goal moves: inside its sector one goal field, across a border a re-plan.
+        #[arg(long = "then-to", value_parser = parse_cell)]
+        then_to: Vec<(u32, u32)>,
     },
 }
 
@@ -486,7 +493,18 @@ pub fn run(cli: Cli) -> Result<(), String> {
             type_name,
             from,
             to,
-        }) => package::path_cmd(&package, &type_name, &from, &to),
+            add_from,
+            then_to,
+        }) => package::path_cmd(
+            &package,
+            &type_name,
+            &from,
+            &to,
+            &package::PathFollowUps {
+                add_from: &add_from,
+                then_to: &then_to,
+            },
+        ),
     }
 }
 

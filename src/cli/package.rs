@@ -302,13 +302,23 @@ fn hsv(h: f64, s: f64, v: f64) -> [u8; 3] {
     [(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]
 }
 
+/// What `navstudio path` does after planning: sources added to the path, then goal moves.
+pub struct PathFollowUps<'a> {
+    /// Sources added with `NavWorld::add_sources` (merging A* into the planned routes).
+    pub add_from: &'a [(u32, u32)],
+    /// Cells the goal moves to in turn (`NavWorld::move_goal`).
+    pub then_to: &'a [(u32, u32)],
+}
+
 /// `navstudio path`: reachability, the portal route and the traced length per source, and
-/// with several goals which one each source reaches.
+/// with several goals which one each source reaches; then sources added later and goals
+/// moved (`--add-from`, `--then-to`), each with the traced lengths that follow.
 pub fn path_cmd(
     pkg_path: &Path,
     type_name: &str,
     sources: &[(u32, u32)],
     goals: &[(u32, u32)],
+    follow_ups: &PathFollowUps<'_>,
 ) -> Result<(), String> {
     let pkg = package::read(pkg_path).map_err(|e| e.to_string())?;
     let layer = pkg
@@ -317,7 +327,8 @@ pub fn path_cmd(
         .iter()
         .position(|l| l.name == type_name)
         .ok_or_else(|| format!("{}: no movement type '{type_name}'", pkg_path.display()))?;
-    let mut world = navstudio::nav::NavWorld::from_nav(pkg.nav);
+    // With the package's landmark tables, as a game opens it.
+    let mut world = navstudio::nav::NavWorld::from_package(pkg);
     let goal_name = |g: (u32, u32)| {
         if goals.len() > 1 {
             let k = goals.iter().position(|&x| x == g).unwrap_or(0);
@@ -383,5 +394,54 @@ pub fn path_cmd(
             traced.cells.len() - 1
         );
     }
+    let fail = |e: navstudio::nav::PathError| format!("{}: {e}", pkg_path.display());
+    if !follow_ups.add_from.is_empty() {
+        let runs = world.a_star_runs();
+        let added = world.add_sources(id, follow_ups.add_from).map_err(fail)?;
+        println!(
+            "added      {added} source(s) to the path ({} merging A* run(s))",
+            world.a_star_runs() - runs
+        );
+        print_traces(&world, id, follow_ups.add_from);
+    }
+    for &cell in follow_ups.then_to {
+        use navstudio::nav::GoalMove;
+        let how = world.move_goal(id, cell).map_err(fail)?;
+        let mut frames = 0;
+        while world.pending_rebuilds() > 0 {
+            world.rebuild(std::time::Duration::from_millis(2));
+            frames += 1;
+        }
+        let what = match how {
+            GoalMove::Unchanged => "already there".to_owned(),
+            GoalMove::FieldRebuilt => "inside its sector: goal field rebuilt, no search".to_owned(),
+            GoalMove::RouteQueued => {
+                format!("across a sector border: route re-planned in {frames} frame(s) of 2 ms")
+            }
+        };
+        println!("moved      the goal to ({},{}), {what}", cell.0, cell.1);
+        let routed = world
+            .path(id)
+            .map(|p| p.sources.clone())
+            .unwrap_or_default();
+        print_traces(&world, id, &routed);
+    }
     Ok(())
+}
+
+/// One `traced` line per source of `path` among `sources`.
+fn print_traces(
+    world: &navstudio::nav::NavWorld,
+    path: navstudio::nav::PathId,
+    sources: &[(u32, u32)],
+) {
+    for &from in sources {
+        match world.trace_path(path, from) {
+            Some(t) => println!(
+                "  traced   {:.2} cells of path from ({},{}) to ({},{})",
+                t.length, from.0, from.1, t.goal.0, t.goal.1
+            ),
+            None => println!("  from ({},{}): no route to the goal", from.0, from.1),
+        }
+    }
 }
