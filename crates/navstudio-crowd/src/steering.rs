@@ -25,7 +25,7 @@ use super::resolve;
 use super::rng::mix64;
 use super::spatial::SpatialGrid;
 use super::vec2::Vec2;
-use super::walls::{collision_radius, move_disc};
+use super::walls::{move_disc, wall_disc_radius};
 
 mod boids;
 mod config;
@@ -51,6 +51,8 @@ pub(crate) struct AgentUpdate {
     pub flow_dir: Vec2,
     pub resolution: Resolution,
     pub contacts: u32,
+    /// Normal of the wall the disc was pushed back from this step, zero if none.
+    pub wall_normal: Vec2,
     /// Sum, count and maximum of this agent's overlaps with touching neighbours (share of
     /// the smaller radius), before this step's push.
     pub overlap_sum: f32,
@@ -83,6 +85,8 @@ pub(crate) struct NearAgent {
     /// Straight-line distance to its goal while travelling, else −1 (progress priority).
     /// `[Units: m]`
     pub goal_dist_m: f32,
+    /// [`Agents::wall_normal`]: pressed against a wall last step (pinned priority).
+    pub wall_normal: Vec2,
     /// Index into [`Agents`].
     pub index: u32,
 }
@@ -109,6 +113,7 @@ impl NearAgent {
             } else {
                 -1.0
             },
+            wall_normal: a.wall_normal.get(i).copied().unwrap_or(Vec2::ZERO),
             index: i as u32,
         }
     }
@@ -229,6 +234,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             };
             let own = &self.near[slot];
             let by_progress = cfg.techniques.progress_priority;
+            let pinned = cfg.techniques.pinned_priority;
             let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
             let mut count = 0;
             let own_speed = new_vel.length();
@@ -238,15 +244,20 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 // Only neighbours this step's closing speed could matter for.
                 let limit = reach_m + resolve::contact_horizon(own_speed + nb.speed_mps, dt);
                 if n.dist_sq < limit * limit {
+                    let offset = nb.pos_world - p;
+                    let mut priority = if by_progress {
+                        nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
+                    } else {
+                        nb.priority
+                    };
+                    if pinned && resolve::pushes_into_wall(offset, nb.wall_normal) {
+                        priority = priority.max(own.priority * resolve::PINNED_PRIORITY_FACTOR);
+                    }
                     contacts[count] = resolve::Contact {
-                        offset: nb.pos_world - p,
+                        offset,
                         vel: nb.vel,
                         reach_m,
-                        priority: if by_progress {
-                            nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
-                        } else {
-                            nb.priority
-                        },
+                        priority,
                     };
                     count += 1;
                 }
@@ -269,6 +280,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         } else {
             a.heading_rad[i]
         };
+        // Pushed back by a wall: the normal points from where the move wanted to end to
+        // where the wall let it.
+        let wall_normal = if moved.contacts > 0 {
+            (moved.pos_world - (p + displacement)).normalize_or_zero()
+        } else {
+            Vec2::ZERO
+        };
         AgentUpdate {
             pos_world: moved.pos_world,
             vel: moved.vel,
@@ -276,6 +294,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             flow_dir,
             resolution,
             contacts: moved.contacts,
+            wall_normal,
             overlap_sum: overlap.sum,
             overlap_count: overlap.count,
             overlap_max: overlap.max,
@@ -288,10 +307,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// (which already keeps the body off the real walls), never below a tenth of a cell.
     fn wall_radius(&self, i: usize) -> f32 {
         let t = self.agents.type_index[i] as usize;
-        collision_radius(
+        wall_disc_radius(
             self.agents.radius_m[i],
             self.nav.wall_buffer_m(t),
             self.nav_grid.cell_size_m,
+            self.config.techniques.fit_corridors,
         )
     }
 

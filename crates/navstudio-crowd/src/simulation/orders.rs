@@ -81,6 +81,7 @@ impl Simulation {
                 // restrictive type may still serve it.
                 if nav.reaches(path, self.agents.pos_world[i]) {
                     self.agents.path[i] = Some(path);
+                    self.agents.path_type[i] = r;
                     moving.push(i);
                     served_flag[i] = true;
                 }
@@ -226,6 +227,7 @@ impl Simulation {
                     })
                     .unwrap_or(0);
                 self.agents.path[i] = Some(path);
+                self.agents.path_type[i] = t;
                 by_goal.entry(k).or_default().push(i);
                 used += 1;
             }
@@ -384,6 +386,7 @@ impl Simulation {
                             for &i in ids {
                                 if nav.reaches(path, self.agents.pos_world[i]) {
                                     self.agents.path[i] = Some(path);
+                                    self.agents.path_type[i] = t as u32;
                                 } else {
                                     stranded.push(i);
                                 }

@@ -138,11 +138,13 @@ impl Simulation {
         a.order.push(NO_ORDER);
         a.goal_world.push(pos_world);
         a.path.push(None);
+        a.path_type.push(type_index as u32);
         a.state.push(AgentState::Idle);
         a.flow_dir.push(Vec2::ZERO);
         a.best_goal_dist_m.push(0.0);
         a.no_progress_secs.push(0.0);
         a.resolution.push(Resolution::default());
+        a.wall_normal.push(Vec2::ZERO);
         self.max_radius_m = self.max_radius_m.max(archetype.radius_m);
         self.max_neighbour_radius_m = self
             .max_neighbour_radius_m

@@ -11,7 +11,7 @@ use crate::navigator::Navigator;
 use crate::resolve;
 use crate::steering::{AgentUpdate, NearAgent, StepContext};
 use crate::vec2::Vec2;
-use crate::walls::{collision_radius, move_disc};
+use crate::walls::{move_disc, wall_disc_radius};
 
 use super::Simulation;
 
@@ -148,6 +148,7 @@ impl Simulation {
             a.heading_rad[i] = u.heading_rad;
             a.flow_dir[i] = u.flow_dir;
             a.resolution[i] = u.resolution;
+            a.wall_normal[i] = u.wall_normal;
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);
@@ -213,6 +214,8 @@ impl Simulation {
         let cell = nav.grid().cell_size_m;
         let ids: Vec<usize> = (0..active.len()).filter(|&i| active[i]).collect();
         let mut moved = vec![Vec2::ZERO; ids.len()];
+        let fit = self.config.techniques.fit_corridors;
+        let pinned = self.config.techniques.pinned_priority;
         for _ in 0..PROJECTION_PASSES {
             let (a, grid, max_r) = (&self.agents, &self.grid, self.max_radius_m);
             moved
@@ -220,12 +223,13 @@ impl Simulation {
                 .zip(&ids)
                 .with_min_len(CHUNK)
                 .for_each(|(out, &i)| {
-                    let c = resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r);
+                    let c = resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r, pinned);
                     *out = if c == Vec2::ZERO {
                         a.pos_world[i]
                     } else {
                         let t = a.type_index[i] as usize;
-                        let wall_r = collision_radius(a.radius_m[i], nav.wall_buffer_m(t), cell);
+                        let wall_r =
+                            wall_disc_radius(a.radius_m[i], nav.wall_buffer_m(t), cell, fit);
                         move_disc(a.pos_world[i], a.vel[i], c, wall_r, cell, |x, y| {
                             nav.is_wall(t, x, y)
                         })

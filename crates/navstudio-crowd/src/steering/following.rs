@@ -69,6 +69,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             _ => dir,
         };
+        let dir = if self.config.techniques.rejoin_route && dist > cell {
+            self.rejoin_direction(i).unwrap_or(dir)
+        } else {
+            dir
+        };
         let slow_radius = (2.0 * a.radius_m[i]).max(cell);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
         (dir * speed, dir)
@@ -99,6 +104,49 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             .find(|&(x, y)| (x, y) != (cx, cy) && !self.nav.is_wall(t, x, y))?;
         let to = g.world_from_cell(next.0, next.1) - p;
         let dir = to.normalize_or_zero();
+        (dir != Vec2::ZERO).then_some(dir)
+    }
+
+    /// Rejoining the route (`Techniques::rejoin_route`): for an agent whose path was
+    /// planned for another movement type and whose cell is a wall for that type, the
+    /// direction to the centre of the nearest cell both types may use (ties by scan
+    /// order), searched out to the path type's wall buffer plus two cells; `None` when
+    /// the agent stands where its path's flow is defined, or nothing is found.
+    pub(super) fn rejoin_direction(&self, i: usize) -> Option<Vec2> {
+        let a = self.agents;
+        let own = a.type_index[i] as usize;
+        let route = a.path_type.get(i).map_or(own, |&t| t as usize);
+        let g = self.nav_grid;
+        let p = a.pos_world[i];
+        let (cx, cy) = g.cell_from_world(p);
+        if route == own || !self.nav.is_wall(route, cx, cy) {
+            return None;
+        }
+        let reach = ((self.nav.wall_buffer_m(route) / g.cell_size_m).ceil() as i32 + 2).min(8);
+        let mut best: Option<(f32, Vec2)> = None;
+        for k in 1..=reach {
+            // A cell of ring k is at least (k − 0.5) cells away.
+            let ring_min = (k as f32 - 0.5) * g.cell_size_m;
+            if best.is_some_and(|(d_sq, _)| d_sq <= ring_min * ring_min) {
+                break;
+            }
+            for y in cy - k..=cy + k {
+                for x in cx - k..=cx + k {
+                    if ((x - cx).abs() != k && (y - cy).abs() != k)
+                        || self.nav.is_wall(route, x, y)
+                        || self.nav.is_wall(own, x, y)
+                    {
+                        continue;
+                    }
+                    let c = g.world_from_cell(x, y);
+                    let d_sq = (c - p).length_squared();
+                    if best.is_none_or(|(b, _)| d_sq < b) {
+                        best = Some((d_sq, c));
+                    }
+                }
+            }
+        }
+        let dir = (best?.1 - p).normalize_or_zero();
         (dir != Vec2::ZERO).then_some(dir)
     }
 }
