@@ -85,8 +85,6 @@ pub(crate) struct NearAgent {
     /// Straight-line distance to its goal while travelling, else −1 (progress priority).
     /// `[Units: m]`
     pub goal_dist_m: f32,
-    /// [`Agents::wall_normal`]: pressed against a wall last step (pinned priority).
-    pub wall_normal: Vec2,
     /// Index into [`Agents`].
     pub index: u32,
 }
@@ -113,7 +111,6 @@ impl NearAgent {
             } else {
                 -1.0
             },
-            wall_normal: a.wall_normal.get(i).copied().unwrap_or(Vec2::ZERO),
             index: i as u32,
         }
     }
@@ -250,7 +247,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     } else {
                         nb.priority
                     };
-                    if pinned && resolve::pushes_into_wall(offset, nb.wall_normal) {
+                    // Read from the agents, not the snapshot: only contacts need it, and
+                    // only with the switch on.
+                    if pinned
+                        && a.wall_normal
+                            .get(nb.index as usize)
+                            .is_some_and(|&n| resolve::pushes_into_wall(offset, n))
+                    {
                         priority = priority.max(own.priority * resolve::PINNED_PRIORITY_FACTOR);
                     }
                     contacts[count] = resolve::Contact {

@@ -104,6 +104,12 @@ pub struct Techniques {
     /// those behind it, and the head-on boids and rooms boids overlap maxima rise to 70
     /// and 51 %.
     pub pinned_priority: bool,
+    /// Context steering walks the chosen slot at the speed its danger leaves
+    /// (`1 − danger`) instead of at its score (`interest − danger`), which also slowed an
+    /// agent by how far its detour turns from the goal: side-stepping at 60° halved its
+    /// pace with nothing in the way, so where crowds meet everyone crawled. Context mode
+    /// only.
+    pub context_free_speed: bool,
 }
 
 impl Default for Techniques {
@@ -119,6 +125,7 @@ impl Default for Techniques {
             fit_corridors: true,
             rejoin_route: true,
             pinned_priority: false,
+            context_free_speed: true,
         }
     }
 }
@@ -138,11 +145,12 @@ impl Techniques {
             fit_corridors: false,
             rejoin_route: false,
             pinned_priority: false,
+            context_free_speed: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -153,6 +161,7 @@ impl Techniques {
         "fit_corridors",
         "rejoin_route",
         "pinned_priority",
+        "context_free_speed",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -168,6 +177,7 @@ impl Techniques {
             "fit_corridors" => &mut self.fit_corridors,
             "rejoin_route" => &mut self.rejoin_route,
             "pinned_priority" => &mut self.pinned_priority,
+            "context_free_speed" => &mut self.context_free_speed,
             _ => return false,
         };
         *flag = on;

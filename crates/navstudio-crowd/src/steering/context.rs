@@ -163,6 +163,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let dir = Vec2::from_angle((best as f32 + offset) * step_rad);
         let speed_share = if use_orca {
             dir.dot(goal_dir).max(0.0).min(1.0 - danger[best])
+        } else if self.config.techniques.context_free_speed {
+            // Speed from the danger alone: a detour slot is walked at the pace its danger
+            // allows, not slowed again by how far it turns from the goal.
+            (1.0 - danger[best]).clamp(0.0, 1.0)
         } else {
             score[best].min(1.0)
         };

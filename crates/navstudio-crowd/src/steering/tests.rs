@@ -187,3 +187,72 @@ fn coincident_agents_separate_in_opposite_directions() {
     let b = away_from(Vec2::ZERO, Vec2::ZERO, 9, 3);
     assert!((a + b).length() < 1e-6 && (a.length() - 1.0).abs() < 1e-5);
 }
+
+/// Context steering round an agent standing 0.4 m ahead: the chosen slot turns off the
+/// goal. With `context_free_speed` it is walked at the pace its danger leaves; without,
+/// also slowed by how far it turns (`interest − danger`), so meeting crowds crawl.
+#[test]
+fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let chosen = |free: bool| {
+        let mut a = Agents::default();
+        for (x, vx, state) in [(4.0, 2.0, AgentState::Moving), (5.2, 0.0, AgentState::Idle)] {
+            a.pos_world.push(Vec2::new(x, 8.0));
+            a.vel.push(Vec2::new(vx, 0.0));
+            a.radius_m.push(0.4);
+            a.mass.push(80.0);
+            a.max_force.push(1600.0);
+            a.max_speed.push(4.0);
+            a.neighbour_radius_m.push(3.0);
+            a.state.push(state);
+            a.order.push(if state == AgentState::Moving {
+                0
+            } else {
+                NO_ORDER
+            });
+            a.type_index.push(0);
+            a.goal_world.push(Vec2::new(14.0, 8.0));
+            a.resolution.push(Resolution::default());
+        }
+        let config = SimConfig {
+            avoidance: AvoidanceMode::Context,
+            techniques: Techniques {
+                context_free_speed: free,
+                ..Techniques::default()
+            },
+            ..SimConfig::default()
+        };
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.5);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config: &config,
+            order_destinations: &[],
+            replanning: false,
+            separation_reach_m: 0.5,
+        };
+        let slot = near.iter().position(|n| n.index == 0).unwrap();
+        let mut n = [Neighbour {
+            slot: 0,
+            dist_sq: 0.0,
+        }; MAX_NEIGHBOURS];
+        let count = ctx.nearest(0, slot, &mut n);
+        ctx.context(0, slot, &n[..count], Vec2::new(4.0, 0.0))
+    };
+    let (free, scored) = (chosen(true), chosen(false));
+    assert!(free.y.abs() > 0.25 * free.length(), "a detour: {free:?}");
+    assert!(
+        free.length() > scored.length() + 0.4,
+        "free {free:?} vs scored {scored:?}"
+    );
+}
