@@ -65,6 +65,9 @@ pub struct Agents {
     pub goal_world: Vec<Vec2>,
     /// The path it follows.
     pub path: Vec<Option<PathId>>,
+    /// The movement type that path was planned for: its own, or a more restrictive one
+    /// in a mixed selection (whose walls it may stand in: see `Techniques::rejoin_route`).
+    pub path_type: Vec<u32>,
     /// What it is doing.
     pub state: Vec<AgentState>,
     /// Smoothed flow direction ("blend in the new direction while crossing a square").
@@ -75,6 +78,10 @@ pub struct Agents {
     pub no_progress_secs: Vec<f32>,
     /// How it last decided to pass a neighbour, kept for a while (Age of Empires).
     pub resolution: Vec<Resolution>,
+    /// Unit normal, away from the wall, of the wall it was pressed against last step
+    /// (zero when it touched none): a neighbour pushing it that way cannot make it give
+    /// way (`Techniques::pinned_priority`).
+    pub wall_normal: Vec<Vec2>,
 }
 
 /// A remembered collision resolution (seed §001): which neighbour an agent decided to pass,

@@ -22,6 +22,29 @@ pub fn collision_radius(radius_m: f32, wall_buffer_m: f32, cell_size_m: f32) -> 
     (radius_m - wall_buffer_m).max(0.1 * cell_size_m)
 }
 
+/// Largest wall disc of an agent whose type has a wall buffer, with `fit_corridors`, as
+/// a share of a cell: under half, so it enters the one-cell corridors a buffered layer
+/// keeps.
+pub const CORRIDOR_RADIUS_CELLS: f32 = 0.45;
+
+/// [`collision_radius`], and with `fit_corridors` (`Techniques::fit_corridors`) at most
+/// [`CORRIDOR_RADIUS_CELLS`] of a cell for a type with a wall buffer, so the disc fits
+/// every corridor of the buffered layer its route may use. `[Units: m]`
+#[must_use]
+pub fn wall_disc_radius(
+    radius_m: f32,
+    wall_buffer_m: f32,
+    cell_size_m: f32,
+    fit_corridors: bool,
+) -> f32 {
+    let r = collision_radius(radius_m, wall_buffer_m, cell_size_m);
+    if fit_corridors && wall_buffer_m > 0.0 {
+        r.min(CORRIDOR_RADIUS_CELLS * cell_size_m)
+    } else {
+        r
+    }
+}
+
 /// Result of moving one disc.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DiscMove {

@@ -4,7 +4,7 @@
 //! trusts the simulation's own counters, so it is an independent check of them.
 
 use crate::spatial::SpatialGrid;
-use crate::walls::collision_radius;
+use crate::walls::wall_disc_radius;
 use crate::{AgentState, Navigator, Simulation, Vec2};
 
 /// An agent counts as turning only while it moves faster than this share of its top speed
@@ -201,7 +201,12 @@ impl Recorder {
 fn wall_radius<N: Navigator + ?Sized>(sim: &Simulation, nav: &N, i: usize) -> f32 {
     let a = sim.agents();
     let t = a.type_index[i] as usize;
-    collision_radius(a.radius_m[i], nav.wall_buffer_m(t), nav.grid().cell_size_m)
+    wall_disc_radius(
+        a.radius_m[i],
+        nav.wall_buffer_m(t),
+        nav.grid().cell_size_m,
+        sim.config().techniques.fit_corridors,
+    )
 }
 
 /// Whether a disc overlaps a wall cell by more than the tolerance.

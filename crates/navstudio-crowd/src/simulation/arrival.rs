@@ -1,0 +1,192 @@
+//! After each step: arrivals (goal reached, an occupied goal, transitive bumping), the
+//! stuck timer, and the congestion map.
+
+use crate::agents::AgentState;
+use crate::metrics::CongestionMap;
+use crate::navigator::{NavGrid, Navigator};
+
+use super::Simulation;
+
+impl Simulation {
+    /// Goal reached → arrived; then group arrival by transitive bumping: an agent touching
+    /// an arrived agent of the same order is done too, and so on through the group.
+    pub(super) fn resolve_arrivals<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
+        let n = self.agents.len();
+        let mut done_orders = Vec::new();
+        let mut queue = Vec::new();
+        let travelling = |s: AgentState| matches!(s, AgentState::Moving | AgentState::Stuck);
+        for i in 0..n {
+            let a = &self.agents;
+            if travelling(a.state[i]) && self.goal_dist_m[i] <= a.radius_m[i] {
+                self.agents.state[i] = AgentState::Arrived;
+                done_orders.push(self.agents.order[i]);
+                queue.push(i);
+            }
+        }
+        if self.config.techniques.pass_occupied_goal {
+            for i in 0..n {
+                if travelling(self.agents.state[i]) && self.goal_taken_by_touching(i) {
+                    self.agents.state[i] = AgentState::Arrived;
+                    done_orders.push(self.agents.order[i]);
+                    queue.push(i);
+                }
+            }
+        }
+        for i in 0..n {
+            // A stuck agent touching the arrived group is at the end of the line too, however
+            // far its lane target lies beyond the group (ORCA agents otherwise hover there).
+            let state = self.agents.state[i];
+            if travelling(state)
+                && (state == AgentState::Stuck || self.within_bump_reach(i))
+                && self.touching_arrived(i).is_some()
+            {
+                self.agents.state[i] = AgentState::Arrived;
+                done_orders.push(self.agents.order[i]);
+                queue.push(i);
+            }
+        }
+        while let Some(k) = queue.pop() {
+            let a = &self.agents;
+            let order = a.order[k];
+            let reach =
+                1.25 * (a.radius_m[k] + self.max_radius_m) + self.config.separation_margin_m;
+            let mut bumped = Vec::new();
+            self.grid.for_each_candidate(a.pos_world[k], reach, |j, _| {
+                let j = j as usize;
+                if travelling(a.state[j])
+                    && a.order[j] == order
+                    && self.touches(k, j)
+                    && self.within_bump_reach(j)
+                {
+                    bumped.push(j);
+                }
+            });
+            for j in bumped {
+                if travelling(self.agents.state[j]) {
+                    self.agents.state[j] = AgentState::Arrived;
+                    done_orders.push(order);
+                    queue.push(j);
+                }
+            }
+        }
+        for order in done_orders {
+            self.finish_travel(nav, order);
+        }
+    }
+
+    fn within_bump_reach(&self, i: usize) -> bool {
+        let a = &self.agents;
+        self.orders
+            .get(a.order[i] as usize)
+            .is_some_and(|o| self.goal_dist_m[i] <= o.bump_reach_m + a.radius_m[i])
+    }
+
+    /// Whether two agents touch for group arrival: within the separation margin plus a
+    /// quarter of their radii (agents that avoid each other, as ORCA's do, hover just
+    /// apart and would otherwise never bump).
+    fn touches(&self, i: usize, j: usize) -> bool {
+        let a = &self.agents;
+        let radii = a.radius_m[i] + a.radius_m[j];
+        let reach = radii * 1.25 + self.config.separation_margin_m;
+        (a.pos_world[i] - a.pos_world[j]).length_squared() <= reach * reach
+    }
+
+    fn touching_arrived(&self, i: usize) -> Option<usize> {
+        let a = &self.agents;
+        let order = a.order[i];
+        let reach = 1.25 * (a.radius_m[i] + self.max_radius_m) + self.config.separation_margin_m;
+        let mut found = None;
+        self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
+            let j = j as usize;
+            if found.is_none()
+                && j != i
+                && a.state[j] == AgentState::Arrived
+                && a.order[j] == order
+                && self.touches(i, j)
+            {
+                found = Some(j);
+            }
+        });
+        found
+    }
+
+    /// Whether agent `i` touches a standing agent (idle or arrived, any order) that sits so
+    /// close to `i`'s goal that `i` could not come within its own radius of it.
+    fn goal_taken_by_touching(&self, i: usize) -> bool {
+        let a = &self.agents;
+        let (r, goal) = (a.radius_m[i], a.goal_world[i]);
+        if self.goal_dist_m[i] > 2.0 * (r + self.max_radius_m) + self.config.separation_margin_m {
+            return false;
+        }
+        let reach = 1.25 * (r + self.max_radius_m) + self.config.separation_margin_m;
+        let mut taken = false;
+        self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
+            let j = j as usize;
+            if !taken
+                && j != i
+                && !a.state[j].is_travelling()
+                && (a.pos_world[j] - goal).length() < r + a.radius_m[j]
+                && self.touches(i, j)
+            {
+                taken = true;
+            }
+        });
+        taken
+    }
+
+    pub(super) fn track_progress(&mut self) {
+        let dt = self.config.step_secs;
+        let a = &mut self.agents;
+        for i in 0..a.len() {
+            if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+                continue;
+            }
+            let dist = self.goal_dist_m[i];
+            if dist < a.best_goal_dist_m[i] - self.config.stuck_progress_m {
+                a.best_goal_dist_m[i] = dist;
+                a.no_progress_secs[i] = 0.0;
+                a.state[i] = AgentState::Moving;
+            } else {
+                a.no_progress_secs[i] += dt;
+                if a.no_progress_secs[i] >= self.config.stuck_secs {
+                    a.state[i] = AgentState::Stuck;
+                }
+            }
+        }
+    }
+
+    /// Starts (or stops) accumulating where travelling agents are held up, on the
+    /// navigator's grid; starting again keeps what was gathered if the grid is the same.
+    pub fn track_congestion(&mut self, grid: Option<NavGrid>) {
+        self.congestion = grid.map(|g| match self.congestion.take() {
+            Some(map) if map.width == g.width_cells && map.height == g.height_cells => map,
+            _ => CongestionMap::new(g.width_cells, g.height_cells),
+        });
+    }
+
+    /// Where travelling agents were held up, if tracked ([`Self::track_congestion`]).
+    #[must_use]
+    pub fn congestion(&self) -> Option<&CongestionMap> {
+        self.congestion.as_ref()
+    }
+
+    pub(super) fn add_congestion(&mut self, grid: NavGrid) {
+        let Some(map) = &mut self.congestion else {
+            return;
+        };
+        let a = &self.agents;
+        let dt = self.config.step_secs;
+        let mut added = false;
+        for i in 0..a.len() {
+            if matches!(a.state[i], AgentState::Moving | AgentState::Stuck)
+                && self.speed_mps[i] < map.slow_share * a.max_speed[i]
+            {
+                map.add(grid.cell_from_world(a.pos_world[i]), dt);
+                added = true;
+            }
+        }
+        if added {
+            map.version += 1;
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! One fixed step: scheduled orders, the parallel steering pass over a snapshot, the
+//! position passes that open overlaps, and agents evicted from new walls.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::agents::{AgentId, AgentState};
+use crate::metrics::StepMetrics;
+use crate::navigator::Navigator;
+use crate::resolve;
+use crate::steering::{AgentUpdate, NearAgent, StepContext};
+use crate::vec2::Vec2;
+use crate::walls::{move_disc, wall_disc_radius};
+
+use super::Simulation;
+
+/// Position passes that open overlaps after each step.
+const PROJECTION_PASSES: usize = 2;
+/// Agents per parallel work item.
+const CHUNK: usize = 256;
+/// Steps of metrics kept for plots (one minute at 60 Hz).
+const HISTORY_LEN: usize = 3600;
+/// How far (in cells) an agent caught inside a new wall looks for free ground.
+const EVICT_SEARCH_CELLS: i32 = 64;
+
+impl Simulation {
+    /// Runs as many fixed steps as `dt_secs` (plus the leftover from earlier calls) covers,
+    /// at most `SimConfig::max_steps_per_advance`; returns the steps taken.
+    pub fn advance<N: Navigator + ?Sized>(&mut self, nav: &mut N, dt_secs: f64) -> u32 {
+        self.advance_within(nav, dt_secs, None)
+    }
+
+    /// As [`Self::advance`], but with a wall-clock budget for an interactive frame: after
+    /// the first step, another is taken only if the time spent so far plus the last step's
+    /// time stays within `budget`. The time not stepped is dropped as for the step cap, so a
+    /// crowd too big for the machine runs slower than real time instead of stalling frames.
+    /// The steps themselves are the same, so trajectories do not depend on the budget.
+    pub fn advance_within<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &mut N,
+        dt_secs: f64,
+        budget: Option<std::time::Duration>,
+    ) -> u32 {
+        let started = Instant::now();
+        let step = f64::from(self.config.step_secs.max(1e-4));
+        if dt_secs.is_finite() && dt_secs > 0.0 {
+            self.accumulator_secs += dt_secs;
+        }
+        let mut taken = 0;
+        while self.accumulator_secs >= step && taken < self.config.max_steps_per_advance.max(1) {
+            if let Some(budget) = budget
+                && taken > 0
+                && started.elapsed().as_secs_f64() + self.last.step_secs > budget.as_secs_f64()
+            {
+                break;
+            }
+            self.step(nav);
+            self.accumulator_secs -= step;
+            taken += 1;
+        }
+        // Time the cap refused is dropped, not owed: a stalled frame must not snowball.
+        self.accumulator_secs = self.accumulator_secs.min(step);
+        taken
+    }
+
+    /// One fixed step of `SimConfig::step_secs`.
+    pub fn step<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
+        let started = Instant::now();
+        let walls_version = nav.walls_version();
+        if walls_version != self.seen_walls_version {
+            self.seen_walls_version = walls_version;
+            self.evict_from_walls(&*nav);
+        }
+        let routes_version = nav.routes_version();
+        if routes_version != self.seen_routes_version {
+            self.seen_routes_version = routes_version;
+            self.replan(nav);
+        }
+        while let Some(order) = self.scheduled.get(self.next_scheduled).cloned() {
+            if order.at_step > self.step_index {
+                break;
+            }
+            if order.more_goals_world.is_empty() {
+                self.order_group(nav, order.group, order.goal_world);
+            } else {
+                let goals: Vec<Vec2> = std::iter::once(order.goal_world)
+                    .chain(order.more_goals_world.iter().copied())
+                    .collect();
+                let selection: Vec<AgentId> = (0..self.agents.len())
+                    .filter(|&i| self.agents.group[i] == order.group)
+                    .map(|i| AgentId(i as u32))
+                    .collect();
+                self.order_move_to_any(nav, &selection, &goals);
+            }
+            self.next_scheduled += 1;
+        }
+        if self.grid_dirty {
+            self.grid
+                .rebuild(&self.agents.pos_world, self.grid_cell_m());
+            self.grid_dirty = false;
+        }
+
+        let n = self.agents.len();
+        self.updates.resize(n, AgentUpdate::default());
+        {
+            let agents = &self.agents;
+            self.near.clear();
+            self.near.par_extend(
+                self.grid
+                    .sorted_agents()
+                    .par_iter()
+                    .map(|&i| NearAgent::of(agents, i as usize)),
+            );
+            let ctx = StepContext {
+                agents: &self.agents,
+                grid: &self.grid,
+                near: &self.near,
+                nav: &*nav,
+                nav_grid: nav.grid(),
+                config: &self.config,
+                order_destinations: &self.order_destinations,
+                replanning: nav.replanning(),
+                separation_reach_m: self.max_radius_m + self.config.separation_margin_m,
+            };
+            // Agents are visited in grid order (spatial neighbours together, for the cache);
+            // `updates[k]` belongs to the agent in grid slot `k`.
+            self.updates
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(|(c, out)| {
+                    for (k, u) in out.iter_mut().enumerate() {
+                        *u = ctx.update(c * CHUNK + k);
+                    }
+                });
+        }
+
+        let mut collisions = 0u32;
+        let (mut overlap_sum, mut overlap_count, mut overlap_max) = (0.0f64, 0u64, 0.0f32);
+        let a = &mut self.agents;
+        self.goal_dist_m.resize(n, 0.0);
+        self.speed_mps.resize(n, 0.0);
+        self.overlapping.resize(n, false);
+        for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
+            let i = i as usize;
+            a.pos_world[i] = u.pos_world;
+            a.vel[i] = u.vel;
+            a.heading_rad[i] = u.heading_rad;
+            a.flow_dir[i] = u.flow_dir;
+            a.resolution[i] = u.resolution;
+            a.wall_normal[i] = u.wall_normal;
+            self.goal_dist_m[i] = u.goal_dist_m;
+            self.speed_mps[i] = u.speed_mps;
+            collisions = collisions.saturating_add(u.contacts);
+            self.overlapping[i] = u.overlap_count > 0;
+            overlap_sum += f64::from(u.overlap_sum);
+            overlap_count += u64::from(u.overlap_count);
+            overlap_max = overlap_max.max(u.overlap_max);
+        }
+        self.grid
+            .rebuild(&self.agents.pos_world, self.grid_cell_m());
+        if self.config.techniques.resolve_contacts {
+            self.open_overlaps(&*nav);
+        }
+
+        self.resolve_arrivals(nav);
+        self.track_progress();
+        self.add_congestion(nav.grid());
+
+        let a = &self.agents;
+        let mut metrics = StepMetrics {
+            step: self.step_index,
+            collisions_resolved: collisions,
+            overlap_mean: if overlap_count > 0 {
+                (overlap_sum / overlap_count as f64) as f32
+            } else {
+                0.0
+            },
+            overlap_max,
+            ..StepMetrics::default()
+        };
+        let mut speed_sum = 0.0f64;
+        for i in 0..n {
+            match a.state[i] {
+                AgentState::Arrived => metrics.arrived += 1,
+                AgentState::Moving => metrics.moving += 1,
+                AgentState::Stuck => metrics.stuck += 1,
+                AgentState::Idle => {}
+            }
+            speed_sum += f64::from(self.speed_mps[i]);
+        }
+        metrics.mean_speed_mps = if n > 0 {
+            (speed_sum / n as f64) as f32
+        } else {
+            0.0
+        };
+        metrics.step_secs = started.elapsed().as_secs_f64();
+        self.last = metrics;
+        if self.history.len() == HISTORY_LEN {
+            self.history.pop_front();
+        }
+        self.history.push_back(metrics);
+        self.step_index += 1;
+    }
+
+    /// Position passes that push overlapping agents apart, heavier and travelling agents
+    /// moving less ([`resolve::overlap_corrections`]), each move through the walls'
+    /// collision so walls stay solid. Only agents that overlapped this step are moved.
+    pub(super) fn open_overlaps<N: Navigator + ?Sized>(&mut self, nav: &N) {
+        if !self.overlapping.contains(&true) {
+            return;
+        }
+        let active = std::mem::take(&mut self.overlapping);
+        let cell = nav.grid().cell_size_m;
+        let ids: Vec<usize> = (0..active.len()).filter(|&i| active[i]).collect();
+        let mut moved = vec![Vec2::ZERO; ids.len()];
+        let fit = self.config.techniques.fit_corridors;
+        let pinned = self.config.techniques.pinned_priority;
+        for _ in 0..PROJECTION_PASSES {
+            let (a, grid, max_r) = (&self.agents, &self.grid, self.max_radius_m);
+            moved
+                .par_iter_mut()
+                .zip(&ids)
+                .with_min_len(CHUNK)
+                .for_each(|(out, &i)| {
+                    let c = resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r, pinned);
+                    *out = if c == Vec2::ZERO {
+                        a.pos_world[i]
+                    } else {
+                        let t = a.type_index[i] as usize;
+                        let wall_r =
+                            wall_disc_radius(a.radius_m[i], nav.wall_buffer_m(t), cell, fit);
+                        move_disc(a.pos_world[i], a.vel[i], c, wall_r, cell, |x, y| {
+                            nav.is_wall(t, x, y)
+                        })
+                        .pos_world
+                    };
+                });
+            for (&i, &p) in ids.iter().zip(&moved) {
+                self.agents.pos_world[i] = p;
+            }
+        }
+        self.overlapping = active;
+        self.grid
+            .rebuild(&self.agents.pos_world, self.grid_cell_m());
+    }
+
+    /// Moves every agent whose centre is in a wall cell of its type (a stamp dropped on it)
+    /// to the centre of the nearest free cell, stopped; returns how many moved. Agents with
+    /// no free cell within `EVICT_SEARCH_CELLS` stay.
+    pub fn evict_from_walls<N: Navigator + ?Sized>(&mut self, nav: &N) -> u32 {
+        let grid = nav.grid();
+        let mut moved = 0;
+        let a = &mut self.agents;
+        for i in 0..a.len() {
+            let t = a.type_index[i] as usize;
+            let p = a.pos_world[i];
+            let (cx, cy) = grid.cell_from_world(p);
+            if !nav.is_wall(t, cx, cy) {
+                continue;
+            }
+            // Square rings outward; a cell of ring k is at least (k - 0.5) cells away, so
+            // stop once the best found is nearer than the next ring can be.
+            let mut best: Option<(f32, Vec2)> = None;
+            for k in 1..=EVICT_SEARCH_CELLS {
+                let ring_min = (k as f32 - 0.5) * grid.cell_size_m;
+                if best.is_some_and(|(d_sq, _)| d_sq <= ring_min * ring_min) {
+                    break;
+                }
+                for y in cy - k..=cy + k {
+                    for x in cx - k..=cx + k {
+                        let on_ring = (x - cx).abs() == k || (y - cy).abs() == k;
+                        if !on_ring || nav.is_wall(t, x, y) {
+                            continue;
+                        }
+                        let c = grid.world_from_cell(x, y);
+                        let d_sq = (c - p).length_squared();
+                        if best.is_none_or(|(b, _)| d_sq < b) {
+                            best = Some((d_sq, c));
+                        }
+                    }
+                }
+            }
+            if let Some((_, c)) = best {
+                a.pos_world[i] = c;
+                a.vel[i] = Vec2::ZERO;
+                a.flow_dir[i] = Vec2::ZERO;
+                moved += 1;
+            }
+        }
+        if moved > 0 {
+            self.grid_dirty = true;
+        }
+        moved
+    }
+
+    /// Neighbour-grid cells of half the largest query radius: a disc query then scans
+    /// about 5 r² of cells (rows clipped to the disc) instead of 9 r² with r-sized cells.
+    /// The query radius is the neighbour radius, or only the separation reach when nothing
+    /// else reads neighbours (see [`SimConfig::uses_separation_only`]); group arrival
+    /// queries the separation reach too.
+    pub(super) fn grid_cell_m(&self) -> f32 {
+        let separation_m = 2.0 * self.max_radius_m + self.config.separation_margin_m;
+        if self.config.uses_separation_only() {
+            0.5 * self.max_neighbour_radius_m.min(separation_m)
+        } else {
+            0.5 * self.max_neighbour_radius_m
+        }
+    }
+}

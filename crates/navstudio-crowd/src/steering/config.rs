@@ -1,0 +1,258 @@
+//! Simulation settings: the avoidance mode, behaviour weights and the switchable
+//! movement techniques.
+
+use serde::{Deserialize, Serialize};
+
+/// Local avoidance method.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AvoidanceMode {
+    /// Reynolds boids with Fieldrunners' side-step avoidance.
+    #[default]
+    Boids,
+    /// Optimal reciprocal collision avoidance (RVO2) via `dodgy_2d`.
+    Orca,
+    /// Context steering: interest and danger per direction slot, sub-slot interpolation.
+    Context,
+}
+
+/// Weights of the steering behaviours (dimensionless multipliers on each force).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SteeringWeights {
+    /// Flow following. `[Limit: >= 0]`
+    pub flow: f32,
+    /// Side-step avoidance. `[Limit: >= 0]`
+    pub avoidance: f32,
+    /// Separation. `[Limit: >= 0]`
+    pub separation: f32,
+    /// Alignment with same-order neighbours. `[Limit: >= 0]`
+    pub alignment: f32,
+    /// Cohesion with same-order neighbours. `[Limit: >= 0]`
+    pub cohesion: f32,
+}
+
+impl Default for SteeringWeights {
+    fn default() -> Self {
+        Self {
+            flow: 1.0,
+            avoidance: 0.6,
+            separation: 1.0,
+            alignment: 0.1,
+            cohesion: 0.05,
+        }
+    }
+}
+
+/// The movement techniques from the source documents, each switchable so the crowd
+/// benchmark can show what it buys (`navstudio crowd-bench --off NAME`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Techniques {
+    /// ORCA as one behaviour inside context steering (seed §004): each neighbour's RVO2
+    /// half-plane writes danger into the direction slots (the share of speed a slot must
+    /// give up to stay collision-free), instead of danger growing with mere closeness
+    /// ([`crate::half_planes`]). Context mode only. Off by default: in every benchmark
+    /// case it was slower than the proximity danger, and head-on crowds deadlock in it.
+    pub context_orca: bool,
+    /// Context steering leaves following to the contacts: a member of the agent's own
+    /// order walking its way at its pace writes no danger (without this it writes half of
+    /// a standing one's, so a queue slows down the closer it packs). Context mode only.
+    pub context_pace: bool,
+    /// Priority by progress (Age of Empires): between two travelling agents, the one
+    /// nearer its goal goes first and the other waits ([`crate::resolve::progress_factor`]),
+    /// instead of both giving way by half, which lets equal agents wedge side by side in a
+    /// gap. Mass still decides between a tank and infantry. Off by default: crowds arrive
+    /// sooner with it, but agents ahead run deeper into those that cannot give way.
+    pub progress_priority: bool,
+    /// Stuck recovery: an agent in the `Stuck` state re-plans its next step from where it
+    /// stands, toward the centre of the next cell of its route, instead of pressing along
+    /// the interpolated flow into a wall corner. Off by default: the showcase canyon's
+    /// last boid arrives with it, but head-on context crowds and ORCA's mixed radii get
+    /// worse.
+    pub stuck_recovery: bool,
+    /// Remembered resolutions (Age of Empires): the side an agent chose to pass a
+    /// neighbour on holds for a while instead of being re-decided every step.
+    pub remember_resolutions: bool,
+    /// Priority-based contact resolution (Age of Empires; The Maestros' pushing): closing
+    /// speed that would overlap two agents is removed, the lighter, the stationary and the
+    /// follower giving way ([`crate::resolve`]).
+    pub resolve_contacts: bool,
+    /// An agent whose goal is taken by a standing agent it touches counts as arrived,
+    /// instead of circling the spot for ever (context steering's "pass the agent on your
+    /// waypoint").
+    pub pass_occupied_goal: bool,
+    /// Corridors of the route fit the agent: an agent whose movement type has a wall
+    /// buffer collides with that type's buffered walls as a disc of at most
+    /// [`crate::walls::CORRIDOR_RADIUS_CELLS`] of a cell, not its radius less the buffer.
+    /// The buffer is the bake's statement of where the type fits, and a buffered layer
+    /// keeps one-cell corridors (a 3-cell gap with a 1.5-cell buffer), so its route can
+    /// lead through a corridor a wider disc can never enter: the type's agents then press
+    /// against its mouth for ever (the mixed-radii case's large walkers).
+    pub fit_corridors: bool,
+    /// Rejoining the route: an agent that follows a path planned for a more restrictive
+    /// movement type (a mixed selection) and stands in a cell that is a wall for that type
+    /// — its own type may stand there — heads for the nearest cell the path's type may
+    /// use, where the flow is defined, instead of following the flow sampled inside a
+    /// wall (which points anywhere, often into the real wall).
+    pub rejoin_route: bool,
+    /// Priority of the pinned (Age of Empires: who can yield): an agent pressed against
+    /// a wall cannot give way toward it, so a neighbour pushing it that way takes the whole
+    /// of their contact — it waits or goes round — instead of the pinned one's share by
+    /// mass, which a tank's 375 infantry masses made nearly all of it (infantry crushed
+    /// between a tank and the wall). Off by default: it halves the mean overlap of mixed
+    /// radii (boids 35 → 16 %), but a pusher that stops for a pinned agent holds up
+    /// those behind it, and the head-on boids and rooms boids overlap maxima rise to 70
+    /// and 51 %.
+    pub pinned_priority: bool,
+    /// Context steering walks the chosen slot at the speed its danger leaves
+    /// (`1 − danger`) instead of at its score (`interest − danger`), which also slowed an
+    /// agent by how far its detour turns from the goal: side-stepping at 60° halved its
+    /// pace with nothing in the way, so where crowds meet everyone crawled. Context mode
+    /// only.
+    pub context_free_speed: bool,
+}
+
+impl Default for Techniques {
+    fn default() -> Self {
+        Self {
+            resolve_contacts: true,
+            pass_occupied_goal: true,
+            context_orca: false,
+            context_pace: true,
+            remember_resolutions: true,
+            progress_priority: false,
+            stuck_recovery: false,
+            fit_corridors: true,
+            rejoin_route: true,
+            pinned_priority: false,
+            context_free_speed: true,
+        }
+    }
+}
+
+impl Techniques {
+    /// Every technique off: the crowd as it was before they were added.
+    #[must_use]
+    pub fn none() -> Self {
+        Self {
+            resolve_contacts: false,
+            pass_occupied_goal: false,
+            context_orca: false,
+            context_pace: false,
+            remember_resolutions: false,
+            progress_priority: false,
+            stuck_recovery: false,
+            fit_corridors: false,
+            rejoin_route: false,
+            pinned_priority: false,
+            context_free_speed: false,
+        }
+    }
+
+    /// Names accepted by [`Self::set`].
+    pub const NAMES: [&'static str; 11] = [
+        "resolve_contacts",
+        "pass_occupied_goal",
+        "context_orca",
+        "context_pace",
+        "remember_resolutions",
+        "progress_priority",
+        "stuck_recovery",
+        "fit_corridors",
+        "rejoin_route",
+        "pinned_priority",
+        "context_free_speed",
+    ];
+
+    /// Turns one technique on or off by name; `false` for an unknown name.
+    pub fn set(&mut self, name: &str, on: bool) -> bool {
+        let flag = match name {
+            "resolve_contacts" => &mut self.resolve_contacts,
+            "pass_occupied_goal" => &mut self.pass_occupied_goal,
+            "context_orca" => &mut self.context_orca,
+            "context_pace" => &mut self.context_pace,
+            "remember_resolutions" => &mut self.remember_resolutions,
+            "progress_priority" => &mut self.progress_priority,
+            "stuck_recovery" => &mut self.stuck_recovery,
+            "fit_corridors" => &mut self.fit_corridors,
+            "rejoin_route" => &mut self.rejoin_route,
+            "pinned_priority" => &mut self.pinned_priority,
+            "context_free_speed" => &mut self.context_free_speed,
+            _ => return false,
+        };
+        *flag = on;
+        true
+    }
+}
+
+/// Simulation settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimConfig {
+    /// Fixed step length. `[Units: s] [Limit: > 0]`
+    pub step_secs: f32,
+    /// Most steps one `advance` call takes; extra time is dropped so a slow frame cannot
+    /// snowball. `[Limit: >= 1]`
+    pub max_steps_per_advance: u32,
+    /// Local avoidance method.
+    pub avoidance: AvoidanceMode,
+    /// Behaviour weights.
+    pub weights: SteeringWeights,
+    /// Time to reach the desired velocity if force allowed it. `[Units: s] [Limit: > 0]`
+    pub reaction_secs: f32,
+    /// Nearest neighbours considered. `[Limit: 1..=16]`
+    pub max_neighbours: usize,
+    /// Side-step avoidance looks this far ahead. `[Units: s] [Limit: > 0]`
+    pub avoidance_horizon_secs: f32,
+    /// Extra gap separation keeps between discs; also the "touching" slack for group
+    /// arrival. `[Units: m] [Limit: >= 0]`
+    pub separation_margin_m: f32,
+    /// Share of an overlap between two discs removed per step by pushing. `[Limit: 0..=1]`
+    pub contact_relaxation: f32,
+    /// An agent that gets no `stuck_progress_m` closer to its goal in this time is stuck.
+    /// `[Units: s] [Limit: > 0]`
+    pub stuck_secs: f32,
+    /// Progress that resets the stuck timer. `[Units: m] [Limit: > 0]`
+    pub stuck_progress_m: f32,
+    /// Direction slots for context steering. `[Limit: 4..=256]`
+    pub context_slots: usize,
+    /// ORCA looks this far ahead for other agents. `[Units: s] [Limit: > 0]`
+    pub orca_time_horizon_secs: f32,
+    /// Movement techniques, each switchable.
+    pub techniques: Techniques,
+}
+
+impl SimConfig {
+    /// Whether separation and the contact push are the only behaviours that read
+    /// neighbours: boids with avoidance, alignment and cohesion weighted 0 (ORCA and
+    /// context steering look at every neighbour in the neighbour radius).
+    #[must_use]
+    pub fn uses_separation_only(&self) -> bool {
+        let w = self.weights;
+        self.avoidance == AvoidanceMode::Boids
+            && w.avoidance == 0.0
+            && w.alignment == 0.0
+            && w.cohesion == 0.0
+    }
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            step_secs: 1.0 / 60.0,
+            max_steps_per_advance: 8,
+            avoidance: AvoidanceMode::Boids,
+            weights: SteeringWeights::default(),
+            reaction_secs: 0.25,
+            max_neighbours: 10,
+            avoidance_horizon_secs: 1.5,
+            separation_margin_m: 0.1,
+            contact_relaxation: 0.5,
+            stuck_secs: 3.0,
+            stuck_progress_m: 0.5,
+            context_slots: 12,
+            orca_time_horizon_secs: 2.0,
+            techniques: Techniques::default(),
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Context steering (seed §004): interest and danger in direction slots, walls by short
+//! rays, neighbours by closeness or (with `context_orca`) by their ORCA half-planes.
+
+use crate::agents::{AgentState, NO_ORDER};
+use crate::half_planes::{HalfPlane, orca_half_plane, slot_danger};
+use crate::navigator::Navigator;
+use crate::vec2::{Vec2, floor_i32};
+
+use super::{MAX_NEIGHBOURS, NearAgent, Neighbour, StepContext, away_from};
+
+impl<N: Navigator + ?Sized> StepContext<'_, N> {
+    /// Context steering: interest toward `desired`, danger from neighbours and wall rays,
+    /// best slot refined by a parabola through its neighbours' scores.
+    pub(super) fn context(
+        &self,
+        i: usize,
+        slot: usize,
+        neighbours: &[Neighbour],
+        desired: Vec2,
+    ) -> Vec2 {
+        const MAX_SLOTS: usize = 256;
+        let a = self.agents;
+        let desired_speed = desired.length();
+        if desired_speed < 1e-4 {
+            return Vec2::ZERO;
+        }
+        let goal_dir = desired / desired_speed;
+        let slots = self.config.context_slots.clamp(4, MAX_SLOTS);
+        let step_rad = std::f32::consts::TAU / slots as f32;
+        let mut score = [0.0f32; MAX_SLOTS];
+        let mut danger = [0.0f32; MAX_SLOTS];
+        let p = a.pos_world[i];
+        let r = a.radius_m[i];
+        let t = a.type_index[i] as usize;
+        let cell = self.nav_grid.cell_size_m;
+        let wall_r = self.wall_radius(i);
+        let ray_len = wall_r + cell.max(a.max_speed[i] * 0.5);
+        // Half-cell steps cannot jump a whole wall cell.
+        let ray_step = 0.5 * cell;
+        let samples = ((ray_len - wall_r) / ray_step).ceil().max(1.0) as usize;
+        // Per neighbour: direction to it, closeness (1 touching … 0 at the neighbour radius)
+        // and closing velocity relative to our top speed.
+        // (Not needed when ORCA writes the neighbours' danger.)
+        let use_orca = self.config.techniques.context_orca;
+        let proximity = if use_orca { 0 } else { neighbours.len() };
+        // Danger of a neighbour that walks our way at our pace, relative to one that stands:
+        // none for a member of our own order with `context_pace` (contacts keep its gap).
+        let own_order = if a.state[i] == AgentState::Moving {
+            a.order[i]
+        } else {
+            NO_ORDER
+        };
+        let pace_of = |nb: &NearAgent| {
+            if self.config.techniques.context_pace
+                && own_order != NO_ORDER
+                && nb.moving_order == own_order
+            {
+                0.0
+            } else {
+                0.5
+            }
+        };
+        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32); MAX_NEIGHBOURS];
+        for (entry, n) in near.iter_mut().zip(&neighbours[..proximity]) {
+            let nb = &self.near[n.slot as usize];
+            let j = nb.index as usize;
+            let gap = n.dist_sq.sqrt() - r - nb.radius_m;
+            let span = (a.neighbour_radius_m[i] - r - nb.radius_m).max(1e-3);
+            let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
+            let toward = away_from(nb.pos_world, p, j, i);
+            *entry = (
+                toward,
+                closeness,
+                (a.vel[i] - nb.vel) / a.max_speed[i],
+                pace_of(nb),
+            );
+        }
+        let near = &near[..proximity];
+        // ORCA in the slots: each neighbour's half-plane of safe velocities, the
+        // stationary and the lighter taking more of the avoidance (as in contacts).
+        let mut planes = [HalfPlane::default(); MAX_NEIGHBOURS];
+        let mut plane_count = 0;
+        if use_orca {
+            let own = &self.near[slot];
+            for n in neighbours {
+                let nb = &self.near[n.slot as usize];
+                let share = nb.priority / (own.priority + nb.priority).max(1e-9);
+                if let Some(h) = orca_half_plane(
+                    nb.pos_world - p,
+                    a.vel[i],
+                    nb.vel,
+                    r + nb.radius_m,
+                    share,
+                    self.config.orca_time_horizon_secs,
+                ) {
+                    planes[plane_count] = h;
+                    plane_count += 1;
+                }
+            }
+        }
+        let planes = &planes[..plane_count];
+        // Slot directions by repeated rotation: two trig calls per agent instead of 2·slots.
+        let turn = Vec2::from_angle(step_rad);
+        let mut dir = Vec2::new(1.0, 0.0);
+        for (k, d) in danger.iter_mut().enumerate().take(slots) {
+            if k > 0 {
+                dir = Vec2::new(
+                    dir.x * turn.x - dir.y * turn.y,
+                    dir.x * turn.y + dir.y * turn.x,
+                );
+            }
+            if use_orca {
+                *d = slot_danger(planes, dir, desired_speed);
+            } else {
+                for &(toward_n, closeness, closing_n, pace) in near {
+                    let toward = toward_n.dot(dir);
+                    if toward > 0.0 && closeness > 0.0 {
+                        // A neighbour already moving our way at our speed is less of an
+                        // obstacle (none with `context_pace`).
+                        let closing = closing_n.dot(dir).clamp(0.0, 1.0);
+                        *d = d.max(closeness * toward * toward * (pace + (1.0 - pace) * closing));
+                    }
+                }
+            }
+            for s in 1..=samples {
+                let dist = wall_r + s as f32 * ray_step;
+                let q = p + dir * dist;
+                if self
+                    .nav
+                    .is_wall(t, floor_i32(q.x / cell), floor_i32(q.y / cell))
+                {
+                    *d = d.max(1.0 - (dist - wall_r) / (ray_len - wall_r).max(1e-3));
+                    break;
+                }
+            }
+            let interest = dir.dot(goal_dir).max(0.0);
+            score[k] = if use_orca {
+                // ORCA's objective along the slot: the velocity on this ray (up to the
+                // speed the danger leaves) nearest the desired one; 0 is standing still.
+                let along = interest.min(1.0 - *d);
+                along * (2.0 * interest - along)
+            } else {
+                interest - *d
+            };
+        }
+        let mut best = 0;
+        for k in 1..slots {
+            if score[k] > score[best] {
+                best = k;
+            }
+        }
+        if score[best] <= 0.0 {
+            return Vec2::ZERO;
+        }
+        let prev = score[(best + slots - 1) % slots];
+        let next = score[(best + 1) % slots];
+        let curvature = prev - 2.0 * score[best] + next;
+        let offset = if curvature < -1e-6 {
+            (0.5 * (prev - next) / curvature).clamp(-0.5, 0.5)
+        } else {
+            0.0
+        };
+        let dir = Vec2::from_angle((best as f32 + offset) * step_rad);
+        let speed_share = if use_orca {
+            dir.dot(goal_dir).max(0.0).min(1.0 - danger[best])
+        } else if self.config.techniques.context_free_speed {
+            // Speed from the danger alone: a detour slot is walked at the pace its danger
+            // allows, not slowed again by how far it turns from the goal.
+            (1.0 - danger[best]).clamp(0.0, 1.0)
+        } else {
+            score[best].min(1.0)
+        };
+        dir * (desired_speed * speed_share)
+    }
+}

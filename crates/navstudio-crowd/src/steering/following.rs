@@ -1,0 +1,152 @@
+//! Path following: the velocity an agent wants from its flow field alone (line of sight
+//! straight at the goal, else the flow blended in while crossing a cell), and stuck
+//! recovery's re-planned next step.
+
+use crate::agents::AgentState;
+use crate::navigator::Navigator;
+use crate::vec2::Vec2;
+use crate::walls::segment_is_clear;
+
+use super::StepContext;
+
+impl<N: Navigator + ?Sized> StepContext<'_, N> {
+    /// The velocity the agent wants from its path alone, and its smoothed flow direction.
+    pub(super) fn desired_velocity(&self, i: usize) -> (Vec2, Vec2) {
+        let a = self.agents;
+        let old_dir = a.flow_dir[i];
+        if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+            return (Vec2::ZERO, old_dir);
+        }
+        let p = a.pos_world[i];
+        let goal = a.goal_world[i];
+        let to_goal = goal - p;
+        let dist = to_goal.length();
+        let cell = self.nav_grid.cell_size_m;
+        let sample = a.path[i].and_then(|path| self.nav.sample_flow(path, p));
+        let dir = match sample {
+            Some(s) if s.line_of_sight => {
+                let destination = self
+                    .order_destinations
+                    .get(a.order[i] as usize)
+                    .copied()
+                    .unwrap_or(goal);
+                let t = a.type_index[i] as usize;
+                if goal == destination && dist > 2.0 * cell {
+                    s.direction
+                } else if dist <= 2.0 * cell {
+                    // The flow leads to the goal *cell*; the last two cells go to the point.
+                    to_goal.normalize_or_zero()
+                } else if segment_is_clear(p / cell, goal / cell, |x, y| self.nav.is_wall(t, x, y))
+                {
+                    to_goal.normalize_or_zero()
+                } else {
+                    s.direction
+                }
+            }
+            Some(s) => {
+                // Blend in the new direction over about half a cell of travel.
+                let travelled = a.vel[i].length() * self.config.step_secs;
+                let alpha = (2.0 * travelled / cell).clamp(0.1, 1.0);
+                if old_dir == Vec2::ZERO || old_dir.dot(s.direction) < -0.5 {
+                    s.direction
+                } else {
+                    (old_dir + (s.direction - old_dir) * alpha).normalize_or_zero()
+                }
+            }
+            // Off the flow: only the last metres inside the goal cell go straight.
+            None if dist < cell => to_goal.normalize_or_zero(),
+            // The world is rebuilding under a stamp: keep going until routes are back.
+            None if self.replanning => old_dir,
+            None => Vec2::ZERO,
+        };
+        let dir = match a.path[i] {
+            Some(path)
+                if self.config.techniques.stuck_recovery
+                    && a.state[i] == AgentState::Stuck
+                    && dist > 2.0 * cell =>
+            {
+                self.recovery_direction(i, path).unwrap_or(dir)
+            }
+            _ => dir,
+        };
+        let dir = if self.config.techniques.rejoin_route && dist > cell {
+            self.rejoin_direction(i).unwrap_or(dir)
+        } else {
+            dir
+        };
+        let slow_radius = (2.0 * a.radius_m[i]).max(cell);
+        let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
+        (dir * speed, dir)
+    }
+
+    /// Stuck recovery: re-plan the next step from where the agent stands — toward the
+    /// centre of the cell its own cell's flow leads to (or, if a wall takes that diagonal
+    /// cell, the free one of its two sides) instead of along the interpolated flow, which
+    /// beside a wall corner points into the corner.
+    pub(super) fn recovery_direction(
+        &self,
+        i: usize,
+        path: crate::navigator::PathId,
+    ) -> Option<Vec2> {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let t = a.type_index[i] as usize;
+        let g = self.nav_grid;
+        let (cx, cy) = g.cell_from_world(p);
+        let centre = g.world_from_cell(cx, cy);
+        let d = self.nav.sample_flow(path, centre)?.direction;
+        let (sx, sy) = (d.x.round() as i32, d.y.round() as i32);
+        if (sx, sy) == (0, 0) {
+            return None;
+        }
+        let next = [(cx + sx, cy + sy), (cx + sx, cy), (cx, cy + sy)]
+            .into_iter()
+            .find(|&(x, y)| (x, y) != (cx, cy) && !self.nav.is_wall(t, x, y))?;
+        let to = g.world_from_cell(next.0, next.1) - p;
+        let dir = to.normalize_or_zero();
+        (dir != Vec2::ZERO).then_some(dir)
+    }
+
+    /// Rejoining the route (`Techniques::rejoin_route`): for an agent whose path was
+    /// planned for another movement type and whose cell is a wall for that type, the
+    /// direction to the centre of the nearest cell both types may use (ties by scan
+    /// order), searched out to the path type's wall buffer plus two cells; `None` when
+    /// the agent stands where its path's flow is defined, or nothing is found.
+    pub(super) fn rejoin_direction(&self, i: usize) -> Option<Vec2> {
+        let a = self.agents;
+        let own = a.type_index[i] as usize;
+        let route = a.path_type.get(i).map_or(own, |&t| t as usize);
+        let g = self.nav_grid;
+        let p = a.pos_world[i];
+        let (cx, cy) = g.cell_from_world(p);
+        if route == own || !self.nav.is_wall(route, cx, cy) {
+            return None;
+        }
+        let reach = ((self.nav.wall_buffer_m(route) / g.cell_size_m).ceil() as i32 + 2).min(8);
+        let mut best: Option<(f32, Vec2)> = None;
+        for k in 1..=reach {
+            // A cell of ring k is at least (k − 0.5) cells away.
+            let ring_min = (k as f32 - 0.5) * g.cell_size_m;
+            if best.is_some_and(|(d_sq, _)| d_sq <= ring_min * ring_min) {
+                break;
+            }
+            for y in cy - k..=cy + k {
+                for x in cx - k..=cx + k {
+                    if ((x - cx).abs() != k && (y - cy).abs() != k)
+                        || self.nav.is_wall(route, x, y)
+                        || self.nav.is_wall(own, x, y)
+                    {
+                        continue;
+                    }
+                    let c = g.world_from_cell(x, y);
+                    let d_sq = (c - p).length_squared();
+                    if best.is_none_or(|(b, _)| d_sq < b) {
+                        best = Some((d_sq, c));
+                    }
+                }
+            }
+        }
+        let dir = (best?.1 - p).normalize_or_zero();
+        (dir != Vec2::ZERO).then_some(dir)
+    }
+}

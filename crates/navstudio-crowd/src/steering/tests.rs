@@ -1,0 +1,258 @@
+//! Unit tests of neighbour search, the priority sum and remembered resolutions.
+
+#![allow(clippy::unwrap_used)]
+use super::*;
+use crate::rng::SplitMix64;
+use crate::testing::GridNavigator;
+
+/// Separation-only runs search neighbours only within the separation reach; the lists
+/// must be the full lists cut at that reach (an independent brute force checks both).
+#[test]
+fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
+    let mut rng = SplitMix64::new(21);
+    let mut a = Agents::default();
+    let radii = [0.4f32, 1.2, 1.0];
+    for k in 0..2500 {
+        let r = radii[k % 3];
+        a.pos_world.push(Vec2::new(
+            rng.range_f32(0.0, 40.0),
+            rng.range_f32(0.0, 40.0),
+        ));
+        a.vel.push(Vec2::new(rng.range_f32(-1.0, 1.0), 0.0));
+        a.radius_m.push(r);
+        a.mass.push(80.0 * r);
+        a.neighbour_radius_m.push(if r < 1.0 { 3.0 } else { 6.0 });
+        a.state.push(AgentState::Moving);
+        a.order.push(0);
+        a.type_index.push(0);
+        a.goal_world.push(Vec2::new(40.0, 40.0));
+    }
+    let nav = GridNavigator::new(1.0, 64, 64);
+    let config = SimConfig::default();
+    let reach = 1.2 + config.separation_margin_m;
+    let separation_only = SimConfig {
+        weights: SteeringWeights {
+            avoidance: 0.0,
+            alignment: 0.0,
+            cohesion: 0.0,
+            ..SteeringWeights::default()
+        },
+        ..config.clone()
+    };
+    assert!(separation_only.uses_separation_only() && !config.uses_separation_only());
+    let lists = |config: &SimConfig, cell_m: f32| {
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, cell_m);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config,
+            order_destinations: &[],
+            replanning: false,
+            separation_reach_m: reach,
+        };
+        let mut out = vec![Vec::new(); a.pos_world.len()];
+        for slot in 0..near.len() {
+            let mut n = [Neighbour {
+                slot: 0,
+                dist_sq: 0.0,
+            }; MAX_NEIGHBOURS];
+            let i = near[slot].index as usize;
+            let count = ctx.nearest(i, slot, &mut n);
+            out[i] = n[..count]
+                .iter()
+                .map(|n| (near[n.slot as usize].index, n.dist_sq))
+                .collect::<Vec<_>>();
+        }
+        out
+    };
+    let full = lists(&config, 3.0);
+    let cut = lists(&separation_only, 0.5 * (2.0 * 1.2 + 0.1));
+    let mut nonempty = 0;
+    for i in 0..a.pos_world.len() {
+        let r = a.radius_m[i] + reach;
+        let expected: Vec<(u32, f32)> = full[i]
+            .iter()
+            .copied()
+            .filter(|&(_, d)| d <= r * r)
+            .collect();
+        assert_eq!(cut[i], expected, "agent {i}");
+        // Brute force: every agent within the reach, nearest first, capped.
+        let mut brute: Vec<(f32, u32)> = (0..a.pos_world.len())
+            .filter(|&j| j != i)
+            .map(|j| ((a.pos_world[j] - a.pos_world[i]).length_squared(), j as u32))
+            .filter(|&(d, _)| d <= r * r && d <= a.neighbour_radius_m[i].powi(2))
+            .collect();
+        brute.sort_by(|x, y| x.0.total_cmp(&y.0));
+        brute.truncate(config.max_neighbours);
+        let got: Vec<f32> = cut[i].iter().map(|&(_, d)| d).collect();
+        let want: Vec<f32> = brute.iter().map(|&(d, _)| d).collect();
+        assert_eq!(got, want, "agent {i}");
+        nonempty += usize::from(!cut[i].is_empty());
+    }
+    assert!(
+        nonempty > 1000,
+        "the crowd is dense enough to test: {nonempty}"
+    );
+}
+
+#[test]
+fn priority_sum_drops_low_priorities() {
+    let f = [
+        Vec2::new(3.0, 0.0),
+        Vec2::new(0.0, 4.0),
+        Vec2::new(-9.0, 0.0),
+    ];
+    let s = priority_sum(&f, 5.0);
+    assert!((s - Vec2::new(3.0, 2.0)).length() < 1e-6);
+    assert_eq!(priority_sum(&f, 100.0), Vec2::new(-6.0, 4.0));
+}
+
+/// Two agents closing head-on whose lateral offset flips sign between two steps (each
+/// side-stepped, which moved the other's closest approach across its path): without
+/// remembered resolutions the agent re-decides and steps back the other way, the
+/// oscillation of seed §001; with them it keeps the side it chose.
+#[test]
+fn a_remembered_resolution_keeps_its_side_when_the_offset_flips() {
+    let nav = GridNavigator::new(1.0, 16, 16);
+    let side_at = |lateral_m: f32, techniques: Techniques, memory: Resolution| {
+        let mut a = Agents::default();
+        for (x, y, vx) in [(4.0, 8.0, 2.0), (6.5, 8.0 + lateral_m, -2.0)] {
+            a.pos_world.push(Vec2::new(x, y));
+            a.vel.push(Vec2::new(vx, 0.0));
+            a.radius_m.push(0.4);
+            a.mass.push(80.0);
+            a.max_force.push(1600.0);
+            a.neighbour_radius_m.push(3.0);
+            a.state.push(AgentState::Moving);
+            a.order.push(0);
+            a.type_index.push(0);
+            a.goal_world.push(Vec2::new(x + 10.0 * vx, y));
+            a.resolution.push(Resolution::default());
+        }
+        let config = SimConfig {
+            techniques,
+            ..SimConfig::default()
+        };
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.5);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config: &config,
+            order_destinations: &[],
+            replanning: false,
+            separation_reach_m: 0.5,
+        };
+        let slot = near.iter().position(|n| n.index == 0).unwrap();
+        let mut n = [Neighbour {
+            slot: 0,
+            dist_sq: 0.0,
+        }; MAX_NEIGHBOURS];
+        let count = ctx.nearest(0, slot, &mut n);
+        let (force, decided) = ctx.side_step(0, &n[..count], Vec2::new(2.0, 0.0), memory);
+        (force.y.signum(), decided)
+    };
+    for (remember, keeps) in [(true, true), (false, false)] {
+        let techniques = Techniques {
+            remember_resolutions: remember,
+            ..Techniques::default()
+        };
+        let (first, memory) = side_at(0.1, techniques, Resolution::default());
+        let (second, _) = side_at(-0.1, techniques, memory);
+        assert_eq!(first, -1.0, "the neighbour below: step up (−y)");
+        assert_eq!(second == first, keeps, "remember {remember}");
+    }
+}
+
+#[test]
+fn coincident_agents_separate_in_opposite_directions() {
+    let a = away_from(Vec2::ZERO, Vec2::ZERO, 3, 9);
+    let b = away_from(Vec2::ZERO, Vec2::ZERO, 9, 3);
+    assert!((a + b).length() < 1e-6 && (a.length() - 1.0).abs() < 1e-5);
+}
+
+/// Context steering round an agent standing 0.4 m ahead: the chosen slot turns off the
+/// goal. With `context_free_speed` it is walked at the pace its danger leaves; without,
+/// also slowed by how far it turns (`interest − danger`), so meeting crowds crawl.
+#[test]
+fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let chosen = |free: bool| {
+        let mut a = Agents::default();
+        for (x, vx, state) in [(4.0, 2.0, AgentState::Moving), (5.2, 0.0, AgentState::Idle)] {
+            a.pos_world.push(Vec2::new(x, 8.0));
+            a.vel.push(Vec2::new(vx, 0.0));
+            a.radius_m.push(0.4);
+            a.mass.push(80.0);
+            a.max_force.push(1600.0);
+            a.max_speed.push(4.0);
+            a.neighbour_radius_m.push(3.0);
+            a.state.push(state);
+            a.order.push(if state == AgentState::Moving {
+                0
+            } else {
+                NO_ORDER
+            });
+            a.type_index.push(0);
+            a.goal_world.push(Vec2::new(14.0, 8.0));
+            a.resolution.push(Resolution::default());
+        }
+        let config = SimConfig {
+            avoidance: AvoidanceMode::Context,
+            techniques: Techniques {
+                context_free_speed: free,
+                ..Techniques::default()
+            },
+            ..SimConfig::default()
+        };
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.5);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config: &config,
+            order_destinations: &[],
+            replanning: false,
+            separation_reach_m: 0.5,
+        };
+        let slot = near.iter().position(|n| n.index == 0).unwrap();
+        let mut n = [Neighbour {
+            slot: 0,
+            dist_sq: 0.0,
+        }; MAX_NEIGHBOURS];
+        let count = ctx.nearest(0, slot, &mut n);
+        ctx.context(0, slot, &n[..count], Vec2::new(4.0, 0.0))
+    };
+    let (free, scored) = (chosen(true), chosen(false));
+    assert!(free.y.abs() > 0.25 * free.length(), "a detour: {free:?}");
+    assert!(
+        free.length() > scored.length() + 0.4,
+        "free {free:?} vs scored {scored:?}"
+    );
+}

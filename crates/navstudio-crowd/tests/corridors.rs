@@ -1,0 +1,156 @@
+//! Large units on buffered layers: `fit_corridors` and `rejoin_route`, each checked by a
+//! run that fails with the technique off.
+#![allow(clippy::unwrap_used)]
+
+use navstudio_crowd::testing::{GridNavigator, buffer_walls};
+use navstudio_crowd::{
+    AgentState, FlowSample, NavGrid, Navigator, PathId, SimConfig, Simulation, Techniques, Vec2,
+    default_archetypes,
+};
+use navstudio_nav::grid::WALL;
+
+const W: u32 = 48;
+const H: u32 = 24;
+const BUFFER_M: f32 = 1.5;
+
+/// A walled map split by a wall at x = 24..26 with one 3-cell gap (y = 10..13): the
+/// `large` layer (walls pushed out by 1.5 cells) keeps a one-cell corridor through it.
+fn gap_map() -> GridNavigator {
+    let mut cells = vec![1u8; (W * H) as usize];
+    for y in 0..H {
+        for x in 0..W {
+            let border = x == 0 || y == 0 || x == W - 1 || y == H - 1;
+            let wall = (24..26).contains(&x) && !(10..13).contains(&y);
+            if border || wall {
+                cells[(y * W + x) as usize] = WALL;
+            }
+        }
+    }
+    let mut nav = GridNavigator::new(1.0, W, H);
+    nav.add_type("land", cells.clone()).unwrap();
+    nav.add_type("hover", cells.clone()).unwrap();
+    let large = buffer_walls(&cells, W, H, BUFFER_M);
+    nav.add_buffered_type("large", large, BUFFER_M).unwrap();
+    nav
+}
+
+fn config(techniques: Techniques) -> SimConfig {
+    SimConfig {
+        techniques,
+        ..SimConfig::default()
+    }
+}
+
+/// Steps until every agent arrived or `secs` ran out; whether all arrived.
+fn all_arrive<N: Navigator>(sim: &mut Simulation, nav: &mut N, secs: f32) -> bool {
+    let steps = (secs / sim.config().step_secs) as usize;
+    for _ in 0..steps {
+        sim.step(nav);
+        if sim.agents().state.iter().all(|&s| s == AgentState::Arrived) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The large layer's only route leads through a one-cell corridor; a walker's disc of its
+/// radius less the buffer (1 m) never enters it, the corridor-fitting disc does.
+#[test]
+fn a_large_walker_passes_the_corridor_its_route_leads_through() {
+    let walker = default_archetypes()
+        .into_iter()
+        .find(|a| a.name == "large walker")
+        .unwrap();
+    for fit in [true, false] {
+        let mut nav = gap_map();
+        let techniques = Techniques {
+            fit_corridors: fit,
+            ..Techniques::default()
+        };
+        let mut sim = Simulation::new(config(techniques), 3);
+        let id = sim
+            .add_agent(&nav, &walker, Vec2::new(8.5, 11.5), 0)
+            .unwrap()
+            .unwrap();
+        let report = sim.order_move(&mut nav, &[id], Vec2::new(40.5, 11.5));
+        assert_eq!(report.moving, 1);
+        assert_eq!(
+            all_arrive(&mut sim, &mut nav, 40.0),
+            fit,
+            "fit_corridors {fit}"
+        );
+    }
+}
+
+/// The grid navigator with the run time's mixed-selection answers: which type's cells
+/// another's include, and every source "reached" by a path (as the run time's islands do:
+/// a source in the large type's wall buffer still joins the mixed selection's route).
+struct Lenient(GridNavigator);
+
+impl Navigator for Lenient {
+    fn grid(&self) -> NavGrid {
+        self.0.grid()
+    }
+    fn movement_type_index(&self, name: &str) -> Option<usize> {
+        self.0.movement_type_index(name)
+    }
+    fn request_path(&mut self, t: usize, sources: &[Vec2], goal: Vec2) -> Option<PathId> {
+        self.0.request_path(t, sources, goal)
+    }
+    fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample> {
+        self.0.sample_flow(path, pos_world)
+    }
+    fn is_wall(&self, t: usize, x: i32, y: i32) -> bool {
+        self.0.is_wall(t, x, y)
+    }
+    fn passable_subset(&self, a: usize, b: usize) -> bool {
+        let cells = (0..H as i32).flat_map(|y| (0..W as i32).map(move |x| (x, y)));
+        cells
+            .into_iter()
+            .all(|(x, y)| self.is_wall(a, x, y) || !self.is_wall(b, x, y))
+    }
+    fn passable_cells(&self, t: usize) -> u64 {
+        let cells = (0..H as i32).flat_map(|y| (0..W as i32).map(move |x| (x, y)));
+        cells.filter(|&(x, y)| !self.is_wall(t, x, y)).count() as u64
+    }
+    fn wall_buffer_m(&self, t: usize) -> f32 {
+        self.0.wall_buffer_m(t)
+    }
+    fn release_path(&mut self, path: PathId) {
+        self.0.release_path(path);
+    }
+}
+
+/// A mixed selection follows the large walker's route; an infantry standing beside a wall,
+/// in a cell that is a wall for the large type, has no flow there: without rejoining the
+/// route it stands for ever, with it it steps out to the route and arrives.
+#[test]
+fn an_infantry_in_the_large_types_walls_rejoins_the_route() {
+    let archetypes = default_archetypes();
+    let walker = archetypes
+        .iter()
+        .find(|a| a.name == "large walker")
+        .unwrap();
+    let infantry = archetypes.iter().find(|a| a.name == "infantry").unwrap();
+    for rejoin in [true, false] {
+        let mut nav = Lenient(gap_map());
+        let techniques = Techniques {
+            rejoin_route: rejoin,
+            ..Techniques::default()
+        };
+        let mut sim = Simulation::new(config(techniques), 5);
+        let a = sim
+            .add_agent(&nav, walker, Vec2::new(8.5, 11.5), 0)
+            .unwrap()
+            .unwrap();
+        // Against the map's border: a land cell, a wall of the large layer.
+        let b = sim
+            .add_agent(&nav, infantry, Vec2::new(10.5, 1.5), 0)
+            .unwrap()
+            .unwrap();
+        let report = sim.order_move(&mut nav, &[a, b], Vec2::new(40.5, 11.5));
+        assert_eq!((report.moving, report.routes), (2, 1), "one route for both");
+        let arrived = all_arrive(&mut sim, &mut nav, 40.0);
+        assert_eq!(arrived, rejoin, "rejoin_route {rejoin}");
+    }
+}
