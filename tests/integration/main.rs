@@ -25,6 +25,7 @@ mod docs_commands;
 mod editor;
 #[cfg(feature = "gui")]
 mod editor_layout;
+mod follow;
 mod generate;
 mod goal_sets;
 mod map_import;

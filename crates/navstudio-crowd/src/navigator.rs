@@ -114,6 +114,15 @@ pub trait Navigator: Sync {
     /// unreachable, released path).
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample>;
 
+    /// Moves the goal of `path` to `goal_world` (a chased agent's position), for agents now
+    /// at `sources_world`: `true` when the path leads there from now on; `false` when this
+    /// navigator cannot move goals or the new goal cannot be reached on the path's islands
+    /// (the crowd then asks for a new path). The default cannot.
+    fn move_goal(&mut self, path: PathId, goal_world: Vec2, sources_world: &[Vec2]) -> bool {
+        let _ = (path, goal_world, sources_world);
+        false
+    }
+
     /// Whether an agent at `pos_world` can follow `path` to its goal (for [`NavWorld`]-like
     /// navigators: its cell lies on the goal's island for the path's movement type). Orders
     /// leave out the agents that cannot, as idle, instead of letting them wander toward the

@@ -9,8 +9,8 @@
 //! the result is the same for any number of threads.
 //!
 //! The struct and its accessors are here; placing agents is in `spawn`, orders and
-//! re-planning in `orders`, the step itself in `stepping`, and arrivals, the stuck timer
-//! and congestion in `arrival`.
+//! re-planning in `orders`, follow orders in `follow`, the step itself in `stepping`, and
+//! arrivals, the stuck timer and congestion in `arrival`.
 
 use std::collections::VecDeque;
 
@@ -25,6 +25,7 @@ use super::steering::{AgentUpdate, NearAgent, SimConfig};
 use super::vec2::Vec2;
 
 mod arrival;
+mod follow;
 mod orders;
 mod spawn;
 mod stepping;
@@ -56,6 +57,10 @@ struct OrderRecord {
     bump_reach_m: f32,
     /// Agents still on their way.
     live: u32,
+    /// A follow order's leader (agent index), whose moves move the order's goal.
+    leader: Option<u32>,
+    /// Where the leader stood when the order's goals last moved. `[Units: m]`
+    leader_at: Vec2,
 }
 
 /// The crowd.

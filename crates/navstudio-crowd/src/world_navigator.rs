@@ -226,6 +226,34 @@ impl WorldNavigator {
         (x >= 0 && y >= 0 && (x as u32) < g.width_cells && (y as u32) < g.height_cells)
             .then_some((x as u32, y as u32))
     }
+
+    /// Sources among `cells` the route of `id` does not pass yet join it by merging A*
+    /// (one per sector), until every one stands on it; `tried` are sources already given.
+    /// For the cells of one request this is the path requesting them all at once gives.
+    fn join_sources(
+        &mut self,
+        id: world::PathId,
+        cells: &[(u32, u32)],
+        mut tried: HashSet<(u32, u32)>,
+    ) -> Option<()> {
+        let spec = self.world.nav().spec;
+        loop {
+            let path = self.world.path(id)?;
+            let layer = &self.world.nav().layers[path.layer];
+            let mut missed_sectors = HashSet::new();
+            let missed: Vec<(u32, u32)> = cells
+                .iter()
+                .copied()
+                .filter(|c| !tried.contains(c) && !on_route(layer, path, *c))
+                .filter(|&(x, y)| missed_sectors.insert(spec.sector_of(x, y)))
+                .collect();
+            if missed.is_empty() {
+                return Some(());
+            }
+            tried.extend(missed.iter().copied());
+            self.world.add_sources(id, &missed).ok()?;
+        }
+    }
 }
 
 impl Navigator for WorldNavigator {
@@ -290,36 +318,42 @@ impl Navigator for WorldNavigator {
         cells.retain(|&c| seen.insert(c));
         let spec = self.world.nav().spec;
         let mut sectors = HashSet::new();
-        let mut chosen: Vec<(u32, u32)> = cells
+        let chosen: Vec<(u32, u32)> = cells
             .iter()
             .copied()
             .filter(|&(x, y)| sectors.insert(spec.sector_of(x, y)))
             .collect();
-        let mut chosen_set: HashSet<(u32, u32)> = chosen.iter().copied().collect();
-        let id = loop {
-            // An empty list lets the world say why (goal a wall, no source reachable).
-            let id = self
-                .world
-                .request_path_to_any(type_index, &chosen, &goals)
-                .ok()?;
-            let path = self.world.path(id)?;
-            let layer = &self.world.nav().layers[path.layer];
-            let mut missed_sectors = HashSet::new();
-            let missed: Vec<(u32, u32)> = cells
-                .iter()
-                .copied()
-                .filter(|c| !chosen_set.contains(c) && !on_route(layer, path, *c))
-                .filter(|&(x, y)| missed_sectors.insert(spec.sector_of(x, y)))
-                .collect();
-            if missed.is_empty() {
-                break id;
-            }
-            self.world.release_path(id);
-            chosen_set.extend(missed.iter().copied());
-            chosen.extend(missed);
-        };
+        // An empty list lets the world say why (goal a wall, no source reachable).
+        let id = self
+            .world
+            .request_path_to_any(type_index, &chosen, &goals)
+            .ok()?;
+        self.join_sources(id, &cells, chosen.iter().copied().collect())?;
         self.paths.insert(id.0, id);
         Some(PathId(id.0))
+    }
+
+    /// [`NavWorld::move_goal`]; a move across a sector border is re-planned at once (the
+    /// crowd steps no rebuild queue of its own), and followers the new route misses join it.
+    fn move_goal(&mut self, path: PathId, goal_world: Vec2, sources_world: &[Vec2]) -> bool {
+        let (Some(&id), Some(cell)) = (self.paths.get(&path.0), self.cell_of(goal_world)) else {
+            return false;
+        };
+        match self.world.move_goal(id, cell) {
+            Ok(world::GoalMove::RouteQueued) => {
+                if !self.world.replan_moved_goal(id) {
+                    return false;
+                }
+                let cells: Vec<(u32, u32)> = sources_world
+                    .iter()
+                    .filter_map(|&p| self.cell_of(p))
+                    .filter(|&c| self.world.path_reaches(id, c))
+                    .collect();
+                self.join_sources(id, &cells, HashSet::new()).is_some()
+            }
+            Ok(_) => true,
+            Err(_) => false,
+        }
     }
 
     fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {

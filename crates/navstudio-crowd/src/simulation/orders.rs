@@ -136,6 +136,8 @@ impl Simulation {
             path_types,
             bump_reach_m,
             live: moving.len() as u32,
+            leader: None,
+            leader_at: Vec2::ZERO,
         });
         self.order_destinations.push(goal_world);
         self.order_more_goals.push(Vec::new());
@@ -280,6 +282,8 @@ impl Simulation {
             path_types,
             bump_reach_m: 2.0 * (area_m2 / std::f32::consts::PI).sqrt(),
             live: moving,
+            leader: None,
+            leader_at: Vec2::ZERO,
         });
         self.order_destinations.push(goals[0]);
         self.order_more_goals.push(goals[1..].to_vec());
@@ -326,7 +330,9 @@ impl Simulation {
     pub(super) fn finish_travel<N: Navigator + ?Sized>(&mut self, nav: &mut N, order: u32) {
         if let Some(record) = self.orders.get_mut(order as usize) {
             record.live = record.live.saturating_sub(1);
-            if record.live == 0 {
+            // A follow order keeps its paths while followers wait for the leader to move on
+            // (`follow::follow_leaders` releases them when no follower is left).
+            if record.live == 0 && record.leader.is_none() {
                 self.release_order(nav, order);
             }
         }

@@ -95,6 +95,7 @@ impl Simulation {
             }
             self.next_scheduled += 1;
         }
+        self.follow_leaders(nav);
         if self.grid_dirty {
             self.grid
                 .rebuild(&self.agents.pos_world, self.grid_cell_m());
