@@ -53,6 +53,8 @@ pub struct CrowdPreview {
     pub show_velocity: bool,
     /// Orders given so far, re-issued after a re-bake: (agents, goal).
     orders: Vec<(Vec<AgentId>, Vec2)>,
+    /// Follow orders given (followers, leader), re-issued with `orders` after a re-bake.
+    follows: Vec<(Vec<AgentId>, AgentId)>,
     next_group: u32,
     /// Metrics of recent steps, oldest first (for the plots).
     pub history: Vec<StepMetrics>,
@@ -92,6 +94,7 @@ impl Default for CrowdPreview {
             color_by_state: true,
             show_velocity: false,
             orders: Vec::new(),
+            follows: Vec::new(),
             next_group: 0,
             history: Vec::new(),
             message: None,
@@ -183,7 +186,7 @@ impl CrowdPreview {
         {
             return;
         }
-        if self.sim.agents().is_empty() && self.orders.is_empty() {
+        if self.sim.agents().is_empty() && self.orders.is_empty() && self.follows.is_empty() {
             // The previous nav data may be the last reference: free it off the UI thread.
             super::background::drop_later((self.nav.take(), self.latest.take()));
             self.latest = Some((Arc::clone(nav), buffers));
@@ -194,6 +197,9 @@ impl CrowdPreview {
         for (agents, goal) in &self.orders {
             let _ = self.sim.order_move(&mut navigator, agents, *goal);
         }
+        for (agents, leader) in &self.follows {
+            let _ = self.sim.order_follow(&mut navigator, agents, *leader);
+        }
         self.nav = Some(navigator);
     }
 
@@ -203,6 +209,7 @@ impl CrowdPreview {
         self.sim = Simulation::new(config, PREVIEW_SEED);
         self.selection.clear();
         self.orders.clear();
+        self.follows.clear();
         self.history.clear();
         self.next_group = 0;
         self.message = None;
@@ -380,6 +387,54 @@ impl CrowdPreview {
             .collect();
     }
 
+    /// The agent whose disc covers `pos_world` (the nearest centre if several do).
+    #[must_use]
+    pub fn agent_at(&self, pos_world: Vec2) -> Option<AgentId> {
+        let a = self.sim.agents();
+        (0..a.len())
+            .filter(|&i| (a.pos_world[i] - pos_world).length() <= a.radius_m[i])
+            .min_by(|&i, &j| {
+                let d = |k: usize| (a.pos_world[k] - pos_world).length();
+                d(i).total_cmp(&d(j))
+            })
+            .map(|i| AgentId(i as u32))
+    }
+
+    /// Orders the selection (or every other agent) to follow `leader`: their path's goal
+    /// moves with it (`Simulation::order_follow`).
+    pub fn follow(&mut self, leader: AgentId) {
+        let Some(nav) = self.nav.as_mut() else {
+            return;
+        };
+        let agents: Vec<AgentId> = if self.selection.is_empty() {
+            (0..self.sim.agents().len() as u32).map(AgentId).collect()
+        } else {
+            self.selection.clone()
+        };
+        let report = self.sim.order_follow(nav, &agents, leader);
+        let mut note = format!(
+            "{} agent{} follow agent {}: their path's goal moves with it.",
+            report.moving,
+            if report.moving == 1 { "" } else { "s" },
+            leader.0
+        );
+        if report.unreachable > 0 {
+            note.push_str(&format!(
+                " {} cannot reach it (another island for their movement type) and stay put.",
+                report.unreachable
+            ));
+        }
+        self.message = Some(note);
+        self.record_notes.push(
+            "A follow order is not saved in the scenario: scenarios hold move orders.".to_owned(),
+        );
+        self.orders
+            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
+        self.follows
+            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
+        self.follows.push((agents, leader));
+    }
+
     /// Orders the selection (or every agent) to `goal_world`.
     pub fn order(&mut self, goal_world: Vec2) {
         let Some(nav) = self.nav.as_mut() else {
@@ -432,6 +487,8 @@ impl CrowdPreview {
         self.message = (!notes.is_empty()).then(|| notes.join(" "));
         self.record_order(&agents, goal_world);
         self.orders
+            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
+        self.follows
             .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
         self.orders.push((agents, goal_world));
     }

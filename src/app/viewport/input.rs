@@ -151,7 +151,12 @@ impl Viewport {
         if response.clicked_by(egui::PointerButton::Secondary)
             && let Some(p) = response.interact_pointer_pos()
         {
-            crowd.order(world(cell_at(p)));
+            // Right-click on an agent outside the selection: follow it (an RTS's "follow").
+            let target = world(cell_at(p));
+            match crowd.agent_at(target) {
+                Some(leader) if !crowd.selection.contains(&leader) => crowd.follow(leader),
+                _ => crowd.order(target),
+            }
         }
     }
 

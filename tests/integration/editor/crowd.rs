@@ -156,3 +156,44 @@ fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
     );
     assert!(harness.state().scenario_panel.saved.is_empty());
 }
+
+#[test]
+fn right_click_on_an_agent_orders_the_selection_to_follow_it() {
+    use navstudio::crowd::{AgentId, AgentState};
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Spawn);
+    harness.state_mut().crowd.spawn_count = 8;
+    harness.state_mut().crowd.playing = false;
+    drag_cells(&mut harness, (3.0, 18.0), (8.0, 24.0));
+    // One more agent apart, the one to follow.
+    harness.state_mut().crowd.spawn_count = 1;
+    drag_cells(&mut harness, (20.0, 26.0), (20.5, 26.5));
+    let leader = AgentId(8);
+    let at = harness.state().crowd.sim().agents().pos_world[8];
+
+    harness.get_by_label("Command").click();
+    harness.step();
+    drag_cells(&mut harness, (2.0, 17.0), (9.0, 25.0));
+    assert_eq!(harness.state().crowd.selection.len(), 8);
+    let on_leader = screen_of(&harness, at.x, at.y);
+    right_click(&mut harness, on_leader);
+    let crowd = &harness.state().crowd;
+    let agents = crowd.sim().agents();
+    let order = agents.order[0];
+    assert_eq!(crowd.sim().order_leader(order), Some(leader), "{:?}", crowd.message);
+    assert!(crowd.message.as_deref().unwrap_or("").contains("follow agent 8"));
+    assert_eq!(agents.state[8], AgentState::Idle, "the leader itself got no order");
+
+    // The leader walks off; the followers end beside it.
+    let crowd = &mut harness.state_mut().crowd;
+    crowd.selection = vec![leader];
+    crowd.order(navstudio::crowd::Vec2::new(30.5, 34.5));
+    for _ in 0..3600 {
+        harness.state_mut().crowd.step_once();
+    }
+    let agents = harness.state().crowd.sim().agents();
+    for i in 0..8 {
+        let d = (agents.pos_world[i] - agents.pos_world[8]).length();
+        assert!(d < 8.0, "follower {i} is {d:.1} m from the leader");
+    }
+}
