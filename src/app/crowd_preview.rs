@@ -3,6 +3,8 @@
 //! dragging a rectangle, select them, right-click to order a move, play / pause / step at a
 //! chosen speed, and watch the metrics.
 //!
+//! Selecting agents and giving orders (move, follow) is in `orders.rs`.
+//!
 //! When the map is re-baked (a brush stroke, a stamp) the changed sectors go through the
 //! live world's time-sliced rebuild queue, as in a game: agents keep moving and re-plan when
 //! it drains. A new grid or movement-type list rebuilds the navigator and re-issues the
@@ -21,6 +23,8 @@ use crate::nav::{NavData, NavWorld};
 
 use super::crowd_jams::{CongestionTexture, Gate};
 use super::crowd_scenarios::ScenarioError;
+
+mod orders;
 
 /// Seed of every preview run, so the same spawns and orders give the same trajectories.
 const PREVIEW_SEED: u64 = 1;
@@ -367,172 +371,6 @@ impl CrowdPreview {
         }
     }
 
-    /// Selects the agents inside the rectangle (world metres); a tiny rectangle picks the
-    /// nearest agent under it.
-    pub fn select_rect(&mut self, a_world: Vec2, b_world: Vec2) {
-        let agents = self.sim.agents();
-        let (min, max) = (
-            Vec2::new(a_world.x.min(b_world.x), a_world.y.min(b_world.y)),
-            Vec2::new(a_world.x.max(b_world.x), a_world.y.max(b_world.y)),
-        );
-        self.selection = agents
-            .pos_world
-            .iter()
-            .enumerate()
-            .filter(|(i, p)| {
-                let r = agents.radius_m[*i];
-                p.x + r >= min.x && p.x - r <= max.x && p.y + r >= min.y && p.y - r <= max.y
-            })
-            .map(|(i, _)| AgentId(i as u32))
-            .collect();
-    }
-
-    /// The agent whose disc covers `pos_world` (the nearest centre if several do).
-    #[must_use]
-    pub fn agent_at(&self, pos_world: Vec2) -> Option<AgentId> {
-        let a = self.sim.agents();
-        (0..a.len())
-            .filter(|&i| (a.pos_world[i] - pos_world).length() <= a.radius_m[i])
-            .min_by(|&i, &j| {
-                let d = |k: usize| (a.pos_world[k] - pos_world).length();
-                d(i).total_cmp(&d(j))
-            })
-            .map(|i| AgentId(i as u32))
-    }
-
-    /// Orders the selection (or every other agent) to follow `leader`: their path's goal
-    /// moves with it (`Simulation::order_follow`).
-    pub fn follow(&mut self, leader: AgentId) {
-        let Some(nav) = self.nav.as_mut() else {
-            return;
-        };
-        let agents: Vec<AgentId> = if self.selection.is_empty() {
-            (0..self.sim.agents().len() as u32).map(AgentId).collect()
-        } else {
-            self.selection.clone()
-        };
-        let report = self.sim.order_follow(nav, &agents, leader);
-        let mut note = format!(
-            "{} agent{} follow agent {}: their path's goal moves with it.",
-            report.moving,
-            if report.moving == 1 { "" } else { "s" },
-            leader.0
-        );
-        if report.unreachable > 0 {
-            note.push_str(&format!(
-                " {} cannot reach it (another island for their movement type) and stay put.",
-                report.unreachable
-            ));
-        }
-        self.message = Some(note);
-        self.record_notes.push(
-            "A follow order is not saved in the scenario: scenarios hold move orders.".to_owned(),
-        );
-        self.orders
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
-        self.follows
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
-        self.follows.push((agents, leader));
-    }
-
-    /// Orders the selection (or every agent) to `goal_world`.
-    pub fn order(&mut self, goal_world: Vec2) {
-        let Some(nav) = self.nav.as_mut() else {
-            return;
-        };
-        let agents: Vec<AgentId> = if self.selection.is_empty() {
-            (0..self.sim.agents().len() as u32).map(AgentId).collect()
-        } else {
-            self.selection.clone()
-        };
-        if agents.is_empty() {
-            self.message = Some("Spawn agents first: drag a rectangle with the Spawn tool.".into());
-            return;
-        }
-        let report = self.sim.order_move(nav, &agents, goal_world);
-        let mut notes = Vec::new();
-        // Which route each part of a mixed selection took (the most restrictive type's
-        // path serves every agent it can; see `Simulation::order_move`).
-        let kinds: std::collections::BTreeSet<u32> = agents
-            .iter()
-            .filter_map(|id| self.sim.agents().type_index.get(id.0 as usize).copied())
-            .collect();
-        if kinds.len() > 1 {
-            let layers = &nav.world.nav().layers;
-            let parts: Vec<String> = self
-                .sim
-                .order_routes(report.order)
-                .iter()
-                .map(|&(t, n)| {
-                    let name = layers.get(t as usize).map_or("?", |l| l.name.as_str());
-                    format!("{n} on the {name} route")
-                })
-                .collect();
-            if !parts.is_empty() {
-                notes.push(format!(
-                    "{} route{}: {}.",
-                    parts.len(),
-                    if parts.len() == 1 { "" } else { "s" },
-                    parts.join(", ")
-                ));
-            }
-        }
-        if report.unreachable > 0 {
-            notes.push(format!(
-                "{} of {} agents cannot reach that point (another island for their movement type) and stay put.",
-                report.unreachable,
-                agents.len()
-            ));
-        }
-        self.message = (!notes.is_empty()).then(|| notes.join(" "));
-        self.record_order(&agents, goal_world);
-        self.orders
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
-        self.follows
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
-        self.orders.push((agents, goal_world));
-    }
-
-    /// Records an order as one scenario order per group it touches (scenarios address
-    /// groups), noting when that will not replay exactly.
-    fn record_order(&mut self, agents: &[AgentId], goal_world: Vec2) {
-        let groups_of = &self.sim.agents().group;
-        let mut groups: Vec<u32> = agents
-            .iter()
-            .filter_map(|id| groups_of.get(id.0 as usize).copied())
-            .collect();
-        groups.sort_unstable();
-        groups.dedup();
-        let whole = groups.iter().all(|&g| {
-            group_members(&self.sim, g)
-                .iter()
-                .all(|id| agents.contains(id))
-        });
-        if !whole {
-            self.record_notes.push(
-                "An order went to part of a spawn: the scenario orders the whole spawn.".to_owned(),
-            );
-        }
-        if groups.len() > 1 {
-            self.record_notes.push(format!(
-                "An order went to {} spawns at once: the scenario orders each on its own (lanes may differ).",
-                groups.len()
-            ));
-        }
-        let at_step = self
-            .sim
-            .step_index()
-            .saturating_sub(self.record_start.unwrap_or(0));
-        self.recorded
-            .orders
-            .extend(groups.into_iter().map(|group| Order {
-                group,
-                goal_world,
-                more_goals_world: Vec::new(),
-                at_step,
-            }));
-    }
-
     /// Advances the simulation by `dt_secs` of real time (times the speed) when playing.
     /// Returns the steps taken.
     pub fn tick(&mut self, dt_secs: f64) -> u32 {
@@ -598,7 +436,7 @@ impl CrowdPreview {
 }
 
 /// The agents of spawn group `group`.
-fn group_members(sim: &Simulation, group: u32) -> Vec<AgentId> {
+pub(super) fn group_members(sim: &Simulation, group: u32) -> Vec<AgentId> {
     sim.agents()
         .group
         .iter()

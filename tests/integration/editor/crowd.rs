@@ -180,9 +180,24 @@ fn right_click_on_an_agent_orders_the_selection_to_follow_it() {
     let crowd = &harness.state().crowd;
     let agents = crowd.sim().agents();
     let order = agents.order[0];
-    assert_eq!(crowd.sim().order_leader(order), Some(leader), "{:?}", crowd.message);
-    assert!(crowd.message.as_deref().unwrap_or("").contains("follow agent 8"));
-    assert_eq!(agents.state[8], AgentState::Idle, "the leader itself got no order");
+    assert_eq!(
+        crowd.sim().order_leader(order),
+        Some(leader),
+        "{:?}",
+        crowd.message
+    );
+    assert!(
+        crowd
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("follow agent 8")
+    );
+    assert_eq!(
+        agents.state[8],
+        AgentState::Idle,
+        "the leader itself got no order"
+    );
 
     // The leader walks off; the followers end beside it.
     let crowd = &mut harness.state_mut().crowd;
