@@ -7,7 +7,8 @@
 use std::sync::atomic::AtomicBool;
 
 use navstudio::crowd::{
-    AgentId, AgentState, SimConfig, Simulation, Vec2, WorldNavigator, default_archetypes,
+    AgentArchetype, AgentId, AgentState, SimConfig, Simulation, Vec2, WorldNavigator,
+    default_archetypes,
 };
 use navstudio::nav::grid::WALL;
 use navstudio::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
@@ -47,6 +48,22 @@ fn world() -> WorldNavigator {
     WorldNavigator::new(NavWorld::from_nav(nav), vec![0.0])
 }
 
+/// The world, a simulation, the infantry archetype, and an infantryman (the leader) west of
+/// the wall.
+fn with_leader() -> (WorldNavigator, Simulation, AgentArchetype, AgentId) {
+    let nav = world();
+    let mut sim = Simulation::new(SimConfig::default(), 5);
+    let infantry = default_archetypes()
+        .into_iter()
+        .find(|a| a.name == "infantry")
+        .unwrap();
+    let leader = sim
+        .add_agent(&nav, &infantry, Vec2::new(12.5, 30.5), 0)
+        .unwrap()
+        .unwrap();
+    (nav, sim, infantry, leader)
+}
+
 /// Steps until `done` or `limit` steps; returns the steps taken.
 fn run(
     sim: &mut Simulation,
@@ -65,16 +82,7 @@ fn run(
 
 #[test]
 fn a_group_follows_its_leader_through_a_door_and_sets_off_again_when_it_leaves() {
-    let mut nav = world();
-    let mut sim = Simulation::new(SimConfig::default(), 5);
-    let infantry = default_archetypes()
-        .into_iter()
-        .find(|a| a.name == "infantry")
-        .unwrap();
-    let leader = sim
-        .add_agent(&nav, &infantry, Vec2::new(12.5, 30.5), 0)
-        .unwrap()
-        .unwrap();
+    let (mut nav, mut sim, infantry, leader) = with_leader();
     let followers: Vec<AgentId> = (0..12)
         .map(|k| {
             let p = Vec2::new(6.5 + 2.0 * (k % 4) as f32, 44.5 + 2.0 * (k / 4) as f32);
@@ -144,16 +152,7 @@ fn a_group_follows_its_leader_through_a_door_and_sets_off_again_when_it_leaves()
 
 #[test]
 fn a_follow_order_ends_when_its_followers_take_another_order() {
-    let mut nav = world();
-    let mut sim = Simulation::new(SimConfig::default(), 5);
-    let infantry = default_archetypes()
-        .into_iter()
-        .find(|a| a.name == "infantry")
-        .unwrap();
-    let leader = sim
-        .add_agent(&nav, &infantry, Vec2::new(12.5, 30.5), 0)
-        .unwrap()
-        .unwrap();
+    let (mut nav, mut sim, infantry, leader) = with_leader();
     let follower = sim
         .add_agent(&nav, &infantry, Vec2::new(12.5, 40.5), 1)
         .unwrap()

@@ -18,9 +18,6 @@ use navstudio_nav::layer::NavLayer;
 use navstudio_nav::world::{PathState, StampHandle};
 use navstudio_nav::{NavData, NavWorld, world};
 
-/// The layers and cell rectangle `(x, y, w, h)` a stamp covers.
-type StampRect = (Vec<usize>, (u32, u32, u32, u32));
-
 /// [`NavWorld`] plus what the crowd needs beside it (names and wall buffers per type).
 pub struct WorldNavigator {
     /// The run-time world.
@@ -37,8 +34,6 @@ pub struct WorldNavigator {
     /// Per layer, one bit per cell (row-major): wall. `is_wall` runs for every cell around
     /// every agent every step; a bit test beats reading the sector-tiled cost field.
     wall_bits: Vec<Vec<u64>>,
-    /// Layers and rectangle of each applied stamp, to refresh the wall bits on removal.
-    stamp_rects: BTreeMap<u32, StampRect>,
 }
 
 impl WorldNavigator {
@@ -60,7 +55,6 @@ impl WorldNavigator {
             routes_version: 0,
             part_rebuilt: false,
             wall_bits,
-            stamp_rects: BTreeMap::new(),
         };
         let layers: Vec<usize> = (0..navigator.wall_bits.len()).collect();
         navigator.refresh_walls(&layers, (0, 0, w, h));
@@ -105,15 +99,19 @@ impl WorldNavigator {
     ) -> StampHandle {
         let handle = self.world.apply_stamp(layers, rect, costs);
         self.refresh_walls(layers, rect);
-        self.stamp_rects.insert(handle.0, (layers.to_vec(), rect));
         self.walls_version += 1;
         handle
     }
 
     /// Restores what a stamp replaced ([`NavWorld::remove_stamp`]); see [`Self::apply_stamp`].
     pub fn remove_stamp(&mut self, handle: StampHandle) {
+        // The world's stamp record says which walls to refresh.
+        let area = self
+            .world
+            .stamp_area(handle)
+            .map(|(layers, rect)| (layers.to_vec(), rect));
         self.world.remove_stamp(handle);
-        if let Some((layers, rect)) = self.stamp_rects.remove(&handle.0) {
+        if let Some((layers, rect)) = area {
             self.refresh_walls(&layers, rect);
         }
         self.walls_version += 1;
@@ -160,9 +158,10 @@ impl WorldNavigator {
         for (li, s) in changed {
             let cost = &nav.layers[li].cost;
             cost.sector_cells(s, &mut tile);
-            // The stamp record keeps the sector's old costs; these stamps are never removed.
-            let handle = self.apply_stamp(&[li], cost.spec.sector_rect(s), &tile);
-            self.stamp_rects.remove(&handle.0);
+            let rect = cost.spec.sector_rect(s);
+            self.world.set_costs(&[li], rect, &tile);
+            self.refresh_walls(&[li], rect);
+            self.walls_version += 1;
         }
         self.wall_buffer_m = wall_buffer_m;
         true

@@ -43,13 +43,9 @@ impl CrowdPreview {
     /// Orders the selection (or every other agent) to follow `leader`: their path's goal
     /// moves with it (`Simulation::order_follow`).
     pub fn follow(&mut self, leader: AgentId) {
+        let agents = self.ordered_agents();
         let Some(nav) = self.nav.as_mut() else {
             return;
-        };
-        let agents: Vec<AgentId> = if self.selection.is_empty() {
-            (0..self.sim.agents().len() as u32).map(AgentId).collect()
-        } else {
-            self.selection.clone()
         };
         let report = self.sim.order_follow(nav, &agents, leader);
         let mut note = format!(
@@ -68,22 +64,32 @@ impl CrowdPreview {
         self.record_notes.push(
             "A follow order is not saved in the scenario: scenarios hold move orders.".to_owned(),
         );
-        self.orders
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
-        self.follows
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
+        self.forget_orders_of(&agents);
         self.follows.push((agents, leader));
+    }
+
+    /// Who an order goes to: the selection, or every agent when nothing is selected.
+    fn ordered_agents(&self) -> Vec<AgentId> {
+        if self.selection.is_empty() {
+            (0..self.sim.agents().len() as u32).map(AgentId).collect()
+        } else {
+            self.selection.clone()
+        }
+    }
+
+    /// Drops the kept orders (move or follow) that `agents` all had: a new order replaces
+    /// them for the re-issue after a re-bake.
+    fn forget_orders_of(&mut self, agents: &[AgentId]) {
+        let replaced = |a: &[AgentId]| a.iter().all(|id| agents.contains(id));
+        self.orders.retain(|(a, _)| !replaced(a));
+        self.follows.retain(|(a, _)| !replaced(a));
     }
 
     /// Orders the selection (or every agent) to `goal_world`.
     pub fn order(&mut self, goal_world: Vec2) {
+        let agents = self.ordered_agents();
         let Some(nav) = self.nav.as_mut() else {
             return;
-        };
-        let agents: Vec<AgentId> = if self.selection.is_empty() {
-            (0..self.sim.agents().len() as u32).map(AgentId).collect()
-        } else {
-            self.selection.clone()
         };
         if agents.is_empty() {
             self.message = Some("Spawn agents first: drag a rectangle with the Spawn tool.".into());
@@ -126,10 +132,7 @@ impl CrowdPreview {
         }
         self.message = (!notes.is_empty()).then(|| notes.join(" "));
         self.record_order(&agents, goal_world);
-        self.orders
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
-        self.follows
-            .retain(|(a, _)| !a.iter().all(|id| agents.contains(id)));
+        self.forget_orders_of(&agents);
         self.orders.push((agents, goal_world));
     }
 

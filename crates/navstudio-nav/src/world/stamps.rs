@@ -17,10 +17,37 @@ pub(super) struct AppliedStamp {
     original: Vec<Vec<u8>>,
 }
 
+/// A block of cells `(x, y, w, h)`, as stamps take it.
+pub type StampRect = (u32, u32, u32, u32);
+
 impl NavWorld {
     /// Sets one cell's cost at run time (255 = wall); the rebuild happens in [`Self::rebuild`].
     pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
         self.write_costs(&[layer], (x, y, 1, 1), &[cost.max(1)]);
+    }
+
+    /// Writes a `w × h` block of costs at `(x, y)` into the given movement types (255 =
+    /// wall), keeping no record to undo it (a re-bake's new costs); the rebuild happens in
+    /// [`Self::rebuild`]. The block must lie on the map.
+    pub fn set_costs(&mut self, layers: &[usize], rect: (u32, u32, u32, u32), costs: &[u8]) {
+        let spec = self.nav.spec;
+        let (x, y, w, h) = rect;
+        if x.saturating_add(w) > spec.width
+            || y.saturating_add(h) > spec.height
+            || costs.len() != (w * h) as usize
+        {
+            return;
+        }
+        let costs: Vec<u8> = costs.iter().map(|&c| c.max(1)).collect();
+        self.write_costs(layers, rect, &costs);
+    }
+
+    /// The movement types and cell rectangle `(x, y, w, h)` an applied stamp covers.
+    #[must_use]
+    pub fn stamp_area(&self, handle: StampHandle) -> Option<(&[usize], StampRect)> {
+        self.stamps
+            .get(&handle.0)
+            .map(|s| (s.layers.as_slice(), s.rect))
     }
 
     /// Stamps a `w × h` block of costs at `(x, y)` into the given movement types, recording the
