@@ -244,11 +244,12 @@ enum Command {
         json: Option<PathBuf>,
         /// Turn a movement technique off (repeatable): resolve_contacts, pass_occupied_goal,
         /// context_orca, context_pace, remember_resolutions, progress_priority,
-        /// stuck_recovery, or all (the crowd without them).
+        /// stuck_recovery, fit_corridors, rejoin_route, pinned_priority, context_free_speed,
+        /// or all (the crowd without them).
         #[arg(long)]
         off: Vec<String>,
         /// Turn a movement technique on (repeatable; after --off): context_orca,
-        /// progress_priority and stuck_recovery are off by default.
+        /// progress_priority, stuck_recovery and pinned_priority are off by default.
         #[arg(long)]
         on: Vec<String>,
         /// Write a PNG of the crowd every 2 simulated seconds into this folder, to watch a
