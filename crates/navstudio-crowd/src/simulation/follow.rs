@@ -106,7 +106,13 @@ impl Simulation {
                 let (x, y) = nav.grid().cell_from_world(lane);
                 let in_wall = nav.is_wall(self.agents.type_index[i] as usize, x, y);
                 let a = &mut self.agents;
+                let before = (a.goal_world[i] - a.pos_world[i]).length();
                 a.goal_world[i] = if in_wall { leader_at } else { lane };
+                // Progress is measured toward the goal: credit its move, so a follower that
+                // keeps walking after a leader walking away is not taken for stuck.
+                if a.state[i].is_travelling() {
+                    a.best_goal_dist_m[i] += (a.goal_world[i] - a.pos_world[i]).length() - before;
+                }
                 if a.state[i] == AgentState::Arrived
                     && (a.goal_world[i] - a.pos_world[i]).length() > resume_m + a.radius_m[i]
                 {
