@@ -126,6 +126,18 @@ pub(super) fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String>
     Ok(out)
 }
 
+/// The first `len` bytes of a chunk's raw contents (its header), without decompressing the
+/// rest.
+pub(super) fn decompress_prefix(stored: &[u8], len: usize) -> Result<Vec<u8>, String> {
+    let mut decoder =
+        zstd::stream::read::Decoder::new(stored).map_err(|e| format!("cannot decompress: {e}"))?;
+    let mut out = vec![0; len];
+    decoder
+        .read_exact(&mut out)
+        .map_err(|e| format!("cannot decompress its header: {e}"))?;
+    Ok(out)
+}
+
 /// Flow tiles as a file stores them: one store for the map (version 1) or one per region.
 pub(super) enum StoredFlows {
     /// The whole map's tiles, numbered by first use over all nodes.

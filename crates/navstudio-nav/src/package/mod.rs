@@ -164,7 +164,7 @@ impl ChunkKind {
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            Self::Landmarks => "landmarks",
+            Self::Landmarks => "alt_landmarks",
             Self::Windows => "windows",
             Self::Graph => "graph",
             Self::SectorIslands => "sector_islands",
@@ -292,8 +292,30 @@ pub struct Package {
     /// The navigation data.
     pub nav: crate::NavData,
     /// Per movement type, the landmark tables the package stores (none in version 1, nor
-    /// for a type without portal nodes); [`crate::NavWorld::from_package`] uses them.
-    pub landmarks: Vec<Option<crate::landmarks::Landmarks>>,
+    /// for a type without portal nodes); [`crate::NavWorld::from_package`] decodes them.
+    pub landmarks: Vec<Option<StoredLandmarks>>,
+}
+
+/// One movement type's landmark tables as the package stores them. Reading a package checks
+/// their checksum and header against the graph; they are decompressed and decoded only when
+/// a world opens on them ([`Self::decode`]), because tools that read packages never search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredLandmarks {
+    stored: Vec<u8>,
+    raw_len: u64,
+    node_count: usize,
+}
+
+impl StoredLandmarks {
+    /// The tables.
+    ///
+    /// # Errors
+    /// One sentence if the chunk does not decompress to tables that fit the graph (its
+    /// checksum matched, so only a faulty writer makes one).
+    pub fn decode(&self) -> Result<crate::landmarks::Landmarks, String> {
+        let raw = decode::decompress(&self.stored, self.raw_len)?;
+        crate::landmarks::Landmarks::from_bytes(&raw, self.node_count)
+    }
 }
 
 /// Why a package could not be written or read. Each message is one sentence: which file,

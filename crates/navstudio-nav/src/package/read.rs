@@ -10,12 +10,12 @@ use rayon::prelude::*;
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
     Faults, StoredFlows, assemble_layer, check_islands, check_manifest, decompress,
-    max_section_len, parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields,
-    parse_sector_islands, parse_windows, portal_bounds,
+    decompress_prefix, max_section_len, parse_cost_sectors, parse_flow_tiles, parse_graph,
+    parse_island_fields, parse_sector_islands, parse_windows, portal_bounds,
 };
 use super::{
     ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package, PackageError,
-    RegionGrid, SectionInfo, SectionKind,
+    RegionGrid, SectionInfo, SectionKind, StoredLandmarks,
 };
 use crate::landmarks::{LANDMARK_COUNT, Landmarks};
 use crate::permutations::FlowPermutations;
@@ -124,7 +124,13 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
             if found != info.crc32 {
                 return Err(err.checksum(what(), info.crc32, found));
             }
-            decompress(stored, info.raw_len).map_err(|w| err.invalid(format!("{}: {w}", what())))
+            let raw = if c.kind == ChunkKind::Landmarks {
+                // Checked here, decoded when a world opens on them (StoredLandmarks).
+                decompress_prefix(stored, Landmarks::HEADER_LEN)
+            } else {
+                decompress(stored, info.raw_len)
+            };
+            raw.map_err(|w| err.invalid(format!("{}: {w}", what())))
         })
         .collect::<Result<_, _>>()?;
 
@@ -148,11 +154,21 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
                     err.invalid(format!("movement type {name}: {w}"))
                 }
             })?;
-            let stored = of(ChunkKind::Landmarks, None);
-            let marks = (!stored.is_empty())
-                .then(|| Landmarks::from_bytes(stored, l.nodes.len()))
+            let marks = by_key
+                .get(&(layer, ChunkKind::Landmarks, None))
+                .map(|&i| {
+                    let info = &manifest.chunks[chunks[i].index];
+                    let raw_len = usize::try_from(info.raw_len).unwrap_or(usize::MAX);
+                    Landmarks::check_header(&raw[i], raw_len, l.nodes.len())?;
+                    let start = info.offset as usize;
+                    Ok(StoredLandmarks {
+                        stored: bytes[start..start + info.stored_len as usize].to_vec(),
+                        raw_len: info.raw_len,
+                        node_count: l.nodes.len(),
+                    })
+                })
                 .transpose()
-                .map_err(|w| err.invalid(format!("movement type {name}: {w}")))?;
+                .map_err(|w: String| err.invalid(format!("movement type {name}: {w}")))?;
             Ok((l, marks))
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -8,6 +8,7 @@
 //! integrated from all of its goals, and where the fields' windows overlap a cell follows
 //! the field that is cheapest there, so every source flows to its nearest goal.
 
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -217,12 +218,18 @@ pub struct NavWorld {
 
 impl NavWorld {
     /// A world over a read package, with the landmark tables it stores (so the first
-    /// request computes none); tables that no longer fit their graph are left out.
+    /// request computes none); tables that do not decode or no longer fit their graph are
+    /// left out, and built on the first request as for a package without them.
     #[must_use]
     pub fn from_package(package: crate::package::Package) -> Self {
         let mut world = Self::from_nav(package.nav);
         world.landmarks.resize_with(world.nav.layers.len(), || None);
-        for (layer, marks) in package.landmarks.into_iter().enumerate() {
+        let decoded: Vec<Option<Landmarks>> = package
+            .landmarks
+            .par_iter()
+            .map(|stored| stored.as_ref().and_then(|s| s.decode().ok()))
+            .collect();
+        for (layer, marks) in decoded.into_iter().enumerate() {
             let Some(marks) = marks else { continue };
             if layer >= world.nav.layers.len()
                 || marks.node_count() != world.nav.layers[layer].nodes.len()
