@@ -8,7 +8,6 @@
 //! integrated from all of its goals, and where the fields' windows overlap a cell follows
 //! the field that is cheapest there, so every source flows to its nearest goal.
 
-use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -194,6 +193,9 @@ pub struct NavWorld {
     /// ALT landmark tables per layer, built on a layer's first request (see
     /// [`NavWorld::prepare_landmarks`]) and dropped when its graph is rebuilt.
     landmarks: Vec<Option<Landmarks>>,
+    /// Per layer, the tables its package stores, until the layer's first request decodes
+    /// them; dropped when the layer's graph is rebuilt.
+    stored_landmarks: Vec<Option<crate::package::StoredLandmarks>>,
     /// Layers whose landmark tables the rebuild queue is recomputing (build not started:
     /// `None`); their requests use the octile heuristic meanwhile.
     landmark_builds: BTreeMap<usize, Option<LandmarkBuilder>>,
@@ -217,29 +219,14 @@ pub struct NavWorld {
 }
 
 impl NavWorld {
-    /// A world over a read package, with the landmark tables it stores (so the first
-    /// request computes none); tables that do not decode or no longer fit their graph are
-    /// left out, and built on the first request as for a package without them.
+    /// A world over a read package, with the landmark tables it stores: each layer's are
+    /// decoded on its first request (or by [`Self::prepare_landmarks`]) instead of computed.
+    /// Tables that do not decode or no longer fit their graph are built as for a package
+    /// without them.
     #[must_use]
     pub fn from_package(package: crate::package::Package) -> Self {
         let mut world = Self::from_nav(package.nav);
-        world.landmarks.resize_with(world.nav.layers.len(), || None);
-        let decoded: Vec<Option<Landmarks>> = package
-            .landmarks
-            .par_iter()
-            .map(|stored| stored.as_ref().and_then(|s| s.decode().ok()))
-            .collect();
-        for (layer, marks) in decoded.into_iter().enumerate() {
-            let Some(marks) = marks else { continue };
-            if layer >= world.nav.layers.len()
-                || marks.node_count() != world.nav.layers[layer].nodes.len()
-            {
-                continue;
-            }
-            let graph = world.search_graph(layer);
-            let ranked = marks.reordered(graph.search_ids());
-            world.landmarks[layer] = Some(ranked);
-        }
+        world.stored_landmarks = package.landmarks;
         world
     }
 
@@ -259,6 +246,7 @@ impl NavWorld {
             flow_lookahead: DEFAULT_FLOW_LOOKAHEAD,
             heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
             landmarks: Vec::new(),
+            stored_landmarks: Vec::new(),
             landmark_builds: BTreeMap::new(),
             use_landmarks: true,
             replan_on_rebuild: true,
@@ -337,7 +325,13 @@ impl NavWorld {
             .as_ref()
             .is_none_or(|t| t.node_count() != l.nodes.len());
         if stale {
-            let marks = Landmarks::build(l);
+            let stored = self
+                .stored_landmarks
+                .get_mut(layer)
+                .and_then(Option::take)
+                .and_then(|s| s.decode().ok())
+                .filter(|m| m.node_count() == l.nodes.len());
+            let marks = stored.or_else(|| Landmarks::build(l));
             let graph = self.search_graph(layer);
             self.landmarks[layer] = marks.map(|m| m.reordered(graph.search_ids()));
         }

@@ -200,12 +200,17 @@ impl NavWorld {
             }
             // Landmark tables are indexed by node id and hold the old costs: recompute them
             // (below, time-sliced too) for layers that had them.
-            let had = self
+            let stored = self
+                .stored_landmarks
+                .get_mut(layer)
+                .and_then(Option::take)
+                .is_some();
+            let built = self
                 .landmarks
                 .get_mut(layer)
                 .and_then(Option::take)
                 .is_some();
-            if had || self.landmark_builds.contains_key(&layer) {
+            if stored || built || self.landmark_builds.contains_key(&layer) {
                 self.landmark_builds.insert(layer, None);
             }
             if start.elapsed() >= budget && !self.dirty.is_empty() {
