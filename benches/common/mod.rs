@@ -32,7 +32,10 @@ pub fn baked_benchmark_map(size: u32, types: Option<Vec<String>>) -> Baked {
         &g.document,
         &heightmap,
         &StampLibrary::builtin().unwrap(),
-        &BakeOptions { types },
+        &BakeOptions {
+            types,
+            ..BakeOptions::default()
+        },
         &mut BakeContext::default(),
     )
     .unwrap()

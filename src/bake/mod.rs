@@ -45,6 +45,11 @@ use paint::PlacedFootprint;
 pub struct BakeOptions {
     /// Names of the movement types to bake; `None` bakes all of them.
     pub types: Option<Vec<String>>,
+    /// Drop each type's intermediate grids ([`CostLayers`], 5 bytes per cell) as soon as its
+    /// nav layer is built, and the slope grid at the end: for a bake that only writes a
+    /// package (`navstudio bake`). The editor keeps them for its overlays and for
+    /// [`rebake_rect`], which needs them.
+    pub nav_only: bool,
 }
 
 /// Why a bake could not run.
@@ -88,13 +93,14 @@ pub enum BakeError {
 /// the navigation data the run time uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Baked {
-    /// Stage 1's slope per cell. `[Units: degrees]`
+    /// Stage 1's slope per cell (empty with [`BakeOptions::nav_only`]). `[Units: degrees]`
     pub slope_deg: Vec<f32>,
     /// Placed stamp footprints, in placement order.
     pub footprints: Vec<PlacedFootprint>,
     /// Index into the document's movement types of each baked layer.
     pub type_indices: Vec<usize>,
-    /// Intermediate and final cost grids, one per baked type.
+    /// Intermediate and final cost grids, one per baked type (none with
+    /// [`BakeOptions::nav_only`]).
     pub cost_layers: Vec<CostLayers>,
     /// Sectors, portals, graph, islands and flow permutations, one layer per baked type.
     pub nav: NavData,
@@ -176,11 +182,17 @@ pub fn bake(
             })
             .ok_or(BakeError::Cancelled)?;
         warn_about_layer(ctx, &layer, &costs);
-        cost_layers.push(costs);
+        if !options.nav_only {
+            cost_layers.push(costs);
+        }
         layers.push(layer);
     }
     Ok(Baked {
-        slope_deg,
+        slope_deg: if options.nav_only {
+            Vec::new()
+        } else {
+            slope_deg
+        },
         footprints,
         type_indices,
         cost_layers,

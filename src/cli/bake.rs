@@ -92,13 +92,15 @@ fn bake_loaded(
     types: Option<Vec<String>>,
     progress: &StageProgress,
 ) -> Result<(Baked, BakeContext), String> {
+    // Every command that bakes from the CLI uses only the nav data.
+    let nav_only = true;
     let stamps = StampLibrary::builtin().map_err(|e| e.to_string())?;
     let reporter = progress.clone();
     let mut ctx = BakeContext::new(
         Box::new(move |stage, done| reporter.update(stage, done)),
         Arc::new(AtomicBool::new(false)),
     );
-    let options = BakeOptions { types };
+    let options = BakeOptions { types, nav_only };
     let baked = bake::bake(
         &loaded.document,
         &loaded.heightmap,

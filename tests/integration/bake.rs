@@ -229,6 +229,7 @@ fn bad_documents_give_clear_errors_not_panics() {
     assert!(err.to_string().contains("no_such_stamp"), "{err}");
     let opts = BakeOptions {
         types: Some(vec!["tank".into()]),
+        ..BakeOptions::default()
     };
     let err = bake::bake(
         &base.doc,
@@ -311,4 +312,39 @@ fn cli_bakes_a_heightmap_directly() {
         .output()
         .unwrap();
     assert!(!missing.status.success());
+}
+
+/// A bake for a package only (`navstudio bake`) drops the intermediate grids and gives the
+/// same navigation data; the package writer then uses the fresh bake's flow tiles as they
+/// are (they are already canonical) and writes the same bytes.
+#[test]
+fn a_nav_only_bake_gives_the_same_nav_data_without_the_grids() {
+    use navstudio::nav::permutations::canonical_flows_borrowed;
+    use std::borrow::Cow;
+    let m = generated(MapKind::Small);
+    let full = bake_all(&m);
+    let nav_only = bake::bake(
+        &m.doc,
+        &m.heightmap,
+        &m.stamps,
+        &BakeOptions {
+            nav_only: true,
+            ..BakeOptions::default()
+        },
+        &mut BakeContext::default(),
+    )
+    .unwrap();
+    assert!(nav_only.nav == full.nav);
+    assert!(nav_only.cost_layers.is_empty() && nav_only.slope_deg.is_empty());
+    assert_eq!(full.cost_layers.len(), full.nav.layers.len());
+    for l in &full.nav.layers {
+        let borrowed = canonical_flows_borrowed(&l.cost, &l.nodes, &l.flows);
+        assert!(matches!(borrowed, Cow::Borrowed(_)), "{}: copied", l.name);
+        assert!(*borrowed == canonical_flows(&l.cost, &l.nodes, &l.flows));
+    }
+    let meta = PackageMeta::default();
+    assert_eq!(
+        package::to_bytes(&nav_only.nav, &meta),
+        package::to_bytes(&full.nav, &meta)
+    );
 }

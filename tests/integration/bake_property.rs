@@ -61,6 +61,7 @@ fn full_bake(doc: &MapDocument, heightmap: &Heightmap, types: &Option<Vec<String
         &StampLibrary::builtin().unwrap(),
         &BakeOptions {
             types: types.clone(),
+            ..BakeOptions::default()
         },
         &mut BakeContext::default(),
     )

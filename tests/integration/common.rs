@@ -54,7 +54,10 @@ pub fn bake_generated(
         &g.document,
         &map::heightmap_from_u16(g.width, g.height, &g.heights),
         &StampLibrary::builtin().unwrap(),
-        &BakeOptions { types },
+        &BakeOptions {
+            types,
+            ..BakeOptions::default()
+        },
         &mut BakeContext::default(),
     )
     .unwrap()

@@ -59,6 +59,7 @@ fn land_figures(loaded: &map::LoadedMap) -> LandFigures {
         &StampLibrary::builtin().unwrap(),
         &BakeOptions {
             types: Some(vec!["land".to_owned()]),
+            ..BakeOptions::default()
         },
         &mut BakeContext::default(),
     )

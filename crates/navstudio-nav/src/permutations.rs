@@ -347,16 +347,28 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
     (node_tile, task_node)
 }
 
-/// The canonical store of `flows` (what a full build gives for the same costs and nodes):
-/// incremental cost-only updates append tiles and leave unused ones behind, so packages and
-/// comparisons go through this.
+/// [`canonical_flows`] without copying a store that already is canonical (a fresh bake's),
+/// for the package writer: at 8192² the copy would be hundreds of megabytes.
 #[must_use]
-pub fn canonical_flows(
+pub fn canonical_flows_borrowed<'a>(
     cost: &CostField,
     nodes: &[PortalNode],
-    flows: &FlowPermutations,
-) -> FlowPermutations {
+    flows: &'a FlowPermutations,
+) -> std::borrow::Cow<'a, FlowPermutations> {
     let (node_tile, task_node) = assign_tasks(cost, nodes);
+    // Tile t of the canonical store is the tile of node task_node[t]; when every node already
+    // has its canonical index and there are no other tiles, that is tile t itself.
+    if node_tile == flows.node_tile && flows.tiles.len() == task_node.len() {
+        return std::borrow::Cow::Borrowed(flows);
+    }
+    std::borrow::Cow::Owned(canonical_from(flows, node_tile, &task_node))
+}
+
+fn canonical_from(
+    flows: &FlowPermutations,
+    node_tile: Vec<u32>,
+    task_node: &[u32],
+) -> FlowPermutations {
     let tiles = task_node
         .iter()
         .map(|&n| {
@@ -369,6 +381,19 @@ pub fn canonical_flows(
         })
         .collect();
     FlowPermutations { tiles, node_tile }
+}
+
+/// The canonical store of `flows` (what a full build gives for the same costs and nodes):
+/// incremental cost-only updates append tiles and leave unused ones behind, so packages and
+/// comparisons go through this.
+#[must_use]
+pub fn canonical_flows(
+    cost: &CostField,
+    nodes: &[PortalNode],
+    flows: &FlowPermutations,
+) -> FlowPermutations {
+    let (node_tile, task_node) = assign_tasks(cost, nodes);
+    canonical_from(flows, node_tile, &task_node)
 }
 
 /// Recomputes the flow tiles of every node in `sectors` (whose costs changed but whose walls

@@ -2,6 +2,7 @@
 //! cores, index them in the JSON manifest, write atomically (temp file in the same folder,
 //! fsync, rename).
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -13,7 +14,7 @@ use super::{
     REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
 use crate::landmarks::Landmarks;
-use crate::permutations::{FlowPermutations, canonical_flows};
+use crate::permutations::{FlowPermutations, canonical_flows_borrowed};
 use crate::{NavData, NavLayer, SectorCost};
 
 /// What the package records beside the navigation data itself.
@@ -30,15 +31,19 @@ pub struct PackageMeta {
 /// Builds the manifest for `nav`, without the chunk index.
 #[must_use]
 pub fn manifest_for(nav: &NavData, meta: &PackageMeta) -> Manifest {
-    let flows: Vec<FlowPermutations> = nav
+    let flows: Vec<Cow<'_, FlowPermutations>> = nav
         .layers
         .iter()
-        .map(|l| canonical_flows(&l.cost, &l.nodes, &l.flows))
+        .map(|l| canonical_flows_borrowed(&l.cost, &l.nodes, &l.flows))
         .collect();
     manifest_with(nav, meta, &flows)
 }
 
-fn manifest_with(nav: &NavData, meta: &PackageMeta, flows: &[FlowPermutations]) -> Manifest {
+fn manifest_with(
+    nav: &NavData,
+    meta: &PackageMeta,
+    flows: &[Cow<'_, FlowPermutations>],
+) -> Manifest {
     Manifest {
         map_name: meta.map_name.clone(),
         width: nav.spec.width,
@@ -81,17 +86,19 @@ struct ChunkJob {
 #[must_use]
 pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     // Incremental edits leave the in-memory tile store non-canonical; the file never is.
-    let flows: Vec<FlowPermutations> = nav
+    let flows: Vec<Cow<'_, FlowPermutations>> = nav
         .layers
         .par_iter()
-        .map(|l| canonical_flows(&l.cost, &l.nodes, &l.flows))
+        .map(|l| canonical_flows_borrowed(&l.cost, &l.nodes, &l.flows))
         .collect();
     let mut manifest = manifest_with(nav, meta, &flows);
     // Landmark tables, so a game's first request does not compute them (seconds on the
     // largest maps); in the layers' node order, as the reader checks against the graph.
+    // One layer at a time: each build already runs two Dijkstras at once, and a map at the
+    // size limit holds hundreds of megabytes of tables per layer while they are built.
     let landmarks: Vec<Option<Vec<u8>>> = nav
         .layers
-        .par_iter()
+        .iter()
         .map(|l| Landmarks::build(l).map(|m| m.to_bytes()))
         .collect();
     let regions = RegionGrid {
@@ -301,9 +308,9 @@ pub fn write(path: &Path, nav: &NavData, meta: &PackageMeta) -> Result<(), Packa
 #[must_use]
 pub fn encode_section(kind: SectionKind, l: &NavLayer) -> Vec<u8> {
     let flows = if kind == SectionKind::Flows {
-        canonical_flows(&l.cost, &l.nodes, &l.flows)
+        canonical_flows_borrowed(&l.cost, &l.nodes, &l.flows)
     } else {
-        FlowPermutations::default()
+        Cow::Owned(FlowPermutations::default())
     };
     encode_section_with(kind, l, &flows)
 }
