@@ -40,5 +40,6 @@ mod nav_world;
 mod new_map;
 mod package;
 mod save_crash;
+mod streaming;
 #[cfg(feature = "gui")]
 mod undo_property;

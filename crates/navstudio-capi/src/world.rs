@@ -144,6 +144,7 @@ pub(crate) fn path_status(e: &PathError) -> NavstudioStatus {
         PathError::GoalIsWall(_) => NavstudioStatus::GoalIsWall,
         PathError::Unreachable(_) => NavstudioStatus::Unreachable,
         PathError::UnknownPath(_) => NavstudioStatus::NoSuchHandle,
+        PathError::Damaged { .. } => NavstudioStatus::Package,
         #[allow(unreachable_patterns, reason = "goal sets add a refusal")]
         _ => NavstudioStatus::InvalidArgument,
     }

@@ -20,7 +20,10 @@ pub mod world;
 pub use cost::{CostField, SectorCost};
 pub use grid::GridSpec;
 pub use layer::{NavLayer, build_layer, rebuild_sectors};
-pub use world::{GoalMove, GoalMoveStats, NavWorld, PathError, PathId, TracedPath};
+pub use world::{
+    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, StreamOptions,
+    StreamStats, TracedPath,
+};
 
 /// Everything a game needs to navigate one map: the grid, the cell size and one layer per
 /// movement type.

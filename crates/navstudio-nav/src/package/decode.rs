@@ -11,7 +11,7 @@ use crate::grid::{DIR_NONE, MAX_MAP_CELLS};
 use crate::islands::{Islands, MIXED};
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::portals::{
-    PortalGraph, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
+    PortalGraph, PortalNode, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
 };
 use crate::{CostField, GridSpec, NavLayer, SectorCost};
 
@@ -237,22 +237,7 @@ pub(super) fn assemble_layer(
         sector_offsets,
         sector_nodes,
     };
-    // `island_at` with the binary search over mixed sectors replaced by a table.
-    let mut field_of = vec![usize::MAX; spec.sector_count()];
-    for (i, (s, _)) in islands.fields.iter().enumerate() {
-        field_of[*s as usize] = i;
-    }
-    for n in &mut nodes {
-        let (x, y) = n.center;
-        let s = spec.sector_of(x, y);
-        n.island = match islands.sector_island[s as usize] {
-            MIXED => {
-                let (x0, y0, w, _) = spec.sector_rect(s);
-                islands.fields[field_of[s as usize]].1[((y - y0) * w + (x - x0)) as usize]
-            }
-            id => id,
-        };
-    }
+    set_node_islands(spec, &islands, &mut nodes);
     for (n, &t) in nodes.iter().zip(&flows.node_tile) {
         match flows.tiles.get(t as usize) {
             Some(tile) if tile.len() == sector_cells(spec, n.sector) => {}
@@ -272,6 +257,26 @@ pub(super) fn assemble_layer(
         islands,
         flows,
     })
+}
+
+/// Sets every node's island: the id of its centre cell.
+pub(super) fn set_node_islands(spec: GridSpec, islands: &Islands, nodes: &mut [PortalNode]) {
+    // `island_at` with the binary search over mixed sectors replaced by a table.
+    let mut field_of = vec![usize::MAX; spec.sector_count()];
+    for (i, (s, _)) in islands.fields.iter().enumerate() {
+        field_of[*s as usize] = i;
+    }
+    for n in nodes {
+        let (x, y) = n.center;
+        let s = spec.sector_of(x, y);
+        n.island = match islands.sector_island[s as usize] {
+            MIXED => {
+                let (x0, y0, w, _) = spec.sector_rect(s);
+                islands.fields[field_of[s as usize]].1[((y - y0) * w + (x - x0)) as usize]
+            }
+            id => id,
+        };
+    }
 }
 
 /// Cells of sector `s` (its tiles' length).

@@ -21,6 +21,7 @@ mod decode;
 mod read;
 mod read_v1;
 mod ron_v1;
+pub mod stream;
 mod write;
 
 use std::path::PathBuf;
@@ -301,9 +302,9 @@ pub struct Package {
 /// a world opens on them ([`Self::decode`]), because tools that read packages never search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredLandmarks {
-    stored: Vec<u8>,
-    raw_len: u64,
-    node_count: usize,
+    pub(super) stored: Vec<u8>,
+    pub(super) raw_len: u64,
+    pub(super) node_count: usize,
 }
 
 impl StoredLandmarks {

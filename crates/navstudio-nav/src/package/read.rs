@@ -80,32 +80,19 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
 }
 
 fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
-    let mut header = ByteReader::new(bytes);
-    let _magic_and_version = header.take(12, "header").map_err(|f| err.fault(f))?;
-    let manifest_len = header.u32("header").map_err(|f| err.fault(f))? as usize;
-    let manifest_crc = header.u32("header").map_err(|f| err.fault(f))?;
-    let _reserved = header.u32("header").map_err(|f| err.fault(f))?;
-    let manifest_bytes = header
+    let (manifest_len, manifest_crc) = header_v2(bytes, err)?;
+    let manifest_bytes = ByteReader::new(bytes.get(HEADER_LEN..).unwrap_or_default())
         .take(manifest_len, "manifest")
         .map_err(|f| err.fault(f))?;
-    let found = crc32fast::hash(manifest_bytes);
-    if found != manifest_crc {
-        return Err(err.checksum("manifest".to_owned(), manifest_crc, found));
-    }
-    let manifest: Manifest = serde_json::from_slice(manifest_bytes)
-        .map_err(|e| err.invalid(format!("the manifest is not readable JSON ({e})")))?;
-    let spec = check_manifest(&manifest).map_err(|w| err.invalid(w))?;
-    if !(1..=MAX_REGION_SECTORS).contains(&manifest.region_sectors) {
-        return Err(err.invalid(format!(
-            "region size {} sectors is out of range",
-            manifest.region_sectors
-        )));
-    }
-    let regions = RegionGrid {
-        spec,
-        region_sectors: manifest.region_sectors,
-    };
-    let chunks = check_index(&manifest, bytes, HEADER_LEN + manifest_len, regions, err)?;
+    let (manifest, regions) = manifest_v2(manifest_bytes, manifest_crc, err)?;
+    let spec = regions.spec;
+    let chunks = check_index(
+        &manifest,
+        bytes.len() as u64,
+        HEADER_LEN + manifest_len,
+        regions,
+        err,
+    )?;
 
     // Checksums and decompression first, all chunks on all cores; then each movement type.
     let raw: Vec<Vec<u8>> = chunks
@@ -188,21 +175,58 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
     })
 }
 
+/// The manifest's length and checksum from a version 2 header (its first [`HEADER_LEN`]
+/// bytes; more may follow).
+pub(super) fn header_v2(bytes: &[u8], err: Faults<'_>) -> Result<(usize, u32), PackageError> {
+    let mut header = ByteReader::new(bytes);
+    let _magic_and_version = header.take(12, "header").map_err(|f| err.fault(f))?;
+    let manifest_len = header.u32("header").map_err(|f| err.fault(f))? as usize;
+    let manifest_crc = header.u32("header").map_err(|f| err.fault(f))?;
+    let _reserved = header.u32("header").map_err(|f| err.fault(f))?;
+    Ok((manifest_len, manifest_crc))
+}
+
+/// The manifest, checked against its checksum and the size limits, and its region grid.
+pub(super) fn manifest_v2(
+    manifest_bytes: &[u8],
+    manifest_crc: u32,
+    err: Faults<'_>,
+) -> Result<(Manifest, RegionGrid), PackageError> {
+    let found = crc32fast::hash(manifest_bytes);
+    if found != manifest_crc {
+        return Err(err.checksum("manifest".to_owned(), manifest_crc, found));
+    }
+    let manifest: Manifest = serde_json::from_slice(manifest_bytes)
+        .map_err(|e| err.invalid(format!("the manifest is not readable JSON ({e})")))?;
+    let spec = check_manifest(&manifest).map_err(|w| err.invalid(w))?;
+    if !(1..=MAX_REGION_SECTORS).contains(&manifest.region_sectors) {
+        return Err(err.invalid(format!(
+            "region size {} sectors is out of range",
+            manifest.region_sectors
+        )));
+    }
+    let regions = RegionGrid {
+        spec,
+        region_sectors: manifest.region_sectors,
+    };
+    Ok((manifest, regions))
+}
+
 /// A chunk of a kind this build reads, located in the manifest's index.
-struct KnownChunk {
-    index: usize,
-    layer: usize,
-    kind: ChunkKind,
-    region: Option<u32>,
+pub(super) struct KnownChunk {
+    pub(super) index: usize,
+    pub(super) layer: usize,
+    pub(super) kind: ChunkKind,
+    pub(super) region: Option<u32>,
 }
 
 /// Checks the chunk index against the file: the chunks follow the manifest back to back
 /// in index order and end where the file ends; every known chunk names a movement type and
 /// (for regional kinds) a region that exist, appears exactly once, and claims no more raw
 /// bytes than a map of this size can need. Unknown kinds are skipped.
-fn check_index(
+pub(super) fn check_index(
     manifest: &Manifest,
-    bytes: &[u8],
+    file_len: u64,
     data_start: usize,
     regions: RegionGrid,
     err: Faults<'_>,
@@ -219,7 +243,6 @@ fn check_index(
             .checked_add(c.stored_len)
             .ok_or_else(|| err.invalid(format!("chunk {i} is longer than any file")))?;
     }
-    let file_len = bytes.len() as u64;
     if expected > file_len {
         return Err(err.fault(ReadFault::Truncated(format!(
             "the chunk index announces {expected} bytes, the file holds {file_len}"
@@ -350,7 +373,7 @@ fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u
     }
 }
 
-fn decode_layer_v2<'a>(
+pub(super) fn decode_layer_v2<'a>(
     spec: GridSpec,
     regions: RegionGrid,
     name: String,

@@ -22,12 +22,14 @@ mod moving;
 mod request;
 mod sample;
 mod stamps;
+mod streaming;
 
 pub use goal_field::GoalField;
 use goal_field::{GoalFieldCache, cheapest_field};
 pub use moving::{GoalMove, GoalMoveStats};
 use sample::PulledCache;
 use stamps::AppliedStamp;
+pub use streaming::{DEFAULT_CACHE_BUDGET, StreamOptions, StreamStats};
 
 /// Default A* heuristic inflation (weighted A*, expanded nodes not reopened, so routes cost
 /// at most 1.1 × the optimum). On the 2048² benchmark map, with landmarks, 1.1 expands 1.6×
@@ -76,6 +78,18 @@ pub enum PathError {
     /// The path id names no live path (never requested, or released).
     #[error("path {0} does not exist (never requested, or released)")]
     UnknownPath(u32),
+    /// A streamed world could not load a region it needs from its package file.
+    #[error(
+        "region {region} of movement type {layer} could not be read ({why}); the rest of the map still answers"
+    )]
+    Damaged {
+        /// Movement type index.
+        layer: usize,
+        /// Region index (see `package::RegionGrid`).
+        region: u32,
+        /// What is wrong, naming the file.
+        why: String,
+    },
 }
 
 /// Cache hit/miss counters.
@@ -213,6 +227,8 @@ pub struct NavWorld {
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
     search_graphs: Vec<Option<SearchGraph>>,
+    /// The package file and region residency of a world opened with [`NavWorld::open`].
+    streamed: Option<streaming::Streamed>,
     finish: FinishCosts,
     scratch: SearchScratch,
     integ: IntegratorScratch,
@@ -254,6 +270,7 @@ impl NavWorld {
             move_stats: GoalMoveStats::default(),
             costs_changed: false,
             search_graphs: Vec::new(),
+            streamed: None,
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),

@@ -45,6 +45,16 @@ impl NavWorld {
     /// [`PathError::GoalIsWall`], or [`PathError::Unreachable`] when `cell` lies on no island
     /// the path's sources stand on. The path is left as it was.
     pub fn move_goal(&mut self, id: PathId, cell: (u32, u32)) -> Result<GoalMove, PathError> {
+        let layer = self
+            .paths
+            .get(&id)
+            .ok_or(PathError::UnknownPath(id.0))?
+            .layer;
+        if cell.0 < self.nav.spec.width && cell.1 < self.nav.spec.height {
+            // A streamed world loads the new goal field's window.
+            let around = self.sectors_around(&[cell]);
+            self.ensure_sectors(layer, around)?;
+        }
         let p = self.paths.get(&id).ok_or(PathError::UnknownPath(id.0))?;
         let l = &self.nav.layers[p.layer];
         let spec = l.cost.spec;

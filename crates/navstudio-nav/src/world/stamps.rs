@@ -71,6 +71,7 @@ impl NavWorld {
             .copied()
             .filter(|&l| l < self.nav.layers.len())
             .collect();
+        let layers = self.keep_layers(&layers);
         let original = layers
             .iter()
             .map(|&l| {
@@ -129,8 +130,9 @@ impl NavWorld {
 
     fn write_costs(&mut self, layers: &[usize], rect: (u32, u32, u32, u32), costs: &[u8]) {
         self.forget_pulled();
+        let layers = self.keep_layers(layers);
         let (x0, y0, w, h) = rect;
-        for &li in layers {
+        for &li in &layers {
             let Some(l) = self.nav.layers.get_mut(li) else {
                 continue;
             };

@@ -1,0 +1,470 @@
+//! Opening a version 2 package without decoding it all: what a request needs before it
+//! touches any region is read at once (per movement type the windows, the portal graph, the
+//! island id of every sector and the island fields of mixed sectors, and the landmark tables
+//! undecoded), and a region's cost tiles and flow tiles are read with positioned reads and
+//! decoded when the world first needs them ([`PackageStream::load_region`]).
+//!
+//! The checks are the eager reader's per chunk: checksums, lengths against what a map of
+//! the manifest's size can need, ranges, and every flow tile's length against its sector.
+//! Two checks need the whole map's costs and are left to [`super::read`]: that the portal
+//! windows are exactly those of the cost field, and that the flow tiles are shared as a bake
+//! shares them. A damaged region chunk is an error when the region is first loaded, and
+//! the other regions stay usable.
+
+use std::fs::File;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::codec::{ByteReader, ReadFault};
+use super::decode::{
+    Faults, check_islands, decompress, decompress_prefix, parse_cost_sectors, parse_flow_tiles,
+    parse_graph, parse_island_fields, parse_sector_islands, parse_windows, sector_cells,
+    set_node_islands,
+};
+use super::read::{check_index, header_v2, manifest_v2};
+use super::{
+    ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
+    StoredLandmarks,
+};
+use crate::landmarks::Landmarks;
+use crate::permutations::FlowPermutations;
+use crate::portals::{PortalGraph, group_nodes_by_sector, nodes_from_windows};
+use crate::{CostField, NavData, NavLayer, SectorCost};
+
+/// A chunk read at open: its kind, region (island fields), manifest index and stored bytes.
+type GlobalChunk = (ChunkKind, Option<u32>, usize, Vec<u8>);
+
+/// Tile index of a portal node whose region is not loaded.
+pub const NOT_LOADED: u32 = u32::MAX;
+
+/// An open version 2 package: the file and its index, for loading regions on demand.
+#[derive(Debug)]
+pub struct PackageStream {
+    path: PathBuf,
+    file: File,
+    manifest: Manifest,
+    regions: RegionGrid,
+    /// Per movement type, per region: the manifest indices of its cost and flows chunks.
+    regional: Vec<Vec<[usize; 2]>>,
+    /// Per movement type, per region: its portal nodes, ascending.
+    region_nodes: Vec<Vec<Vec<u32>>>,
+    /// Per movement type, per region: where its flow tiles start in the layer's tile store
+    /// once it has been loaded (a region loaded again reuses its slots).
+    tile_base: Vec<Vec<Option<u32>>>,
+}
+
+/// What [`open`] gives: the navigation data with every region unloaded (cost sectors read
+/// as clear, nodes without flow tiles), the stored landmark tables, and the stream.
+#[derive(Debug)]
+pub struct OpenedPackage {
+    /// Windows, nodes, graphs and islands of every movement type; no region loaded.
+    pub nav: NavData,
+    /// Per movement type, the stored landmark tables (see [`super::Package::landmarks`]).
+    pub landmarks: Vec<Option<StoredLandmarks>>,
+    /// The file, for [`PackageStream::load_region`].
+    pub stream: PackageStream,
+}
+
+/// Whether the file at `path` is a version 2 package (the only version that streams).
+///
+/// # Errors
+/// [`PackageError::Io`] when the file cannot be read.
+pub fn is_streamable(path: &Path) -> Result<bool, PackageError> {
+    let io = |source| PackageError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut head = [0u8; 12];
+    let mut file = File::open(path).map_err(io)?;
+    let n = file.read(&mut head).map_err(io)?;
+    Ok(n == head.len()
+        && head[..MAGIC.len()] == MAGIC
+        && u32::from_le_bytes([head[8], head[9], head[10], head[11]]) == FORMAT_VERSION)
+}
+
+/// Opens a version 2 package for streaming.
+///
+/// # Errors
+/// A [`PackageError`] naming the file when it cannot be read, is not a version 2 package,
+/// or its header, manifest, index or any global chunk is damaged.
+pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
+    let err = Faults { path };
+    let io = |source| PackageError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let file_len = file.metadata().map_err(io)?.len();
+    let mut header = [0u8; HEADER_LEN];
+    read_at(&file, 0, &mut header).map_err(|_| {
+        err.fault(ReadFault::Truncated(
+            "the file is shorter than a package header".to_owned(),
+        ))
+    })?;
+    if header[..MAGIC.len()] != MAGIC {
+        return Err(PackageError::BadMagic {
+            path: path.to_path_buf(),
+        });
+    }
+    let version = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
+    if version != FORMAT_VERSION {
+        return Err(err.invalid(format!(
+            "format version {version} does not stream; read it with package::read"
+        )));
+    }
+    let (manifest_len, manifest_crc) = header_v2(&header, err)?;
+    // Nothing is allocated from the header's claim before the file is known to hold it.
+    if manifest_len as u64 > file_len.saturating_sub(HEADER_LEN as u64) {
+        return Err(err.fault(ReadFault::Truncated(format!(
+            "the manifest claims {manifest_len} bytes, the file holds {file_len} in all"
+        ))));
+    }
+    let mut manifest_bytes = vec![0u8; manifest_len];
+    read_at(&file, HEADER_LEN as u64, &mut manifest_bytes).map_err(io)?;
+    let (manifest, regions) = manifest_v2(&manifest_bytes, manifest_crc, err)?;
+    let chunks = check_index(&manifest, file_len, HEADER_LEN + manifest_len, regions, err)?;
+    let layer_count = manifest.layers.len();
+    let region_count = regions.count() as usize;
+    let mut global: Vec<Vec<(ChunkKind, usize)>> = vec![Vec::new(); layer_count];
+    let mut regional = vec![vec![[usize::MAX; 2]; region_count]; layer_count];
+    for c in &chunks {
+        match (c.kind, c.region) {
+            (ChunkKind::Cost, Some(r)) => regional[c.layer][r as usize][0] = c.index,
+            (ChunkKind::Flows, Some(r)) => regional[c.layer][r as usize][1] = c.index,
+            _ => global[c.layer].push((c.kind, c.index)),
+        }
+    }
+    let mut stream = PackageStream {
+        path: path.to_path_buf(),
+        file,
+        manifest,
+        regions,
+        regional,
+        region_nodes: Vec::new(),
+        tile_base: vec![vec![None; region_count]; layer_count],
+    };
+    // Reads one after the other (one file position), decoding on all cores.
+    let stored: Vec<Vec<GlobalChunk>> = global
+        .iter()
+        .map(|list| {
+            list.iter()
+                .map(|&(kind, index)| {
+                    let info = &stream.manifest.chunks[index];
+                    Ok((kind, info.region, index, stream.stored(index)?))
+                })
+                .collect::<Result<_, PackageError>>()
+        })
+        .collect::<Result<_, _>>()?;
+    let decoded: Vec<(NavLayer, Option<StoredLandmarks>)> = stored
+        .into_par_iter()
+        .enumerate()
+        .map(|(layer, chunks)| stream.decode_globals(layer, chunks))
+        .collect::<Result<_, _>>()?;
+    let (layers, landmarks): (Vec<_>, Vec<_>) = decoded.into_iter().unzip();
+    stream.region_nodes = layers
+        .iter()
+        .map(|l| {
+            let mut by_region = vec![Vec::new(); region_count];
+            for (i, n) in l.nodes.iter().enumerate() {
+                by_region[regions.region_of_sector(n.sector) as usize].push(i as u32);
+            }
+            by_region
+        })
+        .collect();
+    Ok(OpenedPackage {
+        nav: NavData {
+            spec: regions.spec,
+            cell_size_m: stream.manifest.cell_size_m,
+            layers,
+        },
+        landmarks,
+        stream,
+    })
+}
+
+/// Positioned read of exactly `buf.len()` bytes (one file position: `&File` seeks).
+fn read_at(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+impl PackageStream {
+    /// The package's file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The package's region grid.
+    #[must_use]
+    pub fn regions(&self) -> RegionGrid {
+        self.regions
+    }
+
+    /// The manifest.
+    #[must_use]
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn faults(&self) -> Faults<'_> {
+        Faults { path: &self.path }
+    }
+
+    /// The stored bytes of chunk `index`, checked against its checksum.
+    fn stored(&self, index: usize) -> Result<Vec<u8>, PackageError> {
+        let info = &self.manifest.chunks[index];
+        // check_index tied every chunk to the file's length, so this much is there.
+        let mut bytes = vec![0u8; usize::try_from(info.stored_len).unwrap_or(0)];
+        read_at(&self.file, info.offset, &mut bytes).map_err(|source| PackageError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        let found = crc32fast::hash(&bytes);
+        if found != info.crc32 {
+            return Err(self.faults().checksum(self.what(index), info.crc32, found));
+        }
+        Ok(bytes)
+    }
+
+    /// The raw bytes of chunk `index`.
+    fn raw(&self, index: usize) -> Result<Vec<u8>, PackageError> {
+        let stored = self.stored(index)?;
+        decompress(&stored, self.manifest.chunks[index].raw_len)
+            .map_err(|w| self.faults().invalid(format!("{}: {w}", self.what(index))))
+    }
+
+    fn what(&self, index: usize) -> String {
+        let info = &self.manifest.chunks[index];
+        let layer = self
+            .manifest
+            .layers
+            .get(info.layer as usize)
+            .map_or("?", |l| l.name.as_str());
+        match info.region {
+            Some(r) => format!("{} chunk of movement type {layer}, region {r}", info.kind),
+            None => format!("{} chunk of movement type {layer}", info.kind),
+        }
+    }
+
+    /// One movement type with no region loaded, from its global chunks (and the island
+    /// fields of every region).
+    fn decode_globals(
+        &self,
+        layer: usize,
+        chunks: Vec<GlobalChunk>,
+    ) -> Result<(NavLayer, Option<StoredLandmarks>), PackageError> {
+        let spec = self.regions.spec;
+        let name = self.manifest.layers[layer].name.clone();
+        let err = self.faults();
+        let fault = |index: usize, f: ReadFault| match f {
+            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
+                err.invalid(format!("{}: {w}", self.what(index)))
+            }
+        };
+        let raw_of = |index: usize, stored: &[u8]| {
+            decompress(stored, self.manifest.chunks[index].raw_len)
+                .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))
+        };
+        let (mut windows, mut graph, mut islands) = (None, None, None);
+        let mut fields = Vec::new();
+        let mut landmarks = None;
+        // Global kinds first: the island fields need the island count.
+        let mut chunks = chunks;
+        chunks.sort_by_key(|(kind, region, _, _)| (region.is_some(), kind.name()));
+        for (kind, region, index, stored) in chunks {
+            match kind {
+                ChunkKind::Windows => {
+                    let raw = raw_of(index, &stored)?;
+                    let mut r = ByteReader::new(&raw);
+                    windows = Some(parse_windows(&mut r, spec).map_err(|f| fault(index, f))?);
+                    r.finish("windows chunk").map_err(|f| fault(index, f))?;
+                }
+                ChunkKind::Graph => graph = Some((index, raw_of(index, &stored)?)),
+                ChunkKind::SectorIslands => {
+                    let raw = raw_of(index, &stored)?;
+                    let mut r = ByteReader::new(&raw);
+                    islands =
+                        Some(parse_sector_islands(&mut r, spec).map_err(|f| fault(index, f))?);
+                    r.finish("sector islands chunk")
+                        .map_err(|f| fault(index, f))?;
+                }
+                ChunkKind::IslandFields => {
+                    let Some((count, _)) = islands.as_ref() else {
+                        continue;
+                    };
+                    let raw = raw_of(index, &stored)?;
+                    let mut r = ByteReader::new(&raw);
+                    let n = r.count(4, "island fields").map_err(|f| fault(index, f))?;
+                    let start = fields.len();
+                    parse_island_fields(&mut r, spec, *count, n, &mut fields)
+                        .map_err(|f| fault(index, f))?;
+                    if fields[start..]
+                        .iter()
+                        .any(|(s, _)| Some(self.regions.region_of_sector(*s)) != region)
+                    {
+                        return Err(fault(
+                            index,
+                            ReadFault::Invalid("it holds a sector of another region".to_owned()),
+                        ));
+                    }
+                    r.finish("island fields chunk")
+                        .map_err(|f| fault(index, f))?;
+                }
+                ChunkKind::Landmarks => landmarks = Some((index, stored)),
+                ChunkKind::Cost | ChunkKind::Flows => {}
+            }
+        }
+        let missing = |what: &str| err.invalid(format!("movement type {name}: no {what} chunk"));
+        let windows = windows.ok_or_else(|| missing("windows"))?;
+        let (graph_index, graph_raw) = graph.ok_or_else(|| missing("graph"))?;
+        let mut r = ByteReader::new(&graph_raw);
+        let (offsets, targets, weights) =
+            parse_graph(&mut r, 2 * windows.len()).map_err(|f| fault(graph_index, f))?;
+        r.finish("graph chunk").map_err(|f| fault(graph_index, f))?;
+        let (count, sector_island) = islands.ok_or_else(|| missing("sector islands"))?;
+        fields.sort_unstable_by_key(|(s, _)| *s);
+        let islands =
+            check_islands(spec, count, sector_island, fields).map_err(|f| fault(graph_index, f))?;
+        let mut nodes = nodes_from_windows(&windows);
+        set_node_islands(spec, &islands, &mut nodes);
+        let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
+        let stored_landmarks = landmarks
+            .map(|(index, stored)| {
+                let header = decompress_prefix(&stored, Landmarks::HEADER_LEN)?;
+                let raw_len = self.manifest.chunks[index].raw_len;
+                Landmarks::check_header(
+                    &header,
+                    usize::try_from(raw_len).unwrap_or(usize::MAX),
+                    nodes.len(),
+                )?;
+                Ok(StoredLandmarks {
+                    stored,
+                    raw_len,
+                    node_count: nodes.len(),
+                })
+            })
+            .transpose()
+            .map_err(|w: String| err.invalid(format!("movement type {name}: {w}")))?;
+        let node_count = nodes.len();
+        let layer = NavLayer {
+            name,
+            cost: CostField {
+                spec,
+                sectors: vec![SectorCost::Clear; spec.sector_count()],
+            },
+            windows,
+            nodes,
+            graph: PortalGraph {
+                offsets,
+                targets,
+                weights,
+                sector_offsets,
+                sector_nodes,
+            },
+            islands,
+            flows: FlowPermutations {
+                tiles: Vec::new(),
+                node_tile: vec![NOT_LOADED; node_count],
+            },
+        };
+        Ok((layer, stored_landmarks))
+    }
+
+    /// Reads region `region` of movement type `layer` into `l` (which [`open`] made for
+    /// that type): its sectors' cost tiles and its nodes' flow tiles. Returns the bytes the
+    /// region now holds in memory.
+    ///
+    /// # Errors
+    /// A [`PackageError`] naming the file, the chunk and what is wrong; `l` is unchanged.
+    pub fn load_region(
+        &mut self,
+        layer: usize,
+        region: u32,
+        l: &mut NavLayer,
+    ) -> Result<usize, PackageError> {
+        let spec = self.regions.spec;
+        let [cost_index, flows_index] = self.regional[layer][region as usize];
+        let fault = |index: usize, f: ReadFault| match f {
+            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
+                self.faults().invalid(format!("{}: {w}", self.what(index)))
+            }
+        };
+        let in_region: Vec<u32> = self.regions.sectors(region).collect();
+        let raw = self.raw(cost_index)?;
+        let mut r = ByteReader::new(&raw);
+        let costs =
+            parse_cost_sectors(&mut r, spec, &in_region).map_err(|f| fault(cost_index, f))?;
+        r.finish("cost chunk").map_err(|f| fault(cost_index, f))?;
+
+        let raw = self.raw(flows_index)?;
+        let mut r = ByteReader::new(&raw);
+        let tiles = parse_flow_tiles(&mut r).map_err(|f| fault(flows_index, f))?;
+        let n = r
+            .count(4, "node tiles")
+            .map_err(|f| fault(flows_index, f))?;
+        let node_tile = r.u32s(n, "node tiles").map_err(|f| fault(flows_index, f))?;
+        r.finish("flows chunk").map_err(|f| fault(flows_index, f))?;
+        let nodes = &self.region_nodes[layer][region as usize];
+        let bad = |w: &str| fault(flows_index, ReadFault::Invalid(w.to_owned()));
+        if node_tile.len() != nodes.len() {
+            return Err(bad("it lists another number of nodes than its region has"));
+        }
+        for (&node, &t) in nodes.iter().zip(&node_tile) {
+            let sector = l.nodes[node as usize].sector;
+            if tiles
+                .get(t as usize)
+                .is_none_or(|tile| tile.len() != sector_cells(spec, sector))
+            {
+                return Err(bad(
+                    "a portal node refers to a missing or mis-sized flow tile",
+                ));
+            }
+        }
+
+        let mut bytes = 0;
+        for (&s, c) in in_region.iter().zip(costs) {
+            if let SectorCost::Tile(t) = &c {
+                bytes += t.len();
+            }
+            l.cost.sectors[s as usize] = c;
+        }
+        bytes += tiles.iter().map(|t| t.len()).sum::<usize>();
+        let slot = &mut self.tile_base[layer][region as usize];
+        let base = match *slot {
+            Some(base) => {
+                for (i, tile) in tiles.into_iter().enumerate() {
+                    l.flows.tiles[base as usize + i] = tile;
+                }
+                base
+            }
+            None => {
+                let base = l.flows.tiles.len() as u32;
+                l.flows.tiles.extend(tiles);
+                *slot = Some(base);
+                base
+            }
+        };
+        for (&node, &t) in nodes.iter().zip(&node_tile) {
+            l.flows.node_tile[node as usize] = base + t;
+        }
+        Ok(bytes)
+    }
+
+    /// Drops region `region` of movement type `layer` from `l`: its cost sectors read as
+    /// clear again and its nodes lose their flow tiles (the tile slots stay, empty).
+    pub fn unload_region(&self, layer: usize, region: u32, l: &mut NavLayer) {
+        for s in self.regions.sectors(region) {
+            l.cost.sectors[s as usize] = SectorCost::Clear;
+        }
+        for &node in &self.region_nodes[layer][region as usize] {
+            let t = std::mem::replace(&mut l.flows.node_tile[node as usize], NOT_LOADED);
+            if let Some(tile) = l.flows.tiles.get_mut(t as usize) {
+                *tile = Box::default();
+            }
+        }
+    }
+}

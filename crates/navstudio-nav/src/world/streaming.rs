@@ -1,0 +1,264 @@
+//! A world opened on a package file ([`NavWorld::open`]) instead of a package read whole:
+//! regions (16 × 16 sectors) are decoded on first use and dropped, least recently used
+//! first, when the decoded regions exceed the cache budget and no live path needs them.
+//!
+//! Residency is kept by the `&mut` calls: a request loads the regions of its sources, of
+//! the sectors around its goals (their goal fields) and of every sector its routes cross,
+//! before anything reads them, so sampling and tracing (`&self`) find them loaded. A region
+//! a live path needs is never dropped. Run-time cost changes load the whole movement type
+//! and keep it, because the rebuild reads and rewrites the layer as a whole.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::{NavWorld, PathError, PathState};
+use crate::package::stream::{self, PackageStream};
+use crate::package::{self, PackageError};
+
+/// Default budget of decoded region data: cost tiles and flow tiles.
+pub const DEFAULT_CACHE_BUDGET: usize = 64 << 20;
+
+/// How [`NavWorld::open`] streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// Bytes of decoded cost and flow tiles kept once no live path needs them; beyond it the
+    /// least recently used regions are dropped (and read again when needed).
+    pub cache_budget: usize,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self {
+            cache_budget: DEFAULT_CACHE_BUDGET,
+        }
+    }
+}
+
+/// What a streamed world holds and has done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamStats {
+    /// Regions decoded from the file (again after being dropped, too).
+    pub loads: u64,
+    /// Regions dropped to stay within the budget.
+    pub evictions: u64,
+    /// Regions held now, over all movement types.
+    pub resident_regions: usize,
+    /// Bytes of decoded tiles held now.
+    pub resident_bytes: usize,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct RegionSlot {
+    resident: bool,
+    /// Changed at run time: never dropped (the file no longer holds it).
+    kept: bool,
+    last_use: u64,
+    bytes: usize,
+}
+
+/// The file and the residency of each region of each movement type.
+#[derive(Debug)]
+pub(super) struct Streamed {
+    package: PackageStream,
+    slots: Vec<Vec<RegionSlot>>,
+    budget: usize,
+    clock: u64,
+    stats: StreamStats,
+    last_error: Option<PathError>,
+}
+
+impl NavWorld {
+    /// Opens a package for streaming: reads what a request needs before it touches any
+    /// region (the portal graph, the island ids) and nothing else, so a map at the size
+    /// limit opens in well under a second; regions are decoded on first use. A version 1
+    /// package is read whole, as [`Self::from_package`] does.
+    ///
+    /// # Errors
+    /// A [`PackageError`] naming the file, as [`package::read`]; a damaged region chunk is
+    /// found when the region is first used ([`PathError::Damaged`]).
+    pub fn open(path: &Path, options: StreamOptions) -> Result<Self, PackageError> {
+        if !stream::is_streamable(path)? {
+            return Ok(Self::from_package(package::read(path)?));
+        }
+        let opened = stream::open(path)?;
+        let regions = opened.stream.regions().count() as usize;
+        let layers = opened.nav.layers.len();
+        let mut world = Self::from_nav(opened.nav);
+        world.stored_landmarks = opened.landmarks;
+        world.streamed = Some(Streamed {
+            package: opened.stream,
+            slots: vec![vec![RegionSlot::default(); regions]; layers],
+            budget: options.cache_budget,
+            clock: 0,
+            stats: StreamStats::default(),
+            last_error: None,
+        });
+        Ok(world)
+    }
+
+    /// Residency figures of a streamed world; `None` for one that holds its whole package.
+    #[must_use]
+    pub fn stream_stats(&self) -> Option<StreamStats> {
+        self.streamed.as_ref().map(|s| s.stats)
+    }
+
+    /// Loads the regions holding `sectors` of `layer` (no-op for a world held whole).
+    pub(super) fn ensure_sectors(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
+    ) -> Result<(), PathError> {
+        let Some(s) = self.streamed.as_mut() else {
+            return Ok(());
+        };
+        let grid = s.package.regions();
+        let wanted: BTreeSet<u32> = sectors
+            .into_iter()
+            .filter(|&sector| (sector as usize) < grid.spec.sector_count())
+            .map(|sector| grid.region_of_sector(sector))
+            .collect();
+        s.clock += 1;
+        let clock = s.clock;
+        let Some(l) = self.nav.layers.get_mut(layer) else {
+            return Err(PathError::UnknownType(layer));
+        };
+        for region in wanted {
+            let slot = &mut s.slots[layer][region as usize];
+            slot.last_use = clock;
+            if slot.resident {
+                continue;
+            }
+            let bytes =
+                s.package
+                    .load_region(layer, region, l)
+                    .map_err(|e| PathError::Damaged {
+                        layer,
+                        region,
+                        why: e.to_string(),
+                    })?;
+            let slot = &mut s.slots[layer][region as usize];
+            slot.resident = true;
+            slot.bytes = bytes;
+            s.stats.loads += 1;
+            s.stats.resident_regions += 1;
+            s.stats.resident_bytes += bytes;
+        }
+        Ok(())
+    }
+
+    /// The 3 × 3 sectors around each of `cells` (a goal field's window) and their own.
+    pub(super) fn sectors_around(&self, cells: &[(u32, u32)]) -> Vec<u32> {
+        let spec = self.nav.spec;
+        let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
+        let mut out = Vec::with_capacity(cells.len() * 9);
+        for &(x, y) in cells {
+            let (cx, cy) = (x / spec.sector_size, y / spec.sector_size);
+            for gy in cy.saturating_sub(1)..=(cy + 1).min(sy - 1) {
+                for gx in cx.saturating_sub(1)..=(cx + 1).min(sx - 1) {
+                    out.push(gy * sx + gx);
+                }
+            }
+        }
+        out
+    }
+
+    /// Loads every region of `layer` and keeps them: before its costs change at run time.
+    pub(super) fn keep_layer(&mut self, layer: usize) -> Result<(), PathError> {
+        let Some(regions) = self.streamed.as_ref().map(|s| s.package.regions()) else {
+            return Ok(());
+        };
+        let all: Vec<u32> = (0..regions.count())
+            .flat_map(|r| regions.sectors(r).take(1))
+            .collect();
+        self.ensure_sectors(layer, all)?;
+        if let Some(s) = self.streamed.as_mut() {
+            for slot in &mut s.slots[layer] {
+                slot.kept = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Self::keep_layer`] for each of `layers`; returns those whose every region loaded. A
+    /// layer with a damaged region is left out of the cost change (it cannot be rebuilt
+    /// whole), and the error is kept for [`Self::stream_error`].
+    pub(super) fn keep_layers(&mut self, layers: &[usize]) -> Vec<usize> {
+        let mut ready = Vec::with_capacity(layers.len());
+        for &layer in layers {
+            match self.keep_layer(layer) {
+                Ok(()) => ready.push(layer),
+                Err(e) => {
+                    if let Some(s) = self.streamed.as_mut() {
+                        s.last_error = Some(e);
+                    }
+                }
+            }
+        }
+        ready
+    }
+
+    /// The last damaged region a run-time cost change could not load (its movement type was
+    /// left unchanged); `None` if there was none, or the world holds its whole package.
+    #[must_use]
+    pub fn stream_error(&self) -> Option<&PathError> {
+        self.streamed.as_ref()?.last_error.as_ref()
+    }
+
+    /// Drops least recently used regions no live path needs until the decoded regions fit
+    /// the budget.
+    pub(super) fn evict_regions(&mut self) {
+        let Some(s) = self.streamed.as_ref() else {
+            return;
+        };
+        if s.stats.resident_bytes <= s.budget {
+            return;
+        }
+        let grid = s.package.regions();
+        let needed: BTreeSet<(usize, u32)> = self
+            .paths
+            .values()
+            .flat_map(|p| {
+                path_sectors(p, self)
+                    .into_iter()
+                    .map(move |sector| (p.layer, grid.region_of_sector(sector)))
+            })
+            .collect();
+        let Some(s) = self.streamed.as_mut() else {
+            return;
+        };
+        let mut candidates: Vec<(u64, usize, u32)> = s
+            .slots
+            .iter()
+            .enumerate()
+            .flat_map(|(layer, slots)| {
+                slots.iter().enumerate().filter_map(move |(r, slot)| {
+                    (slot.resident && !slot.kept).then_some((slot.last_use, layer, r as u32))
+                })
+            })
+            .filter(|&(_, layer, r)| !needed.contains(&(layer, r)))
+            .collect();
+        candidates.sort_unstable();
+        for (_, layer, region) in candidates {
+            if s.stats.resident_bytes <= s.budget {
+                break;
+            }
+            s.package
+                .unload_region(layer, region, &mut self.nav.layers[layer]);
+            let slot = &mut s.slots[layer][region as usize];
+            slot.resident = false;
+            s.stats.resident_bytes -= slot.bytes;
+            s.stats.resident_regions -= 1;
+            s.stats.evictions += 1;
+        }
+    }
+}
+
+/// The sectors whose data path `p` reads: its sources', its routes' exits and its goal
+/// fields' windows.
+pub(super) fn path_sectors(p: &PathState, world: &NavWorld) -> Vec<u32> {
+    let spec = world.nav.spec;
+    let mut out: Vec<u32> = p.exits.keys().copied().collect();
+    out.extend(p.sources.iter().map(|&(x, y)| spec.sector_of(x, y)));
+    out.extend(world.sectors_around(&p.goals));
+    out
+}

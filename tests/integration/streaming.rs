@@ -1,0 +1,231 @@
+//! A world streamed from a package file (`NavWorld::open`) answers exactly as one over the
+//! package read whole, whatever its cache budget; a damaged region is an error when first
+//! used and leaves the rest of the map answering.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Rng, bake_all, generated};
+use navstudio::map::MapKind;
+use navstudio::nav::permutations::canonical_flows;
+use navstudio::nav::{NavWorld, PathError, StreamOptions};
+use navstudio::package::{self, HEADER_LEN, PackageMeta};
+
+/// The showcase (64 × 64 sectors: 16 regions) baked and written to `dir`.
+fn showcase_package(dir: &Path) -> PathBuf {
+    let baked = bake_all(&generated(MapKind::Showcase));
+    let path = dir.join("showcase.navpkg");
+    std::fs::write(
+        &path,
+        package::to_bytes(&baked.nav, &PackageMeta::default()),
+    )
+    .unwrap();
+    path
+}
+
+/// Random cell pairs on the map, half of them far apart.
+fn pairs(size: (u32, u32), count: usize, seed: u64) -> Vec<((u32, u32), (u32, u32))> {
+    let mut rng = Rng(seed);
+    (0..count)
+        .map(|_| {
+            let a = (rng.below(size.0), rng.below(size.1));
+            let b = (rng.below(size.0), rng.below(size.1));
+            (a, b)
+        })
+        .collect()
+}
+
+/// Requests, routes, traces and flow samples of `streamed` against `whole`, for random
+/// pairs on every movement type; returns how many requests were planned.
+fn compare(whole: &mut NavWorld, streamed: &mut NavWorld, seed: u64, release: bool) -> usize {
+    let spec = whole.nav().spec;
+    let layers = whole.nav().layers.len();
+    let mut planned = 0;
+    let mut live = Vec::new();
+    for (i, (a, b)) in pairs((spec.width, spec.height), 60, seed)
+        .into_iter()
+        .enumerate()
+    {
+        let layer = i % layers;
+        assert_eq!(
+            whole.is_reachable(layer, a, b),
+            streamed.is_reachable(layer, a, b),
+            "{a:?} → {b:?}"
+        );
+        let sources = [a, (a.0 / 2 + b.0 / 2, a.1)];
+        match (
+            whole.request_path(layer, &sources, b),
+            streamed.request_path(layer, &sources, b),
+        ) {
+            (Ok(x), Ok(y)) => {
+                let (px, py) = (whole.path(x).unwrap(), streamed.path(y).unwrap());
+                assert_eq!(px.exits, py.exits, "{a:?} → {b:?}: routes differ");
+                for &src in &sources {
+                    let (tx, ty) = (whole.trace_path(x, src), streamed.trace_path(y, src));
+                    assert_eq!(tx, ty, "{a:?} → {b:?}: traces differ from {src:?}");
+                    for &(cx, cy) in tx.iter().flat_map(|t| t.cells.iter().step_by(3)) {
+                        let pos = (cx as f32 + 0.3, cy as f32 + 0.6);
+                        assert_eq!(
+                            whole.sample_flow(x, pos),
+                            streamed.sample_flow(y, pos),
+                            "flow at {pos:?}"
+                        );
+                    }
+                }
+                if release {
+                    whole.release_path(x);
+                    streamed.release_path(y);
+                } else {
+                    live.push((x, y, sources));
+                }
+                planned += 1;
+            }
+            (x, y) => assert_eq!(x.err(), y.err(), "{a:?} → {b:?}"),
+        }
+    }
+    // Paths kept alive still trace the same after every later request.
+    for (x, y, sources) in live {
+        for src in sources {
+            assert_eq!(whole.trace_path(x, src), streamed.trace_path(y, src));
+        }
+    }
+    planned
+}
+
+#[test]
+fn a_streamed_world_answers_as_the_package_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = showcase_package(dir.path());
+    let mut whole = NavWorld::from_package(package::read(&path).unwrap());
+    // Default budget: regions stay once loaded.
+    let mut streamed = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    let opened = streamed.stream_stats().unwrap();
+    assert_eq!(opened.resident_regions, 0, "opening decodes no region");
+    assert!(compare(&mut whole, &mut streamed, 1, true) > 20);
+    let stats = streamed.stream_stats().unwrap();
+    assert!(stats.loads > 0 && stats.evictions == 0, "{stats:?}");
+
+    // A budget of one byte: every request drops what no live path needs and reads it again.
+    let mut tight = NavWorld::open(&path, StreamOptions { cache_budget: 1 }).unwrap();
+    let mut whole = NavWorld::from_package(package::read(&path).unwrap());
+    assert!(compare(&mut whole, &mut tight, 2, true) > 20);
+    // Live paths keep their regions while others come and go.
+    assert!(compare(&mut whole, &mut tight, 3, false) > 20);
+    let stats = tight.stream_stats().unwrap();
+    assert!(
+        stats.evictions > 10 && stats.loads > stats.evictions,
+        "{stats:?}"
+    );
+}
+
+/// A wall stamped at run time on a streamed world rebuilds as on a world held whole.
+#[test]
+fn run_time_stamps_on_a_streamed_world_rebuild_as_on_a_whole_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = showcase_package(dir.path());
+    let mut whole = NavWorld::from_package(package::read(&path).unwrap());
+    let mut streamed = NavWorld::open(&path, StreamOptions { cache_budget: 1 }).unwrap();
+    // Load and drop some regions first, so the stamp meets a partly loaded layer.
+    compare(&mut whole, &mut streamed, 4, true);
+    for world in [&mut whole, &mut streamed] {
+        world.apply_stamp(&[0, 1], (300, 280, 40, 6), &[255; 240]);
+        while !world.rebuild(std::time::Duration::from_secs(60)) {}
+    }
+    for (a, b) in whole
+        .nav()
+        .layers
+        .iter()
+        .zip(&streamed.nav().layers)
+        .take(2)
+    {
+        assert!(a.cost == b.cost && a.graph == b.graph && a.islands == b.islands);
+        assert!(
+            canonical_flows(&a.cost, &a.nodes, &a.flows)
+                == canonical_flows(&b.cost, &b.nodes, &b.flows)
+        );
+    }
+    assert!(compare(&mut whole, &mut streamed, 5, true) > 20);
+}
+
+#[test]
+fn a_damaged_region_fails_when_first_used_and_the_rest_still_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = showcase_package(dir.path());
+    let mut bytes = std::fs::read(&path).unwrap();
+    let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&bytes[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    // The land type's flows chunk of region 0 (the map's top-left 160 × 160 cells).
+    let chunk = manifest["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["layer"] == 0 && c["kind"] == "flows" && c["region"] == 0)
+        .unwrap();
+    let at = chunk["offset"].as_u64().unwrap() as usize + 7;
+    bytes[at] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(
+        package::read(&path).is_err(),
+        "the eager reader refuses it whole"
+    );
+
+    let mut world = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    // Both ends far from region 0 (the showcase's centre and east): answered.
+    let spec = world.nav().spec;
+    let mut answered = 0;
+    for (a, b) in pairs((spec.width, spec.height), 80, 6) {
+        let far = |c: (u32, u32)| c.0 >= 200 && c.1 >= 200;
+        if !(far(a) && far(b)) {
+            continue;
+        }
+        match world.request_path(0, &[a], b) {
+            Ok(id) => {
+                answered += 1;
+                world.release_path(id);
+            }
+            Err(PathError::Damaged { .. }) => {} // a route through region 0
+            Err(e) => assert!(
+                matches!(e, PathError::GoalIsWall(_) | PathError::Unreachable(_)),
+                "{e}"
+            ),
+        }
+    }
+    assert!(answered > 5, "{answered} requests answered");
+    // A request that starts in region 0 meets the damage, with one sentence naming it.
+    let start = (0..160)
+        .flat_map(|y| (0..160).map(move |x| (x, y)))
+        .find(|&c| world.is_reachable(0, c, (320, 320)))
+        .unwrap();
+    let err = world.request_path(0, &[start], (320, 320)).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(
+            err,
+            PathError::Damaged {
+                layer: 0,
+                region: 0,
+                ..
+            }
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("showcase.navpkg") && text.contains("region 0"),
+        "{text}"
+    );
+    // And the map still answers afterwards.
+    let again = pairs((spec.width, spec.height), 80, 7)
+        .into_iter()
+        .filter(|&(a, b)| a.0 >= 200 && a.1 >= 200 && b.0 >= 200 && b.1 >= 200)
+        .filter_map(|(a, b)| world.request_path(0, &[a], b).ok())
+        .count();
+    assert!(again > 3);
+}
+
+#[test]
+fn a_version_1_package_opens_whole() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.v1.navpkg");
+    let world = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    assert!(world.stream_stats().is_none());
+    assert!(!world.nav().layers.is_empty());
+}
