@@ -1,7 +1,8 @@
 //! Big maps: the generated benchmark map at 4096² and 8192² cells with its three movement
 //! types, measured against the scale targets (docs/performance.md, "Big maps"):
 //! - the full bake (criterion, 10 bakes; `NAVSTUDIO_SCALE_BAKE=0` skips it);
-//! - opening the package and answering the first request across the map;
+//! - opening the package streamed (`NavWorld::open`) and answering the first request across
+//!   the map, and the same after reading the whole package (`package::read`);
 //! - warm `request_path` across the map (criterion), and the median, p99 and max of 1,000
 //!   single requests, printed;
 //! - a game's resident memory after opening the package and answering 1,000 requests,
@@ -20,8 +21,8 @@ use std::time::Instant;
 use criterion::Criterion;
 use navstudio::bake::{self, BakeContext, BakeOptions};
 use navstudio::map::{self, GenerateSpec, MapKind, StampLibrary};
-use navstudio::nav::NavWorld;
 use navstudio::nav::grid::WALL;
+use navstudio::nav::{NavWorld, StreamOptions};
 use navstudio::package;
 
 mod common;
@@ -69,14 +70,20 @@ fn memory_mib() -> (f64, f64) {
     (field("VmHWM:"), field("VmRSS:"))
 }
 
-/// The child: what a game does, and nothing else — open, 1,000 requests, report memory.
+/// The child: what a game does, and nothing else — open the package streamed with the
+/// default cache budget, answer 1,000 requests (pairs the parent wrote beside it), report
+/// memory.
 fn child(path: &Path) {
-    let pkg = package::read(path).unwrap();
-    let size = pkg.nav.spec.width;
-    let costs = pkg.nav.layers[0].cost.to_cells();
-    let mut world = NavWorld::from_package(pkg);
-    let pairs = far_pairs(&world, &costs, size, 1000, 7);
-    drop(costs);
+    let pairs: Vec<((u32, u32), (u32, u32))> =
+        std::fs::read_to_string(path.with_extension("pairs"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: Vec<u32> = l.split_whitespace().map(|n| n.parse().unwrap()).collect();
+                ((v[0], v[1]), (v[2], v[3]))
+            })
+            .collect();
+    let mut world = NavWorld::open(path, StreamOptions::default()).unwrap();
     for &(a, g) in &pairs {
         let id = world.request_path(0, &[a], g).unwrap();
         world.release_path(id);
@@ -136,13 +143,21 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
     group.bench_function("open the package and answer the first request", |b| {
         b.iter(|| {
             k = (k + 1) % pairs.len();
+            let mut world = NavWorld::open(&path, StreamOptions::default()).unwrap();
+            let (a, g) = pairs[k];
+            black_box(world.request_path(0, &[a], g).unwrap())
+        });
+    });
+    group.bench_function("read the whole package and answer the first request", |b| {
+        b.iter(|| {
+            k = (k + 1) % pairs.len();
             let mut world = NavWorld::from_package(package::read(&path).unwrap());
             let (a, g) = pairs[k];
             black_box(world.request_path(0, &[a], g).unwrap())
         });
     });
 
-    let mut world = NavWorld::from_package(package::read(&path).unwrap());
+    let mut world = NavWorld::open(&path, StreamOptions::default()).unwrap();
     let mut i = 0;
     group.sample_size(50);
     group.bench_function("warm request_path across the map", |b| {
@@ -156,6 +171,11 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
     group.finish();
 
     let many = far_pairs(&world, &costs, size, 1000, 3);
+    let listed: String = many
+        .iter()
+        .map(|((ax, ay), (bx, by))| format!("{ax} {ay} {bx} {by}\n"))
+        .collect();
+    std::fs::write(path.with_extension("pairs"), listed).unwrap();
     let mut times: Vec<f64> = many
         .iter()
         .map(|&(a, g)| {
@@ -174,6 +194,15 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
         times[times.len() - 1]
     );
 
+    if let Some(stats) = world.stream_stats() {
+        println!(
+            "scale_{size}: streamed regions after them: {} resident ({:.0} MiB of tiles), {} loads, {} evictions",
+            stats.resident_regions,
+            stats.resident_bytes as f64 / f64::from(1 << 20),
+            stats.loads,
+            stats.evictions
+        );
+    }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .env(CHILD_ENV, &path)
         .output()
@@ -181,7 +210,7 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
     let text = String::from_utf8_lossy(&out.stdout);
     let mut fields = text.split_whitespace();
     println!(
-        "scale_{size}: a game that opened the package and answered 1,000 requests: peak {} MiB, resident {} MiB",
+        "scale_{size}: a game that opened the package streamed (default budget) and answered 1,000 requests: peak {} MiB, resident {} MiB",
         fields.next().unwrap_or("?"),
         fields.next().unwrap_or("?")
     );
