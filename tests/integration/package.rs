@@ -37,7 +37,7 @@ fn split(bytes: &[u8]) -> (serde_json::Value, Vec<Vec<u8>>) {
 /// Puts a package back together with valid checksums and offsets (as the writer does:
 /// offsets shifted until the manifest's length settles), so a corruption reaches the
 /// decoders instead of stopping at a checksum.
-fn join(mut manifest: serde_json::Value, chunks: &[Vec<u8>]) -> Vec<u8> {
+pub(crate) fn join(mut manifest: serde_json::Value, chunks: &[Vec<u8>]) -> Vec<u8> {
     let mut start = HEADER_LEN;
     loop {
         let mut offset = start;

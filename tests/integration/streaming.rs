@@ -229,3 +229,95 @@ fn a_version_1_package_opens_whole() {
     assert!(world.stream_stats().is_none());
     assert!(!world.nav().layers.is_empty());
 }
+
+/// Requests from every region's centre to the map's centre on every movement type, so every
+/// region is loaded: errors are fine, panics are not.
+fn touch_every_region(world: &mut NavWorld) {
+    let spec = world.nav().spec;
+    let side = 16 * spec.sector_size;
+    let centre = (spec.width / 2, spec.height / 2);
+    for layer in 0..world.nav().layers.len() {
+        for y in (side / 2..spec.height).step_by(side as usize) {
+            for x in (side / 2..spec.width).step_by(side as usize) {
+                if let Ok(id) = world.request_path(layer, &[(x, y), centre], (5, 5)) {
+                    let _ = world.trace_path(id, (x, y));
+                    let _ = world.sample_flow(id, (x as f32, y as f32));
+                    world.release_path(id);
+                }
+            }
+        }
+    }
+}
+
+/// The streaming reader on the damaged packages of the bad-input corpus and on seeded
+/// mutations of a good one (raw chunk bytes changed and the chunk re-compressed and
+/// re-sealed, so the decoders see them): a typed error at open or on first use, never a
+/// panic.
+#[test]
+fn the_streaming_reader_never_panics_on_damaged_packages() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs");
+    let mut opened = 0;
+    for entry in std::fs::read_dir(corpus).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.starts_with("pkg_") {
+            continue;
+        }
+        match NavWorld::open(&path, StreamOptions { cache_budget: 1 }) {
+            Ok(mut world) => {
+                opened += 1;
+                touch_every_region(&mut world);
+            }
+            Err(e) => assert!(e.to_string().contains(&name), "{name}: {e}"),
+        }
+    }
+    assert!(opened <= 5, "{opened} damaged packages opened");
+
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read(showcase_package(dir.path())).unwrap();
+    let manifest_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&good[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    let chunks: Vec<Vec<u8>> = manifest["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let at = c["offset"].as_u64().unwrap() as usize;
+            let stored = &good[at..at + c["stored_len"].as_u64().unwrap() as usize];
+            zstd::decode_all(stored).unwrap()
+        })
+        .collect();
+    let mut rng = Rng(11);
+    let path = dir.path().join("mutated.navpkg");
+    let mut refused = 0;
+    let rounds: u32 = std::env::var("NAVSTUDIO_STREAM_MUTATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    for _ in 0..rounds {
+        let mut raw = chunks.clone();
+        let k = rng.below(raw.len() as u32) as usize;
+        for _ in 0..1 + rng.below(4) {
+            if raw[k].is_empty() {
+                break;
+            }
+            let i = rng.below(raw[k].len() as u32) as usize;
+            raw[k][i] = match rng.below(3) {
+                0 => raw[k][i] ^ (1 << rng.below(8)),
+                1 => 0xFF,
+                _ => 0,
+            };
+        }
+        let stored: Vec<Vec<u8>> = raw
+            .iter()
+            .map(|r| zstd::encode_all(&r[..], 3).unwrap())
+            .collect();
+        std::fs::write(&path, crate::package::join(manifest.clone(), &stored)).unwrap();
+        match NavWorld::open(&path, StreamOptions { cache_budget: 1 }) {
+            Ok(mut world) => touch_every_region(&mut world),
+            Err(_) => refused += 1,
+        }
+    }
+    assert!(refused > 0);
+}
