@@ -446,6 +446,17 @@ fn stored_landmark_tables_equal_a_fresh_build() {
     for (l, stored) in nav.layers.iter().zip(&pkg.landmarks) {
         let decoded = stored.as_ref().map(|s| s.decode().unwrap());
         assert_eq!(decoded, Landmarks::build(l), "{}", l.name);
+        // Decoding into another node order equals reordering after decoding.
+        let n = l.nodes.len() as u32;
+        let rank: Vec<u32> = (0..n).map(|v| (v * 7 + 3) % n).collect();
+        if n % 7 != 0 {
+            let s = stored.as_ref().unwrap();
+            assert_eq!(
+                s.decode_ranked(Some(&rank)).unwrap(),
+                s.decode().unwrap().reordered(&rank)
+            );
+            assert!(s.decode_ranked(Some(&rank[1..])).is_err());
+        }
         assert!(stored.is_some(), "{} has portal nodes, so tables", l.name);
     }
     let mut opened = NavWorld::from_package(pkg);

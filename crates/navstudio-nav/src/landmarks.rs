@@ -172,20 +172,45 @@ impl Landmarks {
     /// One sentence saying what is wrong: counts out of range, a node count other than the
     /// layer's, or a length that does not match them.
     pub fn from_bytes(bytes: &[u8], node_count: usize) -> Result<Self, String> {
+        Self::from_bytes_ranked(bytes, node_count, None)
+    }
+
+    /// [`Self::from_bytes`] followed by [`Self::reordered`]`(rank)` in one pass, one column per
+    /// core: what a world opening a package on a map at the size limit spends most of its
+    /// first request on.
+    ///
+    /// # Errors
+    /// As [`Self::from_bytes`], and when `rank` does not cover the nodes.
+    pub fn from_bytes_ranked(
+        bytes: &[u8],
+        node_count: usize,
+        rank: Option<&[u32]>,
+    ) -> Result<Self, String> {
+        use rayon::prelude::*;
         let (count, nodes, step) = Self::check_header(bytes, bytes.len(), node_count)?;
+        if rank.is_some_and(|r| r.len() != nodes || r.iter().any(|&v| v as usize >= nodes)) {
+            return Err("the search order does not cover the graph's nodes".to_owned());
+        }
+        if nodes == 0 {
+            return Ok(Self {
+                columns: vec![Vec::new(); count],
+                step,
+            });
+        }
         let body = &bytes[Self::HEADER_LEN..];
-        // One plane pair per landmark and direction: `nodes` low bytes, then `nodes` high.
-        let mut planes = body.chunks_exact(2 * nodes.max(1));
-        let columns = (0..count)
-            .map(|_| {
+        // Per landmark 4 planes of `nodes` bytes: d(k, n) low, high, then d(n, k) low, high.
+        let columns = body
+            .par_chunks_exact(4 * nodes)
+            .map(|planes| {
                 let mut column = vec![[0u16; 2]; nodes];
                 for dir in 0..2 {
-                    let plane = planes.next().unwrap_or_default();
-                    let (low, high) = plane.split_at(nodes.min(plane.len()));
+                    let plane = &planes[2 * nodes * dir..2 * nodes * (dir + 1)];
+                    let (low, high) = plane.split_at(nodes);
                     let mut previous = 0u16;
-                    for ((entry, &lo), &hi) in column.iter_mut().zip(low).zip(high) {
+                    for (n, (&lo, &hi)) in low.iter().zip(high).enumerate() {
                         previous = previous.wrapping_add(u16::from_le_bytes([lo, hi]));
-                        entry[dir] = previous;
+                        let at = rank.map_or(n, |r| r[n] as usize);
+                        column[at][dir] = previous;
                     }
                 }
                 column

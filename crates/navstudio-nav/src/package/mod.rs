@@ -314,8 +314,20 @@ impl StoredLandmarks {
     /// One sentence if the chunk does not decompress to tables that fit the graph (its
     /// checksum matched, so only a faulty writer makes one).
     pub fn decode(&self) -> Result<crate::landmarks::Landmarks, String> {
+        self.decode_ranked(None)
+    }
+
+    /// [`Self::decode`] with node `n`'s entries at `rank[n]` (see
+    /// [`crate::landmarks::Landmarks::from_bytes_ranked`]).
+    ///
+    /// # Errors
+    /// As [`Self::decode`].
+    pub fn decode_ranked(
+        &self,
+        rank: Option<&[u32]>,
+    ) -> Result<crate::landmarks::Landmarks, String> {
         let raw = decode::decompress(&self.stored, self.raw_len)?;
-        crate::landmarks::Landmarks::from_bytes(&raw, self.node_count)
+        crate::landmarks::Landmarks::from_bytes_ranked(&raw, self.node_count, rank)
     }
 }
 

@@ -342,15 +342,18 @@ impl NavWorld {
             .as_ref()
             .is_none_or(|t| t.node_count() != l.nodes.len());
         if stale {
-            let stored = self
-                .stored_landmarks
-                .get_mut(layer)
-                .and_then(Option::take)
-                .and_then(|s| s.decode().ok())
+            let stored = self.stored_landmarks.get_mut(layer).and_then(Option::take);
+            self.search_graph(layer);
+            let l = &self.nav.layers[layer];
+            let Some(graph) = self.search_graphs[layer].as_ref() else {
+                return;
+            };
+            // Stored tables decode straight into the search's node order.
+            let decoded = stored
+                .and_then(|s| s.decode_ranked(Some(graph.search_ids())).ok())
                 .filter(|m| m.node_count() == l.nodes.len());
-            let marks = stored.or_else(|| Landmarks::build(l));
-            let graph = self.search_graph(layer);
-            self.landmarks[layer] = marks.map(|m| m.reordered(graph.search_ids()));
+            self.landmarks[layer] =
+                decoded.or_else(|| Landmarks::build(l).map(|m| m.reordered(graph.search_ids())));
         }
     }
 
