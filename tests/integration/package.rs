@@ -449,7 +449,7 @@ fn stored_landmark_tables_equal_a_fresh_build() {
         // Decoding into another node order equals reordering after decoding.
         let n = l.nodes.len() as u32;
         let rank: Vec<u32> = (0..n).map(|v| (v * 7 + 3) % n).collect();
-        if n % 7 != 0 {
+        if !n.is_multiple_of(7) {
             let s = stored.as_ref().unwrap();
             assert_eq!(
                 s.decode_ranked(Some(&rank)).unwrap(),

@@ -100,6 +100,10 @@ fn a_streamed_world_answers_as_the_package_read_whole() {
     let mut streamed = NavWorld::open(&path, StreamOptions::default()).unwrap();
     let opened = streamed.stream_stats().unwrap();
     assert_eq!(opened.resident_regions, 0, "opening decodes no region");
+    assert!(
+        streamed.nav().layers.iter().all(|l| l.nodes.is_empty()),
+        "opening reads no portal graph"
+    );
     assert!(compare(&mut whole, &mut streamed, 1, true) > 20);
     let stats = streamed.stream_stats().unwrap();
     assert!(stats.loads > 0 && stats.evictions == 0, "{stats:?}");
@@ -154,15 +158,20 @@ fn a_damaged_region_fails_when_first_used_and_the_rest_still_answers() {
     let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let manifest: serde_json::Value =
         serde_json::from_slice(&bytes[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
-    // The land type's flows chunk of region 0 (the map's top-left 160 × 160 cells).
-    let chunk = manifest["chunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["layer"] == 0 && c["kind"] == "flows" && c["region"] == 0)
-        .unwrap();
-    let at = chunk["offset"].as_u64().unwrap() as usize + 7;
-    bytes[at] ^= 0x40;
+    // The land type's flows chunk of region 0 (the map's top-left 160 × 160 cells), and
+    // the hover type's graph.
+    let find = |layer: u64, kind: &str, region: Option<u64>| {
+        let c = manifest["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["layer"] == layer && c["kind"] == kind && c["region"].as_u64() == region)
+            .unwrap();
+        c["offset"].as_u64().unwrap() as usize + 7
+    };
+    let (flows, graph) = (find(0, "flows", Some(0)), find(1, "graph", None));
+    bytes[flows] ^= 0x40;
+    bytes[graph] ^= 0x40;
     std::fs::write(&path, &bytes).unwrap();
     assert!(
         package::read(&path).is_err(),
@@ -203,7 +212,7 @@ fn a_damaged_region_fails_when_first_used_and_the_rest_still_answers() {
             err,
             PathError::Damaged {
                 layer: 0,
-                region: 0,
+                region: Some(0),
                 ..
             }
         ),
@@ -213,6 +222,24 @@ fn a_damaged_region_fails_when_first_used_and_the_rest_still_answers() {
         text.contains("showcase.navpkg") && text.contains("region 0"),
         "{text}"
     );
+    // The hover type's graph is read on its first request: refused, naming the chunk, while
+    // its reachability (island ids) still answers.
+    assert!(world.is_reachable(1, (320, 320), (330, 330)));
+    let err = world
+        .request_path(1, &[(320, 320)], (330, 330))
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PathError::Damaged {
+                layer: 1,
+                region: None,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("graph chunk"), "{err}");
     // And the map still answers afterwards.
     let again = pairs((spec.width, spec.height), 80, 7)
         .into_iter()

@@ -93,11 +93,15 @@ impl SearchGraph {
         let spec = layer.cost.spec;
         let sx = spec.sectors_x().max(1);
         let n = layer.nodes.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by_key(|&v| {
-            let s = layer.nodes[v as usize].sector;
-            (morton(s % sx, s / sx), v)
-        });
+        // Keys computed once (not per comparison) and unique, so an unstable sort will do.
+        let mut keyed: Vec<(u64, u32)> = (0..n as u32)
+            .map(|v| {
+                let s = layer.nodes[v as usize].sector;
+                (morton(s % sx, s / sx), v)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let order: Vec<u32> = keyed.into_iter().map(|(_, v)| v).collect();
         let mut rank = vec![0u32; n];
         for (new, &old) in order.iter().enumerate() {
             rank[old as usize] = new as u32;

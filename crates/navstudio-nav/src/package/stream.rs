@@ -1,8 +1,9 @@
-//! Opening a version 2 package without decoding it all: what a request needs before it
-//! touches any region is read at once (per movement type the windows, the portal graph, the
-//! island id of every sector and the island fields of mixed sectors, and the landmark tables
-//! undecoded), and a region's cost tiles and flow tiles are read with positioned reads and
-//! decoded when the world first needs them ([`PackageStream::load_region`]).
+//! Opening a version 2 package without decoding it all: the island ids of every movement
+//! type are read at once (the island id of every sector and the island fields of mixed
+//! sectors: any two cells' reachability), a movement type's windows and portal graph (and
+//! its landmark tables, undecoded) on its first use ([`PackageStream::load_globals`]), and a
+//! region's cost tiles and flow tiles with positioned reads when the world first needs them
+//! ([`PackageStream::load_region`]).
 //!
 //! The checks are the eager reader's per chunk: checksums, lengths against what a map of
 //! the manifest's size can need, ranges, and every flow tile's length against its sector.
@@ -48,6 +49,9 @@ pub struct PackageStream {
     regions: RegionGrid,
     /// Per movement type, per region: the manifest indices of its cost and flows chunks.
     regional: Vec<Vec<[usize; 2]>>,
+    /// Per movement type: the manifest indices of its windows, graph and landmark chunks,
+    /// read on the type's first use ([`PackageStream::load_globals`]).
+    globals: Vec<[Option<usize>; 3]>,
     /// Per movement type, per region: its portal nodes, ascending.
     region_nodes: Vec<Vec<Vec<u32>>>,
     /// Per movement type, per region: where its flow tiles start in the layer's tile store
@@ -55,15 +59,15 @@ pub struct PackageStream {
     tile_base: Vec<Vec<Option<u32>>>,
 }
 
-/// What [`open`] gives: the navigation data with every region unloaded (cost sectors read
-/// as clear, nodes without flow tiles), the stored landmark tables, and the stream.
+/// What [`open`] gives: the island ids of every movement type (so any two cells'
+/// reachability is known), and the stream that reads the rest on demand.
 #[derive(Debug)]
 pub struct OpenedPackage {
-    /// Windows, nodes, graphs and islands of every movement type; no region loaded.
+    /// Every movement type with its islands only: no windows, nodes or graph until
+    /// [`PackageStream::load_globals`], no cost or flow tiles until
+    /// [`PackageStream::load_region`].
     pub nav: NavData,
-    /// Per movement type, the stored landmark tables (see [`super::Package::landmarks`]).
-    pub landmarks: Vec<Option<StoredLandmarks>>,
-    /// The file, for [`PackageStream::load_region`].
+    /// The file.
     pub stream: PackageStream,
 }
 
@@ -127,59 +131,49 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     let chunks = check_index(&manifest, file_len, HEADER_LEN + manifest_len, regions, err)?;
     let layer_count = manifest.layers.len();
     let region_count = regions.count() as usize;
-    let mut global: Vec<Vec<(ChunkKind, usize)>> = vec![Vec::new(); layer_count];
+    let mut islands: Vec<Vec<(ChunkKind, Option<u32>, usize)>> = vec![Vec::new(); layer_count];
     let mut regional = vec![vec![[usize::MAX; 2]; region_count]; layer_count];
+    let mut globals = vec![[None; 3]; layer_count];
     for c in &chunks {
         match (c.kind, c.region) {
             (ChunkKind::Cost, Some(r)) => regional[c.layer][r as usize][0] = c.index,
             (ChunkKind::Flows, Some(r)) => regional[c.layer][r as usize][1] = c.index,
-            _ => global[c.layer].push((c.kind, c.index)),
+            (ChunkKind::Windows, _) => globals[c.layer][0] = Some(c.index),
+            (ChunkKind::Graph, _) => globals[c.layer][1] = Some(c.index),
+            (ChunkKind::Landmarks, _) => globals[c.layer][2] = Some(c.index),
+            (kind, region) => islands[c.layer].push((kind, region, c.index)),
         }
     }
-    let mut stream = PackageStream {
+    let stream = PackageStream {
         path: path.to_path_buf(),
         file,
         manifest,
         regions,
         regional,
-        region_nodes: Vec::new(),
+        globals,
+        region_nodes: vec![Vec::new(); layer_count],
         tile_base: vec![vec![None; region_count]; layer_count],
     };
     // Reads one after the other (one file position), decoding on all cores.
-    let stored: Vec<Vec<GlobalChunk>> = global
+    let stored: Vec<Vec<GlobalChunk>> = islands
         .iter()
         .map(|list| {
             list.iter()
-                .map(|&(kind, index)| {
-                    let info = &stream.manifest.chunks[index];
-                    Ok((kind, info.region, index, stream.stored(index)?))
-                })
+                .map(|&(kind, region, index)| Ok((kind, region, index, stream.stored(index)?)))
                 .collect::<Result<_, PackageError>>()
         })
         .collect::<Result<_, _>>()?;
-    let decoded: Vec<(NavLayer, Option<StoredLandmarks>)> = stored
+    let layers: Vec<NavLayer> = stored
         .into_par_iter()
         .enumerate()
-        .map(|(layer, chunks)| stream.decode_globals(layer, chunks))
+        .map(|(layer, chunks)| stream.decode_islands(layer, chunks))
         .collect::<Result<_, _>>()?;
-    let (layers, landmarks): (Vec<_>, Vec<_>) = decoded.into_iter().unzip();
-    stream.region_nodes = layers
-        .iter()
-        .map(|l| {
-            let mut by_region = vec![Vec::new(); region_count];
-            for (i, n) in l.nodes.iter().enumerate() {
-                by_region[regions.region_of_sector(n.sector) as usize].push(i as u32);
-            }
-            by_region
-        })
-        .collect();
     Ok(OpenedPackage {
         nav: NavData {
             spec: regions.spec,
             cell_size_m: stream.manifest.cell_size_m,
             layers,
         },
-        landmarks,
         stream,
     })
 }
@@ -250,13 +244,13 @@ impl PackageStream {
         }
     }
 
-    /// One movement type with no region loaded, from its global chunks (and the island
-    /// fields of every region).
-    fn decode_globals(
+    /// One movement type with its islands only (its sector islands and every region's
+    /// island fields).
+    fn decode_islands(
         &self,
         layer: usize,
         chunks: Vec<GlobalChunk>,
-    ) -> Result<(NavLayer, Option<StoredLandmarks>), PackageError> {
+    ) -> Result<NavLayer, PackageError> {
         let spec = self.regions.spec;
         let name = self.manifest.layers[layer].name.clone();
         let err = self.faults();
@@ -269,21 +263,15 @@ impl PackageStream {
             decompress(stored, self.manifest.chunks[index].raw_len)
                 .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))
         };
-        let (mut windows, mut graph, mut islands) = (None, None, None);
+        let mut islands = None;
         let mut fields = Vec::new();
-        let mut landmarks = None;
-        // Global kinds first: the island fields need the island count.
+        let mut last_index = 0;
+        // The sector islands first: the island fields need the island count.
         let mut chunks = chunks;
-        chunks.sort_by_key(|(kind, region, _, _)| (region.is_some(), kind.name()));
+        chunks.sort_by_key(|(_, region, _, _)| region.is_some());
         for (kind, region, index, stored) in chunks {
+            last_index = index;
             match kind {
-                ChunkKind::Windows => {
-                    let raw = raw_of(index, &stored)?;
-                    let mut r = ByteReader::new(&raw);
-                    windows = Some(parse_windows(&mut r, spec).map_err(|f| fault(index, f))?);
-                    r.finish("windows chunk").map_err(|f| fault(index, f))?;
-                }
-                ChunkKind::Graph => graph = Some((index, raw_of(index, &stored)?)),
                 ChunkKind::SectorIslands => {
                     let raw = raw_of(index, &stored)?;
                     let mut r = ByteReader::new(&raw);
@@ -314,64 +302,105 @@ impl PackageStream {
                     r.finish("island fields chunk")
                         .map_err(|f| fault(index, f))?;
                 }
-                ChunkKind::Landmarks => landmarks = Some((index, stored)),
-                ChunkKind::Cost | ChunkKind::Flows => {}
+                _ => {}
             }
         }
-        let missing = |what: &str| err.invalid(format!("movement type {name}: no {what} chunk"));
-        let windows = windows.ok_or_else(|| missing("windows"))?;
-        let (graph_index, graph_raw) = graph.ok_or_else(|| missing("graph"))?;
-        let mut r = ByteReader::new(&graph_raw);
+        let (count, sector_island) = islands
+            .ok_or_else(|| err.invalid(format!("movement type {name}: no sector islands chunk")))?;
+        fields.sort_unstable_by_key(|(s, _)| *s);
+        let islands =
+            check_islands(spec, count, sector_island, fields).map_err(|f| fault(last_index, f))?;
+        Ok(NavLayer {
+            name,
+            cost: CostField {
+                spec,
+                sectors: vec![SectorCost::Clear; spec.sector_count()],
+            },
+            windows: Vec::new(),
+            nodes: Vec::new(),
+            graph: PortalGraph::default(),
+            islands,
+            flows: FlowPermutations::default(),
+        })
+    }
+
+    /// Reads movement type `layer`'s windows and portal graph into `l` (which [`open`] made
+    /// for that type), with no region loaded, and returns its stored landmark tables.
+    ///
+    /// # Errors
+    /// A [`PackageError`] naming the file, the chunk and what is wrong; `l` is unchanged.
+    pub fn load_globals(
+        &mut self,
+        layer: usize,
+        l: &mut NavLayer,
+    ) -> Result<Option<StoredLandmarks>, PackageError> {
+        let spec = self.regions.spec;
+        let err = self.faults();
+        let fault = |index: usize, f: ReadFault| match f {
+            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
+                err.invalid(format!("{}: {w}", self.what(index)))
+            }
+        };
+        let [Some(windows_index), Some(graph_index), landmarks_index] = self.globals[layer] else {
+            return Err(err.invalid(format!(
+                "movement type {}: its windows or graph chunk is missing",
+                l.name
+            )));
+        };
+        let raw = self.raw(windows_index)?;
+        let mut r = ByteReader::new(&raw);
+        let windows = parse_windows(&mut r, spec).map_err(|f| fault(windows_index, f))?;
+        r.finish("windows chunk")
+            .map_err(|f| fault(windows_index, f))?;
+        let raw = self.raw(graph_index)?;
+        let mut r = ByteReader::new(&raw);
         let (offsets, targets, weights) =
             parse_graph(&mut r, 2 * windows.len()).map_err(|f| fault(graph_index, f))?;
         r.finish("graph chunk").map_err(|f| fault(graph_index, f))?;
-        let (count, sector_island) = islands.ok_or_else(|| missing("sector islands"))?;
-        fields.sort_unstable_by_key(|(s, _)| *s);
-        let islands =
-            check_islands(spec, count, sector_island, fields).map_err(|f| fault(graph_index, f))?;
         let mut nodes = nodes_from_windows(&windows);
-        set_node_islands(spec, &islands, &mut nodes);
+        set_node_islands(spec, &l.islands, &mut nodes);
         let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
-        let stored_landmarks = landmarks
-            .map(|(index, stored)| {
-                let header = decompress_prefix(&stored, Landmarks::HEADER_LEN)?;
-                let raw_len = self.manifest.chunks[index].raw_len;
-                Landmarks::check_header(
-                    &header,
-                    usize::try_from(raw_len).unwrap_or(usize::MAX),
-                    nodes.len(),
-                )?;
+        let landmarks = landmarks_index
+            .map(|index| {
+                let stored = self.stored(index)?;
+                let check = || -> Result<u64, String> {
+                    let header = decompress_prefix(&stored, Landmarks::HEADER_LEN)?;
+                    let raw_len = self.manifest.chunks[index].raw_len;
+                    Landmarks::check_header(
+                        &header,
+                        usize::try_from(raw_len).unwrap_or(usize::MAX),
+                        nodes.len(),
+                    )?;
+                    Ok(raw_len)
+                };
+                let raw_len =
+                    check().map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))?;
                 Ok(StoredLandmarks {
                     stored,
                     raw_len,
                     node_count: nodes.len(),
                 })
             })
-            .transpose()
-            .map_err(|w: String| err.invalid(format!("movement type {name}: {w}")))?;
-        let node_count = nodes.len();
-        let layer = NavLayer {
-            name,
-            cost: CostField {
-                spec,
-                sectors: vec![SectorCost::Clear; spec.sector_count()],
-            },
-            windows,
-            nodes,
-            graph: PortalGraph {
-                offsets,
-                targets,
-                weights,
-                sector_offsets,
-                sector_nodes,
-            },
-            islands,
-            flows: FlowPermutations {
-                tiles: Vec::new(),
-                node_tile: vec![NOT_LOADED; node_count],
-            },
+            .transpose()?;
+        let mut by_region = vec![Vec::new(); self.regions.count() as usize];
+        for (i, n) in nodes.iter().enumerate() {
+            by_region[self.regions.region_of_sector(n.sector) as usize].push(i as u32);
+        }
+        self.region_nodes[layer] = by_region;
+        l.flows = FlowPermutations {
+            tiles: Vec::new(),
+            node_tile: vec![NOT_LOADED; nodes.len()],
         };
-        Ok((layer, stored_landmarks))
+        l.windows = windows;
+        l.nodes = nodes;
+        l.graph = PortalGraph {
+            offsets,
+            targets,
+            weights,
+            sector_offsets,
+            sector_nodes,
+        };
+        Ok(landmarks)
     }
 
     /// Reads region `region` of movement type `layer` into `l` (which [`open`] made for

@@ -78,16 +78,15 @@ pub enum PathError {
     /// The path id names no live path (never requested, or released).
     #[error("path {0} does not exist (never requested, or released)")]
     UnknownPath(u32),
-    /// A streamed world could not load a region it needs from its package file.
-    #[error(
-        "region {region} of movement type {layer} could not be read ({why}); the rest of the map still answers"
-    )]
+    /// A streamed world could not read data it needs from its package file: a region, or
+    /// (`region: None`) the movement type's portal graph.
+    #[error("movement type {layer} could not be read ({why}); the rest of the map still answers")]
     Damaged {
         /// Movement type index.
         layer: usize,
-        /// Region index (see `package::RegionGrid`).
-        region: u32,
-        /// What is wrong, naming the file.
+        /// Region index (see `package::RegionGrid`), or `None` for the type's graph.
+        region: Option<u32>,
+        /// What is wrong, naming the file and the chunk.
         why: String,
     },
 }
@@ -323,7 +322,10 @@ impl NavWorld {
     /// portal graph) instead of on each layer's first path request: call it at load time.
     pub fn prepare_landmarks(&mut self) {
         for layer in 0..self.nav.layers.len() {
-            self.ensure_landmarks(layer);
+            // A streamed type whose graph cannot be read gets its error on its requests.
+            if self.ensure_graph(layer).is_ok() {
+                self.ensure_landmarks(layer);
+            }
         }
     }
 

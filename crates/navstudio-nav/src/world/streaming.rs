@@ -2,6 +2,9 @@
 //! regions (16 × 16 sectors) are decoded on first use and dropped, least recently used
 //! first, when the decoded regions exceed the cache budget and no live path needs them.
 //!
+//! A movement type's windows and portal graph are read on its first request; until then
+//! only its island ids are held (reachability needs no more).
+//!
 //! Residency is kept by the `&mut` calls: a request loads the regions of its sources, of
 //! the sectors around its goals (their goal fields) and of every sector its routes cross,
 //! before anything reads them, so sampling and tracing (`&self`) find them loaded. A region
@@ -63,6 +66,8 @@ struct RegionSlot {
 #[derive(Debug)]
 pub(super) struct Streamed {
     package: PackageStream,
+    /// Per movement type: whether its windows and graph are read.
+    graph_loaded: Vec<bool>,
     slots: Vec<Vec<RegionSlot>>,
     budget: usize,
     clock: u64,
@@ -87,9 +92,10 @@ impl NavWorld {
         let regions = opened.stream.regions().count() as usize;
         let layers = opened.nav.layers.len();
         let mut world = Self::from_nav(opened.nav);
-        world.stored_landmarks = opened.landmarks;
+        world.stored_landmarks = vec![None; layers];
         world.streamed = Some(Streamed {
             package: opened.stream,
+            graph_loaded: vec![false; layers],
             slots: vec![vec![RegionSlot::default(); regions]; layers],
             budget: options.cache_budget,
             clock: 0,
@@ -105,12 +111,40 @@ impl NavWorld {
         self.streamed.as_ref().map(|s| s.stats)
     }
 
-    /// Loads the regions holding `sectors` of `layer` (no-op for a world held whole).
+    /// Reads `layer`'s windows and portal graph if they are not yet (no-op for a world held
+    /// whole).
+    pub(super) fn ensure_graph(&mut self, layer: usize) -> Result<(), PathError> {
+        let Some(s) = self.streamed.as_mut() else {
+            return Ok(());
+        };
+        if s.graph_loaded.get(layer).copied().unwrap_or(true) {
+            return Ok(());
+        }
+        let l = &mut self.nav.layers[layer];
+        let landmarks = s
+            .package
+            .load_globals(layer, l)
+            .map_err(|e| PathError::Damaged {
+                layer,
+                region: None,
+                why: e.to_string(),
+            })?;
+        s.graph_loaded[layer] = true;
+        if self.stored_landmarks.len() <= layer {
+            self.stored_landmarks.resize_with(layer + 1, || None);
+        }
+        self.stored_landmarks[layer] = landmarks;
+        Ok(())
+    }
+
+    /// Loads the regions holding `sectors` of `layer`, and its graph first (no-op for a
+    /// world held whole).
     pub(super) fn ensure_sectors(
         &mut self,
         layer: usize,
         sectors: impl IntoIterator<Item = u32>,
     ) -> Result<(), PathError> {
+        self.ensure_graph(layer)?;
         let Some(s) = self.streamed.as_mut() else {
             return Ok(());
         };
@@ -136,7 +170,7 @@ impl NavWorld {
                     .load_region(layer, region, l)
                     .map_err(|e| PathError::Damaged {
                         layer,
-                        region,
+                        region: Some(region),
                         why: e.to_string(),
                     })?;
             let slot = &mut s.slots[layer][region as usize];
