@@ -106,12 +106,13 @@ impl Simulation {
         self.updates.resize(n, AgentUpdate::default());
         {
             let agents = &self.agents;
+            let soft_mass = self.config.techniques.soft_mass_priority;
             self.near.clear();
             self.near.par_extend(
                 self.grid
                     .sorted_agents()
                     .par_iter()
-                    .map(|&i| NearAgent::of(agents, i as usize)),
+                    .map(|&i| NearAgent::of(agents, i as usize, soft_mass)),
             );
             let ctx = StepContext {
                 agents: &self.agents,
@@ -217,6 +218,7 @@ impl Simulation {
         let mut moved = vec![Vec2::ZERO; ids.len()];
         let fit = self.config.techniques.fit_corridors;
         let pinned = self.config.techniques.pinned_priority;
+        let soft = self.config.techniques.soft_mass_priority;
         for _ in 0..PROJECTION_PASSES {
             let (a, grid, max_r) = (&self.agents, &self.grid, self.max_radius_m);
             moved
@@ -224,7 +226,14 @@ impl Simulation {
                 .zip(&ids)
                 .with_min_len(CHUNK)
                 .for_each(|(out, &i)| {
-                    let c = resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r, pinned);
+                    let c = resolve::overlap_correction(
+                        a,
+                        grid,
+                        i,
+                        a.radius_m[i] + max_r,
+                        pinned,
+                        soft,
+                    );
                     *out = if c == Vec2::ZERO {
                         a.pos_world[i]
                     } else {

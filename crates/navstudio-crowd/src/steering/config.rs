@@ -110,6 +110,14 @@ pub struct Techniques {
     /// pace with nothing in the way, so where crowds meet everyone crawled. Context mode
     /// only.
     pub context_free_speed: bool,
+    /// Soft mass priority: contacts weigh agents by the fourth root of their mass
+    /// ([`crate::resolve::contact_mass`]), not the mass itself. A heavy agent still leaves
+    /// a light one most of a contact (a tank about 80 % to infantry), but no longer all of
+    /// it: the light one can give way only as fast as its own neighbours let it, and a
+    /// tank or large walker that drove on at full speed crushed infantry into the crowd
+    /// beside them (the mixed-radii case's overlap). Stationary allies are still pushed
+    /// aside (they weigh a twentieth).
+    pub soft_mass_priority: bool,
 }
 
 impl Default for Techniques {
@@ -126,6 +134,7 @@ impl Default for Techniques {
             rejoin_route: true,
             pinned_priority: false,
             context_free_speed: true,
+            soft_mass_priority: true,
         }
     }
 }
@@ -146,11 +155,12 @@ impl Techniques {
             rejoin_route: false,
             pinned_priority: false,
             context_free_speed: false,
+            soft_mass_priority: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -162,6 +172,7 @@ impl Techniques {
         "rejoin_route",
         "pinned_priority",
         "context_free_speed",
+        "soft_mass_priority",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -178,6 +189,7 @@ impl Techniques {
             "rejoin_route" => &mut self.rejoin_route,
             "pinned_priority" => &mut self.pinned_priority,
             "context_free_speed" => &mut self.context_free_speed,
+            "soft_mass_priority" => &mut self.soft_mass_priority,
             _ => return false,
         };
         *flag = on;

@@ -46,7 +46,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize))
+            .map(|&i| NearAgent::of(&a, i as usize, true))
             .collect();
         let ctx = StepContext {
             agents: &a,
@@ -147,7 +147,7 @@ fn a_remembered_resolution_keeps_its_side_when_the_offset_flips() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize))
+            .map(|&i| NearAgent::of(&a, i as usize, true))
             .collect();
         let ctx = StepContext {
             agents: &a,
@@ -228,7 +228,7 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize))
+            .map(|&i| NearAgent::of(&a, i as usize, true))
             .collect();
         let ctx = StepContext {
             agents: &a,
