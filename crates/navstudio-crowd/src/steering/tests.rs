@@ -256,3 +256,63 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
         "free {free:?} vs scored {scored:?}"
     );
 }
+
+/// A lane goal behind the way to the destination (SmartCenter put it there), with a wall
+/// between the agent and the destination: the flow, without line of sight, leads on
+/// toward the destination, which in the mixed-radii case turned agents back at a sector
+/// border one step short of their lanes for ever. Within a few cells and with a clear
+/// line, the agent walks straight to its lane; an agent bound for the destination itself
+/// still follows the flow.
+#[test]
+fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    let mut costs = vec![1u8; 16 * 16];
+    for y in 4..13 {
+        costs[y * 16 + 10] = navstudio_nav::grid::WALL;
+    }
+    nav.add_type("land", costs).unwrap();
+    let destination = Vec2::new(14.5, 8.5);
+    let start = Vec2::new(6.5, 8.5);
+    let path = nav.request_path(0, &[start], destination).unwrap();
+    let direction = |goal: Vec2| {
+        let mut a = Agents::default();
+        a.pos_world.push(start);
+        a.vel.push(Vec2::ZERO);
+        a.radius_m.push(0.4);
+        a.mass.push(80.0);
+        a.max_force.push(1600.0);
+        a.max_speed.push(4.0);
+        a.neighbour_radius_m.push(3.0);
+        a.state.push(AgentState::Moving);
+        a.order.push(0);
+        a.type_index.push(0);
+        a.goal_world.push(goal);
+        a.path.push(Some(path));
+        a.flow_dir.push(Vec2::ZERO);
+        a.resolution.push(Resolution::default());
+        let config = SimConfig::default();
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.5);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize, true))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config: &config,
+            order_destinations: &[destination],
+            replanning: false,
+            separation_reach_m: 0.5,
+        };
+        ctx.desired_velocity(0).1
+    };
+    let to_lane = direction(Vec2::new(3.5, 8.5));
+    assert!(to_lane.x < -0.99, "straight back to the lane: {to_lane:?}");
+    let to_destination = direction(destination);
+    assert!(to_destination.x > 0.0, "the flow: {to_destination:?}");
+}
