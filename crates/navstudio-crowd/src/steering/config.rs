@@ -118,6 +118,10 @@ pub struct Techniques {
     /// beside them (the mixed-radii case's overlap). Stationary allies are still pushed
     /// aside (they weigh a twentieth).
     pub soft_mass_priority: bool,
+    /// Context steering keeps right: an oncoming neighbour's danger leans to the agent's
+    /// left of it, so it passes on its right, and the neighbour, doing the same, on its
+    /// right — lanes form instead of a standoff where crowds meet. Context mode only.
+    pub context_keep_right: bool,
 }
 
 impl Default for Techniques {
@@ -135,6 +139,7 @@ impl Default for Techniques {
             pinned_priority: false,
             context_free_speed: true,
             soft_mass_priority: true,
+            context_keep_right: true,
         }
     }
 }
@@ -156,11 +161,12 @@ impl Techniques {
             pinned_priority: false,
             context_free_speed: false,
             soft_mass_priority: false,
+            context_keep_right: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -173,6 +179,7 @@ impl Techniques {
         "pinned_priority",
         "context_free_speed",
         "soft_mass_priority",
+        "context_keep_right",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -190,6 +197,7 @@ impl Techniques {
             "pinned_priority" => &mut self.pinned_priority,
             "context_free_speed" => &mut self.context_free_speed,
             "soft_mass_priority" => &mut self.soft_mass_priority,
+            "context_keep_right" => &mut self.context_keep_right,
             _ => return false,
         };
         *flag = on;

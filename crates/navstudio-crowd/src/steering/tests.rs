@@ -316,3 +316,75 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
     let to_destination = direction(destination);
     assert!(to_destination.x > 0.0, "the flow: {to_destination:?}");
 }
+
+/// Context steering, two agents of different orders meeting head-on 1.6 m apart: with
+/// `context_keep_right` the oncoming neighbour's danger leans to the agent's left, and it
+/// turns to its right (+y for an agent heading +x, the side contacts side-step to), as
+/// the neighbour does to its own; without, the danger is symmetric round the neighbour and
+/// the slot order picks the side.
+#[test]
+fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let chosen = |keep_right: bool, agent: usize| {
+        let mut a = Agents::default();
+        for (x, vx, order) in [(4.0, 2.0, 0), (5.6, -2.0, 1)] {
+            a.pos_world.push(Vec2::new(x, 8.0));
+            a.vel.push(Vec2::new(vx, 0.0));
+            a.radius_m.push(0.4);
+            a.mass.push(80.0);
+            a.max_force.push(1600.0);
+            a.max_speed.push(4.0);
+            a.neighbour_radius_m.push(3.0);
+            a.state.push(AgentState::Moving);
+            a.order.push(order);
+            a.type_index.push(0);
+            a.goal_world.push(Vec2::new(x + 5.0 * vx, 8.0));
+            a.resolution.push(Resolution::default());
+        }
+        let config = SimConfig {
+            avoidance: AvoidanceMode::Context,
+            techniques: Techniques {
+                context_keep_right: keep_right,
+                ..Techniques::default()
+            },
+            ..SimConfig::default()
+        };
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.5);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize, true))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config: &config,
+            order_destinations: &[],
+            replanning: false,
+            separation_reach_m: 0.5,
+        };
+        let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
+        let mut n = [Neighbour {
+            slot: 0,
+            dist_sq: 0.0,
+        }; MAX_NEIGHBOURS];
+        let count = ctx.nearest(agent, slot, &mut n);
+        let heading = Vec2::new(a.vel[agent].x.signum(), 0.0);
+        let v = ctx.context(agent, slot, &n[..count], heading * 4.0);
+        // Share of the chosen velocity to the agent's right.
+        v.dot(heading.perp()) / v.length().max(1e-6)
+    };
+    for agent in [0, 1] {
+        let right = chosen(true, agent);
+        assert!(right > 0.3, "agent {agent} keeps right: {right}");
+    }
+    // Without it the symmetric danger leaves the side to the slot order: both turn to the
+    // same side of the world (one to its right, the other to its left) and meet again.
+    let (first, second) = (chosen(false, 0), chosen(false, 1));
+    assert!(first * second < 0.0, "without: {first} and {second}");
+}
