@@ -122,6 +122,13 @@ pub struct Techniques {
     /// left of it, so it passes on its right, and the neighbour, doing the same, on its
     /// right — lanes form instead of a standoff where crowds meet. Context mode only.
     pub context_keep_right: bool,
+    /// A third position pass after each step (boids and context steering): Jacobi passes
+    /// open a share of each overlap from the positions as they are, and where a heavy
+    /// agent or a crowd presses from behind two passes leave a chain of light agents
+    /// pressed into each other. Overlap means fall in every case (mixed radii boids 5.7 →
+    /// 4.4 %), and meeting crowds untangle sooner (head-on context 2.62 → 1.55 × the
+    /// bound). ORCA keeps two: its velocities are collision-free already.
+    pub third_overlap_pass: bool,
 }
 
 impl Default for Techniques {
@@ -140,6 +147,7 @@ impl Default for Techniques {
             context_free_speed: true,
             soft_mass_priority: true,
             context_keep_right: true,
+            third_overlap_pass: true,
         }
     }
 }
@@ -162,11 +170,12 @@ impl Techniques {
             context_free_speed: false,
             soft_mass_priority: false,
             context_keep_right: false,
+            third_overlap_pass: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -180,6 +189,7 @@ impl Techniques {
         "context_free_speed",
         "soft_mass_priority",
         "context_keep_right",
+        "third_overlap_pass",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -198,6 +208,7 @@ impl Techniques {
             "context_free_speed" => &mut self.context_free_speed,
             "soft_mass_priority" => &mut self.soft_mass_priority,
             "context_keep_right" => &mut self.context_keep_right,
+            "third_overlap_pass" => &mut self.third_overlap_pass,
             _ => return false,
         };
         *flag = on;
