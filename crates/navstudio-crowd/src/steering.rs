@@ -90,8 +90,8 @@ pub(crate) struct NearAgent {
 }
 
 impl NearAgent {
-    /// Agent `i`'s snapshot.
-    pub fn of(a: &Agents, i: usize) -> Self {
+    /// Agent `i`'s snapshot; `soft_mass` weighs its priority by [`resolve::contact_mass`].
+    pub fn of(a: &Agents, i: usize, soft_mass: bool) -> Self {
         let vel = a.vel[i];
         Self {
             pos_world: a.pos_world[i],
@@ -105,7 +105,10 @@ impl NearAgent {
             } else {
                 NO_ORDER
             },
-            priority: resolve::priority(a.mass[i], a.state[i].is_travelling()),
+            priority: resolve::priority(
+                resolve::contact_mass(a.mass[i], soft_mass),
+                a.state[i].is_travelling(),
+            ),
             goal_dist_m: if a.state[i].is_travelling() {
                 (a.goal_world[i] - a.pos_world[i]).length()
             } else {

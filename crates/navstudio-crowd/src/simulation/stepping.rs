@@ -9,7 +9,7 @@ use crate::agents::{AgentId, AgentState};
 use crate::metrics::StepMetrics;
 use crate::navigator::Navigator;
 use crate::resolve;
-use crate::steering::{AgentUpdate, NearAgent, StepContext};
+use crate::steering::{AgentUpdate, AvoidanceMode, NearAgent, StepContext};
 use crate::vec2::Vec2;
 use crate::walls::{move_disc, wall_disc_radius};
 
@@ -17,6 +17,8 @@ use super::Simulation;
 
 /// Position passes that open overlaps after each step.
 const PROJECTION_PASSES: usize = 2;
+/// With `third_overlap_pass`, boids and context steering take one more.
+const EXTRA_PROJECTION_PASSES: usize = 1;
 /// Agents per parallel work item.
 const CHUNK: usize = 256;
 /// Steps of metrics kept for plots (one minute at 60 Hz).
@@ -106,12 +108,13 @@ impl Simulation {
         self.updates.resize(n, AgentUpdate::default());
         {
             let agents = &self.agents;
+            let soft_mass = self.config.techniques.soft_mass_priority;
             self.near.clear();
             self.near.par_extend(
                 self.grid
                     .sorted_agents()
                     .par_iter()
-                    .map(|&i| NearAgent::of(agents, i as usize)),
+                    .map(|&i| NearAgent::of(agents, i as usize, soft_mass)),
             );
             let ctx = StepContext {
                 agents: &self.agents,
@@ -217,14 +220,31 @@ impl Simulation {
         let mut moved = vec![Vec2::ZERO; ids.len()];
         let fit = self.config.techniques.fit_corridors;
         let pinned = self.config.techniques.pinned_priority;
-        for _ in 0..PROJECTION_PASSES {
+        let soft = self.config.techniques.soft_mass_priority;
+        // ORCA's velocities are collision-free already; further passes only push its
+        // agents off them (measured: slower crossing and canyon runs).
+        let passes = if self.config.techniques.third_overlap_pass
+            && self.config.avoidance != AvoidanceMode::Orca
+        {
+            PROJECTION_PASSES + EXTRA_PROJECTION_PASSES
+        } else {
+            PROJECTION_PASSES
+        };
+        for _ in 0..passes {
             let (a, grid, max_r) = (&self.agents, &self.grid, self.max_radius_m);
             moved
                 .par_iter_mut()
                 .zip(&ids)
                 .with_min_len(CHUNK)
                 .for_each(|(out, &i)| {
-                    let c = resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r, pinned);
+                    let c = resolve::overlap_correction(
+                        a,
+                        grid,
+                        i,
+                        a.radius_m[i] + max_r,
+                        pinned,
+                        soft,
+                    );
                     *out = if c == Vec2::ZERO {
                         a.pos_world[i]
                     } else {

@@ -4,6 +4,7 @@
 
 use crate::agents::{AgentState, NO_ORDER, Resolution};
 use crate::navigator::Navigator;
+use crate::resolve;
 use crate::vec2::Vec2;
 
 use super::{Neighbour, Overlap, REMEMBER_SECS, StepContext, away_from_at};
@@ -43,7 +44,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             if touching {
                 let depth = touch - dist;
-                let share = nb.mass / (a.mass[i] + nb.mass);
+                let soft = self.config.techniques.soft_mass_priority;
+                let (own_m, other_m) = (
+                    resolve::contact_mass(a.mass[i], soft),
+                    resolve::contact_mass(nb.mass, soft),
+                );
+                let share = other_m / (own_m + other_m);
                 push += away * (depth * share * self.config.contact_relaxation);
                 let fraction = depth / r.min(nb.radius_m);
                 overlap.sum += fraction;

@@ -110,6 +110,25 @@ pub struct Techniques {
     /// pace with nothing in the way, so where crowds meet everyone crawled. Context mode
     /// only.
     pub context_free_speed: bool,
+    /// Soft mass priority: contacts weigh agents by the fourth root of their mass
+    /// ([`crate::resolve::contact_mass`]), not the mass itself. A heavy agent still leaves
+    /// a light one most of a contact (a tank about 80 % to infantry), but no longer all of
+    /// it: the light one can give way only as fast as its own neighbours let it, and a
+    /// tank or large walker that drove on at full speed crushed infantry into the crowd
+    /// beside them (the mixed-radii case's overlap). Stationary allies are still pushed
+    /// aside (they weigh a twentieth).
+    pub soft_mass_priority: bool,
+    /// Context steering keeps right: an oncoming neighbour's danger leans to the agent's
+    /// left of it, so it passes on its right, and the neighbour, doing the same, on its
+    /// right — lanes form instead of a standoff where crowds meet. Context mode only.
+    pub context_keep_right: bool,
+    /// A third position pass after each step (boids and context steering): Jacobi passes
+    /// open a share of each overlap from the positions as they are, and where a heavy
+    /// agent or a crowd presses from behind two passes leave a chain of light agents
+    /// pressed into each other. Overlap means fall in every case (mixed radii boids 5.7 →
+    /// 4.4 %), and meeting crowds untangle sooner (head-on context 2.62 → 1.55 × the
+    /// bound). ORCA keeps two: its velocities are collision-free already.
+    pub third_overlap_pass: bool,
 }
 
 impl Default for Techniques {
@@ -126,6 +145,9 @@ impl Default for Techniques {
             rejoin_route: true,
             pinned_priority: false,
             context_free_speed: true,
+            soft_mass_priority: true,
+            context_keep_right: true,
+            third_overlap_pass: true,
         }
     }
 }
@@ -146,11 +168,14 @@ impl Techniques {
             rejoin_route: false,
             pinned_priority: false,
             context_free_speed: false,
+            soft_mass_priority: false,
+            context_keep_right: false,
+            third_overlap_pass: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 14] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -162,6 +187,9 @@ impl Techniques {
         "rejoin_route",
         "pinned_priority",
         "context_free_speed",
+        "soft_mass_priority",
+        "context_keep_right",
+        "third_overlap_pass",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -178,6 +206,9 @@ impl Techniques {
             "rejoin_route" => &mut self.rejoin_route,
             "pinned_priority" => &mut self.pinned_priority,
             "context_free_speed" => &mut self.context_free_speed,
+            "soft_mass_priority" => &mut self.soft_mass_priority,
+            "context_keep_right" => &mut self.context_keep_right,
+            "third_overlap_pass" => &mut self.third_overlap_pass,
             _ => return false,
         };
         *flag = on;

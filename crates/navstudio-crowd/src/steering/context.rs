@@ -8,6 +8,10 @@ use crate::vec2::{Vec2, floor_i32};
 
 use super::{MAX_NEIGHBOURS, NearAgent, Neighbour, StepContext, away_from};
 
+/// With `context_keep_right`, the danger of an oncoming neighbour is centred this far
+/// (tangent of the angle, here ~27°) to the agent's left of the neighbour's direction.
+const KEEP_RIGHT_LEAN: f32 = 0.5;
+
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Context steering: interest toward `desired`, danger from neighbours and wall rays,
     /// best slot refined by a parabola through its neighbours' scores.
@@ -60,6 +64,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 0.5
             }
         };
+        let keep_right = self.config.techniques.context_keep_right;
         let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32); MAX_NEIGHBOURS];
         for (entry, n) in near.iter_mut().zip(&neighbours[..proximity]) {
             let nb = &self.near[n.slot as usize];
@@ -68,8 +73,16 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             let span = (a.neighbour_radius_m[i] - r - nb.radius_m).max(1e-3);
             let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
             let toward = away_from(nb.pos_world, p, j, i);
+            // Keep right: the danger of a neighbour coming toward us leans to our left of
+            // it, so the slots passing it on our right are the freer ones — and it, doing
+            // the same, passes us on its right (lanes instead of a standoff).
+            let lobe = if keep_right && nb.vel.dot(toward) < 0.0 {
+                (toward - toward.perp() * KEEP_RIGHT_LEAN).normalize_or_zero()
+            } else {
+                toward
+            };
             *entry = (
-                toward,
+                lobe,
                 closeness,
                 (a.vel[i] - nb.vel) / a.max_speed[i],
                 pace_of(nb),

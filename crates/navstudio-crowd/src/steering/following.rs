@@ -9,6 +9,10 @@ use crate::walls::segment_is_clear;
 
 use super::StepContext;
 
+/// Within this many cells of its lane goal, an agent with a clear straight line to it walks
+/// straight there whatever the flow says (see [`StepContext::desired_velocity`]).
+const LANE_STRAIGHT_CELLS: f32 = 4.0;
+
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// The velocity the agent wants from its path alone, and its smoothed flow direction.
     pub(super) fn desired_velocity(&self, i: usize) -> (Vec2, Vec2) {
@@ -42,6 +46,19 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 } else {
                     s.direction
                 }
+            }
+            // A lane goal near by in a straight line: the flow leads to the order's
+            // destination, and where the lane lies behind the way to it (across a sector
+            // the route does not cover) the flow turns the agent back toward the
+            // destination the moment it steps toward its lane, and it stands at the border.
+            Some(_)
+                if dist <= LANE_STRAIGHT_CELLS * cell
+                    && self.lane_goal(i)
+                    && segment_is_clear(p / cell, goal / cell, |x, y| {
+                        self.nav.is_wall(a.type_index[i] as usize, x, y)
+                    }) =>
+            {
+                to_goal.normalize_or_zero()
             }
             Some(s) => {
                 // Blend in the new direction over about half a cell of travel.
@@ -77,6 +94,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let slow_radius = (2.0 * a.radius_m[i]).max(cell);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
         (dir * speed, dir)
+    }
+
+    /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's
+    /// destination itself.
+    fn lane_goal(&self, i: usize) -> bool {
+        let a = self.agents;
+        self.order_destinations
+            .get(a.order[i] as usize)
+            .is_some_and(|&d| d != a.goal_world[i])
     }
 
     /// Stuck recovery: re-plan the next step from where the agent stands — toward the

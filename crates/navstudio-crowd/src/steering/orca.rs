@@ -9,16 +9,19 @@ use super::{Neighbour, StepContext};
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// ORCA (RVO2) via `dodgy_2d`: the velocity closest to `preferred` that avoids the
-    /// neighbours; heavier agents take less of the avoidance.
+    /// neighbours; heavier agents take less of the avoidance (by contact mass,
+    /// [`crate::resolve::contact_mass`]).
     pub(super) fn orca(&self, i: usize, neighbours: &[Neighbour], preferred: Vec2) -> Vec2 {
         let a = self.agents;
         let dt = self.config.step_secs;
         let to_glam = |v: Vec2| dodgy_2d::Vec2::new(v.x, v.y);
+        let soft = self.config.techniques.soft_mass_priority;
+        let mass = |m: f32| crate::resolve::contact_mass(m, soft);
         let me = dodgy_2d::Agent {
             position: to_glam(a.pos_world[i]),
             velocity: to_glam(a.vel[i]),
             radius: a.radius_m[i],
-            avoidance_responsibility: 1.0 / a.mass[i],
+            avoidance_responsibility: 1.0 / mass(a.mass[i]),
         };
         let others: Vec<Cow<'_, dodgy_2d::Agent>> = neighbours
             .iter()
@@ -35,7 +38,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     position: to_glam(nb.pos_world),
                     velocity: to_glam(nb.vel),
                     radius: nb.radius_m,
-                    avoidance_responsibility: 1.0 / nb.mass,
+                    avoidance_responsibility: 1.0 / mass(nb.mass),
                 }))
             })
             .collect();

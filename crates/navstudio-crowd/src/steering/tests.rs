@@ -46,7 +46,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize))
+            .map(|&i| NearAgent::of(&a, i as usize, true))
             .collect();
         let ctx = StepContext {
             agents: &a,
@@ -147,7 +147,7 @@ fn a_remembered_resolution_keeps_its_side_when_the_offset_flips() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize))
+            .map(|&i| NearAgent::of(&a, i as usize, true))
             .collect();
         let ctx = StepContext {
             agents: &a,
@@ -228,7 +228,7 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize))
+            .map(|&i| NearAgent::of(&a, i as usize, true))
             .collect();
         let ctx = StepContext {
             agents: &a,
@@ -255,4 +255,136 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
         free.length() > scored.length() + 0.4,
         "free {free:?} vs scored {scored:?}"
     );
+}
+
+/// A lane goal behind the way to the destination (SmartCenter put it there), with a wall
+/// between the agent and the destination: the flow, without line of sight, leads on
+/// toward the destination, which in the mixed-radii case turned agents back at a sector
+/// border one step short of their lanes for ever. Within a few cells and with a clear
+/// line, the agent walks straight to its lane; an agent bound for the destination itself
+/// still follows the flow.
+#[test]
+fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    let mut costs = vec![1u8; 16 * 16];
+    for y in 4..13 {
+        costs[y * 16 + 10] = navstudio_nav::grid::WALL;
+    }
+    nav.add_type("land", costs).unwrap();
+    let destination = Vec2::new(14.5, 8.5);
+    let start = Vec2::new(6.5, 8.5);
+    let path = nav.request_path(0, &[start], destination).unwrap();
+    let direction = |goal: Vec2| {
+        let mut a = Agents::default();
+        a.pos_world.push(start);
+        a.vel.push(Vec2::ZERO);
+        a.radius_m.push(0.4);
+        a.mass.push(80.0);
+        a.max_force.push(1600.0);
+        a.max_speed.push(4.0);
+        a.neighbour_radius_m.push(3.0);
+        a.state.push(AgentState::Moving);
+        a.order.push(0);
+        a.type_index.push(0);
+        a.goal_world.push(goal);
+        a.path.push(Some(path));
+        a.flow_dir.push(Vec2::ZERO);
+        a.resolution.push(Resolution::default());
+        let config = SimConfig::default();
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.5);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize, true))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config: &config,
+            order_destinations: &[destination],
+            replanning: false,
+            separation_reach_m: 0.5,
+        };
+        ctx.desired_velocity(0).1
+    };
+    let to_lane = direction(Vec2::new(3.5, 8.5));
+    assert!(to_lane.x < -0.99, "straight back to the lane: {to_lane:?}");
+    let to_destination = direction(destination);
+    assert!(to_destination.x > 0.0, "the flow: {to_destination:?}");
+}
+
+/// Context steering, two agents of different orders meeting head-on 1.6 m apart: with
+/// `context_keep_right` the oncoming neighbour's danger leans to the agent's left, and it
+/// turns to its right (+y for an agent heading +x, the side contacts side-step to), as
+/// the neighbour does to its own; without, the danger is symmetric round the neighbour and
+/// the slot order picks the side.
+#[test]
+fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let chosen = |keep_right: bool, agent: usize| {
+        let mut a = Agents::default();
+        for (x, vx, order) in [(4.0, 2.0, 0), (5.6, -2.0, 1)] {
+            a.pos_world.push(Vec2::new(x, 8.0));
+            a.vel.push(Vec2::new(vx, 0.0));
+            a.radius_m.push(0.4);
+            a.mass.push(80.0);
+            a.max_force.push(1600.0);
+            a.max_speed.push(4.0);
+            a.neighbour_radius_m.push(3.0);
+            a.state.push(AgentState::Moving);
+            a.order.push(order);
+            a.type_index.push(0);
+            a.goal_world.push(Vec2::new(x + 5.0 * vx, 8.0));
+            a.resolution.push(Resolution::default());
+        }
+        let config = SimConfig {
+            avoidance: AvoidanceMode::Context,
+            techniques: Techniques {
+                context_keep_right: keep_right,
+                ..Techniques::default()
+            },
+            ..SimConfig::default()
+        };
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.5);
+        let near: Vec<NearAgent> = grid
+            .sorted_agents()
+            .iter()
+            .map(|&i| NearAgent::of(&a, i as usize, true))
+            .collect();
+        let ctx = StepContext {
+            agents: &a,
+            grid: &grid,
+            near: &near,
+            nav: &nav,
+            nav_grid: nav.grid(),
+            config: &config,
+            order_destinations: &[],
+            replanning: false,
+            separation_reach_m: 0.5,
+        };
+        let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
+        let mut n = [Neighbour {
+            slot: 0,
+            dist_sq: 0.0,
+        }; MAX_NEIGHBOURS];
+        let count = ctx.nearest(agent, slot, &mut n);
+        let heading = Vec2::new(a.vel[agent].x.signum(), 0.0);
+        let v = ctx.context(agent, slot, &n[..count], heading * 4.0);
+        // Share of the chosen velocity to the agent's right.
+        v.dot(heading.perp()) / v.length().max(1e-6)
+    };
+    for agent in [0, 1] {
+        let right = chosen(true, agent);
+        assert!(right > 0.3, "agent {agent} keeps right: {right}");
+    }
+    // Without it the symmetric danger leaves the side to the slot order: both turn to the
+    // same side of the world (one to its right, the other to its left) and meet again.
+    let (first, second) = (chosen(false, 0), chosen(false, 1));
+    assert!(first * second < 0.0, "without: {first} and {second}");
 }
