@@ -529,7 +529,12 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
                                      size_t cells_capacity,
                                      size_t *out_cell_count);
 
-// Opens a nav package (`NAME.navpkg`) from a file.
+// Opens a nav package (`NAME.navpkg`) from a file, streamed: opening reads the island ids,
+// a movement type's graph is read on its first request and a region's tiles when a request
+// first needs them (kept within 256 MiB of decoded tiles), so a map at the 8192² limit
+// opens in well under a second. The file must stay in place while the world is open; a
+// region found damaged on first use refuses that request with `NAVSTUDIO_STATUS_PACKAGE`
+// and the rest of the map still answers.
 //
 // `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
 // freed with [`navstudio_world_free`]; on failure it holds NULL, the status is

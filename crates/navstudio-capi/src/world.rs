@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use navstudio_crowd::WorldNavigator;
 use navstudio_nav::world::{PathError, PathId};
-use navstudio_nav::{NavWorld, package};
+use navstudio_nav::{NavWorld, StreamOptions, package};
 
 use crate::NavstudioCell;
 use crate::ffi::{
@@ -201,7 +201,7 @@ pub(crate) fn mutate(
 
 fn open_into(
     out_world: *mut *mut NavstudioWorld,
-    read: impl FnOnce() -> Result<package::Package, package::PackageError>,
+    open: impl FnOnce() -> Result<(NavWorld, Vec<f32>), package::PackageError>,
 ) -> Outcome {
     if out_world.is_null() {
         return Err(Failure::null("out_world"));
@@ -212,11 +212,21 @@ fn open_into(
     // SAFETY: non-null and aligned (checked); the caller hands a writable slot. Cleared first
     // so a failed open leaves null there, never a stale handle.
     unsafe { out_world.write(std::ptr::null_mut()) };
-    let pkg = read().map_err(|e| Failure::new(NavstudioStatus::Package, e.to_string()))?;
-    // A version 2 manifest records each movement type as the bake saw it, wall buffer
-    // included; version 1 recorded it as RON text, read here as 0.
-    let wall_buffer_m = pkg
-        .manifest
+    let (world, wall_buffer_m) =
+        open().map_err(|e| Failure::new(NavstudioStatus::Package, e.to_string()))?;
+    let world = Box::new(NavstudioWorld::new(world, wall_buffer_m));
+    // SAFETY: as above.
+    unsafe { out_world.write(Box::into_raw(world)) };
+    Ok(())
+}
+
+/// Each movement type's wall buffer as the manifest records it: a version 2 manifest keeps
+/// each type's parameters as the bake saw them; version 1 kept them as RON text, read as 0.
+fn wall_buffers(manifest: Option<&package::Manifest>, layers: usize) -> Vec<f32> {
+    let Some(manifest) = manifest else {
+        return vec![0.0; layers];
+    };
+    manifest
         .layers
         .iter()
         .map(|l| {
@@ -226,18 +236,15 @@ fn open_into(
                 .filter(|m| m.is_finite() && *m >= 0.0)
                 .map_or(0.0, |m| m as f32)
         })
-        .collect();
-    // With the package's landmark tables, the first request computes none.
-    let world = Box::new(NavstudioWorld::new(
-        NavWorld::from_package(pkg),
-        wall_buffer_m,
-    ));
-    // SAFETY: as above.
-    unsafe { out_world.write(Box::into_raw(world)) };
-    Ok(())
+        .collect()
 }
 
-/// Opens a nav package (`NAME.navpkg`) from a file.
+/// Opens a nav package (`NAME.navpkg`) from a file, streamed: opening reads the island ids,
+/// a movement type's graph is read on its first request and a region's tiles when a request
+/// first needs them (kept within 256 MiB of decoded tiles), so a map at the 8192² limit
+/// opens in well under a second. The file must stay in place while the world is open; a
+/// region found damaged on first use refuses that request with `NAVSTUDIO_STATUS_PACKAGE`
+/// and the rest of the map still answers.
 ///
 /// `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
 /// freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
@@ -256,7 +263,14 @@ pub unsafe extern "C" fn navstudio_world_open(
     guard(|| {
         // SAFETY: the caller passes a NUL-terminated string (contract above).
         let path = unsafe { str_from(path, "path") }?;
-        open_into(out_world, || package::read(Path::new(path)))
+        // Streamed: regions are read from the file as requests need them, so the file must
+        // stay in place while the world is open.
+        open_into(out_world, || {
+            let world = NavWorld::open(Path::new(path), StreamOptions::default())?;
+            let layers = world.nav().layers.len();
+            let buffers = wall_buffers(world.stream_manifest(), layers);
+            Ok((world, buffers))
+        })
     })
 }
 
@@ -277,7 +291,12 @@ pub unsafe extern "C" fn navstudio_world_open_bytes(
     guard(|| {
         // SAFETY: the caller passes `len` readable bytes (contract above).
         let bytes = unsafe { slice_from(bytes, len, "bytes") }?;
-        open_into(out_world, || package::from_bytes(bytes))
+        open_into(out_world, || {
+            let pkg = package::from_bytes(bytes)?;
+            let buffers = wall_buffers(Some(&pkg.manifest), pkg.nav.layers.len());
+            // With the package's landmark tables, the first request computes none.
+            Ok((NavWorld::from_package(pkg), buffers))
+        })
     })
 }
 

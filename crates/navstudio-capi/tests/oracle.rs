@@ -250,3 +250,37 @@ fn moved_goals_and_added_sources_answer_as_the_rust_api() {
         "{compared} traces, {queued} queued moves"
     );
 }
+
+/// A package opened from a file (streamed: regions read on demand) answers as one opened
+/// from bytes (read whole), and its requests trace the same.
+#[test]
+fn a_file_opened_streamed_answers_as_one_opened_from_bytes() {
+    let nav = random_nav(9, 400, 360);
+    let bytes = package_bytes(&nav);
+    let path = std::env::temp_dir().join(format!("navstudio-capi-{}.navpkg", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let mut streamed = World::open(&path).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut whole = World::from_bytes(&bytes).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut rng = Rng(5);
+    let mut traced = 0;
+    for _ in 0..40 {
+        let a = (rng.below(400), rng.below(360));
+        let b = (rng.below(400), rng.below(360));
+        match (streamed.request(0, &[a], b), whole.request(0, &[a], b)) {
+            (Ok(x), Ok(y)) => {
+                assert_eq!(
+                    streamed.trace(x, a).ok(),
+                    whole.trace(y, a).ok(),
+                    "{a:?} → {b:?}"
+                );
+                streamed.release(x).unwrap_or_else(|e| panic!("{e:?}"));
+                whole.release(y).unwrap_or_else(|e| panic!("{e:?}"));
+                traced += 1;
+            }
+            (x, y) => assert_eq!(x.err().map(|e| e.0), y.err().map(|e| e.0), "{a:?} → {b:?}"),
+        }
+    }
+    assert!(traced > 10, "{traced} requests traced");
+    drop(streamed);
+    let _ = std::fs::remove_file(&path);
+}

@@ -113,6 +113,15 @@ impl World {
         Ok(Self(w))
     }
 
+    /// `navstudio_world_open` on a file (streamed).
+    pub fn open(path: &std::path::Path) -> Result<Self, (NavstudioStatus, String)> {
+        let path = std::ffi::CString::new(path.to_string_lossy().as_bytes()).unwrap_or_default();
+        let mut w = std::ptr::null_mut();
+        // SAFETY: NUL-terminated path; `w` a writable pointer slot.
+        ok(unsafe { navstudio_capi::navstudio_world_open(path.as_ptr(), &raw mut w) })?;
+        Ok(Self(w))
+    }
+
     pub fn type_index(&self, name: &str) -> Result<u32, (NavstudioStatus, String)> {
         let c = std::ffi::CString::new(name).unwrap_or_default();
         let mut i = u32::MAX;

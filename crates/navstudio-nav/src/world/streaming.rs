@@ -105,6 +105,12 @@ impl NavWorld {
         Ok(world)
     }
 
+    /// The manifest of the package a streamed world reads; `None` for a world held whole.
+    #[must_use]
+    pub fn stream_manifest(&self) -> Option<&crate::package::Manifest> {
+        self.streamed.as_ref().map(|s| s.package.manifest())
+    }
+
     /// Residency figures of a streamed world; `None` for one that holds its whole package.
     #[must_use]
     pub fn stream_stats(&self) -> Option<StreamStats> {
