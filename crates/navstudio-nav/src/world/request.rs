@@ -144,9 +144,7 @@ impl NavWorld {
         };
         // A streamed world loads what the search reads: the goals' and sources' sectors.
         self.evict_regions();
-        let mut need = self.sectors_around(&state.goals);
-        need.extend(reachable.iter().map(|&(x, y)| spec.sector_of(x, y)));
-        self.ensure_sectors(layer, need)?;
+        self.ensure_request_sectors(layer, &reachable, &state.goals)?;
         // Cost from each goal-sector node to its sector's nearest goal, by integrating the
         // sector from all of them: the search's finishes (a virtual sink behind them).
         let l = &self.nav.layers[layer];
@@ -182,9 +180,7 @@ impl NavWorld {
             ((u32::MAX, u32::MAX), (0, 0)),
             |((x0, y0), (x1, y1)), &(x, y)| ((x0.min(x), y0.min(y)), (x1.max(x), y1.max(y))),
         );
-        let mut need = self.sectors_around(&p.goals);
-        need.extend(new_sources.iter().map(|&(x, y)| spec.sector_of(x, y)));
-        self.ensure_sectors(layer, need)?;
+        self.ensure_request_sectors(layer, new_sources, &p.goals)?;
         self.ensure_landmarks(layer);
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
@@ -364,7 +360,7 @@ impl NavWorld {
             p.routes.push(route);
         }
         // The flow tiles of every sector the routes leave, for sampling and tracing.
-        self.ensure_sectors(layer, p.exits.keys().copied().collect::<Vec<_>>())?;
+        self.ensure_sectors(layer, p.exits.keys().copied())?;
         let l = &self.nav.layers[layer];
         p.corridor = self.seamless.then(|| {
             let around_goals = p

@@ -189,8 +189,29 @@ impl NavWorld {
         Ok(())
     }
 
+    /// Loads what a search from `sources` to `goals` reads before its route is known: the
+    /// sources' sectors and the goal fields' windows (no-op for a world held whole).
+    pub(super) fn ensure_request_sectors(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goals: &[(u32, u32)],
+    ) -> Result<(), PathError> {
+        if self.streamed.is_none() {
+            return Ok(());
+        }
+        let spec = self.nav.spec;
+        let mut need = self.sectors_around(goals);
+        need.extend(sources.iter().map(|&(x, y)| spec.sector_of(x, y)));
+        self.ensure_sectors(layer, need)
+    }
+
     /// The 3 × 3 sectors around each of `cells` (a goal field's window) and their own.
+    /// Empty for a world held whole, which needs no loading.
     pub(super) fn sectors_around(&self, cells: &[(u32, u32)]) -> Vec<u32> {
+        if self.streamed.is_none() {
+            return Vec::new();
+        }
         let spec = self.nav.spec;
         let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
         let mut out = Vec::with_capacity(cells.len() * 9);
