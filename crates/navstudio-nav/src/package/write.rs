@@ -94,12 +94,17 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     let mut manifest = manifest_with(nav, meta, &flows);
     // Landmark tables, so a game's first request does not compute them (seconds on the
     // largest maps); in the layers' node order, as the reader checks against the graph.
-    // One layer at a time: each build already runs two Dijkstras at once, and a map at the
-    // size limit holds hundreds of megabytes of tables per layer while they are built.
-    let landmarks: Vec<Option<Vec<u8>>> = nav
+    // One layer at a time, compressed at once (as `(raw length, stored bytes)`): each build
+    // already runs two Dijkstras at once, and a map at the size limit holds 166 MB of plain
+    // tables per layer.
+    let landmarks: Vec<Option<(usize, Vec<u8>)>> = nav
         .layers
         .iter()
-        .map(|l| Landmarks::build(l).map(|m| m.to_bytes()))
+        .map(|l| {
+            let raw = Landmarks::build(l)?.to_bytes();
+            let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
+            Some((raw.len(), stored))
+        })
         .collect();
     let regions = RegionGrid {
         spec: nav.spec,
@@ -150,13 +155,13 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     let chunks: Vec<(usize, Vec<u8>)> = jobs
         .par_iter()
         .map(|job| {
+            if job.kind == ChunkKind::Landmarks {
+                return landmarks[job.layer as usize].clone().unwrap_or_default();
+            }
             let l = &nav.layers[job.layer as usize];
             let f = &flows[job.layer as usize];
             let raw = match job.region {
                 None if job.kind == ChunkKind::SectorIslands => sector_islands(l),
-                None if job.kind == ChunkKind::Landmarks => {
-                    landmarks[job.layer as usize].clone().unwrap_or_default()
-                }
                 None => encode_section_with(job.kind.section(), l, f),
                 Some(r) => encode_region(
                     job.kind,
@@ -215,8 +220,9 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     out.u32(0);
     debug_assert_eq!(out.bytes.len(), HEADER_LEN);
     out.raw(manifest_text.as_bytes());
-    for (_, stored) in &chunks {
-        out.raw(stored);
+    // Each chunk is freed once copied, so the file and its chunks are not held twice.
+    for (_, stored) in chunks {
+        out.raw(&stored);
     }
     out.bytes
 }
