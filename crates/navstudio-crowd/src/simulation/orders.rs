@@ -33,24 +33,8 @@ impl Simulation {
         selection: &[AgentId],
         goal_world: Vec2,
     ) -> OrderReport {
-        let mut ids: Vec<usize> = selection
-            .iter()
-            .map(|id| id.0 as usize)
-            .filter(|&i| i < self.agents.len())
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        for &i in &ids {
-            self.leave_order(nav, i);
-        }
+        let (ids, by_type) = self.take_selection(nav, selection);
         let order_id = self.orders.len() as u32;
-        let mut by_type: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for &i in &ids {
-            by_type
-                .entry(self.agents.type_index[i])
-                .or_default()
-                .push(i);
-        }
         let mut paths = Vec::new();
         let mut path_types = Vec::new();
         let mut routes = Vec::new();
@@ -154,6 +138,33 @@ impl Simulation {
         }
     }
 
+    /// The selected agents that exist, sorted and once each, taken off their old orders,
+    /// and the same agents grouped by movement type: how every move order starts.
+    fn take_selection<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &mut N,
+        selection: &[AgentId],
+    ) -> (Vec<usize>, BTreeMap<u32, Vec<usize>>) {
+        let mut ids: Vec<usize> = selection
+            .iter()
+            .map(|id| id.0 as usize)
+            .filter(|&i| i < self.agents.len())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for &i in &ids {
+            self.leave_order(nav, i);
+        }
+        let mut by_type: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for &i in &ids {
+            by_type
+                .entry(self.agents.type_index[i])
+                .or_default()
+                .push(i);
+        }
+        (ids, by_type)
+    }
+
     /// The paths an order planned: `(movement type index the path was planned for, agents
     /// following it)`, most restrictive type first (see [`Self::order_move`]).
     #[must_use]
@@ -184,24 +195,8 @@ impl Simulation {
             [one] => return self.order_move(nav, selection, *one),
             _ => {}
         }
-        let mut ids: Vec<usize> = selection
-            .iter()
-            .map(|id| id.0 as usize)
-            .filter(|&i| i < self.agents.len())
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        for &i in &ids {
-            self.leave_order(nav, i);
-        }
+        let (_, by_type) = self.take_selection(nav, selection);
         let order_id = self.orders.len() as u32;
-        let mut by_type: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for &i in &ids {
-            by_type
-                .entry(self.agents.type_index[i])
-                .or_default()
-                .push(i);
-        }
         let mut paths = Vec::new();
         let mut path_types = Vec::new();
         let mut routes = Vec::new();

@@ -126,48 +126,24 @@ fn a_remembered_resolution_keeps_its_side_when_the_offset_flips() {
     let side_at = |lateral_m: f32, techniques: Techniques, memory: Resolution| {
         let mut a = Agents::default();
         for (x, y, vx) in [(4.0, 8.0, 2.0), (6.5, 8.0 + lateral_m, -2.0)] {
-            a.pos_world.push(Vec2::new(x, y));
-            a.vel.push(Vec2::new(vx, 0.0));
-            a.radius_m.push(0.4);
-            a.mass.push(80.0);
-            a.max_force.push(1600.0);
-            a.neighbour_radius_m.push(3.0);
-            a.state.push(AgentState::Moving);
-            a.order.push(0);
-            a.type_index.push(0);
-            a.goal_world.push(Vec2::new(x + 10.0 * vx, y));
-            a.resolution.push(Resolution::default());
+            let (pos, vel) = (Vec2::new(x, y), Vec2::new(vx, 0.0));
+            push_agent(
+                &mut a,
+                pos,
+                vel,
+                AgentState::Moving,
+                0,
+                Vec2::new(x + 10.0 * vx, y),
+            );
         }
         let config = SimConfig {
             techniques,
             ..SimConfig::default()
         };
-        let mut grid = SpatialGrid::default();
-        grid.rebuild(&a.pos_world, 1.5);
-        let near: Vec<NearAgent> = grid
-            .sorted_agents()
-            .iter()
-            .map(|&i| NearAgent::of(&a, i as usize, true))
-            .collect();
-        let ctx = StepContext {
-            agents: &a,
-            grid: &grid,
-            near: &near,
-            nav: &nav,
-            nav_grid: nav.grid(),
-            config: &config,
-            order_destinations: &[],
-            replanning: false,
-            separation_reach_m: 0.5,
-        };
-        let slot = near.iter().position(|n| n.index == 0).unwrap();
-        let mut n = [Neighbour {
-            slot: 0,
-            dist_sq: 0.0,
-        }; MAX_NEIGHBOURS];
-        let count = ctx.nearest(0, slot, &mut n);
-        let (force, decided) = ctx.side_step(0, &n[..count], Vec2::new(2.0, 0.0), memory);
-        (force.y.signum(), decided)
+        with_neighbours(&a, &nav, &config, 0, |ctx, _, n| {
+            let (force, decided) = ctx.side_step(0, n, Vec2::new(2.0, 0.0), memory);
+            (force.y.signum(), decided)
+        })
     };
     for (remember, keeps) in [(true, true), (false, false)] {
         let techniques = Techniques {
@@ -198,22 +174,13 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
     let chosen = |free: bool| {
         let mut a = Agents::default();
         for (x, vx, state) in [(4.0, 2.0, AgentState::Moving), (5.2, 0.0, AgentState::Idle)] {
-            a.pos_world.push(Vec2::new(x, 8.0));
-            a.vel.push(Vec2::new(vx, 0.0));
-            a.radius_m.push(0.4);
-            a.mass.push(80.0);
-            a.max_force.push(1600.0);
-            a.max_speed.push(4.0);
-            a.neighbour_radius_m.push(3.0);
-            a.state.push(state);
-            a.order.push(if state == AgentState::Moving {
+            let order = if state == AgentState::Moving {
                 0
             } else {
                 NO_ORDER
-            });
-            a.type_index.push(0);
-            a.goal_world.push(Vec2::new(14.0, 8.0));
-            a.resolution.push(Resolution::default());
+            };
+            let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
+            push_agent(&mut a, pos, vel, state, order, Vec2::new(14.0, 8.0));
         }
         let config = SimConfig {
             avoidance: AvoidanceMode::Context,
@@ -223,31 +190,9 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
             },
             ..SimConfig::default()
         };
-        let mut grid = SpatialGrid::default();
-        grid.rebuild(&a.pos_world, 1.5);
-        let near: Vec<NearAgent> = grid
-            .sorted_agents()
-            .iter()
-            .map(|&i| NearAgent::of(&a, i as usize, true))
-            .collect();
-        let ctx = StepContext {
-            agents: &a,
-            grid: &grid,
-            near: &near,
-            nav: &nav,
-            nav_grid: nav.grid(),
-            config: &config,
-            order_destinations: &[],
-            replanning: false,
-            separation_reach_m: 0.5,
-        };
-        let slot = near.iter().position(|n| n.index == 0).unwrap();
-        let mut n = [Neighbour {
-            slot: 0,
-            dist_sq: 0.0,
-        }; MAX_NEIGHBOURS];
-        let count = ctx.nearest(0, slot, &mut n);
-        ctx.context(0, slot, &n[..count], Vec2::new(4.0, 0.0))
+        with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
+            ctx.context(0, slot, n, Vec2::new(4.0, 0.0))
+        })
     };
     let (free, scored) = (chosen(true), chosen(false));
     assert!(free.y.abs() > 0.25 * free.length(), "a detour: {free:?}");
@@ -329,18 +274,15 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     let chosen = |keep_right: bool, agent: usize| {
         let mut a = Agents::default();
         for (x, vx, order) in [(4.0, 2.0, 0), (5.6, -2.0, 1)] {
-            a.pos_world.push(Vec2::new(x, 8.0));
-            a.vel.push(Vec2::new(vx, 0.0));
-            a.radius_m.push(0.4);
-            a.mass.push(80.0);
-            a.max_force.push(1600.0);
-            a.max_speed.push(4.0);
-            a.neighbour_radius_m.push(3.0);
-            a.state.push(AgentState::Moving);
-            a.order.push(order);
-            a.type_index.push(0);
-            a.goal_world.push(Vec2::new(x + 5.0 * vx, 8.0));
-            a.resolution.push(Resolution::default());
+            let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
+            push_agent(
+                &mut a,
+                pos,
+                vel,
+                AgentState::Moving,
+                order,
+                Vec2::new(x + 5.0 * vx, 8.0),
+            );
         }
         let config = SimConfig {
             avoidance: AvoidanceMode::Context,
@@ -350,32 +292,10 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
             },
             ..SimConfig::default()
         };
-        let mut grid = SpatialGrid::default();
-        grid.rebuild(&a.pos_world, 1.5);
-        let near: Vec<NearAgent> = grid
-            .sorted_agents()
-            .iter()
-            .map(|&i| NearAgent::of(&a, i as usize, true))
-            .collect();
-        let ctx = StepContext {
-            agents: &a,
-            grid: &grid,
-            near: &near,
-            nav: &nav,
-            nav_grid: nav.grid(),
-            config: &config,
-            order_destinations: &[],
-            replanning: false,
-            separation_reach_m: 0.5,
-        };
-        let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
-        let mut n = [Neighbour {
-            slot: 0,
-            dist_sq: 0.0,
-        }; MAX_NEIGHBOURS];
-        let count = ctx.nearest(agent, slot, &mut n);
         let heading = Vec2::new(a.vel[agent].x.signum(), 0.0);
-        let v = ctx.context(agent, slot, &n[..count], heading * 4.0);
+        let v = with_neighbours(&a, &nav, &config, agent, |ctx, slot, n| {
+            ctx.context(agent, slot, n, heading * 4.0)
+        });
         // Share of the chosen velocity to the agent's right.
         v.dot(heading.perp()) / v.length().max(1e-6)
     };
@@ -387,4 +307,56 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     // same side of the world (one to its right, the other to its left) and meet again.
     let (first, second) = (chosen(false, 0), chosen(false, 1));
     assert!(first * second < 0.0, "without: {first} and {second}");
+}
+
+/// Pushes an infantry-sized agent (0.4 m, 80 kg, 4 m/s) onto `a`.
+fn push_agent(a: &mut Agents, pos: Vec2, vel: Vec2, state: AgentState, order: u32, goal: Vec2) {
+    a.pos_world.push(pos);
+    a.vel.push(vel);
+    a.radius_m.push(0.4);
+    a.mass.push(80.0);
+    a.max_force.push(1600.0);
+    a.max_speed.push(4.0);
+    a.neighbour_radius_m.push(3.0);
+    a.state.push(state);
+    a.order.push(order);
+    a.type_index.push(0);
+    a.goal_world.push(goal);
+    a.resolution.push(Resolution::default());
+}
+
+/// Calls `f` with the step context of `a`, agent `agent`'s slot in it and its nearest
+/// neighbours.
+fn with_neighbours<R>(
+    a: &Agents,
+    nav: &GridNavigator,
+    config: &SimConfig,
+    agent: usize,
+    f: impl FnOnce(&StepContext<'_, GridNavigator>, usize, &[Neighbour]) -> R,
+) -> R {
+    let mut grid = SpatialGrid::default();
+    grid.rebuild(&a.pos_world, 1.5);
+    let near: Vec<NearAgent> = grid
+        .sorted_agents()
+        .iter()
+        .map(|&i| NearAgent::of(a, i as usize, true))
+        .collect();
+    let ctx = StepContext {
+        agents: a,
+        grid: &grid,
+        near: &near,
+        nav,
+        nav_grid: nav.grid(),
+        config,
+        order_destinations: &[],
+        replanning: false,
+        separation_reach_m: 0.5,
+    };
+    let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
+    let mut n = [Neighbour {
+        slot: 0,
+        dist_sq: 0.0,
+    }; MAX_NEIGHBOURS];
+    let count = ctx.nearest(agent, slot, &mut n);
+    f(&ctx, slot, &n[..count])
 }
