@@ -100,3 +100,29 @@ pub fn world_from_cells(name: &str, w: u32, h: u32, sector_size: u32, costs: &[u
         layers: vec![layer],
     })
 }
+
+/// The Moving AI maps and scenarios of `../shared/data` (or `$NAVSTUDIO_SHARED_DATA`), if
+/// present: tests that need them skip with a note otherwise.
+pub fn movingai_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("NAVSTUDIO_SHARED_DATA")
+        .map_or_else(
+            || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
+            std::path::PathBuf::from,
+        )
+        .join("movingai");
+    dir.is_dir().then_some(dir)
+}
+
+/// A `w × h` cost grid of open ground (cost 1) inside a one-cell wall border.
+pub fn walled_open_ground(w: u32, h: u32) -> Vec<u8> {
+    let mut costs = vec![1u8; (w * h) as usize];
+    for x in 0..w {
+        costs[x as usize] = navstudio::nav::grid::WALL;
+        costs[((h - 1) * w + x) as usize] = navstudio::nav::grid::WALL;
+    }
+    for y in 0..h {
+        costs[(y * w) as usize] = navstudio::nav::grid::WALL;
+        costs[(y * w + w - 1) as usize] = navstudio::nav::grid::WALL;
+    }
+    costs
+}

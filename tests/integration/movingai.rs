@@ -2,21 +2,9 @@
 //! scenario must be reachable by island ids and its traced flow path must arrive. Skips with
 //! a note when `../shared/data` is absent (a fresh clone outside this workplace).
 
-use std::path::PathBuf;
-
-fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NAVSTUDIO_SHARED_DATA")
-        .map_or_else(
-            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
-            PathBuf::from,
-        )
-        .join("movingai");
-    dir.is_dir().then_some(dir)
-}
-
 #[test]
 fn moving_ai_scenarios_all_arrive() {
-    let Some(dir) = data_dir() else {
+    let Some(dir) = crate::common::movingai_dir() else {
         eprintln!("note: ../shared/data/movingai is absent; Moving AI scenario test skipped");
         return;
     };
@@ -76,7 +64,7 @@ fn moving_ai_scenarios_all_arrive() {
 
 #[test]
 fn flow_lookahead_shortens_the_traced_paths() {
-    let Some(dir) = data_dir() else {
+    let Some(dir) = crate::common::movingai_dir() else {
         eprintln!("note: ../shared/data/movingai is absent; Moving AI look-ahead test skipped");
         return;
     };
@@ -127,7 +115,7 @@ fn movement_type_choice_changes_what_is_reachable() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("no movement type 'tank'"), "{err}");
-    let Some(dir) = data_dir() else {
+    let Some(dir) = crate::common::movingai_dir() else {
         eprintln!("note: ../shared/data/movingai is absent; --type test skipped");
         return;
     };

@@ -56,15 +56,7 @@ fn run_through_changes(
 fn stamp_dropped_on_the_route_rebuilds_through_the_queue_and_the_group_goes_around() {
     // 96 × 64 open ground with a border; the group crosses from x ≈ 12 to x ≈ 84.
     let (w, h) = (96u32, 64u32);
-    let mut costs = vec![1u8; (w * h) as usize];
-    for x in 0..w {
-        costs[x as usize] = WALL;
-        costs[((h - 1) * w + x) as usize] = WALL;
-    }
-    for y in 0..h {
-        costs[(y * w) as usize] = WALL;
-        costs[(y * w + w - 1) as usize] = WALL;
-    }
+    let costs = crate::common::walled_open_ground(w, h);
     let mut nav = world_navigator(w, h, &costs);
     let infantry = archetype("infantry");
     let mut sim = Simulation::new(SimConfig::default(), 3);

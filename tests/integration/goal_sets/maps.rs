@@ -76,19 +76,9 @@ fn goal_sets_on_random_maps_with_walls_and_costs_match_a_multi_source_dijkstra()
     report("random maps", &all);
 }
 
-fn movingai_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("NAVSTUDIO_SHARED_DATA")
-        .map_or_else(
-            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
-            PathBuf::from,
-        )
-        .join("movingai");
-    dir.is_dir().then_some(dir)
-}
-
 #[test]
 fn goal_sets_on_moving_ai_maps_stay_within_the_scenario_bounds() {
-    let Some(dir) = movingai_dir() else {
+    let Some(dir) = crate::common::movingai_dir() else {
         eprintln!("note: ../shared/data/movingai is absent; Moving AI goal-set test skipped");
         return;
     };

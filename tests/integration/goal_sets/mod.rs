@@ -14,7 +14,6 @@ mod requests;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::path::PathBuf;
 
 use crate::common::{self, Rng, bake_all, generated};
 use navstudio::map::MapKind;

@@ -125,15 +125,7 @@ fn line_of_sight_is_per_goal() {
 fn a_scenario_order_with_a_goal_set_sends_each_agent_to_its_nearest_goal() {
     use navstudio::crowd::{Scenario, Simulation, WorldNavigator, default_archetypes};
     let (w, h) = (120_u32, 40_u32);
-    let mut costs = vec![1_u8; (w * h) as usize];
-    for x in 0..w {
-        costs[x as usize] = WALL;
-        costs[((h - 1) * w + x) as usize] = WALL;
-    }
-    for y in 0..h {
-        costs[(y * w) as usize] = WALL;
-        costs[(y * w + w - 1) as usize] = WALL;
-    }
+    let costs = crate::common::walled_open_ground(w, h);
     let world = common::world_from_cells("infantry", w, h, 10, &costs);
     let mut nav = WorldNavigator::new(world, vec![0.0]);
     let text = r#"(
