@@ -82,32 +82,8 @@ impl Simulation {
         }
         let unreachable = unserved.len() as u32;
         moving.sort_unstable();
-        let positions: Vec<Vec2> = moving.iter().map(|&i| self.agents.pos_world[i]).collect();
+        let lanes_spread = self.send_to_lanes(&*nav, &moving, goal_world, order_id);
         let radii: Vec<f32> = moving.iter().map(|&i| self.agents.radius_m[i]).collect();
-        let lanes = lane_targets(&positions, &radii, goal_world);
-        let cell = nav.grid().cell_size_m;
-        for (k, &i) in moving.iter().enumerate() {
-            let t = self.agents.type_index[i] as usize;
-            let goal = match &lanes {
-                Some(lanes) => {
-                    let lane = lanes[k];
-                    let (cx, cy) = nav.grid().cell_from_world(lane);
-                    let usable = !nav.is_wall(t, cx, cy)
-                        && segment_is_clear(goal_world / cell, lane / cell, |x, y| {
-                            nav.is_wall(t, x, y)
-                        });
-                    if usable { lane } else { goal_world }
-                }
-                None => goal_world,
-            };
-            let a = &mut self.agents;
-            a.goal_world[i] = goal;
-            a.order[i] = order_id;
-            a.state[i] = AgentState::Moving;
-            a.flow_dir[i] = Vec2::ZERO;
-            a.best_goal_dist_m[i] = (goal - a.pos_world[i]).length();
-            a.no_progress_secs[i] = 0.0;
-        }
         // Packed discs fill about 80 % of the area they cover.
         let area_m2: f32 = radii
             .iter()
@@ -133,9 +109,48 @@ impl Simulation {
             order: order_id,
             moving: moving.len() as u32,
             unreachable,
-            lanes: lanes.is_some(),
+            lanes: lanes_spread,
             routes: route_count,
         }
+    }
+
+    /// Sends `members` off under order `order_id`: each toward its own lane spread round
+    /// `goal_world` where that lane is open and in plain sight of the goal, else toward the
+    /// goal itself. Returns whether lanes were spread.
+    fn send_to_lanes<N: Navigator + ?Sized>(
+        &mut self,
+        nav: &N,
+        members: &[usize],
+        goal_world: Vec2,
+        order_id: u32,
+    ) -> bool {
+        let positions: Vec<Vec2> = members.iter().map(|&i| self.agents.pos_world[i]).collect();
+        let radii: Vec<f32> = members.iter().map(|&i| self.agents.radius_m[i]).collect();
+        let lanes = lane_targets(&positions, &radii, goal_world);
+        let cell = nav.grid().cell_size_m;
+        for (k, &i) in members.iter().enumerate() {
+            let t = self.agents.type_index[i] as usize;
+            let goal = match &lanes {
+                Some(lanes) => {
+                    let lane = lanes[k];
+                    let (cx, cy) = nav.grid().cell_from_world(lane);
+                    let usable = !nav.is_wall(t, cx, cy)
+                        && segment_is_clear(goal_world / cell, lane / cell, |x, y| {
+                            nav.is_wall(t, x, y)
+                        });
+                    if usable { lane } else { goal_world }
+                }
+                None => goal_world,
+            };
+            let a = &mut self.agents;
+            a.goal_world[i] = goal;
+            a.order[i] = order_id;
+            a.state[i] = AgentState::Moving;
+            a.flow_dir[i] = Vec2::ZERO;
+            a.best_goal_dist_m[i] = (goal - a.pos_world[i]).length();
+            a.no_progress_secs[i] = 0.0;
+        }
+        lanes.is_some()
     }
 
     /// The selected agents that exist, sorted and once each, taken off their old orders,
@@ -236,38 +251,15 @@ impl Simulation {
                 nav.release_path(path);
             }
         }
-        let cell = nav.grid().cell_size_m;
         let mut moving = 0;
         let mut any_lanes = false;
         let mut area_m2 = 0.0_f32;
         for (k, members) in by_goal {
             let goal_world = goals[k];
-            let positions: Vec<Vec2> = members.iter().map(|&i| self.agents.pos_world[i]).collect();
-            let radii: Vec<f32> = members.iter().map(|&i| self.agents.radius_m[i]).collect();
-            let lanes = lane_targets(&positions, &radii, goal_world);
-            any_lanes |= lanes.is_some();
-            for (j, &i) in members.iter().enumerate() {
-                let t = self.agents.type_index[i] as usize;
-                let goal = match &lanes {
-                    Some(lanes) => {
-                        let lane = lanes[j];
-                        let (cx, cy) = nav.grid().cell_from_world(lane);
-                        let usable = !nav.is_wall(t, cx, cy)
-                            && segment_is_clear(goal_world / cell, lane / cell, |x, y| {
-                                nav.is_wall(t, x, y)
-                            });
-                        if usable { lane } else { goal_world }
-                    }
-                    None => goal_world,
-                };
-                let a = &mut self.agents;
-                a.goal_world[i] = goal;
-                a.order[i] = order_id;
-                a.state[i] = AgentState::Moving;
-                a.flow_dir[i] = Vec2::ZERO;
-                a.best_goal_dist_m[i] = (goal - a.pos_world[i]).length();
-                a.no_progress_secs[i] = 0.0;
-                area_m2 += std::f32::consts::PI * radii[j] * radii[j] / 0.8;
+            any_lanes |= self.send_to_lanes(&*nav, &members, goal_world, order_id);
+            for &i in &members {
+                let r = self.agents.radius_m[i];
+                area_m2 += std::f32::consts::PI * r * r / 0.8;
                 moving += 1;
             }
         }
