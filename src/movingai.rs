@@ -157,6 +157,9 @@ pub struct ScenarioOptions<'a> {
     /// Score with this movement type of the default document ("land", "hover", "large":
     /// a large unit's wall buffer closes narrow gaps) instead of [`grid_movement_type`].
     pub movement_type: Option<&'a str>,
+    /// `NavWorld::set_search_mode` (flat portal A* or the sector hierarchy); `None` keeps
+    /// the default, which picks by map size.
+    pub search_mode: Option<crate::nav::SearchMode>,
 }
 
 /// Bakes `map_path` with [`grid_movement_type`] and runs the scenario rows (the first
@@ -197,6 +200,7 @@ pub fn run_with(
         heuristic_weight,
         no_landmarks,
         movement_type,
+        search_mode,
     } = options;
     let ty = match movement_type {
         None => grid_movement_type(),
@@ -237,6 +241,9 @@ pub fn run_with(
     }
     if no_landmarks {
         world.set_landmarks(false);
+    }
+    if let Some(mode) = search_mode {
+        world.set_search_mode(mode);
     }
     let (mut reachable, mut arrived) = (0_usize, 0_usize);
     let mut ratios = Vec::with_capacity(rows.len());

@@ -127,6 +127,7 @@ pub fn package_meta(doc: &MapDocument, type_indices: &[usize]) -> crate::package
             setting("stamps_placed", doc.stamps.len().to_string()),
             setting("paint_layers", doc.paint.len().to_string()),
         ],
+        hierarchy: None,
     }
 }
 

@@ -163,11 +163,23 @@ impl StageProgress {
     }
 }
 
+/// Which search tables `navstudio bake` stores (see [`package::PackageMeta::hierarchy`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchTables {
+    /// Whichever pays on the map's size.
+    Auto,
+    /// The sector hierarchy with landmark tables over its border nodes.
+    Hierarchy,
+    /// Landmark tables over every portal node (the flat search).
+    Landmarks,
+}
+
 /// `navstudio bake`.
 pub fn bake_cmd(
     map_path: &Path,
     output: Option<&Path>,
     types: Option<Vec<String>>,
+    search_tables: SearchTables,
     scale: &super::ScaleArgs,
 ) -> Result<(), String> {
     let start = Instant::now();
@@ -175,7 +187,12 @@ pub fn bake_cmd(
     let loaded = load_or_new(map_path, scale)?;
     let (baked, mut ctx) = bake_loaded(map_path, &loaded, types, &progress)?;
     if let Some(out) = output {
-        let meta = bake::package_meta(&loaded.document, &baked.type_indices);
+        let mut meta = bake::package_meta(&loaded.document, &baked.type_indices);
+        meta.hierarchy = match search_tables {
+            SearchTables::Auto => None,
+            SearchTables::Hierarchy => Some(true),
+            SearchTables::Landmarks => Some(false),
+        };
         progress.update("write package", 1.0);
         let bytes = ctx.stage("write package", |_| package::to_bytes(&baked.nav, &meta));
         map::io::write_atomic(out, &bytes).map_err(|e| e.to_string())?;

@@ -160,6 +160,11 @@ enum Command {
         /// Bake only these movement types (comma-separated names).
         #[arg(long, value_delimiter = ',')]
         types: Option<Vec<String>>,
+        /// Which search tables the package stores for fast path requests: `auto` picks the
+        /// sector hierarchy on maps of 160,000 sectors or more (4096² cells in sectors of
+        /// 10) and landmark tables per portal node below, where each is faster.
+        #[arg(long, value_enum, default_value = "auto")]
+        search_tables: bake::SearchTables,
         #[command(flatten)]
         scale: ScaleArgs,
     },
@@ -287,6 +292,10 @@ enum Command {
         /// grid type.
         #[arg(long = "type")]
         movement_type: Option<String>,
+        /// Portal search: `flat` (A* over every portal node) or `hierarchy` (over the
+        /// sector hierarchy's border nodes); default: by map size.
+        #[arg(long, value_parser = parse_search)]
+        search: Option<navstudio::nav::SearchMode>,
     },
     /// Plan a path in a nav package: reachability, the portal route, and the length of the
     /// path traced by following the flow field. Several --to make a goal set: each source
@@ -322,6 +331,19 @@ fn parse_mode(s: &str) -> Result<navstudio::crowd::AvoidanceMode, String> {
         "context" => Ok(AvoidanceMode::Context),
         _ => Err(format!(
             "'{s}' is not an avoidance mode; use boids, orca or context"
+        )),
+    }
+}
+
+/// Parses a portal search name.
+fn parse_search(s: &str) -> Result<navstudio::nav::SearchMode, String> {
+    use navstudio::nav::SearchMode;
+    match s.to_ascii_lowercase().as_str() {
+        "auto" => Ok(SearchMode::Auto),
+        "flat" => Ok(SearchMode::Flat),
+        "hierarchy" | "clusters" => Ok(SearchMode::Clusters),
+        _ => Err(format!(
+            "'{s}' is not a portal search; use auto, flat or hierarchy"
         )),
     }
 }
@@ -389,8 +411,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             map,
             output,
             types,
+            search_tables,
             scale,
-        }) => bake::bake_cmd(&map, output.as_deref(), types, &scale),
+        }) => bake::bake_cmd(&map, output.as_deref(), types, search_tables, &scale),
         Some(Command::Info { package, json }) => package::info_cmd(&package, json),
         Some(Command::Export {
             package,
@@ -451,6 +474,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             weight,
             no_landmarks,
             movement_type,
+            search,
         }) => {
             let options = navstudio::movingai::ScenarioOptions {
                 limit,
@@ -459,6 +483,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 heuristic_weight: weight,
                 no_landmarks,
                 movement_type: movement_type.as_deref(),
+                search_mode: search,
             };
             let r =
                 navstudio::movingai::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;

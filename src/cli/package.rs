@@ -357,10 +357,22 @@ pub fn path_cmd(
         return Ok(());
     }
     let start = Instant::now();
+    let expanded = world.a_star_expansions();
     let id = world
         .request_path_to_any(layer, sources, goals)
         .map_err(|e| format!("{}: {e}", pkg_path.display()))?;
     let request_us = start.elapsed().as_secs_f64() * 1e6;
+    let expanded = world.a_star_expansions() - expanded;
+    match world.hierarchy(layer) {
+        Some(h) => println!(
+            "search     sector hierarchy ({} clusters, {} border nodes): {expanded} nodes expanded",
+            h.hierarchy.cluster_count(),
+            h.hierarchy.border_count()
+        ),
+        None => {
+            println!("search     flat portal A* with landmark tables: {expanded} nodes expanded")
+        }
+    }
     let p = world.path(id).ok_or("path vanished")?;
     let l = &world.nav().layers[layer];
     println!(

@@ -28,6 +28,7 @@ mod editor_layout;
 mod follow;
 mod generate;
 mod goal_sets;
+mod hierarchy;
 mod map_import;
 mod mixed_selection;
 #[cfg(feature = "gui")]

@@ -12,6 +12,7 @@ fn small_package() -> (navstudio::nav::NavData, Vec<u8>) {
         map_name: "small".into(),
         layer_params: vec!["land".into(), "hover".into(), "large".into()],
         bake_options: vec![("sector_size".into(), "10".into())],
+        hierarchy: None,
     };
     let bytes = package::to_bytes(&baked.nav, &meta);
     (baked.nav, bytes)

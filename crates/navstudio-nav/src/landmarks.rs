@@ -26,6 +26,7 @@ use super::layer::NavLayer;
 mod build;
 
 pub use build::LandmarkBuilder;
+pub(crate) use build::pick_near_perimeter;
 
 /// Landmarks per layer. On the 2048² benchmark map 16 expand 16 % fewer nodes per request
 /// than 8 (24: 28 %), for 64 B per portal node (16-bit distances; 10 MB for its land layer)
@@ -59,6 +60,33 @@ impl Landmarks {
         let mut builder = LandmarkBuilder::new(layer);
         while !builder.step(layer) {}
         builder.finish(layer)
+    }
+
+    /// Tables from `sources` over any graph in compressed sparse row form (one Dijkstra per
+    /// landmark and direction, in parallel); node ids are the graph's. `None` without
+    /// sources or nodes.
+    #[must_use]
+    pub fn from_graph(
+        offsets: &[u32],
+        targets: &[u32],
+        weights: &[u32],
+        sources: &[u32],
+    ) -> Option<Self> {
+        build::landmarks_over(offsets, targets, weights, sources)
+    }
+
+    /// Number of landmarks.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Landmark `k`'s stored forward distance to `node` (in units of the tables' step),
+    /// `None` when it does not reach the node.
+    #[must_use]
+    pub fn forward_stored(&self, k: usize, node: u32) -> Option<u16> {
+        let [fwd, _] = *self.columns.get(k)?.get(node as usize)?;
+        (fwd != FAR_STORED).then_some(fwd)
     }
 
     /// Number of portal nodes the tables cover (equal to the layer's node count while valid).
@@ -267,6 +295,38 @@ impl LandmarkBounds<'_> {
         }
     }
 
+    /// A finishing node without entries of its own, with `least[k]`, a stored forward
+    /// distance no larger than landmark `k`'s to the node ([`FAR_STORED`] when none reaches
+    /// it): adds to the forward terms only.
+    pub fn add_finish_forward(&mut self, least: &[u16], rest: u32) {
+        let step = self.landmarks.step;
+        for (to, &fwd) in self.to.iter_mut().zip(least) {
+            if fwd != FAR_STORED {
+                *to = (*to).min((u32::from(fwd) * step).saturating_add(rest));
+            }
+        }
+    }
+
+    /// A finishing node without entries of its own that reaches node `via[i].0` at cost
+    /// `via[i].1` (so `d(f, L) ≤ via cost + d(via node, L)`): adds to the backward terms.
+    /// Reaching none voids them, as an unreachable landmark does.
+    pub fn add_finish_backward_via(&mut self, via: &[(u32, u32)], rest: u32) {
+        let step = self.landmarks.step;
+        for k in 0..self.from.len() {
+            let column = &self.landmarks.columns[k];
+            let upper = via
+                .iter()
+                .filter_map(|&(node, cost)| {
+                    let [_, bwd] = *column.get(node as usize)?;
+                    (bwd != FAR_STORED)
+                        .then(|| i64::from(u32::from(bwd) * step + (step - 1)) + i64::from(cost))
+                })
+                .min();
+            let e = upper.map_or(i64::MAX, |u| u - i64::from(rest));
+            self.from[k] = self.from[k].max(e);
+        }
+    }
+
     /// Keeps only the `keep` landmarks whose bound is largest at `node` (the search's
     /// source side): they stay the useful ones along the way, and reading a few per
     /// evaluation instead of all is most of the heuristic's cost.
@@ -320,10 +380,16 @@ pub(crate) mod tests {
     /// A 60 × 60 map in 6 × 6 sectors with random costs 1..=9 and wall blobs, so the graph
     /// has islands, detours and uneven weights.
     pub(crate) fn random_layer(seed: u64) -> NavLayer {
+        random_layer_sized(seed, 60, 6)
+    }
+
+    /// A `size`² map in sectors of `sector` cells with random costs 1..=9 and wall blobs (25
+    /// per 60² cells).
+    pub(crate) fn random_layer_sized(seed: u64, size: u32, sector: u32) -> NavLayer {
         let spec = GridSpec {
-            width: 60,
-            height: 60,
-            sector_size: 6,
+            width: size,
+            height: size,
+            sector_size: sector,
         };
         let mut state = seed;
         let mut next = move |n: u64| {
@@ -332,12 +398,17 @@ pub(crate) mod tests {
                 .wrapping_add(1);
             (state >> 33) % n
         };
-        let mut cells: Vec<u8> = (0..3600).map(|_| 1 + next(9) as u8).collect();
-        for _ in 0..25 {
-            let (cx, cy, r) = (next(60) as i64, next(60) as i64, 1 + next(4) as i64);
-            for y in (cy - r).max(0)..(cy + r + 1).min(60) {
-                for x in (cx - r).max(0)..(cx + r + 1).min(60) {
-                    cells[(y * 60 + x) as usize] = WALL;
+        let side = i64::from(size);
+        let mut cells: Vec<u8> = (0..size * size).map(|_| 1 + next(9) as u8).collect();
+        for _ in 0..25 * (size * size) / 3600 {
+            let (cx, cy, r) = (
+                next(u64::from(size)) as i64,
+                next(u64::from(size)) as i64,
+                1 + next(4) as i64,
+            );
+            for y in (cy - r).max(0)..(cy + r + 1).min(side) {
+                for x in (cx - r).max(0)..(cx + r + 1).min(side) {
+                    cells[(y * side + x) as usize] = WALL;
                 }
             }
         }
@@ -371,7 +442,7 @@ pub(crate) mod tests {
             // The same tables stored in units of 7, as distances beyond 16 bits would be.
             let mut builder = LandmarkBuilder::new(&layer);
             while !builder.step(&layer) {}
-            let coarse = builder.finish_with_step(&layer, 7).unwrap();
+            let coarse = builder.finish_with_step(&layer, Some(7)).unwrap();
             let n = layer.nodes.len() as u64;
             let mut state = seed;
             let mut next = move |m: u64| {

@@ -7,6 +7,7 @@ pub mod corridor;
 pub mod cost;
 pub mod flow;
 pub mod grid;
+pub mod hierarchy;
 pub mod integrate;
 pub mod islands;
 pub mod landmarks;
@@ -15,14 +16,15 @@ pub mod package;
 pub mod permutations;
 pub mod portals;
 pub mod route;
+pub mod search_graph;
 pub mod world;
 
 pub use cost::{CostField, SectorCost};
 pub use grid::GridSpec;
 pub use layer::{NavLayer, build_layer, rebuild_sectors};
 pub use world::{
-    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, StreamOptions,
-    StreamStats, TracedPath,
+    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, SearchMode,
+    StreamOptions, StreamStats, TracedPath,
 };
 
 /// Everything a game needs to navigate one map: the grid, the cell size and one layer per

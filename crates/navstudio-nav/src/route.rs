@@ -10,8 +10,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::hierarchy::{ClusterQuery, LocalSearch, cluster_key};
 use super::landmarks::LandmarkBounds;
-use super::layer::NavLayer;
+pub use super::search_graph::SearchGraph;
 
 /// Reusable search memory; a generation counter replaces clearing per search.
 #[derive(Debug, Default)]
@@ -28,6 +29,8 @@ pub struct SearchScratch {
     pub expanded: u64,
     /// The last search's route as `(search id, cost from the source)`.
     route: Vec<(u32, u32)>,
+    /// Memory of the searches inside one cluster that refine a hierarchical route.
+    pub(crate) local: LocalSearch,
 }
 
 /// Search state of one node; fields are valid while `stamp` is the current generation
@@ -39,150 +42,6 @@ struct NodeState {
     /// Heuristic, computed once per search.
     h: u32,
     parent: u32,
-}
-
-/// The portal graph as the search reads it: nodes renumbered so that the nodes of one
-/// sector, and of sectors near each other (sectors in Z order), have neighbouring ids, and
-/// per search id one 16-byte record of the edge range and the centre cell, with each edge's
-/// target and weight side by side. An expansion then reads a few cache lines instead of a
-/// line per array and per scattered neighbour. Built from a layer once (the layer's own node
-/// ids, which the package stores, stay as they are); rebuild it when the layer changes.
-#[derive(Clone, Debug, Default)]
-pub struct SearchGraph {
-    /// Search id of each portal node.
-    rank: Vec<u32>,
-    /// Portal node of each search id.
-    order: Vec<u32>,
-    /// Per search id; one more record at the end closes the last edge range.
-    nodes: Vec<SearchNode>,
-    /// `(target search id, weight)`.
-    edges: Vec<(u32, u32)>,
-}
-
-/// One node of a [`SearchGraph`].
-#[derive(Clone, Copy, Debug, Default)]
-struct SearchNode {
-    /// First edge (the node's edges end at the next record's `first`).
-    first: u32,
-    /// Centre cell x.
-    x: u32,
-    /// Centre cell y.
-    y: u32,
-    /// The node's sector (16 bytes in all, so no record straddles a cache line).
-    sector: u32,
-}
-
-/// Interleaves the bits of `x` and `y` (Z order).
-fn morton(x: u32, y: u32) -> u64 {
-    let spread = |v: u32| {
-        let mut v = u64::from(v);
-        v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF;
-        v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF;
-        v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-        v = (v | (v << 2)) & 0x3333_3333_3333_3333;
-        v = (v | (v << 1)) & 0x5555_5555_5555_5555;
-        v
-    };
-    spread(x) | (spread(y) << 1)
-}
-
-impl SearchGraph {
-    /// Lays out `layer`'s portal graph for the search.
-    #[must_use]
-    pub fn new(layer: &NavLayer) -> Self {
-        let spec = layer.cost.spec;
-        let sx = spec.sectors_x().max(1);
-        let n = layer.nodes.len();
-        // Keys computed once (not per comparison) and unique, so an unstable sort will do.
-        let mut keyed: Vec<(u64, u32)> = (0..n as u32)
-            .map(|v| {
-                let s = layer.nodes[v as usize].sector;
-                (morton(s % sx, s / sx), v)
-            })
-            .collect();
-        keyed.sort_unstable();
-        let order: Vec<u32> = keyed.into_iter().map(|(_, v)| v).collect();
-        let mut rank = vec![0u32; n];
-        for (new, &old) in order.iter().enumerate() {
-            rank[old as usize] = new as u32;
-        }
-        let mut nodes = Vec::with_capacity(n + 1);
-        let mut edges = Vec::with_capacity(layer.graph.targets.len());
-        for &old in &order {
-            let node = &layer.nodes[old as usize];
-            nodes.push(SearchNode {
-                first: edges.len() as u32,
-                x: node.center.0,
-                y: node.center.1,
-                sector: node.sector,
-            });
-            edges.extend(
-                layer
-                    .graph
-                    .edges(old)
-                    .map(|(t, w)| (rank.get(t as usize).copied().unwrap_or(t), w)),
-            );
-        }
-        nodes.push(SearchNode {
-            first: edges.len() as u32,
-            ..SearchNode::default()
-        });
-        Self {
-            rank,
-            order,
-            nodes,
-            edges,
-        }
-    }
-
-    /// Number of nodes.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.order.len()
-    }
-
-    /// Whether the graph has no node.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
-    }
-
-    /// Search id of portal node `node`.
-    #[must_use]
-    pub fn search_id(&self, node: u32) -> u32 {
-        self.rank[node as usize]
-    }
-
-    /// Portal node of search id `id`.
-    #[must_use]
-    pub fn node_id(&self, id: u32) -> u32 {
-        self.order[id as usize]
-    }
-
-    /// Search id of every portal node, by node id.
-    #[must_use]
-    pub fn search_ids(&self) -> &[u32] {
-        &self.rank
-    }
-
-    /// Sector of search id `id`.
-    #[must_use]
-    pub fn sector(&self, id: u32) -> u32 {
-        self.nodes[id as usize].sector
-    }
-
-    /// Centre cell of search id `id`.
-    fn center(&self, id: u32) -> (u32, u32) {
-        let r = &self.nodes[id as usize];
-        (r.x, r.y)
-    }
-
-    /// `(target, weight)` of the edges leaving search id `id`, in search ids.
-    fn edges(&self, id: u32) -> &[(u32, u32)] {
-        let a = self.nodes[id as usize].first as usize;
-        let b = self.nodes[id as usize + 1].first as usize;
-        &self.edges[a..b]
-    }
 }
 
 /// Remaining costs of a request's finishing nodes, dense by node id: the search asks for
@@ -257,6 +116,10 @@ pub struct SearchEnds<'a> {
     /// in search-id order, see [`super::landmarks::Landmarks::reordered`]); the heuristic is
     /// the larger of them and the octile distance.
     pub landmarks: Option<&'a LandmarkBounds<'a>>,
+    /// The sector hierarchy, when the search runs over it: outside the clusters it opens,
+    /// only border nodes are expanded, over shortcuts (see [`super::hierarchy`]), and its
+    /// landmark bounds (over border nodes) replace `landmarks`.
+    pub clusters: Option<&'a ClusterQuery<'a>>,
 }
 
 /// Result of a search: the node sequence from the first node after the source to the node the
@@ -340,10 +203,17 @@ pub fn search(
     // consistent), while the octile distance between window centres may overestimate by up
     // to half a window per hop; octile stays for nodes no landmark reaches.
     let h = |node: u32| {
-        let bound = ends
-            .landmarks
-            .and_then(|b| b.lower_bound(node))
-            .unwrap_or_else(|| octile_to_box(graph.center(node), ends.goal_box));
+        let bound = match ends.clusters {
+            // Nodes inside opened clusters have no entries; octile between window centres
+            // may overestimate, which the exact search must not (they are few: 0 there).
+            Some(q) if q.bounds.is_some() => q
+                .hierarchy
+                .border_index(node)
+                .map_or(Some(0), |b| q.bounds?.lower_bound(b)),
+            Some(_) => None,
+            None => ends.landmarks.and_then(|b| b.lower_bound(node)),
+        }
+        .unwrap_or_else(|| octile_to_box(graph.center(node), ends.goal_box));
         (bound as f32 * weight) as u32
     };
     let line = off_line(ends.source, ends.goal);
@@ -414,7 +284,16 @@ pub fn search(
         // A node's tie-break is its parent's distance from the line: one node record read
         // per expansion rather than per relaxed edge.
         let parent_line = line(graph.center(node));
-        for &(next, w) in graph.edges(node) {
+        // In a cluster the search has not opened, a border node's edges are its shortcuts
+        // and its edges out of the cluster.
+        let edges = match ends.clusters {
+            Some(q) if !q.is_open(cluster_key(graph, node)) => q
+                .hierarchy
+                .border_edges(node)
+                .unwrap_or_else(|| graph.edges(node)),
+            _ => graph.edges(node),
+        };
+        for &(next, w) in edges {
             let t = &mut states[next as usize];
             let ng = g.saturating_add(w);
             if t.stamp < open {
@@ -441,6 +320,10 @@ pub fn search(
         at = s.parent;
     }
     route.reverse();
+    if let Some(q) = ends.clusters {
+        q.hierarchy
+            .refine(graph, route, &|key| q.is_open(key), &mut scratch.local);
+    }
     let nodes = route.iter().map(|&(id, _)| graph.node_id(id)).collect();
     Some(Route { nodes, cost })
 }
@@ -459,6 +342,7 @@ mod tests {
     use super::*;
     use crate::landmarks::Landmarks;
     use crate::landmarks::tests::random_layer;
+    use crate::layer::NavLayer;
 
     /// Virtual source `n` and sink `n + 1` around the portal graph of `n` nodes.
     fn oracle(layer: &NavLayer, starts: &[(u32, u32)], finishes: &[(u32, u32)]) -> Option<u32> {
@@ -536,6 +420,7 @@ mod tests {
                         source: layer.nodes[starts[0].0 as usize].center,
                         heuristic_weight: weight,
                         landmarks,
+                        clusters: None,
                     };
                     let found = search(&graph, &ends, &mut scratch).map(|r| r.cost);
                     match (truth, found) {

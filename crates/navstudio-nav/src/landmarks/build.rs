@@ -8,6 +8,7 @@ use std::collections::BinaryHeap;
 use rayon::prelude::*;
 
 use super::{FAR, FAR_STORED, LANDMARK_COUNT, Landmarks};
+use crate::grid::GridSpec;
 use crate::layer::NavLayer;
 use crate::portals::csr_edges;
 
@@ -67,57 +68,117 @@ impl LandmarkBuilder {
     /// without nodes or an unfinished build.
     #[must_use]
     pub fn finish(self, layer: &NavLayer) -> Option<Landmarks> {
-        let longest = self
-            .tables
+        self.finish_with_step(layer, None)
+    }
+
+    /// [`LandmarkBuilder::finish`] storing distances in units of `step` cost units (by
+    /// default the least that fits the longest distance in 16 bits).
+    pub(super) fn finish_with_step(self, layer: &NavLayer, step: Option<u32>) -> Option<Landmarks> {
+        if self.sources.is_empty() || self.tables.len() != 2 * self.sources.len() {
+            return None;
+        }
+        tables_to_landmarks(self.tables, layer.nodes.len(), step)
+    }
+}
+
+/// Landmark tables from forward and backward distance tables (in that order per landmark)
+/// over `n` nodes.
+fn tables_to_landmarks(tables: Vec<Vec<u32>>, n: usize, step: Option<u32>) -> Option<Landmarks> {
+    if tables.is_empty() || !tables.len().is_multiple_of(2) {
+        return None;
+    }
+    let step = step.unwrap_or_else(|| {
+        let longest = tables
             .iter()
             .flatten()
             .copied()
             .filter(|&d| d != FAR)
             .max()
             .unwrap_or(0);
-        self.finish_with_step(layer, longest.div_ceil(u32::from(FAR_STORED - 1)).max(1))
-    }
-
-    /// [`LandmarkBuilder::finish`] storing distances in units of `step` cost units.
-    pub(super) fn finish_with_step(self, layer: &NavLayer, step: u32) -> Option<Landmarks> {
-        let count = self.sources.len();
-        let n = layer.nodes.len();
-        if count == 0 || self.tables.len() != 2 * count {
-            return None;
+        longest.div_ceil(u32::from(FAR_STORED - 1)).max(1)
+    });
+    let store = |d: u32| {
+        if d == FAR {
+            FAR_STORED
+        } else {
+            u16::try_from(d / step).unwrap_or(FAR_STORED - 1)
         }
-        let store = |d: u32| {
-            if d == FAR {
-                FAR_STORED
-            } else {
-                u16::try_from(d / step).unwrap_or(FAR_STORED - 1)
+    };
+    let columns = tables
+        .chunks_exact(2)
+        .map(|pair| {
+            let mut column = vec![[FAR_STORED; 2]; n];
+            for (entry, (&fwd, &bwd)) in column.iter_mut().zip(pair[0].iter().zip(&pair[1])) {
+                *entry = [store(fwd), store(bwd)];
             }
-        };
-        let columns = self
-            .tables
-            .chunks_exact(2)
-            .map(|pair| {
-                let mut column = vec![[FAR_STORED; 2]; n];
-                for (entry, (&fwd, &bwd)) in column.iter_mut().zip(pair[0].iter().zip(&pair[1])) {
-                    *entry = [store(fwd), store(bwd)];
-                }
-                column
-            })
-            .collect();
-        Some(Landmarks { columns, step })
+            column
+        })
+        .collect();
+    Some(Landmarks { columns, step })
+}
+
+/// Landmark tables from `sources` over any graph in compressed sparse row form: one
+/// Dijkstra per landmark and direction, all in parallel.
+pub(super) fn landmarks_over(
+    offsets: &[u32],
+    targets: &[u32],
+    weights: &[u32],
+    sources: &[u32],
+) -> Option<Landmarks> {
+    let n = offsets.len().saturating_sub(1);
+    if sources.is_empty() || n == 0 {
+        return None;
     }
+    let reverse = reversed_csr(offsets, targets, weights);
+    let forward = Csr {
+        offsets,
+        targets,
+        weights,
+    };
+    let backward = Csr {
+        offsets: &reverse.0,
+        targets: &reverse.1,
+        weights: &reverse.2,
+    };
+    let tables: Vec<Vec<u32>> = (0..2 * sources.len())
+        .into_par_iter()
+        .map(|t| {
+            distances_from(
+                if t % 2 == 0 { &forward } else { &backward },
+                sources[t / 2],
+            )
+        })
+        .collect();
+    tables_to_landmarks(tables, n, None)
 }
 
 /// Landmark nodes: the nodes nearest to the map's corners and edge midpoints, among the
 /// nodes of the island holding the most nodes (other islands keep the octile heuristic).
 pub(super) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
-    if layer.nodes.is_empty() {
+    let candidates: Vec<(u32, (u32, u32), u32)> = layer
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i as u32, n.center, n.island))
+        .collect();
+    pick_near_perimeter(layer.cost.spec, &candidates, count)
+}
+
+/// Of `candidates` (`(id, centre cell, island)`), the ids of the ones on the island with the
+/// most candidates nearest to `count` points evenly spaced along the map's perimeter.
+pub(crate) fn pick_near_perimeter(
+    spec: GridSpec,
+    candidates: &[(u32, (u32, u32), u32)],
+    count: usize,
+) -> Vec<u32> {
+    if candidates.is_empty() {
         return Vec::new();
     }
-    let mut per_island: Vec<(u32, u32)> = layer.nodes.iter().map(|n| (n.island, 0)).collect();
+    let mut per_island: Vec<(u32, u32)> = candidates.iter().map(|c| (c.2, 0)).collect();
     per_island.sort_unstable();
     per_island.dedup();
-    for n in &layer.nodes {
-        if let Ok(i) = per_island.binary_search_by_key(&n.island, |&(id, _)| id) {
+    for c in candidates {
+        if let Ok(i) = per_island.binary_search_by_key(&c.2, |&(id, _)| id) {
             per_island[i].1 += 1;
         }
     }
@@ -127,7 +188,6 @@ pub(super) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
     else {
         return Vec::new();
     };
-    let spec = layer.cost.spec;
     let (w, h) = (spec.width.saturating_sub(1), spec.height.saturating_sub(1));
     // Evenly spaced along the perimeter, starting at the top-left corner.
     let perimeter = 2 * (u64::from(w) + u64::from(h));
@@ -150,19 +210,17 @@ pub(super) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
         .collect();
     let mut picked: Vec<u32> = Vec::with_capacity(count);
     for &(tx, ty) in &targets {
-        let nearest = layer
-            .nodes
+        let nearest = candidates
             .iter()
-            .enumerate()
-            .filter(|(_, n)| n.island == island)
-            .min_by_key(|(i, n)| {
-                let (dx, dy) = (n.center.0.abs_diff(tx), n.center.1.abs_diff(ty));
+            .filter(|c| c.2 == island)
+            .min_by_key(|c| {
+                let (dx, dy) = (c.1.0.abs_diff(tx), c.1.1.abs_diff(ty));
                 (
                     u64::from(dx) * u64::from(dx) + u64::from(dy) * u64::from(dy),
-                    *i,
+                    c.0,
                 )
             })
-            .map(|(i, _)| i as u32);
+            .map(|c| c.0);
         if let Some(node) = nearest
             && !picked.contains(&node)
         {
@@ -182,26 +240,39 @@ pub(super) struct Csr<'a> {
 /// The portal graph with every edge reversed, as `(offsets, targets, weights)`.
 fn reversed(layer: &NavLayer) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let g = &layer.graph;
-    let n = layer.nodes.len();
-    let mut offsets = vec![0u32; n + 1];
-    for &t in &g.targets {
-        offsets[t as usize + 1] += 1;
+    reversed_csr(&g.offsets, &g.targets, &g.weights)
+}
+
+/// A graph in compressed sparse row form with every edge reversed.
+pub(super) fn reversed_csr(
+    offsets: &[u32],
+    targets: &[u32],
+    weights: &[u32],
+) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let n = offsets.len().saturating_sub(1);
+    let mut rev_offsets = vec![0u32; n + 1];
+    for &t in targets {
+        if (t as usize) < n {
+            rev_offsets[t as usize + 1] += 1;
+        }
     }
     for i in 0..n {
-        offsets[i + 1] += offsets[i];
+        rev_offsets[i + 1] += rev_offsets[i];
     }
-    let mut fill = offsets.clone();
-    let mut targets = vec![0u32; g.targets.len()];
-    let mut weights = vec![0u32; g.targets.len()];
+    let mut fill = rev_offsets.clone();
+    let mut rev_targets = vec![0u32; targets.len()];
+    let mut rev_weights = vec![0u32; targets.len()];
     for from in 0..n as u32 {
-        for (to, w) in g.edges(from) {
-            let slot = &mut fill[to as usize];
-            targets[*slot as usize] = from;
-            weights[*slot as usize] = w;
+        for (to, w) in csr_edges(offsets, targets, weights, from) {
+            let Some(slot) = fill.get_mut(to as usize) else {
+                continue;
+            };
+            rev_targets[*slot as usize] = from;
+            rev_weights[*slot as usize] = w;
             *slot += 1;
         }
     }
-    (offsets, targets, weights)
+    (rev_offsets, rev_targets, rev_weights)
 }
 
 /// Largest edge weight for which [`distances_from`] uses Dial's buckets (one per weight).

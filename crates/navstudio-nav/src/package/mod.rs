@@ -150,6 +150,10 @@ pub enum ChunkKind {
     /// Per movement type, optional: the ALT landmark tables of the portal graph, computed
     /// when the package is written so no game computes them on its first request.
     Landmarks,
+    /// Per movement type, optional: the sector hierarchy with its landmark tables over
+    /// border nodes (maps from [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, instead of
+    /// [`ChunkKind::Landmarks`]).
+    Hierarchy,
 }
 
 impl ChunkKind {
@@ -159,13 +163,14 @@ impl ChunkKind {
     pub const REGIONAL: [Self; 3] = [Self::Cost, Self::IslandFields, Self::Flows];
 
     /// The kinds stored at most once per movement type, which a reader can do without.
-    pub const OPTIONAL: [Self; 1] = [Self::Landmarks];
+    pub const OPTIONAL: [Self; 2] = [Self::Landmarks, Self::Hierarchy];
 
     /// The name the manifest uses.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::Landmarks => "alt_landmarks",
+            Self::Hierarchy => "hierarchy",
             Self::Windows => "windows",
             Self::Graph => "graph",
             Self::SectorIslands => "sector_islands",
@@ -195,7 +200,7 @@ impl ChunkKind {
             Self::Cost => SectionKind::Cost,
             Self::Flows => SectionKind::Flows,
             // Sizes of the landmark tables count with the graph, whose search they speed.
-            Self::Landmarks => SectionKind::Graph,
+            Self::Landmarks | Self::Hierarchy => SectionKind::Graph,
         }
     }
 }
@@ -295,6 +300,40 @@ pub struct Package {
     /// Per movement type, the landmark tables the package stores (none in version 1, nor
     /// for a type without portal nodes); [`crate::NavWorld::from_package`] decodes them.
     pub landmarks: Vec<Option<StoredLandmarks>>,
+    /// Per movement type, the sector hierarchy the package stores (maps from
+    /// [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors); decoded on the type's first
+    /// request.
+    pub hierarchies: Vec<Option<StoredHierarchy>>,
+}
+
+/// One movement type's sector hierarchy (with its landmark tables) as the package stores
+/// it: checked (checksum and header) when read, decompressed and decoded when a world first
+/// searches the type ([`Self::decode`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredHierarchy {
+    pub(super) stored: Vec<u8>,
+    pub(super) raw_len: u64,
+}
+
+impl StoredHierarchy {
+    /// The hierarchy in the search ids of `graph` (the layer's [`crate::route::SearchGraph`]),
+    /// with its landmark tables if stored.
+    ///
+    /// # Errors
+    /// One sentence if the chunk does not decompress to a hierarchy that fits the graph.
+    pub fn decode(
+        &self,
+        graph: &crate::route::SearchGraph,
+    ) -> Result<
+        (
+            crate::hierarchy::Hierarchy,
+            Option<crate::hierarchy::ClusterLandmarks>,
+        ),
+        String,
+    > {
+        let raw = decode::decompress(&self.stored, self.raw_len)?;
+        crate::hierarchy::Hierarchy::from_bytes(&raw, graph)
+    }
 }
 
 /// One movement type's landmark tables as the package stores them. Reading a package checks

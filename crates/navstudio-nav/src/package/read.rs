@@ -15,8 +15,9 @@ use super::decode::{
 };
 use super::{
     ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package, PackageError,
-    RegionGrid, SectionInfo, SectionKind, StoredLandmarks,
+    RegionGrid, SectionInfo, SectionKind, StoredHierarchy, StoredLandmarks,
 };
+use crate::hierarchy::{CLUSTER_SECTORS, Hierarchy};
 use crate::landmarks::{LANDMARK_COUNT, Landmarks};
 use crate::permutations::FlowPermutations;
 use crate::{CostField, GridSpec, NavData, NavLayer, SectorCost};
@@ -114,6 +115,8 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
             let raw = if c.kind == ChunkKind::Landmarks {
                 // Checked here, decoded when a world opens on them (StoredLandmarks).
                 decompress_prefix(stored, Landmarks::HEADER_LEN)
+            } else if c.kind == ChunkKind::Hierarchy {
+                decompress_prefix(stored, Hierarchy::HEADER_LEN)
             } else {
                 decompress(stored, info.raw_len)
             };
@@ -156,10 +159,24 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
                 })
                 .transpose()
                 .map_err(|w: String| err.invalid(format!("movement type {name}: {w}")))?;
-            Ok((l, marks))
+            let hierarchy = by_key
+                .get(&(layer, ChunkKind::Hierarchy, None))
+                .map(|&i| {
+                    let info = &manifest.chunks[chunks[i].index];
+                    Hierarchy::check_header(&raw[i], info.raw_len, l.nodes.len())?;
+                    let start = info.offset as usize;
+                    Ok(StoredHierarchy {
+                        stored: bytes[start..start + info.stored_len as usize].to_vec(),
+                        raw_len: info.raw_len,
+                    })
+                })
+                .transpose()
+                .map_err(|w: String| err.invalid(format!("movement type {name}: {w}")))?;
+            Ok((l, (marks, hierarchy)))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let (layers, landmarks): (Vec<_>, Vec<_>) = layers.into_iter().unzip();
+    let (layers, tables): (Vec<_>, Vec<_>) = layers.into_iter().unzip();
+    let (landmarks, hierarchies): (Vec<_>, Vec<_>) = tables.into_iter().unzip();
 
     let sections = section_sizes(&manifest);
     Ok(Package {
@@ -170,6 +187,7 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
             layers,
         },
         landmarks,
+        hierarchies,
         manifest,
         sections,
     })
@@ -368,6 +386,16 @@ fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u
         (ChunkKind::SectorIslands, None) => 8 + 4 * sectors,
         (ChunkKind::Landmarks, None) => {
             12 + 4 * (4 * LANDMARK_COUNT as u64) * sectors * nodes_per_sector
+        }
+        (ChunkKind::Hierarchy, None) => {
+            // Border nodes with an edge to every node of their cluster and out of it, and
+            // their landmark tables.
+            let nodes = sectors * nodes_per_sector;
+            let cluster_nodes = u64::from(CLUSTER_SECTORS).pow(2) * nodes_per_sector;
+            Hierarchy::HEADER_LEN as u64
+                + 8 * nodes * (1 + cluster_nodes + nodes_per_sector)
+                + 12
+                + 4 * (4 * LANDMARK_COUNT as u64) * nodes
         }
         (k, _) => max_section_len(k.section(), spec),
     }

@@ -142,6 +142,7 @@ pub(super) fn from_bytes_at(bytes: &[u8], err: Faults<'_>) -> Result<Package, Pa
         version: 1,
         // Version 1 stored no landmark tables: a world computes them on first use.
         landmarks: vec![None; layers.len()],
+        hierarchies: vec![None; layers.len()],
         nav: NavData {
             spec,
             cell_size_m: manifest.cell_size_m,

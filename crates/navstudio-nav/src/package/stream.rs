@@ -27,8 +27,9 @@ use super::decode::{
 use super::read::{check_index, header_v2, manifest_v2};
 use super::{
     ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
-    StoredLandmarks,
+    StoredHierarchy, StoredLandmarks,
 };
+use crate::hierarchy::Hierarchy;
 use crate::landmarks::Landmarks;
 use crate::permutations::FlowPermutations;
 use crate::portals::{PortalGraph, group_nodes_by_sector, nodes_from_windows};
@@ -51,7 +52,7 @@ pub struct PackageStream {
     regional: Vec<Vec<[usize; 2]>>,
     /// Per movement type: the manifest indices of its windows, graph and landmark chunks,
     /// read on the type's first use ([`PackageStream::load_globals`]).
-    globals: Vec<[Option<usize>; 3]>,
+    globals: Vec<[Option<usize>; 4]>,
     /// Per movement type, per region: its portal nodes, ascending.
     region_nodes: Vec<Vec<Vec<u32>>>,
     /// Per movement type, per region: where its flow tiles start in the layer's tile store
@@ -133,7 +134,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     let region_count = regions.count() as usize;
     let mut islands: Vec<Vec<(ChunkKind, Option<u32>, usize)>> = vec![Vec::new(); layer_count];
     let mut regional = vec![vec![[usize::MAX; 2]; region_count]; layer_count];
-    let mut globals = vec![[None; 3]; layer_count];
+    let mut globals = vec![[None; 4]; layer_count];
     for c in &chunks {
         match (c.kind, c.region) {
             (ChunkKind::Cost, Some(r)) => regional[c.layer][r as usize][0] = c.index,
@@ -141,6 +142,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
             (ChunkKind::Windows, _) => globals[c.layer][0] = Some(c.index),
             (ChunkKind::Graph, _) => globals[c.layer][1] = Some(c.index),
             (ChunkKind::Landmarks, _) => globals[c.layer][2] = Some(c.index),
+            (ChunkKind::Hierarchy, _) => globals[c.layer][3] = Some(c.index),
             (kind, region) => islands[c.layer].push((kind, region, c.index)),
         }
     }
@@ -333,7 +335,7 @@ impl PackageStream {
         &mut self,
         layer: usize,
         l: &mut NavLayer,
-    ) -> Result<Option<StoredLandmarks>, PackageError> {
+    ) -> Result<(Option<StoredLandmarks>, Option<StoredHierarchy>), PackageError> {
         let spec = self.regions.spec;
         let err = self.faults();
         let fault = |index: usize, f: ReadFault| match f {
@@ -341,7 +343,13 @@ impl PackageStream {
                 err.invalid(format!("{}: {w}", self.what(index)))
             }
         };
-        let [Some(windows_index), Some(graph_index), landmarks_index] = self.globals[layer] else {
+        let [
+            Some(windows_index),
+            Some(graph_index),
+            landmarks_index,
+            hierarchy_index,
+        ] = self.globals[layer]
+        else {
             return Err(err.invalid(format!(
                 "movement type {}: its windows or graph chunk is missing",
                 l.name
@@ -382,6 +390,16 @@ impl PackageStream {
                 })
             })
             .transpose()?;
+        let hierarchy = hierarchy_index
+            .map(|index| {
+                let stored = self.stored(index)?;
+                let raw_len = self.manifest.chunks[index].raw_len;
+                decompress_prefix(&stored, Hierarchy::HEADER_LEN)
+                    .and_then(|header| Hierarchy::check_header(&header, raw_len, nodes.len()))
+                    .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))?;
+                Ok(StoredHierarchy { stored, raw_len })
+            })
+            .transpose()?;
         let mut by_region = vec![Vec::new(); self.regions.count() as usize];
         for (i, n) in nodes.iter().enumerate() {
             by_region[self.regions.region_of_sector(n.sector) as usize].push(i as u32);
@@ -400,7 +418,7 @@ impl PackageStream {
             sector_offsets,
             sector_nodes,
         };
-        Ok(landmarks)
+        Ok((landmarks, hierarchy))
     }
 
     /// Reads region `region` of movement type `layer` into `l` (which [`open`] made for

@@ -13,8 +13,10 @@ use super::{
     ChunkInfo, ChunkKind, FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError,
     REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
+use crate::hierarchy::Hierarchy;
 use crate::landmarks::Landmarks;
 use crate::permutations::{FlowPermutations, canonical_flows_borrowed};
+use crate::route::SearchGraph;
 use crate::{NavData, NavLayer, SectorCost};
 
 /// What the package records beside the navigation data itself.
@@ -26,6 +28,10 @@ pub struct PackageMeta {
     pub layer_params: Vec<serde_json::Value>,
     /// Bake settings as `key = value` pairs.
     pub bake_options: Vec<(String, String)>,
+    /// Which search tables to store: the sector hierarchy (`Some(true)`), landmark tables
+    /// per portal node (`Some(false)`), or whichever pays on the map's size (`None`, see
+    /// [`crate::hierarchy::pays_off`]).
+    pub hierarchy: Option<bool>,
 }
 
 /// Builds the manifest for `nav`, without the chunk index.
@@ -92,16 +98,35 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
         .map(|l| canonical_flows_borrowed(&l.cost, &l.nodes, &l.flows))
         .collect();
     let mut manifest = manifest_with(nav, meta, &flows);
-    // Landmark tables, so a game's first request does not compute them (seconds on the
-    // largest maps); in the layers' node order, as the reader checks against the graph.
-    // One layer at a time, compressed at once (as `(raw length, stored bytes)`): each build
-    // already runs two Dijkstras at once, and a map at the size limit holds 166 MB of plain
-    // tables per layer.
-    let landmarks: Vec<Option<(usize, Vec<u8>)>> = nav
+    // The search's tables, so a game's first request does not compute them (seconds on the
+    // largest maps): landmark tables per portal node, or, on maps where it pays, the sector
+    // hierarchy with tables per border node. In the layers' node order (or their search
+    // order, which the reader lays out alike). One layer at a time, compressed at once (as
+    // `(raw length, stored bytes)`): each build already runs on all cores, and a map at the
+    // size limit holds 166 MB of plain per-node tables per layer.
+    let clustered = meta
+        .hierarchy
+        .unwrap_or_else(|| crate::hierarchy::pays_off(nav.spec));
+    let tables_kind = if clustered {
+        ChunkKind::Hierarchy
+    } else {
+        ChunkKind::Landmarks
+    };
+    let tables: Vec<Option<(usize, Vec<u8>)>> = nav
         .layers
         .iter()
         .map(|l| {
-            let raw = Landmarks::build(l)?.to_bytes();
+            let raw = if clustered {
+                if l.nodes.is_empty() {
+                    return None;
+                }
+                let graph = SearchGraph::new(l);
+                let hierarchy = Hierarchy::build(&graph);
+                let landmarks = hierarchy.landmarks(l, &graph);
+                hierarchy.to_bytes(landmarks.as_ref())
+            } else {
+                Landmarks::build(l)?.to_bytes()
+            };
             let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
             Some((raw.len(), stored))
         })
@@ -128,10 +153,8 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     let layer_count = nav.layers.len() as u32;
     let mut jobs: Vec<ChunkJob> = (0..layer_count)
         .flat_map(|layer| {
-            let has_landmarks = landmarks[layer as usize].is_some();
-            let optional = ChunkKind::OPTIONAL
-                .into_iter()
-                .filter(move |_| has_landmarks);
+            let has_tables = tables[layer as usize].is_some();
+            let optional = [tables_kind].into_iter().filter(move |_| has_tables);
             ChunkKind::GLOBAL
                 .into_iter()
                 .chain(optional)
@@ -155,8 +178,8 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     let chunks: Vec<(usize, Vec<u8>)> = jobs
         .par_iter()
         .map(|job| {
-            if job.kind == ChunkKind::Landmarks {
-                return landmarks[job.layer as usize].clone().unwrap_or_default();
+            if job.kind == tables_kind {
+                return tables[job.layer as usize].clone().unwrap_or_default();
             }
             let l = &nav.layers[job.layer as usize];
             let f = &flows[job.layer as usize];
@@ -289,8 +312,11 @@ fn encode_region(
             w.len_u32(node_tile.len());
             w.u32s(&node_tile);
         }
-        ChunkKind::Windows | ChunkKind::Graph | ChunkKind::SectorIslands | ChunkKind::Landmarks => {
-        }
+        ChunkKind::Windows
+        | ChunkKind::Graph
+        | ChunkKind::SectorIslands
+        | ChunkKind::Landmarks
+        | ChunkKind::Hierarchy => {}
     }
     w.bytes
 }

@@ -17,6 +17,7 @@ use super::integrate::IntegratorScratch;
 use super::landmarks::{LandmarkBuilder, Landmarks};
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
+mod clusters;
 mod goal_field;
 mod moving;
 mod request;
@@ -24,6 +25,7 @@ mod sample;
 mod stamps;
 mod streaming;
 
+pub use clusters::{LayerHierarchy, SearchMode};
 pub use goal_field::GoalField;
 use goal_field::{GoalFieldCache, cheapest_field};
 pub use moving::{GoalMove, GoalMoveStats};
@@ -226,6 +228,17 @@ pub struct NavWorld {
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
     search_graphs: Vec<Option<SearchGraph>>,
+    /// Per layer, its sector hierarchy when its requests use one (see [`SearchMode`]); in
+    /// its layer's search ids, so dropped with the search layout.
+    hierarchies: Vec<Option<LayerHierarchy>>,
+    /// Per layer, the hierarchy its package stores, until the layer's first request
+    /// decodes it; dropped when the layer's graph is rebuilt.
+    stored_hierarchies: Vec<Option<crate::package::StoredHierarchy>>,
+    search_mode: SearchMode,
+    /// Per cluster key, whether the current request has opened the cluster.
+    cluster_open: Vec<bool>,
+    /// Searches inside one cluster for the hierarchy's landmark bounds.
+    cluster_local: crate::hierarchy::LocalSearch,
     /// The package file and region residency of a world opened with [`NavWorld::open`].
     streamed: Option<streaming::Streamed>,
     finish: FinishCosts,
@@ -242,6 +255,7 @@ impl NavWorld {
     pub fn from_package(package: crate::package::Package) -> Self {
         let mut world = Self::from_nav(package.nav);
         world.stored_landmarks = package.landmarks;
+        world.stored_hierarchies = package.hierarchies;
         world
     }
 
@@ -269,6 +283,11 @@ impl NavWorld {
             move_stats: GoalMoveStats::default(),
             costs_changed: false,
             search_graphs: Vec::new(),
+            hierarchies: Vec::new(),
+            stored_hierarchies: Vec::new(),
+            search_mode: SearchMode::Auto,
+            cluster_open: Vec::new(),
+            cluster_local: crate::hierarchy::LocalSearch::default(),
             streamed: None,
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
@@ -324,7 +343,7 @@ impl NavWorld {
         for layer in 0..self.nav.layers.len() {
             // A streamed type whose graph cannot be read gets its error on its requests.
             if self.ensure_graph(layer).is_ok() {
-                self.ensure_landmarks(layer);
+                self.prepare_layer_search(layer);
             }
         }
     }

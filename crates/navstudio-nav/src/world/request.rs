@@ -7,8 +7,9 @@ use std::sync::Arc;
 use super::goal_field::{GoalField, cheapest_field, sector_costs_from, sectors_in, within_any};
 use super::sample::PulledCache;
 use super::{ACTIVE_LANDMARKS, NavWorld, PathError, PathId, PathState};
+use crate::hierarchy::{ClusterLandmarks, ClusterQuery, cluster_key};
 use crate::integrate::UNREACHED;
-use crate::landmarks::Landmarks;
+use crate::landmarks::{LandmarkBounds, Landmarks};
 use crate::route::{Route, SearchEnds, search};
 
 impl NavWorld {
@@ -181,27 +182,66 @@ impl NavWorld {
             |((x0, y0), (x1, y1)), &(x, y)| ((x0.min(x), y0.min(y)), (x1.max(x), y1.max(y))),
         );
         self.ensure_request_sectors(layer, new_sources, &p.goals)?;
-        self.ensure_landmarks(layer);
+        // A hierarchy without landmark tables (a map of one cluster has no border nodes to
+        // put them on) would search by the octile bound alone: the flat search with its
+        // tables is then both exact and faster.
+        let clustered = self.uses_clusters(layer) && {
+            self.ensure_hierarchy(layer);
+            self.hierarchies[layer]
+                .as_ref()
+                .is_some_and(|h| h.landmarks.is_some() || !self.use_landmarks)
+        };
+        if !clustered {
+            self.ensure_landmarks(layer);
+        }
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
         let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) else {
             return Err(PathError::UnknownType(layer));
         };
-        let remaining = &mut self.finish;
-        remaining.reset(l.nodes.len());
-        let mut bounds = self
-            .landmarks
+        let hierarchy = self
+            .hierarchies
             .get(layer)
             .and_then(Option::as_ref)
-            .map(Landmarks::bounds);
+            .filter(|_| clustered);
+        let remaining = &mut self.finish;
+        remaining.reset(l.nodes.len());
+        let mut bounds = match hierarchy {
+            Some(h) => h.landmarks.as_ref().map(ClusterLandmarks::bounds),
+            None => self
+                .landmarks
+                .get(layer)
+                .and_then(Option::as_ref)
+                .map(Landmarks::bounds),
+        };
+        // A hierarchical search opens its source's cluster and every finishing node's.
+        let open = &mut self.cluster_open;
+        open.clear();
+        open.resize(hierarchy.map_or(0, |h| h.hierarchy.key_space()), false);
+        let local = &mut self.cluster_local;
+        // Adds a finishing node to the bounds (and opens its cluster).
+        let mut add_finish =
+            |bounds: &mut Option<LandmarkBounds<'_>>, open: &mut Vec<bool>, id: u32, rest: u32| {
+                let Some(h) = hierarchy else {
+                    if let Some(b) = bounds.as_mut() {
+                        b.add_finish(id, rest);
+                    }
+                    return;
+                };
+                if let Some(slot) = open.get_mut(cluster_key(graph, id) as usize) {
+                    *slot = true;
+                }
+                if let (Some(b), Some(marks)) = (bounds.as_mut(), h.landmarks.as_ref()) {
+                    let goal = goal_sectors.contains_key(&graph.sector(id));
+                    marks.add_finish(b, &h.hierarchy, graph, id, rest, goal, local);
+                }
+            };
         // The goal sectors' nodes, then the nodes of earlier routes, in the order they were
         // found: the first cost given for a node stands.
         for &(node, rest) in &p.finishes {
             let id = graph.search_id(node);
             let rest = remaining.insert_absent(id, rest);
-            if let Some(b) = bounds.as_mut() {
-                b.add_finish(id, rest);
-            }
+            add_finish(&mut bounds, open, id, rest);
         }
         let one_goal_sector = goal_sectors.len() == 1;
         for (i, &src) in new_sources.iter().enumerate() {
@@ -252,8 +292,19 @@ impl NavWorld {
             for (node, _) in &mut starts {
                 *node = graph.search_id(*node);
             }
-            if let (Some(b), Some(&(first, _))) = (bounds.as_mut(), starts.first()) {
-                b.focus(first, ACTIVE_LANDMARKS);
+            let focus_at = match (hierarchy, starts.first()) {
+                (Some(h), Some(&(first, _))) => {
+                    let key = cluster_key(graph, first);
+                    if let Some(slot) = open.get_mut(key as usize) {
+                        *slot = true;
+                    }
+                    h.hierarchy.cluster_borders(key).next()
+                }
+                (None, Some(&(first, _))) => Some(first),
+                (_, None) => None,
+            };
+            if let (Some(b), Some(at)) = (bounds.as_mut(), focus_at) {
+                b.focus(at, ACTIVE_LANDMARKS);
             }
             // Tie-breaking leans toward the straight line to the nearest goal.
             let toward = if p.goals.len() == 1 {
@@ -266,6 +317,11 @@ impl NavWorld {
                     .unwrap_or(p.goal)
             };
             self.a_star_runs += 1;
+            let query = hierarchy.map(|h| ClusterQuery {
+                hierarchy: &h.hierarchy,
+                open: open.as_slice(),
+                bounds: bounds.as_ref(),
+            });
             let ends = SearchEnds {
                 starts: &starts,
                 finishes: remaining,
@@ -273,7 +329,8 @@ impl NavWorld {
                 goal_box,
                 source: src,
                 heuristic_weight: self.heuristic_weight,
-                landmarks: bounds.as_ref(),
+                landmarks: bounds.as_ref().filter(|_| hierarchy.is_none()),
+                clusters: query.as_ref(),
             };
             let Some(route) = search(graph, &ends, &mut self.scratch) else {
                 p.routes.push(Route {
@@ -330,8 +387,8 @@ impl NavWorld {
                 let rest =
                     remaining.insert_absent(id, total.saturating_sub(g).max(end_rest.min(total)));
                 p.finishes.push((graph.node_id(id), rest));
-                if let Some(b) = bounds.as_mut().filter(|_| more_sources) {
-                    b.add_finish(id, rest);
+                if more_sources {
+                    add_finish(&mut bounds, open, id, rest);
                 }
             }
             // Consecutive nodes in different sectors cross a window: the first is its

@@ -200,6 +200,13 @@ impl NavWorld {
             if let Some(graph) = self.search_graphs.get_mut(layer) {
                 *graph = None;
             }
+            // The hierarchy is in the old search ids: rebuilt on the layer's next request.
+            if let Some(hierarchy) = self.hierarchies.get_mut(layer) {
+                *hierarchy = None;
+            }
+            if let Some(stored) = self.stored_hierarchies.get_mut(layer) {
+                *stored = None;
+            }
             // Landmark tables are indexed by node id and hold the old costs: recompute them
             // (below, time-sliced too) for layers that had them.
             let stored = self

@@ -93,6 +93,7 @@ impl NavWorld {
         let layers = opened.nav.layers.len();
         let mut world = Self::from_nav(opened.nav);
         world.stored_landmarks = vec![None; layers];
+        world.stored_hierarchies = vec![None; layers];
         world.streamed = Some(Streamed {
             package: opened.stream,
             graph_loaded: vec![false; layers],
@@ -127,19 +128,23 @@ impl NavWorld {
             return Ok(());
         }
         let l = &mut self.nav.layers[layer];
-        let landmarks = s
-            .package
-            .load_globals(layer, l)
-            .map_err(|e| PathError::Damaged {
-                layer,
-                region: None,
-                why: e.to_string(),
-            })?;
+        let (landmarks, hierarchy) =
+            s.package
+                .load_globals(layer, l)
+                .map_err(|e| PathError::Damaged {
+                    layer,
+                    region: None,
+                    why: e.to_string(),
+                })?;
         s.graph_loaded[layer] = true;
         if self.stored_landmarks.len() <= layer {
             self.stored_landmarks.resize_with(layer + 1, || None);
         }
         self.stored_landmarks[layer] = landmarks;
+        if self.stored_hierarchies.len() <= layer {
+            self.stored_hierarchies.resize_with(layer + 1, || None);
+        }
+        self.stored_hierarchies[layer] = hierarchy;
         Ok(())
     }
 

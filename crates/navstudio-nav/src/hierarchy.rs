@@ -1,0 +1,438 @@
+//! The sector hierarchy (HPA*, Botea, Müller & Schaeffer 2004, with exact cluster distances):
+//! sectors grouped into clusters of [`CLUSTER_SECTORS`]² sectors, each cluster's border
+//! nodes (portal nodes with an edge to or from another cluster) joined by **shortcuts**, the
+//! cheapest cost between two border nodes without leaving the cluster.
+//!
+//! A search then expands, in the clusters a request opens (its source's and its finishing
+//! nodes'), every portal node as before, and elsewhere border nodes only, over shortcuts and
+//! the graph's own edges between clusters. Every route decomposes into stretches inside
+//! clusters between border nodes, so this graph keeps the flat graph's distances exactly;
+//! the route found is then refined, shortcut by shortcut, by a search inside the cluster.
+//! Across an 8192² map a route crosses about a hundred clusters instead of a thousand sectors,
+//! and the ALT landmark tables cover the border nodes only (see [`ClusterLandmarks`]).
+//!
+//! Clusters are aligned blocks of the sector grid, so in the search's Z order each is one
+//! contiguous range of search ids.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
+
+use super::landmarks::Landmarks;
+use super::layer::NavLayer;
+pub use super::search_graph::CLUSTER_SECTORS;
+use super::search_graph::SearchGraph;
+
+mod codec;
+mod landmarks;
+
+pub use landmarks::ClusterLandmarks;
+
+/// Sectors from which the hierarchy pays: its searches beat the flat search with landmark
+/// tables per portal node from 4096² cells in sectors of 10 on (1.3 against 1.7 ms there,
+/// 3.7 against 8.7 at 8192²; at 2048² the flat search wins, 0.53 against 0.72 ms:
+/// `cargo bench --bench scale`). Packages of such maps store the hierarchy instead of
+/// per-node tables, and [`crate::NavWorld`] searches over it.
+pub const CLUSTER_MIN_SECTORS: u64 = 400 * 400;
+
+/// Whether a map of `spec` is one where the hierarchy pays ([`CLUSTER_MIN_SECTORS`]).
+#[must_use]
+pub fn pays_off(spec: crate::GridSpec) -> bool {
+    u64::from(spec.sectors_x()) * u64::from(spec.sectors_y()) >= CLUSTER_MIN_SECTORS
+}
+
+/// Marker of a search id that is no border node.
+const NOT_BORDER: u32 = u32::MAX;
+
+/// Cost marker of nodes a local search has not reached.
+const FAR: u32 = u32::MAX;
+
+/// One layer's cluster graph, in the search ids of its [`SearchGraph`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hierarchy {
+    /// `(cluster key, first search id, end)` per cluster holding nodes, by key (which is
+    /// also search-id order). The key is the Z-order code of the cluster's coordinates.
+    clusters: Vec<(u32, u32, u32)>,
+    /// Border index of each search id, [`NOT_BORDER`] for the others.
+    border_of: Vec<u32>,
+    /// Search id of each border node, ascending.
+    border: Vec<u32>,
+    /// Per border node its first edge; one more entry closes the last range.
+    first: Vec<u32>,
+    /// `(target search id, weight)`: the node's shortcuts inside its cluster, then its own
+    /// edges to other clusters.
+    edges: Vec<(u32, u32)>,
+}
+
+/// The cluster key of search id `id` of `graph` (see [`SearchGraph::cluster_key`]).
+#[must_use]
+pub fn cluster_key(graph: &SearchGraph, id: u32) -> u32 {
+    graph.cluster_key(id)
+}
+
+impl Hierarchy {
+    /// Groups `graph`'s nodes into clusters and computes every shortcut (one Dijkstra per
+    /// border node inside its cluster, clusters in parallel).
+    #[must_use]
+    pub fn build(graph: &SearchGraph) -> Self {
+        let (clusters, is_border) = clusters_of(graph);
+        let n = graph.len() as u32;
+        let border: Vec<u32> = (0..n).filter(|&id| is_border[id as usize]).collect();
+        let border_of = index_of(n as usize, &border);
+        let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
+            .par_iter()
+            .map(|&(_, lo, hi)| {
+                let mut local = LocalSearch::default();
+                let borders: Vec<u32> = (lo..hi).filter(|&id| is_border[id as usize]).collect();
+                borders
+                    .iter()
+                    .map(|&from| {
+                        local.run_marking(graph, (lo, hi), from, &|id| is_border[id as usize]);
+                        // A shortcut whose cheapest stretch passes another border node c
+                        // with 0 < d(from, c) < d(from, to) is the sum of two cheaper ones,
+                        // which stay (by induction on the cost): leave it out. Stretches of
+                        // cost 0 (windows meeting at a sector corner) never decide, or two
+                        // shortcuts could each leave the other out.
+                        let mut out: Vec<(u32, u32)> = borders
+                            .iter()
+                            .filter(|&&to| to != from)
+                            .filter_map(|&to| {
+                                let i = (to - lo) as usize;
+                                let d = local.dist[i];
+                                (d != FAR && local.via[i] >= d).then_some((to, d))
+                            })
+                            .collect();
+                        out.extend(
+                            graph
+                                .edges(from)
+                                .iter()
+                                .copied()
+                                .filter(|&(t, _)| t < lo || t >= hi),
+                        );
+                        out
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut first = Vec::with_capacity(border.len() + 1);
+        let mut edges = Vec::new();
+        for lists in per_cluster {
+            for list in lists {
+                first.push(edges.len() as u32);
+                edges.extend(list);
+            }
+        }
+        first.push(edges.len() as u32);
+        Self {
+            clusters,
+            border_of,
+            border,
+            first,
+            edges,
+        }
+    }
+
+    /// Number of border nodes.
+    #[must_use]
+    pub fn border_count(&self) -> usize {
+        self.border.len()
+    }
+
+    /// Number of edges between border nodes (shortcuts and edges between clusters).
+    #[must_use]
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// Number of clusters holding nodes.
+    #[must_use]
+    pub fn cluster_count(&self) -> usize {
+        self.clusters.len()
+    }
+
+    /// Border index of search id `id`, if it is a border node.
+    #[must_use]
+    pub fn border_index(&self, id: u32) -> Option<u32> {
+        self.border_of
+            .get(id as usize)
+            .copied()
+            .filter(|&b| b != NOT_BORDER)
+    }
+
+    /// Search id of border node `b`.
+    #[must_use]
+    pub fn border_node(&self, b: u32) -> u32 {
+        self.border[b as usize]
+    }
+
+    /// The edges a search takes from border node `id` of a cluster it has not opened; `None`
+    /// for other nodes.
+    #[must_use]
+    pub fn border_edges(&self, id: u32) -> Option<&[(u32, u32)]> {
+        let b = self.border_index(id)? as usize;
+        Some(&self.edges[self.first[b] as usize..self.first[b + 1] as usize])
+    }
+
+    /// `(first search id, end)` of the cluster with key `key`.
+    #[must_use]
+    pub fn cluster_range(&self, key: u32) -> Option<(u32, u32)> {
+        let i = self
+            .clusters
+            .binary_search_by_key(&key, |&(k, _, _)| k)
+            .ok()?;
+        Some((self.clusters[i].1, self.clusters[i].2))
+    }
+
+    /// Border indices of the cluster with key `key` (a contiguous range, since border
+    /// indices follow search ids).
+    #[must_use]
+    pub fn cluster_borders(&self, key: u32) -> std::ops::Range<u32> {
+        let Some((lo, hi)) = self.cluster_range(key) else {
+            return 0..0;
+        };
+        let a = self.border.partition_point(|&id| id < lo) as u32;
+        let b = self.border.partition_point(|&id| id < hi) as u32;
+        a..b
+    }
+
+    /// Largest cluster key plus one (the size of a table indexed by key).
+    #[must_use]
+    pub fn key_space(&self) -> usize {
+        self.clusters.last().map_or(0, |&(k, _, _)| k as usize + 1)
+    }
+
+    /// The border graph in border indices, as `(offsets, targets, weights)`, for the landmark
+    /// Dijkstras.
+    fn border_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let targets = self
+            .edges
+            .iter()
+            .map(|&(t, _)| self.border_of[t as usize])
+            .collect();
+        let weights = self.edges.iter().map(|&(_, w)| w).collect();
+        (self.first.clone(), targets, weights)
+    }
+
+    /// Builds the landmark tables over the border graph for `layer` (whose search layout is
+    /// `graph`).
+    #[must_use]
+    pub fn landmarks(&self, layer: &NavLayer, graph: &SearchGraph) -> Option<ClusterLandmarks> {
+        ClusterLandmarks::build(self, layer, graph)
+    }
+
+    /// Replaces each shortcut on `route` (`(search id, cost from the source)`; a shortcut is
+    /// two consecutive nodes of one cluster not in `open`) by the nodes of the cheapest
+    /// stretch inside its cluster.
+    pub fn refine(
+        &self,
+        graph: &SearchGraph,
+        route: &mut Vec<(u32, u32)>,
+        open: &dyn Fn(u32) -> bool,
+        local: &mut LocalSearch,
+    ) {
+        if route.len() < 2 {
+            return;
+        }
+        let mut out = Vec::with_capacity(route.len() * 4);
+        out.push(route[0]);
+        for pair in route.windows(2) {
+            let ((a, ga), (b, gb)) = (pair[0], pair[1]);
+            let key = cluster_key(graph, a);
+            let shortcut = key == cluster_key(graph, b) && !open(key);
+            if let (true, Some(range)) = (shortcut, self.cluster_range(key)) {
+                local.run(graph, range, a, Some(b));
+                let lo = range.0;
+                let mut stretch = Vec::new();
+                let mut at = b;
+                while at != a {
+                    let i = (at - lo) as usize;
+                    stretch.push((at, ga.saturating_add(local.dist[i])));
+                    at = local.parent[i];
+                    if at == NOT_BORDER {
+                        // No stretch (cannot happen for a shortcut the build found): keep
+                        // the hop as it is.
+                        stretch.clear();
+                        stretch.push((b, gb));
+                        break;
+                    }
+                }
+                out.extend(stretch.into_iter().rev());
+            } else {
+                out.push((b, gb));
+            }
+        }
+        *route = out;
+    }
+}
+
+/// The clusters of `graph` as `(key, first search id, end)`, and whether each search id is a
+/// border node (an edge leaves its cluster or enters it).
+fn clusters_of(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<bool>) {
+    let n = graph.len() as u32;
+    let mut clusters: Vec<(u32, u32, u32)> = Vec::new();
+    for id in 0..n {
+        let key = graph.cluster_key(id);
+        match clusters.last_mut() {
+            Some(last) if last.0 == key => last.2 = id + 1,
+            _ => clusters.push((key, id, id + 1)),
+        }
+    }
+    let mut is_border = vec![false; n as usize];
+    for &(_, lo, hi) in &clusters {
+        for id in lo..hi {
+            for &(t, _) in graph.edges(id) {
+                if t < lo || t >= hi {
+                    is_border[id as usize] = true;
+                    is_border[t as usize] = true;
+                }
+            }
+        }
+    }
+    (clusters, is_border)
+}
+
+/// Border index of each of `n` search ids, given the border nodes' search ids.
+fn index_of(n: usize, border: &[u32]) -> Vec<u32> {
+    let mut border_of = vec![NOT_BORDER; n];
+    for (b, &id) in border.iter().enumerate() {
+        border_of[id as usize] = b as u32;
+    }
+    border_of
+}
+
+/// Dijkstra inside one cluster, with memory reused between runs.
+#[derive(Debug, Default)]
+pub struct LocalSearch {
+    dist: Vec<u32>,
+    parent: Vec<u32>,
+    /// Of [`LocalSearch::run_marking`]: the least positive cost at which a cheapest stretch
+    /// to the node passes a marked node ([`FAR`] for none).
+    via: Vec<u32>,
+    /// `cost << 32 | node` keys: one compare per sift step.
+    heap: BinaryHeap<Reverse<u64>>,
+}
+
+impl LocalSearch {
+    /// [`LocalSearch::run`] over the whole range, also noting per node the least positive
+    /// cost at which a cheapest stretch from `from` to it passes a node `marked` (other than
+    /// `from`).
+    pub fn run_marking(
+        &mut self,
+        graph: &SearchGraph,
+        (lo, hi): (u32, u32),
+        from: u32,
+        marked: &dyn Fn(u32) -> bool,
+    ) {
+        let len = (hi - lo) as usize;
+        self.dist.clear();
+        self.dist.resize(len, FAR);
+        self.via.clear();
+        self.via.resize(len, FAR);
+        self.heap.clear();
+        if from < lo || from >= hi {
+            return;
+        }
+        self.dist[(from - lo) as usize] = 0;
+        self.heap.push(Reverse(u64::from(from)));
+        while let Some(Reverse(key)) = self.heap.pop() {
+            let (d, v) = ((key >> 32) as u32, key as u32);
+            let vi = (v - lo) as usize;
+            if d > self.dist[vi] {
+                continue;
+            }
+            let via = if v != from && d > 0 && marked(v) {
+                self.via[vi].min(d)
+            } else {
+                self.via[vi]
+            };
+            for &(t, w) in graph.edges(v) {
+                if t < lo || t >= hi {
+                    continue;
+                }
+                let nd = d.saturating_add(w);
+                let ti = (t - lo) as usize;
+                if nd < self.dist[ti] {
+                    self.dist[ti] = nd;
+                    self.via[ti] = via;
+                    self.heap.push(Reverse(u64::from(nd) << 32 | u64::from(t)));
+                } else if nd == self.dist[ti] {
+                    self.via[ti] = self.via[ti].min(via);
+                }
+            }
+        }
+    }
+
+    /// Costs from `from` to the nodes of the search-id range `(lo, hi)` over edges inside it;
+    /// stops once `stop` is settled.
+    pub fn run(&mut self, graph: &SearchGraph, (lo, hi): (u32, u32), from: u32, stop: Option<u32>) {
+        let len = (hi - lo) as usize;
+        self.dist.clear();
+        self.dist.resize(len, FAR);
+        self.parent.clear();
+        self.parent.resize(len, NOT_BORDER);
+        self.heap.clear();
+        if from < lo || from >= hi {
+            return;
+        }
+        self.dist[(from - lo) as usize] = 0;
+        self.heap.push(Reverse(u64::from(from)));
+        while let Some(Reverse(key)) = self.heap.pop() {
+            let (d, v) = ((key >> 32) as u32, key as u32);
+            if d > self.dist[(v - lo) as usize] {
+                continue;
+            }
+            if stop == Some(v) {
+                break;
+            }
+            for &(t, w) in graph.edges(v) {
+                if t < lo || t >= hi {
+                    continue;
+                }
+                let nd = d.saturating_add(w);
+                let slot = &mut self.dist[(t - lo) as usize];
+                if nd < *slot {
+                    *slot = nd;
+                    self.parent[(t - lo) as usize] = v;
+                    self.heap.push(Reverse(u64::from(nd) << 32 | u64::from(t)));
+                }
+            }
+        }
+    }
+
+    /// Cost from the last run's source to search id `id` of range starting at `lo`.
+    #[must_use]
+    pub fn cost(&self, lo: u32, id: u32) -> Option<u32> {
+        self.dist
+            .get(id.checked_sub(lo)? as usize)
+            .copied()
+            .filter(|&d| d != FAR)
+    }
+}
+
+/// The hierarchy and landmark tables a search reads, with the clusters it opens.
+pub struct ClusterQuery<'a> {
+    /// The cluster graph.
+    pub hierarchy: &'a Hierarchy,
+    /// Opened clusters, by key: their nodes are expanded over the graph's own edges.
+    pub open: &'a [bool],
+    /// Landmark bounds over border nodes, by border index.
+    pub bounds: Option<&'a super::landmarks::LandmarkBounds<'a>>,
+}
+
+impl ClusterQuery<'_> {
+    /// Whether the cluster with key `key` is opened.
+    #[must_use]
+    pub fn is_open(&self, key: u32) -> bool {
+        self.open.get(key as usize).copied().unwrap_or(true)
+    }
+}
+
+/// Landmark tables over a hierarchy's border nodes as [`Landmarks`] in border indices.
+pub(crate) fn border_landmarks(hierarchy: &Hierarchy, sources: &[u32]) -> Option<Landmarks> {
+    let (offsets, targets, weights) = hierarchy.border_csr();
+    Landmarks::from_graph(&offsets, &targets, &weights, sources)
+}
+
+#[cfg(test)]
+mod tests;

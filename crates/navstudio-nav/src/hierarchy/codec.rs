@@ -1,0 +1,186 @@
+//! The hierarchy as a package stores it (the `hierarchy` chunk of `docs/package-format.md`),
+//! in the search ids of the layer's [`SearchGraph`], which the reader lays out the same way:
+//!
+//! - `u32` cluster side in sectors, node count, border node count `B`, edge count `E`;
+//! - `B × u32`: border search ids as differences from the previous one (ascending);
+//! - `B × u32`: each border node's edge count;
+//! - `E × u32`: each edge's target border index as a wrapping difference from its source's
+//!   (shortcuts stay in the cluster, so the differences are small);
+//! - `E × u32`: edge weights;
+//! - the landmark tables over border indices ([`Landmarks::to_bytes`]), or nothing.
+//!
+//! All little-endian. The reader checks every count against the bytes present and the
+//! border nodes against the graph before it allocates by them.
+
+use super::{CLUSTER_SECTORS, ClusterLandmarks, Hierarchy, clusters_of, index_of};
+use crate::landmarks::Landmarks;
+use crate::search_graph::SearchGraph;
+
+impl Hierarchy {
+    /// Bytes of the stored header: four `u32`.
+    pub const HEADER_LEN: usize = 16;
+
+    /// Checks the stored header (the first [`Self::HEADER_LEN`] bytes of what
+    /// [`Self::to_bytes`] wrote) against the chunk's full length and the layer's node count.
+    ///
+    /// # Errors
+    /// As [`Self::from_bytes`].
+    pub fn check_header(header: &[u8], total_len: u64, node_count: usize) -> Result<(), String> {
+        let word = |i: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(
+                header.get(4 * i..4 * i + 4)?.try_into().ok()?,
+            ))
+        };
+        let (Some(side), Some(nodes), Some(b), Some(e)) = (word(0), word(1), word(2), word(3))
+        else {
+            return Err("the hierarchy is shorter than its header".to_owned());
+        };
+        if side != CLUSTER_SECTORS {
+            return Err(format!(
+                "the hierarchy has clusters of {side} sectors, this build uses {CLUSTER_SECTORS}"
+            ));
+        }
+        if nodes as usize != node_count {
+            return Err(format!(
+                "the hierarchy covers {nodes} portal nodes, the graph has {node_count}"
+            ));
+        }
+        let needed = Self::HEADER_LEN as u64 + 8 * (u64::from(b) + u64::from(e));
+        if needed > total_len || b as usize > node_count {
+            return Err(format!(
+                "the hierarchy claims {b} border nodes and {e} edges, more than its {total_len} bytes hold"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The hierarchy and its landmark tables (if any) as the package stores them.
+    #[must_use]
+    pub fn to_bytes(&self, landmarks: Option<&ClusterLandmarks>) -> Vec<u8> {
+        let (b, e) = (self.border.len(), self.edges.len());
+        let mut out = Vec::with_capacity(Self::HEADER_LEN + 8 * (b + e));
+        let words = [
+            CLUSTER_SECTORS,
+            self.border_of.len() as u32,
+            b as u32,
+            e as u32,
+        ];
+        for w in words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        let mut previous = 0u32;
+        for &id in &self.border {
+            out.extend_from_slice(&id.wrapping_sub(previous).to_le_bytes());
+            previous = id;
+        }
+        for pair in self.first.windows(2) {
+            out.extend_from_slice(&(pair[1] - pair[0]).to_le_bytes());
+        }
+        for (from, pair) in self.first.windows(2).enumerate() {
+            for &(t, _) in &self.edges[pair[0] as usize..pair[1] as usize] {
+                let target = self.border_of[t as usize];
+                out.extend_from_slice(&target.wrapping_sub(from as u32).to_le_bytes());
+            }
+        }
+        for &(_, w) in &self.edges {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        if let Some(marks) = landmarks {
+            out.extend(marks.tables().to_bytes());
+        }
+        out
+    }
+
+    /// A hierarchy stored by [`Self::to_bytes`] for the layer laid out as `graph`, with its
+    /// landmark tables if stored.
+    ///
+    /// # Errors
+    /// One sentence saying what does not fit: the cluster size, the node count, a count
+    /// beyond the bytes present, border nodes other than the graph's, or an edge to no
+    /// border node.
+    pub fn from_bytes(
+        bytes: &[u8],
+        graph: &SearchGraph,
+    ) -> Result<(Self, Option<ClusterLandmarks>), String> {
+        Self::check_header(bytes, bytes.len() as u64, graph.len())?;
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                bytes[4 * i],
+                bytes[4 * i + 1],
+                bytes[4 * i + 2],
+                bytes[4 * i + 3],
+            ])
+        };
+        let (b, e) = (word(2) as usize, word(3) as usize);
+        let read = |from: usize, count: usize| -> Vec<u32> {
+            bytes[from..from + 4 * count]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let mut at = Self::HEADER_LEN;
+        let mut border = read(at, b);
+        at += 4 * b;
+        let degrees = read(at, b);
+        at += 4 * b;
+        let targets = read(at, e);
+        at += 4 * e;
+        let weights = read(at, e);
+        at += 4 * e;
+        let mut previous = 0u32;
+        for id in &mut border {
+            previous = previous.wrapping_add(*id);
+            *id = previous;
+        }
+        let (clusters, is_border) = clusters_of(graph);
+        let expected = is_border.iter().filter(|&&x| x).count();
+        if expected != b
+            || border.windows(2).any(|p| p[0] >= p[1])
+            || border
+                .iter()
+                .any(|&id| !is_border.get(id as usize).copied().unwrap_or(false))
+        {
+            return Err("the hierarchy's border nodes are not the graph's".to_owned());
+        }
+        let mut first = Vec::with_capacity(b + 1);
+        let mut total = 0u64;
+        for &d in &degrees {
+            first.push(total as u32);
+            total += u64::from(d);
+        }
+        first.push(total as u32);
+        if total != e as u64 {
+            return Err(format!(
+                "the hierarchy's edge counts add up to {total}, it holds {e} edges"
+            ));
+        }
+        let mut edges = Vec::with_capacity(e);
+        for (from, pair) in first.windows(2).enumerate() {
+            for i in pair[0] as usize..pair[1] as usize {
+                let target = targets[i].wrapping_add(from as u32) as usize;
+                let Some(&t) = border.get(target) else {
+                    return Err(format!(
+                        "a hierarchy edge leads to border node {target} of {b}"
+                    ));
+                };
+                edges.push((t, weights[i]));
+            }
+        }
+        let border_of = index_of(graph.len(), &border);
+        let hierarchy = Self {
+            clusters,
+            border_of,
+            border,
+            first,
+            edges,
+        };
+        let rest = &bytes[at..];
+        let landmarks = if rest.is_empty() {
+            None
+        } else {
+            let tables = Landmarks::from_bytes(rest, b)?;
+            Some(ClusterLandmarks::from_tables(&hierarchy, tables))
+        };
+        Ok((hierarchy, landmarks))
+    }
+}

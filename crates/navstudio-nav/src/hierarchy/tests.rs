@@ -1,0 +1,147 @@
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::landmarks::tests::random_layer_sized;
+use crate::route::{FinishCosts, SearchEnds, SearchScratch, search};
+
+/// Cheapest cost from the virtual source (joined to `starts`) to the virtual sink (joined
+/// from `finishes`) over the flat portal graph.
+fn oracle(layer: &NavLayer, starts: &[(u32, u32)], finishes: &[(u32, u32)]) -> Option<u32> {
+    let n = layer.nodes.len() as u32;
+    let (source, sink) = (n, n + 1);
+    pathfinding::directed::dijkstra::dijkstra(
+        &source,
+        |&v| -> Vec<(u32, u32)> {
+            if v == source {
+                starts.to_vec()
+            } else if v == sink {
+                Vec::new()
+            } else {
+                let mut out: Vec<(u32, u32)> = layer.graph.edges(v).collect();
+                for &(_, rest) in finishes.iter().filter(|&&(f, _)| f == v) {
+                    out.push((sink, rest));
+                }
+                out
+            }
+        },
+        |&v| v == sink,
+    )
+    .map(|(_, cost)| cost)
+}
+
+/// A 160² map in sectors of 5 (32 × 32 sectors, 4 × 4 clusters): random requests from one
+/// sector to a few random nodes give the flat optimum exactly at weight 1, with and without
+/// the border landmarks, and the refined route is a walk over the flat graph's own edges
+/// that costs what the search says.
+#[test]
+fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
+    for seed in 1..=4 {
+        let layer = random_layer_sized(seed, 160, 5);
+        let graph = SearchGraph::new(&layer);
+        let hierarchy = Hierarchy::build(&graph);
+        assert!(
+            hierarchy.cluster_count() >= 9,
+            "seed {seed}: too few clusters"
+        );
+        assert!(hierarchy.border_count() < graph.len() / 2);
+        let marks = hierarchy.landmarks(&layer, &graph).unwrap();
+        let mut state = seed;
+        let mut next = move |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(7);
+            (state >> 33) % m
+        };
+        let n = layer.nodes.len() as u64;
+        let mut scratch = SearchScratch::default();
+        let mut local = LocalSearch::default();
+        let mut far = 0;
+        for _ in 0..60 {
+            // Starts: the nodes of one sector, at random costs.
+            let sector = layer.nodes[next(n) as usize].sector;
+            let starts: Vec<(u32, u32)> = layer
+                .graph
+                .nodes_of_sector(sector)
+                .iter()
+                .map(|&v| (v, next(20) as u32))
+                .collect();
+            let finishes: Vec<(u32, u32)> = (0..1 + next(3))
+                .map(|_| (next(n) as u32, next(30) as u32))
+                .collect();
+            let Some(truth) = oracle(&layer, &starts, &finishes) else {
+                continue;
+            };
+            let mut finish = FinishCosts::default();
+            finish.reset(graph.len());
+            let mut by_cost = finishes.clone();
+            by_cost.sort_by_key(|&(_, r)| r);
+            let mut open = vec![false; hierarchy.key_space()];
+            let mut bounds = marks.bounds();
+            for &(f, r) in &by_cost {
+                let id = graph.search_id(f);
+                let r = finish.insert_absent(id, r);
+                open[cluster_key(&graph, id) as usize] = true;
+                marks.add_finish(&mut bounds, &hierarchy, &graph, id, r, true, &mut local);
+            }
+            let search_starts: Vec<(u32, u32)> = starts
+                .iter()
+                .map(|&(v, c)| (graph.search_id(v), c))
+                .collect();
+            let source_key = cluster_key(&graph, search_starts[0].0);
+            open[source_key as usize] = true;
+            if finishes
+                .iter()
+                .all(|&(f, _)| cluster_key(&graph, graph.search_id(f)) != source_key)
+            {
+                far += 1;
+            }
+            let goal = layer.nodes[finishes[0].0 as usize].center;
+            for with_bounds in [false, true] {
+                let query = ClusterQuery {
+                    hierarchy: &hierarchy,
+                    open: &open,
+                    bounds: with_bounds.then_some(&bounds),
+                };
+                let ends = SearchEnds {
+                    starts: &search_starts,
+                    finishes: &finish,
+                    goal,
+                    goal_box: (goal, goal),
+                    source: layer.nodes[starts[0].0 as usize].center,
+                    heuristic_weight: 1.0,
+                    landmarks: None,
+                    clusters: Some(&query),
+                };
+                let route = search(&graph, &ends, &mut scratch).unwrap();
+                if with_bounds {
+                    assert_eq!(route.cost, truth, "seed {seed}: cost with bounds");
+                } else {
+                    // The octile heuristic between window centres may overestimate a little
+                    // (see `route::search`); the route is still a real one.
+                    assert!(route.cost >= truth, "seed {seed}: cheaper than possible");
+                }
+                // The refined route walks real edges, costing what the steps say.
+                let steps = crate::route::last_route(&scratch);
+                for pair in steps.windows(2) {
+                    let ((a, ga), (b, gb)) = (pair[0], pair[1]);
+                    let w = graph
+                        .edges(a)
+                        .iter()
+                        .filter(|&&(t, _)| t == b)
+                        .map(|&(_, w)| w)
+                        .min();
+                    assert_eq!(w, Some(gb - ga), "seed {seed}: step {a} → {b} is no edge");
+                }
+                let start = starts
+                    .iter()
+                    .find(|&&(v, _)| graph.search_id(v) == steps[0].0)
+                    .unwrap();
+                assert_eq!(steps[0].1, start.1, "seed {seed}: first step's cost");
+            }
+        }
+        assert!(
+            far >= 20,
+            "seed {seed}: only {far} requests left their cluster"
+        );
+    }
+}

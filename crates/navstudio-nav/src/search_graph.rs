@@ -1,0 +1,187 @@
+//! The portal graph laid out for the search: nodes renumbered in Z order of their sectors,
+//! with each node's edge range and centre side by side.
+
+use super::layer::NavLayer;
+
+/// The portal graph as the search reads it: nodes renumbered so that the nodes of one
+/// sector, and of sectors near each other (sectors in Z order), have neighbouring ids, and
+/// per search id one 16-byte record of the edge range and the centre cell, with each edge's
+/// target and weight side by side. An expansion then reads a few cache lines instead of a
+/// line per array and per scattered neighbour. Built from a layer once (the layer's own node
+/// ids, which the package stores, stay as they are); rebuild it when the layer changes.
+#[derive(Clone, Debug, Default)]
+pub struct SearchGraph {
+    /// Search id of each portal node.
+    rank: Vec<u32>,
+    /// Portal node of each search id.
+    order: Vec<u32>,
+    /// Per search id; one more record at the end closes the last edge range.
+    nodes: Vec<SearchNode>,
+    /// `(target search id, weight)`.
+    edges: Vec<(u32, u32)>,
+    /// Sectors per map row.
+    sectors_x: u32,
+}
+
+/// One node of a [`SearchGraph`].
+#[derive(Clone, Copy, Debug, Default)]
+struct SearchNode {
+    /// First edge (the node's edges end at the next record's `first`).
+    first: u32,
+    /// Centre cell x.
+    x: u32,
+    /// Centre cell y.
+    y: u32,
+    /// The node's sector (16 bytes in all, so no record straddles a cache line).
+    sector: u32,
+}
+
+/// Sectors per side of a cluster of the sector hierarchy ([`super::hierarchy`]); a power
+/// of two, so a cluster is one Z-order range of sectors.
+pub const CLUSTER_SECTORS: u32 = 8;
+
+/// Z-order bits per cluster: two per halving of [`CLUSTER_SECTORS`].
+const CLUSTER_SHIFT: u32 = 2 * CLUSTER_SECTORS.trailing_zeros();
+
+/// Interleaves the bits of `x` and `y` (Z order).
+fn morton(x: u32, y: u32) -> u64 {
+    let spread = |v: u32| {
+        let mut v = u64::from(v);
+        v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF;
+        v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF;
+        v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+        v = (v | (v << 2)) & 0x3333_3333_3333_3333;
+        v = (v | (v << 1)) & 0x5555_5555_5555_5555;
+        v
+    };
+    spread(x) | (spread(y) << 1)
+}
+
+impl SearchGraph {
+    /// Lays out `layer`'s portal graph for the search.
+    #[must_use]
+    pub fn new(layer: &NavLayer) -> Self {
+        let spec = layer.cost.spec;
+        let sx = spec.sectors_x().max(1);
+        let n = layer.nodes.len();
+        let key = |v: u32| {
+            let s = layer.nodes[v as usize].sector;
+            morton(s % sx, s / sx)
+        };
+        // Within a cluster of the sector hierarchy (an aligned block of sectors, one Z-order
+        // range) its border nodes come first, so the nodes a hierarchical search expands
+        // there lie side by side. Keys computed once (not per comparison) and unique, so an
+        // unstable sort will do.
+        let cluster = |k: u64| k >> CLUSTER_SHIFT;
+        let mut keyed: Vec<(u64, bool, u64, u32)> = (0..n as u32)
+            .map(|v| {
+                let k = key(v);
+                let inner = layer
+                    .graph
+                    .edges(v)
+                    .all(|(t, _)| cluster(key(t)) == cluster(k));
+                (cluster(k), inner, k, v)
+            })
+            .collect();
+        // Edges into a node from another cluster make it a border node too.
+        for v in 0..n as u32 {
+            let from = cluster(key(v));
+            for (t, _) in layer.graph.edges(v) {
+                if cluster(key(t)) != from {
+                    keyed[t as usize].1 = false;
+                }
+            }
+        }
+        keyed.sort_unstable();
+        let order: Vec<u32> = keyed.into_iter().map(|(_, _, _, v)| v).collect();
+        let mut rank = vec![0u32; n];
+        for (new, &old) in order.iter().enumerate() {
+            rank[old as usize] = new as u32;
+        }
+        let mut nodes = Vec::with_capacity(n + 1);
+        let mut edges = Vec::with_capacity(layer.graph.targets.len());
+        for &old in &order {
+            let node = &layer.nodes[old as usize];
+            nodes.push(SearchNode {
+                first: edges.len() as u32,
+                x: node.center.0,
+                y: node.center.1,
+                sector: node.sector,
+            });
+            edges.extend(
+                layer
+                    .graph
+                    .edges(old)
+                    .map(|(t, w)| (rank.get(t as usize).copied().unwrap_or(t), w)),
+            );
+        }
+        nodes.push(SearchNode {
+            first: edges.len() as u32,
+            ..SearchNode::default()
+        });
+        Self {
+            rank,
+            order,
+            nodes,
+            edges,
+            sectors_x: sx,
+        }
+    }
+
+    /// Key of search id `id`'s cluster of the sector hierarchy: the Z-order code of the
+    /// cluster's coordinates. The layout keeps each cluster's nodes one range of ids.
+    #[must_use]
+    pub fn cluster_key(&self, id: u32) -> u32 {
+        let s = self.nodes[id as usize].sector;
+        (morton(s % self.sectors_x, s / self.sectors_x) >> CLUSTER_SHIFT) as u32
+    }
+
+    /// Number of nodes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether the graph has no node.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Search id of portal node `node`.
+    #[must_use]
+    pub fn search_id(&self, node: u32) -> u32 {
+        self.rank[node as usize]
+    }
+
+    /// Portal node of search id `id`.
+    #[must_use]
+    pub fn node_id(&self, id: u32) -> u32 {
+        self.order[id as usize]
+    }
+
+    /// Search id of every portal node, by node id.
+    #[must_use]
+    pub fn search_ids(&self) -> &[u32] {
+        &self.rank
+    }
+
+    /// Sector of search id `id`.
+    #[must_use]
+    pub fn sector(&self, id: u32) -> u32 {
+        self.nodes[id as usize].sector
+    }
+
+    /// Centre cell of search id `id`.
+    pub(crate) fn center(&self, id: u32) -> (u32, u32) {
+        let r = &self.nodes[id as usize];
+        (r.x, r.y)
+    }
+
+    /// `(target, weight)` of the edges leaving search id `id`, in search ids.
+    pub(crate) fn edges(&self, id: u32) -> &[(u32, u32)] {
+        let a = self.nodes[id as usize].first as usize;
+        let b = self.nodes[id as usize + 1].first as usize;
+        &self.edges[a..b]
+    }
+}
