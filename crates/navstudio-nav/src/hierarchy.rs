@@ -19,7 +19,6 @@ use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
-use super::landmarks::Landmarks;
 use super::layer::NavLayer;
 pub use super::search_graph::CLUSTER_SECTORS;
 use super::search_graph::SearchGraph;
@@ -82,39 +81,85 @@ impl Hierarchy {
         let border_of = index_of(n as usize, &border);
         let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
             .par_iter()
-            .map(|&(_, lo, hi)| {
-                let mut local = LocalSearch::default();
-                let borders: Vec<u32> = (lo..hi).filter(|&id| is_border[id as usize]).collect();
-                borders
-                    .iter()
-                    .map(|&from| {
-                        local.run_marking(graph, (lo, hi), from, &|id| is_border[id as usize]);
-                        // A shortcut whose cheapest stretch passes another border node c
-                        // with 0 < d(from, c) < d(from, to) is the sum of two cheaper ones,
-                        // which stay (by induction on the cost): leave it out. Stretches of
-                        // cost 0 (windows meeting at a sector corner) never decide, or two
-                        // shortcuts could each leave the other out.
-                        let mut out: Vec<(u32, u32)> = borders
-                            .iter()
-                            .filter(|&&to| to != from)
-                            .filter_map(|&to| {
-                                let i = (to - lo) as usize;
-                                let d = local.dist[i];
-                                (d != FAR && local.via[i] >= d).then_some((to, d))
-                            })
-                            .collect();
-                        out.extend(
-                            graph
-                                .edges(from)
-                                .iter()
-                                .copied()
-                                .filter(|&(t, _)| t < lo || t >= hi),
-                        );
-                        out
-                    })
-                    .collect()
+            .map(|&(_, lo, hi)| cluster_edges(graph, (lo, hi), &is_border))
+            .collect();
+        Self::assemble(clusters, border, border_of, per_cluster)
+    }
+
+    /// The hierarchy of `graph`, a layout of the same layer after a rebuild, reusing the
+    /// shortcuts of `old`'s clusters that `dirty` (by cluster key) does not name: a cluster
+    /// whose sectors and neighbouring sectors kept their costs keeps its nodes in the same
+    /// order and its shortcuts. Equal to [`Self::build`] of `graph`.
+    #[must_use]
+    pub fn rebuild(old: &Self, graph: &SearchGraph, dirty: &(dyn Fn(u32) -> bool + Sync)) -> Self {
+        let (clusters, is_border) = clusters_of(graph);
+        let n = graph.len() as u32;
+        let border: Vec<u32> = (0..n).filter(|&id| is_border[id as usize]).collect();
+        let border_of = index_of(n as usize, &border);
+        let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
+            .par_iter()
+            .map(|&(key, lo, hi)| {
+                (!dirty(key))
+                    .then(|| old.reused_edges(key, (lo, hi), graph, &is_border))
+                    .flatten()
+                    .unwrap_or_else(|| cluster_edges(graph, (lo, hi), &is_border))
             })
             .collect();
+        Self::assemble(clusters, border, border_of, per_cluster)
+    }
+
+    /// The edges of cluster `key`'s border nodes, moved to the search-id range `(lo, hi)` of
+    /// the new layout `graph` (cross-cluster edges taken from it); `None` unless the cluster
+    /// has as many nodes as before, with border nodes at the same places.
+    fn reused_edges(
+        &self,
+        key: u32,
+        (lo, hi): (u32, u32),
+        graph: &SearchGraph,
+        is_border: &[bool],
+    ) -> Option<Vec<Vec<(u32, u32)>>> {
+        let (old_lo, old_hi) = self.cluster_range(key)?;
+        if old_hi - old_lo != hi - lo {
+            return None;
+        }
+        let old_borders = self.cluster_borders(key);
+        let now = (lo..hi).filter(|&id| is_border[id as usize]).count();
+        if now != old_borders.len() {
+            return None;
+        }
+        let mut lists = Vec::with_capacity(now);
+        for b in old_borders {
+            let b = b as usize;
+            let id = self.border[b] - old_lo + lo;
+            if !is_border[id as usize] {
+                return None;
+            }
+            let mut list: Vec<(u32, u32)> = self.edges
+                [self.first[b] as usize..self.first[b + 1] as usize]
+                .iter()
+                .filter(|&&(t, _)| t >= old_lo && t < old_hi)
+                .map(|&(t, w)| (t - old_lo + lo, w))
+                .collect();
+            list.extend(
+                graph
+                    .edges(id)
+                    .iter()
+                    .copied()
+                    .filter(|&(t, _)| t < lo || t >= hi),
+            );
+            lists.push(list);
+        }
+        Some(lists)
+    }
+
+    /// A hierarchy from its clusters, border nodes and per cluster the edges of its border
+    /// nodes in order.
+    fn assemble(
+        clusters: Vec<(u32, u32, u32)>,
+        border: Vec<u32>,
+        border_of: Vec<u32>,
+        per_cluster: Vec<Vec<Vec<(u32, u32)>>>,
+    ) -> Self {
         let mut first = Vec::with_capacity(border.len() + 1);
         let mut edges = Vec::new();
         for lists in per_cluster {
@@ -204,7 +249,7 @@ impl Hierarchy {
 
     /// The border graph in border indices, as `(offsets, targets, weights)`, for the landmark
     /// Dijkstras.
-    fn border_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    pub(crate) fn border_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
         let targets = self
             .edges
             .iter()
@@ -264,6 +309,45 @@ impl Hierarchy {
         }
         *route = out;
     }
+}
+
+/// The edges of the border nodes of the cluster spanning search ids `(lo, hi)`: shortcuts to
+/// the cluster's other border nodes (one Dijkstra inside the cluster each), then the
+/// node's own edges out of it.
+fn cluster_edges(
+    graph: &SearchGraph,
+    (lo, hi): (u32, u32),
+    is_border: &[bool],
+) -> Vec<Vec<(u32, u32)>> {
+    let mut local = LocalSearch::default();
+    let borders: Vec<u32> = (lo..hi).filter(|&id| is_border[id as usize]).collect();
+    borders
+        .iter()
+        .map(|&from| {
+            local.run_marking(graph, (lo, hi), from, &|id| is_border[id as usize]);
+            // A shortcut whose cheapest stretch passes another border node c with
+            // 0 < d(from, c) < d(from, to) is the sum of two cheaper ones, which stay (by
+            // induction on the cost): leave it out. Stretches of cost 0 (windows meeting at
+            // a sector corner) never decide, or two shortcuts could each leave the other out.
+            let mut out: Vec<(u32, u32)> = borders
+                .iter()
+                .filter(|&&to| to != from)
+                .filter_map(|&to| {
+                    let i = (to - lo) as usize;
+                    let d = local.dist[i];
+                    (d != FAR && local.via[i] >= d).then_some((to, d))
+                })
+                .collect();
+            out.extend(
+                graph
+                    .edges(from)
+                    .iter()
+                    .copied()
+                    .filter(|&(t, _)| t < lo || t >= hi),
+            );
+            out
+        })
+        .collect()
 }
 
 /// The clusters of `graph` as `(key, first search id, end)`, and whether each search id is a
@@ -426,12 +510,6 @@ impl ClusterQuery<'_> {
     pub fn is_open(&self, key: u32) -> bool {
         self.open.get(key as usize).copied().unwrap_or(true)
     }
-}
-
-/// Landmark tables over a hierarchy's border nodes as [`Landmarks`] in border indices.
-pub(crate) fn border_landmarks(hierarchy: &Hierarchy, sources: &[u32]) -> Option<Landmarks> {
-    let (offsets, targets, weights) = hierarchy.border_csr();
-    Landmarks::from_graph(&offsets, &targets, &weights, sources)
 }
 
 #[cfg(test)]

@@ -62,19 +62,6 @@ impl Landmarks {
         builder.finish(layer)
     }
 
-    /// Tables from `sources` over any graph in compressed sparse row form (one Dijkstra per
-    /// landmark and direction, in parallel); node ids are the graph's. `None` without
-    /// sources or nodes.
-    #[must_use]
-    pub fn from_graph(
-        offsets: &[u32],
-        targets: &[u32],
-        weights: &[u32],
-        sources: &[u32],
-    ) -> Option<Self> {
-        build::landmarks_over(offsets, targets, weights, sources)
-    }
-
     /// Number of landmarks.
     #[must_use]
     pub fn count(&self) -> usize {

@@ -43,6 +43,12 @@ pub const CLUSTER_SECTORS: u32 = 8;
 /// Z-order bits per cluster: two per halving of [`CLUSTER_SECTORS`].
 const CLUSTER_SHIFT: u32 = 2 * CLUSTER_SECTORS.trailing_zeros();
 
+/// The cluster key (see [`SearchGraph::cluster_key`]) of the sector at `(x, y)` in sectors.
+#[must_use]
+pub fn sector_cluster_key(x: u32, y: u32) -> u32 {
+    (morton(x, y) >> CLUSTER_SHIFT) as u32
+}
+
 /// Interleaves the bits of `x` and `y` (Z order).
 fn morton(x: u32, y: u32) -> u64 {
     let spread = |v: u32| {
@@ -133,7 +139,7 @@ impl SearchGraph {
     #[must_use]
     pub fn cluster_key(&self, id: u32) -> u32 {
         let s = self.nodes[id as usize].sector;
-        (morton(s % self.sectors_x, s / self.sectors_x) >> CLUSTER_SHIFT) as u32
+        sector_cluster_key(s % self.sectors_x, s / self.sectors_x)
     }
 
     /// Number of nodes.

@@ -11,8 +11,10 @@
 //! none, because its route reaches a goal node, which bounds it (see
 //! [`ClusterLandmarks::add_finish`]).
 
-use super::{Hierarchy, LocalSearch, border_landmarks, cluster_key};
-use crate::landmarks::{LANDMARK_COUNT, LandmarkBounds, Landmarks, pick_near_perimeter};
+use super::{Hierarchy, LocalSearch, cluster_key};
+use crate::landmarks::{
+    LANDMARK_COUNT, LandmarkBounds, LandmarkBuilder, Landmarks, pick_near_perimeter,
+};
 use crate::layer::NavLayer;
 use crate::search_graph::SearchGraph;
 
@@ -28,9 +30,25 @@ pub struct ClusterLandmarks {
 
 impl ClusterLandmarks {
     /// Picks landmarks among the border nodes of the largest island near the map's perimeter
-    /// and runs their Dijkstras over the border graph.
+    /// and runs their Dijkstras over the border graph (all on all cores).
     #[must_use]
     pub fn build(hierarchy: &Hierarchy, layer: &NavLayer, graph: &SearchGraph) -> Option<Self> {
+        let mut builder = Self::builder(hierarchy, layer, graph)?;
+        while !builder.step(layer) {}
+        Some(Self::from_tables(hierarchy, builder.finish(layer)?))
+    }
+
+    /// The same build a few Dijkstras at a time (for [`crate::NavWorld::rebuild`]); finish it
+    /// with [`Self::from_tables`]. `None` without border nodes.
+    #[must_use]
+    pub fn builder(
+        hierarchy: &Hierarchy,
+        layer: &NavLayer,
+        graph: &SearchGraph,
+    ) -> Option<LandmarkBuilder> {
+        if hierarchy.border.is_empty() {
+            return None;
+        }
         let candidates: Vec<(u32, (u32, u32), u32)> = hierarchy
             .border
             .iter()
@@ -41,8 +59,7 @@ impl ClusterLandmarks {
             })
             .collect();
         let sources = pick_near_perimeter(layer.cost.spec, &candidates, LANDMARK_COUNT);
-        let tables = border_landmarks(hierarchy, &sources)?;
-        Some(Self::from_tables(hierarchy, tables))
+        Some(LandmarkBuilder::over_graph(hierarchy.border_csr(), sources))
     }
 
     /// Wraps tables in border indices, computing the clusters' least forward distances.

@@ -145,3 +145,36 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
         );
     }
 }
+
+/// A rebuild after costs change in one sector recomputes the clusters around it and moves
+/// the rest: equal to a fresh build. Claiming no cluster changed keeps the old shortcuts,
+/// which then differ — so the rebuild does reuse them.
+#[test]
+fn a_rebuild_recomputes_the_clusters_around_changed_sectors_and_moves_the_rest() {
+    use crate::search_graph::sector_cluster_key;
+    let mut layer = random_layer_sized(3, 160, 5);
+    let old = Hierarchy::build(&SearchGraph::new(&layer));
+    // A wall block and a costlier patch in sector (9, 9) of 32 × 32.
+    let sector = 9 * 32 + 9;
+    let mut tile: Vec<u8> = (0..25)
+        .map(|i| if i % 7 == 0 { crate::grid::WALL } else { 9 })
+        .collect();
+    tile[12] = 1;
+    layer.cost.set_sector(sector, &tile);
+    crate::layer::rebuild_sectors(&mut layer, &[sector]);
+    let graph = SearchGraph::new(&layer);
+    let fresh = Hierarchy::build(&graph);
+    let mut dirty = std::collections::BTreeSet::new();
+    for y in 8..=10 {
+        for x in 8..=10 {
+            dirty.insert(sector_cluster_key(x, y));
+        }
+    }
+    let rebuilt = Hierarchy::rebuild(&old, &graph, &|k| dirty.contains(&k));
+    assert!(
+        rebuilt == fresh,
+        "the rebuilt hierarchy differs from a fresh build"
+    );
+    let stale = Hierarchy::rebuild(&old, &graph, &|_| false);
+    assert!(stale != fresh, "nothing was reused");
+}

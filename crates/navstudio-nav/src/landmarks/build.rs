@@ -17,19 +17,36 @@ use crate::portals::csr_edges;
 #[derive(Debug)]
 pub struct LandmarkBuilder {
     sources: Vec<u32>,
-    /// The portal graph reversed, as `(offsets, targets, weights)`, for `d(node, L)`.
+    /// The graph searched, as `(offsets, targets, weights)`, when it is not a layer's portal
+    /// graph (the sector hierarchy's border graph, [`Self::over_graph`]).
+    forward: Option<(Vec<u32>, Vec<u32>, Vec<u32>)>,
+    /// The graph reversed, for `d(node, L)`.
     reverse: (Vec<u32>, Vec<u32>, Vec<u32>),
     /// Tables done, in order: forward then backward per landmark.
     tables: Vec<Vec<u32>>,
 }
 
 impl LandmarkBuilder {
-    /// Picks the landmarks of `layer`.
+    /// Picks the landmarks of `layer`, over its portal graph.
     #[must_use]
     pub fn new(layer: &NavLayer) -> Self {
         Self {
             sources: pick_landmarks(layer, LANDMARK_COUNT),
+            forward: None,
             reverse: reversed(layer),
+            tables: Vec::new(),
+        }
+    }
+
+    /// A build from `sources` over any graph in compressed sparse row form; `step` and
+    /// `finish` then ignore their layer.
+    #[must_use]
+    pub fn over_graph(forward: (Vec<u32>, Vec<u32>, Vec<u32>), sources: Vec<u32>) -> Self {
+        let reverse = reversed_csr(&forward.0, &forward.1, &forward.2);
+        Self {
+            sources,
+            forward: Some(forward),
+            reverse,
             tables: Vec::new(),
         }
     }
@@ -42,10 +59,17 @@ impl LandmarkBuilder {
         if next >= total {
             return true;
         }
-        let forward = Csr {
-            offsets: &layer.graph.offsets,
-            targets: &layer.graph.targets,
-            weights: &layer.graph.weights,
+        let forward = match &self.forward {
+            Some((offsets, targets, weights)) => Csr {
+                offsets,
+                targets,
+                weights,
+            },
+            None => Csr {
+                offsets: &layer.graph.offsets,
+                targets: &layer.graph.targets,
+                weights: &layer.graph.weights,
+            },
         };
         let backward = Csr {
             offsets: &self.reverse.0,
@@ -64,6 +88,12 @@ impl LandmarkBuilder {
         self.tables.len() >= total
     }
 
+    /// Whether it searches a graph of its own ([`Self::over_graph`]).
+    #[must_use]
+    pub fn is_over_own_graph(&self) -> bool {
+        self.forward.is_some()
+    }
+
     /// The tables, once [`LandmarkBuilder::step`] has returned `true`; `None` for a layer
     /// without nodes or an unfinished build.
     #[must_use]
@@ -77,7 +107,11 @@ impl LandmarkBuilder {
         if self.sources.is_empty() || self.tables.len() != 2 * self.sources.len() {
             return None;
         }
-        tables_to_landmarks(self.tables, layer.nodes.len(), step)
+        let n = self
+            .forward
+            .as_ref()
+            .map_or(layer.nodes.len(), |f| f.0.len().saturating_sub(1));
+        tables_to_landmarks(self.tables, n, step)
     }
 }
 
@@ -115,41 +149,6 @@ fn tables_to_landmarks(tables: Vec<Vec<u32>>, n: usize, step: Option<u32>) -> Op
         })
         .collect();
     Some(Landmarks { columns, step })
-}
-
-/// Landmark tables from `sources` over any graph in compressed sparse row form: one
-/// Dijkstra per landmark and direction, all in parallel.
-pub(super) fn landmarks_over(
-    offsets: &[u32],
-    targets: &[u32],
-    weights: &[u32],
-    sources: &[u32],
-) -> Option<Landmarks> {
-    let n = offsets.len().saturating_sub(1);
-    if sources.is_empty() || n == 0 {
-        return None;
-    }
-    let reverse = reversed_csr(offsets, targets, weights);
-    let forward = Csr {
-        offsets,
-        targets,
-        weights,
-    };
-    let backward = Csr {
-        offsets: &reverse.0,
-        targets: &reverse.1,
-        weights: &reverse.2,
-    };
-    let tables: Vec<Vec<u32>> = (0..2 * sources.len())
-        .into_par_iter()
-        .map(|t| {
-            distances_from(
-                if t % 2 == 0 { &forward } else { &backward },
-                sources[t / 2],
-            )
-        })
-        .collect();
-    tables_to_landmarks(tables, n, None)
 }
 
 /// Landmark nodes: the nodes nearest to the map's corners and edge midpoints, among the

@@ -3,8 +3,12 @@
 //! hierarchy's life: read from the package or built on a layer's first request, dropped when
 //! its graph is rebuilt.
 
+use std::collections::BTreeSet;
+
 use super::NavWorld;
 use crate::hierarchy::{ClusterLandmarks, Hierarchy, pays_off};
+use crate::landmarks::LandmarkBuilder;
+use crate::search_graph::sector_cluster_key;
 
 /// Which portal search path requests run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,15 +55,27 @@ impl NavWorld {
                     .stored_hierarchies
                     .get(layer)
                     .is_some_and(Option::is_some)
-                    || self.hierarchies.get(layer).is_some_and(Option::is_some);
+                    || self.hierarchies.get(layer).is_some_and(Option::is_some)
+                    || self
+                        .stale_hierarchies
+                        .get(layer)
+                        .is_some_and(Option::is_some);
                 stored || pays_off(self.nav.spec)
             }
         }
     }
 
-    /// `layer`'s hierarchy, built now if missing (one Dijkstra per border node inside its
+    /// `layer`'s hierarchy, built now if missing: moved from the one before the last
+    /// rebuild (its dirty clusters recomputed; landmark tables follow in the rebuild queue),
+    /// decoded from the package, or built whole (one Dijkstra per border node inside its
     /// cluster, and the landmark Dijkstras over the border graph).
     pub(super) fn ensure_hierarchy(&mut self, layer: usize) {
+        self.ensure_hierarchy_with(layer, true);
+    }
+
+    /// [`Self::ensure_hierarchy`]; a hierarchy moved from the one before a rebuild gets its
+    /// landmark tables now only if `landmarks` and the rebuild queue is not computing them.
+    fn ensure_hierarchy_with(&mut self, layer: usize, landmarks: bool) {
         if self.hierarchies.len() < self.nav.layers.len() {
             self.hierarchies.resize_with(self.nav.layers.len(), || None);
         }
@@ -71,6 +87,20 @@ impl NavWorld {
         let Some(graph) = self.search_graphs[layer].as_ref() else {
             return;
         };
+        if let Some((old, dirty)) = self.stale_hierarchies.get_mut(layer).and_then(Option::take) {
+            let hierarchy = Hierarchy::rebuild(&old, graph, &|key| dirty.contains(&key));
+            let landmarks =
+                if landmarks && self.use_landmarks && !self.landmark_builds.contains_key(&layer) {
+                    hierarchy.landmarks(l, graph)
+                } else {
+                    None
+                };
+            self.hierarchies[layer] = Some(LayerHierarchy {
+                hierarchy,
+                landmarks,
+            });
+            return;
+        }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
         // checksum matched) is built as for a package without one.
         let stored = self
@@ -90,6 +120,76 @@ impl NavWorld {
             hierarchy,
             landmarks,
         });
+    }
+
+    /// Before sectors `batch` of `layer` are rebuilt: keeps the layer's hierarchy (decoding a
+    /// stored one first) as the base of the next, with the clusters of the batch and of its
+    /// neighbouring sectors (whose windows and edges the rebuild may change) marked dirty.
+    /// Returns whether the layer has a hierarchy, whose landmark tables must be rebuilt.
+    pub(super) fn mark_clusters_dirty(&mut self, layer: usize, batch: &[u32]) -> bool {
+        if self.stale_hierarchies.len() < self.nav.layers.len() {
+            self.stale_hierarchies
+                .resize_with(self.nav.layers.len(), || None);
+        }
+        let stored = self
+            .stored_hierarchies
+            .get(layer)
+            .is_some_and(Option::is_some);
+        if stored && self.stale_hierarchies[layer].is_none() {
+            self.ensure_hierarchy(layer);
+        }
+        if let Some(h) = self.hierarchies.get_mut(layer).and_then(Option::take) {
+            self.stale_hierarchies[layer] = Some((h.hierarchy, BTreeSet::new()));
+        }
+        let Some((_, dirty)) = self.stale_hierarchies[layer].as_mut() else {
+            return false;
+        };
+        let spec = self.nav.spec;
+        let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
+        for &s in batch {
+            let (x, y) = (s % sx, s / sx);
+            for ny in y.saturating_sub(1)..=(y + 1).min(sy - 1) {
+                for nx in x.saturating_sub(1)..=(x + 1).min(sx - 1) {
+                    dirty.insert(sector_cluster_key(nx, ny));
+                }
+            }
+        }
+        true
+    }
+
+    /// Starts recomputing `layer`'s landmark tables after a rebuild: over the hierarchy's
+    /// border graph when its requests use one, over the portal graph otherwise.
+    pub(super) fn start_landmark_build(&mut self, layer: usize) -> Option<LandmarkBuilder> {
+        if self.uses_clusters(layer) {
+            self.ensure_hierarchy_with(layer, false);
+            let l = &self.nav.layers[layer];
+            let graph = self.search_graphs.get(layer)?.as_ref()?;
+            let h = self.hierarchies.get(layer)?.as_ref()?;
+            return ClusterLandmarks::builder(&h.hierarchy, l, graph);
+        }
+        Some(LandmarkBuilder::new(&self.nav.layers[layer]))
+    }
+
+    /// Puts the tables of a finished build in place.
+    pub(super) fn finish_landmark_build(&mut self, layer: usize, done: LandmarkBuilder) {
+        let l = &self.nav.layers[layer];
+        if done.is_over_own_graph() {
+            if let Some(h) = self.hierarchies.get_mut(layer).and_then(Option::as_mut) {
+                h.landmarks = done
+                    .finish(l)
+                    .map(|tables| ClusterLandmarks::from_tables(&h.hierarchy, tables));
+            }
+            return;
+        }
+        if self.landmarks.len() <= layer {
+            self.landmarks.resize_with(layer + 1, || None);
+        }
+        self.search_graph(layer);
+        let l = &self.nav.layers[layer];
+        let ranked = self.search_graphs[layer]
+            .as_ref()
+            .and_then(|graph| done.finish(l).map(|m| m.reordered(graph.search_ids())));
+        self.landmarks[layer] = ranked;
     }
 
     /// Builds every layer's search structures now — landmark tables, or the hierarchy where

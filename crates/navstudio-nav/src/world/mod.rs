@@ -234,6 +234,9 @@ pub struct NavWorld {
     /// Per layer, the hierarchy its package stores, until the layer's first request
     /// decodes it; dropped when the layer's graph is rebuilt.
     stored_hierarchies: Vec<Option<crate::package::StoredHierarchy>>,
+    /// Per layer, its hierarchy from before the last rebuild with the keys of the clusters
+    /// the rebuild may have changed, until the next one is made from it.
+    stale_hierarchies: Vec<Option<(crate::hierarchy::Hierarchy, BTreeSet<u32>)>>,
     search_mode: SearchMode,
     /// Per cluster key, whether the current request has opened the cluster.
     cluster_open: Vec<bool>,
@@ -285,6 +288,7 @@ impl NavWorld {
             search_graphs: Vec::new(),
             hierarchies: Vec::new(),
             stored_hierarchies: Vec::new(),
+            stale_hierarchies: Vec::new(),
             search_mode: SearchMode::Auto,
             cluster_open: Vec::new(),
             cluster_local: crate::hierarchy::LocalSearch::default(),

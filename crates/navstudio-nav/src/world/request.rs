@@ -182,14 +182,13 @@ impl NavWorld {
             |((x0, y0), (x1, y1)), &(x, y)| ((x0.min(x), y0.min(y)), (x1.max(x), y1.max(y))),
         );
         self.ensure_request_sectors(layer, new_sources, &p.goals)?;
-        // A hierarchy without landmark tables (a map of one cluster has no border nodes to
-        // put them on) would search by the octile bound alone: the flat search with its
-        // tables is then both exact and faster.
+        // A map of one cluster has no border nodes to put landmark tables on: the flat
+        // search with its tables is then both exact and faster.
         let clustered = self.uses_clusters(layer) && {
             self.ensure_hierarchy(layer);
             self.hierarchies[layer]
                 .as_ref()
-                .is_some_and(|h| h.landmarks.is_some() || !self.use_landmarks)
+                .is_some_and(|h| h.hierarchy.border_count() > 0)
         };
         if !clustered {
             self.ensure_landmarks(layer);

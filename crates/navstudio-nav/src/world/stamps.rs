@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use super::sample::PulledCache;
 use super::{NavWorld, PathId, StampHandle};
 use crate::grid::WALL;
-use crate::landmarks::LandmarkBuilder;
 use crate::layer::rebuild_sectors;
-use crate::route::SearchGraph;
 
 pub(super) struct AppliedStamp {
     layers: Vec<usize>,
@@ -195,17 +193,13 @@ impl NavWorld {
             for &s in &batch {
                 self.dirty.remove(&(layer, s));
             }
+            // The hierarchy is in the old search ids: its clusters around the batch are
+            // recomputed on the layer's next request or below, the others moved.
+            let had_hierarchy = self.mark_clusters_dirty(layer, &batch);
             rebuild_sectors(&mut self.nav.layers[layer], &batch);
             self.forget_pulled();
             if let Some(graph) = self.search_graphs.get_mut(layer) {
                 *graph = None;
-            }
-            // The hierarchy is in the old search ids: rebuilt on the layer's next request.
-            if let Some(hierarchy) = self.hierarchies.get_mut(layer) {
-                *hierarchy = None;
-            }
-            if let Some(stored) = self.stored_hierarchies.get_mut(layer) {
-                *stored = None;
             }
             // Landmark tables are indexed by node id and hold the old costs: recompute them
             // (below, time-sliced too) for layers that had them.
@@ -219,7 +213,7 @@ impl NavWorld {
                 .get_mut(layer)
                 .and_then(Option::take)
                 .is_some();
-            if stored || built || self.landmark_builds.contains_key(&layer) {
+            if stored || built || had_hierarchy || self.landmark_builds.contains_key(&layer) {
                 self.landmark_builds.insert(layer, None);
             }
             if start.elapsed() >= budget && !self.dirty.is_empty() {
@@ -228,8 +222,14 @@ impl NavWorld {
         }
         let mut builds = std::mem::take(&mut self.landmark_builds);
         while let Some((&layer, slot)) = builds.iter_mut().next() {
+            if slot.is_none() {
+                *slot = self.start_landmark_build(layer);
+            }
+            let Some(builder) = slot.as_mut() else {
+                builds.remove(&layer);
+                continue;
+            };
             let l = &self.nav.layers[layer];
-            let builder = slot.get_or_insert_with(|| LandmarkBuilder::new(l));
             while !builder.step(l) {
                 if start.elapsed() >= budget {
                     self.landmark_builds = builds;
@@ -237,14 +237,7 @@ impl NavWorld {
                 }
             }
             if let Some(done) = builds.remove(&layer).flatten() {
-                if self.landmarks.len() <= layer {
-                    self.landmarks.resize_with(layer + 1, || None);
-                }
-                if self.search_graphs.len() <= layer {
-                    self.search_graphs.resize_with(layer + 1, || None);
-                }
-                let graph = self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l));
-                self.landmarks[layer] = done.finish(l).map(|m| m.reordered(graph.search_ids()));
+                self.finish_landmark_build(layer, done);
             }
         }
         self.costs_changed = false;
