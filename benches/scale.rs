@@ -7,6 +7,9 @@
 //!   single requests, printed;
 //! - a game's resident memory after opening the package and answering 1,000 requests,
 //!   measured in a child process that does only that (printed);
+//! - the same 1,000 requests with the flat portal A* and over the sector hierarchy
+//!   (`NAVSTUDIO_SCALE_COMPARE=0` skips it: the flat search's per-node tables take a while
+//!   to build at 8192²);
 //! - the package's size.
 //!
 //! Sizes come from `NAVSTUDIO_SCALE_SIZES` (default `4096,8192`). Not run by `cargo test`.
@@ -22,11 +25,14 @@ use criterion::Criterion;
 use navstudio::bake::{self, BakeContext, BakeOptions};
 use navstudio::map::{self, GenerateSpec, MapKind, StampLibrary};
 use navstudio::nav::grid::WALL;
-use navstudio::nav::{NavWorld, StreamOptions};
+use navstudio::nav::{NavWorld, SearchMode, StreamOptions};
 use navstudio::package;
 
 mod common;
 use common::Rng;
+
+/// A request's source and goal cells.
+type CellPair = ((u32, u32), (u32, u32));
 
 /// Set in the child process: the package to open.
 const CHILD_ENV: &str = "NAVSTUDIO_SCALE_CHILD_PACKAGE";
@@ -203,6 +209,9 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
             stats.evictions
         );
     }
+    if std::env::var("NAVSTUDIO_SCALE_COMPARE").as_deref() != Ok("0") {
+        compare_searches(size, &path, &many);
+    }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .env(CHILD_ENV, &path)
         .output()
@@ -214,6 +223,38 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
         fields.next().unwrap_or("?"),
         fields.next().unwrap_or("?")
     );
+}
+
+/// The same warm requests with the flat portal A* (landmark tables per portal node, built
+/// here) and over the sector hierarchy, both on the package read whole: median and p99 ms
+/// and nodes expanded per request, printed.
+fn compare_searches(size: u32, path: &Path, pairs: &[CellPair]) {
+    for mode in [SearchMode::Flat, SearchMode::Clusters] {
+        let mut world = NavWorld::from_package(package::read(path).unwrap());
+        world.set_search_mode(mode);
+        // The first request builds (flat) or decodes (hierarchy) the search tables.
+        let id = world.request_path(0, &[pairs[0].0], pairs[0].1).unwrap();
+        world.release_path(id);
+        let expanded = world.a_star_expansions();
+        let mut times: Vec<f64> = pairs
+            .iter()
+            .map(|&(a, g)| {
+                let start = Instant::now();
+                let id = world.request_path(0, &[a], g).unwrap();
+                let t = start.elapsed().as_secs_f64() * 1e3;
+                world.release_path(id);
+                t
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!(
+            "scale_{size}: {mode:?} search, {} warm requests: median {:.2} ms, p99 {:.2} ms, {} nodes expanded per request",
+            pairs.len(),
+            times[times.len() / 2],
+            times[times.len() * 99 / 100],
+            (world.a_star_expansions() - expanded) / pairs.len() as u64
+        );
+    }
 }
 
 fn main() {

@@ -262,3 +262,65 @@ fn a_package_stores_the_hierarchy_and_a_damaged_one_fails_on_first_use() {
         other => panic!("a damaged hierarchy must refuse the request: {other:?}"),
     }
 }
+
+/// Seeded mutations of the hierarchy chunk (raw bytes changed, re-compressed and re-sealed,
+/// so the decoder sees them): reading, opening and searching give a route or a typed error,
+/// never a panic; a chunk the decoder refuses is built instead.
+#[test]
+fn mutated_hierarchy_chunks_never_panic() {
+    let nav = terrain();
+    let meta = PackageMeta {
+        hierarchy: Some(true),
+        ..PackageMeta::default()
+    };
+    let good = package::to_bytes(&nav, &meta);
+    let manifest_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+    let start = package::HEADER_LEN;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&good[start..start + manifest_len]).unwrap();
+    let list = manifest["chunks"].as_array().unwrap();
+    let raw: Vec<Vec<u8>> = list
+        .iter()
+        .map(|c| {
+            let at = c["offset"].as_u64().unwrap() as usize;
+            zstd::decode_all(&good[at..at + c["stored_len"].as_u64().unwrap() as usize]).unwrap()
+        })
+        .collect();
+    let k = list.iter().position(|c| c["kind"] == "hierarchy").unwrap();
+    let probe = world(&nav, SearchMode::Flat, false);
+    let pairs = reachable_pairs(&probe, 4, 170, 9);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mutated.navpkg");
+    let mut rng = Rng(13);
+    for round in 0..40 {
+        let mut chunks = raw.clone();
+        let chunk = &mut chunks[k];
+        // Early rounds hit the header and counts, later ones anywhere.
+        let span = if round < 20 { 64 } else { chunk.len() as u32 };
+        for _ in 0..1 + rng.below(4) {
+            let i = rng.below(span) as usize;
+            chunk[i] = match rng.below(3) {
+                0 => chunk[i] ^ (1 << rng.below(8)),
+                1 => 0xFF,
+                _ => 0,
+            };
+        }
+        let stored: Vec<Vec<u8>> = chunks
+            .iter()
+            .map(|r| zstd::encode_all(&r[..], 3).unwrap())
+            .collect();
+        let bytes = crate::package::join(manifest.clone(), &stored);
+        if let Ok(read) = package::from_bytes(&bytes) {
+            let mut w = NavWorld::from_package(read);
+            for &(a, b) in &pairs {
+                let _ = w.request_path(0, &[a], b);
+            }
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        if let Ok(mut w) = NavWorld::open(&path, StreamOptions { cache_budget: 1 }) {
+            for &(a, b) in &pairs {
+                let _ = w.request_path(0, &[a], b);
+            }
+        }
+    }
+}

@@ -70,36 +70,39 @@ impl SearchGraph {
         let spec = layer.cost.spec;
         let sx = spec.sectors_x().max(1);
         let n = layer.nodes.len();
-        let key = |v: u32| {
-            let s = layer.nodes[v as usize].sector;
-            morton(s % sx, s / sx)
-        };
-        // Within a cluster of the sector hierarchy (an aligned block of sectors, one Z-order
-        // range) its border nodes come first, so the nodes a hierarchical search expands
-        // there lie side by side. Keys computed once (not per comparison) and unique, so an
-        // unstable sort will do.
-        let cluster = |k: u64| k >> CLUSTER_SHIFT;
-        let mut keyed: Vec<(u64, bool, u64, u32)> = (0..n as u32)
-            .map(|v| {
-                let k = key(v);
-                let inner = layer
-                    .graph
-                    .edges(v)
-                    .all(|(t, _)| cluster(key(t)) == cluster(k));
-                (cluster(k), inner, k, v)
-            })
+        // Z-order key of each node's sector, computed once.
+        let keys: Vec<u64> = layer
+            .nodes
+            .iter()
+            .map(|node| morton(node.sector % sx, node.sector / sx))
             .collect();
-        // Edges into a node from another cluster make it a border node too.
+        let cluster = |v: u32| keys[v as usize] >> CLUSTER_SHIFT;
+        // Border nodes of the sector hierarchy: an edge leaves their cluster or enters it.
+        let mut border = vec![false; n];
         for v in 0..n as u32 {
-            let from = cluster(key(v));
             for (t, _) in layer.graph.edges(v) {
-                if cluster(key(t)) != from {
-                    keyed[t as usize].1 = false;
+                if cluster(t) != cluster(v) {
+                    border[v as usize] = true;
+                    border[t as usize] = true;
                 }
             }
         }
+        // Within a cluster (an aligned block of sectors, one Z-order range) its border nodes
+        // come first, so the nodes a hierarchical search expands there lie side by side. One
+        // integer per node: cluster key (at most 22 bits on a 16384² map), not-border (1),
+        // sector within the cluster (`CLUSTER_SHIFT`), node id (32); unique, so an unstable
+        // sort will do.
+        let mut keyed: Vec<u64> = (0..n as u32)
+            .map(|v| {
+                let k = keys[v as usize];
+                let inner = u64::from(!border[v as usize]);
+                (((cluster(v) << 1 | inner) << CLUSTER_SHIFT | (k & ((1 << CLUSTER_SHIFT) - 1)))
+                    << 32)
+                    | u64::from(v)
+            })
+            .collect();
         keyed.sort_unstable();
-        let order: Vec<u32> = keyed.into_iter().map(|(_, _, _, v)| v).collect();
+        let order: Vec<u32> = keyed.into_iter().map(|k| k as u32).collect();
         let mut rank = vec![0u32; n];
         for (new, &old) in order.iter().enumerate() {
             rank[old as usize] = new as u32;
