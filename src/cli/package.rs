@@ -101,7 +101,7 @@ fn info_json(pkg: &package::Package) -> serde_json::Value {
             for (s, &id) in l.islands.sector_island.iter().enumerate() {
                 let (_, _, w, h) = spec.sector_rect(s as u32);
                 if let Some((_, field)) = fields.next_if(|(fs, _)| *fs as usize == s) {
-                    for &cell in field.iter() {
+                    for cell in field.iter() {
                         island_cells[cell as usize] += 1;
                     }
                 } else if let Some(n) = island_cells.get_mut(id as usize) {

@@ -280,12 +280,13 @@ fn a_damaged_chunk_is_named() {
 
 #[test]
 fn unknown_chunk_kinds_are_skipped() {
-    // A later build may add chunks (a search hierarchy, say); this one reads what it knows.
+    // A later build may add chunks (road-network shortcuts, say); this one reads what it
+    // knows.
     let nav = regional_nav();
     let (mut manifest, mut chunks) = split(&package::to_bytes(&nav, &PackageMeta::default()));
     manifest["chunks"].as_array_mut().unwrap().insert(
         3,
-        serde_json::json!({"layer": 0, "kind": "hierarchy", "offset": 0,
+        serde_json::json!({"layer": 0, "kind": "road_shortcuts", "offset": 0,
             "stored_len": 0, "raw_len": 5, "crc32": 0}),
     );
     chunks.insert(3, b"extra".to_vec());

@@ -24,7 +24,89 @@ pub struct Islands {
     /// different ids (a sector with walls and one island is mixed, so walls read as 0).
     pub sector_island: Vec<u32>,
     /// Per-cell ids (row-major over the sector rectangle) of every mixed sector, sorted by sector.
-    pub fields: Vec<(u32, Box<[u32]>)>,
+    pub fields: Vec<(u32, IslandField)>,
+}
+
+/// The island ids of one mixed sector's cells, packed: the ids that occur (ascending) and
+/// per cell the index of its id among them in as few bits as that needs — one bit for the
+/// usual mixed sector of walls and one island. About a twentieth of a `u32` per cell: at
+/// the 8192² size limit a world holds its types' fields in tens of MiB instead of hundreds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IslandField {
+    /// The ids that occur, ascending.
+    ids: Box<[u32]>,
+    /// Bits per cell.
+    bits: u8,
+    /// Cells.
+    len: u32,
+    /// Per cell its index into `ids`, `bits` bits each, low bits first.
+    packed: Box<[u8]>,
+}
+
+impl IslandField {
+    /// Packs one id per cell.
+    #[must_use]
+    pub fn from_ids(cells: &[u32]) -> Self {
+        let mut ids = cells.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let bits = (usize::BITS - (ids.len().max(2) - 1).leading_zeros()) as usize;
+        let mut packed = vec![0u8; (cells.len() * bits).div_ceil(8)];
+        for (i, id) in cells.iter().enumerate() {
+            let k = ids.binary_search(id).unwrap_or(0);
+            for b in 0..bits {
+                if k >> b & 1 == 1 {
+                    let at = i * bits + b;
+                    packed[at / 8] |= 1 << (at % 8);
+                }
+            }
+        }
+        Self {
+            ids: ids.into_boxed_slice(),
+            bits: bits as u8,
+            len: cells.len() as u32,
+            packed: packed.into_boxed_slice(),
+        }
+    }
+
+    /// The id of cell `i` (row-major over the sector rectangle); 0 past the end.
+    #[must_use]
+    pub fn get(&self, i: usize) -> u32 {
+        if i >= self.len as usize {
+            return 0;
+        }
+        let bits = usize::from(self.bits);
+        let mut k = 0;
+        for b in 0..bits {
+            let at = i * bits + b;
+            k |= usize::from(self.packed[at / 8] >> (at % 8) & 1) << b;
+        }
+        self.ids.get(k).copied().unwrap_or(0)
+    }
+
+    /// Number of cells.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the field has no cell.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The ids of the cells in order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The same cells with every id replaced by `f(cell index, id)`.
+    #[must_use]
+    pub fn map(&self, f: impl Fn(usize, u32) -> u32) -> Self {
+        let cells: Vec<u32> = self.iter().enumerate().map(|(c, id)| f(c, id)).collect();
+        Self::from_ids(&cells)
+    }
 }
 
 impl Islands {
@@ -41,7 +123,7 @@ impl Islands {
                     return 0;
                 };
                 let (x0, y0, w, _) = self.spec.sector_rect(s);
-                self.fields[i].1[((y - y0) * w + (x - x0)) as usize]
+                self.fields[i].1.get(((y - y0) * w + (x - x0)) as usize)
             }
             Some(&id) => id,
             None => 0,
@@ -64,7 +146,7 @@ impl Islands {
                         && ids
                             .iter()
                             .zip(tile)
-                            .all(|(&id, &c)| (id == 0) == (c == WALL))
+                            .all(|(id, &c)| (id == 0) == (c == WALL))
                 }),
             Some(&0) => tile.iter().all(|&c| c == WALL),
             Some(_) => tile.iter().all(|&c| c != WALL),
@@ -97,7 +179,7 @@ pub fn find_islands(cost: &CostField) -> Islands {
                 let row = spec.index(x0, y);
                 field.extend_from_slice(&ids[row..row + w as usize]);
             }
-            fields.push((s, field.into_boxed_slice()));
+            fields.push((s, IslandField::from_ids(&field)));
         }
     }
     Islands {
@@ -173,4 +255,34 @@ fn label_cells(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
         }
     }
     (count, labels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IslandField;
+
+    /// Packed fields read back every id, with one bit per cell for two ids and more bits
+    /// for more: against the plain ids, for palettes of 1 to 300 ids.
+    #[test]
+    fn island_fields_read_back_what_they_pack() {
+        let mut state = 9u64;
+        let mut next = move |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(3);
+            (state >> 33) % m
+        };
+        for distinct in [1u64, 2, 3, 5, 17, 300] {
+            let cells: Vec<u32> = (0..1000).map(|_| next(distinct) as u32 * 7).collect();
+            let field = IslandField::from_ids(&cells);
+            assert_eq!(field.len(), cells.len());
+            assert_eq!(field.iter().collect::<Vec<_>>(), cells, "{distinct} ids");
+            assert_eq!(field.get(cells.len()), 0);
+            let bits = field.packed.len() * 8 / cells.len();
+            let expected = (distinct.max(2) - 1).ilog2() as usize + 1;
+            assert!(bits <= expected, "{distinct} ids took {bits} bits per cell");
+            let doubled = field.map(|_, id| id * 2);
+            assert_eq!(doubled.get(3), cells[3] * 2);
+        }
+    }
 }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::NavLayer;
 use crate::grid::GridSpec;
-use crate::islands::{MIXED, label_sector};
+use crate::islands::{IslandField, MIXED, label_sector};
 
 const NONE: u32 = u32::MAX;
 
@@ -269,7 +269,7 @@ fn old_near_firsts(layer: &NavLayer, n_list: &[u32]) -> HashMap<u32, (u32, u32)>
         match islands.sector_island.get(s as usize) {
             Some(&MIXED) => {
                 if let Ok(i) = islands.fields.binary_search_by_key(&s, |(sec, _)| *sec) {
-                    for (c, &id) in islands.fields[i].1.iter().enumerate() {
+                    for (c, id) in islands.fields[i].1.iter().enumerate() {
                         note(id, (y0 + c as u32 / w, x0 + c as u32 % w));
                     }
                 }
@@ -445,13 +445,13 @@ fn relabel(
             continue;
         };
         if let Some(e) = split.get(&s) {
-            for (c, &id) in field.iter().enumerate() {
+            for (c, id) in field.iter().enumerate() {
                 note(split_class(e, c, id), cell(c));
             }
         } else {
             // Only the first cell of a run of one id can be that id's first cell here.
             let mut prev = 0;
-            for (c, &id) in field.iter().enumerate() {
+            for (c, id) in field.iter().enumerate() {
                 if id != prev {
                     prev = id;
                     note(class_of(id), cell(c));
@@ -491,18 +491,10 @@ fn relabel(
             fi += 1;
         }
         if let Some((_, field)) = islands.fields.get_mut(fi).filter(|f| f.0 == s) {
-            match e {
-                Some(e) => {
-                    for (c, id) in field.iter_mut().enumerate() {
-                        *id = id_of_class(split_class(e, c, *id));
-                    }
-                }
-                None => {
-                    for id in field.iter_mut() {
-                        *id = renumber(*id);
-                    }
-                }
-            }
+            *field = match e {
+                Some(e) => field.map(|c, id| id_of_class(split_class(e, c, id))),
+                None => field.map(|_, id| renumber(id)),
+            };
         }
     }
     islands.count = order.len() as u32;
@@ -533,7 +525,7 @@ fn relabel(
 fn write_near_ids(layer: &mut NavLayer, units: &Units<'_>, unit_id: &[u32]) {
     let n_list = units.n_list;
     let islands = &mut layer.islands;
-    let mut near_fields: Vec<(u32, Box<[u32]>)> = Vec::new();
+    let mut near_fields: Vec<(u32, IslandField)> = Vec::new();
     for (idx, &s) in n_list.iter().enumerate() {
         let ids: Box<[u32]> = units.labels[idx]
             .iter()
@@ -550,7 +542,7 @@ fn write_near_ids(layer: &mut NavLayer, units: &Units<'_>, unit_id: &[u32]) {
             islands.sector_island[s as usize] = first;
         } else {
             islands.sector_island[s as usize] = MIXED;
-            near_fields.push((s, ids));
+            near_fields.push((s, IslandField::from_ids(&ids)));
         }
     }
     // One splice over the near sectors' span of the (sector-sorted) field list.
@@ -559,7 +551,7 @@ fn write_near_ids(layer: &mut NavLayer, units: &Units<'_>, unit_id: &[u32]) {
     };
     let lo = islands.fields.partition_point(|(s, _)| *s < amin);
     let hi = islands.fields.partition_point(|(s, _)| *s <= amax);
-    let mut span: Vec<(u32, Box<[u32]>)> = Vec::with_capacity(hi - lo + near_fields.len());
+    let mut span: Vec<(u32, IslandField)> = Vec::with_capacity(hi - lo + near_fields.len());
     let mut near = near_fields.into_iter().peekable();
     for (s, field) in islands.fields.drain(lo..hi) {
         while let Some(f) = near.next_if(|f| f.0 < s) {

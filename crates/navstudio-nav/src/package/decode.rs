@@ -8,7 +8,7 @@ use std::path::Path;
 use super::codec::{ByteReader, ReadFault};
 use super::{Manifest, PackageError, RegionGrid, SectionKind};
 use crate::grid::{DIR_NONE, MAX_MAP_CELLS};
-use crate::islands::{Islands, MIXED};
+use crate::islands::{IslandField, Islands, MIXED};
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::portals::{
     PortalGraph, PortalNode, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
@@ -272,7 +272,9 @@ pub(super) fn set_node_islands(spec: GridSpec, islands: &Islands, nodes: &mut [P
         n.island = match islands.sector_island[s as usize] {
             MIXED => {
                 let (x0, y0, w, _) = spec.sector_rect(s);
-                islands.fields[field_of[s as usize]].1[((y - y0) * w + (x - x0)) as usize]
+                islands.fields[field_of[s as usize]]
+                    .1
+                    .get(((y - y0) * w + (x - x0)) as usize)
             }
             id => id,
         };
@@ -413,7 +415,7 @@ pub(super) fn parse_island_fields(
     spec: GridSpec,
     count: u32,
     n: usize,
-    fields: &mut Vec<(u32, Box<[u32]>)>,
+    fields: &mut Vec<(u32, IslandField)>,
 ) -> Result<(), ReadFault> {
     let sectors = spec.sector_count();
     let start = fields.len();
@@ -430,7 +432,7 @@ pub(super) fn parse_island_fields(
                 "island field of sector {s} holds an id above {count}"
             )));
         }
-        fields.push((s, field.into_boxed_slice()));
+        fields.push((s, IslandField::from_ids(&field)));
     }
     Ok(())
 }
@@ -440,7 +442,7 @@ pub(super) fn check_islands(
     spec: GridSpec,
     count: u32,
     sector_island: Vec<u32>,
-    fields: Vec<(u32, Box<[u32]>)>,
+    fields: Vec<(u32, IslandField)>,
 ) -> Result<Islands, ReadFault> {
     let mixed = sector_island.iter().filter(|&&id| id == MIXED).count();
     if mixed != fields.len()

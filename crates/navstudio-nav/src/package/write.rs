@@ -14,6 +14,7 @@ use super::{
     REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
 use crate::hierarchy::Hierarchy;
+use crate::islands::IslandField;
 use crate::landmarks::Landmarks;
 use crate::permutations::{FlowPermutations, canonical_flows_borrowed};
 use crate::route::SearchGraph;
@@ -277,7 +278,7 @@ fn encode_region(
             }
         }
         ChunkKind::IslandFields => {
-            let fields: Vec<&(u32, Box<[u32]>)> = l
+            let fields: Vec<&(u32, IslandField)> = l
                 .islands
                 .fields
                 .iter()
@@ -286,7 +287,7 @@ fn encode_region(
             w.len_u32(fields.len());
             for (sector, field) in fields {
                 w.u32(*sector);
-                w.u32s(field);
+                w.u32s(&field.iter().collect::<Vec<u32>>());
             }
         }
         ChunkKind::Flows => {
@@ -398,7 +399,7 @@ fn encode_section_with(kind: SectionKind, l: &NavLayer, flows: &FlowPermutations
             w.len_u32(l.islands.fields.len());
             for (sector, field) in &l.islands.fields {
                 w.u32(*sector);
-                w.u32s(field);
+                w.u32s(&field.iter().collect::<Vec<u32>>());
             }
         }
         SectionKind::Flows => {
