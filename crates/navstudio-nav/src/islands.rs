@@ -47,19 +47,33 @@ impl IslandField {
     /// Packs one id per cell.
     #[must_use]
     pub fn from_ids(cells: &[u32]) -> Self {
-        let mut ids = cells.to_vec();
-        ids.sort_unstable();
-        ids.dedup();
-        let bits = (usize::BITS - (ids.len().max(2) - 1).leading_zeros()) as usize;
-        let mut packed = vec![0u8; (cells.len() * bits).div_ceil(8)];
-        for (i, id) in cells.iter().enumerate() {
-            let k = ids.binary_search(id).unwrap_or(0);
-            for b in 0..bits {
-                if k >> b & 1 == 1 {
-                    let at = i * bits + b;
-                    packed[at / 8] |= 1 << (at % 8);
-                }
+        // Few ids per sector: a scan beats sorting the cells.
+        let mut ids: Vec<u32> = Vec::with_capacity(4);
+        for &c in cells {
+            if !ids.contains(&c) {
+                ids.push(c);
             }
+        }
+        ids.sort_unstable();
+        let bits = usize::BITS - (ids.len().max(2) - 1).leading_zeros();
+        let mut packed = Vec::with_capacity((cells.len() * bits as usize).div_ceil(8));
+        let (mut acc, mut held) = (0u64, 0u32);
+        for c in cells {
+            let k = if ids.len() <= 2 {
+                u64::from(*c != ids[0])
+            } else {
+                ids.binary_search(c).unwrap_or(0) as u64
+            };
+            acc |= k << held;
+            held += bits;
+            while held >= 8 {
+                packed.push(acc as u8);
+                acc >>= 8;
+                held -= 8;
+            }
+        }
+        if held > 0 {
+            packed.push(acc as u8);
         }
         Self {
             ids: ids.into_boxed_slice(),

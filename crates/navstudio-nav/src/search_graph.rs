@@ -1,6 +1,8 @@
 //! The portal graph laid out for the search: nodes renumbered in Z order of their sectors,
 //! with each node's edge range and centre side by side.
 
+use rayon::slice::ParallelSliceMut as _;
+
 use super::layer::NavLayer;
 
 /// The portal graph as the search reads it: nodes renumbered so that the nodes of one
@@ -101,7 +103,7 @@ impl SearchGraph {
                     | u64::from(v)
             })
             .collect();
-        keyed.sort_unstable();
+        keyed.par_sort_unstable();
         let order: Vec<u32> = keyed.into_iter().map(|k| k as u32).collect();
         let mut rank = vec![0u32; n];
         for (new, &old) in order.iter().enumerate() {

@@ -103,20 +103,38 @@ pub(super) fn max_section_len(kind: SectionKind, spec: GridSpec) -> u64 {
     }
 }
 
+thread_local! {
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Decompresses at most `raw_len` bytes. The buffer is reserved up front only as far as the
 /// stored bytes can plausibly expand (so a lying `raw_len` cannot make us allocate), and grows
 /// beyond that only as data actually arrives.
 pub(super) fn decompress(stored: &[u8], raw_len: u64) -> Result<Vec<u8>, String> {
     const PLAUSIBLE_RATIO: u64 = 64;
-    let decoder =
-        zstd::stream::read::Decoder::new(stored).map_err(|e| format!("cannot decompress: {e}"))?;
     let reserve = raw_len.min((stored.len() as u64).saturating_mul(PLAUSIBLE_RATIO));
     // One byte more than expected so read_to_end's probe for the end needs no regrowth.
     let mut out = Vec::with_capacity(usize::try_from(reserve).unwrap_or(0).saturating_add(1));
-    decoder
-        .take(raw_len + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("cannot decompress: {e}"))?;
+    // One decompression context per thread, reused: creating one per chunk was a twentieth
+    // of opening an 8192² package. It writes into `out`'s capacity and fails if the chunk
+    // holds more; the stream below then finds out how much.
+    let whole = DECOMPRESSOR.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = zstd::bulk::Decompressor::new().ok();
+        }
+        d.as_mut()?.decompress_to_buffer(stored, &mut out).ok()
+    });
+    if whole.is_none() {
+        out.clear();
+        let decoder = zstd::stream::read::Decoder::new(stored)
+            .map_err(|e| format!("cannot decompress: {e}"))?;
+        decoder
+            .take(raw_len + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| format!("cannot decompress: {e}"))?;
+    }
     if out.len() as u64 != raw_len {
         return Err(format!(
             "decompresses to {} bytes, the index says {raw_len}",
