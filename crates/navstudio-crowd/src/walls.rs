@@ -68,6 +68,29 @@ pub fn move_disc(
     cell_size_m: f32,
     is_wall: impl Fn(i32, i32) -> bool,
 ) -> DiscMove {
+    move_body(
+        pos_world,
+        vel,
+        displacement,
+        radius_m,
+        cell_size_m,
+        is_wall,
+        None::<(f32, fn(i32, i32) -> bool)>,
+    )
+}
+
+/// [`move_disc`] for a disc of `radius_m` against the walls of its route (`is_wall`) that
+/// is also a body of `body.0` against the walls `body.1` (`body_walls`: a buffered type's
+/// body against the real walls); each push-out takes the deeper of the two penetrations.
+pub fn move_body<B: Fn(i32, i32) -> bool>(
+    pos_world: Vec2,
+    vel: Vec2,
+    displacement: Vec2,
+    radius_m: f32,
+    cell_size_m: f32,
+    is_wall: impl Fn(i32, i32) -> bool,
+    body: Option<(f32, B)>,
+) -> DiscMove {
     let max_sub_m = 0.5 * radius_m.max(0.05 * cell_size_m).min(cell_size_m);
     let dist = displacement.length();
     let steps = if dist.is_finite() {
@@ -87,8 +110,15 @@ pub fn move_disc(
         let start = pos;
         pos += step;
         for _ in 0..MAX_PUSH_PASSES {
-            let Some((normal, depth)) = deepest_penetration(pos, radius_m, cell_size_m, &is_wall)
-            else {
+            let own = deepest_penetration(pos, radius_m, cell_size_m, &is_wall);
+            let deepest = match &body {
+                Some((r, walls)) => match (own, deepest_penetration(pos, *r, cell_size_m, walls)) {
+                    (Some(a), Some(b)) => Some(if b.1 > a.1 { b } else { a }),
+                    (a, b) => a.or(b),
+                },
+                None => own,
+            };
+            let Some((normal, depth)) = deepest else {
                 break;
             };
             pos += normal * (depth + SKIN_M);
