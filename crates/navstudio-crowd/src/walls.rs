@@ -321,6 +321,36 @@ mod tests {
         ));
     }
 
+    /// `body_walls`: a large walker's 0.1 m disc against its buffered walls (cells x ≥ 28)
+    /// walks up to x = 27.9, its 2.5 m body 0.4 m into the real wall (x ≥ 30); as a body
+    /// against the real walls it stops with its edge on the wall, at x = 27.5.
+    #[test]
+    fn a_body_stops_at_the_real_walls() {
+        let buffered = |x: i32, _y: i32| x >= 28;
+        let real = |x: i32, _y: i32| x >= 30;
+        let start = Vec2::new(24.0, 10.5);
+        let disc = move_disc(
+            start,
+            Vec2::new(3.0, 0.0),
+            Vec2::new(5.0, 0.0),
+            0.1,
+            1.0,
+            buffered,
+        );
+        assert!((disc.pos_world.x - 27.9).abs() < 1e-3, "{disc:?}");
+        let body = move_body(
+            start,
+            Vec2::new(3.0, 0.0),
+            Vec2::new(5.0, 0.0),
+            0.1,
+            1.0,
+            buffered,
+            Some((2.5, real)),
+        );
+        assert!((body.pos_world.x - 27.5).abs() < 1e-3, "{body:?}");
+        assert!(body.vel.x.abs() < 1e-6 && body.contacts > 0);
+    }
+
     #[test]
     fn disc_slides_along_a_wall() {
         // Wall row y = 5 (cells (x, 5)); disc radius 0.4 at y = 4.5 moving down-right.

@@ -154,3 +154,15 @@ fn an_infantry_in_the_large_types_walls_rejoins_the_route() {
         assert_eq!(arrived, rejoin, "rejoin_route {rejoin}");
     }
 }
+
+/// `body_walls`: on the benchmark's case maps the `large` layer is `land`'s walls grown by
+/// 2.5 m, so its body walls are `land`'s (the first of the two unbuffered types with the
+/// same cells); unbuffered types have none.
+#[test]
+fn a_buffered_type_collides_its_body_with_the_walls_it_was_grown_from() {
+    let nav = navstudio_crowd::quality::CaseMap::walled(32, 32).navigator();
+    let large = nav.movement_type_index("large").unwrap();
+    let land = nav.movement_type_index("land").unwrap();
+    assert_eq!(nav.body_walls_type(large), Some(land));
+    assert_eq!(nav.body_walls_type(land), None);
+}

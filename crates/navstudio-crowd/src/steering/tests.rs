@@ -402,5 +402,9 @@ fn a_touching_large_neighbour_is_among_the_nearest_by_gap() {
         })
     };
     assert_eq!(sees_walker(true), Some(0), "by gap the walker is nearest");
-    assert_eq!(sees_walker(false), None, "by centre it is not among the ten");
+    assert_eq!(
+        sees_walker(false),
+        None,
+        "by centre it is not among the ten"
+    );
 }
