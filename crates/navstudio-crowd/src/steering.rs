@@ -25,7 +25,7 @@ use super::resolve;
 use super::rng::mix64;
 use super::spatial::SpatialGrid;
 use super::vec2::Vec2;
-use super::walls::{move_body, wall_disc_radius};
+use super::walls::{body_walls_of, move_body, wall_disc_radius};
 
 mod boids;
 mod config;
@@ -276,11 +276,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
         let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
-        let body = if cfg.techniques.body_walls {
-            self.nav.body_walls_type(t)
-        } else {
-            None
-        };
+        let body = body_walls_of(
+            self.nav,
+            t,
+            a.radius_m[i],
+            self.nav_grid.cell_size_m,
+            cfg.techniques.body_walls,
+        );
         let moved = move_body(
             p,
             new_vel,

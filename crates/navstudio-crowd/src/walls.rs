@@ -79,6 +79,27 @@ pub fn move_disc(
     )
 }
 
+/// The movement type whose walls a body of `radius_m` of type `t` also collides with
+/// (`body_walls`, see [`crate::Navigator::body_walls_type`]), when its own layer's buffer
+/// fits that body: a buffer narrower than the body by more than half a cell leaves corridors
+/// the body cannot pass between the real walls, and its routes lead through them, so the
+/// body would stand at their mouths for good. Such a type keeps colliding with its own
+/// layer's walls only, as before.
+pub fn body_walls_of<N: crate::Navigator + ?Sized>(
+    nav: &N,
+    t: usize,
+    radius_m: f32,
+    cell_size_m: f32,
+    on: bool,
+) -> Option<usize> {
+    let fits = radius_m <= nav.wall_buffer_m(t) + 0.5 * cell_size_m;
+    if on && fits {
+        nav.body_walls_type(t)
+    } else {
+        None
+    }
+}
+
 /// [`move_disc`] for a disc of `radius_m` against the walls of its route (`is_wall`) that
 /// is also a body of `body.0` against the walls `body.1` (`body_walls`: a buffered type's
 /// body against the real walls); each push-out takes the deeper of the two penetrations.

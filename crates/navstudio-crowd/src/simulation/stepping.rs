@@ -11,7 +11,7 @@ use crate::navigator::Navigator;
 use crate::resolve;
 use crate::steering::{AgentUpdate, AvoidanceMode, NearAgent, StepContext};
 use crate::vec2::Vec2;
-use crate::walls::{move_body, wall_disc_radius};
+use crate::walls::{body_walls_of, move_body, wall_disc_radius};
 
 use super::Simulation;
 
@@ -261,11 +261,7 @@ impl Simulation {
                         let t = a.type_index[i] as usize;
                         let wall_r =
                             wall_disc_radius(a.radius_m[i], nav.wall_buffer_m(t), cell, fit);
-                        let body = if body_walls {
-                            nav.body_walls_type(t)
-                        } else {
-                            None
-                        };
+                        let body = body_walls_of(nav, t, a.radius_m[i], cell, body_walls);
                         move_body(
                             a.pos_world[i],
                             a.vel[i],

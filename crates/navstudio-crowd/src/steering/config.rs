@@ -135,7 +135,9 @@ pub struct Techniques {
     /// buffered walls keeps it on its route, and is small (its radius less the buffer, or
     /// a corridor's width with `fit_corridors`), so without this its body reaches past
     /// the real walls wherever the buffer is thinner than the body or the disc leaves a
-    /// cell's centre — into the strip along the wall where lighter units stand.
+    /// cell's centre — into the strip along the wall where lighter units stand. Only where
+    /// the buffer fits the body (within half a cell, [`crate::walls::body_walls_of`]): a
+    /// thinner buffer leaves corridors the body cannot pass, and routes through them.
     pub body_walls: bool,
     /// Hard contacts: an overlap deeper than a fifth of the smaller radius is no longer
     /// shared by priority ([`crate::resolve::HARD_CONTACT_SHARE`]). The agent closing on
