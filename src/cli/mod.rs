@@ -250,8 +250,8 @@ enum Command {
         /// Turn a movement technique off (repeatable): resolve_contacts, pass_occupied_goal,
         /// context_orca, context_pace, remember_resolutions, progress_priority,
         /// stuck_recovery, fit_corridors, rejoin_route, pinned_priority, context_free_speed,
-        /// soft_mass_priority, context_keep_right, third_overlap_pass, or all (the crowd
-        /// without them).
+        /// soft_mass_priority, context_keep_right, third_overlap_pass, body_walls,
+        /// hard_contacts, gap_neighbours, or all (the crowd without them).
         #[arg(long)]
         off: Vec<String>,
         /// Turn a movement technique on (repeatable; after --off): context_orca,

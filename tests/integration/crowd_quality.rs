@@ -64,6 +64,11 @@ fn circle_swap_meets_the_crowd_targets() {
 }
 
 #[test]
+fn mixed_radii_through_narrow_gaps_meet_the_crowd_targets() {
+    assert_case_meets_targets("mixed_radii");
+}
+
+#[test]
 fn rooms_joined_by_doors_meet_the_crowd_targets() {
     assert_case_meets_targets("rooms");
 }

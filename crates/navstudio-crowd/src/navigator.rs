@@ -160,6 +160,15 @@ pub trait Navigator: Sync {
         0.0
     }
 
+    /// For a type with a wall buffer, the unbuffered movement type whose walls its buffer
+    /// was grown from (the most restrictive one whose passable cells hold all of the type's
+    /// own): with `body_walls` the type's body collides with those at its full radius.
+    /// `None` for unbuffered types, or when the navigator cannot tell.
+    fn body_walls_type(&self, type_index: usize) -> Option<usize> {
+        let _ = type_index;
+        None
+    }
+
     /// The crowd no longer uses this path.
     fn release_path(&mut self, path: PathId);
 

@@ -25,7 +25,7 @@ use super::resolve;
 use super::rng::mix64;
 use super::spatial::SpatialGrid;
 use super::vec2::Vec2;
-use super::walls::{move_disc, wall_disc_radius};
+use super::walls::{body_walls_of, move_body, wall_disc_radius};
 
 mod boids;
 mod config;
@@ -135,6 +135,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     /// Largest agent radius plus the separation margin: no agent separates from a
     /// neighbour farther than its own radius plus this. `[Units: m]`
     pub separation_reach_m: f32,
+    /// Smallest agent radius (`gap_neighbours`). `[Units: m]`
+    pub min_radius_m: f32,
 }
 
 /// One agent's overlaps with its touching neighbours, as shares of the smaller radius.
@@ -235,6 +237,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             let own = &self.near[slot];
             let by_progress = cfg.techniques.progress_priority;
             let pinned = cfg.techniques.pinned_priority;
+            let hard = cfg.techniques.hard_contacts;
             let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
             let mut count = 0;
             let own_speed = new_vel.length();
@@ -264,6 +267,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                         vel: nb.vel,
                         reach_m,
                         priority,
+                        hard_depth_m: resolve::hard_depth(a.radius_m[i], nb.radius_m, hard),
                     };
                     count += 1;
                 }
@@ -272,13 +276,21 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
         let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
-        let moved = move_disc(
+        let body = body_walls_of(
+            self.nav,
+            t,
+            a.radius_m[i],
+            self.nav_grid.cell_size_m,
+            cfg.techniques.body_walls,
+        );
+        let moved = move_body(
             p,
             new_vel,
             displacement,
             self.wall_radius(i),
             self.nav_grid.cell_size_m,
             |x, y| self.nav.is_wall(t, x, y),
+            body.map(|u| (a.radius_m[i], move |x, y| self.nav.is_wall(u, x, y))),
         );
         let speed_sq = moved.vel.length_squared();
         let heading_rad = if speed_sq > 0.01 {
@@ -336,6 +348,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         } else {
             a.neighbour_radius_m[i]
         };
+        // With `gap_neighbours` and radii that differ, neighbours go by the gap to their
+        // disc (plus the smallest radius, so an agent of that radius keeps its centre
+        // distance): a large agent's centre lies far off while its body touches.
+        let max_r = self.separation_reach_m - self.config.separation_margin_m;
+        let spread = max_r - self.min_radius_m;
+        let by_gap = self.config.techniques.gap_neighbours && spread > 1e-6;
+        let query = if by_gap { radius + spread } else { radius };
         let r_sq = radius * radius;
         let cap = self.config.max_neighbours.clamp(1, MAX_NEIGHBOURS);
         // Keys `(distance bits << 32) | slot` order like (distance, slot) since squared
@@ -344,12 +363,22 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let mut keys = [u64::MAX; MAX_NEIGHBOURS];
         let last = cap - 1;
         let mut filled = 0;
-        self.grid.for_each_slots_in_disc(p, radius, |slots| {
+        self.grid.for_each_slots_in_disc(p, query, |slots| {
             let start = slots.start;
             for (k, n) in self.near[slots].iter().enumerate() {
                 let s = start + k;
                 let dist_sq = (n.pos_world - p).length_squared();
-                let key = if dist_sq <= r_sq && s != own_slot {
+                let key = if s == own_slot {
+                    u64::MAX
+                } else if by_gap {
+                    let gap = dist_sq.sqrt() - n.radius_m + self.min_radius_m;
+                    if gap <= radius {
+                        let g = gap.max(0.0);
+                        (u64::from((g * g).to_bits()) << 32) | s as u64
+                    } else {
+                        u64::MAX
+                    }
+                } else if dist_sq <= r_sq {
                     (u64::from(dist_sq.to_bits()) << 32) | s as u64
                 } else {
                     u64::MAX
@@ -373,9 +402,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
         });
         for (slot, &key) in out.iter_mut().zip(&keys[..filled]) {
+            let s = key as u32;
             *slot = Neighbour {
-                slot: key as u32,
-                dist_sq: f32::from_bits((key >> 32) as u32),
+                slot: s,
+                dist_sq: if by_gap {
+                    (self.near[s as usize].pos_world - p).length_squared()
+                } else {
+                    f32::from_bits((key >> 32) as u32)
+                },
             };
         }
         filled

@@ -68,6 +68,50 @@ pub fn move_disc(
     cell_size_m: f32,
     is_wall: impl Fn(i32, i32) -> bool,
 ) -> DiscMove {
+    move_body(
+        pos_world,
+        vel,
+        displacement,
+        radius_m,
+        cell_size_m,
+        is_wall,
+        None::<(f32, fn(i32, i32) -> bool)>,
+    )
+}
+
+/// The movement type whose walls a body of `radius_m` of type `t` also collides with
+/// (`body_walls`, see [`crate::Navigator::body_walls_type`]), when its own layer's buffer
+/// fits that body: a buffer narrower than the body by more than half a cell leaves corridors
+/// the body cannot pass between the real walls, and its routes lead through them, so the
+/// body would stand at their mouths for good. Such a type keeps colliding with its own
+/// layer's walls only, as before.
+pub fn body_walls_of<N: crate::Navigator + ?Sized>(
+    nav: &N,
+    t: usize,
+    radius_m: f32,
+    cell_size_m: f32,
+    on: bool,
+) -> Option<usize> {
+    let fits = radius_m <= nav.wall_buffer_m(t) + 0.5 * cell_size_m;
+    if on && fits {
+        nav.body_walls_type(t)
+    } else {
+        None
+    }
+}
+
+/// [`move_disc`] for a disc of `radius_m` against the walls of its route (`is_wall`) that
+/// is also a body of `body.0` against the walls `body.1` (`body_walls`: a buffered type's
+/// body against the real walls); each push-out takes the deeper of the two penetrations.
+pub fn move_body<B: Fn(i32, i32) -> bool>(
+    pos_world: Vec2,
+    vel: Vec2,
+    displacement: Vec2,
+    radius_m: f32,
+    cell_size_m: f32,
+    is_wall: impl Fn(i32, i32) -> bool,
+    body: Option<(f32, B)>,
+) -> DiscMove {
     let max_sub_m = 0.5 * radius_m.max(0.05 * cell_size_m).min(cell_size_m);
     let dist = displacement.length();
     let steps = if dist.is_finite() {
@@ -87,8 +131,15 @@ pub fn move_disc(
         let start = pos;
         pos += step;
         for _ in 0..MAX_PUSH_PASSES {
-            let Some((normal, depth)) = deepest_penetration(pos, radius_m, cell_size_m, &is_wall)
-            else {
+            let own = deepest_penetration(pos, radius_m, cell_size_m, &is_wall);
+            let deepest = match &body {
+                Some((r, walls)) => match (own, deepest_penetration(pos, *r, cell_size_m, walls)) {
+                    (Some(a), Some(b)) => Some(if b.1 > a.1 { b } else { a }),
+                    (a, b) => a.or(b),
+                },
+                None => own,
+            };
+            let Some((normal, depth)) = deepest else {
                 break;
             };
             pos += normal * (depth + SKIN_M);
@@ -289,6 +340,36 @@ mod tests {
             Vec2::new(1.5, 1.5),
             |x, y| walls.contains(&(x, y))
         ));
+    }
+
+    /// `body_walls`: a large walker's 0.1 m disc against its buffered walls (cells x ≥ 28)
+    /// walks up to x = 27.9, its 2.5 m body 0.4 m into the real wall (x ≥ 30); as a body
+    /// against the real walls it stops with its edge on the wall, at x = 27.5.
+    #[test]
+    fn a_body_stops_at_the_real_walls() {
+        let buffered = |x: i32, _y: i32| x >= 28;
+        let real = |x: i32, _y: i32| x >= 30;
+        let start = Vec2::new(24.0, 10.5);
+        let disc = move_disc(
+            start,
+            Vec2::new(3.0, 0.0),
+            Vec2::new(5.0, 0.0),
+            0.1,
+            1.0,
+            buffered,
+        );
+        assert!((disc.pos_world.x - 27.9).abs() < 1e-3, "{disc:?}");
+        let body = move_body(
+            start,
+            Vec2::new(3.0, 0.0),
+            Vec2::new(5.0, 0.0),
+            0.1,
+            1.0,
+            buffered,
+            Some((2.5, real)),
+        );
+        assert!((body.pos_world.x - 27.5).abs() < 1e-3, "{body:?}");
+        assert!(body.vel.x.abs() < 1e-6 && body.contacts > 0);
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub struct WorldNavigator {
     /// Per layer, one bit per cell (row-major): wall. `is_wall` runs for every cell around
     /// every agent every step; a bit test beats reading the sector-tiled cost field.
     wall_bits: Vec<Vec<u64>>,
+    /// Per layer, [`Navigator::body_walls_type`], recomputed whenever walls change.
+    body_type: Vec<Option<usize>>,
 }
 
 impl WorldNavigator {
@@ -55,6 +57,7 @@ impl WorldNavigator {
             routes_version: 0,
             part_rebuilt: false,
             wall_bits,
+            body_type: Vec::new(),
         };
         let layers: Vec<usize> = (0..navigator.wall_bits.len()).collect();
         navigator.refresh_walls(&layers, (0, 0, w, h));
@@ -86,6 +89,20 @@ impl WorldNavigator {
                 }
             }
         }
+        self.body_type = (0..self.wall_bits.len())
+            .map(|t| self.find_body_type(t))
+            .collect();
+    }
+
+    /// For a buffered type, the most restrictive unbuffered type whose passable cells hold
+    /// all of its own: the walls its buffer was grown from.
+    fn find_body_type(&self, t: usize) -> Option<usize> {
+        if self.wall_buffer_m(t) <= 0.0 {
+            return None;
+        }
+        (0..self.wall_bits.len())
+            .filter(|&u| u != t && self.wall_buffer_m(u) <= 0.0 && self.passable_subset(t, u))
+            .min_by_key(|&u| (self.passable_cells(u), u))
     }
 
     /// Stamps a `w × h` block of costs at `(x, y)` (cells) into the given movement types
@@ -417,6 +434,10 @@ impl Navigator for WorldNavigator {
 
     fn wall_buffer_m(&self, type_index: usize) -> f32 {
         self.wall_buffer_m.get(type_index).copied().unwrap_or(0.0)
+    }
+
+    fn body_walls_type(&self, type_index: usize) -> Option<usize> {
+        self.body_type.get(type_index).copied().flatten()
     }
 
     fn release_path(&mut self, path: PathId) {

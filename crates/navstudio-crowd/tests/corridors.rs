@@ -154,3 +154,31 @@ fn an_infantry_in_the_large_types_walls_rejoins_the_route() {
         assert_eq!(arrived, rejoin, "rejoin_route {rejoin}");
     }
 }
+
+/// `body_walls`: on the benchmark's case maps the `large` layer is `land`'s walls grown by
+/// 2.5 m, so its body walls are `land`'s (the first of the two unbuffered types with the
+/// same cells); unbuffered types have none.
+#[test]
+fn a_buffered_type_collides_its_body_with_the_walls_it_was_grown_from() {
+    let nav = navstudio_crowd::quality::CaseMap::walled(32, 32).navigator();
+    let large = nav.movement_type_index("large").unwrap();
+    let land = nav.movement_type_index("land").unwrap();
+    assert_eq!(nav.body_walls_type(large), Some(land));
+    assert_eq!(nav.body_walls_type(land), None);
+}
+
+/// `body_walls` only where the buffer fits the body: a body wider than its layer's buffer
+/// by more than half a cell would stand for good at the mouth of every corridor its route
+/// leads through, so it keeps colliding with its own layer's walls only.
+#[test]
+fn body_walls_only_where_the_buffer_fits_the_body() {
+    use navstudio_crowd::walls::body_walls_of;
+    let nav = navstudio_crowd::quality::CaseMap::walled(32, 32).navigator();
+    let large = nav.movement_type_index("large").unwrap();
+    let land = nav.movement_type_index("land").unwrap();
+    let cell = 1.0;
+    assert_eq!(body_walls_of(&nav, large, 2.5, cell, true), Some(land));
+    assert_eq!(body_walls_of(&nav, large, 2.9, cell, true), Some(land));
+    assert_eq!(body_walls_of(&nav, large, 3.5, cell, true), None);
+    assert_eq!(body_walls_of(&nav, large, 2.5, cell, false), None);
+}

@@ -3,8 +3,9 @@
 //! mixed radii through narrow gaps, rooms joined by doors, a dense spawn at a choke).
 //!
 //! Every case map has three movement types, as the default document does: `land`, `hover`
-//! (the same walls) and `large` (walls pushed out by 1.5 m), so the default archetypes —
-//! infantry, tank, hovercraft, large walker — all have a layer.
+//! (the same walls) and `large` (walls pushed out by the large walker's radius, 2.5 m, so
+//! its layer is where its body fits), so the default archetypes — infantry, tank,
+//! hovercraft, large walker — all have a layer.
 
 use std::sync::atomic::AtomicBool;
 
@@ -13,8 +14,10 @@ use crate::{Order, Scenario, SimConfig, Spawn, SpawnArea, Vec2, WorldNavigator};
 use navstudio_nav::grid::WALL;
 use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
 
-/// Wall buffer of the cases' `large` movement type (the default document's). `[Units: m]`
-pub const LARGE_WALL_BUFFER_M: f32 = 1.5;
+/// Wall buffer of the cases' `large` movement type: the default large walker's radius, so
+/// the layer closes every gap its body does not fit (the 3 m gap of `mixed_radii`).
+/// `[Units: m]`
+pub const LARGE_WALL_BUFFER_M: f32 = 2.5;
 /// Sector edge of the case maps. `[Units: cells]`
 const SECTOR_CELLS: u32 = 16;
 

@@ -11,7 +11,7 @@ use crate::navigator::Navigator;
 use crate::resolve;
 use crate::steering::{AgentUpdate, AvoidanceMode, NearAgent, StepContext};
 use crate::vec2::Vec2;
-use crate::walls::{move_disc, wall_disc_radius};
+use crate::walls::{body_walls_of, move_body, wall_disc_radius};
 
 use super::Simulation;
 
@@ -116,6 +116,12 @@ impl Simulation {
                     .par_iter()
                     .map(|&i| NearAgent::of(agents, i as usize, soft_mass)),
             );
+            let min_radius_m = self
+                .agents
+                .radius_m
+                .iter()
+                .copied()
+                .fold(self.max_radius_m, f32::min);
             let ctx = StepContext {
                 agents: &self.agents,
                 grid: &self.grid,
@@ -126,6 +132,7 @@ impl Simulation {
                 order_destinations: &self.order_destinations,
                 replanning: nav.replanning(),
                 separation_reach_m: self.max_radius_m + self.config.separation_margin_m,
+                min_radius_m,
             };
             // Agents are visited in grid order (spatial neighbours together, for the cache);
             // `updates[k]` belongs to the agent in grid slot `k`.
@@ -221,6 +228,8 @@ impl Simulation {
         let fit = self.config.techniques.fit_corridors;
         let pinned = self.config.techniques.pinned_priority;
         let soft = self.config.techniques.soft_mass_priority;
+        let body_walls = self.config.techniques.body_walls;
+        let hard = self.config.techniques.hard_contacts;
         // ORCA's velocities are collision-free already; further passes only push its
         // agents off them (measured: slower crossing and canyon runs).
         let passes = if self.config.techniques.third_overlap_pass
@@ -244,6 +253,7 @@ impl Simulation {
                         a.radius_m[i] + max_r,
                         pinned,
                         soft,
+                        hard,
                     );
                     *out = if c == Vec2::ZERO {
                         a.pos_world[i]
@@ -251,9 +261,16 @@ impl Simulation {
                         let t = a.type_index[i] as usize;
                         let wall_r =
                             wall_disc_radius(a.radius_m[i], nav.wall_buffer_m(t), cell, fit);
-                        move_disc(a.pos_world[i], a.vel[i], c, wall_r, cell, |x, y| {
-                            nav.is_wall(t, x, y)
-                        })
+                        let body = body_walls_of(nav, t, a.radius_m[i], cell, body_walls);
+                        move_body(
+                            a.pos_world[i],
+                            a.vel[i],
+                            c,
+                            wall_r,
+                            cell,
+                            |x, y| nav.is_wall(t, x, y),
+                            body.map(|u| (a.radius_m[i], move |x, y| nav.is_wall(u, x, y))),
+                        )
                         .pos_world
                     };
                 });

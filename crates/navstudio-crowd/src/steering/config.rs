@@ -129,6 +129,29 @@ pub struct Techniques {
     /// 4.4 %), and meeting crowds untangle sooner (head-on context 2.62 → 1.55 × the
     /// bound). ORCA keeps two: its velocities are collision-free already.
     pub third_overlap_pass: bool,
+    /// Bodies against the real walls: an agent whose movement type has a wall buffer also
+    /// collides, at its full radius, with the walls of the unbuffered type its buffer was
+    /// grown from ([`crate::Navigator::body_walls_type`]). Its disc against its own,
+    /// buffered walls keeps it on its route, and is small (its radius less the buffer, or
+    /// a corridor's width with `fit_corridors`), so without this its body reaches past
+    /// the real walls wherever the buffer is thinner than the body or the disc leaves a
+    /// cell's centre — into the strip along the wall where lighter units stand. Only where
+    /// the buffer fits the body (within half a cell, [`crate::walls::body_walls_of`]): a
+    /// thinner buffer leaves corridors the body cannot pass, and routes through them.
+    pub body_walls: bool,
+    /// Hard contacts: an overlap deeper than a fifth of the smaller radius is no longer
+    /// shared by priority ([`crate::resolve::HARD_CONTACT_SHARE`]). The agent closing on
+    /// it removes all its closing speed, and the position passes move the heavier at
+    /// least as far back as the lighter. Priority lets a heavy agent drive on and leave a
+    /// light one most of a contact, which the light one can give way only where its own
+    /// neighbours let it: in a crowd, a large walker ran over infantry to over its radius.
+    pub hard_contacts: bool,
+    /// Neighbours by gap: where radii differ, the nearest neighbours an agent steers and
+    /// resolves contacts by are those whose discs are nearest, not whose centres are.
+    /// Infantry in a crowd has ten other infantry centres nearer than a large walker's
+    /// touching it, so it never saw the walker and walked into it. A crowd of one radius
+    /// is unchanged.
+    pub gap_neighbours: bool,
 }
 
 impl Default for Techniques {
@@ -148,6 +171,9 @@ impl Default for Techniques {
             soft_mass_priority: true,
             context_keep_right: true,
             third_overlap_pass: true,
+            body_walls: true,
+            hard_contacts: true,
+            gap_neighbours: true,
         }
     }
 }
@@ -171,11 +197,14 @@ impl Techniques {
             soft_mass_priority: false,
             context_keep_right: false,
             third_overlap_pass: false,
+            body_walls: false,
+            hard_contacts: false,
+            gap_neighbours: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 17] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -190,6 +219,9 @@ impl Techniques {
         "soft_mass_priority",
         "context_keep_right",
         "third_overlap_pass",
+        "body_walls",
+        "hard_contacts",
+        "gap_neighbours",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -209,6 +241,9 @@ impl Techniques {
             "soft_mass_priority" => &mut self.soft_mass_priority,
             "context_keep_right" => &mut self.context_keep_right,
             "third_overlap_pass" => &mut self.third_overlap_pass,
+            "body_walls" => &mut self.body_walls,
+            "hard_contacts" => &mut self.hard_contacts,
+            "gap_neighbours" => &mut self.gap_neighbours,
             _ => return false,
         };
         *flag = on;

@@ -28,7 +28,9 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
         a.goal_world.push(Vec2::new(40.0, 40.0));
     }
     let nav = GridNavigator::new(1.0, 64, 64);
-    let config = SimConfig::default();
+    // Centre distances: `gap_neighbours` orders mixed radii by gap (its own test below).
+    let mut config = SimConfig::default();
+    config.techniques.gap_neighbours = false;
     let reach = 1.2 + config.separation_margin_m;
     let separation_only = SimConfig {
         weights: SteeringWeights {
@@ -58,6 +60,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             order_destinations: &[],
             replanning: false,
             separation_reach_m: reach,
+            min_radius_m: 0.0,
         };
         let mut out = vec![Vec::new(); a.pos_world.len()];
         for slot in 0..near.len() {
@@ -253,6 +256,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             order_destinations: &[destination],
             replanning: false,
             separation_reach_m: 0.5,
+            min_radius_m: 0.0,
         };
         ctx.desired_velocity(0).1
     };
@@ -350,7 +354,9 @@ fn with_neighbours<R>(
         config,
         order_destinations: &[],
         replanning: false,
-        separation_reach_m: 0.5,
+        separation_reach_m: a.radius_m.iter().copied().fold(0.0, f32::max)
+            + config.separation_margin_m,
+        min_radius_m: a.radius_m.iter().copied().fold(f32::INFINITY, f32::min),
     };
     let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
     let mut n = [Neighbour {
@@ -359,4 +365,46 @@ fn with_neighbours<R>(
     }; MAX_NEIGHBOURS];
     let count = ctx.nearest(agent, slot, &mut n);
     f(&ctx, slot, &n[..count])
+}
+
+/// `gap_neighbours`: infantry in a ring of twelve others 1 m off, and a large walker
+/// (2.5 m) whose disc touches it 2.8 m off. By centre distance the ten nearest are all
+/// infantry and the walker is not among them; by gap it comes first.
+#[test]
+fn a_touching_large_neighbour_is_among_the_nearest_by_gap() {
+    let nav = GridNavigator::new(1.0, 32, 32);
+    let goal = Vec2::new(30.0, 16.0);
+    let centre = Vec2::new(16.0, 16.0);
+    let mut a = Agents::default();
+    push_agent(&mut a, centre, Vec2::ZERO, AgentState::Moving, 0, goal);
+    for k in 0..12 {
+        let at = centre + Vec2::from_angle(k as f32 * std::f32::consts::TAU / 12.0 + 0.1);
+        push_agent(&mut a, at, Vec2::ZERO, AgentState::Moving, 0, goal);
+    }
+    push_agent(
+        &mut a,
+        centre + Vec2::new(0.0, 2.8),
+        Vec2::ZERO,
+        AgentState::Moving,
+        0,
+        goal,
+    );
+    let walker = a.len() - 1;
+    a.radius_m[walker] = 2.5;
+    a.mass[walker] = 60_000.0;
+    a.neighbour_radius_m[walker] = 8.0;
+    let sees_walker = |by_gap: bool| {
+        let mut config = SimConfig::default();
+        config.techniques.gap_neighbours = by_gap;
+        with_neighbours(&a, &nav, &config, 0, |ctx, _, n| {
+            n.iter()
+                .position(|n| ctx.near[n.slot as usize].index as usize == walker)
+        })
+    };
+    assert_eq!(sees_walker(true), Some(0), "by gap the walker is nearest");
+    assert_eq!(
+        sees_walker(false),
+        None,
+        "by centre it is not among the ten"
+    );
 }
