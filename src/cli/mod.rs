@@ -161,7 +161,7 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         types: Option<Vec<String>>,
         /// Which search tables the package stores for fast path requests: `auto` picks the
-        /// sector hierarchy on maps of 160,000 sectors or more (4096² cells in sectors of
+        /// sector hierarchy on maps of 40,000 sectors or more (2000² cells in sectors of
         /// 10) and landmark tables per portal node below, where each is faster.
         #[arg(long, value_enum, default_value = "auto")]
         search_tables: bake::SearchTables,

@@ -28,12 +28,14 @@ mod landmarks;
 
 pub use landmarks::ClusterLandmarks;
 
-/// Sectors from which the hierarchy pays: its searches beat the flat search with landmark
-/// tables per portal node from 4096² cells in sectors of 10 on (1.3 against 1.7 ms there,
-/// 3.7 against 8.7 at 8192²; at 2048² the flat search wins, 0.53 against 0.72 ms:
-/// `cargo bench --bench scale`). Packages of such maps store the hierarchy instead of
-/// per-node tables, and [`crate::NavWorld`] searches over it.
-pub const CLUSTER_MIN_SECTORS: u64 = 400 * 400;
+/// Sectors from which the hierarchy pays: from 2048² cells in sectors of 10 on, its searches
+/// match the flat search with landmark tables per portal node at the median and halve the
+/// p99 (0.56 against 0.59 ms and 1.71 against 3.56 ms there; 1.32 against 1.86 and 6.60
+/// against 11.29 at 4096²; 2.87 against 6.17 and 14.45 against 38.48 at 8192²), while at
+/// 1024² the flat search is faster at the median (0.21 against 0.31 ms): `cargo bench
+/// --bench scale`, docs/performance.md. Packages of such maps store the hierarchy instead
+/// of per-node tables, and [`crate::NavWorld`] searches over it.
+pub const CLUSTER_MIN_SECTORS: u64 = 200 * 200;
 
 /// Whether a map of `spec` is one where the hierarchy pays ([`CLUSTER_MIN_SECTORS`]).
 #[must_use]
@@ -62,12 +64,6 @@ pub struct Hierarchy {
     /// `(target search id, weight)`: the node's shortcuts inside its cluster, then its own
     /// edges to other clusters.
     edges: Vec<(u32, u32)>,
-}
-
-/// The cluster key of search id `id` of `graph` (see [`SearchGraph::cluster_key`]).
-#[must_use]
-pub fn cluster_key(graph: &SearchGraph, id: u32) -> u32 {
-    graph.cluster_key(id)
 }
 
 impl Hierarchy {
@@ -283,8 +279,8 @@ impl Hierarchy {
         out.push(route[0]);
         for pair in route.windows(2) {
             let ((a, ga), (b, gb)) = (pair[0], pair[1]);
-            let key = cluster_key(graph, a);
-            let shortcut = key == cluster_key(graph, b) && !open(key);
+            let key = graph.cluster_key(a);
+            let shortcut = key == graph.cluster_key(b) && !open(key);
             if let (true, Some(range)) = (shortcut, self.cluster_range(key)) {
                 local.run(graph, range, a, Some(b));
                 let lo = range.0;

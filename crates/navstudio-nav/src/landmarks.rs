@@ -314,6 +314,12 @@ impl LandmarkBounds<'_> {
         }
     }
 
+    /// Drops the backward terms (`d(n, L) − E_L`), as a finish no landmark reaches does:
+    /// for searches whose finishes cannot all be bounded from above cheaply.
+    pub fn void_backward(&mut self) {
+        self.from.fill(i64::MAX);
+    }
+
     /// Keeps only the `keep` landmarks whose bound is largest at `node` (the search's
     /// source side): they stay the useful ones along the way, and reading a few per
     /// evaluation instead of all is most of the heuristic's cost.

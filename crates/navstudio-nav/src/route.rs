@@ -10,7 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::hierarchy::{ClusterQuery, LocalSearch, cluster_key};
+use super::hierarchy::{ClusterQuery, LocalSearch};
 use super::landmarks::LandmarkBounds;
 pub use super::search_graph::SearchGraph;
 
@@ -287,7 +287,7 @@ pub fn search(
         // In a cluster the search has not opened, a border node's edges are its shortcuts
         // and its edges out of the cluster.
         let edges = match ends.clusters {
-            Some(q) if !q.is_open(cluster_key(graph, node)) => q
+            Some(q) if !q.is_open(graph.cluster_key(node)) => q
                 .hierarchy
                 .border_edges(node)
                 .unwrap_or_else(|| graph.edges(node)),

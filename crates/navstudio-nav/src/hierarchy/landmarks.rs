@@ -11,7 +11,7 @@
 //! none, because its route reaches a goal node, which bounds it (see
 //! [`ClusterLandmarks::add_finish`]).
 
-use super::{Hierarchy, LocalSearch, cluster_key};
+use super::{Hierarchy, LocalSearch};
 use crate::landmarks::{
     LANDMARK_COUNT, LandmarkBounds, LandmarkBuilder, Landmarks, pick_near_perimeter,
 };
@@ -117,7 +117,7 @@ impl ClusterLandmarks {
             bounds.add_finish(b, rest);
             return;
         }
-        let key = cluster_key(graph, id);
+        let key = graph.cluster_key(id);
         let Ok(c) = hierarchy
             .clusters
             .binary_search_by_key(&key, |&(k, _, _)| k)
@@ -126,7 +126,7 @@ impl ClusterLandmarks {
         };
         let count = self.tables.count();
         bounds.add_finish_forward(&self.cluster_min[c * count..(c + 1) * count], rest);
-        if goal && std::env::var_os("NOBACK").is_none() {
+        if goal {
             let (lo, hi) = (hierarchy.clusters[c].1, hierarchy.clusters[c].2);
             local.run(graph, (lo, hi), id, None);
             let via: Vec<(u32, u32)> = hierarchy

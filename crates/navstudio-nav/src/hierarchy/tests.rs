@@ -80,18 +80,18 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
             for &(f, r) in &by_cost {
                 let id = graph.search_id(f);
                 let r = finish.insert_absent(id, r);
-                open[cluster_key(&graph, id) as usize] = true;
+                open[graph.cluster_key(id) as usize] = true;
                 marks.add_finish(&mut bounds, &hierarchy, &graph, id, r, true, &mut local);
             }
             let search_starts: Vec<(u32, u32)> = starts
                 .iter()
                 .map(|&(v, c)| (graph.search_id(v), c))
                 .collect();
-            let source_key = cluster_key(&graph, search_starts[0].0);
+            let source_key = graph.cluster_key(search_starts[0].0);
             open[source_key as usize] = true;
             if finishes
                 .iter()
-                .all(|&(f, _)| cluster_key(&graph, graph.search_id(f)) != source_key)
+                .all(|&(f, _)| graph.cluster_key(graph.search_id(f)) != source_key)
             {
                 far += 1;
             }
