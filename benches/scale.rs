@@ -182,17 +182,7 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
         .map(|((ax, ay), (bx, by))| format!("{ax} {ay} {bx} {by}\n"))
         .collect();
     std::fs::write(path.with_extension("pairs"), listed).unwrap();
-    let mut times: Vec<f64> = many
-        .iter()
-        .map(|&(a, g)| {
-            let start = Instant::now();
-            let id = world.request_path(0, &[a], g).unwrap();
-            let t = start.elapsed().as_secs_f64() * 1e3;
-            world.release_path(id);
-            t
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
+    let times = timed_requests(&mut world, &many);
     println!(
         "scale_{size}: 1,000 warm requests across the map: median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
         times[times.len() / 2],
@@ -225,6 +215,22 @@ fn bench_size(c: &mut Criterion, size: u32, dir: &Path) {
     );
 }
 
+/// Milliseconds per request of `pairs` on layer 0, each path released after it, sorted.
+fn timed_requests(world: &mut NavWorld, pairs: &[CellPair]) -> Vec<f64> {
+    let mut times: Vec<f64> = pairs
+        .iter()
+        .map(|&(a, g)| {
+            let start = Instant::now();
+            let id = world.request_path(0, &[a], g).unwrap();
+            let t = start.elapsed().as_secs_f64() * 1e3;
+            world.release_path(id);
+            t
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times
+}
+
 /// The same warm requests with the flat portal A* (landmark tables per portal node, built
 /// here) and over the sector hierarchy, both on the package read whole: median and p99 ms
 /// and nodes expanded per request, printed.
@@ -236,17 +242,7 @@ fn compare_searches(size: u32, path: &Path, pairs: &[CellPair]) {
         let id = world.request_path(0, &[pairs[0].0], pairs[0].1).unwrap();
         world.release_path(id);
         let expanded = world.a_star_expansions();
-        let mut times: Vec<f64> = pairs
-            .iter()
-            .map(|&(a, g)| {
-                let start = Instant::now();
-                let id = world.request_path(0, &[a], g).unwrap();
-                let t = start.elapsed().as_secs_f64() * 1e3;
-                world.release_path(id);
-                t
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
+        let times = timed_requests(&mut world, pairs);
         println!(
             "scale_{size}: {mode:?} search, {} warm requests: median {:.2} ms, p99 {:.2} ms, {} nodes expanded per request",
             pairs.len(),

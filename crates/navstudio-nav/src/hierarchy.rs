@@ -290,7 +290,7 @@ impl Hierarchy {
                     let i = (at - lo) as usize;
                     stretch.push((at, ga.saturating_add(local.dist[i])));
                     at = local.parent[i];
-                    if at == NOT_BORDER {
+                    if at == FAR {
                         // No stretch (cannot happen for a shortcut the build found): keep
                         // the hop as it is.
                         stretch.clear();
@@ -385,6 +385,7 @@ fn index_of(n: usize, border: &[u32]) -> Vec<u32> {
 #[derive(Debug, Default)]
 pub struct LocalSearch {
     dist: Vec<u32>,
+    /// Each reached node's predecessor ([`FAR`] for none).
     parent: Vec<u32>,
     /// Of [`LocalSearch::run_marking`]: the least positive cost at which a cheapest stretch
     /// to the node passes a marked node ([`FAR`] for none).
@@ -400,15 +401,32 @@ impl LocalSearch {
     pub fn run_marking(
         &mut self,
         graph: &SearchGraph,
-        (lo, hi): (u32, u32),
+        range: (u32, u32),
         from: u32,
         marked: &dyn Fn(u32) -> bool,
     ) {
+        self.dijkstra(graph, range, from, None, Some(marked));
+    }
+
+    /// Costs from `from` to the nodes of the search-id range `(lo, hi)` over edges inside it,
+    /// with each node's parent; stops once `stop` is settled.
+    pub fn run(&mut self, graph: &SearchGraph, range: (u32, u32), from: u32, stop: Option<u32>) {
+        self.dijkstra(graph, range, from, stop, None);
+    }
+
+    fn dijkstra(
+        &mut self,
+        graph: &SearchGraph,
+        (lo, hi): (u32, u32),
+        from: u32,
+        stop: Option<u32>,
+        marked: Option<&dyn Fn(u32) -> bool>,
+    ) {
         let len = (hi - lo) as usize;
-        self.dist.clear();
-        self.dist.resize(len, FAR);
-        self.via.clear();
-        self.via.resize(len, FAR);
+        for v in [&mut self.dist, &mut self.parent, &mut self.via] {
+            v.clear();
+            v.resize(len, FAR);
+        }
         self.heap.clear();
         if from < lo || from >= hi {
             return;
@@ -421,10 +439,12 @@ impl LocalSearch {
             if d > self.dist[vi] {
                 continue;
             }
-            let via = if v != from && d > 0 && marked(v) {
-                self.via[vi].min(d)
-            } else {
-                self.via[vi]
+            if stop == Some(v) {
+                break;
+            }
+            let via = match marked {
+                Some(marked) if v != from && d > 0 && marked(v) => self.via[vi].min(d),
+                _ => self.via[vi],
             };
             for &(t, w) in graph.edges(v) {
                 if t < lo || t >= hi {
@@ -434,47 +454,11 @@ impl LocalSearch {
                 let ti = (t - lo) as usize;
                 if nd < self.dist[ti] {
                     self.dist[ti] = nd;
+                    self.parent[ti] = v;
                     self.via[ti] = via;
                     self.heap.push(Reverse(u64::from(nd) << 32 | u64::from(t)));
                 } else if nd == self.dist[ti] {
                     self.via[ti] = self.via[ti].min(via);
-                }
-            }
-        }
-    }
-
-    /// Costs from `from` to the nodes of the search-id range `(lo, hi)` over edges inside it;
-    /// stops once `stop` is settled.
-    pub fn run(&mut self, graph: &SearchGraph, (lo, hi): (u32, u32), from: u32, stop: Option<u32>) {
-        let len = (hi - lo) as usize;
-        self.dist.clear();
-        self.dist.resize(len, FAR);
-        self.parent.clear();
-        self.parent.resize(len, NOT_BORDER);
-        self.heap.clear();
-        if from < lo || from >= hi {
-            return;
-        }
-        self.dist[(from - lo) as usize] = 0;
-        self.heap.push(Reverse(u64::from(from)));
-        while let Some(Reverse(key)) = self.heap.pop() {
-            let (d, v) = ((key >> 32) as u32, key as u32);
-            if d > self.dist[(v - lo) as usize] {
-                continue;
-            }
-            if stop == Some(v) {
-                break;
-            }
-            for &(t, w) in graph.edges(v) {
-                if t < lo || t >= hi {
-                    continue;
-                }
-                let nd = d.saturating_add(w);
-                let slot = &mut self.dist[(t - lo) as usize];
-                if nd < *slot {
-                    *slot = nd;
-                    self.parent[(t - lo) as usize] = v;
-                    self.heap.push(Reverse(u64::from(nd) << 32 | u64::from(t)));
                 }
             }
         }

@@ -336,7 +336,7 @@ pub fn last_route(scratch: &SearchScratch) -> &[(u32, u32)] {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
@@ -345,7 +345,11 @@ mod tests {
     use crate::layer::NavLayer;
 
     /// Virtual source `n` and sink `n + 1` around the portal graph of `n` nodes.
-    fn oracle(layer: &NavLayer, starts: &[(u32, u32)], finishes: &[(u32, u32)]) -> Option<u32> {
+    pub(crate) fn oracle(
+        layer: &NavLayer,
+        starts: &[(u32, u32)],
+        finishes: &[(u32, u32)],
+    ) -> Option<u32> {
         let n = layer.nodes.len() as u32;
         let (source, sink) = (n, n + 1);
         pathfinding::directed::dijkstra::dijkstra(

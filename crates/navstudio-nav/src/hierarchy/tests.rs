@@ -2,32 +2,8 @@
 
 use super::*;
 use crate::landmarks::tests::random_layer_sized;
+use crate::route::tests::oracle;
 use crate::route::{FinishCosts, SearchEnds, SearchScratch, search};
-
-/// Cheapest cost from the virtual source (joined to `starts`) to the virtual sink (joined
-/// from `finishes`) over the flat portal graph.
-fn oracle(layer: &NavLayer, starts: &[(u32, u32)], finishes: &[(u32, u32)]) -> Option<u32> {
-    let n = layer.nodes.len() as u32;
-    let (source, sink) = (n, n + 1);
-    pathfinding::directed::dijkstra::dijkstra(
-        &source,
-        |&v| -> Vec<(u32, u32)> {
-            if v == source {
-                starts.to_vec()
-            } else if v == sink {
-                Vec::new()
-            } else {
-                let mut out: Vec<(u32, u32)> = layer.graph.edges(v).collect();
-                for &(_, rest) in finishes.iter().filter(|&&(f, _)| f == v) {
-                    out.push((sink, rest));
-                }
-                out
-            }
-        },
-        |&v| v == sink,
-    )
-    .map(|(_, cost)| cost)
-}
 
 /// A 160² map in sectors of 5 (32 × 32 sectors, 4 × 4 clusters): random requests from one
 /// sector to a few random nodes give the flat optimum exactly at weight 1, with and without
