@@ -1,6 +1,6 @@
 //! ALT landmark tables over a hierarchy's border nodes: the flat tables' bounds for the nodes
-//! a hierarchical search mostly expands, at a fraction of the size (border nodes are about a
-//! seventh of the portal nodes with clusters of 8 × 8 sectors) and built over the smaller
+//! a hierarchical search mostly expands, at a fraction of the size (border nodes are about
+//! an eighth of the portal nodes with clusters of 8 × 8 sectors) and built over the smaller
 //! border graph.
 //!
 //! A finishing node that is no border node has no entry. Its forward term takes the least

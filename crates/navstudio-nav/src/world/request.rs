@@ -310,7 +310,7 @@ impl NavWorld {
                 (None, Some(&(first, _))) => Some(first),
                 (_, None) => None,
             };
-            // The hierarchy's tables cover a seventh of the nodes and stay in cache, so it
+            // The hierarchy's tables cover an eighth of the nodes and stay in cache, so it
             // reads twice as many landmarks per node.
             let active = if hierarchy.is_some() {
                 CLUSTER_ACTIVE_LANDMARKS
