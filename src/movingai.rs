@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::bake::{self, BakeContext, BakeOptions};
 use crate::map::{self, MovementType, StampLibrary, WaterRule};
-use crate::nav::NavWorld;
+use crate::nav::{NavData, NavWorld};
 
 /// One `.scen` row.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -44,7 +44,7 @@ pub struct ScenarioReport {
     pub request_us_mean: f64,
     /// Median time of one `request_path`. `[Units: µs]`
     pub request_us_median: f64,
-    /// Bake time of the map. `[Units: ms]`
+    /// Load and bake time of the map. `[Units: ms]`
     pub bake_ms: f64,
 }
 
@@ -184,6 +184,34 @@ pub fn run(
     )
 }
 
+/// A Moving AI grid baked as the scenarios score it: with [`grid_movement_type`], or the
+/// default document's movement type `movement_type`, and no water.
+///
+/// # Errors
+/// [`ScenarioError`] for an unknown type or an unreadable map.
+pub fn bake_grid(map_path: &Path, movement_type: Option<&str>) -> Result<NavData, ScenarioError> {
+    let ty = match movement_type {
+        None => grid_movement_type(),
+        Some(name) => map::default_movement_types()
+            .into_iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| ScenarioError::UnknownType {
+                name: name.to_owned(),
+            })?,
+    };
+    let mut loaded = map::new_map_from_heightmap(map_path)?;
+    loaded.document.movement_types = vec![ty];
+    loaded.document.water_level_m = -1.0;
+    let baked = bake::bake(
+        &loaded.document,
+        &loaded.heightmap,
+        &StampLibrary::default(),
+        &BakeOptions::default(),
+        &mut BakeContext::default(),
+    )?;
+    Ok(baked.nav)
+}
+
 /// [`run`] with every `NavWorld` setting the benchmark varies.
 ///
 /// # Errors
@@ -202,18 +230,9 @@ pub fn run_with(
         movement_type,
         search_mode,
     } = options;
-    let ty = match movement_type {
-        None => grid_movement_type(),
-        Some(name) => map::default_movement_types()
-            .into_iter()
-            .find(|t| t.name == name)
-            .ok_or_else(|| ScenarioError::UnknownType {
-                name: name.to_owned(),
-            })?,
-    };
-    let mut loaded = map::new_map_from_heightmap(map_path)?;
-    loaded.document.movement_types = vec![ty];
-    loaded.document.water_level_m = -1.0;
+    let start = Instant::now();
+    let nav = bake_grid(map_path, movement_type)?;
+    let bake_ms = start.elapsed().as_secs_f64() * 1000.0;
     let text = std::fs::read_to_string(scen_path).map_err(|source| ScenarioError::Read {
         path: scen_path.display().to_string(),
         source,
@@ -222,16 +241,7 @@ pub fn run_with(
     if let Some(limit) = limit {
         rows.truncate(limit);
     }
-    let start = Instant::now();
-    let baked = bake::bake(
-        &loaded.document,
-        &loaded.heightmap,
-        &StampLibrary::default(),
-        &BakeOptions::default(),
-        &mut BakeContext::default(),
-    )?;
-    let bake_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let mut world = NavWorld::from_nav(baked.nav);
+    let mut world = NavWorld::from_nav(nav);
     world.set_seamless(seamless);
     if let Some(cells) = flow_lookahead {
         world.set_flow_lookahead(cells);

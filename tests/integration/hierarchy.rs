@@ -8,8 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::common::{self, Rng};
-use navstudio::bake::{self, BakeContext, BakeOptions};
-use navstudio::map::{self, MapKind, StampLibrary};
+use navstudio::map::MapKind;
 use navstudio::nav::grid::WALL;
 use navstudio::nav::hierarchy::Hierarchy;
 use navstudio::nav::route::{SearchGraph, TIE_BUCKET};
@@ -152,18 +151,8 @@ fn hierarchical_routes_cost_what_flat_routes_cost() {
         return;
     };
     for name in ["maze512-1-0", "random512-10-0", "lak303d", "8room_000"] {
-        let mut loaded = map::new_map_from_heightmap(&dir.join(format!("{name}.map"))).unwrap();
-        loaded.document.movement_types = vec![navstudio::movingai::grid_movement_type()];
-        loaded.document.water_level_m = -1.0;
-        let baked = bake::bake(
-            &loaded.document,
-            &loaded.heightmap,
-            &StampLibrary::default(),
-            &BakeOptions::default(),
-            &mut BakeContext::default(),
-        )
-        .unwrap();
-        same_costs(name, &baked.nav, 30, 60, 4);
+        let nav = navstudio::movingai::bake_grid(&dir.join(format!("{name}.map")), None).unwrap();
+        same_costs(name, &nav, 30, 60, 4);
     }
 }
 

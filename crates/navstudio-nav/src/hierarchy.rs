@@ -71,10 +71,7 @@ impl Hierarchy {
     /// border node inside its cluster, clusters in parallel).
     #[must_use]
     pub fn build(graph: &SearchGraph) -> Self {
-        let (clusters, is_border) = clusters_of(graph);
-        let n = graph.len() as u32;
-        let border: Vec<u32> = (0..n).filter(|&id| is_border[id as usize]).collect();
-        let border_of = index_of(n as usize, &border);
+        let (clusters, is_border, border, border_of) = layout(graph);
         let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
             .par_iter()
             .map(|&(_, lo, hi)| cluster_edges(graph, (lo, hi), &is_border))
@@ -88,10 +85,7 @@ impl Hierarchy {
     /// order and its shortcuts. Equal to [`Self::build`] of `graph`.
     #[must_use]
     pub fn rebuild(old: &Self, graph: &SearchGraph, dirty: &(dyn Fn(u32) -> bool + Sync)) -> Self {
-        let (clusters, is_border) = clusters_of(graph);
-        let n = graph.len() as u32;
-        let border: Vec<u32> = (0..n).filter(|&id| is_border[id as usize]).collect();
-        let border_of = index_of(n as usize, &border);
+        let (clusters, is_border, border, border_of) = layout(graph);
         let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
             .par_iter()
             .map(|&(key, lo, hi)| {
@@ -346,9 +340,10 @@ fn cluster_edges(
         .collect()
 }
 
-/// The clusters of `graph` as `(key, first search id, end)`, and whether each search id is a
-/// border node (an edge leaves its cluster or enters it).
-fn clusters_of(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<bool>) {
+/// The clusters of `graph` as `(key, first search id, end)`, whether each search id is a
+/// border node, the border nodes' search ids and each search id's border index.
+#[allow(clippy::type_complexity)]
+fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<bool>, Vec<u32>, Vec<u32>) {
     let n = graph.len() as u32;
     let mut clusters: Vec<(u32, u32, u32)> = Vec::new();
     for id in 0..n {
@@ -358,18 +353,10 @@ fn clusters_of(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<bool>) {
             _ => clusters.push((key, id, id + 1)),
         }
     }
-    let mut is_border = vec![false; n as usize];
-    for &(_, lo, hi) in &clusters {
-        for id in lo..hi {
-            for &(t, _) in graph.edges(id) {
-                if t < lo || t >= hi {
-                    is_border[id as usize] = true;
-                    is_border[t as usize] = true;
-                }
-            }
-        }
-    }
-    (clusters, is_border)
+    let is_border: Vec<bool> = (0..n).map(|id| graph.is_border(id)).collect();
+    let border: Vec<u32> = (0..n).filter(|&id| is_border[id as usize]).collect();
+    let border_of = index_of(n as usize, &border);
+    (clusters, is_border, border, border_of)
 }
 
 /// Border index of each of `n` search ids, given the border nodes' search ids.

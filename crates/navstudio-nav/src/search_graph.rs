@@ -23,6 +23,9 @@ pub struct SearchGraph {
     edges: Vec<(u32, u32)>,
     /// Sectors per map row.
     sectors_x: u32,
+    /// Per search id, whether it is a border node of the sector hierarchy (an edge leaves
+    /// its cluster or enters it).
+    border: Vec<bool>,
 }
 
 /// One node of a [`SearchGraph`].
@@ -130,13 +133,21 @@ impl SearchGraph {
             first: edges.len() as u32,
             ..SearchNode::default()
         });
+        let border = order.iter().map(|&v| border[v as usize]).collect();
         Self {
+            border,
             rank,
             order,
             nodes,
             edges,
             sectors_x: sx,
         }
+    }
+
+    /// Whether search id `id` is a border node of its cluster (see [`super::hierarchy`]).
+    #[must_use]
+    pub fn is_border(&self, id: u32) -> bool {
+        self.border[id as usize]
     }
 
     /// Key of search id `id`'s cluster of the sector hierarchy: the Z-order code of the

@@ -12,7 +12,7 @@
 //! All little-endian. The reader checks every count against the bytes present and the
 //! border nodes against the graph before it allocates by them.
 
-use super::{CLUSTER_SECTORS, ClusterLandmarks, Hierarchy, clusters_of, index_of};
+use super::{CLUSTER_SECTORS, ClusterLandmarks, Hierarchy, layout};
 use crate::landmarks::Landmarks;
 use crate::search_graph::SearchGraph;
 
@@ -132,14 +132,8 @@ impl Hierarchy {
             previous = previous.wrapping_add(*id);
             *id = previous;
         }
-        let (clusters, is_border) = clusters_of(graph);
-        let expected = is_border.iter().filter(|&&x| x).count();
-        if expected != b
-            || border.windows(2).any(|p| p[0] >= p[1])
-            || border
-                .iter()
-                .any(|&id| !is_border.get(id as usize).copied().unwrap_or(false))
-        {
+        let (clusters, _, graph_border, border_of) = layout(graph);
+        if border != graph_border {
             return Err("the hierarchy's border nodes are not the graph's".to_owned());
         }
         let mut first = Vec::with_capacity(b + 1);
@@ -166,7 +160,6 @@ impl Hierarchy {
                 edges.push((t, weights[i]));
             }
         }
-        let border_of = index_of(graph.len(), &border);
         let hierarchy = Self {
             clusters,
             border_of,
