@@ -327,6 +327,11 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
             ));
         }
     }
+    if let Some(dir) = args.frames {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            format!("{}: cannot make the frames folder: {e}", dir.display())
+        })?;
+    }
     let archetypes = crowd::default_archetypes();
     println!("{}", quality::table_header());
     let mut rows = Vec::new();

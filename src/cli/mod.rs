@@ -251,15 +251,15 @@ enum Command {
         /// context_orca, context_pace, remember_resolutions, progress_priority,
         /// stuck_recovery, fit_corridors, rejoin_route, pinned_priority, context_free_speed,
         /// soft_mass_priority, context_keep_right, third_overlap_pass, body_walls,
-        /// hard_contacts, gap_neighbours, or all (the crowd without them).
+        /// hard_contacts, gap_neighbours, orca_contacts, or all (the crowd without them).
         #[arg(long)]
         off: Vec<String>,
         /// Turn a movement technique on (repeatable; after --off): context_orca,
-        /// progress_priority, stuck_recovery and pinned_priority are off by default.
+        /// progress_priority and pinned_priority are off by default.
         #[arg(long)]
         on: Vec<String>,
-        /// Write a PNG of the crowd every 2 simulated seconds into this folder, to watch a
-        /// case (CASE-MODE-NNNN.png).
+        /// Write a PNG of the crowd every 2 simulated seconds into this folder (made if
+        /// missing), to watch a case (CASE-MODE-NNNN.png).
         #[arg(long)]
         frames: Option<PathBuf>,
     },

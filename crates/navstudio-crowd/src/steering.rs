@@ -210,7 +210,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 )
             }
             AvoidanceMode::Orca => {
-                let avoiding = self.orca(i, neighbours, desired);
+                let avoiding =
+                    self.orca(i, slot, neighbours, desired, cfg.orca_time_horizon_secs);
                 // ORCA sets a velocity for this step, so it is tracked within one step.
                 let orca_force = (avoiding - v) * (mass / dt);
                 priority_sum(&[orca_force * w.flow, separation], max_force)
@@ -222,57 +223,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         };
 
         let mut new_vel = (v + force * (dt / mass)).clamp_length(max_speed);
-        // A stuck agent presses on (a deadlock of polite agents never clears), but only so
-        // far into others. ORCA already keeps velocities collision-free; only the position
-        // passes back it up.
+        // ORCA mode's velocities are collision-free already; only the position passes back
+        // them up.
         if cfg.techniques.resolve_contacts && cfg.avoidance != AvoidanceMode::Orca {
-            let press = if a.state[i] != AgentState::Stuck {
-                0.0
-            } else if a.no_progress_secs[i] < 2.0 * cfg.stuck_secs {
-                resolve::STUCK_PRESS_SHARE
+            new_vel = if cfg.techniques.orca_contacts {
+                self.orca(i, slot, neighbours, new_vel, cfg.contact_horizon_secs)
             } else {
-                // Stuck for long: whatever it takes (still less than going through).
-                1.0
+                self.constrain_contacts(i, slot, neighbours, new_vel)
             };
-            let own = &self.near[slot];
-            let by_progress = cfg.techniques.progress_priority;
-            let pinned = cfg.techniques.pinned_priority;
-            let hard = cfg.techniques.hard_contacts;
-            let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
-            let mut count = 0;
-            let own_speed = new_vel.length();
-            for n in neighbours {
-                let nb = &self.near[n.slot as usize];
-                let reach_m = a.radius_m[i] + nb.radius_m - press * a.radius_m[i].min(nb.radius_m);
-                // Only neighbours this step's closing speed could matter for.
-                let limit = reach_m + resolve::contact_horizon(own_speed + nb.speed_mps, dt);
-                if n.dist_sq < limit * limit {
-                    let offset = nb.pos_world - p;
-                    let mut priority = if by_progress {
-                        nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
-                    } else {
-                        nb.priority
-                    };
-                    // Read from the agents, not the snapshot: only contacts need it, and
-                    // only with the switch on.
-                    if pinned
-                        && a.wall_normal
-                            .get(nb.index as usize)
-                            .is_some_and(|&n| resolve::pushes_into_wall(offset, n))
-                    {
-                        priority = priority.max(own.priority * resolve::PINNED_PRIORITY_FACTOR);
-                    }
-                    contacts[count] = resolve::Contact {
-                        offset,
-                        vel: nb.vel,
-                        reach_m,
-                        priority,
-                        hard_depth_m: resolve::hard_depth(a.radius_m[i], nb.radius_m, hard),
-                    };
-                    count += 1;
-                }
-            }
-            new_vel = resolve::constrain_contacts(new_vel, own.priority, &contacts[..count], dt);
         }
         let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
@@ -319,6 +277,69 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             goal_dist_m: (a.goal_world[i] - moved.pos_world).length(),
             speed_mps: moved.vel.length(),
         }
+    }
+
+    /// The contact rule without ORCA ([`resolve::constrain_contacts`]): each contact's
+    /// excess closing speed removed in turn, shared by priority. A stuck agent presses on
+    /// (a deadlock of polite agents never clears), but only so far into others.
+    fn constrain_contacts(
+        &self,
+        i: usize,
+        slot: usize,
+        neighbours: &[Neighbour],
+        new_vel: Vec2,
+    ) -> Vec2 {
+        let a = self.agents;
+        let cfg = self.config;
+        let dt = cfg.step_secs;
+        let p = a.pos_world[i];
+        let press = if a.state[i] != AgentState::Stuck {
+            0.0
+        } else if a.no_progress_secs[i] < 2.0 * cfg.stuck_secs {
+            resolve::STUCK_PRESS_SHARE
+        } else {
+            // Stuck for long: whatever it takes (still less than going through).
+            1.0
+        };
+        let own = &self.near[slot];
+        let by_progress = cfg.techniques.progress_priority;
+        let pinned = cfg.techniques.pinned_priority;
+        let hard = cfg.techniques.hard_contacts;
+        let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
+        let mut count = 0;
+        let own_speed = new_vel.length();
+        for n in neighbours {
+            let nb = &self.near[n.slot as usize];
+            let reach_m = a.radius_m[i] + nb.radius_m - press * a.radius_m[i].min(nb.radius_m);
+            // Only neighbours this step's closing speed could matter for.
+            let limit = reach_m + resolve::contact_horizon(own_speed + nb.speed_mps, dt);
+            if n.dist_sq < limit * limit {
+                let offset = nb.pos_world - p;
+                let mut priority = if by_progress {
+                    nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
+                } else {
+                    nb.priority
+                };
+                // Read from the agents, not the snapshot: only contacts need it, and
+                // only with the switch on.
+                if pinned
+                    && a.wall_normal
+                        .get(nb.index as usize)
+                        .is_some_and(|&n| resolve::pushes_into_wall(offset, n))
+                {
+                    priority = priority.max(own.priority * resolve::PINNED_PRIORITY_FACTOR);
+                }
+                contacts[count] = resolve::Contact {
+                    offset,
+                    vel: nb.vel,
+                    reach_m,
+                    priority,
+                    hard_depth_m: resolve::hard_depth(a.radius_m[i], nb.radius_m, hard),
+                };
+                count += 1;
+            }
+        }
+        resolve::constrain_contacts(new_vel, own.priority, &contacts[..count], dt)
     }
 
     /// Radius of the disc collided against walls: the body minus the type's wall buffer

@@ -64,11 +64,11 @@ pub struct Techniques {
     /// gap. Mass still decides between a tank and infantry. Off by default: crowds arrive
     /// sooner with it, but agents ahead run deeper into those that cannot give way.
     pub progress_priority: bool,
-    /// Stuck recovery: an agent in the `Stuck` state re-plans its next step from where it
-    /// stands, toward the centre of the next cell of its route, instead of pressing along
-    /// the interpolated flow into a wall corner. Off by default: the showcase canyon's
-    /// last boid arrives with it, but head-on context crowds and ORCA's mixed radii get
-    /// worse.
+    /// Stuck recovery: an agent in the `Stuck` state that a wall pushed back last step
+    /// re-plans its next step from where it stands, toward the centre of the next cell of
+    /// its route, instead of pressing along the interpolated flow into a wall corner.
+    /// Agents stuck in a crowd away from walls keep following the flow: re-planning
+    /// toward cell centres there turned whole queues aside.
     pub stuck_recovery: bool,
     /// Remembered resolutions (Age of Empires): the side an agent chose to pass a
     /// neighbour on holds for a while instead of being re-decided every step.
@@ -152,6 +152,15 @@ pub struct Techniques {
     /// touching it, so it never saw the walker and walked into it. A crowd of one radius
     /// is unchanged.
     pub gap_neighbours: bool,
+    /// ORCA contacts (seed §004: ORCA inside the steering): boids and context steering
+    /// propose a velocity, and ORCA's linear program over every neighbour at once picks
+    /// the nearest one that stays clear of them for
+    /// [`SimConfig::contact_horizon_secs`], each side taking avoidance by priority (the
+    /// lighter and the standing more). Without it each contact's excess closing speed is
+    /// removed in turn ([`crate::resolve::constrain_contacts`]), and in a packed crowd the
+    /// velocity left over turns with every step's set of contacts. Needs
+    /// `resolve_contacts`.
+    pub orca_contacts: bool,
 }
 
 impl Default for Techniques {
@@ -163,7 +172,7 @@ impl Default for Techniques {
             context_pace: true,
             remember_resolutions: true,
             progress_priority: false,
-            stuck_recovery: false,
+            stuck_recovery: true,
             fit_corridors: true,
             rejoin_route: true,
             pinned_priority: false,
@@ -174,6 +183,7 @@ impl Default for Techniques {
             body_walls: true,
             hard_contacts: true,
             gap_neighbours: true,
+            orca_contacts: true,
         }
     }
 }
@@ -200,11 +210,12 @@ impl Techniques {
             body_walls: false,
             hard_contacts: false,
             gap_neighbours: false,
+            orca_contacts: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 18] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -222,6 +233,7 @@ impl Techniques {
         "body_walls",
         "hard_contacts",
         "gap_neighbours",
+        "orca_contacts",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -244,6 +256,7 @@ impl Techniques {
             "body_walls" => &mut self.body_walls,
             "hard_contacts" => &mut self.hard_contacts,
             "gap_neighbours" => &mut self.gap_neighbours,
+            "orca_contacts" => &mut self.orca_contacts,
             _ => return false,
         };
         *flag = on;
@@ -284,6 +297,10 @@ pub struct SimConfig {
     pub context_slots: usize,
     /// ORCA looks this far ahead for other agents. `[Units: s] [Limit: > 0]`
     pub orca_time_horizon_secs: f32,
+    /// With `orca_contacts`, boids and context steering keep clear of neighbours for this
+    /// long (shorter than ORCA mode's horizon: steering already avoids farther ahead).
+    /// `[Units: s] [Limit: > 0]`
+    pub contact_horizon_secs: f32,
     /// Movement techniques, each switchable.
     pub techniques: Techniques,
 }
@@ -318,6 +335,7 @@ impl Default for SimConfig {
             stuck_progress_m: 0.5,
             context_slots: 12,
             orca_time_horizon_secs: 2.0,
+            contact_horizon_secs: 1.0,
             techniques: Techniques::default(),
         }
     }

@@ -80,6 +80,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             Some(path)
                 if self.config.techniques.stuck_recovery
                     && a.state[i] == AgentState::Stuck
+                    && a.wall_normal[i] != Vec2::ZERO
                     && dist > 2.0 * cell =>
             {
                 self.recovery_direction(i, path).unwrap_or(dir)

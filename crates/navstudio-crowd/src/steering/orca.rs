@@ -1,4 +1,5 @@
-//! ORCA (RVO2) avoidance via `dodgy_2d`.
+//! ORCA (RVO2) via `dodgy_2d`: the avoidance mode, and the contact rule of boids and
+//! context steering (`orca_contacts`).
 
 use std::borrow::Cow;
 
@@ -9,19 +10,26 @@ use super::{Neighbour, StepContext};
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// ORCA (RVO2) via `dodgy_2d`: the velocity closest to `preferred` that avoids the
-    /// neighbours; heavier agents take less of the avoidance (by contact mass,
-    /// [`crate::resolve::contact_mass`]).
-    pub(super) fn orca(&self, i: usize, neighbours: &[Neighbour], preferred: Vec2) -> Vec2 {
+    /// neighbours for `horizon_secs`. Each side of a pair takes avoidance in inverse
+    /// proportion to its contact priority ([`crate::resolve::priority`]): heavier agents
+    /// take less, and an idle or arrived ally, weighing a twentieth, gets out of a
+    /// mover's way (The Maestros' pushing).
+    pub(super) fn orca(
+        &self,
+        i: usize,
+        slot: usize,
+        neighbours: &[Neighbour],
+        preferred: Vec2,
+        horizon_secs: f32,
+    ) -> Vec2 {
         let a = self.agents;
         let dt = self.config.step_secs;
         let to_glam = |v: Vec2| dodgy_2d::Vec2::new(v.x, v.y);
-        let soft = self.config.techniques.soft_mass_priority;
-        let mass = |m: f32| crate::resolve::contact_mass(m, soft);
         let me = dodgy_2d::Agent {
             position: to_glam(a.pos_world[i]),
             velocity: to_glam(a.vel[i]),
             radius: a.radius_m[i],
-            avoidance_responsibility: 1.0 / mass(a.mass[i]),
+            avoidance_responsibility: 1.0 / self.near[slot].priority.max(1e-9),
         };
         let others: Vec<Cow<'_, dodgy_2d::Agent>> = neighbours
             .iter()
@@ -38,14 +46,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     position: to_glam(nb.pos_world),
                     velocity: to_glam(nb.vel),
                     radius: nb.radius_m,
-                    avoidance_responsibility: 1.0 / mass(nb.mass),
+                    avoidance_responsibility: 1.0 / nb.priority.max(1e-9),
                 }))
             })
             .collect();
         let options = dodgy_2d::AvoidanceOptions {
             obstacle_margin: 0.0,
-            time_horizon: self.config.orca_time_horizon_secs,
-            obstacle_time_horizon: self.config.orca_time_horizon_secs,
+            time_horizon: horizon_secs,
+            obstacle_time_horizon: horizon_secs,
         };
         let out = me.compute_avoiding_velocity(
             &others,
