@@ -316,6 +316,16 @@ impl CrowdPreview {
         self.sim.config_mut().avoidance = mode;
     }
 
+    /// How often ORCA and context steering decide (`SimConfig::decision_secs`).
+    pub fn set_decision_secs(&mut self, secs: f32) {
+        self.sim.config_mut().decision_secs = secs;
+    }
+
+    /// Switches movement techniques for the running crowd (and the scenarios saved from it).
+    pub fn set_techniques(&mut self, techniques: crate::crowd::Techniques) {
+        self.sim.config_mut().techniques = techniques;
+    }
+
     /// Places `spawn_count` agents of the chosen archetype in the rectangle (world metres).
     pub fn spawn_rect(&mut self, a_world: Vec2, b_world: Vec2) {
         self.ensure_nav();

@@ -180,6 +180,8 @@ pub struct BenchArgs<'a> {
     pub on: &'a [String],
     /// Where to write a PNG of the crowd every `frame_every_secs`.
     pub frames: Option<&'a Path>,
+    /// `SimConfig::decision_secs` for every run.
+    pub decision_secs: f32,
 }
 
 /// Simulated seconds between two frames of `--frames`.
@@ -328,9 +330,8 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
         }
     }
     if let Some(dir) = args.frames {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            format!("{}: cannot make the frames folder: {e}", dir.display())
-        })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot make the frames folder: {e}", dir.display()))?;
     }
     let archetypes = crowd::default_archetypes();
     println!("{}", quality::table_header());
@@ -347,6 +348,7 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
             };
             scenario.config.avoidance = mode;
             scenario.config.techniques = techniques;
+            scenario.config.decision_secs = args.decision_secs;
             let mut frame_error = None;
             let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
                 let Some(dir) = args.frames else {

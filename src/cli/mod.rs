@@ -262,6 +262,10 @@ enum Command {
         /// missing), to watch a case (CASE-MODE-NNNN.png).
         #[arg(long)]
         frames: Option<PathBuf>,
+        /// ORCA and context steering decide every this many seconds and keep their chosen
+        /// velocity in between (e.g. 0.1: 10 Hz decisions, 60 Hz movement); 0: every step.
+        #[arg(long, default_value_t = 0.0)]
+        decision_secs: f32,
     },
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
     /// and trace every row, report reachability, arrival and traced / optimal length.
@@ -453,6 +457,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             off,
             on,
             frames,
+            decision_secs,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
             modes: &mode,
@@ -463,6 +468,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             off: &off,
             on: &on,
             frames: frames.as_deref(),
+            decision_secs,
         }),
         Some(Command::Scenarios {
             map,

@@ -382,7 +382,11 @@ fn orca_contacts_let_a_circle_swap_pass_through_the_middle() {
     };
     let with = run(true);
     let without = run(false);
-    assert!(with.meets(quality::TARGET_RATIO), "{}", quality::table_row(&with));
+    assert!(
+        with.meets(quality::TARGET_RATIO),
+        "{}",
+        quality::table_row(&with)
+    );
     assert!(
         without.ratio100.is_none_or(|r| r > quality::TARGET_RATIO),
         "{}",
@@ -394,4 +398,46 @@ fn orca_contacts_let_a_circle_swap_pass_through_the_middle() {
         quality::table_row(&with),
         quality::table_row(&without)
     );
+}
+
+/// 10 Hz decisions with 60 Hz movement (seed §004), context steering through the
+/// bottleneck: each agent's chosen velocity changes only on its own decision steps (every
+/// sixth, staggered by index) or when it held none, and the crowd still meets the targets.
+#[test]
+fn decisions_at_10_hz_hold_between_an_agents_decision_steps() {
+    let case = builtin_cases(SCALE)
+        .into_iter()
+        .find(|c| c.name == "bottleneck")
+        .unwrap();
+    let mut scenario = case.scenario.clone();
+    scenario.config.avoidance = AvoidanceMode::Context;
+    scenario.config.decision_secs = 0.1;
+    assert_eq!(scenario.config.decision_steps(), 6);
+    let mut nav = case.map.navigator();
+    let mut sim = Simulation::from_scenario(&scenario, &default_archetypes(), &nav).unwrap();
+    let (mut held, mut decided) = (0u64, 0u64);
+    for _ in 0..600 {
+        let before = sim.agents().decision.clone();
+        let step = sim.step_index();
+        sim.step(&mut nav);
+        for (i, (&was, &now)) in before.iter().zip(&sim.agents().decision).enumerate() {
+            let own_step = (step + i as u64).is_multiple_of(6);
+            if !own_step && was != Vec2::ZERO {
+                assert_eq!(was, now, "agent {i} changed its decision on step {step}");
+                held += 1;
+            } else if was != now {
+                decided += 1;
+            }
+        }
+    }
+    // Five held steps per decision, less the agents that stood with nothing to hold.
+    assert!(held > 4 * decided, "held {held}, decided {decided}");
+    let r = quality::run(
+        "bottleneck",
+        &scenario,
+        &default_archetypes(),
+        &mut case.map.navigator(),
+    )
+    .unwrap();
+    assert!(r.meets(quality::TARGET_RATIO), "{}", quality::table_row(&r));
 }

@@ -78,6 +78,9 @@ pub struct Agents {
     pub no_progress_secs: Vec<f32>,
     /// How it last decided to pass a neighbour, kept for a while (Age of Empires).
     pub resolution: Vec<Resolution>,
+    /// The velocity ORCA or context steering last chose, kept until the agent's next
+    /// decision (`SimConfig::decision_secs`). `[Units: m/s]`
+    pub decision: Vec<Vec2>,
     /// Unit normal, away from the wall, of the wall it was pressed against last step
     /// (zero when it touched none): a neighbour pushing it that way cannot make it give
     /// way (`Techniques::pinned_priority`).

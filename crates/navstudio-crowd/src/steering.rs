@@ -50,6 +50,8 @@ pub(crate) struct AgentUpdate {
     pub heading_rad: f32,
     pub flow_dir: Vec2,
     pub resolution: Resolution,
+    /// The velocity ORCA or context steering chose, kept between decisions.
+    pub decision: Vec2,
     pub contacts: u32,
     /// Normal of the wall the disc was pushed back from this step, zero if none.
     pub wall_normal: Vec2,
@@ -137,6 +139,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub separation_reach_m: f32,
     /// Smallest agent radius (`gap_neighbours`). `[Units: m]`
     pub min_radius_m: f32,
+    /// Steps taken so far (decision steps).
+    pub step_index: u64,
 }
 
 /// One agent's overlaps with its touching neighbours, as shares of the smaller radius.
@@ -177,6 +181,16 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
         let (separation, push, overlap) = self.separation_and_push(i, neighbours);
         let separation = separation * w.separation;
+        // With a decision period, ORCA and context steering choose a velocity only on the
+        // agent's own decision steps and keep it in between (staggered by index so each
+        // step decides for a share of the crowd); movement, contacts and walls run every
+        // step. A held zero (a new agent, or one that was blocked) is decided again.
+        let held = a.decision[i];
+        let period = cfg.decision_steps();
+        let decides = period <= 1
+            || held == Vec2::ZERO
+            || (self.step_index + i as u64).is_multiple_of(period);
+        let mut decision = Vec2::ZERO;
         let memory = a.resolution[i];
         let mut resolution = Resolution {
             secs_left: (memory.secs_left - dt).max(0.0),
@@ -210,14 +224,23 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 )
             }
             AvoidanceMode::Orca => {
-                let avoiding =
-                    self.orca(i, slot, neighbours, desired, cfg.orca_time_horizon_secs);
+                let avoiding = if decides {
+                    self.orca(i, slot, neighbours, desired, cfg.orca_time_horizon_secs)
+                } else {
+                    held
+                };
+                decision = avoiding;
                 // ORCA sets a velocity for this step, so it is tracked within one step.
                 let orca_force = (avoiding - v) * (mass / dt);
                 priority_sum(&[orca_force * w.flow, separation], max_force)
             }
             AvoidanceMode::Context => {
-                let chosen = self.context(i, slot, neighbours, desired);
+                let chosen = if decides {
+                    self.context(i, slot, neighbours, desired)
+                } else {
+                    held
+                };
+                decision = chosen;
                 priority_sum(&[to_force(chosen) * w.flow, separation], max_force)
             }
         };
@@ -269,6 +292,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             heading_rad,
             flow_dir,
             resolution,
+            decision,
             contacts: moved.contacts,
             wall_normal,
             overlap_sum: overlap.sum,

@@ -60,6 +60,18 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
                 crowd.set_avoidance(mode);
             }
             ui.end_row();
+            let label = ui.label("Decide every");
+            let mut decision_secs = crowd.sim().config().decision_secs;
+            ui.add(egui::Slider::new(&mut decision_secs, 0.0..=0.5).suffix(" s"))
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "ORCA and context steering choose a velocity this often and keep it in \
+                     between (0.1 s: 10 Hz decisions, 60 Hz movement); 0: every step",
+                );
+            if decision_secs != crowd.sim().config().decision_secs {
+                crowd.set_decision_secs(decision_secs);
+            }
+            ui.end_row();
         });
     ui.checkbox(&mut crowd.color_by_state, "Colour by state")
         .on_hover_text(
@@ -72,6 +84,21 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
              of their top speed: yellow a little, red where the most time was lost. Cleared \
              with the agents.",
         );
+    egui::CollapsingHeader::new("Movement techniques")
+        .id_salt("crowd techniques")
+        .show(ui, |ui| {
+            let mut techniques = crowd.sim().config().techniques;
+            for name in crate::crowd::Techniques::NAMES {
+                let about = crate::crowd::Techniques::about(name);
+                if let Some(flag) = techniques.flag_mut(name) {
+                    ui.checkbox(flag, name).on_hover_text(about);
+                }
+            }
+            if techniques != crowd.sim().config().techniques {
+                crowd.set_techniques(techniques);
+            }
+            ui.weak("Saved with the scenario; docs/crowd.md says what each one buys");
+        });
     if let Some(msg) = &crowd.message {
         ui.colored_label(Color32::from_rgb(255, 150, 90), msg);
     }

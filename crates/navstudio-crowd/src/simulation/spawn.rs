@@ -144,6 +144,7 @@ impl Simulation {
         a.best_goal_dist_m.push(0.0);
         a.no_progress_secs.push(0.0);
         a.resolution.push(Resolution::default());
+        a.decision.push(Vec2::ZERO);
         a.wall_normal.push(Vec2::ZERO);
         self.max_radius_m = self.max_radius_m.max(archetype.radius_m);
         self.max_neighbour_radius_m = self

@@ -133,6 +133,7 @@ impl Simulation {
                 replanning: nav.replanning(),
                 separation_reach_m: self.max_radius_m + self.config.separation_margin_m,
                 min_radius_m,
+                step_index: self.step_index,
             };
             // Agents are visited in grid order (spatial neighbours together, for the cache);
             // `updates[k]` belongs to the agent in grid slot `k`.
@@ -159,6 +160,7 @@ impl Simulation {
             a.heading_rad[i] = u.heading_rad;
             a.flow_dir[i] = u.flow_dir;
             a.resolution[i] = u.resolution;
+            a.decision[i] = u.decision;
             a.wall_normal[i] = u.wall_normal;
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;

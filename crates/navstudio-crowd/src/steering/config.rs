@@ -238,7 +238,12 @@ impl Techniques {
 
     /// Turns one technique on or off by name; `false` for an unknown name.
     pub fn set(&mut self, name: &str, on: bool) -> bool {
-        let flag = match name {
+        self.flag_mut(name).map(|flag| *flag = on).is_some()
+    }
+
+    /// The switch named `name` ([`Self::NAMES`]), for a settings panel.
+    pub fn flag_mut(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
             "resolve_contacts" => &mut self.resolve_contacts,
             "pass_occupied_goal" => &mut self.pass_occupied_goal,
             "context_orca" => &mut self.context_orca,
@@ -257,10 +262,46 @@ impl Techniques {
             "hard_contacts" => &mut self.hard_contacts,
             "gap_neighbours" => &mut self.gap_neighbours,
             "orca_contacts" => &mut self.orca_contacts,
-            _ => return false,
-        };
-        *flag = on;
-        true
+            _ => return None,
+        })
+    }
+
+    /// What the technique named `name` does, in one line (empty for an unknown name).
+    #[must_use]
+    pub fn about(name: &str) -> &'static str {
+        match name {
+            "resolve_contacts" => {
+                "Who yields, waits or pushes when agents meet (Age of Empires, The Maestros)"
+            }
+            "pass_occupied_goal" => {
+                "An agent whose goal is taken by one standing there arrives against it"
+            }
+            "context_orca" => "Context steering: neighbours' ORCA half-planes write the danger",
+            "context_pace" => "Context steering: an ally walking our way at our pace is no danger",
+            "remember_resolutions" => {
+                "Boids keep the side they chose to pass a neighbour on for 0.25 s"
+            }
+            "progress_priority" => "The agent nearer its goal goes first; the other waits",
+            "stuck_recovery" => "A stuck agent against a wall heads for the next cell of its route",
+            "fit_corridors" => "Buffered types enter every corridor their route leads through",
+            "rejoin_route" => "An agent in the walls of its selection's route heads back onto it",
+            "pinned_priority" => "An agent pinned against a wall cannot be made to give way",
+            "context_free_speed" => {
+                "Context steering walks a detour at the speed its danger leaves"
+            }
+            "soft_mass_priority" => {
+                "Contacts weigh mass by its fourth root: tanks no longer crush infantry"
+            }
+            "context_keep_right" => "Context steering passes oncoming agents on the right",
+            "third_overlap_pass" => "A third pass opens overlaps behind a choke",
+            "body_walls" => "Buffered types' bodies collide with the real walls",
+            "hard_contacts" => "A deep overlap stops the agent closing on it, heavy or not",
+            "gap_neighbours" => "Neighbours by the gap to their body, not their centre",
+            "orca_contacts" => {
+                "Boids and context steering: ORCA picks the nearest velocity clear of all neighbours"
+            }
+            _ => "",
+        }
     }
 }
 
@@ -301,11 +342,27 @@ pub struct SimConfig {
     /// long (shorter than ORCA mode's horizon: steering already avoids farther ahead).
     /// `[Units: s] [Limit: > 0]`
     pub contact_horizon_secs: f32,
+    /// How often ORCA and context steering decide (seed §004: e.g. 0.1 s, 10 Hz decisions
+    /// with 60 Hz movement): between its decisions an agent keeps the velocity it chose,
+    /// while following, contacts and walls run every step. 0 (or one step or less):
+    /// every step. Boids' forces are summed every step. `[Units: s] [Limit: >= 0]`
+    pub decision_secs: f32,
     /// Movement techniques, each switchable.
     pub techniques: Techniques,
 }
 
 impl SimConfig {
+    /// Steps per decision ([`Self::decision_secs`]), at least 1.
+    #[must_use]
+    pub fn decision_steps(&self) -> u64 {
+        let steps = self.decision_secs / self.step_secs.max(1e-6);
+        if steps.is_finite() && steps > 1.0 {
+            (steps.round() as u64).min(600)
+        } else {
+            1
+        }
+    }
+
     /// Whether separation and the contact push are the only behaviours that read
     /// neighbours: boids with avoidance, alignment and cohesion weighted 0 (ORCA and
     /// context steering look at every neighbour in the neighbour radius).
@@ -336,6 +393,7 @@ impl Default for SimConfig {
             context_slots: 12,
             orca_time_horizon_secs: 2.0,
             contact_horizon_secs: 1.0,
+            decision_secs: 0.0,
             techniques: Techniques::default(),
         }
     }

@@ -61,6 +61,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             replanning: false,
             separation_reach_m: reach,
             min_radius_m: 0.0,
+            step_index: 0,
         };
         let mut out = vec![Vec::new(); a.pos_world.len()];
         for slot in 0..near.len() {
@@ -257,6 +258,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             replanning: false,
             separation_reach_m: 0.5,
             min_radius_m: 0.0,
+            step_index: 0,
         };
         ctx.desired_velocity(0).1
     };
@@ -357,6 +359,7 @@ fn with_neighbours<R>(
         separation_reach_m: a.radius_m.iter().copied().fold(0.0, f32::max)
             + config.separation_margin_m,
         min_radius_m: a.radius_m.iter().copied().fold(f32::INFINITY, f32::min),
+        step_index: 0,
     };
     let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
     let mut n = [Neighbour {
