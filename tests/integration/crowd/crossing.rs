@@ -58,15 +58,15 @@ fn run_group_crossing(mode: AvoidanceMode, count: u32, required_share: f64) {
     );
     // Every agent that arrived is near its own goal: transitive bumping stays within twice
     // the radius of the packed group, plus the shoving after arrival — arrived agents make
-    // way for later arrivals (they weigh a twentieth in contacts), 15.3 m at most measured
-    // for 200 boids.
+    // way for later arrivals walking to lanes beyond them (they weigh a twentieth in ORCA
+    // contacts and start yielding a second ahead), 20.6 m at most measured for 200 boids.
     let packed_radius_m = (f64::from(count) * 0.4 * 0.4 / 0.8).sqrt() as f32;
     let a = sim.agents();
     for i in 0..a.len() {
         if a.state[i] == AgentState::Arrived {
             let off = (a.pos_world[i] - a.goal_world[i]).length();
             assert!(
-                off < 2.0 * packed_radius_m + 4.0,
+                off < 2.0 * packed_radius_m + 10.0,
                 "arrived {off:.1} m from its goal"
             );
             assert!(

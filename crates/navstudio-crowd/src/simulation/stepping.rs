@@ -9,7 +9,7 @@ use crate::agents::{AgentId, AgentState};
 use crate::metrics::StepMetrics;
 use crate::navigator::Navigator;
 use crate::resolve;
-use crate::steering::{AgentUpdate, AvoidanceMode, NearAgent, StepContext};
+use crate::steering::{AgentUpdate, NearAgent, StepContext};
 use crate::vec2::Vec2;
 use crate::walls::{body_walls_of, move_body, wall_disc_radius};
 
@@ -17,7 +17,7 @@ use super::Simulation;
 
 /// Position passes that open overlaps after each step.
 const PROJECTION_PASSES: usize = 2;
-/// With `third_overlap_pass`, boids and context steering take one more.
+/// With `third_overlap_pass`, one more.
 const EXTRA_PROJECTION_PASSES: usize = 1;
 /// Agents per parallel work item.
 const CHUNK: usize = 256;
@@ -232,11 +232,7 @@ impl Simulation {
         let soft = self.config.techniques.soft_mass_priority;
         let body_walls = self.config.techniques.body_walls;
         let hard = self.config.techniques.hard_contacts;
-        // ORCA's velocities are collision-free already; further passes only push its
-        // agents off them (measured: slower crossing and canyon runs).
-        let passes = if self.config.techniques.third_overlap_pass
-            && self.config.avoidance != AvoidanceMode::Orca
-        {
+        let passes = if self.config.techniques.third_overlap_pass {
             PROJECTION_PASSES + EXTRA_PROJECTION_PASSES
         } else {
             PROJECTION_PASSES

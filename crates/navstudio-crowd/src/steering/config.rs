@@ -122,12 +122,10 @@ pub struct Techniques {
     /// left of it, so it passes on its right, and the neighbour, doing the same, on its
     /// right — lanes form instead of a standoff where crowds meet. Context mode only.
     pub context_keep_right: bool,
-    /// A third position pass after each step (boids and context steering): Jacobi passes
-    /// open a share of each overlap from the positions as they are, and where a heavy
-    /// agent or a crowd presses from behind two passes leave a chain of light agents
-    /// pressed into each other. Overlap means fall in every case (mixed radii boids 5.7 →
-    /// 4.4 %), and meeting crowds untangle sooner (head-on context 2.62 → 1.55 × the
-    /// bound). ORCA keeps two: its velocities are collision-free already.
+    /// A third position pass after each step: Jacobi passes open a share of each overlap
+    /// from the positions as they are, and where a heavy agent or a crowd presses from
+    /// behind two passes leave a chain of light agents pressed into each other. Overlap
+    /// means fall in every case, and meeting crowds untangle sooner.
     pub third_overlap_pass: bool,
     /// Bodies against the real walls: an agent whose movement type has a wall buffer also
     /// collides, at its full radius, with the walls of the unbuffered type its buffer was

@@ -105,6 +105,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     r + nb.radius_m,
                     share,
                     self.config.orca_time_horizon_secs,
+                    self.config.step_secs,
                 ) {
                     planes[plane_count] = h;
                     plane_count += 1;

@@ -1,15 +1,14 @@
-//! ORCA (RVO2) via `dodgy_2d`: the avoidance mode, and the contact rule of boids and
-//! context steering (`orca_contacts`).
+//! ORCA (RVO2): the avoidance mode, and the contact rule of boids and context steering
+//! (`orca_contacts`).
 
-use std::borrow::Cow;
-
+use crate::half_planes::{HalfPlane, nearest_permitted, orca_half_plane};
 use crate::navigator::Navigator;
 use crate::vec2::Vec2;
 
-use super::{Neighbour, StepContext};
+use super::{MAX_NEIGHBOURS, Neighbour, StepContext};
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
-    /// ORCA (RVO2) via `dodgy_2d`: the velocity closest to `preferred` that avoids the
+    /// ORCA (RVO2): the velocity closest to `preferred` that avoids the
     /// neighbours for `horizon_secs`. Each side of a pair takes avoidance in inverse
     /// proportion to its contact priority ([`crate::resolve::priority`]): heavier agents
     /// take less, and an idle or arrived ally, weighing a twentieth, gets out of a
@@ -24,46 +23,33 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     ) -> Vec2 {
         let a = self.agents;
         let dt = self.config.step_secs;
-        let to_glam = |v: Vec2| dodgy_2d::Vec2::new(v.x, v.y);
-        let me = dodgy_2d::Agent {
-            position: to_glam(a.pos_world[i]),
-            velocity: to_glam(a.vel[i]),
-            radius: a.radius_m[i],
-            avoidance_responsibility: 1.0 / self.near[slot].priority.max(1e-9),
-        };
-        let others: Vec<Cow<'_, dodgy_2d::Agent>> = neighbours
-            .iter()
-            .filter_map(|n| {
-                let nb = &self.near[n.slot as usize];
-                let rel_pos = nb.pos_world - a.pos_world[i];
-                let rel_vel = a.vel[i] - nb.vel;
-                // dodgy_2d picks a random direction when these coincide; skip the case so
-                // runs repeat (separation and the contact push still act).
-                if n.dist_sq < 1e-8 || (rel_vel - rel_pos / dt).length_squared() < 1e-8 {
-                    return None;
-                }
-                Some(Cow::Owned(dodgy_2d::Agent {
-                    position: to_glam(nb.pos_world),
-                    velocity: to_glam(nb.vel),
-                    radius: nb.radius_m,
-                    avoidance_responsibility: 1.0 / nb.priority.max(1e-9),
-                }))
-            })
-            .collect();
-        let options = dodgy_2d::AvoidanceOptions {
-            obstacle_margin: 0.0,
-            time_horizon: horizon_secs,
-            obstacle_time_horizon: horizon_secs,
-        };
-        let out = me.compute_avoiding_velocity(
-            &others,
-            &[],
-            to_glam(preferred),
-            a.max_speed[i],
-            dt,
-            &options,
-        );
-        let out = Vec2::new(out.x, out.y);
+        let (p, v, max_speed) = (a.pos_world[i], a.vel[i], a.max_speed[i]);
+        let own = self.near[slot].priority;
+        let mut planes = [HalfPlane::default(); MAX_NEIGHBOURS];
+        let mut count = 0;
+        for n in neighbours {
+            let nb = &self.near[n.slot as usize];
+            // A neighbour that cannot touch within the horizon at either one's top speed
+            // adds a line far from any velocity the agent could take.
+            let reach = (max_speed + nb.speed_mps) * horizon_secs + a.radius_m[i] + nb.radius_m;
+            if n.dist_sq > reach * reach {
+                continue;
+            }
+            let share = nb.priority / (own + nb.priority).max(1e-9);
+            if let Some(h) = orca_half_plane(
+                nb.pos_world - p,
+                v,
+                nb.vel,
+                a.radius_m[i] + nb.radius_m,
+                share,
+                horizon_secs,
+                dt,
+            ) {
+                planes[count] = h;
+                count += 1;
+            }
+        }
+        let out = nearest_permitted(&planes[..count], preferred, max_speed);
         if out.is_finite() { out } else { Vec2::ZERO }
     }
 }
