@@ -7,7 +7,7 @@ use crate::agents::{AgentId, AgentState, NO_ORDER};
 use crate::groups::lane_targets;
 use crate::navigator::{Navigator, PathId};
 use crate::vec2::Vec2;
-use crate::walls::segment_is_clear;
+use crate::walls::{disc_is_clear, segment_is_clear, wall_disc_radius};
 
 use super::{OrderRecord, OrderReport, Simulation};
 
@@ -133,8 +133,15 @@ impl Simulation {
             let goal = match &lanes {
                 Some(lanes) => {
                     let lane = lanes[k];
-                    let (cx, cy) = nav.grid().cell_from_world(lane);
-                    let usable = !nav.is_wall(t, cx, cy)
+                    // The agent must fit there: a lane against a wall held a tank a body's
+                    // width short of it, stuck for good.
+                    let disc = wall_disc_radius(
+                        self.agents.radius_m[i],
+                        nav.wall_buffer_m(t),
+                        cell,
+                        self.config.techniques.fit_corridors,
+                    );
+                    let usable = disc_is_clear(lane, disc, cell, |x, y| nav.is_wall(t, x, y))
                         && segment_is_clear(goal_world / cell, lane / cell, |x, y| {
                             nav.is_wall(t, x, y)
                         });
