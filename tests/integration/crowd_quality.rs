@@ -12,12 +12,23 @@ use navstudio::nav::grid::WALL;
 const SCALE: f32 = 0.3;
 
 fn run_case(name: &str, mode: AvoidanceMode) -> CaseReport {
-    let case = builtin_cases(SCALE)
+    run_configured(name, SCALE, mode, |_| {})
+}
+
+/// Plays case `name` at `scale` of its agents in `mode`, its settings changed by `configure`.
+fn run_configured(
+    name: &str,
+    scale: f32,
+    mode: AvoidanceMode,
+    configure: impl FnOnce(&mut SimConfig),
+) -> CaseReport {
+    let case = builtin_cases(scale)
         .into_iter()
         .find(|c| c.name == name)
         .unwrap_or_else(|| panic!("no case {name}"));
     let mut scenario = case.scenario.clone();
     scenario.config.avoidance = mode;
+    configure(&mut scenario.config);
     let mut nav = case.map.navigator();
     let report = quality::run(name, &scenario, &default_archetypes(), &mut nav)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -111,17 +122,9 @@ fn the_bottleneck_bound_is_travel_plus_the_door_queue() {
 #[test]
 fn context_pace_keeps_a_queue_walking_through_the_rooms() {
     let run = |pace: bool| {
-        let case = builtin_cases(SCALE)
-            .into_iter()
-            .find(|c| c.name == "rooms")
-            .unwrap();
-        let mut scenario = case.scenario.clone();
-        scenario.config.avoidance = AvoidanceMode::Context;
-        scenario.config.techniques.context_pace = pace;
-        let mut nav = case.map.navigator();
-        let r = quality::run("rooms", &scenario, &default_archetypes(), &mut nav).unwrap();
-        eprintln!("context_pace {pace}: {}", quality::table_row(&r));
-        r
+        run_configured("rooms", SCALE, AvoidanceMode::Context, |c| {
+            c.techniques.context_pace = pace;
+        })
     };
     let with = run(true);
     let without = run(false);
@@ -294,21 +297,13 @@ fn congestion_gathers_at_the_door_of_the_bottleneck() {
 #[test]
 fn soft_mass_priority_keeps_heavy_units_from_crushing_infantry() {
     let run = |soft: bool| {
-        let case = builtin_cases(SCALE)
-            .into_iter()
-            .find(|c| c.name == "mixed_radii")
-            .unwrap();
-        let mut scenario = case.scenario.clone();
-        scenario.config.avoidance = AvoidanceMode::Boids;
-        scenario.config.techniques.soft_mass_priority = soft;
-        scenario.config.techniques.orca_contacts = false;
-        // This technique alone: with the third position pass as well, this scale's three
-        // large walkers can wedge at the narrow gap's mouth (the full case's stuck rows).
-        scenario.config.techniques.third_overlap_pass = false;
-        let mut nav = case.map.navigator();
-        let r = quality::run("mixed_radii", &scenario, &default_archetypes(), &mut nav).unwrap();
-        eprintln!("soft_mass_priority {soft}: {}", quality::table_row(&r));
-        r
+        run_configured("mixed_radii", SCALE, AvoidanceMode::Boids, |c| {
+            c.techniques.soft_mass_priority = soft;
+            c.techniques.orca_contacts = false;
+            // This technique alone: with the third position pass as well, this scale's
+            // three large walkers can wedge at the narrow gap's mouth.
+            c.techniques.third_overlap_pass = false;
+        })
     };
     let with = run(true);
     let without = run(false);
@@ -331,18 +326,10 @@ fn soft_mass_priority_keeps_heavy_units_from_crushing_infantry() {
 #[test]
 fn a_third_overlap_pass_opens_the_press_behind_a_choke() {
     let run = |third: bool| {
-        let case = builtin_cases(SCALE)
-            .into_iter()
-            .find(|c| c.name == "dense_choke")
-            .unwrap();
-        let mut scenario = case.scenario.clone();
-        scenario.config.avoidance = AvoidanceMode::Boids;
-        scenario.config.techniques.third_overlap_pass = third;
-        scenario.config.techniques.orca_contacts = false;
-        let mut nav = case.map.navigator();
-        let r = quality::run("dense_choke", &scenario, &default_archetypes(), &mut nav).unwrap();
-        eprintln!("third_overlap_pass {third}: {}", quality::table_row(&r));
-        r
+        run_configured("dense_choke", SCALE, AvoidanceMode::Boids, |c| {
+            c.techniques.third_overlap_pass = third;
+            c.techniques.orca_contacts = false;
+        })
     };
     let with = run(true);
     let without = run(false);
@@ -368,17 +355,9 @@ fn a_third_overlap_pass_opens_the_press_behind_a_choke() {
 #[test]
 fn orca_contacts_let_a_circle_swap_pass_through_the_middle() {
     let run = |orca_contacts: bool| {
-        let case = builtin_cases(1.0)
-            .into_iter()
-            .find(|c| c.name == "circle")
-            .unwrap();
-        let mut scenario = case.scenario.clone();
-        scenario.config.avoidance = AvoidanceMode::Context;
-        scenario.config.techniques.orca_contacts = orca_contacts;
-        let mut nav = case.map.navigator();
-        let r = quality::run("circle", &scenario, &default_archetypes(), &mut nav).unwrap();
-        eprintln!("orca_contacts {orca_contacts}: {}", quality::table_row(&r));
-        r
+        run_configured("circle", 1.0, AvoidanceMode::Context, |c| {
+            c.techniques.orca_contacts = orca_contacts;
+        })
     };
     let with = run(true);
     let without = run(false);

@@ -26,10 +26,10 @@ fn unreachable_goal_leaves_agents_idle() {
     assert_eq!(nav.live_paths(), 0);
 }
 
-/// Delegates to a `GridNavigator` but always points east, into a wall.
-struct PointsIntoWall(GridNavigator);
+/// Delegates to a `GridNavigator`, with a rigged flow: `flow(position)` wherever sampled.
+struct RiggedFlow(GridNavigator, fn(Vec2) -> Vec2);
 
-impl Navigator for PointsIntoWall {
+impl Navigator for RiggedFlow {
     fn grid(&self) -> NavGrid {
         self.0.grid()
     }
@@ -39,9 +39,9 @@ impl Navigator for PointsIntoWall {
     fn request_path(&mut self, t: usize, s: &[Vec2], g: Vec2) -> Option<PathId> {
         self.0.request_path(t, s, g)
     }
-    fn sample_flow(&self, _path: PathId, _pos: Vec2) -> Option<FlowSample> {
+    fn sample_flow(&self, _path: PathId, pos: Vec2) -> Option<FlowSample> {
         Some(FlowSample {
-            direction: Vec2::new(1.0, 0.0),
+            direction: (self.1)(pos),
             line_of_sight: false,
         })
     }
@@ -50,6 +50,22 @@ impl Navigator for PointsIntoWall {
     }
     fn release_path(&mut self, path: PathId) {
         self.0.release_path(path);
+    }
+}
+
+/// East, into the wall of the tests below, everywhere.
+fn east(_pos: Vec2) -> Vec2 {
+    Vec2::new(1.0, 0.0)
+}
+
+/// Like a flow interpolated beside a wall corner: east into the wall everywhere except
+/// exactly at cell centres, where it points north along the real route.
+fn east_unless_centred(pos: Vec2) -> Vec2 {
+    let centred = (pos.x.fract() - 0.5).abs() < 1e-4 && (pos.y.fract() - 0.5).abs() < 1e-4;
+    if centred {
+        Vec2::new(0.0, -1.0)
+    } else {
+        east(pos)
     }
 }
 
@@ -63,7 +79,7 @@ fn blocked_agent_slides_then_reports_stuck() {
     costs[(5 * w + 15) as usize] = 1;
     let mut inner = GridNavigator::new(1.0, w, h);
     inner.add_type("land", costs).unwrap();
-    let mut nav = PointsIntoWall(inner);
+    let mut nav = RiggedFlow(inner, east);
     let mut sim = Simulation::new(SimConfig::default(), 0);
     let id = sim
         .add_agent(&nav, &archetype("infantry"), Vec2::new(5.5, 5.5), 0)
@@ -83,40 +99,6 @@ fn blocked_agent_slides_then_reports_stuck() {
     assert_eq!(sim.agents().state[0], AgentState::Stuck);
 }
 
-/// Delegates to a `GridNavigator`, but its flow, like a field interpolated beside a wall
-/// corner, points east into the wall everywhere except exactly at cell centres, where it
-/// points north along the real route.
-struct EastUnlessCentred(GridNavigator);
-
-impl Navigator for EastUnlessCentred {
-    fn grid(&self) -> NavGrid {
-        self.0.grid()
-    }
-    fn movement_type_index(&self, name: &str) -> Option<usize> {
-        self.0.movement_type_index(name)
-    }
-    fn request_path(&mut self, t: usize, s: &[Vec2], g: Vec2) -> Option<PathId> {
-        self.0.request_path(t, s, g)
-    }
-    fn sample_flow(&self, _path: PathId, pos: Vec2) -> Option<FlowSample> {
-        let centred = (pos.x.fract() - 0.5).abs() < 1e-4 && (pos.y.fract() - 0.5).abs() < 1e-4;
-        Some(FlowSample {
-            direction: if centred {
-                Vec2::new(0.0, -1.0)
-            } else {
-                Vec2::new(1.0, 0.0)
-            },
-            line_of_sight: false,
-        })
-    }
-    fn is_wall(&self, t: usize, x: i32, y: i32) -> bool {
-        self.0.is_wall(t, x, y)
-    }
-    fn release_path(&mut self, path: PathId) {
-        self.0.release_path(path);
-    }
-}
-
 /// An agent pinned against a wall by a flow that points into it re-plans from its own cell
 /// with `stuck_recovery` and works its way north along the route; without it, it stands
 /// there for good.
@@ -130,7 +112,7 @@ fn stuck_recovery_leads_an_agent_pinned_by_the_flow_off_the_wall() {
         }
         let mut inner = GridNavigator::new(1.0, w, h);
         inner.add_type("land", costs).unwrap();
-        let mut nav = EastUnlessCentred(inner);
+        let mut nav = RiggedFlow(inner, east_unless_centred);
         let mut config = SimConfig::default();
         config.techniques.stuck_recovery = recovery;
         let mut sim = Simulation::new(config, 0);

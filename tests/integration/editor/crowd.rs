@@ -104,7 +104,15 @@ fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
     // A technique switched off in the Crowd panel runs live and is saved with the scenario.
     click_label(&mut harness, "Movement techniques");
     click_label(&mut harness, "orca_contacts");
-    assert!(!harness.state().crowd.sim().config().techniques.orca_contacts);
+    assert!(
+        !harness
+            .state()
+            .crowd
+            .sim()
+            .config()
+            .techniques
+            .orca_contacts
+    );
     let goal = screen_of(&harness, 30.5, 24.5);
     right_click(&mut harness, goal);
     let positions = |h: &Harness<'_, App>| h.state().crowd.sim().agents().pos_world.clone();
