@@ -10,10 +10,13 @@
 //!    neighbour's kinetic energy to its own (light units give way to heavy ones);
 //! 4. **alignment** and 5. **cohesion** with units of the same order.
 //!
-//! [`AvoidanceMode::Orca`] replaces 1–2 by ORCA (`dodgy_2d`) applied to the flow velocity;
-//! [`AvoidanceMode::Context`] replaces them by context steering over direction slots. Both
-//! keep separation and the physical contact push. Walls are handled after steering by
-//! [`super::walls::move_disc`] in every mode.
+//! [`AvoidanceMode::Orca`] replaces 1–2 by ORCA ([`super::half_planes`]) applied to the
+//! flow velocity; [`AvoidanceMode::Context`] replaces them by context steering over
+//! direction slots. Both keep separation and the physical contact push. In boids and
+//! context steering the proposed velocity then goes through the contact rule: ORCA over
+//! every neighbour (`orca_contacts`), or each contact's closing speed removed in turn
+//! ([`super::resolve`]). Walls are handled after steering by [`super::walls::move_body`]
+//! in every mode.
 //!
 //! This module holds the per-agent step ([`StepContext::update`]: neighbours, the mode's
 //! force, contact resolution, wall sliding); the settings are in `config`, path following

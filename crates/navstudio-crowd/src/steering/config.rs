@@ -9,7 +9,7 @@ pub enum AvoidanceMode {
     /// Reynolds boids with Fieldrunners' side-step avoidance.
     #[default]
     Boids,
-    /// Optimal reciprocal collision avoidance (RVO2) via `dodgy_2d`.
+    /// Optimal reciprocal collision avoidance (RVO2), on the flow velocity.
     Orca,
     /// Context steering: interest and danger per direction slot, sub-slot interpolation.
     Context,
