@@ -420,3 +420,58 @@ fn decisions_at_10_hz_hold_between_an_agents_decision_steps() {
     .unwrap();
     assert!(r.meets(quality::TARGET_RATIO), "{}", quality::table_row(&r));
 }
+
+/// `corner_clearance`: one infantryman walks round the end of a wall (a U-turn past two
+/// convex corners). The flow field's shortest path touches the corners; with the switch the
+/// agent keeps about one radius (0.4 m) between its body and them, without it its body
+/// brushes them.
+#[test]
+fn corner_clearance_keeps_an_agent_a_radius_off_the_corner_it_turns_round() {
+    let mut map = CaseMap::walled(32, 32);
+    map.fill(10, 0, 2, 20, WALL);
+    let corners = [Vec2::new(10.0, 20.0), Vec2::new(12.0, 20.0)];
+    let closest = |clearance: bool| {
+        let mut nav = map.navigator();
+        let scenario = Scenario {
+            seed: 1,
+            config: SimConfig {
+                techniques: Techniques {
+                    corner_clearance: clearance,
+                    ..Techniques::default()
+                },
+                ..SimConfig::default()
+            },
+            spawns: vec![Spawn {
+                archetype: "infantry".into(),
+                area: SpawnArea::Center {
+                    center_world: Vec2::new(5.5, 5.5),
+                },
+                count: 1,
+                group: 0,
+            }],
+            orders: vec![Order {
+                group: 0,
+                goal_world: Vec2::new(17.5, 5.5),
+                more_goals_world: Vec::new(),
+                at_step: 0,
+            }],
+        };
+        let mut sim = Simulation::from_scenario(&scenario, &default_archetypes(), &nav).unwrap();
+        let mut closest = f32::INFINITY;
+        for _ in 0..60 * 30 {
+            sim.step(&mut nav);
+            let p = sim.agents().pos_world[0];
+            for c in corners {
+                closest = closest.min((p - c).length());
+            }
+        }
+        assert_eq!(sim.agents().state[0], AgentState::Arrived);
+        // Gap between the body (r 0.4 m) and the nearest corner.
+        closest - sim.agents().radius_m[0]
+    };
+    let with = closest(true);
+    let without = closest(false);
+    eprintln!("body to corner: with {with:.2} m, without {without:.2} m");
+    assert!(with >= 0.3, "kept about a radius off the corner: {with}");
+    assert!(without < 0.15, "brushed the corner without: {without}");
+}

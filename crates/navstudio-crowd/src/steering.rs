@@ -82,8 +82,10 @@ pub(crate) struct NearAgent {
     pub speed_mps: f32,
     /// `mass · (|vel|² + 0.25)`: what separation weighs a neighbour by.
     pub energy: f32,
-    /// The agent's order while it is `Moving`, else [`NO_ORDER`] (alignment and cohesion
-    /// only follow moving agents of the same order).
+    /// The agent's order while it travels (`Moving` or `Stuck`), else [`NO_ORDER`]:
+    /// alignment, cohesion and context steering's pace treat it as one of the order's
+    /// walkers. A queue at a door is stuck by the stuck timer's measure, and counting
+    /// its members as obstacles made context steering slow down behind them.
     pub moving_order: u32,
     /// Who gives way in a contact ([`resolve::priority`]).
     pub priority: f32,
@@ -105,7 +107,7 @@ impl NearAgent {
             mass: a.mass[i],
             speed_mps: vel.length(),
             energy: a.mass[i] * (vel.length_squared() + 0.25),
-            moving_order: if a.state[i] == AgentState::Moving {
+            moving_order: if a.state[i].is_travelling() {
                 a.order[i]
             } else {
                 NO_ORDER

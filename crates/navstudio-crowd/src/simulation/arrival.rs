@@ -4,6 +4,7 @@
 use crate::agents::AgentState;
 use crate::metrics::CongestionMap;
 use crate::navigator::{NavGrid, Navigator};
+use crate::walls::segment_is_clear;
 
 use super::Simulation;
 
@@ -37,7 +38,7 @@ impl Simulation {
             // far its lane target lies beyond the group (ORCA agents otherwise hover there).
             let state = self.agents.state[i];
             if travelling(state)
-                && (state == AgentState::Stuck || self.within_bump_reach(i))
+                && (state == AgentState::Stuck || self.within_bump_reach(nav, i))
                 && self.touching_arrived(i).is_some()
             {
                 self.agents.state[i] = AgentState::Arrived;
@@ -45,6 +46,7 @@ impl Simulation {
                 queue.push(i);
             }
         }
+        let nav_ref: &N = nav;
         while let Some(k) = queue.pop() {
             let a = &self.agents;
             let order = a.order[k];
@@ -56,7 +58,7 @@ impl Simulation {
                 if travelling(a.state[j])
                     && a.order[j] == order
                     && self.touches(k, j)
-                    && self.within_bump_reach(j)
+                    && self.within_bump_reach(nav_ref, j)
                 {
                     bumped.push(j);
                 }
@@ -74,11 +76,32 @@ impl Simulation {
         }
     }
 
-    fn within_bump_reach(&self, i: usize) -> bool {
+    /// Whether agent `i` is near enough its goal to end its order by touching the arrived
+    /// group: within the group's reach of its own lane, or within it and in plain sight of
+    /// the order's destination (or a goal of its set). A late agent whose lane lies across
+    /// the arrived group otherwise shoves its way through the group to reach it; the sight
+    /// line keeps a group from settling in the doorway of the room it was sent into.
+    fn within_bump_reach<N: Navigator + ?Sized>(&self, nav: &N, i: usize) -> bool {
         let a = &self.agents;
-        self.orders
-            .get(a.order[i] as usize)
-            .is_some_and(|o| self.goal_dist_m[i] <= o.bump_reach_m + a.radius_m[i])
+        let order = a.order[i] as usize;
+        let Some(record) = self.orders.get(order) else {
+            return false;
+        };
+        let reach = record.bump_reach_m + a.radius_m[i];
+        if self.goal_dist_m[i] <= reach {
+            return true;
+        }
+        let p = a.pos_world[i];
+        let t = a.type_index[i] as usize;
+        let cell = nav.grid().cell_size_m;
+        self.order_destinations
+            .get(order)
+            .into_iter()
+            .chain(self.order_more_goals.get(order).into_iter().flatten())
+            .any(|&goal| {
+                (goal - p).length() <= reach
+                    && segment_is_clear(p / cell, goal / cell, |x, y| nav.is_wall(t, x, y))
+            })
     }
 
     /// Whether two agents touch for group arrival: within the separation margin plus a

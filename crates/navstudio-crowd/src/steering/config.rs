@@ -159,6 +159,14 @@ pub struct Techniques {
     /// velocity left over turns with every step's set of contacts. Needs
     /// `resolve_contacts`.
     pub orca_contacts: bool,
+    /// Corner clearance (The Maestros): an agent keeps about one radius off the corners
+    /// its route turns round. The flow field leads along the shortest path, which touches
+    /// every corner it turns round, so without this a whole group files past a door post
+    /// in one lane, brushing it. Only corners on the inside of a turn count: a straight
+    /// way through a door keeps the door's whole width. Off by default: it speeds groups
+    /// into a corridor (head-on context steering 1.52 → 1.21 × the bound) but narrows
+    /// the doors where a route turns (rooms 1.75–1.80 → 1.92–1.95 ×).
+    pub corner_clearance: bool,
 }
 
 impl Default for Techniques {
@@ -182,6 +190,7 @@ impl Default for Techniques {
             hard_contacts: true,
             gap_neighbours: true,
             orca_contacts: true,
+            corner_clearance: false,
         }
     }
 }
@@ -209,11 +218,12 @@ impl Techniques {
             hard_contacts: false,
             gap_neighbours: false,
             orca_contacts: false,
+            corner_clearance: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 18] = [
+    pub const NAMES: [&'static str; 19] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -232,6 +242,7 @@ impl Techniques {
         "hard_contacts",
         "gap_neighbours",
         "orca_contacts",
+        "corner_clearance",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -260,6 +271,7 @@ impl Techniques {
             "hard_contacts" => &mut self.hard_contacts,
             "gap_neighbours" => &mut self.gap_neighbours,
             "orca_contacts" => &mut self.orca_contacts,
+            "corner_clearance" => &mut self.corner_clearance,
             _ => return None,
         })
     }
@@ -297,6 +309,9 @@ impl Techniques {
             "gap_neighbours" => "Neighbours by the gap to their body, not their centre",
             "orca_contacts" => {
                 "Boids and context steering: ORCA picks the nearest velocity clear of all neighbours"
+            }
+            "corner_clearance" => {
+                "Agents keep about a radius off the corners their route turns round"
             }
             _ => "",
         }

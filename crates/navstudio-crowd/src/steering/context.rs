@@ -1,7 +1,7 @@
 //! Context steering (seed §004): interest and danger in direction slots, walls by short
 //! rays, neighbours by closeness or (with `context_orca`) by their ORCA half-planes.
 
-use crate::agents::{AgentState, NO_ORDER};
+use crate::agents::NO_ORDER;
 use crate::half_planes::{HalfPlane, orca_half_plane, slot_danger};
 use crate::navigator::Navigator;
 use crate::vec2::{Vec2, floor_i32};
@@ -49,7 +49,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let proximity = if use_orca { 0 } else { neighbours.len() };
         // Danger of a neighbour that walks our way at our pace, relative to one that stands:
         // none for a member of our own order with `context_pace` (contacts keep its gap).
-        let own_order = if a.state[i] == AgentState::Moving {
+        let own_order = if a.state[i].is_travelling() {
             a.order[i]
         } else {
             NO_ORDER

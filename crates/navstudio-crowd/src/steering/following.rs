@@ -76,6 +76,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             None if self.replanning => old_dir,
             None => Vec2::ZERO,
         };
+        let dir = if self.config.techniques.corner_clearance && dist > 2.0 * cell {
+            self.clear_corners(i, dir)
+        } else {
+            dir
+        };
         let dir = match a.path[i] {
             Some(path)
                 if self.config.techniques.stuck_recovery
@@ -95,6 +100,90 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let slow_radius = (2.0 * a.radius_m[i]).max(cell);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
         (dir * speed, dir)
+    }
+
+    /// Corner clearance (The Maestros): `dir` turned away from the wall corners within
+    /// twice the agent's wall disc of it, so it keeps about one radius off the corners its
+    /// route turns round. A corner is a cell corner with a wall in exactly one of its four
+    /// cells (a door post, the end of a wall); each pushes the agent away from it, more
+    /// the nearer it is, but never back against its direction — the agent is steered
+    /// round the corner, not stopped before it.
+    pub(super) fn clear_corners(&self, i: usize, dir: Vec2) -> Vec2 {
+        if dir == Vec2::ZERO {
+            return dir;
+        }
+        let a = self.agents;
+        let t = a.type_index[i] as usize;
+        let cell = self.nav_grid.cell_size_m;
+        let wall_r = self.wall_radius(i);
+        let reach = 2.0 * wall_r;
+        let p = a.pos_world[i] / cell;
+        let reach_c = reach / cell;
+        let (x0, x1) = (
+            (p.x - reach_c).ceil() as i32,
+            (p.x + reach_c).floor() as i32,
+        );
+        let (y0, y1) = (
+            (p.y - reach_c).ceil() as i32,
+            (p.y + reach_c).floor() as i32,
+        );
+        if x1 < x0 || y1 < y0 || x1 - x0 > 3 || y1 - y0 > 3 {
+            return dir;
+        }
+        // Walls of the cells round those corners: cell (x0 − 1 + u, y0 − 1 + v).
+        let mut walls = [[false; 5]; 5];
+        let mut any = false;
+        for (v, row) in walls.iter_mut().enumerate().take((y1 - y0 + 2) as usize) {
+            for (u, w) in row.iter_mut().enumerate().take((x1 - x0 + 2) as usize) {
+                *w = self.nav.is_wall(t, x0 - 1 + u as i32, y0 - 1 + v as i32);
+                any |= *w;
+            }
+        }
+        if !any {
+            return dir;
+        }
+        // Only corners on the inside of a turn of the route: the flow a cell ahead turns
+        // toward them (a straight way through a door keeps the door's whole width).
+        let ahead = a.path[i]
+            .and_then(|path| self.nav.sample_flow(path, a.pos_world[i] + dir * cell))
+            .map_or(dir, |s| s.direction);
+        let turn = dir.perp().dot(ahead);
+        if turn.abs() < 0.2 {
+            return dir;
+        }
+        let mut turned = dir;
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let (u, v) = ((x - x0) as usize, (y - y0) as usize);
+                let count = [
+                    walls[v][u],
+                    walls[v][u + 1],
+                    walls[v + 1][u],
+                    walls[v + 1][u + 1],
+                ]
+                .iter()
+                .filter(|&&w| w)
+                .count();
+                if count != 1 {
+                    continue;
+                }
+                let away = (p - Vec2::new(x as f32, y as f32)) * cell;
+                let d = away.length();
+                if d >= reach || d < 1e-6 {
+                    continue;
+                }
+                let n = away / d;
+                if n.dot(dir.perp()) * turn > 0.0 {
+                    // On the outside of the turn.
+                    continue;
+                }
+                let strength = ((reach - d) / (reach - wall_r).max(1e-6)).min(1.0);
+                // Never back against the direction: round the corner, not to a halt.
+                let n = n - dir * n.dot(dir).min(0.0);
+                turned += n * strength;
+            }
+        }
+        turned.normalize_or_zero()
     }
 
     /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's
