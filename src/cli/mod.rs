@@ -251,11 +251,12 @@ enum Command {
         /// context_orca, context_pace, remember_resolutions, progress_priority,
         /// stuck_recovery, fit_corridors, rejoin_route, pinned_priority, context_free_speed,
         /// soft_mass_priority, context_keep_right, third_overlap_pass, body_walls,
-        /// hard_contacts, gap_neighbours, orca_contacts, or all (the crowd without them).
+        /// hard_contacts, gap_neighbours, orca_contacts, corner_clearance, or all (the crowd
+        /// without them).
         #[arg(long)]
         off: Vec<String>,
         /// Turn a movement technique on (repeatable; after --off): context_orca,
-        /// progress_priority and pinned_priority are off by default.
+        /// progress_priority, pinned_priority and corner_clearance are off by default.
         #[arg(long)]
         on: Vec<String>,
         /// Write a PNG of the crowd every 2 simulated seconds into this folder (made if
