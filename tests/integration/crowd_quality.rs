@@ -472,6 +472,9 @@ fn corner_clearance_keeps_an_agent_a_radius_off_the_corner_it_turns_round() {
     let with = closest(true);
     let without = closest(false);
     eprintln!("body to corner: with {with:.2} m, without {without:.2} m");
-    assert!(with >= 0.2, "kept half a radius or more off the corner: {with}");
+    assert!(
+        with >= 0.2,
+        "kept half a radius or more off the corner: {with}"
+    );
     assert!(without < 0.15, "brushed the corner without: {without}");
 }

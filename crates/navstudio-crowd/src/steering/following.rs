@@ -103,11 +103,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     }
 
     /// Corner clearance (The Maestros): `dir` turned away from the wall corners within
-    /// twice the agent's wall disc of it, so it keeps about one radius off the corners its
-    /// route turns round. A corner is a cell corner with a wall in exactly one of its four
-    /// cells (a door post, the end of a wall); each pushes the agent away from it, more
-    /// the nearer it is, but never back against its direction — the agent is steered
-    /// round the corner, not stopped before it.
+    /// twice the agent's wall disc of it that lie on the inside of its route's turn (the
+    /// flow a cell ahead turns toward them), so it keeps off the corners its route turns
+    /// round. A corner is a cell corner with a wall in exactly one of its four cells (a
+    /// door post, the end of a wall); each pushes the agent away from it, more the nearer
+    /// it is, but never back against its direction — the agent is steered round the
+    /// corner, not stopped before it.
     pub(super) fn clear_corners(&self, i: usize, dir: Vec2) -> Vec2 {
         if dir == Vec2::ZERO {
             return dir;
@@ -127,11 +128,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             (p.y - reach_c).ceil() as i32,
             (p.y + reach_c).floor() as i32,
         );
-        if x1 < x0 || y1 < y0 || x1 - x0 > 3 || y1 - y0 > 3 {
+        // Up to 7 × 7 corners: a tank's 1.2 m disc reaches 2.4 cells of 1 m.
+        if x1 < x0 || y1 < y0 || x1 - x0 > 6 || y1 - y0 > 6 {
             return dir;
         }
         // Walls of the cells round those corners: cell (x0 − 1 + u, y0 − 1 + v).
-        let mut walls = [[false; 5]; 5];
+        let mut walls = [[false; 8]; 8];
         let mut any = false;
         for (v, row) in walls.iter_mut().enumerate().take((y1 - y0 + 2) as usize) {
             for (u, w) in row.iter_mut().enumerate().take((x1 - x0 + 2) as usize) {
