@@ -182,6 +182,8 @@ pub struct BenchArgs<'a> {
     pub frames: Option<&'a Path>,
     /// `SimConfig::decision_secs` for every run.
     pub decision_secs: f32,
+    /// Replaces every case's scenario seed.
+    pub seed: Option<u64>,
 }
 
 /// Simulated seconds between two frames of `--frames`.
@@ -349,6 +351,9 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
             scenario.config.avoidance = mode;
             scenario.config.techniques = techniques;
             scenario.config.decision_secs = args.decision_secs;
+            if let Some(seed) = args.seed {
+                scenario.seed = seed;
+            }
             let mut frame_error = None;
             let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
                 let Some(dir) = args.frames else {

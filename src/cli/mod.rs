@@ -267,6 +267,10 @@ enum Command {
         /// velocity in between (e.g. 0.1: 10 Hz decisions, 60 Hz movement); 0: every step.
         #[arg(long, default_value_t = 0.0)]
         decision_secs: f32,
+        /// Seed of every case's spawn positions (the cases' own seed when absent): the same
+        /// seed gives the same rows, other seeds show how much a row owes to one layout.
+        #[arg(long)]
+        seed: Option<u64>,
     },
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
     /// and trace every row, report reachability, arrival and traced / optimal length.
@@ -459,6 +463,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             on,
             frames,
             decision_secs,
+            seed,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
             modes: &mode,
@@ -470,6 +475,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             on: &on,
             frames: frames.as_deref(),
             decision_secs,
+            seed,
         }),
         Some(Command::Scenarios {
             map,
