@@ -46,8 +46,8 @@ pub struct BakeOptions {
     /// Names of the movement types to bake; `None` bakes all of them.
     pub types: Option<Vec<String>>,
     /// Drop each type's intermediate grids ([`CostLayers`], 5 bytes per cell) as soon as its
-    /// nav layer is built, and the slope grid at the end: for a bake that only writes a
-    /// package (`navstudio bake`). The editor keeps them for its overlays and for
+    /// cost field is taken from them, and the slope grid after the last type's cost field:
+    /// for a bake that only writes a package (`navstudio bake`). The editor keeps them for its overlays and for
     /// [`rebake_rect`], which needs them.
     pub nav_only: bool,
 }
@@ -155,7 +155,7 @@ pub fn bake(
         height,
         sector_size: u32::from(doc.sector_size),
     };
-    let slope_deg = ctx.stage("slope", |_| {
+    let mut slope_deg = ctx.stage("slope", |_| {
         slope::slope_deg(
             &heightmap.height01,
             width,
@@ -166,34 +166,35 @@ pub fn bake(
     });
     let mut cost_layers = Vec::with_capacity(type_indices.len());
     let mut layers = Vec::with_capacity(type_indices.len());
-    for &t in &type_indices {
+    for (i, &t) in type_indices.iter().enumerate() {
         let ty = &doc.movement_types[t];
         let input = cost_inputs(doc, heightmap, &slope_deg, &footprints, ty);
         let costs = ctx.stage(&format!("{}: cost field", ty.name), |_| {
             cost_layers::bake_cost_field(&input, ty)
         })?;
+        if options.nav_only && i + 1 == type_indices.len() {
+            // The last type's cost field was the last reader of the slope grid.
+            slope_deg = Vec::new();
+        }
         if ctx.is_cancelled() {
             return Err(BakeError::Cancelled);
         }
         let cost = CostField::from_cells(spec, &costs.final_cost);
+        let passable = passable_cells(&costs.final_cost);
+        // Gone before the layer's build, the bake's biggest stage, rather than after it.
+        let kept_costs = (!options.nav_only).then_some(costs);
         let stage = format!("{}: portals, islands, flow permutations", ty.name);
         let layer = ctx
             .stage(&stage, |c| {
                 crate::nav::build_layer(&ty.name, cost, &|p| c.progress(&stage, p), c.cancel_flag())
             })
             .ok_or(BakeError::Cancelled)?;
-        warn_about_layer(ctx, &layer, &costs);
-        if !options.nav_only {
-            cost_layers.push(costs);
-        }
+        warn_about_layer(ctx, &layer, passable);
+        cost_layers.extend(kept_costs);
         layers.push(layer);
     }
     Ok(Baked {
-        slope_deg: if options.nav_only {
-            Vec::new()
-        } else {
-            slope_deg
-        },
+        slope_deg,
         footprints,
         type_indices,
         cost_layers,
@@ -382,13 +383,17 @@ fn chosen_types(doc: &MapDocument, options: &BakeOptions) -> Result<Vec<usize>, 
         .collect()
 }
 
-/// Designer-facing warnings: no passable cell, or passable cells cut off from the main area.
-fn warn_about_layer(ctx: &mut BakeContext, layer: &NavLayer, costs: &CostLayers) {
-    let passable = costs
-        .final_cost
+/// Cells of a final cost field that are not walls.
+fn passable_cells(final_cost: &[u8]) -> usize {
+    final_cost
         .iter()
         .filter(|&&c| c != crate::nav::grid::WALL)
-        .count();
+        .count()
+}
+
+/// Designer-facing warnings: no passable cell, or passable cells cut off from the main area
+/// (`passable` counts the layer's cells that are not walls).
+fn warn_about_layer(ctx: &mut BakeContext, layer: &NavLayer, passable: usize) {
     if passable == 0 {
         ctx.warnings.push(format!(
             "{}: no cell is passable — every cell is a wall (check max slope, water rule and paint)",

@@ -186,13 +186,15 @@ pub fn bake_cmd(
     let progress = StageProgress::new();
     let loaded = load_or_new(map_path, scale)?;
     let (baked, mut ctx) = bake_loaded(map_path, &loaded, types, &progress)?;
+    let mut meta = bake::package_meta(&loaded.document, &baked.type_indices);
+    meta.hierarchy = match search_tables {
+        SearchTables::Auto => None,
+        SearchTables::Hierarchy => Some(true),
+        SearchTables::Landmarks => Some(false),
+    };
+    // The heights and paint layers (4 bytes per cell each) are not needed to write the package.
+    drop(loaded);
     if let Some(out) = output {
-        let mut meta = bake::package_meta(&loaded.document, &baked.type_indices);
-        meta.hierarchy = match search_tables {
-            SearchTables::Auto => None,
-            SearchTables::Hierarchy => Some(true),
-            SearchTables::Landmarks => Some(false),
-        };
         progress.update("write package", 1.0);
         let bytes = ctx.stage("write package", |_| package::to_bytes(&baked.nav, &meta));
         map::io::write_atomic(out, &bytes).map_err(|e| e.to_string())?;

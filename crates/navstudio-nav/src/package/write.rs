@@ -113,7 +113,7 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
     } else {
         ChunkKind::Landmarks
     };
-    let tables: Vec<Option<(usize, Vec<u8>)>> = nav
+    let mut tables: Vec<Option<(usize, Vec<u8>)>> = nav
         .layers
         .iter()
         .map(|l| {
@@ -128,8 +128,7 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
             } else {
                 Landmarks::build(l)?.to_bytes()
             };
-            let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
-            Some((raw.len(), stored))
+            Some((raw.len(), compress(&raw)))
         })
         .collect();
     let regions = RegionGrid {
@@ -176,11 +175,12 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
         }
     }
     // Compression dominates the write; chunks are independent, and collect() keeps order.
-    let chunks: Vec<(usize, Vec<u8>)> = jobs
+    let mut chunks: Vec<(usize, Vec<u8>)> = jobs
         .par_iter()
         .map(|job| {
             if job.kind == tables_kind {
-                return tables[job.layer as usize].clone().unwrap_or_default();
+                // Moved in below rather than copied: 13 MB per type at 8192².
+                return (0, Vec::new());
             }
             let l = &nav.layers[job.layer as usize];
             let f = &flows[job.layer as usize];
@@ -196,10 +196,16 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
                     &region_nodes[job.layer as usize][r as usize],
                 ),
             };
-            let stored = zstd::bulk::compress(&raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.clone());
-            (raw.len(), stored)
+            (raw.len(), compress(&raw))
         })
         .collect();
+    for (job, chunk) in jobs.iter().zip(&mut chunks) {
+        if job.kind == tables_kind
+            && let Some(table) = tables.get_mut(job.layer as usize).and_then(Option::take)
+        {
+            *chunk = table;
+        }
+    }
 
     // The index holds absolute offsets, and the offsets depend on the manifest's length:
     // offsets are written relative to the data start, the manifest measured, and the
@@ -249,6 +255,15 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
         out.raw(&stored);
     }
     out.bytes
+}
+
+/// `raw` compressed at [`ZSTD_LEVEL`] (or `raw` itself should zstd fail), in a buffer of its
+/// own length: zstd's is sized for the worst case, about `raw`'s length, and the chunks wait
+/// for the file in memory, so at 8192² the slack would be some 900 MB.
+fn compress(raw: &[u8]) -> Vec<u8> {
+    let mut stored = zstd::bulk::compress(raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.to_vec());
+    stored.shrink_to_fit();
+    stored
 }
 
 /// The uncompressed bytes of one regional chunk (layouts in `docs/package-format.md`);
