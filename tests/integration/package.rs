@@ -378,7 +378,9 @@ fn header_and_index_lies_are_rejected() {
 #[test]
 fn the_python_reader_agrees() {
     use std::process::Command;
-    let has_python = Command::new("python3")
+    // CI names the interpreter that has zstandard (a pyenv `python3` may not).
+    let python = std::env::var("NAVSTUDIO_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_python = Command::new(&python)
         .args(["-c", "import zstandard"])
         .output()
         .is_ok_and(|o| o.status.success());
@@ -407,7 +409,7 @@ fn the_python_reader_agrees() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let out = Command::new("python3")
+        let out = Command::new(&python)
             .arg(&reader)
             .arg(&pkg)
             .args(["--check", bin])
@@ -424,7 +426,7 @@ fn the_python_reader_agrees() {
         let last = bytes.len() - 5;
         bytes[last] ^= 0x21;
         std::fs::write(&pkg, &bytes).unwrap();
-        let out = Command::new("python3")
+        let out = Command::new(&python)
             .arg(&reader)
             .arg(&pkg)
             .output()
