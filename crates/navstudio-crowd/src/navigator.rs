@@ -123,6 +123,22 @@ pub trait Navigator: Sync {
         false
     }
 
+    /// Extends `path` so agents standing at `sources_world` follow its flow from there
+    /// (pushed off the route into a part of a sector no route leads through, they would
+    /// otherwise head for the nearest routed portal in a straight line, maybe through a
+    /// wall): `true` when the path covers them now. The default cannot.
+    fn join_path(&mut self, path: PathId, sources_world: &[Vec2]) -> bool {
+        let _ = (path, sources_world);
+        false
+    }
+
+    /// Whether `path`'s flow covers `pos_world` (no off-route fallback there). `true` when
+    /// the navigator cannot tell.
+    fn covers(&self, path: PathId, pos_world: Vec2) -> bool {
+        let _ = (path, pos_world);
+        true
+    }
+
     /// Whether an agent at `pos_world` can follow `path` to its goal (for [`NavWorld`]-like
     /// navigators: its cell lies on the goal's island for the path's movement type). Orders
     /// leave out the agents that cannot, as idle, instead of letting them wander toward the

@@ -46,6 +46,15 @@ impl WorldNavigator {
         // drains (`routes_version`); the world re-planning them from the order-time sources
         // first would be thrown away.
         world.set_replan_on_rebuild(false);
+        // In a sector a group's routes leave by two ways (two doors of one room) every cell
+        // takes its nearer one, so the group splits between them; with the shared tiles
+        // alone a sector has one exit for all its cells.
+        world.set_seamless_where_split(true);
+        // Exact A*: weighted, a later source of a group merges into an earlier route that is
+        // up to a tenth longer than its own way (through the room's other door), and the
+        // whole group queues at one door. The crowd's maps are the editor's, and a group
+        // asks once per order.
+        world.set_heuristic_weight(1.0);
         let nav = world.nav();
         let (w, h) = (nav.spec.width, nav.spec.height);
         let wall_bits = vec![vec![0u64; (w as usize * h as usize).div_ceil(64)]; nav.layers.len()];
@@ -205,21 +214,6 @@ impl WorldNavigator {
         done
     }
 
-    /// Whether the path's flow covers the cell at `pos_world`: the agent there follows the
-    /// goal field or a routed exit tile, not the world's off-route fallback (head for the
-    /// nearest routed portal).
-    #[must_use]
-    pub fn covers(&self, path: PathId, pos_world: Vec2) -> bool {
-        let Some(p) = self.paths.get(&path.0).and_then(|&id| self.world.path(id)) else {
-            return false;
-        };
-        let Some(layer) = self.world.nav().layers.get(p.layer) else {
-            return false;
-        };
-        self.cell_of(pos_world)
-            .is_some_and(|c| on_route(layer, p, c))
-    }
-
     /// Whether the path's routed portals exist in the current graph. After part of a
     /// rebuild they may not (node ids are renumbered per layer), and the world's off-route
     /// fallback indexes nodes by them.
@@ -372,6 +366,33 @@ impl Navigator for WorldNavigator {
         }
     }
 
+    /// Whether the path's flow covers the cell at `pos_world`: the agent there follows the
+    /// goal field or a routed exit tile, not the world's off-route fallback (head for the
+    /// nearest routed portal).
+    fn covers(&self, path: PathId, pos_world: Vec2) -> bool {
+        let Some(p) = self.paths.get(&path.0).and_then(|&id| self.world.path(id)) else {
+            return false;
+        };
+        let Some(layer) = self.world.nav().layers.get(p.layer) else {
+            return false;
+        };
+        self.cell_of(pos_world)
+            .is_some_and(|c| on_route(layer, p, c))
+    }
+
+    fn join_path(&mut self, path: PathId, sources_world: &[Vec2]) -> bool {
+        let Some(&id) = self.paths.get(&path.0) else {
+            return false;
+        };
+        let cells: Vec<(u32, u32)> = sources_world
+            .iter()
+            .filter_map(|&p| self.cell_of(p))
+            .filter(|&c| self.world.path_reaches(id, c))
+            .collect();
+        self.join_sources(id, &cells, HashSet::new()).is_some()
+            && sources_world.iter().all(|&p| self.covers(path, p))
+    }
+
     fn reaches(&self, path: PathId, pos_world: Vec2) -> bool {
         let Some(&id) = self.paths.get(&path.0) else {
             return false;
@@ -472,15 +493,16 @@ fn on_route(layer: &NavLayer, path: &PathState, cell: (u32, u32)) -> bool {
             }
         }
     }
+    let spec = layer.cost.spec;
+    let sector = spec.sector_of(cell.0, cell.1);
+    let split = path.exits.get(&sector).is_some_and(|e| e.len() > 1);
     if path
         .corridor
         .as_ref()
-        .is_some_and(|c| c.flow_at(layer, cell).is_some())
+        .is_some_and(|c| (c.everywhere || split) && c.flow_at(layer, cell).is_some())
     {
         return true;
     }
-    let spec = layer.cost.spec;
-    let sector = spec.sector_of(cell.0, cell.1);
     let (sx, sy, sw, _) = spec.sector_rect(sector);
     let i = ((cell.1 - sy) * sw + (cell.0 - sx)) as usize;
     path.exits.get(&sector).is_some_and(|exits| {

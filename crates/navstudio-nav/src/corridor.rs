@@ -22,6 +22,9 @@ pub struct Corridor {
     cost: Vec<Vec<u32>>,
     /// Per slot: flow bytes.
     flow: Vec<Vec<u8>>,
+    /// Steers in every sector, not only where a path has several exits (see
+    /// [`crate::NavWorld::set_seamless_where_split`]).
+    pub everywhere: bool,
 }
 
 impl Corridor {
@@ -32,9 +35,13 @@ impl Corridor {
         layer: &NavLayer,
         sectors: impl IntoIterator<Item = u32>,
         goals: &[(u32, u32)],
+        everywhere: bool,
     ) -> Self {
         let spec = layer.cost.spec;
-        let mut c = Self::default();
+        let mut c = Self {
+            everywhere,
+            ..Self::default()
+        };
         let mut tiles = Vec::new();
         for s in sectors {
             if c.slots.contains_key(&s) {
@@ -43,7 +50,8 @@ impl Corridor {
             let (_, _, w, h) = spec.sector_rect(s);
             c.slots.insert(s, c.cost.len());
             c.cost.push(vec![u32::MAX; (w * h) as usize]);
-            c.flow.push(vec![0; (w * h) as usize]);
+            // Walls keep no direction (0 would read as north).
+            c.flow.push(vec![DIR_NONE; (w * h) as usize]);
             let mut t = Vec::new();
             layer.cost.sector_cells(s, &mut t);
             tiles.push(t);

@@ -3,7 +3,10 @@
 
 use crate::agents::AgentState;
 use crate::metrics::CongestionMap;
-use crate::navigator::{NavGrid, Navigator};
+use std::collections::BTreeMap;
+
+use crate::Vec2;
+use crate::navigator::{NavGrid, Navigator, PathId};
 use crate::walls::segment_is_clear;
 
 use super::Simulation;
@@ -157,9 +160,16 @@ impl Simulation {
         taken
     }
 
-    pub(super) fn track_progress(&mut self) {
+    /// Progress per travelling agent: one that gets no nearer its goal for
+    /// `stuck_secs` is stuck. With stuck recovery, a stuck agent standing where its path's
+    /// flow does not reach (pushed into a part of a sector no route leads through) has its
+    /// path extended from where it stands, once each `stuck_secs` it stays stuck.
+    pub(super) fn track_progress<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
         let dt = self.config.step_secs;
+        let stuck_secs = self.config.stuck_secs;
+        let rejoin = self.config.techniques.stuck_recovery;
         let a = &mut self.agents;
+        let mut off_flow: BTreeMap<PathId, Vec<Vec2>> = BTreeMap::new();
         for i in 0..a.len() {
             if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
                 continue;
@@ -170,11 +180,23 @@ impl Simulation {
                 a.no_progress_secs[i] = 0.0;
                 a.state[i] = AgentState::Moving;
             } else {
+                let before = a.no_progress_secs[i];
                 a.no_progress_secs[i] += dt;
-                if a.no_progress_secs[i] >= self.config.stuck_secs {
+                if a.no_progress_secs[i] >= stuck_secs {
                     a.state[i] = AgentState::Stuck;
+                    let period = |t: f32| (t / stuck_secs) as u32;
+                    if rejoin
+                        && period(a.no_progress_secs[i]) > period(before)
+                        && let Some(path) = a.path[i]
+                        && !nav.covers(path, a.pos_world[i])
+                    {
+                        off_flow.entry(path).or_default().push(a.pos_world[i]);
+                    }
                 }
             }
+        }
+        for (path, at) in off_flow {
+            nav.join_path(path, &at);
         }
     }
 

@@ -177,7 +177,7 @@ impl Simulation {
         }
 
         self.resolve_arrivals(nav);
-        self.track_progress();
+        self.track_progress(nav);
         self.add_congestion(nav.grid());
 
         let a = &self.agents;

@@ -209,6 +209,7 @@ pub struct NavWorld {
     dirty: BTreeSet<(usize, u32)>,
     a_star_runs: u64,
     seamless: bool,
+    seamless_where_split: bool,
     flow_lookahead: u32,
     heuristic_weight: f32,
     /// ALT landmark tables per layer, built on a layer's first request (see
@@ -281,6 +282,7 @@ impl NavWorld {
             dirty: BTreeSet::new(),
             a_star_runs: 0,
             seamless: false,
+            seamless_where_split: false,
             flow_lookahead: DEFAULT_FLOW_LOOKAHEAD,
             heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
             landmarks: Vec::new(),
@@ -310,6 +312,17 @@ impl NavWorld {
     /// precomputed permutation tiles (the default, shared between requests).
     pub fn set_seamless(&mut self, on: bool) {
         self.seamless = on;
+    }
+
+    /// Seamless flow only where a path leaves a sector by more than one exit (a room with
+    /// two doors that different routes take): there each cell follows the route's
+    /// integration from the goal and so takes its nearer exit, where the tiles would send
+    /// every cell of the sector to the cheapest exit. Elsewhere the shared tiles steer, which
+    /// keep a crowd spread over each portal window (the integration from one goal cell draws
+    /// open-ground flow together onto the lines through the goal). [`Self::set_seamless`]
+    /// on uses the integration everywhere.
+    pub fn set_seamless_where_split(&mut self, on: bool) {
+        self.seamless_where_split = on;
     }
 
     /// Look-ahead of flow following (string pulling), in cells: [`Self::sample_flow`] and

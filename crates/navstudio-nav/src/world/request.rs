@@ -433,7 +433,8 @@ impl NavWorld {
         // The flow tiles of every sector the routes leave, for sampling and tracing.
         self.ensure_sectors(layer, p.exits.keys().copied())?;
         let l = &self.nav.layers[layer];
-        p.corridor = self.seamless.then(|| {
+        let everywhere = self.seamless;
+        p.corridor = (self.seamless || self.seamless_where_split).then(|| {
             let around_goals = p
                 .goal_fields
                 .iter()
@@ -444,6 +445,7 @@ impl NavWorld {
                 l,
                 p.exits.keys().copied().chain(around_goals).chain(starts),
                 &p.goals,
+                everywhere,
             )
         });
         p.pulled = PulledCache::default();

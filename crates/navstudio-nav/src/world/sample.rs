@@ -301,14 +301,23 @@ impl<'a> FlowCursor<'a> {
     }
 
     /// The flow byte at `cell`: the goal field where it reaches the cell, else the seamless
-    /// corridor, else the permutation tile of the first exit of the cell's sector whose tile
+    /// corridor (only in sectors with several exits unless it steers everywhere), else the
+    /// permutation tile of the first exit of the cell's sector whose tile
     /// reaches the cell; in sectors where the route goes first (see
     /// [`PathState::route_first`]) the goal field comes last. `None` off the route.
     fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
         let l = self.layer;
         self.enter(cell);
         // Where the route goes first, its flow; the goal field still covers cells it misses.
-        let corridor = |cell| self.path.corridor.as_ref()?.flow_at(l, cell);
+        let split = self.exits.len() > 1;
+        let corridor = |cell| {
+            let c = self
+                .path
+                .corridor
+                .as_ref()
+                .filter(|c| c.everywhere || split)?;
+            c.flow_at(l, cell)
+        };
         if !self.field_here
             && let Some(f) = corridor(cell).or_else(|| self.tile_flow(cell))
         {
