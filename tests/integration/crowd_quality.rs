@@ -117,8 +117,8 @@ fn the_bottleneck_bound_is_travel_plus_the_door_queue() {
 
 /// Context steering through the rooms: with `context_pace` a group walking its own way at
 /// its own pace writes no danger, and the crowd crosses within the stricter 1.5 × the bound
-/// the issue asks of context steering in the rooms (1.30 × at this scale); without it each
-/// member slows for the one ahead and takes 1.74 ×.
+/// the issue asks of context steering in the rooms (1.07 × at this scale); without it each
+/// member slows for the one ahead and takes 1.39 ×.
 #[test]
 fn context_pace_keeps_a_queue_walking_through_the_rooms() {
     let run = |pace: bool| {
@@ -129,7 +129,14 @@ fn context_pace_keeps_a_queue_walking_through_the_rooms() {
     let with = run(true);
     let without = run(false);
     assert!(with.meets(1.5), "{}", quality::table_row(&with));
-    assert!(!without.meets(1.5), "{}", quality::table_row(&without));
+    // Without it the queue dawdles: at least a fifth longer (1.07 against 1.39 × the bound
+    // when this was written).
+    let ratio = |r: &CaseReport| r.ratio100.unwrap_or(f64::INFINITY);
+    assert!(
+        ratio(&without) > 1.2 * ratio(&with),
+        "{}",
+        quality::table_row(&without)
+    );
 }
 
 /// One idle infantryman stands in a 2 m door; a tank is ordered through it. With contact
@@ -477,4 +484,91 @@ fn corner_clearance_keeps_an_agent_a_radius_off_the_corner_it_turns_round() {
         "kept half a radius or more off the corner: {with}"
     );
     assert!(without < 0.15, "brushed the corner without: {without}");
+}
+
+/// The rooms case's first room has two doors, right and bottom, and by the map's symmetry
+/// about its diagonal each is the nearer way for the agents on its side. The group must
+/// split between them: routes planned by exact A* (a weighted one merged the later sources
+/// into the first source's route) and the route's integration steering in the sector that
+/// holds both doors (the tiles send all its cells to one exit). Before, all but a handful
+/// left by one door.
+#[test]
+fn a_group_between_two_doors_splits_between_them() {
+    let case = builtin_cases(0.5)
+        .into_iter()
+        .find(|c| c.name == "rooms")
+        .expect("rooms case");
+    let mut scenario = case.scenario.clone();
+    scenario.config.avoidance = AvoidanceMode::Boids;
+    let mut nav = case.map.navigator();
+    // Per agent, the door it left the first room by (the room is x, y < 24).
+    let mut door: Vec<Option<bool>> = Vec::new();
+    quality::run_watched(
+        "rooms",
+        &scenario,
+        &default_archetypes(),
+        &mut nav,
+        &mut |sim, _| {
+            let a = sim.agents();
+            door.resize(a.len(), None);
+            for (i, p) in a.pos_world.iter().enumerate() {
+                if door[i].is_none() && (p.x > 24.5 || p.y > 24.5) {
+                    door[i] = Some(p.x > 24.5);
+                }
+            }
+        },
+    )
+    .expect("rooms runs");
+    let right = door.iter().filter(|d| **d == Some(true)).count();
+    let bottom = door.iter().filter(|d| **d == Some(false)).count();
+    assert_eq!(
+        right + bottom,
+        door.len(),
+        "every agent leaves the first room"
+    );
+    let fewer = right.min(bottom) as f64 / door.len() as f64;
+    assert!(
+        fewer >= 0.25,
+        "right door {right}, bottom door {bottom}: the group should split"
+    );
+}
+
+/// A cell no route of a path leads through (the rooms map's bottom-left room, for a path
+/// planned from the top-left room through the right-hand door) is not covered by its flow,
+/// and walking the fallback (straight at the nearest routed portal) runs into a wall.
+/// `join_path` extends the path from there: the cell is covered, and following the flow
+/// from it reaches the goal.
+#[test]
+fn a_stranded_agent_joins_its_path_from_where_it_stands() {
+    use navstudio::crowd::Navigator;
+    let case = builtin_cases(1.0)
+        .into_iter()
+        .find(|c| c.name == "rooms")
+        .expect("rooms case");
+    let mut nav = case.map.navigator();
+    let goal = Vec2::new(60.5, 60.5);
+    let path = nav
+        .request_path(0, &[Vec2::new(20.5, 3.5)], goal)
+        .expect("a route");
+    let stranded = Vec2::new(4.5, 44.5);
+    assert!(
+        !nav.covers(path, stranded),
+        "the room below is off the route"
+    );
+    assert!(nav.join_path(path, &[stranded]));
+    assert!(nav.covers(path, stranded));
+    // Walk the flow in half-metre steps; never into a wall, and to the goal.
+    let mut p = stranded;
+    for _ in 0..400 {
+        if (p - goal).length() < 1.5 {
+            return;
+        }
+        let f = nav.sample_flow(path, p).expect("flow along the way");
+        p = p + f.direction * 0.5;
+        assert!(
+            !nav.is_wall(0, p.x.floor() as i32, p.y.floor() as i32),
+            "walked into a wall at {p:?}"
+        );
+    }
+    panic!("did not reach the goal, ended at {p:?}");
 }

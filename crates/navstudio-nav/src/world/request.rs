@@ -434,7 +434,10 @@ impl NavWorld {
         self.ensure_sectors(layer, p.exits.keys().copied())?;
         let l = &self.nav.layers[layer];
         let everywhere = self.seamless;
-        p.corridor = (self.seamless || self.seamless_where_split).then(|| {
+        // Where only split sectors use it, a path without one needs none (and keeps the
+        // cheap in-sector goal moves of `move_goal`).
+        let split = self.seamless_where_split && p.exits.values().any(|e| e.len() > 1);
+        p.corridor = (everywhere || split).then(|| {
             let around_goals = p
                 .goal_fields
                 .iter()
