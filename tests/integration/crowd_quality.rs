@@ -564,7 +564,7 @@ fn a_stranded_agent_joins_its_path_from_where_it_stands() {
             return;
         }
         let f = nav.sample_flow(path, p).expect("flow along the way");
-        p = p + f.direction * 0.5;
+        p += f.direction * 0.5;
         assert!(
             !nav.is_wall(0, p.x.floor() as i32, p.y.floor() as i32),
             "walked into a wall at {p:?}"

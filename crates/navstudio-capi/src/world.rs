@@ -57,6 +57,12 @@ impl NavstudioWorld {
         // sources when the queue drains (the navigator turns that off for its crowd, which
         // re-plans its own paths from where the agents are; those are then planned twice).
         nav.world.set_replan_on_rebuild(true);
+        // Paths asked for from C are planned as the Rust API's `NavWorld` plans them, so
+        // the navigator's exact A* and split-sector flow (for group orders in the editor's
+        // crowd) are turned back off; a crowd run from C plans with these defaults too.
+        nav.world
+            .set_heuristic_weight(navstudio_nav::world::DEFAULT_HEURISTIC_WEIGHT);
+        nav.world.set_seamless_where_split(false);
         Self {
             nav,
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
