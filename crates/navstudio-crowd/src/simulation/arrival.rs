@@ -1,11 +1,11 @@
 //! After each step: arrivals (goal reached, an occupied goal, transitive bumping), the
 //! stuck timer, and the congestion map.
 
-use crate::agents::AgentState;
-use crate::metrics::CongestionMap;
 use std::collections::BTreeMap;
 
 use crate::Vec2;
+use crate::agents::AgentState;
+use crate::metrics::CongestionMap;
 use crate::navigator::{NavGrid, Navigator, PathId};
 use crate::walls::segment_is_clear;
 
