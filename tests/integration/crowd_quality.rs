@@ -15,6 +15,14 @@ fn run_case(name: &str, mode: AvoidanceMode) -> CaseReport {
     run_configured(name, SCALE, mode, |_| {})
 }
 
+/// The built-in case `name` at `scale` of its agents.
+fn case(name: &str, scale: f32) -> quality::CrowdCase {
+    builtin_cases(scale)
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no case {name}"))
+}
+
 /// Plays case `name` at `scale` of its agents in `mode`, its settings changed by `configure`.
 fn run_configured(
     name: &str,
@@ -22,10 +30,7 @@ fn run_configured(
     mode: AvoidanceMode,
     configure: impl FnOnce(&mut SimConfig),
 ) -> CaseReport {
-    let case = builtin_cases(scale)
-        .into_iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no case {name}"));
+    let case = case(name, scale);
     let mut scenario = case.scenario.clone();
     scenario.config.avoidance = mode;
     configure(&mut scenario.config);
@@ -494,10 +499,7 @@ fn corner_clearance_keeps_an_agent_a_radius_off_the_corner_it_turns_round() {
 /// left by one door.
 #[test]
 fn a_group_between_two_doors_splits_between_them() {
-    let case = builtin_cases(0.5)
-        .into_iter()
-        .find(|c| c.name == "rooms")
-        .expect("rooms case");
+    let case = case("rooms", 0.5);
     let mut scenario = case.scenario.clone();
     scenario.config.avoidance = AvoidanceMode::Boids;
     let mut nav = case.map.navigator();
@@ -541,10 +543,7 @@ fn a_group_between_two_doors_splits_between_them() {
 #[test]
 fn a_stranded_agent_joins_its_path_from_where_it_stands() {
     use navstudio::crowd::Navigator;
-    let case = builtin_cases(1.0)
-        .into_iter()
-        .find(|c| c.name == "rooms")
-        .expect("rooms case");
+    let case = case("rooms", 1.0);
     let mut nav = case.map.navigator();
     let goal = Vec2::new(60.5, 60.5);
     let path = nav

@@ -264,6 +264,16 @@ impl WorldNavigator {
             self.world.add_sources(id, &missed).ok()?;
         }
     }
+
+    /// [`Self::join_sources`] for the agents at `sources_world` on the path's islands.
+    fn join_reachable(&mut self, id: world::PathId, sources_world: &[Vec2]) -> bool {
+        let cells: Vec<(u32, u32)> = sources_world
+            .iter()
+            .filter_map(|&p| self.cell_of(p))
+            .filter(|&c| self.world.path_reaches(id, c))
+            .collect();
+        self.join_sources(id, &cells, HashSet::new()).is_some()
+    }
 }
 
 impl Navigator for WorldNavigator {
@@ -354,12 +364,7 @@ impl Navigator for WorldNavigator {
                 if !self.world.replan_moved_goal(id) {
                     return false;
                 }
-                let cells: Vec<(u32, u32)> = sources_world
-                    .iter()
-                    .filter_map(|&p| self.cell_of(p))
-                    .filter(|&c| self.world.path_reaches(id, c))
-                    .collect();
-                self.join_sources(id, &cells, HashSet::new()).is_some()
+                self.join_reachable(id, sources_world)
             }
             Ok(_) => true,
             Err(_) => false,
@@ -384,12 +389,7 @@ impl Navigator for WorldNavigator {
         let Some(&id) = self.paths.get(&path.0) else {
             return false;
         };
-        let cells: Vec<(u32, u32)> = sources_world
-            .iter()
-            .filter_map(|&p| self.cell_of(p))
-            .filter(|&c| self.world.path_reaches(id, c))
-            .collect();
-        self.join_sources(id, &cells, HashSet::new()).is_some()
+        self.join_reachable(id, sources_world)
             && sources_world.iter().all(|&p| self.covers(path, p))
     }
 
