@@ -15,8 +15,8 @@ use std::sync::Arc;
 use egui::Color32;
 
 use crate::crowd::{
-    AgentArchetype, AgentId, AgentState, AvoidanceMode, Navigator, Order, Scenario, SimConfig,
-    Simulation, Spawn, SpawnArea, StepMetrics, Vec2, WorldNavigator, default_archetypes,
+    AgentArchetype, AgentId, AgentState, AvoidanceMode, Collision, Navigator, Order, Scenario,
+    SimConfig, Simulation, Spawn, SpawnArea, StepMetrics, Vec2, WorldNavigator, default_archetypes,
 };
 use crate::map::MapDocument;
 use crate::nav::{NavData, NavWorld};
@@ -51,8 +51,8 @@ pub struct CrowdPreview {
     pub speed: f32,
     /// Selected agents (empty: orders go to every agent).
     pub selection: Vec<AgentId>,
-    /// Colour agents by state (moving, arrived, stuck) rather than by archetype.
-    pub color_by_state: bool,
+    /// What agents are coloured by.
+    pub colouring: AgentColouring,
     /// Draw each agent's velocity.
     pub show_velocity: bool,
     /// Orders given so far, re-issued after a re-bake: (agents, goal).
@@ -95,7 +95,7 @@ impl Default for CrowdPreview {
             playing: true,
             speed: 1.0,
             selection: Vec::new(),
-            color_by_state: true,
+            colouring: AgentColouring::State,
             show_velocity: false,
             orders: Vec::new(),
             follows: Vec::new(),
@@ -424,23 +424,70 @@ impl CrowdPreview {
     #[must_use]
     pub fn agent_color(&self, i: usize) -> Color32 {
         let agents = self.sim.agents();
-        if self.color_by_state {
-            match agents.state[i] {
+        match self.colouring {
+            AgentColouring::State => match agents.state[i] {
                 AgentState::Moving => Color32::from_rgb(90, 200, 255),
                 AgentState::Arrived => Color32::from_rgb(110, 230, 110),
                 AgentState::Stuck => Color32::from_rgb(255, 80, 60),
                 AgentState::Idle => Color32::from_gray(200),
+            },
+            AgentColouring::Collision => match agents.collision[i] {
+                Collision::Clear => Color32::from_gray(200),
+                Collision::Unresolved => Color32::from_rgb(255, 80, 60),
+                Collision::Resolving => Color32::from_rgb(255, 200, 60),
+                Collision::Resolved { .. } => Color32::from_rgb(90, 200, 255),
+            },
+            AgentColouring::Archetype => {
+                const PALETTE: [Color32; 6] = [
+                    Color32::from_rgb(240, 200, 90),
+                    Color32::from_rgb(120, 180, 255),
+                    Color32::from_rgb(230, 120, 230),
+                    Color32::from_rgb(120, 230, 180),
+                    Color32::from_rgb(255, 140, 90),
+                    Color32::from_rgb(200, 200, 200),
+                ];
+                PALETTE[agents.archetype[i] as usize % PALETTE.len()]
             }
-        } else {
-            const PALETTE: [Color32; 6] = [
-                Color32::from_rgb(240, 200, 90),
-                Color32::from_rgb(120, 180, 255),
-                Color32::from_rgb(230, 120, 230),
-                Color32::from_rgb(120, 230, 180),
-                Color32::from_rgb(255, 140, 90),
-                Color32::from_rgb(200, 200, 200),
-            ];
-            PALETTE[agents.archetype[i] as usize % PALETTE.len()]
+        }
+    }
+}
+
+/// What the viewport colours agents by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentColouring {
+    /// Moving, arrived, stuck or idle.
+    State,
+    /// Seed §001's collision states ([`Collision`]).
+    Collision,
+    /// One colour per archetype.
+    Archetype,
+}
+
+impl AgentColouring {
+    /// Every colouring, for the panel's menu.
+    pub const ALL: [Self; 3] = [Self::State, Self::Collision, Self::Archetype];
+
+    /// Its name in the menu.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::State => "state",
+            Self::Collision => "collision state",
+            Self::Archetype => "archetype",
+        }
+    }
+
+    /// What its colours mean.
+    #[must_use]
+    pub fn legend(self) -> &'static str {
+        match self {
+            Self::State => "Blue moving, green arrived, red stuck, grey idle",
+            Self::Collision => {
+                "Red: its path runs into a neighbour and nothing it does avoids it; yellow: \
+                 avoiding one (side-step, slowing, waiting, pushing); blue: resolved one in \
+                 the last 0.25 s; grey: clear"
+            }
+            Self::Archetype => "One colour per archetype",
         }
     }
 }

@@ -133,7 +133,11 @@ pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
         h,
         scenario.config.avoidance
     );
-    println!("    step  arrived   moving    stuck  speed m/s  collisions  step ms");
+    // Collision states (seed §001): agents still running into a neighbour, avoiding one,
+    // and past one lately.
+    println!(
+        "    step  arrived   moving    stuck  speed m/s  wall hits  unresolved  resolving  resolved  step ms"
+    );
     let start = Instant::now();
     let report_every = (args.steps / 10).max(1);
     for i in 0..args.steps {
@@ -141,12 +145,15 @@ pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
         let m = sim.metrics();
         if (i + 1) % report_every == 0 || i + 1 == args.steps {
             println!(
-                "{:>8} {:>8} {:>8} {:>8} {:>10.2} {:>11} {:>8.2}",
+                "{:>8} {:>8} {:>8} {:>8} {:>10.2} {:>10} {:>11} {:>10} {:>9} {:>8.2}",
                 m.step + 1,
                 m.arrived,
                 m.moving,
                 m.stuck,
                 m.mean_speed_mps,
+                m.wall_contacts,
+                m.collisions_unresolved,
+                m.collisions_resolving,
                 m.collisions_resolved,
                 m.step_secs * 1000.0
             );

@@ -78,6 +78,9 @@ pub struct Agents {
     pub no_progress_secs: Vec<f32>,
     /// How it last decided to pass a neighbour, kept for a while (Age of Empires).
     pub resolution: Vec<Resolution>,
+    /// Where it stands with the collisions its next stretch of movement is predicted to
+    /// have (Age of Empires' collision states).
+    pub collision: Vec<Collision>,
     /// The velocity ORCA or context steering last chose, kept until the agent's next
     /// decision (`SimConfig::decision_secs`). `[Units: m/s]`
     pub decision: Vec<Vec2>,
@@ -99,6 +102,30 @@ pub struct Resolution {
     pub side: f32,
     /// Time the decision still holds. `[Units: s]`
     pub secs_left: f32,
+}
+
+/// Seed §001's collision states. Each step the agent's next stretch of movement is
+/// checked against each neighbour's (at the neighbour's velocity): the velocity its path
+/// alone asks for over `SimConfig::avoidance_horizon_secs`, and the one it takes over the
+/// next quarter second. A collision is an overlap deeper than a tenth of the two radii.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Collision {
+    /// Its path leads into no one.
+    #[default]
+    Clear,
+    /// Its path leads into a neighbour, and so does the velocity it takes: what it does
+    /// does not avoid the collision (a press, or a neighbour it cannot get out of the way
+    /// of).
+    Unresolved,
+    /// Its path leads into a neighbour, the velocity it takes does not: it side-steps,
+    /// slows, waits behind an ally or pushes one aside.
+    Resolving,
+    /// It was resolving a collision lately and its path is clear now. The state lasts
+    /// [`crate::steering::REMEMBER_SECS`], as long as a remembered side-step holds.
+    Resolved {
+        /// Time the state still lasts. `[Units: s]`
+        secs_left: f32,
+    },
 }
 
 /// Agent index meaning "no agent".

@@ -14,6 +14,13 @@ pub struct StepMetrics {
     /// Mean speed over all agents. `[Units: m/s]`
     pub mean_speed_mps: f32,
     /// Wall contacts resolved this step (push-outs plus refused sub-steps).
+    pub wall_contacts: u32,
+    /// Agents whose next stretch of movement still runs into a neighbour
+    /// ([`crate::Collision::Unresolved`]).
+    pub collisions_unresolved: u32,
+    /// Agents avoiding a collision their path leads into ([`crate::Collision::Resolving`]).
+    pub collisions_resolving: u32,
+    /// Agents that resolved one lately ([`crate::Collision::Resolved`]).
     pub collisions_resolved: u32,
     /// Mean overlap of touching agent pairs, as a share of the smaller radius (0 when no
     /// pair touches).

@@ -22,7 +22,7 @@
 //! force, contact resolution, wall sliding); the settings are in `config`, path following
 //! in `following`, and each avoidance mode in its own file (`boids`, `orca`, `context`).
 
-use super::agents::{AgentState, Agents, NO_ORDER, Resolution};
+use super::agents::{AgentState, Agents, Collision, NO_ORDER, Resolution};
 use super::navigator::{NavGrid, Navigator};
 use super::resolve;
 use super::rng::mix64;
@@ -35,6 +35,7 @@ mod config;
 mod context;
 mod following;
 mod orca;
+mod prediction;
 #[cfg(test)]
 mod tests;
 
@@ -53,6 +54,7 @@ pub(crate) struct AgentUpdate {
     pub heading_rad: f32,
     pub flow_dir: Vec2,
     pub resolution: Resolution,
+    pub collision: Collision,
     /// The velocity ORCA or context steering chose, kept between decisions.
     pub decision: Vec2,
     pub contacts: u32,
@@ -254,11 +256,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // ORCA mode's velocities are collision-free already; only the position passes back
         // them up.
         if cfg.techniques.resolve_contacts && cfg.avoidance != AvoidanceMode::Orca {
+            let proposed = new_vel;
             new_vel = if cfg.techniques.orca_contacts {
                 self.orca(i, slot, neighbours, new_vel, cfg.contact_horizon_secs)
             } else {
                 self.constrain_contacts(i, slot, neighbours, new_vel)
             };
+            if cfg.techniques.queue_wait && cfg.avoidance == AvoidanceMode::Context {
+                new_vel = self.follow_in_queue(i, slot, neighbours, proposed, new_vel);
+            }
         }
         let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
@@ -291,12 +297,19 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         } else {
             Vec2::ZERO
         };
+        // Only where agents avoid each other: separation alone resolves nothing ahead.
+        let collision = if cfg.uses_separation_only() {
+            Collision::Clear
+        } else {
+            self.collision_state(i, neighbours, desired, moved.vel, a.collision[i])
+        };
         AgentUpdate {
             pos_world: moved.pos_world,
             vel: moved.vel,
             heading_rad,
             flow_dir,
             resolution,
+            collision,
             decision,
             contacts: moved.contacts,
             wall_normal,

@@ -4,7 +4,7 @@
 use egui::{Color32, Ui};
 use egui_plot::{Legend, Line, Plot};
 
-use crate::app::crowd_preview::CrowdPreview;
+use crate::app::crowd_preview::{AgentColouring, CrowdPreview};
 use crate::crowd::{AvoidanceMode, StepMetrics};
 
 /// The Crowd panel: archetype, count, avoidance, metrics and plots.
@@ -73,10 +73,19 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
             }
             ui.end_row();
         });
-    ui.checkbox(&mut crowd.color_by_state, "Colour by state")
-        .on_hover_text(
-            "Blue moving, green arrived, red stuck, grey idle; off: one colour per archetype",
-        );
+    ui.horizontal(|ui| {
+        ui.label("Colour by");
+        egui::ComboBox::from_id_salt("crowd colouring")
+            .selected_text(crowd.colouring.label())
+            .show_ui(ui, |ui| {
+                for c in AgentColouring::ALL {
+                    ui.selectable_value(&mut crowd.colouring, c, c.label())
+                        .on_hover_text(c.legend());
+                }
+            })
+            .response
+            .on_hover_text(crowd.colouring.legend());
+    });
     ui.checkbox(&mut crowd.show_velocity, "Velocity vectors");
     ui.checkbox(&mut crowd.show_congestion, "Congestion overlay")
         .on_hover_text(
@@ -114,7 +123,7 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
     ui.label(format!(
         "mean speed {:.2} m/s · {} wall contacts · step {:.2} ms",
         m.mean_speed_mps,
-        m.collisions_resolved,
+        m.wall_contacts,
         m.step_secs * 1000.0
     ));
     ui.label(format!(
@@ -123,6 +132,15 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
         100.0 * m.overlap_max
     ))
     .on_hover_text("How deep touching agents press into each other this step");
+    ui.label(format!(
+        "collisions: {} unresolved · {} resolving · {} resolved",
+        m.collisions_unresolved, m.collisions_resolving, m.collisions_resolved
+    ))
+    .on_hover_text(
+        "Agents whose movement over the avoidance horizon runs into a neighbour's: still (unresolved), \
+         not any more thanks to a side-step, slowing, waiting or pushing (resolving), or \
+         past one in the last 0.25 s (resolved)",
+    );
     let now = crowd.sim_secs();
     match crowd.gate.as_ref().map(|g| (g.throughput(now), g.total())) {
         Some((per_sec, total)) => {
@@ -157,6 +175,16 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
             plot.line(Line::new("arrived", series(&|m| f64::from(m.arrived))));
             plot.line(Line::new("moving", series(&|m| f64::from(m.moving))));
             plot.line(Line::new("stuck", series(&|m| f64::from(m.stuck))));
+        });
+        plot("crowd_collisions", 80.0).show(ui, |plot| {
+            plot.line(Line::new(
+                "unresolved",
+                series(&|m| f64::from(m.collisions_unresolved)),
+            ));
+            plot.line(Line::new(
+                "resolving",
+                series(&|m| f64::from(m.collisions_resolving)),
+            ));
         });
         plot("crowd_overlap", 80.0).show(ui, |plot| {
             let pct = |v: f32| 100.0 * f64::from(v);

@@ -1,7 +1,7 @@
 //! Placing agents: one at a point, a spawn's rectangle or spiral, a scenario's spawns.
 
 use crate::agents::Agents;
-use crate::agents::{AgentId, AgentState, NO_ORDER, Resolution};
+use crate::agents::{AgentId, AgentState, Collision, NO_ORDER, Resolution};
 use crate::archetype::AgentArchetype;
 use crate::error::CrowdError;
 use crate::navigator::Navigator;
@@ -144,6 +144,7 @@ impl Simulation {
         a.best_goal_dist_m.push(0.0);
         a.no_progress_secs.push(0.0);
         a.resolution.push(Resolution::default());
+        a.collision.push(Collision::Clear);
         a.decision.push(Vec2::ZERO);
         a.wall_normal.push(Vec2::ZERO);
         self.max_radius_m = self.max_radius_m.max(archetype.radius_m);

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::agents::{AgentId, AgentState};
+use crate::agents::{AgentId, AgentState, Collision};
 use crate::metrics::StepMetrics;
 use crate::navigator::Navigator;
 use crate::resolve;
@@ -160,6 +160,7 @@ impl Simulation {
             a.heading_rad[i] = u.heading_rad;
             a.flow_dir[i] = u.flow_dir;
             a.resolution[i] = u.resolution;
+            a.collision[i] = u.collision;
             a.decision[i] = u.decision;
             a.wall_normal[i] = u.wall_normal;
             self.goal_dist_m[i] = u.goal_dist_m;
@@ -183,7 +184,7 @@ impl Simulation {
         let a = &self.agents;
         let mut metrics = StepMetrics {
             step: self.step_index,
-            collisions_resolved: collisions,
+            wall_contacts: collisions,
             overlap_mean: if overlap_count > 0 {
                 (overlap_sum / overlap_count as f64) as f32
             } else {
@@ -199,6 +200,12 @@ impl Simulation {
                 AgentState::Moving => metrics.moving += 1,
                 AgentState::Stuck => metrics.stuck += 1,
                 AgentState::Idle => {}
+            }
+            match a.collision[i] {
+                Collision::Clear => {}
+                Collision::Unresolved => metrics.collisions_unresolved += 1,
+                Collision::Resolving => metrics.collisions_resolving += 1,
+                Collision::Resolved { .. } => metrics.collisions_resolved += 1,
             }
             speed_sum += f64::from(self.speed_mps[i]);
         }

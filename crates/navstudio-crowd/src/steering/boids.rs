@@ -9,6 +9,13 @@ use crate::vec2::Vec2;
 
 use super::{Neighbour, Overlap, REMEMBER_SECS, StepContext, away_from_at};
 
+/// Separation weighs a neighbour by its kinetic energy over the agent's, between these
+/// bounds: a lighter or slower neighbour pushes less, a heavier or faster one more. For a
+/// travelling agent a faster neighbour counts only by its mass: in a queue, a walker
+/// catching up from behind kicked the slower one ahead sideways. A standing agent keeps
+/// the full ratio, so movers still push it aside (The Maestros).
+const SEPARATION_RATIO: (f32, f32) = (0.1, 10.0);
+
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Separation: push away from overlapping neighbours (within the margin), scaled by their
     /// kinetic energy relative to ours; and the positional contact push out of actual
@@ -23,6 +30,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let p = a.pos_world[i];
         let r = a.radius_m[i];
         let own = a.mass[i] * (a.vel[i].length_squared() + 0.25);
+        let travelling = a.state[i].is_travelling();
         let mut sum = Vec2::ZERO;
         let mut push = Vec2::ZERO;
         let mut overlap = Overlap::default();
@@ -39,7 +47,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             let dist = n.dist_sq.sqrt();
             let away = away_from_at(p, nb.pos_world, n.dist_sq, i, j);
             if separating {
-                let ratio = (nb.energy / own).clamp(0.1, 10.0);
+                // `energy / mass` is the speed term `|v|² + 0.25`.
+                let energy = if travelling {
+                    nb.energy.min(nb.mass * own / a.mass[i])
+                } else {
+                    nb.energy
+                };
+                let ratio = (energy / own).clamp(SEPARATION_RATIO.0, SEPARATION_RATIO.1);
                 sum += away * (a.max_force[i] * (1.0 - dist / min_dist) * ratio);
             }
             if touching {

@@ -167,6 +167,15 @@ pub struct Techniques {
     /// into a corridor (head-on context steering 1.52 → 1.21 × the bound) but narrows
     /// the doors where a route turns (rooms 1.75–1.80 → 1.92–1.95 ×).
     pub corner_clearance: bool,
+    /// Who waits (Age of Empires): in context steering, an agent with a walker of its own
+    /// order just ahead of it, moving and no slower by nature, follows that walker. Its
+    /// own order's walkers then only limit its speed along the heading it takes round
+    /// everyone else; the contact rule no longer slides it sideways off them, which in a
+    /// packed queue turned it a little every step. A stuck agent does not wait, and a
+    /// slower ally ahead (a large walker before infantry) is passed. Context mode only:
+    /// in boids the forces pull the agent sideways again the next step, and the queue's
+    /// turning doubled.
+    pub queue_wait: bool,
 }
 
 impl Default for Techniques {
@@ -191,6 +200,7 @@ impl Default for Techniques {
             gap_neighbours: true,
             orca_contacts: true,
             corner_clearance: false,
+            queue_wait: true,
         }
     }
 }
@@ -219,11 +229,12 @@ impl Techniques {
             gap_neighbours: false,
             orca_contacts: false,
             corner_clearance: false,
+            queue_wait: false,
         }
     }
 
     /// Names accepted by [`Self::set`].
-    pub const NAMES: [&'static str; 19] = [
+    pub const NAMES: [&'static str; 20] = [
         "resolve_contacts",
         "pass_occupied_goal",
         "context_orca",
@@ -243,6 +254,7 @@ impl Techniques {
         "gap_neighbours",
         "orca_contacts",
         "corner_clearance",
+        "queue_wait",
     ];
 
     /// Turns one technique on or off by name; `false` for an unknown name.
@@ -272,6 +284,7 @@ impl Techniques {
             "gap_neighbours" => &mut self.gap_neighbours,
             "orca_contacts" => &mut self.orca_contacts,
             "corner_clearance" => &mut self.corner_clearance,
+            "queue_wait" => &mut self.queue_wait,
             _ => return None,
         })
     }
@@ -313,6 +326,7 @@ impl Techniques {
             "corner_clearance" => {
                 "Agents keep about a radius off the corners their route turns round"
             }
+            "queue_wait" => "Context steering: follow an ally walking just ahead, not slide off it",
             _ => "",
         }
     }

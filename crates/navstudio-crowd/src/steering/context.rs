@@ -1,7 +1,7 @@
 //! Context steering (seed §004): interest and danger in direction slots, walls by short
 //! rays, neighbours by closeness or (with `context_orca`) by their ORCA half-planes.
 
-use crate::agents::NO_ORDER;
+use crate::agents::{AgentState, NO_ORDER};
 use crate::half_planes::{HalfPlane, orca_half_plane, slot_danger};
 use crate::navigator::Navigator;
 use crate::vec2::{Vec2, floor_i32};
@@ -11,6 +11,13 @@ use super::{MAX_NEIGHBOURS, NearAgent, Neighbour, StepContext, away_from};
 /// With `context_keep_right`, the danger of an oncoming neighbour is centred this far
 /// (tangent of the angle, here ~27°) to the agent's left of the neighbour's direction.
 const KEEP_RIGHT_LEAN: f32 = 0.5;
+/// With `queue_wait`, a walker counts as ahead within this angle of the heading (cosine,
+/// here 60°) …
+const QUEUE_AHEAD_COS: f32 = 0.5;
+/// … and nearer than the two radii plus this gap. `[Units: m]`
+const QUEUE_GAP_M: f32 = 0.2;
+/// An ally whose top speed is below this share of the agent's is passed, not followed.
+const QUEUE_SPEED_SHARE: f32 = 0.8;
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Context steering: interest toward `desired`, danger from neighbours and wall rays,
@@ -185,5 +192,61 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             score[best].min(1.0)
         };
         dir * (desired_speed * speed_share)
+    }
+
+    /// `queue_wait` (seed §001, who waits): `constrained` is what the contact rule made of
+    /// `proposed`. With a walker of the agent's own order just ahead, the agent keeps only
+    /// the part of it along the heading that avoids every other neighbour: its own order's
+    /// walkers slow it down but do not slide it sideways.
+    pub(super) fn follow_in_queue(
+        &self,
+        i: usize,
+        slot: usize,
+        neighbours: &[Neighbour],
+        proposed: Vec2,
+        constrained: Vec2,
+    ) -> Vec2 {
+        let a = self.agents;
+        let own = &self.near[slot];
+        let speed = proposed.length();
+        if speed < 1e-4 || own.moving_order == NO_ORDER || a.state[i] == AgentState::Stuck {
+            return constrained;
+        }
+        let ahead_dir = proposed / speed;
+        let p = a.pos_world[i];
+        let mut behind_ally = false;
+        let mut others = [Neighbour {
+            slot: 0,
+            dist_sq: 0.0,
+        }; MAX_NEIGHBOURS];
+        let mut other_count = 0;
+        for n in neighbours {
+            let nb = &self.near[n.slot as usize];
+            if nb.moving_order != own.moving_order {
+                others[other_count] = *n;
+                other_count += 1;
+                continue;
+            }
+            let reach = a.radius_m[i] + nb.radius_m + QUEUE_GAP_M;
+            behind_ally |= n.dist_sq < reach * reach
+                && (nb.pos_world - p).dot(ahead_dir) > QUEUE_AHEAD_COS * n.dist_sq.sqrt()
+                && a.max_speed[nb.index as usize] >= QUEUE_SPEED_SHARE * a.max_speed[i];
+        }
+        if !behind_ally {
+            return constrained;
+        }
+        let heading = if other_count == 0 {
+            ahead_dir
+        } else {
+            self.orca(
+                i,
+                slot,
+                &others[..other_count],
+                proposed,
+                self.config.contact_horizon_secs,
+            )
+            .normalize_or_zero()
+        };
+        heading * constrained.dot(heading).max(0.0)
     }
 }

@@ -9,8 +9,9 @@ use crate::walls::segment_is_clear;
 
 use super::StepContext;
 
-/// Within this many cells of its lane goal, an agent with a clear straight line to it walks
-/// straight there whatever the flow says (see [`StepContext::desired_velocity`]).
+/// Within this many cells of its lane goal, beyond the lane's offset from the order's
+/// destination, an agent with a clear straight line to it walks straight there whatever
+/// the flow says (see [`StepContext::desired_velocity`]).
 const LANE_STRAIGHT_CELLS: f32 = 4.0;
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
@@ -49,11 +50,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             // A lane goal near by in a straight line: the flow leads to the order's
             // destination, and where the lane lies behind the way to it (across a sector
-            // the route does not cover) the flow turns the agent back toward the
-            // destination the moment it steps toward its lane, and it stands at the border.
+            // the route does not cover, or on the far side of the destination) the flow
+            // turns the agent back toward the destination the moment it steps toward its
+            // lane, and it stands at the border.
             Some(_)
-                if dist <= LANE_STRAIGHT_CELLS * cell
-                    && self.lane_goal(i)
+                if self.lane_reach_m(i).is_some_and(|reach| dist <= reach)
                     && segment_is_clear(p / cell, goal / cell, |x, y| {
                         self.nav.is_wall(a.type_index[i] as usize, x, y)
                     }) =>
@@ -188,13 +189,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         turned.normalize_or_zero()
     }
 
-    /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's
-    /// destination itself.
-    fn lane_goal(&self, i: usize) -> bool {
+    /// For agent `i` walking to a lane of its order (SmartCenter), not to the order's
+    /// destination itself: how near its lane it walks straight there when the way is clear,
+    /// the lane's offset from the destination plus [`LANE_STRAIGHT_CELLS`]. By then the
+    /// flow, which leads to the destination, has brought it among the lanes.
+    fn lane_reach_m(&self, i: usize) -> Option<f32> {
         let a = self.agents;
-        self.order_destinations
-            .get(a.order[i] as usize)
-            .is_some_and(|&d| d != a.goal_world[i])
+        let destination = *self.order_destinations.get(a.order[i] as usize)?;
+        let lane_offset = (a.goal_world[i] - destination).length();
+        (lane_offset > 0.0).then_some(lane_offset + LANE_STRAIGHT_CELLS * self.nav_grid.cell_size_m)
     }
 
     /// Stuck recovery: re-plan the next step from where the agent stands — toward the

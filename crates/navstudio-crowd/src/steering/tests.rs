@@ -209,9 +209,9 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
 /// A lane goal behind the way to the destination (SmartCenter put it there), with a wall
 /// between the agent and the destination: the flow, without line of sight, leads on
 /// toward the destination, which in the mixed-radii case turned agents back at a sector
-/// border one step short of their lanes for ever. Within a few cells and with a clear
-/// line, the agent walks straight to its lane; an agent bound for the destination itself
-/// still follows the flow.
+/// border one step short of their lanes for ever. Within a few cells more than the lane's
+/// offset from the destination and with a clear line, the agent walks straight to its
+/// lane; an agent bound for the destination itself still follows the flow.
 #[test]
 fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
     let mut nav = GridNavigator::new(1.0, 16, 16);
@@ -239,6 +239,8 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
         a.path.push(Some(path));
         a.flow_dir.push(Vec2::ZERO);
         a.resolution.push(Resolution::default());
+        a.collision.push(Collision::Clear);
+        a.collision.push(Collision::Clear);
         let config = SimConfig::default();
         let mut grid = SpatialGrid::default();
         grid.rebuild(&a.pos_world, 1.5);
@@ -264,6 +266,11 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
     };
     let to_lane = direction(Vec2::new(3.5, 8.5));
     assert!(to_lane.x < -0.99, "straight back to the lane: {to_lane:?}");
+    // Five cells away, but the lane lies 13 m from the destination: the agent is among the
+    // lanes already (on the showcase map three agents stood for good one cell short of
+    // lanes beyond the destination, turned back at a cell border by the flow).
+    let far_lane = direction(Vec2::new(1.5, 8.5));
+    assert!(far_lane.x < -0.99, "straight to the far lane: {far_lane:?}");
     let to_destination = direction(destination);
     assert!(to_destination.x > 0.0, "the flow: {to_destination:?}");
 }
@@ -329,6 +336,7 @@ fn push_agent(a: &mut Agents, pos: Vec2, vel: Vec2, state: AgentState, order: u3
     a.type_index.push(0);
     a.goal_world.push(goal);
     a.resolution.push(Resolution::default());
+    a.collision.push(Collision::Clear);
 }
 
 /// Calls `f` with the step context of `a`, agent `agent`'s slot in it and its nearest
@@ -410,4 +418,58 @@ fn a_touching_large_neighbour_is_among_the_nearest_by_gap() {
         None,
         "by centre it is not among the ten"
     );
+}
+
+/// Seed §001's collision states for an agent walking at 2 m/s toward one coming the other
+/// way 1.5 m ahead: going on straight leaves the collision unresolved (they would overlap
+/// within a quarter second), a side-step that clears it is resolving, and once its path
+/// is clear the collision counts as resolved for 0.25 s, then clear.
+#[test]
+fn collision_states_follow_a_predicted_collision_from_unresolved_to_clear() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let mut a = Agents::default();
+    for (x, vx, order) in [(5.0, 2.0, 0), (6.5, -2.0, 1)] {
+        let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
+        push_agent(
+            &mut a,
+            pos,
+            vel,
+            AgentState::Moving,
+            order,
+            Vec2::new(x + 5.0 * vx, 8.0),
+        );
+    }
+    let config = SimConfig::default();
+    let state = |wanted: Vec2, taken: Vec2, previous: Collision| {
+        with_neighbours(&a, &nav, &config, 0, |ctx, _, n| {
+            ctx.collision_state(0, n, wanted, taken, previous)
+        })
+    };
+    let ahead = Vec2::new(2.0, 0.0);
+    assert_eq!(state(ahead, ahead, Collision::Clear), Collision::Unresolved);
+    // Sideways at 2 m/s: 1.1 m apart after a quarter second, clear of the 0.8 m their
+    // radii need.
+    let aside = Vec2::new(0.0, 2.0);
+    assert_eq!(
+        state(ahead, aside, Collision::Unresolved),
+        Collision::Resolving
+    );
+    // Walking away from the neighbour: no collision ahead any more.
+    let back = Vec2::new(-2.0, 0.0);
+    let mut s = state(back, back, Collision::Resolving);
+    assert_eq!(
+        s,
+        Collision::Resolved {
+            secs_left: REMEMBER_SECS
+        }
+    );
+    let mut steps = 0;
+    while s != Collision::Clear {
+        s = state(back, back, s);
+        steps += 1;
+        assert!(steps < 100, "stays {s:?}");
+    }
+    // 0.25 s at 60 Hz.
+    assert_eq!(steps, 15);
 }
