@@ -247,6 +247,7 @@ impl CrowdPreview {
         if self.sim.congestion().is_none() {
             self.sim.track_congestion(Some(nav.grid()));
         }
+        self.sim.track_collision_states(true);
         let before = self
             .gate
             .is_some()

@@ -125,6 +125,7 @@ pub fn crowd_cmd(map_path: &Path, args: &CrowdArgs<'_>) -> Result<(), String> {
     let archetypes = crowd::default_archetypes();
     let mut sim =
         Simulation::from_scenario(&scenario, &archetypes, &nav).map_err(|e| e.to_string())?;
+    sim.track_collision_states(true);
     println!(
         "{} agents on {} ({} × {} cells), {:?} avoidance",
         sim.agents().len(),

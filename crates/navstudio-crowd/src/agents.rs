@@ -104,7 +104,8 @@ pub struct Resolution {
     pub secs_left: f32,
 }
 
-/// Seed §001's collision states. Each step the agent's next stretch of movement is
+/// Seed §001's collision states, while the simulation tracks them
+/// (`Simulation::track_collision_states`). Each step the agent's next stretch of movement is
 /// checked against each neighbour's (at the neighbour's velocity): the velocity its path
 /// alone asks for over `SimConfig::avoidance_horizon_secs`, and the one it takes over the
 /// next quarter second. A collision is an overlap deeper than a tenth of the two radii.

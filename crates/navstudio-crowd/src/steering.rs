@@ -148,6 +148,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub min_radius_m: f32,
     /// Steps taken so far (decision steps).
     pub step_index: u64,
+    /// Whether to classify collision states (`Simulation::track_collision_states`).
+    pub collision_states: bool,
 }
 
 /// One agent's overlaps with its touching neighbours, as shares of the smaller radius.
@@ -298,7 +300,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             Vec2::ZERO
         };
         // Only where agents avoid each other: separation alone resolves nothing ahead.
-        let collision = if cfg.uses_separation_only() {
+        let collision = if !self.collision_states || cfg.uses_separation_only() {
             Collision::Clear
         } else {
             self.collision_state(i, neighbours, desired, moved.vel, a.collision[i])

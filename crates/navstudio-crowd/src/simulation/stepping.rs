@@ -134,6 +134,7 @@ impl Simulation {
                 separation_reach_m: self.max_radius_m + self.config.separation_margin_m,
                 min_radius_m,
                 step_index: self.step_index,
+                collision_states: self.collision_states,
             };
             // Agents are visited in grid order (spatial neighbours together, for the cache);
             // `updates[k]` belongs to the agent in grid slot `k`.

@@ -9,9 +9,9 @@ use crate::walls::segment_is_clear;
 
 use super::StepContext;
 
-/// Within this many cells of its lane goal, beyond the lane's offset from the order's
-/// destination, an agent with a clear straight line to it walks straight there whatever
-/// the flow says (see [`StepContext::desired_velocity`]).
+/// An agent within its lane's offset from the order's destination plus this many cells,
+/// with a clear straight line to its lane, walks straight there whatever the flow says
+/// (see [`StepContext::desired_velocity`]).
 const LANE_STRAIGHT_CELLS: f32 = 4.0;
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
@@ -54,7 +54,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // turns the agent back toward the destination the moment it steps toward its
             // lane, and it stands at the border.
             Some(_)
-                if self.lane_reach_m(i).is_some_and(|reach| dist <= reach)
+                if self.among_lanes(i)
                     && segment_is_clear(p / cell, goal / cell, |x, y| {
                         self.nav.is_wall(a.type_index[i] as usize, x, y)
                     }) =>
@@ -189,15 +189,18 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         turned.normalize_or_zero()
     }
 
-    /// For agent `i` walking to a lane of its order (SmartCenter), not to the order's
-    /// destination itself: how near its lane it walks straight there when the way is clear,
-    /// the lane's offset from the destination plus [`LANE_STRAIGHT_CELLS`]. By then the
-    /// flow, which leads to the destination, has brought it among the lanes.
-    fn lane_reach_m(&self, i: usize) -> Option<f32> {
+    /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's
+    /// destination itself, and stands among the lanes already: no farther from the
+    /// destination than its lane is, plus [`LANE_STRAIGHT_CELLS`]. (The flow leads to the
+    /// destination, and on the far side of it turns the agent back from its lane.)
+    fn among_lanes(&self, i: usize) -> bool {
         let a = self.agents;
-        let destination = *self.order_destinations.get(a.order[i] as usize)?;
+        let Some(&destination) = self.order_destinations.get(a.order[i] as usize) else {
+            return false;
+        };
         let lane_offset = (a.goal_world[i] - destination).length();
-        (lane_offset > 0.0).then_some(lane_offset + LANE_STRAIGHT_CELLS * self.nav_grid.cell_size_m)
+        let reach = lane_offset + LANE_STRAIGHT_CELLS * self.nav_grid.cell_size_m;
+        lane_offset > 0.0 && (a.pos_world[i] - destination).length_squared() <= reach * reach
     }
 
     /// Stuck recovery: re-plan the next step from where the agent stands — toward the

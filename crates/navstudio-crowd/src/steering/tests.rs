@@ -62,6 +62,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             separation_reach_m: reach,
             min_radius_m: 0.0,
             step_index: 0,
+            collision_states: true,
         };
         let mut out = vec![Vec::new(); a.pos_world.len()];
         for slot in 0..near.len() {
@@ -261,6 +262,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             separation_reach_m: 0.5,
             min_radius_m: 0.0,
             step_index: 0,
+            collision_states: true,
         };
         ctx.desired_velocity(0).1
     };
@@ -368,6 +370,7 @@ fn with_neighbours<R>(
             + config.separation_margin_m,
         min_radius_m: a.radius_m.iter().copied().fold(f32::INFINITY, f32::min),
         step_index: 0,
+        collision_states: true,
     };
     let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
     let mut n = [Neighbour {
