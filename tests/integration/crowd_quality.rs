@@ -41,6 +41,19 @@ fn run_configured(
     report
 }
 
+/// Case `name` run twice, `switch(config, on)` turning a technique on, then off: the
+/// reports with it and without it.
+fn with_and_without(
+    name: &str,
+    scale: f32,
+    mode: AvoidanceMode,
+    switch: impl Fn(&mut SimConfig, bool),
+) -> (CaseReport, CaseReport) {
+    let with = run_configured(name, scale, mode, |c| switch(c, true));
+    let without = run_configured(name, scale, mode, |c| switch(c, false));
+    (with, without)
+}
+
 /// Every agent arrives, none is stuck, all within 2× the geometric bound, overlap mean
 /// ≤ 5 % and max ≤ 30 % of the smaller radius, no wall penetration — in every mode.
 fn assert_case_meets_targets(name: &str) {
@@ -126,13 +139,9 @@ fn the_bottleneck_bound_is_travel_plus_the_door_queue() {
 /// member slows for the one ahead and takes 1.39 ×.
 #[test]
 fn context_pace_keeps_a_queue_walking_through_the_rooms() {
-    let run = |pace: bool| {
-        run_configured("rooms", SCALE, AvoidanceMode::Context, |c| {
-            c.techniques.context_pace = pace;
-        })
-    };
-    let with = run(true);
-    let without = run(false);
+    let (with, without) = with_and_without("rooms", SCALE, AvoidanceMode::Context, |c, pace| {
+        c.techniques.context_pace = pace;
+    });
     assert!(with.meets(1.5), "{}", quality::table_row(&with));
     // Without it the queue dawdles: at least a fifth longer (1.07 against 1.39 × the bound
     // when this was written).
@@ -150,13 +159,10 @@ fn context_pace_keeps_a_queue_walking_through_the_rooms() {
 /// 26.7 °/s at this scale when written).
 #[test]
 fn queue_wait_keeps_a_press_at_a_choke_from_turning() {
-    let run = |wait: bool| {
-        run_configured("dense_choke", SCALE, AvoidanceMode::Context, |c| {
+    let (with, without) =
+        with_and_without("dense_choke", SCALE, AvoidanceMode::Context, |c, wait| {
             c.techniques.queue_wait = wait;
-        })
-    };
-    let with = run(true);
-    let without = run(false);
+        });
     assert!(with.meets(1.5), "{}", quality::table_row(&with));
     assert!(
         with.jitter_deg_s < 0.6 * without.jitter_deg_s,
@@ -330,17 +336,14 @@ fn congestion_gathers_at_the_door_of_the_bottleneck() {
 /// on and crush infantry into the crowd beside them (95 %).
 #[test]
 fn soft_mass_priority_keeps_heavy_units_from_crushing_infantry() {
-    let run = |soft: bool| {
-        run_configured("mixed_radii", SCALE, AvoidanceMode::Boids, |c| {
+    let (with, without) =
+        with_and_without("mixed_radii", SCALE, AvoidanceMode::Boids, |c, soft| {
             c.techniques.soft_mass_priority = soft;
             c.techniques.orca_contacts = false;
             // This technique alone: with the third position pass as well, this scale's
             // three large walkers can wedge at the narrow gap's mouth.
             c.techniques.third_overlap_pass = false;
-        })
-    };
-    let with = run(true);
-    let without = run(false);
+        });
     assert!(
         with.arrived_pct >= 100.0 && with.overlap_max_pct <= 30.0,
         "{}",
@@ -360,14 +363,11 @@ fn soft_mass_priority_keeps_heavy_units_from_crushing_infantry() {
 /// 11–12 % either way, depends on one pair and is not asserted).
 #[test]
 fn a_third_overlap_pass_opens_the_press_behind_a_choke() {
-    let run = |third: bool| {
-        run_configured("dense_choke", SCALE, AvoidanceMode::Boids, |c| {
+    let (with, without) =
+        with_and_without("dense_choke", SCALE, AvoidanceMode::Boids, |c, third| {
             c.techniques.third_overlap_pass = third;
             c.techniques.orca_contacts = false;
-        })
-    };
-    let with = run(true);
-    let without = run(false);
+        });
     assert!(
         with.meets(quality::TARGET_RATIO),
         "{}",
@@ -388,13 +388,10 @@ fn a_third_overlap_pass_opens_the_press_behind_a_choke() {
 /// that stands until their stuck timers let them press through (3.48 ×).
 #[test]
 fn orca_contacts_let_a_circle_swap_pass_through_the_middle() {
-    let run = |orca_contacts: bool| {
-        run_configured("circle", 1.0, AvoidanceMode::Context, |c| {
+    let (with, without) =
+        with_and_without("circle", 1.0, AvoidanceMode::Context, |c, orca_contacts| {
             c.techniques.orca_contacts = orca_contacts;
-        })
-    };
-    let with = run(true);
-    let without = run(false);
+        });
     assert!(
         with.meets(quality::TARGET_RATIO),
         "{}",
