@@ -52,9 +52,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // destination, and where the lane lies behind the way to it (across a sector
             // the route does not cover, or on the far side of the destination) the flow
             // turns the agent back toward the destination the moment it steps toward its
-            // lane, and it stands at the border.
-            Some(_)
-                if self.among_lanes(i)
+            // lane, and it stands at the border. Only where the flow leads away from the
+            // lane: elsewhere it leads there anyway, and a 50k crowd would walk a segment
+            // per agent and step.
+            Some(s)
+                if s.direction.dot(to_goal) < 0.0
+                    && self.among_lanes(i)
                     && segment_is_clear(p / cell, goal / cell, |x, y| {
                         self.nav.is_wall(a.type_index[i] as usize, x, y)
                     }) =>
