@@ -168,7 +168,7 @@ pub struct Techniques {
     /// the doors where a route turns (rooms 1.75–1.80 → 1.92–1.95 ×).
     pub corner_clearance: bool,
     /// Who waits (Age of Empires): in context steering, an agent with a walker of its own
-    /// order just ahead of it, moving and no slower by nature, follows that walker. Its
+    /// order just ahead of it, on its way and no slower by nature, follows that walker. Its
     /// own order's walkers then only limit its speed along the heading it takes round
     /// everyone else; the contact rule no longer slides it sideways off them, which in a
     /// packed queue turned it a little every step. A stuck agent does not wait, and a
