@@ -287,18 +287,7 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     let mut nav = GridNavigator::new(1.0, 16, 16);
     nav.add_type("land", vec![1; 16 * 16]).unwrap();
     let chosen = |keep_right: bool, agent: usize| {
-        let mut a = Agents::default();
-        for (x, vx, order) in [(4.0, 2.0, 0), (5.6, -2.0, 1)] {
-            let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
-            push_agent(
-                &mut a,
-                pos,
-                vel,
-                AgentState::Moving,
-                order,
-                Vec2::new(x + 5.0 * vx, 8.0),
-            );
-        }
+        let a = oncoming_pair(4.0, 5.6);
         let config = SimConfig {
             avoidance: AvoidanceMode::Context,
             techniques: Techniques {
@@ -322,6 +311,24 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     // same side of the world (one to its right, the other to its left) and meet again.
     let (first, second) = (chosen(false, 0), chosen(false, 1));
     assert!(first * second < 0.0, "without: {first} and {second}");
+}
+
+/// Two infantry of different orders on the line y = 8 m, at `x0` walking +x and at `x1`
+/// walking −x, both at 2 m/s.
+fn oncoming_pair(x0: f32, x1: f32) -> Agents {
+    let mut a = Agents::default();
+    for (x, vx, order) in [(x0, 2.0, 0), (x1, -2.0, 1)] {
+        let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
+        push_agent(
+            &mut a,
+            pos,
+            vel,
+            AgentState::Moving,
+            order,
+            Vec2::new(x + 5.0 * vx, 8.0),
+        );
+    }
+    a
 }
 
 /// Pushes an infantry-sized agent (0.4 m, 80 kg, 4 m/s) onto `a`.
@@ -431,18 +438,7 @@ fn a_touching_large_neighbour_is_among_the_nearest_by_gap() {
 fn collision_states_follow_a_predicted_collision_from_unresolved_to_clear() {
     let mut nav = GridNavigator::new(1.0, 16, 16);
     nav.add_type("land", vec![1; 16 * 16]).unwrap();
-    let mut a = Agents::default();
-    for (x, vx, order) in [(5.0, 2.0, 0), (6.5, -2.0, 1)] {
-        let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
-        push_agent(
-            &mut a,
-            pos,
-            vel,
-            AgentState::Moving,
-            order,
-            Vec2::new(x + 5.0 * vx, 8.0),
-        );
-    }
+    let a = oncoming_pair(5.0, 6.5);
     let config = SimConfig::default();
     let state = |wanted: Vec2, taken: Vec2, previous: Collision| {
         with_neighbours(&a, &nav, &config, 0, |ctx, _, n| {
