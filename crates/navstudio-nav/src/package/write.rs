@@ -14,7 +14,6 @@ use super::{
     REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
 use crate::hierarchy::Hierarchy;
-use crate::islands::IslandField;
 use crate::landmarks::Landmarks;
 use crate::permutations::{FlowPermutations, canonical_flows_borrowed};
 use crate::route::SearchGraph;
@@ -135,17 +134,24 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
         spec: nav.spec,
         region_sectors: REGION_SECTORS,
     };
-    // Each layer's portal nodes grouped by region, in node order.
+    // Each layer's portal nodes and island fields grouped by region, in order (grouped once:
+    // a filter per region over a layer's 116,000 fields was a billion tests at 8192²).
+    let by_region = |sectors: &mut dyn Iterator<Item = u32>| {
+        let mut lists = vec![Vec::new(); regions.count() as usize];
+        for (i, sector) in sectors.enumerate() {
+            lists[regions.region_of_sector(sector) as usize].push(i as u32);
+        }
+        lists
+    };
     let region_nodes: Vec<Vec<Vec<u32>>> = nav
         .layers
         .iter()
-        .map(|l| {
-            let mut by_region = vec![Vec::new(); regions.count() as usize];
-            for (i, n) in l.nodes.iter().enumerate() {
-                by_region[regions.region_of_sector(n.sector) as usize].push(i as u32);
-            }
-            by_region
-        })
+        .map(|l| by_region(&mut l.nodes.iter().map(|n| n.sector)))
+        .collect();
+    let region_fields: Vec<Vec<Vec<u32>>> = nav
+        .layers
+        .iter()
+        .map(|l| by_region(&mut l.islands.fields.iter().map(|(s, _)| *s)))
         .collect();
 
     // File order: every layer's global chunks (what opening a package reads), then region
@@ -191,9 +197,9 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
                     job.kind,
                     l,
                     f,
-                    regions,
-                    r,
+                    regions.sectors(r),
                     &region_nodes[job.layer as usize][r as usize],
+                    &region_fields[job.layer as usize][r as usize],
                 ),
             };
             (raw.len(), compress(&raw))
@@ -266,20 +272,21 @@ fn compress(raw: &[u8]) -> Vec<u8> {
     stored
 }
 
-/// The uncompressed bytes of one regional chunk (layouts in `docs/package-format.md`);
-/// `nodes` are the layer's portal nodes whose sector lies in region `r`, in node order.
+/// The uncompressed bytes of one regional chunk (layouts in `docs/package-format.md`):
+/// `sectors` are the region's, `nodes` and `fields` index the layer's portal nodes and island
+/// fields in those sectors, in order.
 fn encode_region(
     kind: ChunkKind,
     l: &NavLayer,
     flows: &FlowPermutations,
-    regions: RegionGrid,
-    r: u32,
+    sectors: impl Iterator<Item = u32>,
     nodes: &[u32],
+    fields: &[u32],
 ) -> Vec<u8> {
     let mut w = ByteWriter::default();
     match kind {
         ChunkKind::Cost => {
-            let sectors: Vec<u32> = regions.sectors(r).collect();
+            let sectors: Vec<u32> = sectors.collect();
             for &s in &sectors {
                 w.u8(u8::from(matches!(
                     l.cost.sectors[s as usize],
@@ -293,14 +300,9 @@ fn encode_region(
             }
         }
         ChunkKind::IslandFields => {
-            let fields: Vec<&(u32, IslandField)> = l
-                .islands
-                .fields
-                .iter()
-                .filter(|(s, _)| regions.region_of_sector(*s) == r)
-                .collect();
             w.len_u32(fields.len());
-            for (sector, field) in fields {
+            for &i in fields {
+                let (sector, field) = &l.islands.fields[i as usize];
                 w.u32(*sector);
                 w.u32s(&field.iter().collect::<Vec<u32>>());
             }
