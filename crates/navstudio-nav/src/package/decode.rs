@@ -437,6 +437,8 @@ pub(super) fn parse_island_fields(
 ) -> Result<(), ReadFault> {
     let sectors = spec.sector_count();
     let start = fields.len();
+    // One buffer for every field's cells: opening an 8192² package reads 116,000 a type.
+    let mut cells = Vec::new();
     for _ in 0..n {
         let s = r.u32("island field")?;
         if s as usize >= sectors || fields[start..].last().is_some_and(|(p, _)| *p >= s) {
@@ -444,13 +446,19 @@ pub(super) fn parse_island_fields(
                 "island fields out of order or range".to_owned(),
             ));
         }
-        let field = r.u32s(sector_cells(spec, s), "island field")?;
-        if field.iter().copied().max().is_some_and(|id| id > count) {
+        let bytes = r.take(sector_cells(spec, s).saturating_mul(4), "island field")?;
+        cells.clear();
+        cells.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+        if cells.iter().any(|&id| id > count) {
             return Err(ReadFault::Invalid(format!(
                 "island field of sector {s} holds an id above {count}"
             )));
         }
-        fields.push((s, IslandField::from_ids(&field)));
+        fields.push((s, IslandField::from_ids(&cells)));
     }
     Ok(())
 }

@@ -30,6 +30,7 @@ use super::{
     StoredHierarchy, StoredLandmarks,
 };
 use crate::hierarchy::Hierarchy;
+use crate::islands::IslandField;
 use crate::landmarks::Landmarks;
 use crate::permutations::FlowPermutations;
 use crate::portals::{PortalGraph, group_nodes_by_sector, nodes_from_windows};
@@ -265,48 +266,47 @@ impl PackageStream {
             decompress(stored, self.manifest.chunks[index].raw_len)
                 .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))
         };
-        let mut islands = None;
-        let mut fields = Vec::new();
-        let mut last_index = 0;
         // The sector islands first: the island fields need the island count.
-        let mut chunks = chunks;
-        chunks.sort_by_key(|(_, region, _, _)| region.is_some());
-        for (kind, region, index, stored) in chunks {
-            last_index = index;
-            match kind {
-                ChunkKind::SectorIslands => {
-                    let raw = raw_of(index, &stored)?;
-                    let mut r = ByteReader::new(&raw);
-                    islands =
-                        Some(parse_sector_islands(&mut r, spec).map_err(|f| fault(index, f))?);
-                    r.finish("sector islands chunk")
-                        .map_err(|f| fault(index, f))?;
-                }
-                ChunkKind::IslandFields => {
-                    let Some((count, _)) = islands.as_ref() else {
-                        continue;
-                    };
-                    let raw = raw_of(index, &stored)?;
-                    let mut r = ByteReader::new(&raw);
-                    let n = r.count(4, "island fields").map_err(|f| fault(index, f))?;
-                    let start = fields.len();
-                    parse_island_fields(&mut r, spec, *count, n, &mut fields)
-                        .map_err(|f| fault(index, f))?;
-                    if fields[start..]
-                        .iter()
-                        .any(|(s, _)| Some(self.regions.region_of_sector(*s)) != region)
-                    {
-                        return Err(fault(
-                            index,
-                            ReadFault::Invalid("it holds a sector of another region".to_owned()),
-                        ));
-                    }
-                    r.finish("island fields chunk")
-                        .map_err(|f| fault(index, f))?;
-                }
-                _ => {}
+        let mut islands = None;
+        let mut last_index = 0;
+        for (kind, _, index, stored) in &chunks {
+            last_index = last_index.max(*index);
+            if *kind == ChunkKind::SectorIslands {
+                let raw = raw_of(*index, stored)?;
+                let mut r = ByteReader::new(&raw);
+                islands =
+                    Some(parse_sector_islands(&mut r, spec).map_err(|f| fault(*index, f))?);
+                r.finish("sector islands chunk")
+                    .map_err(|f| fault(*index, f))?;
             }
         }
+        // Then every region's fields, on all cores (a third of opening an 8192² package).
+        let count = islands.as_ref().map_or(0, |(count, _)| *count);
+        let per_region: Vec<Vec<(u32, IslandField)>> = chunks
+            .par_iter()
+            .filter(|(kind, ..)| *kind == ChunkKind::IslandFields && islands.is_some())
+            .map(|(_, region, index, stored)| {
+                let raw = raw_of(*index, stored)?;
+                let mut r = ByteReader::new(&raw);
+                let n = r.count(4, "island fields").map_err(|f| fault(*index, f))?;
+                let mut fields = Vec::with_capacity(n);
+                parse_island_fields(&mut r, spec, count, n, &mut fields)
+                    .map_err(|f| fault(*index, f))?;
+                if fields
+                    .iter()
+                    .any(|(s, _)| Some(self.regions.region_of_sector(*s)) != *region)
+                {
+                    return Err(fault(
+                        *index,
+                        ReadFault::Invalid("it holds a sector of another region".to_owned()),
+                    ));
+                }
+                r.finish("island fields chunk")
+                    .map_err(|f| fault(*index, f))?;
+                Ok(fields)
+            })
+            .collect::<Result<_, PackageError>>()?;
+        let mut fields: Vec<(u32, IslandField)> = per_region.into_iter().flatten().collect();
         let (count, sector_island) = islands
             .ok_or_else(|| err.invalid(format!("movement type {name}: no sector islands chunk")))?;
         fields.sort_unstable_by_key(|(s, _)| *s);
