@@ -402,13 +402,7 @@ fn warn_about_layer(ctx: &mut BakeContext, layer: &NavLayer, passable: usize) {
         return;
     }
     if layer.islands.count > 1 {
-        let spec = layer.cost.spec;
-        let mut sizes = vec![0_usize; layer.islands.count as usize + 1];
-        for y in 0..spec.height {
-            for x in 0..spec.width {
-                sizes[layer.islands.island_at(x, y) as usize] += 1;
-            }
-        }
+        let sizes = layer.islands.cells_per_island();
         let largest = sizes[1..].iter().copied().max().unwrap_or(0);
         let cut_off = passable - largest;
         if cut_off > 0 {

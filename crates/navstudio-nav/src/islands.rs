@@ -131,6 +131,29 @@ impl IslandField {
 }
 
 impl Islands {
+    /// Cells of each island, indexed by id (index 0 counts the walls): whole sectors at once,
+    /// cell by cell only in mixed ones.
+    #[must_use]
+    pub fn cells_per_island(&self) -> Vec<usize> {
+        let mut sizes = vec![0_usize; self.count as usize + 1];
+        for (s, &id) in self.sector_island.iter().enumerate() {
+            if id != MIXED
+                && let Some(size) = sizes.get_mut(id as usize)
+            {
+                let (_, _, w, h) = self.spec.sector_rect(s as u32);
+                *size += (w * h) as usize;
+            }
+        }
+        for (_, field) in &self.fields {
+            for id in field.iter() {
+                if let Some(size) = sizes.get_mut(id as usize) {
+                    *size += 1;
+                }
+            }
+        }
+        sizes
+    }
+
     /// Island id of cell `(x, y)` (0 for walls and cells off the map); `O(log mixed sectors)`.
     #[must_use]
     pub fn island_at(&self, x: u32, y: u32) -> u32 {
@@ -294,7 +317,8 @@ mod tests {
             (state >> 33) % m
         };
         for distinct in [1u64, 2, 3, 5, 17, 300] {
-            let cells: Vec<u32> = (0..1000).map(|_| next(distinct) as u32 * 7).collect();
+            // 1003 cells: the last byte holds fewer than eight.
+            let cells: Vec<u32> = (0..1003).map(|_| next(distinct) as u32 * 7).collect();
             let field = IslandField::from_ids(&cells);
             assert_eq!(field.len(), cells.len());
             assert_eq!(field.iter().collect::<Vec<_>>(), cells, "{distinct} ids");
@@ -305,5 +329,25 @@ mod tests {
             let doubled = field.map(|_, id| id * 2);
             assert_eq!(doubled.get(3), cells[3] * 2);
         }
+    }
+
+    /// Whole-sector counting agrees with asking every cell (maps with walls, several islands
+    /// and mixed sectors).
+    #[test]
+    fn cells_per_island_counts_what_every_cell_says() {
+        let mut several = false;
+        for seed in 1..=6 {
+            let islands = crate::landmarks::tests::random_layer(seed).islands;
+            let spec = islands.spec;
+            let mut expected = vec![0_usize; islands.count as usize + 1];
+            for y in 0..spec.height {
+                for x in 0..spec.width {
+                    expected[islands.island_at(x, y) as usize] += 1;
+                }
+            }
+            several |= islands.count > 1 && !islands.fields.is_empty();
+            assert_eq!(islands.cells_per_island(), expected, "seed {seed}");
+        }
+        assert!(several, "no map with several islands and mixed sectors");
     }
 }
