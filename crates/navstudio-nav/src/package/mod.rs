@@ -332,8 +332,15 @@ impl StoredHierarchy {
         ),
         String,
     > {
-        let raw = decode::decompress(&self.stored, self.raw_len)?;
-        crate::hierarchy::Hierarchy::from_bytes(&raw, graph)
+        crate::hierarchy::Hierarchy::from_bytes(&self.decompress()?, graph)
+    }
+
+    /// The chunk's bytes as [`crate::hierarchy::Hierarchy::from_bytes`] reads them.
+    ///
+    /// # Errors
+    /// One sentence if the chunk does not decompress to its stated length.
+    pub fn decompress(&self) -> Result<Vec<u8>, String> {
+        decode::decompress(&self.stored, self.raw_len)
     }
 }
 

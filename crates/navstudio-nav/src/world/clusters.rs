@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use super::NavWorld;
 use crate::hierarchy::{ClusterLandmarks, Hierarchy, pays_off};
 use crate::landmarks::LandmarkBuilder;
-use crate::search_graph::sector_cluster_key;
+use crate::search_graph::{SearchGraph, sector_cluster_key};
 
 /// Which portal search path requests run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,6 +82,34 @@ impl NavWorld {
         if self.hierarchies[layer].is_some() {
             return;
         }
+        // A stored hierarchy decompresses while the layer's search layout is sorted: at
+        // 8192² each is a tenth of a second of a game's first request.
+        let stale = self
+            .stale_hierarchies
+            .get(layer)
+            .is_some_and(Option::is_some);
+        let stored = if stale {
+            None
+        } else {
+            self.stored_hierarchies
+                .get_mut(layer)
+                .and_then(Option::take)
+        };
+        let unsorted = self.search_graphs.get(layer).is_none_or(Option::is_none);
+        let stored_raw = match stored {
+            Some(s) if unsorted => {
+                let l = &self.nav.layers[layer];
+                let (graph, raw) = rayon::join(|| SearchGraph::new(l), || s.decompress());
+                if self.search_graphs.len() < self.nav.layers.len() {
+                    self.search_graphs
+                        .resize_with(self.nav.layers.len(), || None);
+                }
+                self.search_graphs[layer] = Some(graph);
+                Some(raw)
+            }
+            Some(s) => Some(s.decompress()),
+            None => None,
+        };
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
         let Some(graph) = self.search_graphs[layer].as_ref() else {
@@ -103,18 +131,14 @@ impl NavWorld {
         }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
         // checksum matched) is built as for a package without one.
-        let stored = self
-            .stored_hierarchies
-            .get_mut(layer)
-            .and_then(Option::take);
-        let (hierarchy, landmarks) =
-            stored
-                .and_then(|s| s.decode(graph).ok())
-                .unwrap_or_else(|| {
-                    let hierarchy = Hierarchy::build(graph);
-                    let landmarks = hierarchy.landmarks(l, graph);
-                    (hierarchy, landmarks)
-                });
+        let (hierarchy, landmarks) = stored_raw
+            .and_then(Result::ok)
+            .and_then(|raw| Hierarchy::from_bytes(&raw, graph).ok())
+            .unwrap_or_else(|| {
+                let hierarchy = Hierarchy::build(graph);
+                let landmarks = hierarchy.landmarks(l, graph);
+                (hierarchy, landmarks)
+            });
         let landmarks = landmarks.filter(|_| self.use_landmarks);
         self.hierarchies[layer] = Some(LayerHierarchy {
             hierarchy,
