@@ -317,24 +317,6 @@ pub struct StoredHierarchy {
 }
 
 impl StoredHierarchy {
-    /// The hierarchy in the search ids of `graph` (the layer's [`crate::route::SearchGraph`]),
-    /// with its landmark tables if stored.
-    ///
-    /// # Errors
-    /// One sentence if the chunk does not decompress to a hierarchy that fits the graph.
-    pub fn decode(
-        &self,
-        graph: &crate::route::SearchGraph,
-    ) -> Result<
-        (
-            crate::hierarchy::Hierarchy,
-            Option<crate::hierarchy::ClusterLandmarks>,
-        ),
-        String,
-    > {
-        crate::hierarchy::Hierarchy::from_bytes(&self.decompress()?, graph)
-    }
-
     /// The chunk's bytes as [`crate::hierarchy::Hierarchy::from_bytes`] reads them.
     ///
     /// # Errors
