@@ -229,8 +229,12 @@ impl PackageStream {
 
     /// The raw bytes of chunk `index`.
     fn raw(&self, index: usize) -> Result<Vec<u8>, PackageError> {
-        let stored = self.stored(index)?;
-        decompress(&stored, self.manifest.chunks[index].raw_len)
+        self.decompressed(index, &self.stored(index)?)
+    }
+
+    /// Chunk `index`'s `stored` bytes decompressed.
+    fn decompressed(&self, index: usize, stored: &[u8]) -> Result<Vec<u8>, PackageError> {
+        decompress(stored, self.manifest.chunks[index].raw_len)
             .map_err(|w| self.faults().invalid(format!("{}: {w}", self.what(index))))
     }
 
@@ -262,17 +266,13 @@ impl PackageStream {
                 err.invalid(format!("{}: {w}", self.what(index)))
             }
         };
-        let raw_of = |index: usize, stored: &[u8]| {
-            decompress(stored, self.manifest.chunks[index].raw_len)
-                .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))
-        };
         // The sector islands first: the island fields need the island count.
         let mut islands = None;
         let mut last_index = 0;
         for (kind, _, index, stored) in &chunks {
             last_index = last_index.max(*index);
             if *kind == ChunkKind::SectorIslands {
-                let raw = raw_of(*index, stored)?;
+                let raw = self.decompressed(*index, stored)?;
                 let mut r = ByteReader::new(&raw);
                 islands = Some(parse_sector_islands(&mut r, spec).map_err(|f| fault(*index, f))?);
                 r.finish("sector islands chunk")
@@ -285,7 +285,7 @@ impl PackageStream {
             .par_iter()
             .filter(|(kind, ..)| *kind == ChunkKind::IslandFields && islands.is_some())
             .map(|(_, region, index, stored)| {
-                let raw = raw_of(*index, stored)?;
+                let raw = self.decompressed(*index, stored)?;
                 let mut r = ByteReader::new(&raw);
                 let n = r.count(4, "island fields").map_err(|f| fault(*index, f))?;
                 let mut fields = Vec::with_capacity(n);
@@ -354,12 +354,15 @@ impl PackageStream {
                 l.name
             )));
         };
-        // The windows (and the nodes they make) and the graph decode side by side: at 8192²
-        // each is a tenth of a second.
+        // Read one after the other (the file has one position), then the windows (and the
+        // nodes they make) and the graph decode side by side: at 8192² each is a tenth of a
+        // second.
+        let stored_windows = self.stored(windows_index)?;
+        let stored_graph = self.stored(graph_index)?;
         let islands = &l.islands;
         let (windows, graph) = rayon::join(
             || -> Result<_, PackageError> {
-                let raw = self.raw(windows_index)?;
+                let raw = self.decompressed(windows_index, &stored_windows)?;
                 let mut r = ByteReader::new(&raw);
                 let windows = parse_windows(&mut r, spec).map_err(|f| fault(windows_index, f))?;
                 r.finish("windows chunk")
@@ -370,7 +373,7 @@ impl PackageStream {
                 Ok((windows, nodes, sector_offsets, sector_nodes))
             },
             || -> Result<_, PackageError> {
-                let raw = self.raw(graph_index)?;
+                let raw = self.decompressed(graph_index, &stored_graph)?;
                 // The node count the graph states, checked against the windows' below; every
                 // node takes a byte at least, so no more is reserved than the bytes can fill.
                 let stated = raw
