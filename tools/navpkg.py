@@ -203,7 +203,15 @@ def read(path):
             for _ in range(b.u32()):
                 s = b.u32()
                 x0, y0, w, h = pkg.sector_rect(s)
-                field = b.u32s(w * h)
+                # The ids that occur, then per cell its index among them, low bits first.
+                ids = b.u32s(b.u32())
+                bits = max(len(ids) - 1, 1).bit_length()
+                packed = int.from_bytes(b.take((w * h * bits + 7) // 8), "little")
+                mask = (1 << bits) - 1
+                index = [(packed >> (c * bits)) & mask for c in range(w * h)]
+                if not ids or max(index) >= len(ids):
+                    raise PackageError(f"{path}: island field of sector {s} names no id")
+                field = array.array("I", [ids[k] for k in index])
                 for row in range(h):
                     at = (y0 + row) * pkg.width + x0
                     layer.islands[at : at + w] = field[row * w : (row + 1) * w]

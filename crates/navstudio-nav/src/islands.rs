@@ -77,7 +77,7 @@ impl IslandField {
             }
         }
         ids.sort_unstable();
-        let bits = usize::BITS - (ids.len().max(2) - 1).leading_zeros();
+        let bits = Self::bits_for(ids.len());
         let mut packed = Vec::with_capacity((cells.len() * bits as usize).div_ceil(8));
         let (mut acc, mut held) = (0u64, 0u32);
         for c in cells {
@@ -100,19 +100,69 @@ impl IslandField {
         }
     }
 
-    /// The id of cell `i` (row-major over the sector rectangle); 0 past the end.
+    /// Bits per cell of a field whose cells hold `ids` distinct ids (one at least).
     #[must_use]
-    pub fn get(&self, i: usize) -> u32 {
-        if i >= self.len as usize {
-            return 0;
+    pub fn bits_for(ids: usize) -> u32 {
+        usize::BITS - (ids.max(2) - 1).leading_zeros()
+    }
+
+    /// The ids that occur (ascending) and the cells' indices into them, [`Self::bits_for`]
+    /// bits each, low bits first: what a package stores.
+    #[must_use]
+    pub fn packed(&self) -> (&[u32], &[u8]) {
+        (&self.ids, &self.packed)
+    }
+
+    /// A field of `len` cells from the parts [`Self::packed`] gives; `None` unless the ids
+    /// ascend strictly, the bytes are exactly as many as the cells need, every index names
+    /// one of the ids and the bits past the last cell are clear.
+    #[must_use]
+    pub fn from_packed(ids: Vec<u32>, len: usize, packed: Vec<u8>) -> Option<Self> {
+        let bits = Self::bits_for(ids.len());
+        let used = len.checked_mul(bits as usize)?;
+        if ids.is_empty()
+            || ids.windows(2).any(|w| w[0] >= w[1])
+            || packed.len() != used.div_ceil(8)
+        {
+            return None;
         }
+        if used % 8 != 0 && packed.last().is_some_and(|&b| b >> (used % 8) != 0) {
+            return None;
+        }
+        let field = Self {
+            ids: ids.into_boxed_slice(),
+            bits: bits as u8,
+            len: u32::try_from(len).ok()?,
+            packed: packed.into_boxed_slice(),
+        };
+        // Indices of `bits` bits name an id when the ids fill them (two, four …); one id
+        // allows index 0 only, and other counts are checked cell by cell.
+        let valid = match field.ids.len() {
+            1 => field.packed.iter().all(|&b| b == 0),
+            n if n.is_power_of_two() => true,
+            n => (0..len).all(|i| field.index(i) < n),
+        };
+        valid.then_some(field)
+    }
+
+    /// The index into `ids` of cell `i` (which must be below `len`).
+    fn index(&self, i: usize) -> usize {
         let bits = usize::from(self.bits);
         let mut k = 0;
         for b in 0..bits {
             let at = i * bits + b;
             k |= usize::from(self.packed[at / 8] >> (at % 8) & 1) << b;
         }
-        self.ids.get(k).copied().unwrap_or(0)
+        k
+    }
+
+    /// The id of cell `i` (row-major over the sector rectangle); 0 past the end.
+    #[must_use]
+    pub fn get(&self, i: usize) -> u32 {
+        if i >= self.len as usize {
+            return 0;
+        }
+        self.ids.get(self.index(i)).copied().unwrap_or(0)
     }
 
     /// Number of cells.
@@ -359,5 +409,29 @@ mod tests {
             assert_eq!(islands.cells_per_island(), expected, "seed {seed}");
         }
         assert!(several, "no map with several islands and mixed sectors");
+    }
+
+    /// What a package stores reads back as the same field, and parts no writer makes are
+    /// refused: an index naming no id, a set bit past the last cell, ids out of order.
+    #[test]
+    fn packed_fields_read_back_and_refuse_what_no_writer_makes() {
+        for cells in [vec![0, 5, 5, 0, 5], vec![7; 9], vec![1, 2, 3, 2, 1, 0, 3]] {
+            let field = IslandField::from_ids(&cells);
+            let (ids, packed) = field.packed();
+            let back = IslandField::from_packed(ids.to_vec(), cells.len(), packed.to_vec());
+            assert_eq!(back.as_ref(), Some(&field), "{cells:?}");
+        }
+        // Three ids in two bits each: index 3 names none.
+        assert!(IslandField::from_packed(vec![0, 1, 2], 2, vec![0b0110]).is_some());
+        assert!(IslandField::from_packed(vec![0, 1, 2], 2, vec![0b1110]).is_none());
+        // One id: every index is 0.
+        assert!(IslandField::from_packed(vec![4], 3, vec![0b010]).is_none());
+        // Five cells of one bit: bits 5 to 7 stay clear.
+        assert!(IslandField::from_packed(vec![0, 4], 5, vec![0b1_0101]).is_some());
+        assert!(IslandField::from_packed(vec![0, 4], 5, vec![0b10_0101]).is_none());
+        // Ids ascend; the bytes are exactly as many as the cells need.
+        assert!(IslandField::from_packed(vec![4, 0], 5, vec![1]).is_none());
+        assert!(IslandField::from_packed(vec![0, 4], 5, vec![1, 0]).is_none());
+        assert!(IslandField::from_packed(Vec::new(), 5, vec![0]).is_none());
     }
 }

@@ -427,7 +427,7 @@ pub(super) fn parse_sector_islands(
     Ok((count, r.u32s(sectors, "sector islands")?))
 }
 
-/// `n` island fields (sector id, then its cells' ids), in ascending sector order.
+/// `n` island fields (format 1: sector id, then its cells' ids), in ascending sector order.
 pub(super) fn parse_island_fields(
     r: &mut ByteReader<'_>,
     spec: GridSpec,
@@ -459,6 +459,49 @@ pub(super) fn parse_island_fields(
             )));
         }
         fields.push((s, IslandField::from_ids(&cells)));
+    }
+    Ok(())
+}
+
+/// `n` packed island fields (format 2: sector id, id count, the ids, then per cell its index
+/// among them in [`IslandField::bits_for`] bits), in ascending sector order.
+pub(super) fn parse_packed_island_fields(
+    r: &mut ByteReader<'_>,
+    spec: GridSpec,
+    count: u32,
+    n: usize,
+    fields: &mut Vec<(u32, IslandField)>,
+) -> Result<(), ReadFault> {
+    let sectors = spec.sector_count();
+    let start = fields.len();
+    for _ in 0..n {
+        let s = r.u32("island field")?;
+        if s as usize >= sectors || fields[start..].last().is_some_and(|(p, _)| *p >= s) {
+            return Err(ReadFault::Invalid(
+                "island fields out of order or range".to_owned(),
+            ));
+        }
+        let cells = sector_cells(spec, s);
+        let id_count = r.u32("island field")? as usize;
+        if id_count == 0 || id_count > cells {
+            return Err(ReadFault::Invalid(format!(
+                "island field of sector {s} names {id_count} ids for {cells} cells"
+            )));
+        }
+        let ids = r.u32s(id_count, "island field ids")?;
+        if ids.iter().any(|&id| id > count) {
+            return Err(ReadFault::Invalid(format!(
+                "island field of sector {s} holds an id above {count}"
+            )));
+        }
+        let bits = IslandField::bits_for(id_count) as usize;
+        let packed = r.take((cells * bits).div_ceil(8), "island field")?;
+        let field = IslandField::from_packed(ids, cells, packed.to_vec()).ok_or_else(|| {
+            ReadFault::Invalid(format!(
+                "island field of sector {s}: ids out of order or a cell naming no id"
+            ))
+        })?;
+        fields.push((s, field));
     }
     Ok(())
 }

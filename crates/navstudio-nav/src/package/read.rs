@@ -11,7 +11,7 @@ use super::codec::{ByteReader, ReadFault};
 use super::decode::{
     Faults, StoredFlows, assemble_layer, check_islands, check_manifest, decompress,
     decompress_prefix, max_section_len, parse_cost_sectors, parse_flow_tiles, parse_graph,
-    parse_island_fields, parse_sector_islands, parse_windows, portal_bounds,
+    parse_packed_island_fields, parse_sector_islands, parse_windows, portal_bounds,
 };
 use super::{
     ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package, PackageError,
@@ -381,7 +381,9 @@ fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u
     let region_nodes = region_sectors * nodes_per_sector;
     match (kind, region) {
         (ChunkKind::Cost, Some(_)) => region_sectors + region_cells,
-        (ChunkKind::IslandFields, Some(_)) => 4 + 4 * region_sectors + 4 * region_cells,
+        // Per sector its id, id count, ids (a cell each at most) and packed indices (at
+        // most 32 bits a cell).
+        (ChunkKind::IslandFields, Some(_)) => 4 + 8 * region_sectors + 8 * region_cells,
         (ChunkKind::Flows, Some(_)) => 8 + region_nodes * (8 + ss * ss),
         (ChunkKind::SectorIslands, None) => 8 + 4 * sectors,
         (ChunkKind::Landmarks, None) => {
@@ -428,7 +430,7 @@ pub(super) fn decode_layer_v2<'a>(
         let mut r = ByteReader::new(chunk(ChunkKind::IslandFields, Some(region)));
         let n = r.count(4, "island fields")?;
         let start = fields.len();
-        parse_island_fields(&mut r, spec, count, n, &mut fields)?;
+        parse_packed_island_fields(&mut r, spec, count, n, &mut fields)?;
         if fields[start..]
             .iter()
             .any(|(s, _)| regions.region_of_sector(*s) != region)

@@ -303,8 +303,11 @@ fn encode_region(
             w.len_u32(fields.len());
             for &i in fields {
                 let (sector, field) = &l.islands.fields[i as usize];
+                let (ids, packed) = field.packed();
                 w.u32(*sector);
-                w.u32s(&field.iter().collect::<Vec<u32>>());
+                w.len_u32(ids.len());
+                w.u32s(ids);
+                w.raw(packed);
             }
         }
         ChunkKind::Flows => {
