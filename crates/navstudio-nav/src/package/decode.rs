@@ -427,53 +427,37 @@ pub(super) fn parse_sector_islands(
     Ok((count, r.u32s(sectors, "sector islands")?))
 }
 
-/// `n` island fields (format 1: sector id, then its cells' ids), in ascending sector order.
+/// How a package version stores an island field's cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FieldLayout {
+    /// Format 1: `ids u32[cells]`.
+    Plain,
+    /// Format 2: `id_count u32`, the ids that occur, then per cell its index among them in
+    /// [`IslandField::bits_for`] bits.
+    Packed,
+}
+
+/// `n` island fields (sector id, then its cells in `layout`), in ascending sector order.
 pub(super) fn parse_island_fields(
     r: &mut ByteReader<'_>,
     spec: GridSpec,
     count: u32,
     n: usize,
+    layout: FieldLayout,
     fields: &mut Vec<(u32, IslandField)>,
 ) -> Result<(), ReadFault> {
     let sectors = spec.sector_count();
     let start = fields.len();
-    // One buffer for every field's cells: opening an 8192² package reads 116,000 a type.
-    let mut cells = Vec::new();
-    for _ in 0..n {
-        let s = r.u32("island field")?;
-        if s as usize >= sectors || fields[start..].last().is_some_and(|(p, _)| *p >= s) {
-            return Err(ReadFault::Invalid(
-                "island fields out of order or range".to_owned(),
-            ));
-        }
-        let bytes = r.take(sector_cells(spec, s).saturating_mul(4), "island field")?;
-        cells.clear();
-        cells.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
-        if cells.iter().any(|&id| id > count) {
+    let above_count = |s: u32, ids: &[u32]| {
+        if ids.iter().any(|&id| id > count) {
             return Err(ReadFault::Invalid(format!(
                 "island field of sector {s} holds an id above {count}"
             )));
         }
-        fields.push((s, IslandField::from_ids(&cells)));
-    }
-    Ok(())
-}
-
-/// `n` packed island fields (format 2: sector id, id count, the ids, then per cell its index
-/// among them in [`IslandField::bits_for`] bits), in ascending sector order.
-pub(super) fn parse_packed_island_fields(
-    r: &mut ByteReader<'_>,
-    spec: GridSpec,
-    count: u32,
-    n: usize,
-    fields: &mut Vec<(u32, IslandField)>,
-) -> Result<(), ReadFault> {
-    let sectors = spec.sector_count();
-    let start = fields.len();
+        Ok(())
+    };
+    // One buffer for every field's cells: opening an 8192² package reads 116,000 a type.
+    let mut plain = Vec::new();
     for _ in 0..n {
         let s = r.u32("island field")?;
         if s as usize >= sectors || fields[start..].last().is_some_and(|(p, _)| *p >= s) {
@@ -482,25 +466,36 @@ pub(super) fn parse_packed_island_fields(
             ));
         }
         let cells = sector_cells(spec, s);
-        let id_count = r.u32("island field")? as usize;
-        if id_count == 0 || id_count > cells {
-            return Err(ReadFault::Invalid(format!(
-                "island field of sector {s} names {id_count} ids for {cells} cells"
-            )));
-        }
-        let ids = r.u32s(id_count, "island field ids")?;
-        if ids.iter().any(|&id| id > count) {
-            return Err(ReadFault::Invalid(format!(
-                "island field of sector {s} holds an id above {count}"
-            )));
-        }
-        let bits = IslandField::bits_for(id_count) as usize;
-        let packed = r.take((cells * bits).div_ceil(8), "island field")?;
-        let field = IslandField::from_packed(ids, cells, packed.to_vec()).ok_or_else(|| {
-            ReadFault::Invalid(format!(
-                "island field of sector {s}: ids out of order or a cell naming no id"
-            ))
-        })?;
+        let field = match layout {
+            FieldLayout::Plain => {
+                let bytes = r.take(cells.saturating_mul(4), "island field")?;
+                plain.clear();
+                plain.extend(
+                    bytes
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                );
+                above_count(s, &plain)?;
+                IslandField::from_ids(&plain)
+            }
+            FieldLayout::Packed => {
+                let id_count = r.u32("island field")? as usize;
+                if id_count == 0 || id_count > cells {
+                    return Err(ReadFault::Invalid(format!(
+                        "island field of sector {s} names {id_count} ids for {cells} cells"
+                    )));
+                }
+                let ids = r.u32s(id_count, "island field ids")?;
+                above_count(s, &ids)?;
+                let bits = IslandField::bits_for(id_count) as usize;
+                let packed = r.take((cells * bits).div_ceil(8), "island field")?;
+                IslandField::from_packed(ids, cells, packed.to_vec()).ok_or_else(|| {
+                    ReadFault::Invalid(format!(
+                        "island field of sector {s}: ids out of order or a cell naming no id"
+                    ))
+                })?
+            }
+        };
         fields.push((s, field));
     }
     Ok(())

@@ -9,9 +9,9 @@ use rayon::prelude::*;
 
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
-    Faults, StoredFlows, assemble_layer, check_islands, check_manifest, decompress,
+    Faults, FieldLayout, StoredFlows, assemble_layer, check_islands, check_manifest, decompress,
     decompress_prefix, max_section_len, parse_cost_sectors, parse_flow_tiles, parse_graph,
-    parse_packed_island_fields, parse_sector_islands, parse_windows, portal_bounds,
+    parse_island_fields, parse_sector_islands, parse_windows, portal_bounds,
 };
 use super::{
     ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package, PackageError,
@@ -430,7 +430,7 @@ pub(super) fn decode_layer_v2<'a>(
         let mut r = ByteReader::new(chunk(ChunkKind::IslandFields, Some(region)));
         let n = r.count(4, "island fields")?;
         let start = fields.len();
-        parse_packed_island_fields(&mut r, spec, count, n, &mut fields)?;
+        parse_island_fields(&mut r, spec, count, n, FieldLayout::Packed, &mut fields)?;
         if fields[start..]
             .iter()
             .any(|(s, _)| regions.region_of_sector(*s) != region)

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
-    Faults, StoredFlows, assemble_layer, check_islands, check_manifest, decompress,
+    Faults, FieldLayout, StoredFlows, assemble_layer, check_islands, check_manifest, decompress,
     max_section_len, parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields,
     parse_sector_islands, parse_windows,
 };
@@ -181,7 +181,7 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     let (count, sector_island) = parse_sector_islands(&mut r, spec)?;
     let n = r.count(4, "island fields")?;
     let mut fields = Vec::with_capacity(n.min(all.len()));
-    parse_island_fields(&mut r, spec, count, n, &mut fields)?;
+    parse_island_fields(&mut r, spec, count, n, FieldLayout::Plain, &mut fields)?;
     r.finish("islands section")?;
     let islands = check_islands(spec, count, sector_island, fields)?;
 

@@ -20,9 +20,9 @@ use rayon::prelude::*;
 
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
-    Faults, check_islands, decompress, decompress_prefix, parse_cost_sectors, parse_flow_tiles,
-    parse_graph, parse_packed_island_fields, parse_sector_islands, parse_windows, sector_cells,
-    set_node_islands,
+    Faults, FieldLayout, check_islands, decompress, decompress_prefix, parse_cost_sectors,
+    parse_flow_tiles, parse_graph, parse_island_fields, parse_sector_islands, parse_windows,
+    sector_cells, set_node_islands,
 };
 use super::read::{check_index, header_v2, manifest_v2};
 use super::{
@@ -289,7 +289,7 @@ impl PackageStream {
                 let mut r = ByteReader::new(&raw);
                 let n = r.count(4, "island fields").map_err(|f| fault(*index, f))?;
                 let mut fields = Vec::with_capacity(n);
-                parse_packed_island_fields(&mut r, spec, count, n, &mut fields)
+                parse_island_fields(&mut r, spec, count, n, FieldLayout::Packed, &mut fields)
                     .map_err(|f| fault(*index, f))?;
                 if fields
                     .iter()
