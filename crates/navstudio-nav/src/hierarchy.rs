@@ -272,29 +272,12 @@ impl Hierarchy {
         let mut out = Vec::with_capacity(route.len() * 4);
         out.push(route[0]);
         for pair in route.windows(2) {
-            let ((a, ga), (b, gb)) = (pair[0], pair[1]);
-            let key = graph.cluster_key(a);
-            let shortcut = key == graph.cluster_key(b) && !open(key);
-            if let (true, Some(range)) = (shortcut, self.cluster_range(key)) {
-                local.run(graph, range, a, Some(b));
-                let lo = range.0;
-                let mut stretch = Vec::new();
-                let mut at = b;
-                while at != a {
-                    let i = (at - lo) as usize;
-                    stretch.push((at, ga.saturating_add(local.dist[i])));
-                    at = local.parent[i];
-                    if at == FAR {
-                        // No stretch (cannot happen for a shortcut the build found): keep
-                        // the hop as it is.
-                        stretch.clear();
-                        stretch.push((b, gb));
-                        break;
-                    }
-                }
-                out.extend(stretch.into_iter().rev());
-            } else {
-                out.push((b, gb));
+            let (a, b) = (pair[0], pair[1]);
+            let key = graph.cluster_key(a.0);
+            let shortcut = key == graph.cluster_key(b.0) && !open(key);
+            match shortcut.then(|| self.cluster_range(key)).flatten() {
+                Some(range) => local.stretch(graph, range, a, b, &mut out),
+                None => out.push(b),
             }
         }
         *route = out;
@@ -410,10 +393,13 @@ impl LocalSearch {
         marked: Option<&dyn Fn(u32) -> bool>,
     ) {
         let len = (hi - lo) as usize;
-        for v in [&mut self.dist, &mut self.parent, &mut self.via] {
+        for v in [&mut self.dist, &mut self.parent] {
             v.clear();
             v.resize(len, FAR);
         }
+        // Only the build's marking runs read `via`.
+        self.via.clear();
+        self.via.resize(if marked.is_some() { len } else { 0 }, FAR);
         self.heap.clear();
         if from < lo || from >= hi {
             return;
@@ -431,7 +417,8 @@ impl LocalSearch {
             }
             let via = match marked {
                 Some(marked) if v != from && d > 0 && marked(v) => self.via[vi].min(d),
-                _ => self.via[vi],
+                Some(_) => self.via[vi],
+                None => FAR,
             };
             for &(t, w) in graph.edges(v) {
                 if t < lo || t >= hi {
@@ -442,13 +429,44 @@ impl LocalSearch {
                 if nd < self.dist[ti] {
                     self.dist[ti] = nd;
                     self.parent[ti] = v;
-                    self.via[ti] = via;
+                    if let Some(slot) = self.via.get_mut(ti) {
+                        *slot = via;
+                    }
                     self.heap.push(Reverse(u64::from(nd) << 32 | u64::from(t)));
-                } else if nd == self.dist[ti] {
-                    self.via[ti] = self.via[ti].min(via);
+                } else if nd == self.dist[ti]
+                    && let Some(slot) = self.via.get_mut(ti)
+                {
+                    *slot = (*slot).min(via);
                 }
             }
         }
+    }
+
+    /// Appends to `out` the nodes after `a` of the cheapest stretch from `a` to `b` inside
+    /// the cluster spanning `range`, each with its cost from the route's source (`ga` at
+    /// `a`); just `b` if there is none (which cannot happen for a shortcut the build found).
+    fn stretch(
+        &mut self,
+        graph: &SearchGraph,
+        range: (u32, u32),
+        (a, ga): (u32, u32),
+        (b, gb): (u32, u32),
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        self.run(graph, range, a, Some(b));
+        let (lo, from) = (range.0, out.len());
+        let mut at = b;
+        while at != a {
+            let i = (at - lo) as usize;
+            out.push((at, ga.saturating_add(self.dist[i])));
+            at = self.parent[i];
+            if at == FAR {
+                out.truncate(from);
+                out.push((b, gb));
+                return;
+            }
+        }
+        out[from..].reverse();
     }
 
     /// Cost from the last run's source to search id `id` of range starting at `lo`.

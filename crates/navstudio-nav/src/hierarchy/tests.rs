@@ -154,3 +154,51 @@ fn a_rebuild_recomputes_the_clusters_around_changed_sectors_and_moves_the_rest()
     let stale = Hierarchy::rebuild(&old, &graph, &|_| false);
     assert!(stale != fresh, "nothing was reused");
 }
+
+/// Refining a long chain of shortcuts and edges between clusters gives real edges of the
+/// flat graph, each costing what its step says, ending at the chain's cost.
+#[test]
+fn refining_a_chain_of_shortcuts_walks_real_edges() {
+    let layer = random_layer_sized(2, 160, 5);
+    let graph = SearchGraph::new(&layer);
+    let hierarchy = Hierarchy::build(&graph);
+    let mut chains = 0;
+    for start in (0..hierarchy.border_count() as u32).step_by(7) {
+        // Alternate a shortcut inside the cluster and an edge out of it, as a route over
+        // closed clusters does.
+        let mut at = hierarchy.border_node(start);
+        let mut coarse = vec![(at, 0u32)];
+        for hop in 0..12 {
+            let key = graph.cluster_key(at);
+            let inside = hop % 2 == 0;
+            let next = hierarchy.border_edges(at).unwrap().iter().find(|&&(t, w)| {
+                (graph.cluster_key(t) == key) == inside
+                    && w > 0
+                    && hierarchy.border_index(t).is_some()
+                    && coarse.iter().all(|&(v, _)| v != t)
+            });
+            let Some(&(t, w)) = next else { break };
+            coarse.push((t, coarse.last().unwrap().1 + w));
+            at = t;
+        }
+        if coarse.len() < 4 {
+            continue;
+        }
+        chains += 1;
+        let mut all = coarse.clone();
+        hierarchy.refine(&graph, &mut all, &|_| false, &mut LocalSearch::default());
+        assert_eq!(all.last(), coarse.last(), "the chain's end and cost");
+        assert!(all.len() > coarse.len(), "no shortcut was refined");
+        for pair in all.windows(2) {
+            let ((a, ga), (b, gb)) = (pair[0], pair[1]);
+            let w = graph
+                .edges(a)
+                .iter()
+                .filter(|&&(t, _)| t == b)
+                .map(|&(_, w)| w)
+                .min();
+            assert_eq!(w, Some(gb - ga), "step {a} → {b} is no edge");
+        }
+    }
+    assert!(chains >= 10, "only {chains} chains");
+}
