@@ -4,6 +4,9 @@
 use super::input::*;
 use super::*;
 
+/// Movement types from which the monkey deletes rather than adds.
+const MANY_TYPES: usize = 8;
+
 impl Monkey {
     pub(super) fn new(seed: u64) -> Self {
         let dir = tempfile::tempdir().unwrap();
@@ -40,6 +43,11 @@ impl Monkey {
         }
         let tool = app.state.tool;
         let agents = app.crowd.sim().agents().len();
+        let types = app
+            .state
+            .map
+            .as_ref()
+            .map_or(0, |m| m.document.movement_types.len());
         let rng = &mut self.rng;
         match rng.below(100) {
             0..=7 => Action::ToolButton(pick(rng, &Tool::ALL)),
@@ -129,6 +137,10 @@ impl Monkey {
             74..=75 => Action::Bake,
             76..=79 => Action::Crowd(pick(rng, &["Play/Pause", "Step", "Step", "Clear agents"])),
             80 => Action::ChooseArchetype(rng.below(8) as usize),
+            // Two ways to add a type and one to delete would grow the list without end (24
+            // types after 10,000 actions), and every rebake bakes them all: past
+            // `MANY_TYPES`, delete.
+            81..=82 if types >= MANY_TYPES => Action::MovementType("Delete"),
             81..=82 => Action::MovementType(pick(rng, &["Add", "Duplicate", "Delete"])),
             83..=84 => Action::SelectType(rng.below(6) as usize),
             85..=89 => {
