@@ -5,6 +5,21 @@ use crate::landmarks::tests::random_layer_sized;
 use crate::route::tests::oracle;
 use crate::route::{FinishCosts, SearchEnds, SearchScratch, search};
 
+/// Each step of `steps` (`(search id, cost from the source)`) is an edge of `graph` costing
+/// the difference of the two costs.
+fn assert_walks_real_edges(graph: &SearchGraph, steps: &[(u32, u32)], what: &str) {
+    for pair in steps.windows(2) {
+        let ((a, ga), (b, gb)) = (pair[0], pair[1]);
+        let w = graph
+            .edges(a)
+            .iter()
+            .filter(|&&(t, _)| t == b)
+            .map(|&(_, w)| w)
+            .min();
+        assert_eq!(w, Some(gb - ga), "{what}: step {a} → {b} is no edge");
+    }
+}
+
 /// A 160² map in sectors of 5 (32 × 32 sectors, 4 × 4 clusters): random requests from one
 /// sector to a few random nodes give the flat optimum exactly at weight 1, with and without
 /// the border landmarks, and the refined route is a walk over the flat graph's own edges
@@ -98,16 +113,7 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                 }
                 // The refined route walks real edges, costing what the steps say.
                 let steps = crate::route::last_route(&scratch);
-                for pair in steps.windows(2) {
-                    let ((a, ga), (b, gb)) = (pair[0], pair[1]);
-                    let w = graph
-                        .edges(a)
-                        .iter()
-                        .filter(|&&(t, _)| t == b)
-                        .map(|&(_, w)| w)
-                        .min();
-                    assert_eq!(w, Some(gb - ga), "seed {seed}: step {a} → {b} is no edge");
-                }
+                assert_walks_real_edges(&graph, steps, &format!("seed {seed}"));
                 let start = starts
                     .iter()
                     .find(|&&(v, _)| graph.search_id(v) == steps[0].0)
@@ -189,16 +195,7 @@ fn refining_a_chain_of_shortcuts_walks_real_edges() {
         hierarchy.refine(&graph, &mut all, &|_| false, &mut LocalSearch::default());
         assert_eq!(all.last(), coarse.last(), "the chain's end and cost");
         assert!(all.len() > coarse.len(), "no shortcut was refined");
-        for pair in all.windows(2) {
-            let ((a, ga), (b, gb)) = (pair[0], pair[1]);
-            let w = graph
-                .edges(a)
-                .iter()
-                .filter(|&&(t, _)| t == b)
-                .map(|&(_, w)| w)
-                .min();
-            assert_eq!(w, Some(gb - ga), "step {a} → {b} is no edge");
-        }
+        assert_walks_real_edges(&graph, &all, &format!("chain from border node {start}"));
     }
     assert!(chains >= 10, "only {chains} chains");
 }
