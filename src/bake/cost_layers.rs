@@ -32,7 +32,6 @@ use thiserror::Error;
 
 use crate::map::{MovementType, PaintCell, PaintLayer};
 
-use super::distance::squared_distance_to_walls;
 use super::paint::{PlacedFootprint, apply_costs, apply_paint_forces, wall_mask};
 use super::terrain_cost::terrain_cost;
 use super::{pockets, wall_blur, wall_buffer};
@@ -281,12 +280,7 @@ fn run_stages(win: &Window<'_>, input: &CostInputs<'_>, ty: &MovementType) -> Co
     let wall_mask = wall_mask(&base_cost, w, h, win.paint, win.stamps);
 
     let buffer = buffer_cells(ty, input.cell_size_m);
-    let mut buffered_walls = if wall_buffer::is_noop(buffer) {
-        wall_mask.clone()
-    } else {
-        let sqdist = squared_distance_to_walls(&wall_mask, w, h);
-        wall_buffer::dilate_walls(&wall_mask, &sqdist, buffer)
-    };
+    let mut buffered_walls = wall_buffer::buffer_walls(&wall_mask, w, h, buffer);
     apply_paint_forces(&mut buffered_walls, w, h, win.paint);
     pockets::wall_in_pockets(
         &mut buffered_walls,
@@ -297,12 +291,7 @@ fn run_stages(win: &Window<'_>, input: &CostInputs<'_>, ty: &MovementType) -> Co
     );
 
     let blur_radius = blur_cells(ty, input.cell_size_m);
-    let blur = if wall_blur::is_noop(blur_radius, ty.blur_strength) {
-        vec![0; buffered_walls.len()]
-    } else {
-        let sqdist = squared_distance_to_walls(&buffered_walls, w, h);
-        wall_blur::blur_cost(&sqdist, blur_radius, ty.blur_strength)
-    };
+    let blur = wall_blur::blur_walls(&buffered_walls, w, h, blur_radius, ty.blur_strength);
 
     let final_cost = apply_costs(
         &base_cost,

@@ -32,10 +32,30 @@ const NO_WALL: u32 = u32::MAX;
 /// `mask.len()` cells of `0.0`, i.e. treated as all wall, instead of a panic.
 #[must_use]
 pub fn squared_distance_to_walls(mask: &[bool], width: u32, height: u32) -> Vec<f32> {
+    map_squared_distance(mask, width, height, f32::INFINITY, |d2| d2)
+}
+
+/// `f` of every cell's squared distance to the nearest wall, for stages that only tell
+/// distances below `cap` apart (the wall buffer and the blur): `f` gets the exact squared
+/// distance where it is below `cap`, and some value at or above `cap` (maybe infinity)
+/// elsewhere. Equal to mapping [`squared_distance_to_walls`] through `f` whenever `f` maps
+/// every value from `cap` up alike, without its full-map `f32` grid, and the envelope
+/// skips columns whose nearest wall is `cap` away or more (most of open terrain).
+#[must_use]
+pub fn map_squared_distance<T>(
+    mask: &[bool],
+    width: u32,
+    height: u32,
+    cap: f32,
+    f: impl Fn(f32) -> T + Sync,
+) -> Vec<T>
+where
+    T: Copy + Default + Send,
+{
     let w = width as usize;
     let h = height as usize;
     if w.checked_mul(h) != Some(mask.len()) {
-        return vec![0.0; mask.len()];
+        return vec![f(0.0); mask.len()];
     }
     if mask.is_empty() {
         return Vec::new();
@@ -43,7 +63,9 @@ pub fn squared_distance_to_walls(mask: &[bool], width: u32, height: u32) -> Vec<
 
     // Pass 1, down the columns. Stored chunk-major (chunk c holds columns
     // c*COLUMN_CHUNK.. as its own row-major block) so each task owns one contiguous slice.
-    let mut vertical = vec![NO_WALL; w * h];
+    // Written whole, so zeroed rather than filled: its pages are first touched on all cores
+    // (a fill faults in 268 MB on one thread at 8192²).
+    let mut vertical = vec![0; w * h];
     vertical
         .par_chunks_mut(COLUMN_CHUNK * h)
         .enumerate()
@@ -77,8 +99,10 @@ pub fn squared_distance_to_walls(mask: &[bool], width: u32, height: u32) -> Vec<
             }
         });
 
-    // Pass 2, along the rows: lower envelope of the parabolas (x - q)² + vertical(q)².
-    let mut out = vec![f32::INFINITY; w * h];
+    // Pass 2, along the rows: lower envelope of the parabolas (x - q)² + vertical(q)². A
+    // parabola whose apex is at or above the cap gives no cell a distance below it.
+    let cap = f64::from(cap);
+    let mut out = vec![T::default(); w * h];
     out.par_chunks_mut(w).enumerate().for_each_init(
         || Envelope::with_capacity(w),
         |env, (y, out_row)| {
@@ -86,14 +110,15 @@ pub fn squared_distance_to_walls(mask: &[bool], width: u32, height: u32) -> Vec<
             for block in vertical.chunks(COLUMN_CHUNK * h) {
                 let cw = block.len() / h;
                 env.f.extend(block[y * cw..(y + 1) * cw].iter().map(|&d| {
-                    if d == NO_WALL {
+                    let d2 = f64::from(d) * f64::from(d);
+                    if d == NO_WALL || d2 >= cap {
                         f64::INFINITY
                     } else {
-                        f64::from(d) * f64::from(d)
+                        d2
                     }
                 }));
             }
-            env.solve(out_row);
+            env.solve(out_row, &f);
         },
     );
     out
@@ -118,8 +143,8 @@ impl Envelope {
         }
     }
 
-    /// Writes `min_q (x - q)² + f[q]` for every `x` into `out` (same length as `f`).
-    fn solve(&mut self, out: &mut [f32]) {
+    /// Writes `map(min_q (x - q)² + f[q])` for every `x` into `out` (same length as `f`).
+    fn solve<T: Copy>(&mut self, out: &mut [T], map: &impl Fn(f32) -> T) {
         let f = &self.f;
         self.v.clear();
         self.z.clear();
@@ -156,7 +181,7 @@ impl Envelope {
             self.z.push(f64::INFINITY);
         }
         if self.v.is_empty() {
-            out.fill(f32::INFINITY);
+            out.fill(map(f32::INFINITY));
             return;
         }
         let mut k = 0;
@@ -167,7 +192,7 @@ impl Envelope {
             let q = self.v[k];
             let dx = x.abs_diff(q) as u64;
             // f[q] is an exact integer below 2^53, so the sum is exact before the f32 rounding.
-            *cell = (dx * dx + f[q] as u64) as f32;
+            *cell = map((dx * dx + f[q] as u64) as f32);
         }
     }
 }

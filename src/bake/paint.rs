@@ -181,7 +181,8 @@ pub fn apply_costs(
     }
     let w = width as usize;
     let layers: Vec<&[PaintCell]> = paint.iter().copied().filter(|l| l.len() == n).collect();
-    let mut out = vec![WALL; n];
+    // Every row is written below; zeroed, so the pages are first touched on all cores.
+    let mut out = vec![0; n];
     out.par_chunks_mut(w).enumerate().for_each_init(
         || vec![0_i32; w],
         |deltas, (y, row)| {

@@ -69,10 +69,11 @@ pub fn slope_deg_rect(
         };
         return vec![90.0; n];
     }
-    let mut out = vec![90.0; rw * rh];
-    if out.is_empty() || !(cell_size_m.is_finite() && cell_size_m > 0.0) {
-        return out;
+    if rw * rh == 0 || !(cell_size_m.is_finite() && cell_size_m > 0.0) {
+        return vec![90.0; rw * rh];
     }
+    // Zeroed, so the pages are first touched by the parallel pass below, not by one thread.
+    let mut out = vec![0.0; rw * rh];
     // Multipliers turning a height01 difference into a gradient in m/m: central differences
     // span two cells, one-sided ones one.
     let k_one = f64::from(height_scale_m) / f64::from(cell_size_m);

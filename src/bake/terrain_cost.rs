@@ -88,7 +88,8 @@ pub fn terrain_cost(
             clamp_cost(eval_curve(curve, slope))
         }
     };
-    let mut out = vec![WALL; n];
+    // Every cell is written below; zeroed, so the pages are first touched on all cores.
+    let mut out = vec![0; n];
     // Row-sized chunks without needing the width: 4096 cells amortise the task overhead.
     const CHUNK: usize = 4096;
     out.par_chunks_mut(CHUNK)

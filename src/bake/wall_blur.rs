@@ -17,6 +17,8 @@
 
 use rayon::prelude::*;
 
+use super::distance::map_squared_distance;
+
 /// The most a blur can add; stage 7 clamps the sum to 254 anyway.
 const MAX_BLUR: f32 = 254.0;
 
@@ -54,6 +56,26 @@ pub fn blur_cost(sqdist: &[f32], radius_cells: f32, strength: f32) -> Vec<u8> {
         .with_min_len(4096)
         .map(|&d2| blur_at(d2, radius_cells, strength))
         .collect()
+}
+
+/// [`blur_cost`] of the distance transform of the `width × height` grid `walls`, in one pass
+/// without the full-map distance grid.
+#[must_use]
+pub fn blur_walls(
+    walls: &[bool],
+    width: u32,
+    height: u32,
+    radius_cells: f32,
+    strength: f32,
+) -> Vec<u8> {
+    if is_noop(radius_cells, strength) {
+        return vec![0; walls.len()];
+    }
+    // Every distance from the cap up is a radius or more away: no blur.
+    let cap = (radius_cells + 1.0) * (radius_cells + 1.0);
+    map_squared_distance(walls, width, height, cap, |d2| {
+        blur_at(d2, radius_cells, strength)
+    })
 }
 
 /// The blur for one squared distance.

@@ -25,6 +25,8 @@
 
 use rayon::prelude::*;
 
+use super::distance::map_squared_distance;
+
 /// Whether a buffer of `radius_cells` leaves every wall mask unchanged (radius ≤ 0.5, or not
 /// a number), so the caller can skip the distance transform.
 #[must_use]
@@ -54,11 +56,29 @@ pub fn dilate_walls(mask: &[bool], sqdist: &[f32], radius_cells: f32) -> Vec<boo
     if is_noop(radius_cells) || sqdist.len() != mask.len() {
         return mask.to_vec();
     }
-    let reach = f64::from(radius_cells) + 0.5;
-    let threshold_sq = reach * reach;
+    let threshold_sq = threshold_sq(radius_cells);
     mask.par_iter()
         .zip(sqdist.par_iter())
         .with_min_len(4096)
         .map(|(&wall, &d2)| wall || f64::from(d2) < threshold_sq)
         .collect()
+}
+
+/// [`dilate_walls`] of the `width × height` grid `mask` with its distance transform, in one
+/// pass without the full-map distance grid (walls are at distance 0, below any threshold).
+#[must_use]
+pub fn buffer_walls(mask: &[bool], width: u32, height: u32, radius_cells: f32) -> Vec<bool> {
+    if is_noop(radius_cells) {
+        return mask.to_vec();
+    }
+    let threshold_sq = threshold_sq(radius_cells);
+    // Every distance from the cap up stays a passable cell.
+    let cap = (threshold_sq + 1.0) as f32;
+    map_squared_distance(mask, width, height, cap, |d2| f64::from(d2) < threshold_sq)
+}
+
+/// Squared centre distance below which a cell becomes a wall.
+fn threshold_sq(radius_cells: f32) -> f64 {
+    let reach = f64::from(radius_cells) + 0.5;
+    reach * reach
 }

@@ -26,6 +26,19 @@ fn distance_matches_brute_force_on_awkward_sizes() {
                 brute_sqdist(&mask, w, h),
                 "{w}×{h} density {density}"
             );
+            // The capped single passes across column chunks (128 wide) and long rows.
+            for radius in [1.0, 2.5, 6.0] {
+                assert_eq!(
+                    buffer_walls(&mask, w, h, radius),
+                    brute_dilate(&mask, w, h, radius),
+                    "{w}×{h} density {density} buffer {radius}"
+                );
+                assert_eq!(
+                    blur_walls(&mask, w, h, radius, 40.0),
+                    brute_blur(&mask, w, h, radius, 40.0),
+                    "{w}×{h} density {density} blur {radius}"
+                );
+            }
         }
     }
 }
@@ -46,7 +59,10 @@ proptest! {
     ) {
         let mask = random_mask(&mut Rng(seed), w, h, density);
         let sq = squared_distance_to_walls(&mask, w, h);
-        prop_assert_eq!(dilate_walls(&mask, &sq, radius), brute_dilate(&mask, w, h, radius));
+        let expected = brute_dilate(&mask, w, h, radius);
+        prop_assert_eq!(dilate_walls(&mask, &sq, radius), expected.clone());
+        // The bake's single pass, with its distances capped past the buffer.
+        prop_assert_eq!(buffer_walls(&mask, w, h, radius), expected);
     }
 
     #[test]
@@ -57,7 +73,9 @@ proptest! {
     ) {
         let mask = random_mask(&mut Rng(seed), w, h, density);
         let sq = squared_distance_to_walls(&mask, w, h);
-        prop_assert_eq!(blur_cost(&sq, radius, strength), brute_blur(&mask, w, h, radius, strength));
+        let expected = brute_blur(&mask, w, h, radius, strength);
+        prop_assert_eq!(blur_cost(&sq, radius, strength), expected.clone());
+        prop_assert_eq!(blur_walls(&mask, w, h, radius, strength), expected);
     }
 }
 

@@ -22,8 +22,8 @@ use navstudio::bake::distance::squared_distance_to_walls;
 use navstudio::bake::paint::{PlacedFootprint, apply_costs, apply_paint_forces, wall_mask};
 use navstudio::bake::slope::{slope_deg, slope_deg_rect};
 use navstudio::bake::terrain_cost::{eval_curve, terrain_cost};
-use navstudio::bake::wall_blur::blur_cost;
-use navstudio::bake::wall_buffer::dilate_walls;
+use navstudio::bake::wall_blur::{blur_cost, blur_walls};
+use navstudio::bake::wall_buffer::{buffer_walls, dilate_walls};
 use navstudio::map::{
     MovementType, PaintCell, PaintForce, PaintLayer, PaintTarget, StampCell, WaterRule,
 };
