@@ -1,6 +1,8 @@
 //! The sectored cost field: one `u8` per cell (255 wall, 1..=254 cost), stored per sector;
 //! a sector whose cells all cost 1 stores nothing and reads as the shared clear field.
 
+use rayon::prelude::*;
+
 use super::grid::{CLEAR, GridSpec};
 
 /// One sector's costs.
@@ -92,21 +94,33 @@ impl CostField {
         }
     }
 
-    /// The whole field as one row-major grid.
+    /// The whole field as one row-major grid (a row of sectors per task, on all cores).
     #[must_use]
     pub fn to_cells(&self) -> Vec<u8> {
         let spec = self.spec;
         let mut cells = vec![CLEAR; spec.cell_count()];
-        for (s, sector) in self.sectors.iter().enumerate() {
-            if let SectorCost::Tile(tile) = sector {
-                let (x0, y0, w, h) = spec.sector_rect(s as u32);
-                for row in 0..h {
-                    let dst = spec.index(x0, y0 + row);
-                    cells[dst..dst + w as usize]
-                        .copy_from_slice(&tile[(row * w) as usize..((row + 1) * w) as usize]);
-                }
-            }
+        let width = spec.width as usize;
+        let band = width * spec.sector_size as usize;
+        let sx = spec.sectors_x() as usize;
+        if band == 0 || sx == 0 {
+            return cells;
         }
+        cells
+            .par_chunks_mut(band)
+            .zip(self.sectors.par_chunks(sx))
+            .enumerate()
+            .for_each(|(sy, (rows, sectors))| {
+                for (i, sector) in sectors.iter().enumerate() {
+                    if let SectorCost::Tile(tile) = sector {
+                        let (x0, _, w, h) = spec.sector_rect((sy * sx + i) as u32);
+                        let (x0, w) = (x0 as usize, w as usize);
+                        for row in 0..h as usize {
+                            let dst = row * width + x0;
+                            rows[dst..dst + w].copy_from_slice(&tile[row * w..(row + 1) * w]);
+                        }
+                    }
+                }
+            });
         cells
     }
 

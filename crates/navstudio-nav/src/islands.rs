@@ -6,6 +6,8 @@
 //! orthogonal steps. 8-connectivity under that rule is therefore exactly 4-connectivity, which
 //! is what the union-find below computes.
 
+use rayon::prelude::*;
+
 use super::cost::CostField;
 use super::grid::{GridSpec, WALL};
 
@@ -259,31 +261,40 @@ impl Islands {
     }
 }
 
-/// Labels the islands of a cost field.
+/// Labels the islands of a cost field (the map labelled on all cores, then its sectors
+/// split into uniform ids and per-cell fields, also on all cores).
 #[must_use]
 pub fn find_islands(cost: &CostField) -> Islands {
     let spec = cost.spec;
     let cells = cost.to_cells();
-    let (count, ids) = label_cells(spec.width as usize, &cells);
-    let mut sector_island = Vec::with_capacity(spec.sector_count());
-    let mut fields = Vec::new();
-    for s in 0..spec.sector_count() as u32 {
-        let (x0, y0, w, h) = spec.sector_rect(s);
-        let first = ids[spec.index(x0, y0)];
-        let uniform = (y0..y0 + h).all(|y| {
-            let row = spec.index(x0, y);
-            ids[row..row + w as usize].iter().all(|&id| id == first)
-        });
-        if uniform {
-            sector_island.push(first);
-        } else {
-            sector_island.push(MIXED);
+    let (count, ids) = label_map(spec.width as usize, &cells);
+    drop(cells);
+    let per_sector: Vec<(u32, Option<IslandField>)> = (0..spec.sector_count() as u32)
+        .into_par_iter()
+        .map(|s| {
+            let (x0, y0, w, h) = spec.sector_rect(s);
+            let first = ids[spec.index(x0, y0)];
+            let uniform = (y0..y0 + h).all(|y| {
+                let row = spec.index(x0, y);
+                ids[row..row + w as usize].iter().all(|&id| id == first)
+            });
+            if uniform {
+                return (first, None);
+            }
             let mut field = Vec::with_capacity((w * h) as usize);
             for y in y0..y0 + h {
                 let row = spec.index(x0, y);
                 field.extend_from_slice(&ids[row..row + w as usize]);
             }
-            fields.push((s, IslandField::from_ids(&field)));
+            (MIXED, Some(IslandField::from_ids(&field)))
+        })
+        .collect();
+    let mut sector_island = Vec::with_capacity(per_sector.len());
+    let mut fields = Vec::new();
+    for (s, (island, field)) in per_sector.into_iter().enumerate() {
+        sector_island.push(island);
+        if let Some(field) = field {
+            fields.push((s as u32, field));
         }
     }
     Islands {
@@ -298,24 +309,90 @@ pub fn find_islands(cost: &CostField) -> Islands {
 /// `width` wide) as `1..=count` in order of each component's first cell; walls get 0.
 #[must_use]
 pub fn label_sector(width: u32, tile: &[u8]) -> (u32, Vec<u32>) {
-    label_cells(width as usize, tile)
+    let mut labels = vec![0; tile.len()];
+    let count = label_into(width as usize, tile, &mut labels);
+    (count, labels)
 }
 
-/// Union-find over 4-neighbours in one row-major sweep, then ids by first cell:
-/// `(count, per-cell ids)`.
-fn label_cells(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
-    let mut parent: Vec<u32> = Vec::new();
-    let mut labels = vec![0_u32; cells.len()];
-    fn find(parent: &mut [u32], mut a: u32) -> u32 {
-        while parent[a as usize] != a {
-            // Path halving keeps the trees flat without recursion.
-            parent[a as usize] = parent[parent[a as usize] as usize];
-            a = parent[a as usize];
-        }
-        a
+/// Rows per band of [`label_map`]: thousands of bands at the 16384² limit would make the
+/// seams' joins a serial tail; a few dozen keep both cores busy.
+const BAND_ROWS: usize = 256;
+
+/// [`label_sector`] of a whole map on all cores: bands of rows labelled alone, then the
+/// labels touching across each seam joined. The same ids as one sweep: each band numbers its
+/// labels by first cell and the bands go from the top, so the smallest label of a joined
+/// island is its first cell's, and islands are numbered by their smallest label.
+fn label_map(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
+    let mut ids = vec![0; cells.len()];
+    let band = BAND_ROWS * width.max(1);
+    let counts: Vec<u32> = cells
+        .par_chunks(band)
+        .zip(ids.par_chunks_mut(band))
+        .map(|(cells, labels)| label_into(width, cells, labels))
+        .collect();
+    // Labels run on across the bands: band b's label l becomes first[b] + l.
+    let mut first = Vec::with_capacity(counts.len());
+    let mut total = 0u32;
+    for &count in &counts {
+        first.push(total);
+        total += count;
     }
+    let mut parent: Vec<u32> = (0..=total).collect();
+    for b in 1..counts.len() {
+        let above = &ids[b * band - width..b * band];
+        let below = &ids[b * band..b * band + width];
+        for (&a, &u) in above.iter().zip(below) {
+            if a != 0 && u != 0 {
+                union_keeping_older(&mut parent, first[b - 1] + a, first[b] + u);
+            }
+        }
+    }
+    // A root is its set's smallest label, so it is numbered before its members.
+    let mut final_id = vec![0u32; parent.len()];
+    let mut count = 0;
+    for l in 1..parent.len() as u32 {
+        let root = find_root(&mut parent, l);
+        if root == l {
+            count += 1;
+            final_id[l as usize] = count;
+        } else {
+            final_id[l as usize] = final_id[root as usize];
+        }
+    }
+    ids.par_chunks_mut(band)
+        .zip(first.par_iter())
+        .for_each(|(labels, &offset)| {
+            for id in labels.iter_mut().filter(|id| **id != 0) {
+                *id = final_id[(offset + *id) as usize];
+            }
+        });
+    (count, ids)
+}
+
+/// Root of `a`'s set.
+fn find_root(parent: &mut [u32], mut a: u32) -> u32 {
+    while parent[a as usize] != a {
+        // Path halving keeps the trees flat without recursion.
+        parent[a as usize] = parent[parent[a as usize] as usize];
+        a = parent[a as usize];
+    }
+    a
+}
+
+/// Joins the sets of `a` and `b`; the older (smaller) root wins, so roots stay at their
+/// first cell's label.
+fn union_keeping_older(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find_root(parent, a), find_root(parent, b));
+    if ra != rb {
+        parent[ra.max(rb) as usize] = ra.min(rb);
+    }
+}
+
+/// Union-find over 4-neighbours in one row-major sweep, then ids by first cell written to
+/// `labels` (as long as `cells`, all 0); returns the number of islands.
+fn label_into(width: usize, cells: &[u8], labels: &mut [u32]) -> u32 {
     // Provisional labels start at 1; parent[0] is a dummy for walls.
-    parent.push(0);
+    let mut parent: Vec<u32> = vec![0];
     for i in 0..cells.len() {
         if cells[i] == WALL {
             continue;
@@ -331,12 +408,7 @@ fn label_cells(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
             }
             (l, 0) | (0, l) => l,
             (l, u) => {
-                let (rl, ru) = (find(&mut parent, l), find(&mut parent, u));
-                if rl != ru {
-                    // The older root wins, so roots stay at their first cell's label.
-                    let (lo, hi) = if rl < ru { (rl, ru) } else { (ru, rl) };
-                    parent[hi as usize] = lo;
-                }
+                union_keeping_older(&mut parent, l, u);
                 l
             }
         };
@@ -347,7 +419,7 @@ fn label_cells(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
     let mut final_id = vec![0_u32; parent.len()];
     let mut count = 0;
     for l in 1..parent.len() as u32 {
-        let r = find(&mut parent, l);
+        let r = find_root(&mut parent, l);
         if r == l {
             count += 1;
             final_id[l as usize] = count;
@@ -355,10 +427,10 @@ fn label_cells(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
     }
     for l in labels.iter_mut() {
         if *l != 0 {
-            *l = final_id[find(&mut parent, *l) as usize];
+            *l = final_id[find_root(&mut parent, *l) as usize];
         }
     }
-    (count, labels)
+    count
 }
 
 #[cfg(test)]
@@ -388,6 +460,30 @@ mod tests {
             assert!(bits <= expected, "{distinct} ids took {bits} bits per cell");
             let doubled = field.map(|_, id| id * 2);
             assert_eq!(doubled.get(3), cells[3] * 2);
+        }
+    }
+
+    /// The map labelled in bands on all cores gives the ids of one sweep over the map
+    /// (`label_sector` of the whole map): islands winding across many seams, walls from
+    /// sparse to nearly closed, widths that do not divide into sectors.
+    #[test]
+    fn banded_labels_equal_one_sweep() {
+        let mut state = 5u64;
+        let mut next = move |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) % m
+        };
+        for (w, h) in [(37usize, 1100usize), (300, 700), (5, 2000)] {
+            for walls_in_100 in [5, 40, 55, 70] {
+                let cells: Vec<u8> = (0..w * h)
+                    .map(|_| if next(100) < walls_in_100 { WALL } else { 1 })
+                    .collect();
+                let banded = super::label_map(w, &cells);
+                let swept = super::label_sector(w as u32, &cells);
+                assert_eq!(banded, swept, "{w}×{h}, {walls_in_100} % walls");
+            }
         }
     }
 
