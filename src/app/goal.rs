@@ -109,6 +109,9 @@ pub struct GoalPreview {
     pub problem: Option<String>,
     /// Bumped when `result` changes, so textures know to re-upload.
     pub version: u64,
+    /// Bumped when what [`Self::flow_at`] answers changes: with `version`, and when
+    /// [`Self::cover_cells`] routes more sectors (the viewport keeps the arrows it sampled).
+    arrows_version: u64,
     /// The heat / LOS image built with `result`, for these shown layers.
     image: Option<((bool, bool), ColorImage)>,
     /// The key of the preview being computed, if any.
@@ -402,6 +405,7 @@ impl GoalPreview {
         self.problem = None;
         self.image = None;
         self.version += 1;
+        self.arrows_version += 1;
     }
 
     /// Takes finished previews of the pick being computed: the one for the current nav
@@ -432,6 +436,7 @@ impl GoalPreview {
             self.problem = reply.problem;
             self.image = reply.image;
             self.version += 1;
+            self.arrows_version += 1;
             changed = true;
         }
         changed
@@ -515,6 +520,13 @@ impl GoalPreview {
         for s in covered {
             r.arrow_sector[s as usize] = index;
         }
+        self.arrows_version += 1;
+    }
+
+    /// Changes whenever [`Self::flow_at`] may answer differently.
+    #[must_use]
+    pub fn arrows_version(&self) -> u64 {
+        self.arrows_version
     }
 
     /// The heat map and LOS as one image: a cool-to-warm ramp by integrated cost, LOS cells

@@ -4,8 +4,8 @@
 
 use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 
-use super::Viewport;
 use super::camera::ARROW_MIN_PX_PER_CELL;
+use super::{ArrowKey, Viewport};
 use crate::app::crowd_preview::CrowdPreview;
 use crate::app::goal::GoalPreview;
 use crate::app::model::stamp_placement::{StampRect, hit_test, library, placement_rect};
@@ -215,7 +215,7 @@ impl Viewport {
     /// Shapes drawn from the nav data: clear sectors, portal windows and graph, flow arrows,
     /// the traced route, and the goal and source markers.
     fn nav_shapes_ui(
-        &self,
+        &mut self,
         painter: &egui::Painter,
         rect: Rect,
         map_rect: Rect,
@@ -297,24 +297,37 @@ impl Viewport {
                 (vx1.ceil() as u32).min(spec.width),
                 (vy1.ceil() as u32).min(spec.height),
             );
-            for y in y0..y1 {
-                for x in x0..x1 {
-                    let c = (x as f32 + 0.5, y as f32 + 0.5);
-                    if layer.cost.get(x, y) == crate::nav::grid::WALL {
-                        continue;
-                    }
-                    let Some((dx, dy)) = goal.flow_at(c) else {
-                        continue;
-                    };
-                    let half = 0.35;
-                    let tail = at(c.0 - dx * half, c.1 - dy * half);
-                    let tip = at(c.0 + dx * half, c.1 + dy * half);
-                    painter.line_segment([tail, tip], arrow);
-                    let back = vec2(-dx, -dy) * (ppc * 0.22);
-                    let side = vec2(-dy, dx) * (ppc * 0.13);
-                    painter.line_segment([tip, tip + back + side], arrow);
-                    painter.line_segment([tip, tip + back - side], arrow);
-                }
+            // Walls come from the editor's nav data, which may be newer than the preview's.
+            let key = ArrowKey {
+                preview: goal.arrows_version(),
+                nav: (state.nav_version, state.selected_type),
+                cells: (x0, y0, x1, y1),
+            };
+            if self.arrows.key != Some(key) {
+                self.arrows.dirs.clear();
+                self.arrows.dirs.extend((y0..y1).flat_map(|y| {
+                    (x0..x1).map(move |x| {
+                        let wall = layer.cost.get(x, y) == crate::nav::grid::WALL;
+                        let c = (x as f32 + 0.5, y as f32 + 0.5);
+                        (!wall).then(|| goal.flow_at(c)).flatten()
+                    })
+                }));
+                self.arrows.key = Some(key);
+            }
+            let cells = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y)));
+            for ((x, y), dir) in cells.zip(&self.arrows.dirs) {
+                let Some((dx, dy)) = *dir else {
+                    continue;
+                };
+                let c = (x as f32 + 0.5, y as f32 + 0.5);
+                let half = 0.35;
+                let tail = at(c.0 - dx * half, c.1 - dy * half);
+                let tip = at(c.0 + dx * half, c.1 + dy * half);
+                painter.line_segment([tail, tip], arrow);
+                let back = vec2(-dx, -dy) * (ppc * 0.22);
+                let side = vec2(-dy, dx) * (ppc * 0.13);
+                painter.line_segment([tip, tip + back + side], arrow);
+                painter.line_segment([tip, tip + back - side], arrow);
             }
         }
         if let Some(traced) = &result.traced {

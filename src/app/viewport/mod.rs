@@ -35,6 +35,32 @@ pub struct Viewport {
     agent_drag_from: Option<(f32, f32)>,
     /// The drag from `agent_drag_from` draws the crowd's gate line (Shift with Command).
     gate_drag: bool,
+    /// The flow arrows last sampled, so a still preview is not sampled again every frame.
+    arrows: ArrowCache,
+}
+
+/// A rectangle of cells `(x0, y0, x1, y1)`, the ends excluded.
+pub type CellSpan = (u32, u32, u32, u32);
+
+/// A cell's flow arrow: the unit direction drawn, `None` for none (a wall, no flow).
+pub type Arrow = Option<(f32, f32)>;
+
+/// Flow directions of the visible cells, sampled from the goal preview.
+#[derive(Debug, Default)]
+struct ArrowCache {
+    key: Option<ArrowKey>,
+    /// Per cell of the key's span, row-major.
+    dirs: Vec<Arrow>,
+}
+
+/// What arrows were sampled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ArrowKey {
+    /// [`super::goal::GoalPreview::arrows_version`].
+    preview: u64,
+    /// The editor's nav version and movement type, whose walls get no arrow.
+    nav: (u64, usize),
+    cells: CellSpan,
 }
 
 impl Default for Viewport {
@@ -47,11 +73,20 @@ impl Default for Viewport {
             stroke: None,
             agent_drag_from: None,
             gate_drag: false,
+            arrows: ArrowCache::default(),
         }
     }
 }
 
 impl Viewport {
+    /// The flow arrows last sampled: the cell rectangle `(x0, y0, x1, y1)` and per cell,
+    /// row-major, the direction drawn (`None`: a wall or no flow); `None` before any were
+    /// drawn. Tests check them against [`super::goal::GoalPreview::flow_at`].
+    #[must_use]
+    pub fn sampled_arrows(&self) -> Option<(CellSpan, &[Arrow])> {
+        Some((self.arrows.key?.cells, &self.arrows.dirs))
+    }
+
     /// The cells in view `(x0, y0, x1, y1)`, inclusive, when zoomed in enough for flow
     /// arrows; `None` otherwise.
     #[must_use]

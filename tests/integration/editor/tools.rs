@@ -109,3 +109,38 @@ fn goal_tool_previews_the_run_time_path() {
     assert_eq!(harness.state().state.goal.goal, None);
     assert!(harness.state().state.goal.more_goals.is_empty());
 }
+
+/// The viewport samples the flow arrows once per preview and view rather than every frame;
+/// a new goal samples them again. What it keeps, and draws, is the preview's own flow at
+/// every visible cell (`flow_at`), nothing on walls.
+#[test]
+fn flow_arrows_drawn_are_the_previews_flow() {
+    let (_dir, mut harness) = baked_bands();
+    harness.state_mut().state.overlays.flow = true;
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Goal);
+    let mut sampled = Vec::new();
+    for goal in [(5.5, 24.5), (12.5, 40.5)] {
+        harness.drag_at(screen_of(&harness, goal.0, goal.1));
+        harness.drop_at(screen_of(&harness, goal.0, goal.1));
+        settle_goal(&mut harness);
+        harness.step();
+        let app = harness.state();
+        let ((x0, y0, x1, y1), dirs) = app
+            .viewport()
+            .sampled_arrows()
+            .expect("the whole small map is zoomed in enough for arrows");
+        assert_eq!(dirs.len(), ((x1 - x0) * (y1 - y0)) as usize);
+        let nav = app.state.nav.as_deref().unwrap();
+        let cost = &nav.layers[app.state.selected_type].cost;
+        let cells = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y)));
+        for ((x, y), &dir) in cells.zip(dirs) {
+            let expected = (cost.get(x, y) != navstudio::nav::grid::WALL)
+                .then(|| app.goal_preview.flow_at((x as f32 + 0.5, y as f32 + 0.5)))
+                .flatten();
+            assert_eq!(dir, expected, "cell ({x}, {y}) toward {goal:?}");
+        }
+        assert!(dirs.iter().filter(|d| d.is_some()).count() > 100);
+        sampled.push(dirs.to_vec());
+    }
+    assert_ne!(sampled[0], sampled[1], "a new goal turns the arrows");
+}
