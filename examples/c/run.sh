@@ -18,7 +18,14 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-cargo build --locked -q -p navstudio-capi --lib --example oracle
+# After CI's `cargo test` (NAVSTUDIO_CLI set), build with the whole workspace's features so
+# its artifacts are reused: `-p navstudio-capi` alone resolves features anew and recompiles
+# the shared dependencies.
+if [ -n "${NAVSTUDIO_CLI:-}" ]; then
+    cargo build --locked -q --workspace --lib --example oracle
+else
+    cargo build --locked -q -p navstudio-capi --lib --example oracle
+fi
 # CI passes the CLI its `cargo test` just built (NAVSTUDIO_CLI): building it here again, for
 # this one package's features, recompiles the editor's dependencies for minutes.
 if [ -n "${NAVSTUDIO_CLI:-}" ]; then
