@@ -437,17 +437,21 @@ fn label_into(width: usize, cells: &[u8], labels: &mut [u32]) -> u32 {
 mod tests {
     use super::{CostField, GridSpec, IslandField, WALL, find_islands};
 
+    /// A linear congruential generator from `state` with increment `step`: draws `0..m`.
+    fn draws(mut state: u64, step: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(step);
+            (state >> 33) % m
+        }
+    }
+
     /// Packed fields read back every id, with one bit per cell for two ids and more bits
     /// for more: against the plain ids, for palettes of 1 to 300 ids.
     #[test]
     fn island_fields_read_back_what_they_pack() {
-        let mut state = 9u64;
-        let mut next = move |m: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(3);
-            (state >> 33) % m
-        };
+        let mut next = draws(9, 3);
         for distinct in [1u64, 2, 3, 5, 17, 300] {
             // 1003 cells: the last byte holds fewer than eight.
             let cells: Vec<u32> = (0..1003).map(|_| next(distinct) as u32 * 7).collect();
@@ -468,13 +472,7 @@ mod tests {
     /// sparse to nearly closed, widths that do not divide into sectors.
     #[test]
     fn banded_labels_equal_one_sweep() {
-        let mut state = 5u64;
-        let mut next = move |m: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            (state >> 33) % m
-        };
+        let mut next = draws(5, 1);
         for (w, h) in [(37usize, 1100usize), (300, 700), (5, 2000)] {
             for walls_in_100 in [5, 40, 55, 70] {
                 let cells: Vec<u8> = (0..w * h)
@@ -499,14 +497,9 @@ mod tests {
                 height: 38,
                 sector_size: 6,
             };
-            let mut state = seed;
+            let mut next = draws(seed, 11);
             let cells: Vec<u8> = (0..spec.cell_count())
-                .map(|_| {
-                    state = state
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(11);
-                    if (state >> 33) % 5 == 0 { WALL } else { 1 }
-                })
+                .map(|_| if next(5) == 0 { WALL } else { 1 })
                 .collect();
             let islands = find_islands(&CostField::from_cells(spec, &cells));
             let mut expected = vec![0_usize; islands.count as usize + 1];
