@@ -379,8 +379,16 @@ impl LocalSearch {
     }
 
     /// Costs from `from` to the nodes of the search-id range `(lo, hi)` over edges inside it,
-    /// with each node's parent; stops once `stop` is settled.
-    pub fn run(&mut self, graph: &SearchGraph, range: (u32, u32), from: u32, stop: Option<u32>) {
+    /// with each node's parent; with `stop = Some((node, least))`, stops once `node` is
+    /// settled, or reached at cost `least` when no stretch to it costs less (a shortcut's
+    /// weight): the nodes between its last hop and it then stay unsettled.
+    pub fn run(
+        &mut self,
+        graph: &SearchGraph,
+        range: (u32, u32),
+        from: u32,
+        stop: Option<(u32, u32)>,
+    ) {
         self.dijkstra(graph, range, from, stop, None);
     }
 
@@ -389,7 +397,7 @@ impl LocalSearch {
         graph: &SearchGraph,
         (lo, hi): (u32, u32),
         from: u32,
-        stop: Option<u32>,
+        stop: Option<(u32, u32)>,
         marked: Option<&dyn Fn(u32) -> bool>,
     ) {
         let len = (hi - lo) as usize;
@@ -406,13 +414,14 @@ impl LocalSearch {
         }
         self.dist[(from - lo) as usize] = 0;
         self.heap.push(Reverse(u64::from(from)));
-        while let Some(Reverse(key)) = self.heap.pop() {
+        let (target, least) = stop.unwrap_or((FAR, 0));
+        'search: while let Some(Reverse(key)) = self.heap.pop() {
             let (d, v) = ((key >> 32) as u32, key as u32);
             let vi = (v - lo) as usize;
             if d > self.dist[vi] {
                 continue;
             }
-            if stop == Some(v) {
+            if v == target {
                 break;
             }
             let via = match marked {
@@ -431,6 +440,9 @@ impl LocalSearch {
                     self.parent[ti] = v;
                     if let Some(slot) = self.via.get_mut(ti) {
                         *slot = via;
+                    }
+                    if t == target && nd <= least {
+                        break 'search;
                     }
                     self.heap.push(Reverse(u64::from(nd) << 32 | u64::from(t)));
                 } else if nd == self.dist[ti]
@@ -453,7 +465,7 @@ impl LocalSearch {
         (b, gb): (u32, u32),
         out: &mut Vec<(u32, u32)>,
     ) {
-        self.run(graph, range, a, Some(b));
+        self.run(graph, range, a, Some((b, gb.saturating_sub(ga))));
         let (lo, from) = (range.0, out.len());
         let mut at = b;
         while at != a {
