@@ -25,8 +25,10 @@ use super::search_graph::SearchGraph;
 
 mod codec;
 mod landmarks;
+mod local_marks;
 
 pub use landmarks::ClusterLandmarks;
+use local_marks::LocalMarks;
 
 /// Sectors from which the hierarchy pays: from 2048² cells in sectors of 10 on, its searches
 /// match the flat search with landmark tables per portal node at the median and halve the
@@ -64,6 +66,8 @@ pub struct Hierarchy {
     /// `(target search id, weight)`: the node's shortcuts inside its cluster, then its own
     /// edges to other clusters.
     edges: Vec<(u32, u32)>,
+    /// Landmarks inside each cluster that guide refinement, computed on first use.
+    marks: LocalMarks,
 }
 
 impl Hierarchy {
@@ -160,6 +164,7 @@ impl Hierarchy {
         }
         first.push(edges.len() as u32);
         Self {
+            marks: LocalMarks::new(clusters.len()),
             clusters,
             border_of,
             border,
@@ -237,6 +242,13 @@ impl Hierarchy {
         self.clusters.last().map_or(0, |&(k, _, _)| k as usize + 1)
     }
 
+    /// Index of the cluster with key `key` in [`Self::clusters`].
+    fn cluster_index(&self, key: u32) -> Option<usize> {
+        self.clusters
+            .binary_search_by_key(&key, |&(k, _, _)| k)
+            .ok()
+    }
+
     /// The border graph in border indices, as `(offsets, targets, weights)`, for the landmark
     /// Dijkstras.
     pub(crate) fn border_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
@@ -275,10 +287,16 @@ impl Hierarchy {
             let (a, b) = (pair[0], pair[1]);
             let key = graph.cluster_key(a.0);
             let shortcut = key == graph.cluster_key(b.0) && !open(key);
-            match shortcut.then(|| self.cluster_range(key)).flatten() {
-                Some(range) => local.stretch(graph, range, a, b, &mut out),
-                None => out.push(b),
-            }
+            let cluster = shortcut.then(|| self.cluster_index(key)).flatten();
+            let Some(c) = cluster else {
+                out.push(b);
+                continue;
+            };
+            let (_, lo, hi) = self.clusters[c];
+            let marks = self.marks.get(c, self, graph, local);
+            local.stretch(graph, (lo, hi), a, b, &mut out, |v| {
+                marks.map_or(0, |m| m.bound(lo, v, b.0))
+            });
         }
         *route = out;
     }
@@ -375,7 +393,7 @@ impl LocalSearch {
         from: u32,
         marked: &dyn Fn(u32) -> bool,
     ) {
-        self.dijkstra(graph, range, from, None, Some(marked));
+        self.search(graph, range, from, None, Some(marked), |_| 0);
     }
 
     /// Costs from `from` to the nodes of the search-id range `(lo, hi)` over edges inside it,
@@ -389,16 +407,19 @@ impl LocalSearch {
         from: u32,
         stop: Option<(u32, u32)>,
     ) {
-        self.dijkstra(graph, range, from, stop, None);
+        self.search(graph, range, from, stop, None, |_| 0);
     }
 
-    fn dijkstra(
+    /// Dijkstra over the range, or A* under `h`, a consistent lower bound on the cost to
+    /// `stop`'s node (`|_| 0` for plain runs); see [`Self::run`] and [`Self::run_marking`].
+    fn search(
         &mut self,
         graph: &SearchGraph,
         (lo, hi): (u32, u32),
         from: u32,
         stop: Option<(u32, u32)>,
         marked: Option<&dyn Fn(u32) -> bool>,
+        h: impl Fn(u32) -> u32,
     ) {
         let len = (hi - lo) as usize;
         for v in [&mut self.dist, &mut self.parent] {
@@ -413,12 +434,14 @@ impl LocalSearch {
             return;
         }
         self.dist[(from - lo) as usize] = 0;
-        self.heap.push(Reverse(u64::from(from)));
+        self.heap
+            .push(Reverse(u64::from(h(from)) << 32 | u64::from(from)));
         let (target, least) = stop.unwrap_or((FAR, 0));
         'search: while let Some(Reverse(key)) = self.heap.pop() {
-            let (d, v) = ((key >> 32) as u32, key as u32);
+            let (f, v) = ((key >> 32) as u32, key as u32);
             let vi = (v - lo) as usize;
-            if d > self.dist[vi] {
+            let d = self.dist[vi];
+            if f > d.saturating_add(h(v)) {
                 continue;
             }
             if v == target {
@@ -444,7 +467,8 @@ impl LocalSearch {
                     if t == target && nd <= least {
                         break 'search;
                     }
-                    self.heap.push(Reverse(u64::from(nd) << 32 | u64::from(t)));
+                    let nf = nd.saturating_add(h(t));
+                    self.heap.push(Reverse(u64::from(nf) << 32 | u64::from(t)));
                 } else if nd == self.dist[ti]
                     && let Some(slot) = self.via.get_mut(ti)
                 {
@@ -457,6 +481,7 @@ impl LocalSearch {
     /// Appends to `out` the nodes after `a` of the cheapest stretch from `a` to `b` inside
     /// the cluster spanning `range`, each with its cost from the route's source (`ga` at
     /// `a`); just `b` if there is none (which cannot happen for a shortcut the build found).
+    /// The search is A* under `h`, a consistent lower bound on the cost left to `b`.
     fn stretch(
         &mut self,
         graph: &SearchGraph,
@@ -464,8 +489,9 @@ impl LocalSearch {
         (a, ga): (u32, u32),
         (b, gb): (u32, u32),
         out: &mut Vec<(u32, u32)>,
+        h: impl Fn(u32) -> u32,
     ) {
-        self.run(graph, range, a, Some((b, gb.saturating_sub(ga))));
+        self.search(graph, range, a, Some((b, gb.saturating_sub(ga))), None, h);
         let (lo, from) = (range.0, out.len());
         let mut at = b;
         while at != a {

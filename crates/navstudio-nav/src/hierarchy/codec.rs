@@ -161,6 +161,7 @@ impl Hierarchy {
             }
         }
         let hierarchy = Self {
+            marks: super::LocalMarks::new(clusters.len()),
             clusters,
             border_of,
             border,

@@ -199,3 +199,51 @@ fn refining_a_chain_of_shortcuts_walks_real_edges() {
     }
     assert!(chains >= 10, "only {chains} chains");
 }
+
+/// The marks inside each cluster bound the cost from any node to any border node of the
+/// cluster from below (checked against a Dijkstra from the node inside the cluster), and
+/// consistently (across every edge inside the cluster, by at most the edge's weight), which
+/// keeps the A* that refines a shortcut exact.
+#[test]
+fn cluster_marks_bound_the_cost_inside_the_cluster_consistently() {
+    for seed in 1..=3 {
+        let layer = random_layer_sized(seed, 160, 5);
+        let graph = SearchGraph::new(&layer);
+        let hierarchy = Hierarchy::build(&graph);
+        let mut local = LocalSearch::default();
+        let mut guided = 0;
+        for (c, &(key, lo, hi)) in hierarchy.clusters.iter().enumerate() {
+            let marks = hierarchy
+                .marks
+                .get(c, &hierarchy, &graph, &mut local)
+                .unwrap();
+            for b in hierarchy.cluster_borders(key) {
+                let b = hierarchy.border_node(b);
+                for v in lo..hi {
+                    local.run(&graph, (lo, hi), v, None);
+                    let bound = marks.bound(lo, v, b);
+                    match local.cost(lo, b) {
+                        Some(truth) => assert!(
+                            bound <= truth,
+                            "seed {seed}: bound {bound} above the cost {truth} from {v} to {b}"
+                        ),
+                        None => continue,
+                    }
+                    guided += usize::from(bound > 0);
+                    for &(t, w) in graph.edges(v) {
+                        if (lo..hi).contains(&t) {
+                            assert!(
+                                bound <= w + marks.bound(lo, t, b),
+                                "seed {seed}: bound drops by more than edge {v} → {t} costs"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            guided > 1000,
+            "seed {seed}: the marks bound almost nothing ({guided})"
+        );
+    }
+}
