@@ -315,7 +315,13 @@ fn cluster_edges(
     borders
         .iter()
         .map(|&from| {
-            local.run_marking(graph, (lo, hi), from, &|id| is_border[id as usize]);
+            local.run_marking(
+                graph,
+                (lo, hi),
+                from,
+                &|id| is_border[id as usize],
+                borders.len(),
+            );
             // A shortcut whose cheapest stretch passes another border node c with
             // 0 < d(from, c) < d(from, to) is the sum of two cheaper ones, which stay (by
             // induction on the cost): leave it out. Stretches of cost 0 (windows meeting at
@@ -383,17 +389,20 @@ pub struct LocalSearch {
 }
 
 impl LocalSearch {
-    /// [`LocalSearch::run`] over the whole range, also noting per node the least positive
-    /// cost at which a cheapest stretch from `from` to it passes a node `marked` (other than
-    /// `from`).
+    /// [`LocalSearch::run`] until the `marked` nodes of the range (`count` of them, `from`
+    /// included if marked) have their final costs, also noting per node the least positive
+    /// cost at which a cheapest stretch from `from` to it passes a marked node (other than
+    /// `from`). Nodes farther than every marked one may stay unsettled: what the shortcuts
+    /// and a goal's way out of its cluster need, at a fraction of a whole run.
     pub fn run_marking(
         &mut self,
         graph: &SearchGraph,
         range: (u32, u32),
         from: u32,
         marked: &dyn Fn(u32) -> bool,
+        count: usize,
     ) {
-        self.search(graph, range, from, None, Some(marked), |_| 0);
+        self.search(graph, range, from, None, Some((marked, count)), |_| 0);
     }
 
     /// Costs from `from` to the nodes of the search-id range `(lo, hi)` over edges inside it,
@@ -418,7 +427,7 @@ impl LocalSearch {
         (lo, hi): (u32, u32),
         from: u32,
         stop: Option<(u32, u32)>,
-        marked: Option<&dyn Fn(u32) -> bool>,
+        marked: Option<(&dyn Fn(u32) -> bool, usize)>,
         h: impl Fn(u32) -> u32,
     ) {
         let len = (hi - lo) as usize;
@@ -437,6 +446,9 @@ impl LocalSearch {
         self.heap
             .push(Reverse(u64::from(h(from)) << 32 | u64::from(from)));
         let (target, least) = stop.unwrap_or((FAR, 0));
+        // Marked nodes left to settle, and once none is, the cost of the last: a node
+        // popped beyond it can change neither a marked node's cost nor its `via`.
+        let (mut left, mut last_marked) = (marked.map_or(usize::MAX, |(_, count)| count), FAR);
         'search: while let Some(Reverse(key)) = self.heap.pop() {
             let (f, v) = ((key >> 32) as u32, key as u32);
             let vi = (v - lo) as usize;
@@ -444,11 +456,23 @@ impl LocalSearch {
             if f > d.saturating_add(h(v)) {
                 continue;
             }
-            if v == target {
+            if v == target || d > last_marked {
                 break;
             }
             let via = match marked {
-                Some(marked) if v != from && d > 0 && marked(v) => self.via[vi].min(d),
+                Some((marked, _)) if marked(v) => {
+                    if left > 0 {
+                        left -= 1;
+                        if left == 0 {
+                            last_marked = d;
+                        }
+                    }
+                    if v != from && d > 0 {
+                        self.via[vi].min(d)
+                    } else {
+                        self.via[vi]
+                    }
+                }
                 Some(_) => self.via[vi],
                 None => FAR,
             };

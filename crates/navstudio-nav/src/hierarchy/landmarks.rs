@@ -128,9 +128,10 @@ impl ClusterLandmarks {
         bounds.add_finish_forward(&self.cluster_min[c * count..(c + 1) * count], rest);
         if goal {
             let (lo, hi) = (hierarchy.clusters[c].1, hierarchy.clusters[c].2);
-            local.run(graph, (lo, hi), id, None);
-            let via: Vec<(u32, u32)> = hierarchy
-                .cluster_borders(key)
+            let borders = hierarchy.cluster_borders(key);
+            let is_border = |v: u32| hierarchy.border_index(v).is_some();
+            local.run_marking(graph, (lo, hi), id, &is_border, borders.len());
+            let via: Vec<(u32, u32)> = borders
                 .filter_map(|b| Some((b, local.cost(lo, hierarchy.border[b as usize])?)))
                 .collect();
             bounds.add_finish_backward_via(&via, rest);

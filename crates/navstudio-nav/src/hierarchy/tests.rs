@@ -247,3 +247,34 @@ fn cluster_marks_bound_the_cost_inside_the_cluster_consistently() {
         );
     }
 }
+
+/// A marking run that stops once every border node of the cluster is final gives them the
+/// costs and `via` marks of a run over the whole cluster, and settles fewer nodes in all.
+#[test]
+fn marking_runs_stop_once_the_border_nodes_are_final() {
+    let layer = random_layer_sized(5, 160, 5);
+    let graph = SearchGraph::new(&layer);
+    let hierarchy = Hierarchy::build(&graph);
+    let (mut early, mut whole) = (LocalSearch::default(), LocalSearch::default());
+    let mut left_unsettled = 0;
+    for &(key, lo, hi) in &hierarchy.clusters {
+        let borders: Vec<u32> = hierarchy
+            .cluster_borders(key)
+            .map(|b| hierarchy.border_node(b))
+            .collect();
+        let is_border = |v: u32| borders.contains(&v);
+        for &from in &borders {
+            early.run_marking(&graph, (lo, hi), from, &is_border, borders.len());
+            whole.run_marking(&graph, (lo, hi), from, &is_border, usize::MAX);
+            for &b in &borders {
+                let i = (b - lo) as usize;
+                assert_eq!(early.dist[i], whole.dist[i], "cost from {from} to {b}");
+                assert_eq!(early.via[i], whole.via[i], "via from {from} to {b}");
+            }
+            left_unsettled += (lo..hi)
+                .filter(|&v| early.cost(lo, v) != whole.cost(lo, v))
+                .count();
+        }
+    }
+    assert!(left_unsettled > 0, "no run stopped early");
+}
