@@ -352,16 +352,25 @@ fn cluster_edges(
 #[allow(clippy::type_complexity)]
 fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<bool>, Vec<u32>, Vec<u32>) {
     let n = graph.len() as u32;
+    let keys: Vec<u32> = (0..n)
+        .into_par_iter()
+        .map(|id| graph.cluster_key(id))
+        .collect();
     let mut clusters: Vec<(u32, u32, u32)> = Vec::new();
-    for id in 0..n {
-        let key = graph.cluster_key(id);
+    for (id, &key) in (0..n).zip(&keys) {
         match clusters.last_mut() {
             Some(last) if last.0 == key => last.2 = id + 1,
             _ => clusters.push((key, id, id + 1)),
         }
     }
-    let is_border: Vec<bool> = (0..n).map(|id| graph.is_border(id)).collect();
-    let border: Vec<u32> = (0..n).filter(|&id| is_border[id as usize]).collect();
+    let is_border: Vec<bool> = (0..n)
+        .into_par_iter()
+        .map(|id| graph.is_border(id))
+        .collect();
+    let border: Vec<u32> = (0..n)
+        .into_par_iter()
+        .filter(|&id| is_border[id as usize])
+        .collect();
     let border_of = index_of(n as usize, &border);
     (clusters, is_border, border, border_of)
 }

@@ -1,6 +1,8 @@
 //! The portal graph laid out for the search: nodes renumbered in Z order of their sectors,
 //! with each node's edge range and centre side by side.
 
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
 use super::layer::NavLayer;
@@ -81,26 +83,30 @@ impl SearchGraph {
         // Z-order key of each node's sector, computed once.
         let keys: Vec<u64> = layer
             .nodes
-            .iter()
+            .par_iter()
             .map(|node| morton(node.sector % sx, node.sector / sx))
             .collect();
         let cluster = |v: u32| keys[v as usize] >> CLUSTER_SHIFT;
         // Border nodes of the sector hierarchy: an edge leaves their cluster or enters it.
-        let mut border = vec![false; n];
-        for v in 0..n as u32 {
+        let marks: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+        (0..n as u32).into_par_iter().for_each(|v| {
             for (t, _) in layer.graph.edges(v) {
                 if cluster(t) != cluster(v) {
-                    border[v as usize] = true;
-                    border[t as usize] = true;
+                    marks[v as usize].store(true, Ordering::Relaxed);
+                    if let Some(m) = marks.get(t as usize) {
+                        m.store(true, Ordering::Relaxed);
+                    }
                 }
             }
-        }
+        });
+        let border: Vec<bool> = marks.into_iter().map(AtomicBool::into_inner).collect();
         // Within a cluster (an aligned block of sectors, one Z-order range) its border nodes
         // come first, so the nodes a hierarchical search expands there lie side by side. One
         // integer per node: cluster key (at most 22 bits on a 16384² map), not-border (1),
         // sector within the cluster (`CLUSTER_SHIFT`), node id (32); unique, so an unstable
         // sort will do.
         let mut keyed: Vec<u64> = (0..n as u32)
+            .into_par_iter()
             .map(|v| {
                 let k = keys[v as usize];
                 let inner = u64::from(!border[v as usize]);
@@ -110,24 +116,33 @@ impl SearchGraph {
             })
             .collect();
         keyed.par_sort_unstable();
-        let order: Vec<u32> = keyed.into_iter().map(|k| k as u32).collect();
-        let mut rank = vec![0u32; n];
-        for (new, &old) in order.iter().enumerate() {
-            rank[old as usize] = new as u32;
-        }
-        // Edge ranges first, then every block of nodes fills its own range on all cores
-        // (a tenth of a second of a game's first request at 8192²).
-        let mut nodes = Vec::with_capacity(n + 1);
+        let order: Vec<u32> = keyed.into_par_iter().map(|k| k as u32).collect();
+        let slots: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        order.par_iter().enumerate().for_each(|(new, &old)| {
+            slots[old as usize].store(new as u32, Ordering::Relaxed);
+        });
+        let rank: Vec<u32> = slots.into_iter().map(AtomicU32::into_inner).collect();
+        // Edge ranges first (degrees on all cores, then their running sum), then every
+        // block of nodes fills its own range on all cores (a tenth of a second of a game's
+        // first request at 8192²).
+        let mut nodes: Vec<SearchNode> = order
+            .par_iter()
+            .map(|&old| {
+                let node = &layer.nodes[old as usize];
+                SearchNode {
+                    first: layer.graph.offsets[old as usize + 1]
+                        - layer.graph.offsets[old as usize],
+                    x: node.center.0,
+                    y: node.center.1,
+                    sector: node.sector,
+                }
+            })
+            .collect();
         let mut total = 0u32;
-        for &old in &order {
-            let node = &layer.nodes[old as usize];
-            nodes.push(SearchNode {
-                first: total,
-                x: node.center.0,
-                y: node.center.1,
-                sector: node.sector,
-            });
-            total += layer.graph.offsets[old as usize + 1] - layer.graph.offsets[old as usize];
+        for record in &mut nodes {
+            let degree = record.first;
+            record.first = total;
+            total += degree;
         }
         nodes.push(SearchNode {
             first: total,
@@ -152,7 +167,7 @@ impl SearchGraph {
                 *slot = edge;
             }
         });
-        let border = order.iter().map(|&v| border[v as usize]).collect();
+        let border = order.par_iter().map(|&v| border[v as usize]).collect();
         Self {
             border,
             rank,

@@ -12,9 +12,14 @@
 //! All little-endian. The reader checks every count against the bytes present and the
 //! border nodes against the graph before it allocates by them.
 
+use rayon::prelude::*;
+
 use super::{CLUSTER_SECTORS, ClusterLandmarks, Hierarchy, layout};
 use crate::landmarks::Landmarks;
 use crate::search_graph::SearchGraph;
+
+/// Border nodes per block whose edges one core decodes.
+const EDGE_BLOCK: usize = 1 << 13;
 
 impl Hierarchy {
     /// Bytes of the stored header: four `u32`.
@@ -114,7 +119,7 @@ impl Hierarchy {
         let (b, e) = (word(2) as usize, word(3) as usize);
         let read = |from: usize, count: usize| -> Vec<u32> {
             bytes[from..from + 4 * count]
-                .chunks_exact(4)
+                .par_chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect()
         };
@@ -123,10 +128,8 @@ impl Hierarchy {
         at += 4 * b;
         let degrees = read(at, b);
         at += 4 * b;
-        let targets = read(at, e);
-        at += 4 * e;
-        let weights = read(at, e);
-        at += 4 * e;
+        let (targets, weights) = (at, at + 4 * e);
+        at += 8 * e;
         let mut previous = 0u32;
         for id in &mut border {
             previous = previous.wrapping_add(*id);
@@ -148,18 +151,35 @@ impl Hierarchy {
                 "the hierarchy's edge counts add up to {total}, it holds {e} edges"
             ));
         }
-        let mut edges = Vec::with_capacity(e);
-        for (from, pair) in first.windows(2).enumerate() {
-            for i in pair[0] as usize..pair[1] as usize {
-                let target = targets[i].wrapping_add(from as u32) as usize;
-                let Some(&t) = border.get(target) else {
-                    return Err(format!(
-                        "a hierarchy edge leads to border node {target} of {b}"
-                    ));
-                };
-                edges.push((t, weights[i]));
-            }
+        // Blocks of border nodes fill their own edge ranges on all cores.
+        let word_at = |from: usize, i: usize| {
+            let c = &bytes[from + 4 * i..from + 4 * i + 4];
+            u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+        };
+        let mut edges = vec![(0u32, 0u32); e];
+        let mut blocks = Vec::new();
+        let mut rest: &mut [(u32, u32)] = &mut edges;
+        for start in (0..b).step_by(EDGE_BLOCK) {
+            let end = (start + EDGE_BLOCK).min(b);
+            let (block, tail) = rest.split_at_mut((first[end] - first[start]) as usize);
+            blocks.push((start..end, block));
+            rest = tail;
         }
+        blocks.into_par_iter().try_for_each(|(sources, block)| {
+            let base = first[sources.start] as usize;
+            for from in sources {
+                for i in first[from] as usize..first[from + 1] as usize {
+                    let target = word_at(targets, i).wrapping_add(from as u32) as usize;
+                    let Some(&t) = border.get(target) else {
+                        return Err(format!(
+                            "a hierarchy edge leads to border node {target} of {b}"
+                        ));
+                    };
+                    block[i - base] = (t, word_at(weights, i));
+                }
+            }
+            Ok(())
+        })?;
         let hierarchy = Self {
             marks: super::LocalMarks::new(clusters.len()),
             clusters,
