@@ -347,18 +347,7 @@ fn label_map(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
             }
         }
     }
-    // A root is its set's smallest label, so it is numbered before its members.
-    let mut final_id = vec![0u32; parent.len()];
-    let mut count = 0;
-    for l in 1..parent.len() as u32 {
-        let root = find_root(&mut parent, l);
-        if root == l {
-            count += 1;
-            final_id[l as usize] = count;
-        } else {
-            final_id[l as usize] = final_id[root as usize];
-        }
-    }
+    let (count, final_id) = number_by_root(&mut parent);
     ids.par_chunks_mut(band)
         .zip(first.par_iter())
         .for_each(|(labels, &offset)| {
@@ -413,24 +402,31 @@ fn label_into(width: usize, cells: &[u8], labels: &mut [u32]) -> u32 {
             }
         };
     }
-    // Final ids in order of each island's first cell: provisional labels are created in
-    // row-major order and the smallest label of a set is its root, so numbering roots in
-    // increasing label order is numbering by first cell.
-    let mut final_id = vec![0_u32; parent.len()];
-    let mut count = 0;
-    for l in 1..parent.len() as u32 {
-        let r = find_root(&mut parent, l);
-        if r == l {
-            count += 1;
-            final_id[l as usize] = count;
-        }
-    }
-    for l in labels.iter_mut() {
-        if *l != 0 {
-            *l = final_id[find_root(&mut parent, *l) as usize];
-        }
+    // Provisional labels are created in row-major order, so numbering by root is numbering
+    // by each island's first cell.
+    let (count, final_id) = number_by_root(&mut parent);
+    for l in labels.iter_mut().filter(|l| **l != 0) {
+        *l = final_id[*l as usize];
     }
     count
+}
+
+/// The final id of every provisional label (1 up; label 0 stays 0) and the number of sets:
+/// roots numbered 1, 2, … in increasing label order, each member given its root's. A root is
+/// its set's smallest label, so it is numbered before its members.
+fn number_by_root(parent: &mut [u32]) -> (u32, Vec<u32>) {
+    let mut final_id = vec![0u32; parent.len()];
+    let mut count = 0;
+    for l in 1..parent.len() as u32 {
+        let root = find_root(parent, l);
+        if root == l {
+            count += 1;
+            final_id[l as usize] = count;
+        } else {
+            final_id[l as usize] = final_id[root as usize];
+        }
+    }
+    (count, final_id)
 }
 
 #[cfg(test)]
