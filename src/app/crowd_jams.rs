@@ -1,8 +1,9 @@
 //! Where the crowd jams, for the designer: the congestion overlay (agent-seconds spent slow
 //! per cell, gathered by the simulation) and a gate line that counts agents through it.
 
-use egui::{Color32, ColorImage, TextureHandle, TextureOptions};
+use egui::{Color32, ColorImage};
 
+use super::overlays::TiledTexture;
 use crate::crowd::{CongestionMap, Vec2};
 
 /// Throughput is counted over this much simulated time. `[Units: s]`
@@ -85,7 +86,7 @@ fn segments_cross(p: Vec2, q: Vec2, a: Vec2, b: Vec2) -> bool {
 /// The congestion overlay's texture, rebuilt when the map changed and enough time passed.
 #[derive(Default)]
 pub struct CongestionTexture {
-    texture: Option<TextureHandle>,
+    texture: Option<TiledTexture>,
     version: u64,
     built_at: Option<f64>,
 }
@@ -98,7 +99,7 @@ impl CongestionTexture {
         ctx: &egui::Context,
         map: &CongestionMap,
         now_secs: f64,
-    ) -> Option<&TextureHandle> {
+    ) -> Option<&TiledTexture> {
         let stale = map.version != self.version
             && self.built_at.is_none_or(|t| now_secs - t >= REDRAW_SECS);
         if stale || self.texture.is_none() {
@@ -106,11 +107,8 @@ impl CongestionTexture {
             self.version = map.version;
             self.built_at = Some(now_secs);
             match &mut self.texture {
-                Some(t) => t.set(image, TextureOptions::NEAREST),
-                None => {
-                    self.texture =
-                        Some(ctx.load_texture("crowd congestion", image, TextureOptions::NEAREST));
-                }
+                Some(t) if t.size() == image.size => t.set_partial([0, 0], &image),
+                _ => self.texture = Some(TiledTexture::new(ctx, "crowd congestion", image)),
             }
         }
         (map.peak() >= MIN_SHOWN_SECS)

@@ -1,5 +1,5 @@
-//! Viewport overlays: height (hill-shaded), slope, cost, walls and paint, one GPU texture
-//! each, updated with `TextureHandle::set_partial` for dirty rectangles only. Island ids and
+//! Viewport overlays: height (hill-shaded), slope, cost, walls and paint, one tiled GPU
+//! texture each ([`TiledTexture`]), updated for dirty rectangles only. Island ids and
 //! the goal preview (integration heat map, line of sight) come from the nav data; portals,
 //! flow arrows and routes are drawn as shapes by the viewport.
 //!
@@ -8,8 +8,9 @@
 
 pub mod colors;
 pub mod images;
+pub mod tiled;
 
-use egui::{ColorImage, TextureHandle, TextureOptions};
+use egui::ColorImage;
 
 pub use colors::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
@@ -17,6 +18,7 @@ pub use colors::{
 };
 pub use images::{BakedImages, hillshade_image, islands_image};
 use images::{cost_images, image_from, paint_for_type};
+pub use tiled::TiledTexture;
 
 use super::backend::BakeOutput;
 use super::goal::GoalPreview;
@@ -28,23 +30,23 @@ use crate::nav::grid::CellRect;
 #[derive(Default)]
 pub struct OverlayTextures {
     /// Hill-shaded height.
-    pub height: Option<TextureHandle>,
+    pub height: Option<TiledTexture>,
     /// Slope ramp.
-    pub slope: Option<TextureHandle>,
+    pub slope: Option<TiledTexture>,
     /// Cost of the selected type.
-    pub cost: Option<TextureHandle>,
+    pub cost: Option<TiledTexture>,
     /// Walls of the selected type.
-    pub walls: Option<TextureHandle>,
+    pub walls: Option<TiledTexture>,
     /// Wall-buffer walls and wall-blur cost of the selected type.
-    pub contribution: Option<TextureHandle>,
+    pub contribution: Option<TiledTexture>,
     /// Paint for the selected type.
-    pub paint: Option<TextureHandle>,
+    pub paint: Option<TiledTexture>,
     /// Island ids of the selected type (from the nav data).
-    pub islands: Option<TextureHandle>,
+    pub islands: Option<TiledTexture>,
     /// `(nav version, type)` the island texture shows.
     pub islands_key: Option<(u64, usize)>,
     /// Integration heat map and line of sight of the goal preview.
-    pub goal: Option<TextureHandle>,
+    pub goal: Option<TiledTexture>,
     /// `(preview version, heat shown, LOS shown)` the goal texture shows.
     pub goal_key: Option<(u64, bool, bool)>,
     /// Cells re-uploaded since the map was opened (a measure that partial updates work).
@@ -61,7 +63,7 @@ impl std::fmt::Debug for OverlayTextures {
 
 fn upload(
     ctx: &egui::Context,
-    slot: &mut Option<TextureHandle>,
+    slot: &mut Option<TiledTexture>,
     name: &str,
     rect: CellRect,
     full: CellRect,
@@ -71,13 +73,9 @@ fn upload(
         Some(tex)
             if rect != full && tex.size() == [full.width() as usize, full.height() as usize] =>
         {
-            tex.set_partial(
-                [rect.x0 as usize, rect.y0 as usize],
-                image,
-                TextureOptions::NEAREST,
-            );
+            tex.set_partial([rect.x0 as usize, rect.y0 as usize], &image);
         }
-        _ => *slot = Some(ctx.load_texture(name, image, TextureOptions::NEAREST)),
+        _ => *slot = Some(TiledTexture::new(ctx, name, image)),
     }
 }
 
@@ -88,7 +86,7 @@ impl OverlayTextures {
         let full = CellRect::full(map.heightmap.width, map.heightmap.height);
         let image = hillshade_image(&map.document, &map.heightmap, full);
         self.uploaded_cells += full.area();
-        self.height = Some(ctx.load_texture("overlay-height", image, TextureOptions::NEAREST));
+        self.height = Some(TiledTexture::new(ctx, "overlay-height", image));
     }
 
     /// Rebuilds the height texture (height scale or water level changed).

@@ -40,7 +40,6 @@ impl Viewport {
             self.transform
                 .screen_from_cell(rect, (width as f32, height as f32)),
         );
-        let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
         let overlays = state.overlays;
         let fade = Color32::from_white_alpha((overlays.opacity * 255.0) as u8);
         let layers = [
@@ -77,14 +76,14 @@ impl Viewport {
         ];
         for (visible, tex, tint) in layers {
             if let (true, Some(tex)) = (visible, tex) {
-                painter.image(tex.id(), map_rect, uv, tint);
+                tex.paint(painter, map_rect, tint);
             }
         }
         if let (true, Some(tex)) = (overlays.islands, &textures.islands) {
-            painter.image(tex.id(), map_rect, uv, Color32::WHITE);
+            tex.paint(painter, map_rect, Color32::WHITE);
         }
         if let (true, Some(tex)) = (state.goal.goal.is_some(), &textures.goal) {
-            painter.image(tex.id(), map_rect, uv, Color32::WHITE);
+            tex.paint(painter, map_rect, Color32::WHITE);
         }
         painter.rect_stroke(
             map_rect,
@@ -102,7 +101,7 @@ impl Viewport {
             let now = ui.input(|i| i.time);
             let congestion = congestion.clone();
             if let Some(tex) = crowd.congestion_texture.get(ui.ctx(), &congestion, now) {
-                painter.image(tex.id(), map_rect, uv, Color32::WHITE);
+                tex.paint(painter, map_rect, Color32::WHITE);
             }
         }
         self.agents_ui(painter, rect, crowd, cell_m);
