@@ -1,5 +1,6 @@
 //! Files: the exported package reads back as the shown bake, autosave and crash recovery,
-//! and nav packages opened read-only (or refused when damaged).
+//! nav packages opened read-only (or refused when damaged), and maps wider than a GPU
+//! texture.
 
 use super::*;
 
@@ -248,4 +249,43 @@ fn a_damaged_nav_package_is_refused_and_the_open_map_stays() {
     assert!(app.state.read_only.is_none());
     assert_eq!(app.state.map.as_ref().unwrap().document.name, "bands");
     assert!(app.state.baked.is_some());
+}
+
+#[test]
+fn a_map_wider_than_a_gpu_texture_opens_with_its_overlays_in_tiles() {
+    // 16,384 cells a side is the format's limit; many GPUs (and wgpu's default limits)
+    // refuse a texture wider than 8192, so one texture per overlay crashed the editor.
+    const GPU_LIMIT: usize = 8192;
+    let (w, h) = (16_384u32, 12u32);
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("wide.png");
+    image::ImageBuffer::from_fn(w, h, |x, y| image::Luma([((x / 7 + y) % 200) as u8]))
+        .save(&png)
+        .unwrap();
+    let mut harness = harness(new_map_app(&png));
+    wait_baked(&mut harness);
+    settle(&mut harness);
+    let textures = harness.ctx.tex_manager();
+    let textures = textures.read();
+    let mut overlay_texels = std::collections::BTreeMap::<String, usize>::new();
+    for (_, meta) in textures.allocated() {
+        let [tw, th] = meta.size;
+        assert!(
+            tw <= GPU_LIMIT && th <= GPU_LIMIT,
+            "texture {:?} is {tw}×{th}",
+            meta.name
+        );
+        if let Some(overlay) = meta.name.strip_prefix("overlay-") {
+            let overlay = overlay.split(' ').next().unwrap_or(overlay).to_owned();
+            *overlay_texels.entry(overlay).or_default() += tw * th;
+        }
+    }
+    // Every overlay the bake shows covers the whole map, once.
+    for overlay in ["height", "slope", "cost", "walls"] {
+        assert_eq!(
+            overlay_texels.get(overlay).copied(),
+            Some((w * h) as usize),
+            "overlay {overlay}: {overlay_texels:?}"
+        );
+    }
 }
