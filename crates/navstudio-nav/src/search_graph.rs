@@ -73,6 +73,86 @@ fn morton(x: u32, y: u32) -> u64 {
     spread(x) | (spread(y) << 1)
 }
 
+/// The inverse of [`morton`].
+fn unmorton(code: u64) -> (u32, u32) {
+    let squeeze = |mut v: u64| {
+        v &= 0x5555_5555_5555_5555;
+        v = (v | (v >> 1)) & 0x3333_3333_3333_3333;
+        v = (v | (v >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
+        v = (v | (v >> 4)) & 0x00FF_00FF_00FF_00FF;
+        v = (v | (v >> 8)) & 0x0000_FFFF_0000_FFFF;
+        v = (v | (v >> 16)) & 0x0000_0000_FFFF_FFFF;
+        v as u32
+    };
+    (squeeze(code), squeeze(code >> 1))
+}
+
+/// The search order by sorting: one integer per node of cluster key (at most 22 bits on a
+/// 16384² map), not-border (1), sector within the cluster (`CLUSTER_SHIFT`) and node id
+/// (32), unique, so an unstable sort will do. `keys` are the Z-order codes of the nodes'
+/// sectors.
+fn order_by_sort(keys: &[u64], border: &[bool]) -> Vec<u32> {
+    let mut keyed: Vec<u64> = (0..keys.len())
+        .into_par_iter()
+        .map(|v| {
+            let k = keys[v];
+            let inner = u64::from(!border[v]);
+            ((((k >> CLUSTER_SHIFT) << 1 | inner) << CLUSTER_SHIFT
+                | (k & ((1 << CLUSTER_SHIFT) - 1)))
+                << 32)
+                | v as u64
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    keyed.into_par_iter().map(|k| k as u32).collect()
+}
+
+/// [`order_by_sort`]'s order read off the layer's per-sector node lists instead (a tenth of a
+/// second less at 8192²): clusters by key and in each its border nodes first, each group
+/// sector by sector in Z order, ascending node id within a sector. `None` unless the lists
+/// hold every node once, in its own sector.
+fn order_by_sectors(layer: &NavLayer, border: &[bool]) -> Option<Vec<u32>> {
+    let (spec, graph) = (layer.cost.spec, &layer.graph);
+    let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
+    if graph.sector_offsets.len() != spec.sector_count() + 1
+        || graph.sector_nodes.len() != layer.nodes.len()
+    {
+        return None;
+    }
+    let side = u64::from(sx.max(sy).max(1).next_power_of_two());
+    let per_cluster = 1u64 << CLUSTER_SHIFT;
+    let mut order = Vec::with_capacity(layer.nodes.len());
+    let (mut sectors, mut list) = (Vec::new(), Vec::new());
+    for key in 0..(side * side).div_ceil(per_cluster) {
+        sectors.clear();
+        sectors.extend(
+            (key * per_cluster..(key + 1) * per_cluster)
+                .map(unmorton)
+                .filter(|&(x, y)| x < sx && y < sy)
+                .map(|(x, y)| y * sx + x),
+        );
+        for want_border in [true, false] {
+            for &sector in &sectors {
+                list.clear();
+                for &v in graph.nodes_of_sector(sector) {
+                    if layer.nodes.get(v as usize)?.sector != sector {
+                        return None;
+                    }
+                    if border.get(v as usize) == Some(&want_border) {
+                        list.push(v);
+                    }
+                }
+                list.sort_unstable();
+                if list.windows(2).any(|p| p[0] == p[1]) {
+                    return None;
+                }
+                order.extend_from_slice(&list);
+            }
+        }
+    }
+    (order.len() == layer.nodes.len()).then_some(order)
+}
+
 impl SearchGraph {
     /// Lays out `layer`'s portal graph for the search.
     #[must_use]
@@ -101,22 +181,9 @@ impl SearchGraph {
         });
         let border: Vec<bool> = marks.into_iter().map(AtomicBool::into_inner).collect();
         // Within a cluster (an aligned block of sectors, one Z-order range) its border nodes
-        // come first, so the nodes a hierarchical search expands there lie side by side. One
-        // integer per node: cluster key (at most 22 bits on a 16384² map), not-border (1),
-        // sector within the cluster (`CLUSTER_SHIFT`), node id (32); unique, so an unstable
-        // sort will do.
-        let mut keyed: Vec<u64> = (0..n as u32)
-            .into_par_iter()
-            .map(|v| {
-                let k = keys[v as usize];
-                let inner = u64::from(!border[v as usize]);
-                (((cluster(v) << 1 | inner) << CLUSTER_SHIFT | (k & ((1 << CLUSTER_SHIFT) - 1)))
-                    << 32)
-                    | u64::from(v)
-            })
-            .collect();
-        keyed.par_sort_unstable();
-        let order: Vec<u32> = keyed.into_par_iter().map(|k| k as u32).collect();
+        // come first, so the nodes a hierarchical search expands there lie side by side.
+        let order =
+            order_by_sectors(layer, &border).unwrap_or_else(|| order_by_sort(&keys, &border));
         let slots: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
         order.par_iter().enumerate().for_each(|(new, &old)| {
             slots[old as usize].store(new as u32, Ordering::Relaxed);
@@ -239,5 +306,36 @@ impl SearchGraph {
         let a = self.nodes[id as usize].first as usize;
         let b = self.nodes[id as usize + 1].first as usize;
         &self.edges[a..b]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::landmarks::tests::random_layer_sized;
+
+    #[test]
+    fn the_order_read_off_the_sector_lists_is_the_sorted_order() {
+        // Sector counts a side of 32, 17, 10 and 36: whole clusters, partial ones, and Z codes
+        // past the map.
+        for (seed, size, sector) in [(1, 160, 5), (2, 97, 6), (3, 60, 6), (4, 250, 7)] {
+            let layer = random_layer_sized(seed, size, sector);
+            let graph = SearchGraph::new(&layer);
+            let sx = layer.cost.spec.sectors_x();
+            let keys: Vec<u64> = layer
+                .nodes
+                .iter()
+                .map(|n| morton(n.sector % sx, n.sector / sx))
+                .collect();
+            let border: Vec<bool> = (0..layer.nodes.len() as u32)
+                .map(|v| graph.is_border(graph.search_id(v)))
+                .collect();
+            assert!(border.contains(&true) && border.contains(&false));
+            assert_eq!(
+                order_by_sectors(&layer, &border),
+                Some(order_by_sort(&keys, &border)),
+                "seed {seed}"
+            );
+        }
     }
 }
