@@ -54,8 +54,6 @@ pub struct PackageStream {
     /// Per movement type: the manifest indices of its windows, graph and landmark chunks,
     /// read on the type's first use ([`PackageStream::load_globals`]).
     globals: Vec<[Option<usize>; 4]>,
-    /// Per movement type, per region: its portal nodes, ascending.
-    region_nodes: Vec<Vec<Vec<u32>>>,
     /// Per movement type, per region: where its flow tiles start in the layer's tile store
     /// once it has been loaded (a region loaded again reuses its slots).
     tile_base: Vec<Vec<Option<u32>>>,
@@ -154,7 +152,6 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
         regions,
         regional,
         globals,
-        region_nodes: vec![Vec::new(); layer_count],
         tile_base: vec![vec![None; region_count]; layer_count],
     };
     // Reads one after the other (one file position), decoding on all cores.
@@ -429,11 +426,6 @@ impl PackageStream {
                 Ok(StoredHierarchy { stored, raw_len })
             })
             .transpose()?;
-        let mut by_region = vec![Vec::new(); self.regions.count() as usize];
-        for (i, n) in nodes.iter().enumerate() {
-            by_region[self.regions.region_of_sector(n.sector) as usize].push(i as u32);
-        }
-        self.region_nodes[layer] = by_region;
         l.flows = FlowPermutations {
             tiles: Vec::new(),
             node_tile: vec![NOT_LOADED; nodes.len()],
@@ -484,7 +476,7 @@ impl PackageStream {
             .map_err(|f| fault(flows_index, f))?;
         let node_tile = r.u32s(n, "node tiles").map_err(|f| fault(flows_index, f))?;
         r.finish("flows chunk").map_err(|f| fault(flows_index, f))?;
-        let nodes = &self.region_nodes[layer][region as usize];
+        let nodes = &region_nodes(&in_region, l);
         let bad = |w: &str| fault(flows_index, ReadFault::Invalid(w.to_owned()));
         if node_tile.len() != nodes.len() {
             return Err(bad("it lists another number of nodes than its region has"));
@@ -530,17 +522,29 @@ impl PackageStream {
         Ok(bytes)
     }
 
-    /// Drops region `region` of movement type `layer` from `l`: its cost sectors read as
-    /// clear again and its nodes lose their flow tiles (the tile slots stay, empty).
-    pub fn unload_region(&self, layer: usize, region: u32, l: &mut NavLayer) {
-        for s in self.regions.sectors(region) {
+    /// Drops region `region` from `l` (a movement type of this package): its cost sectors
+    /// read as clear again and its nodes lose their flow tiles (the tile slots stay, empty).
+    pub fn unload_region(&self, region: u32, l: &mut NavLayer) {
+        let in_region: Vec<u32> = self.regions.sectors(region).collect();
+        for &s in &in_region {
             l.cost.sectors[s as usize] = SectorCost::Clear;
         }
-        for &node in &self.region_nodes[layer][region as usize] {
+        for node in region_nodes(&in_region, l) {
             let t = std::mem::replace(&mut l.flows.node_tile[node as usize], NOT_LOADED);
             if let Some(tile) = l.flows.tiles.get_mut(t as usize) {
                 *tile = Box::default();
             }
         }
     }
+}
+
+/// The portal nodes of the sectors `in_region` of `l`, ascending: the order of a region's
+/// flows chunk.
+fn region_nodes(in_region: &[u32], l: &NavLayer) -> Vec<u32> {
+    let mut nodes: Vec<u32> = in_region
+        .iter()
+        .flat_map(|&s| l.graph.nodes_of_sector(s).iter().copied())
+        .collect();
+    nodes.sort_unstable();
+    nodes
 }

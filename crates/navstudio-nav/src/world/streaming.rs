@@ -311,8 +311,7 @@ impl NavWorld {
             if s.stats.resident_bytes <= s.budget {
                 break;
             }
-            s.package
-                .unload_region(layer, region, &mut self.nav.layers[layer]);
+            s.package.unload_region(region, &mut self.nav.layers[layer]);
             let slot = &mut s.slots[layer][region as usize];
             slot.resident = false;
             s.stats.resident_bytes -= slot.bytes;
