@@ -277,8 +277,9 @@ fn run(
     let finished =
         |output: BakeOutput, last: &mut Option<BakeOutput>, hm: &Heightmap, ty, islands| {
             let images = BakedImages::build(&output, hm.width, hm.height, ty, islands);
-            *last = Some(output.clone());
-            WorkerMessage::Baked(Box::new(output), Box::new(images))
+            let shown = output.without_intermediates();
+            *last = Some(output);
+            WorkerMessage::Baked(Box::new(shown), Box::new(images))
         };
     let stopped = |why| match why {
         BakeStopped::Cancelled => WorkerMessage::Cancelled,

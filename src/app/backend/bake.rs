@@ -26,6 +26,10 @@ pub struct TypeLayers {
     /// Why cells differ from the terrain: 255 = a wall only because of the large-unit wall
     /// buffer, 1..=254 = cost added by the wall blur, 0 = neither.
     pub contribution: Vec<u8>,
+    /// The cost from slope and water before paint, stamps, buffer and blur (for the
+    /// inspector); empty for a package opened read-only. Rect rebakes leave it: it depends
+    /// on heights and type settings only, whose edits bake in full.
+    pub base_cost: Vec<u8>,
 }
 
 /// Everything a bake hands back to the editor.
@@ -46,6 +50,24 @@ pub struct BakeOutput {
     /// The nav data of a full bake, copied once on the bake thread so the UI can share it
     /// without copying it in a frame.
     pub shared_nav: Option<Arc<crate::nav::NavData>>,
+}
+
+impl BakeOutput {
+    /// A copy without the library's bake (`baked`), for the editor's window: only the bake
+    /// thread re-bakes rectangles from it, and at 8192² it is gigabytes (the intermediate
+    /// grids of every type and a second copy of the nav data).
+    #[must_use]
+    pub fn without_intermediates(&self) -> Self {
+        Self {
+            slope_deg: self.slope_deg.clone(),
+            slope_histogram: self.slope_histogram.clone(),
+            types: self.types.clone(),
+            timings: self.timings.clone(),
+            warnings: self.warnings.clone(),
+            baked: None,
+            shared_nav: self.shared_nav.clone(),
+        }
+    }
 }
 
 /// Progress of a running bake: the stage and its share done, `0.0..=1.0`.
@@ -248,7 +270,10 @@ fn type_stats(name: &str, layers: &CostLayers) -> TypeLayers {
     let contribution = (0..layers.final_cost.len())
         .map(|i| contribution_of(layers, i))
         .collect();
-    cost_stats(name, layers.final_cost.clone(), contribution)
+    TypeLayers {
+        base_cost: layers.base_cost.clone(),
+        ..cost_stats(name, layers.final_cost.clone(), contribution)
+    }
 }
 
 pub(super) fn cost_stats(name: &str, final_cost: Vec<u8>, contribution: Vec<u8>) -> TypeLayers {
@@ -264,6 +289,7 @@ pub(super) fn cost_stats(name: &str, final_cost: Vec<u8>, contribution: Vec<u8>)
         mean_cost: if n == 0 { 0.0 } else { sum as f32 / n as f32 },
         passable_cost_sum: sum,
         contribution,
+        base_cost: Vec::new(),
     }
 }
 

@@ -140,7 +140,7 @@ impl BakedImages {
             .get(type_index)
             .map(|layers| cost_images(layers, full, width));
         let islands = islands_layer.and_then(|layer| {
-            let nav = baked.baked.as_ref().map(|b| &b.nav)?;
+            let nav = baked.shared_nav.as_deref()?;
             Some((layer, islands_image(nav, layer)))
         });
         Self {

@@ -152,25 +152,21 @@ pub fn inspect_cell(map: &OpenMap, baked: Option<&BakeOutput>, x: u32, y: u32) -
 /// buffer/blur contributions, its stage-2 base cost, and the document's paint and stamps,
 /// following the stage order documented in `bake::paint`.
 ///
-/// Rect rebakes patch only `final_cost` and `contribution` into the editor's copy; the
-/// other intermediate grids stay as the last full bake left them. The base cost is still
-/// right (it depends on heights and type settings only, whose edits trigger a full bake);
-/// paint and stamps are read from the document, never from the stale intermediates.
+/// The base cost comes from the last full bake (it depends on heights and type settings
+/// only, whose edits trigger a full bake); paint and stamps are read from the document.
 fn explain(map: &OpenMap, out: &BakeOutput, k: usize, i: usize) -> Vec<Why> {
-    let (Some(baked), Some(layer)) = (out.baked.as_ref(), out.types.get(k)) else {
+    let Some(layer) = out.types.get(k) else {
         return Vec::new();
     };
-    let (Some(layers), Some(ty)) = (
-        baked.cost_layers.get(k),
-        baked
-            .type_indices
-            .get(k)
-            .and_then(|&t| map.document.movement_types.get(t)),
-    ) else {
-        return Vec::new();
-    };
-    let (Some(&base), Some(&final_cost)) = (layers.base_cost.get(i), layer.final_cost.get(i))
+    let Some(ty) = map
+        .document
+        .movement_types
+        .iter()
+        .find(|t| t.name == layer.name)
     else {
+        return Vec::new();
+    };
+    let (Some(&base), Some(&final_cost)) = (layer.base_cost.get(i), layer.final_cost.get(i)) else {
         return Vec::new();
     };
     let doc = &map.document;
@@ -210,7 +206,7 @@ fn explain(map: &OpenMap, out: &BakeOutput, k: usize, i: usize) -> Vec<Why> {
             }
         });
     }
-    let terrain = terrain_reason(map, &baked.slope_deg, ty, i, base);
+    let terrain = terrain_reason(map, &out.slope_deg, ty, i, base);
     let contribution = layer.contribution.get(i).copied().unwrap_or(0);
 
     if final_cost == WALL {
