@@ -476,7 +476,7 @@ impl PackageStream {
             .map_err(|f| fault(flows_index, f))?;
         let node_tile = r.u32s(n, "node tiles").map_err(|f| fault(flows_index, f))?;
         r.finish("flows chunk").map_err(|f| fault(flows_index, f))?;
-        let nodes = &region_nodes(&in_region, l);
+        let nodes = region_nodes(&in_region, l);
         let bad = |w: &str| fault(flows_index, ReadFault::Invalid(w.to_owned()));
         if node_tile.len() != nodes.len() {
             return Err(bad("it lists another number of nodes than its region has"));
