@@ -119,11 +119,15 @@ fn order_by_sectors(layer: &NavLayer, border: &[bool]) -> Option<Vec<u32>> {
     {
         return None;
     }
-    let side = u64::from(sx.max(sy).max(1).next_power_of_two());
+    // The clusters that hold sectors, by key (a long thin map's Z codes are mostly past it).
+    let mut keys: Vec<u64> = (0..sy.div_ceil(CLUSTER_SECTORS))
+        .flat_map(|cy| (0..sx.div_ceil(CLUSTER_SECTORS)).map(move |cx| morton(cx, cy)))
+        .collect();
+    keys.sort_unstable();
     let per_cluster = 1u64 << CLUSTER_SHIFT;
     let mut order = Vec::with_capacity(layer.nodes.len());
     let (mut sectors, mut list) = (Vec::new(), Vec::new());
-    for key in 0..(side * side).div_ceil(per_cluster) {
+    for key in keys {
         sectors.clear();
         sectors.extend(
             (key * per_cluster..(key + 1) * per_cluster)
@@ -337,5 +341,41 @@ mod tests {
                 "seed {seed}"
             );
         }
+    }
+
+    #[test]
+    fn a_long_thin_map_is_ordered_as_sorted() {
+        // 600 × 12 cells in sectors of 4: 150 × 3 sectors, clusters 19 × 1.
+        let spec = crate::GridSpec {
+            width: 600,
+            height: 12,
+            sector_size: 4,
+        };
+        let cells: Vec<u8> = (0..600 * 12)
+            .map(|i| {
+                if (i % 600) % 7 == 3 && i / 600 != 5 {
+                    255
+                } else {
+                    1 + (i % 5) as u8
+                }
+            })
+            .collect();
+        let cost = crate::CostField::from_cells(spec, &cells);
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let layer = crate::build_layer("thin", cost, &|_| {}, &never).expect("not cancelled");
+        let graph = SearchGraph::new(&layer);
+        let keys: Vec<u64> = layer
+            .nodes
+            .iter()
+            .map(|n| morton(n.sector % 150, n.sector / 150))
+            .collect();
+        let border: Vec<bool> = (0..layer.nodes.len() as u32)
+            .map(|v| graph.is_border(graph.search_id(v)))
+            .collect();
+        assert!(border.contains(&true));
+        assert_eq!(
+            order_by_sectors(&layer, &border),
+            Some(order_by_sort(&keys, &border))
+        );
     }
 }
