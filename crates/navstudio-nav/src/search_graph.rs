@@ -318,27 +318,34 @@ mod tests {
     use super::*;
     use crate::landmarks::tests::random_layer_sized;
 
+    /// Checks that reading the order off `layer`'s sector lists gives the sorted order.
+    fn assert_orders_agree(layer: &NavLayer, what: &str) {
+        let graph = SearchGraph::new(layer);
+        let sx = layer.cost.spec.sectors_x();
+        let keys: Vec<u64> = layer
+            .nodes
+            .iter()
+            .map(|n| morton(n.sector % sx, n.sector / sx))
+            .collect();
+        let border: Vec<bool> = (0..layer.nodes.len() as u32)
+            .map(|v| graph.is_border(graph.search_id(v)))
+            .collect();
+        assert!(border.contains(&true) && border.contains(&false), "{what}");
+        assert_eq!(
+            order_by_sectors(layer, &border),
+            Some(order_by_sort(&keys, &border)),
+            "{what}"
+        );
+    }
+
     #[test]
     fn the_order_read_off_the_sector_lists_is_the_sorted_order() {
         // Sector counts a side of 32, 17, 10 and 36: whole clusters, partial ones, and Z codes
         // past the map.
         for (seed, size, sector) in [(1, 160, 5), (2, 97, 6), (3, 60, 6), (4, 250, 7)] {
-            let layer = random_layer_sized(seed, size, sector);
-            let graph = SearchGraph::new(&layer);
-            let sx = layer.cost.spec.sectors_x();
-            let keys: Vec<u64> = layer
-                .nodes
-                .iter()
-                .map(|n| morton(n.sector % sx, n.sector / sx))
-                .collect();
-            let border: Vec<bool> = (0..layer.nodes.len() as u32)
-                .map(|v| graph.is_border(graph.search_id(v)))
-                .collect();
-            assert!(border.contains(&true) && border.contains(&false));
-            assert_eq!(
-                order_by_sectors(&layer, &border),
-                Some(order_by_sort(&keys, &border)),
-                "seed {seed}"
+            assert_orders_agree(
+                &random_layer_sized(seed, size, sector),
+                &format!("seed {seed}"),
             );
         }
     }
@@ -363,19 +370,6 @@ mod tests {
         let cost = crate::CostField::from_cells(spec, &cells);
         let never = std::sync::atomic::AtomicBool::new(false);
         let layer = crate::build_layer("thin", cost, &|_| {}, &never).expect("not cancelled");
-        let graph = SearchGraph::new(&layer);
-        let keys: Vec<u64> = layer
-            .nodes
-            .iter()
-            .map(|n| morton(n.sector % 150, n.sector / 150))
-            .collect();
-        let border: Vec<bool> = (0..layer.nodes.len() as u32)
-            .map(|v| graph.is_border(graph.search_id(v)))
-            .collect();
-        assert!(border.contains(&true));
-        assert_eq!(
-            order_by_sectors(&layer, &border),
-            Some(order_by_sort(&keys, &border))
-        );
+        assert_orders_agree(&layer, "600 × 12");
     }
 }
