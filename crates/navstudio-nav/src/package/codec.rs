@@ -104,10 +104,25 @@ impl<'a> ByteReader<'a> {
     }
 
     pub(super) fn u32s(&mut self, n: usize, what: &str) -> Result<Vec<u32>, ReadFault> {
+        let mut out = Vec::new();
+        self.u32s_into(n, what, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Self::u32s`] into `out` (cleared first), reusing its buffer.
+    pub(super) fn u32s_into(
+        &mut self,
+        n: usize,
+        what: &str,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ReadFault> {
         let b = self.take(n.saturating_mul(4), what)?;
-        Ok(b.chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        out.clear();
+        out.extend(
+            b.chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+        Ok(())
     }
 
     /// Inlined with the one- and two-byte cases first: the graph chunk holds some 23 million

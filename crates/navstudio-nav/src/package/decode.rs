@@ -456,7 +456,8 @@ pub(super) fn parse_island_fields(
         }
         Ok(())
     };
-    // One buffer for every field's cells: opening an 8192² package reads 116,000 a type.
+    // One buffer for every field's cells (or ids): opening an 8192² package reads 116,000
+    // a type.
     let mut plain = Vec::new();
     for _ in 0..n {
         let s = r.u32("island field")?;
@@ -468,13 +469,7 @@ pub(super) fn parse_island_fields(
         let cells = sector_cells(spec, s);
         let field = match layout {
             FieldLayout::Plain => {
-                let bytes = r.take(cells.saturating_mul(4), "island field")?;
-                plain.clear();
-                plain.extend(
-                    bytes
-                        .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                );
+                r.u32s_into(cells, "island field", &mut plain)?;
                 above_count(s, &plain)?;
                 IslandField::from_ids(&plain)
             }
@@ -485,11 +480,11 @@ pub(super) fn parse_island_fields(
                         "island field of sector {s} names {id_count} ids for {cells} cells"
                     )));
                 }
-                let ids = r.u32s(id_count, "island field ids")?;
-                above_count(s, &ids)?;
+                r.u32s_into(id_count, "island field ids", &mut plain)?;
+                above_count(s, &plain)?;
                 let bits = IslandField::bits_for(id_count) as usize;
                 let packed = r.take((cells * bits).div_ceil(8), "island field")?;
-                IslandField::from_packed(ids, cells, packed.to_vec()).ok_or_else(|| {
+                IslandField::from_packed(&plain, cells, packed).ok_or_else(|| {
                     ReadFault::Invalid(format!(
                         "island field of sector {s}: ids out of order or a cell naming no id"
                     ))
