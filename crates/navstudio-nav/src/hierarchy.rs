@@ -75,10 +75,10 @@ impl Hierarchy {
     /// border node inside its cluster, clusters in parallel).
     #[must_use]
     pub fn build(graph: &SearchGraph) -> Self {
-        let (clusters, is_border, border, border_of) = layout(graph);
+        let (clusters, border, border_of) = layout(graph);
         let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
             .par_iter()
-            .map(|&(_, lo, hi)| cluster_edges(graph, (lo, hi), &is_border))
+            .map(|&(_, lo, hi)| cluster_edges(graph, (lo, hi)))
             .collect();
         Self::assemble(clusters, border, border_of, per_cluster)
     }
@@ -89,14 +89,14 @@ impl Hierarchy {
     /// order and its shortcuts. Equal to [`Self::build`] of `graph`.
     #[must_use]
     pub fn rebuild(old: &Self, graph: &SearchGraph, dirty: &(dyn Fn(u32) -> bool + Sync)) -> Self {
-        let (clusters, is_border, border, border_of) = layout(graph);
+        let (clusters, border, border_of) = layout(graph);
         let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
             .par_iter()
             .map(|&(key, lo, hi)| {
                 (!dirty(key))
-                    .then(|| old.reused_edges(key, (lo, hi), graph, &is_border))
+                    .then(|| old.reused_edges(key, (lo, hi), graph))
                     .flatten()
-                    .unwrap_or_else(|| cluster_edges(graph, (lo, hi), &is_border))
+                    .unwrap_or_else(|| cluster_edges(graph, (lo, hi)))
             })
             .collect();
         Self::assemble(clusters, border, border_of, per_cluster)
@@ -110,14 +110,13 @@ impl Hierarchy {
         key: u32,
         (lo, hi): (u32, u32),
         graph: &SearchGraph,
-        is_border: &[bool],
     ) -> Option<Vec<Vec<(u32, u32)>>> {
         let (old_lo, old_hi) = self.cluster_range(key)?;
         if old_hi - old_lo != hi - lo {
             return None;
         }
         let old_borders = self.cluster_borders(key);
-        let now = (lo..hi).filter(|&id| is_border[id as usize]).count();
+        let now = (lo..hi).filter(|&id| graph.is_border(id)).count();
         if now != old_borders.len() {
             return None;
         }
@@ -125,7 +124,7 @@ impl Hierarchy {
         for b in old_borders {
             let b = b as usize;
             let id = self.border[b] - old_lo + lo;
-            if !is_border[id as usize] {
+            if !graph.is_border(id) {
                 return None;
             }
             let mut list: Vec<(u32, u32)> = self.edges
@@ -305,13 +304,9 @@ impl Hierarchy {
 /// The edges of the border nodes of the cluster spanning search ids `(lo, hi)`: shortcuts to
 /// the cluster's other border nodes (one Dijkstra inside the cluster each), then the
 /// node's own edges out of it.
-fn cluster_edges(
-    graph: &SearchGraph,
-    (lo, hi): (u32, u32),
-    is_border: &[bool],
-) -> Vec<Vec<(u32, u32)>> {
+fn cluster_edges(graph: &SearchGraph, (lo, hi): (u32, u32)) -> Vec<Vec<(u32, u32)>> {
     let mut local = LocalSearch::default();
-    let borders: Vec<u32> = (lo..hi).filter(|&id| is_border[id as usize]).collect();
+    let borders: Vec<u32> = (lo..hi).filter(|&id| graph.is_border(id)).collect();
     borders
         .iter()
         .map(|&from| {
@@ -319,7 +314,7 @@ fn cluster_edges(
                 graph,
                 (lo, hi),
                 from,
-                &|id| is_border[id as usize],
+                &|id| graph.is_border(id),
                 borders.len(),
             );
             // A shortcut whose cheapest stretch passes another border node c with
@@ -347,32 +342,32 @@ fn cluster_edges(
         .collect()
 }
 
-/// The clusters of `graph` as `(key, first search id, end)`, whether each search id is a
-/// border node, the border nodes' search ids and each search id's border index.
-#[allow(clippy::type_complexity)]
-fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<bool>, Vec<u32>, Vec<u32>) {
+/// The clusters of `graph` as `(key, first search id, end)`, the border nodes' search ids
+/// and each search id's border index.
+fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<u32>, Vec<u32>) {
     let n = graph.len() as u32;
-    let keys: Vec<u32> = (0..n)
+    // Each cluster is one range of search ids: it starts where the key changes.
+    let starts: Vec<u32> = (0..n)
         .into_par_iter()
-        .map(|id| graph.cluster_key(id))
+        .filter(|&id| id == 0 || graph.cluster_key(id) != graph.cluster_key(id - 1))
         .collect();
-    let mut clusters: Vec<(u32, u32, u32)> = Vec::new();
-    for (id, &key) in (0..n).zip(&keys) {
-        match clusters.last_mut() {
-            Some(last) if last.0 == key => last.2 = id + 1,
-            _ => clusters.push((key, id, id + 1)),
-        }
-    }
-    let is_border: Vec<bool> = (0..n)
-        .into_par_iter()
-        .map(|id| graph.is_border(id))
+    let clusters = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &lo)| {
+            (
+                graph.cluster_key(lo),
+                lo,
+                starts.get(i + 1).copied().unwrap_or(n),
+            )
+        })
         .collect();
     let border: Vec<u32> = (0..n)
         .into_par_iter()
-        .filter(|&id| is_border[id as usize])
+        .filter(|&id| graph.is_border(id))
         .collect();
     let border_of = index_of(n as usize, &border);
-    (clusters, is_border, border, border_of)
+    (clusters, border, border_of)
 }
 
 /// Border index of each of `n` search ids, given the border nodes' search ids.

@@ -157,14 +157,14 @@ fn order_by_sectors(layer: &NavLayer, border: &[bool]) -> Option<Vec<u32>> {
     (order.len() == layer.nodes.len()).then_some(order)
 }
 
-/// Whether each portal node is a border node of the sector hierarchy (an edge leaves its
-/// cluster or enters it), from the Z-order keys of the nodes' sectors. The only edges
+/// Whether each of `n` portal nodes is a border node of the sector hierarchy (an edge leaves
+/// its cluster or enters it), given the Z-order key of a node's sector. The only edges
 /// between sectors join a window's two sides, nodes `2 w` and `2 w + 1`, both ways (see
 /// [`crate::portals::PortalGraph`]), so a node is a border node when its twin lies in another
 /// cluster: no pass over the 8 million edges of an 8192² layer.
-fn border_nodes(keys: &[u64]) -> Vec<bool> {
-    let cluster = |v: usize| keys.get(v).map(|k| k >> CLUSTER_SHIFT);
-    (0..keys.len())
+fn border_nodes(n: usize, key: impl Fn(usize) -> u64 + Sync) -> Vec<bool> {
+    let cluster = |v: usize| (v < n).then(|| key(v) >> CLUSTER_SHIFT);
+    (0..n)
         .into_par_iter()
         .map(|v| cluster(v ^ 1).is_some_and(|twin| Some(twin) != cluster(v)))
         .collect()
@@ -177,17 +177,18 @@ impl SearchGraph {
         let spec = layer.cost.spec;
         let sx = spec.sectors_x().max(1);
         let n = layer.nodes.len();
-        // Z-order key of each node's sector, computed once.
-        let keys: Vec<u64> = layer
-            .nodes
-            .par_iter()
-            .map(|node| morton(node.sector % sx, node.sector / sx))
-            .collect();
-        let border = border_nodes(&keys);
+        // Z-order key of a node's sector.
+        let key = |v: usize| {
+            let s = layer.nodes[v].sector;
+            morton(s % sx, s / sx)
+        };
+        let border = border_nodes(n, key);
         // Within a cluster (an aligned block of sectors, one Z-order range) its border nodes
         // come first, so the nodes a hierarchical search expands there lie side by side.
-        let order =
-            order_by_sectors(layer, &border).unwrap_or_else(|| order_by_sort(&keys, &border));
+        let order = order_by_sectors(layer, &border).unwrap_or_else(|| {
+            let keys: Vec<u64> = (0..n).into_par_iter().map(key).collect();
+            order_by_sort(&keys, &border)
+        });
         let slots: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
         order.par_iter().enumerate().for_each(|(new, &old)| {
             slots[old as usize].store(new as u32, Ordering::Relaxed);
@@ -375,7 +376,11 @@ mod tests {
                 .iter()
                 .map(|n| morton(n.sector % sx, n.sector / sx))
                 .collect();
-            assert_eq!(border_nodes(&keys), expected, "seed {seed}");
+            assert_eq!(
+                border_nodes(keys.len(), |v| keys[v]),
+                expected,
+                "seed {seed}"
+            );
         }
     }
 

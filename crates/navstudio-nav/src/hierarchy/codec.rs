@@ -135,7 +135,7 @@ impl Hierarchy {
             previous = previous.wrapping_add(*id);
             *id = previous;
         }
-        let (clusters, _, graph_border, border_of) = layout(graph);
+        let (clusters, graph_border, border_of) = layout(graph);
         if border != graph_border {
             return Err("the hierarchy's border nodes are not the graph's".to_owned());
         }
