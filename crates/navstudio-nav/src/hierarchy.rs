@@ -344,6 +344,7 @@ fn cluster_edges(graph: &SearchGraph, (lo, hi): (u32, u32)) -> Vec<Vec<(u32, u32
 
 /// The clusters of `graph` as `(key, first search id, end)`, the border nodes' search ids
 /// and each search id's border index.
+#[allow(clippy::type_complexity)]
 fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<u32>, Vec<u32>) {
     let n = graph.len() as u32;
     // Each cluster is one range of search ids: it starts where the key changes.

@@ -220,7 +220,8 @@ impl SearchGraph {
             first: total,
             ..SearchNode::default()
         });
-        let mut edges = vec![(0u32, 0u32); total as usize];
+        // Zeroed by the allocator: the blocks below write every edge, on all cores.
+        let mut edges: Vec<(u32, u32)> = bytemuck::zeroed_vec(total as usize);
         let mut blocks = Vec::new();
         let mut rest: &mut [(u32, u32)] = &mut edges;
         for start in (0..n).step_by(EDGE_BLOCK) {

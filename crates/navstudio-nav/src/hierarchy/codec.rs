@@ -156,7 +156,8 @@ impl Hierarchy {
             let c = &bytes[from + 4 * i..from + 4 * i + 4];
             u32::from_le_bytes([c[0], c[1], c[2], c[3]])
         };
-        let mut edges = vec![(0u32, 0u32); e];
+        // Zeroed by the allocator: the blocks below write every edge, on all cores.
+        let mut edges: Vec<(u32, u32)> = bytemuck::zeroed_vec(e);
         let mut blocks = Vec::new();
         let mut rest: &mut [(u32, u32)] = &mut edges;
         for start in (0..b).step_by(EDGE_BLOCK) {
