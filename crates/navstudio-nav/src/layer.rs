@@ -50,7 +50,7 @@ pub fn build_layer(
     let windows = find_windows(&cost);
     progress(0.05);
     let mut nodes = nodes_from_windows(&windows);
-    let (sector_offsets, sector_nodes) = group_nodes_by_sector(cost.spec, &nodes);
+    let (sector_offsets, sector_nodes) = group_nodes_by_sector(cost.spec, &windows);
     if cancel.load(Ordering::Relaxed) {
         return None;
     }

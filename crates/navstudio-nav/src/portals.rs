@@ -273,22 +273,29 @@ pub fn nodes_from_windows(windows: &[PortalWindow]) -> Vec<PortalNode> {
     nodes
 }
 
-/// Groups node ids by sector (counting sort, so ascending within a sector):
-/// `(sector_offsets, sector_nodes)`.
+/// Groups the node ids of `windows` ([`nodes_from_windows`]) by sector (counting sort, so
+/// ascending within a sector): `(sector_offsets, sector_nodes)`. The sectors are read off
+/// the windows, a fifth of the bytes of the nodes (at 8192² a tenth of a game's first
+/// request went into reading the nodes twice).
 #[must_use]
-pub fn group_nodes_by_sector(spec: GridSpec, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) {
+pub fn group_nodes_by_sector(spec: GridSpec, windows: &[PortalWindow]) -> (Vec<u32>, Vec<u32>) {
+    let sectors_of = || {
+        windows
+            .iter()
+            .flat_map(|w| [w.sector_a as usize, w.sector_b as usize])
+    };
     let sectors = spec.sector_count();
     let mut offsets = vec![0_u32; sectors + 1];
-    for n in nodes {
-        offsets[n.sector as usize + 1] += 1;
+    for s in sectors_of() {
+        offsets[s + 1] += 1;
     }
     for s in 0..sectors {
         offsets[s + 1] += offsets[s];
     }
     let mut fill = offsets.clone();
-    let mut list = vec![0_u32; nodes.len()];
-    for (i, n) in nodes.iter().enumerate() {
-        let slot = &mut fill[n.sector as usize];
+    let mut list = vec![0_u32; 2 * windows.len()];
+    for (i, s) in sectors_of().enumerate() {
+        let slot = &mut fill[s];
         list[*slot as usize] = i as u32;
         *slot += 1;
     }

@@ -247,7 +247,7 @@ pub(super) fn assemble_layer(
     };
 
     let (offsets, targets, weights) = graph_csr;
-    let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
+    let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &windows);
     let graph = PortalGraph {
         offsets,
         targets,

@@ -393,7 +393,7 @@ impl PackageStream {
                     .map_err(|f| fault(windows_index, f))?;
                 let mut nodes = nodes_from_windows(&windows);
                 set_node_islands(spec, islands, &mut nodes);
-                let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &nodes);
+                let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &windows);
                 Ok((windows, nodes, sector_offsets, sector_nodes))
             },
             || -> Result<_, PackageError> {
