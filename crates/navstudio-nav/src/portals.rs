@@ -238,6 +238,15 @@ pub fn rescan_windows(cost: &CostField, old: &[PortalWindow], dirty: &[bool]) ->
 /// island ids left at 0.
 #[must_use]
 pub fn nodes_from_windows(windows: &[PortalWindow]) -> Vec<PortalNode> {
+    nodes_with_islands(windows, |_| 0)
+}
+
+/// [`nodes_from_windows`] with each node's island id, `island_at` its centre cell: set while
+/// the node is made rather than in a second pass over them (113 MB at 8192²).
+pub(crate) fn nodes_with_islands(
+    windows: &[PortalWindow],
+    island_at: impl Fn((u32, u32)) -> u32,
+) -> Vec<PortalNode> {
     let mut nodes = Vec::with_capacity(windows.len() * 2);
     for (wi, win) in windows.iter().enumerate() {
         let step = if win.horizontal { (1, 0) } else { (0, 1) };
@@ -260,13 +269,14 @@ pub fn nodes_from_windows(windows: &[PortalWindow]) -> Vec<PortalNode> {
                 step,
                 len: win.len,
             };
+            let center = cells.cell(win.len / 2);
             nodes.push(PortalNode {
                 sector,
                 window: wi as u32,
                 cells,
-                center: cells.cell(win.len / 2),
+                center,
                 exit_dir,
-                island: 0,
+                island: island_at(center),
             });
         }
     }

@@ -279,15 +279,22 @@ pub(super) fn assemble_layer(
 
 /// Sets every node's island: the id of its centre cell.
 pub(super) fn set_node_islands(spec: GridSpec, islands: &Islands, nodes: &mut [PortalNode]) {
-    // `island_at` with the binary search over mixed sectors replaced by a table.
+    let island_at = node_islands(spec, islands);
+    for n in nodes {
+        n.island = island_at(n.center);
+    }
+}
+
+/// The island id of a cell, as [`Islands::island_at`] with the binary search over mixed
+/// sectors replaced by a table: for every portal node of a type at once.
+pub(super) fn node_islands(spec: GridSpec, islands: &Islands) -> impl Fn((u32, u32)) -> u32 + '_ {
     let mut field_of = vec![usize::MAX; spec.sector_count()];
     for (i, (s, _)) in islands.fields.iter().enumerate() {
         field_of[*s as usize] = i;
     }
-    for n in nodes {
-        let (x, y) = n.center;
+    move |(x, y)| {
         let s = spec.sector_of(x, y);
-        n.island = match islands.sector_island[s as usize] {
+        match islands.sector_island[s as usize] {
             MIXED => {
                 let (x0, y0, w, _) = spec.sector_rect(s);
                 islands.fields[field_of[s as usize]]
@@ -295,7 +302,7 @@ pub(super) fn set_node_islands(spec: GridSpec, islands: &Islands, nodes: &mut [P
                     .get(((y - y0) * w + (x - x0)) as usize)
             }
             id => id,
-        };
+        }
     }
 }
 

@@ -20,9 +20,9 @@ use rayon::prelude::*;
 
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
-    Faults, FieldLayout, check_islands, decompress, decompress_prefix, parse_cost_sectors,
-    parse_flow_tiles, parse_graph, parse_island_fields, parse_sector_islands, parse_windows,
-    sector_cells, set_node_islands,
+    Faults, FieldLayout, check_islands, decompress, decompress_prefix, node_islands,
+    parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields, parse_sector_islands,
+    parse_windows, sector_cells,
 };
 use super::read::{check_index, header_v2, manifest_v2};
 use super::{
@@ -33,7 +33,7 @@ use crate::hierarchy::Hierarchy;
 use crate::islands::IslandField;
 use crate::landmarks::Landmarks;
 use crate::permutations::FlowPermutations;
-use crate::portals::{PortalGraph, group_nodes_by_sector, nodes_from_windows};
+use crate::portals::{PortalGraph, group_nodes_by_sector, nodes_with_islands};
 use crate::{CostField, NavData, NavLayer, SectorCost};
 
 /// A chunk read at open: its kind, region (island fields), manifest index and stored bytes.
@@ -391,8 +391,7 @@ impl PackageStream {
                 let windows = parse_windows(&mut r, spec).map_err(|f| fault(windows_index, f))?;
                 r.finish("windows chunk")
                     .map_err(|f| fault(windows_index, f))?;
-                let mut nodes = nodes_from_windows(&windows);
-                set_node_islands(spec, islands, &mut nodes);
+                let nodes = nodes_with_islands(&windows, node_islands(spec, islands));
                 let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &windows);
                 Ok((windows, nodes, sector_offsets, sector_nodes))
             },
