@@ -347,10 +347,15 @@ fn cluster_edges(graph: &SearchGraph, (lo, hi): (u32, u32)) -> Vec<Vec<(u32, u32
 #[allow(clippy::type_complexity)]
 fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<u32>, Vec<u32>) {
     let n = graph.len() as u32;
-    // Each cluster is one range of search ids: it starts where the key changes.
+    // Each cluster is one range of search ids: it starts where the key changes, which
+    // needs a different sector first (a sector holds four nodes on average).
     let starts: Vec<u32> = (0..n)
         .into_par_iter()
-        .filter(|&id| id == 0 || graph.cluster_key(id) != graph.cluster_key(id - 1))
+        .filter(|&id| {
+            id == 0
+                || (graph.sector(id) != graph.sector(id - 1)
+                    && graph.cluster_key(id) != graph.cluster_key(id - 1))
+        })
         .collect();
     let clusters = starts
         .iter()
