@@ -320,15 +320,20 @@ mod tests {
     use super::*;
     use crate::landmarks::tests::random_layer_sized;
 
-    /// Checks that reading the order off `layer`'s sector lists gives the sorted order.
-    fn assert_orders_agree(layer: &NavLayer, what: &str) {
-        let graph = SearchGraph::new(layer);
+    /// The Z-order key of each node's sector.
+    fn sector_keys(layer: &NavLayer) -> Vec<u64> {
         let sx = layer.cost.spec.sectors_x();
-        let keys: Vec<u64> = layer
+        layer
             .nodes
             .iter()
             .map(|n| morton(n.sector % sx, n.sector / sx))
-            .collect();
+            .collect()
+    }
+
+    /// Checks that reading the order off `layer`'s sector lists gives the sorted order.
+    fn assert_orders_agree(layer: &NavLayer, what: &str) {
+        let graph = SearchGraph::new(layer);
+        let keys = sector_keys(layer);
         let border: Vec<bool> = (0..layer.nodes.len() as u32)
             .map(|v| graph.is_border(graph.search_id(v)))
             .collect();
@@ -356,11 +361,8 @@ mod tests {
     fn border_nodes_are_those_with_an_edge_across_their_cluster_border() {
         for (seed, size, sector) in [(5, 160, 5), (6, 97, 6), (7, 250, 7)] {
             let layer = random_layer_sized(seed, size, sector);
-            let sx = layer.cost.spec.sectors_x();
-            let cluster = |v: u32| {
-                let s = layer.nodes[v as usize].sector;
-                morton(s % sx, s / sx) >> CLUSTER_SHIFT
-            };
+            let keys = sector_keys(&layer);
+            let cluster = |v: u32| keys[v as usize] >> CLUSTER_SHIFT;
             // Every edge, not just the twins': an edge leaving a cluster marks both ends.
             let mut expected = vec![false; layer.nodes.len()];
             for v in 0..layer.nodes.len() as u32 {
@@ -372,11 +374,6 @@ mod tests {
                 }
             }
             assert!(expected.contains(&true) && expected.contains(&false));
-            let keys: Vec<u64> = layer
-                .nodes
-                .iter()
-                .map(|n| morton(n.sector % sx, n.sector / sx))
-                .collect();
             assert_eq!(
                 border_nodes(keys.len(), |v| keys[v]),
                 expected,
