@@ -38,6 +38,34 @@ impl PortalWindow {
     pub fn border_id(&self) -> u32 {
         2 * self.sector_a + u32::from(self.horizontal)
     }
+
+    /// The node on side `b` of this window (index `window` in its list): `sector_a`'s side
+    /// when `b` is false, `sector_b`'s otherwise (nodes `2 w` and `2 w + 1`), island 0.
+    #[must_use]
+    pub fn node(&self, window: u32, b: bool) -> PortalNode {
+        // (sector, first cell, exit direction); directions index DIRECTIONS.
+        let (sector, (x, y), exit_dir) = match (self.horizontal, b) {
+            (true, false) => (self.sector_a, (self.start, self.border - 1), 4_u8),
+            (true, true) => (self.sector_b, (self.start, self.border), 0_u8),
+            (false, false) => (self.sector_a, (self.border - 1, self.start), 2_u8),
+            (false, true) => (self.sector_b, (self.border, self.start), 6_u8),
+        };
+        let step = if self.horizontal { (1, 0) } else { (0, 1) };
+        let cells = CellRun {
+            x,
+            y,
+            step,
+            len: self.len,
+        };
+        PortalNode {
+            sector,
+            window,
+            cells,
+            center: cells.cell(self.len / 2),
+            exit_dir,
+            island: 0,
+        }
+    }
 }
 
 /// A straight run of cells: the first cell, the unit step along the run, and its length.
@@ -249,34 +277,11 @@ pub(crate) fn nodes_with_islands(
 ) -> Vec<PortalNode> {
     let mut nodes = Vec::with_capacity(windows.len() * 2);
     for (wi, win) in windows.iter().enumerate() {
-        let step = if win.horizontal { (1, 0) } else { (0, 1) };
-        // (sector, first cell, exit direction) per side; directions index DIRECTIONS.
-        let sides = if win.horizontal {
-            [
-                (win.sector_a, (win.start, win.border - 1), 4_u8),
-                (win.sector_b, (win.start, win.border), 0_u8),
-            ]
-        } else {
-            [
-                (win.sector_a, (win.border - 1, win.start), 2_u8),
-                (win.sector_b, (win.border, win.start), 6_u8),
-            ]
-        };
-        for (sector, (x, y), exit_dir) in sides {
-            let cells = CellRun {
-                x,
-                y,
-                step,
-                len: win.len,
-            };
-            let center = cells.cell(win.len / 2);
+        for side in [false, true] {
+            let node = win.node(wi as u32, side);
             nodes.push(PortalNode {
-                sector,
-                window: wi as u32,
-                cells,
-                center,
-                exit_dir,
-                island: island_at(center),
+                island: island_at(node.center),
+                ..node
             });
         }
     }
