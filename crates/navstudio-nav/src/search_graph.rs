@@ -335,6 +335,34 @@ impl SearchGraph {
         let b = self.nodes[id as usize + 1].first as usize;
         &self.edges[a..b]
     }
+
+    /// `(target, weight)` of the edges leaving portal node `node`, in node ids: the
+    /// portal graph's own edges, in its order.
+    pub(crate) fn portal_edges(&self, node: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.edges(self.rank[node as usize])
+            .iter()
+            .map(|&(t, w)| (self.order[t as usize], w))
+    }
+
+    /// The portal graph's edges as [`crate::portals::PortalGraph`] holds them, `(offsets,
+    /// targets, weights)`: for a layer that let its own copy go (see
+    /// [`crate::NavWorld::open`]).
+    #[must_use]
+    pub(crate) fn portal_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let n = self.len();
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut targets = Vec::with_capacity(self.edges.len());
+        let mut weights = Vec::with_capacity(self.edges.len());
+        offsets.push(0);
+        for node in 0..n as u32 {
+            for (t, w) in self.portal_edges(node) {
+                targets.push(t);
+                weights.push(w);
+            }
+            offsets.push(targets.len() as u32);
+        }
+        (offsets, targets, weights)
+    }
 }
 
 #[cfg(test)]
@@ -360,6 +388,12 @@ mod tests {
             .map(|v| graph.is_border(graph.search_id(v)))
             .collect();
         assert!(border.contains(&true) && border.contains(&false), "{what}");
+        let g = &layer.graph;
+        assert_eq!(
+            graph.portal_csr(),
+            (g.offsets.clone(), g.targets.clone(), g.weights.clone()),
+            "{what}: the layout gives the portal graph back"
+        );
         // The layout reads sectors and centres off the windows: the nodes' own.
         for id in 0..graph.len() as u32 {
             let node = &layer.nodes[graph.node_id(id) as usize];

@@ -12,6 +12,7 @@ use crate::integrate::{
     integrate_with_los_set,
 };
 use crate::layer::NavLayer;
+use crate::search_graph::SearchGraph;
 
 use super::CacheStats;
 
@@ -101,6 +102,7 @@ pub(super) fn sectors_in(spec: GridSpec, rect: (u32, u32, u32, u32)) -> impl Ite
 /// nodes with their cost to the goal.
 pub(super) fn costs_within(
     l: &NavLayer,
+    graph: &SearchGraph,
     rect: (u32, u32, u32, u32),
     goal_costs: &[(u32, u32)],
 ) -> Vec<(u32, u32)> {
@@ -119,7 +121,7 @@ pub(super) fn costs_within(
     for _ in 0..nodes.len() {
         let mut changed = false;
         for (i, &node) in nodes.iter().enumerate() {
-            for (t, w) in l.graph.edges(node) {
+            for (t, w) in graph.portal_edges(node) {
                 let through = index(t).map_or(UNREACHED, |j| cost[j].saturating_add(w));
                 if through < cost[i] {
                     cost[i] = through;
@@ -175,6 +177,7 @@ pub(super) fn within_any(
 /// integrated from `goals` (one or more cells of that sector, sorted).
 pub(super) fn build_goal_field(
     l: &NavLayer,
+    graph: &SearchGraph,
     goals: &[(u32, u32)],
     scratch: &mut IntegratorScratch,
 ) -> GoalField {
@@ -204,7 +207,7 @@ pub(super) fn build_goal_field(
             .is_none_or(|f| f & INT_LOS != 0 || costs[g] == WALL)
     }));
     let goal_costs = sector_costs_from(l, spec.sector_of(goal.0, goal.1), goals, scratch);
-    let within = costs_within(l, rect, &goal_costs);
+    let within = costs_within(l, graph, rect, &goal_costs);
     GoalField {
         rect,
         field,
@@ -241,11 +244,12 @@ impl Default for GoalFieldCache {
 }
 
 impl GoalFieldCache {
-    /// The goal field of `goals` (of one sector, sorted) on layer `l` (index `layer`), from
-    /// the cache or built.
+    /// The goal field of `goals` (of one sector, sorted) on layer `l` (index `layer`, laid
+    /// out for the search as `graph`), from the cache or built.
     pub(super) fn get_or_build(
         &mut self,
         l: &NavLayer,
+        graph: &SearchGraph,
         layer: usize,
         goals: &[(u32, u32)],
         scratch: &mut IntegratorScratch,
@@ -258,7 +262,7 @@ impl GoalFieldCache {
             return Arc::clone(field);
         }
         self.stats.misses += 1;
-        let field = Arc::new(build_goal_field(l, goals, scratch));
+        let field = Arc::new(build_goal_field(l, graph, goals, scratch));
         self.fields.insert(key, (Arc::clone(&field), self.clock));
         self.evict();
         field

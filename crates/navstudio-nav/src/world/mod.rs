@@ -400,6 +400,14 @@ impl NavWorld {
             let decoded = stored
                 .and_then(|s| s.decode_ranked(Some(graph.search_ids())).ok())
                 .filter(|m| m.node_count() == l.nodes.len());
+            if decoded.is_none() {
+                // Built over the layer's own edges, which a streamed world may have let go.
+                self.restore_portal_edges(layer);
+            }
+            let l = &self.nav.layers[layer];
+            let Some(graph) = self.search_graphs[layer].as_ref() else {
+                return;
+            };
             self.landmarks[layer] =
                 decoded.or_else(|| Landmarks::build(l).map(|m| m.reordered(graph.search_ids())));
         }
@@ -411,6 +419,11 @@ impl NavWorld {
             self.search_graphs
                 .resize_with(self.nav.layers.len(), || None);
         }
+        if self.search_graphs[layer].is_none() {
+            let graph = SearchGraph::new(&self.nav.layers[layer]);
+            self.search_graphs[layer] = Some(graph);
+        }
+        self.release_portal_edges(layer);
         let l = &self.nav.layers[layer];
         self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l))
     }

@@ -92,7 +92,9 @@ impl NavWorld {
             old_nodes.sort_unstable();
             let mut new_nodes: Vec<u32> = goal_costs.iter().map(|&(node, _)| node).collect();
             new_nodes.sort_unstable();
-            let field = (old_nodes == new_nodes).then(|| self.goal_field(layer, &[cell]));
+            let field = (old_nodes == new_nodes)
+                .then(|| self.goal_field(layer, &[cell]))
+                .flatten();
             let p = &self.paths[&id];
             // Sources the old field served without a route must still be reached by the new
             // one (a wall inside the sector may part them); else the route is re-planned.

@@ -263,9 +263,9 @@ impl NavWorld {
                     if let Some(cells) = goal_sectors.get(&(gy * spec.sectors_x() + gx))
                         && gx < spec.sectors_x()
                     {
-                        let new = self
-                            .goal_cache
-                            .get_or_build(l, layer, cells, &mut self.integ);
+                        let new =
+                            self.goal_cache
+                                .get_or_build(l, graph, layer, cells, &mut self.integ);
                         p.add_goal_field(spec, new);
                     }
                 }
@@ -383,7 +383,7 @@ impl NavWorld {
             {
                 let new = self
                     .goal_cache
-                    .get_or_build(l, layer, cells, &mut self.integ);
+                    .get_or_build(l, graph, layer, cells, &mut self.integ);
                 p.add_goal_field(spec, new);
             }
             let (goal_fields, field_cover) = (&p.goal_fields, &p.field_cover);
@@ -456,10 +456,21 @@ impl NavWorld {
     }
 
     /// The goal field for `(layer, goals)` (goals of one sector, sorted), from the cache or
-    /// built.
-    pub(super) fn goal_field(&mut self, layer: usize, goals: &[(u32, u32)]) -> Arc<GoalField> {
-        self.goal_cache
-            .get_or_build(&self.nav.layers[layer], layer, goals, &mut self.integ)
+    /// built; `None` for a layer that does not exist.
+    pub(super) fn goal_field(
+        &mut self,
+        layer: usize,
+        goals: &[(u32, u32)],
+    ) -> Option<Arc<GoalField>> {
+        self.search_graph(layer);
+        let graph = self.search_graphs[layer].as_ref()?;
+        Some(self.goal_cache.get_or_build(
+            &self.nav.layers[layer],
+            graph,
+            layer,
+            goals,
+            &mut self.integ,
+        ))
     }
 
     /// Least-recently-used eviction of fields no live path holds, beyond the capacity.

@@ -245,7 +245,44 @@ impl NavWorld {
                 slot.kept = true;
             }
         }
+        self.restore_portal_edges(layer);
         Ok(())
+    }
+
+    /// Lets `layer`'s portal edges go once its search layout holds them, in a streamed world
+    /// whose costs have not changed at run time: at 8192² the two copies were 74 and 64 MB
+    /// per movement type. The layout is dropped only by a rebuild, which runs on kept
+    /// layers, and [`Self::keep_layer`] gives the edges back first.
+    pub(super) fn release_portal_edges(&mut self, layer: usize) {
+        let Some(s) = self.streamed.as_ref() else {
+            return;
+        };
+        let kept = s
+            .slots
+            .get(layer)
+            .is_none_or(|slots| slots.iter().any(|slot| slot.kept));
+        if kept || self.search_graphs.get(layer).is_none_or(Option::is_none) {
+            return;
+        }
+        if let Some(l) = self.nav.layers.get_mut(layer) {
+            let g = &mut l.graph;
+            (g.offsets, g.targets, g.weights) = (Vec::new(), Vec::new(), Vec::new());
+        }
+    }
+
+    /// Gives `layer` back the portal edges [`Self::release_portal_edges`] let go, from its
+    /// search layout (no-op for a layer that holds them).
+    pub(super) fn restore_portal_edges(&mut self, layer: usize) {
+        let Some(l) = self.nav.layers.get_mut(layer) else {
+            return;
+        };
+        if l.graph.offsets.len() == l.nodes.len() + 1 {
+            return;
+        }
+        if let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) {
+            let g = &mut l.graph;
+            (g.offsets, g.targets, g.weights) = graph.portal_csr();
+        }
     }
 
     /// [`Self::keep_layer`] for each of `layers`; returns those whose every region loaded. A
