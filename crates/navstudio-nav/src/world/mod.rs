@@ -428,7 +428,11 @@ impl NavWorld {
         self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l))
     }
 
-    /// The navigation data (read-only).
+    /// The navigation data (read-only). A streamed world ([`Self::open`]) holds what it
+    /// has read: the cost tiles and flow tiles of loaded regions only (other sectors read
+    /// as clear, their nodes' tiles as not loaded), and a movement type's portal edges only
+    /// in its search layout once it has been searched (its `graph.offsets`, `targets` and
+    /// `weights` stay empty until a run-time cost change reads the type whole).
     #[must_use]
     pub fn nav(&self) -> &NavData {
         &self.nav

@@ -266,7 +266,15 @@ impl NavWorld {
         }
         if let Some(l) = self.nav.layers.get_mut(layer) {
             let g = &mut l.graph;
-            (g.offsets, g.targets, g.weights) = (Vec::new(), Vec::new(), Vec::new());
+            let edges = (
+                std::mem::take(&mut g.offsets),
+                std::mem::take(&mut g.targets),
+                std::mem::take(&mut g.weights),
+            );
+            // Handing 74 MB back to the system takes 5 ms at 8192²: not on the request.
+            if !edges.1.is_empty() {
+                rayon::spawn(move || drop(edges));
+            }
         }
     }
 
