@@ -133,8 +133,9 @@ fn run_time_stamps_on_a_streamed_world_rebuild_as_on_a_whole_one() {
     // Once laid out for the search, a streamed layer holds its edges there only; the
     // stamp's rebuild must get them back exactly (the graphs are compared below).
     for layer in 0..2 {
-        assert!(streamed.nav().layers[layer].graph.targets.is_empty());
-        assert!(!whole.nav().layers[layer].graph.targets.is_empty());
+        let (s, w) = (&streamed.nav().layers[layer], &whole.nav().layers[layer]);
+        assert!(s.graph.targets.is_empty() && s.windows.is_empty());
+        assert!(!w.graph.targets.is_empty() && !w.windows.is_empty());
     }
     for world in [&mut whole, &mut streamed] {
         world.apply_stamp(&[0, 1], (300, 280, 40, 6), &[255; 240]);
@@ -148,6 +149,7 @@ fn run_time_stamps_on_a_streamed_world_rebuild_as_on_a_whole_one() {
         .take(2)
     {
         assert!(a.cost == b.cost && a.graph == b.graph && a.islands == b.islands);
+        assert!(a.windows == b.windows && a.nodes == b.nodes);
         assert!(
             canonical_flows(&a.cost, &a.nodes, &a.flows)
                 == canonical_flows(&b.cost, &b.nodes, &b.flows)

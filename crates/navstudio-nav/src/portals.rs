@@ -66,6 +66,26 @@ impl PortalWindow {
             island: 0,
         }
     }
+
+    /// The window whose sides are `a` (`sector_a`'s) and `b`: the inverse of
+    /// [`Self::node`].
+    #[must_use]
+    pub fn from_sides(a: &PortalNode, b: &PortalNode) -> Self {
+        let horizontal = a.cells.step == (1, 0);
+        let (border, start) = if horizontal {
+            (b.cells.y, b.cells.x)
+        } else {
+            (b.cells.x, b.cells.y)
+        };
+        Self {
+            sector_a: a.sector,
+            sector_b: b.sector,
+            horizontal,
+            border,
+            start,
+            len: a.cells.len,
+        }
+    }
 }
 
 /// A straight run of cells: the first cell, the unit step along the run, and its length.

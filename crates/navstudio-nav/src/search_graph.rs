@@ -394,6 +394,10 @@ mod tests {
             (g.offsets.clone(), g.targets.clone(), g.weights.clone()),
             "{what}: the layout gives the portal graph back"
         );
+        // A streamed world gives a layer its windows back from the nodes.
+        for (w, pair) in layer.windows.iter().zip(layer.nodes.chunks_exact(2)) {
+            assert_eq!(*w, PortalWindow::from_sides(&pair[0], &pair[1]), "{what}");
+        }
         // The layout reads sectors and centres off the windows: the nodes' own.
         for id in 0..graph.len() as u32 {
             let node = &layer.nodes[graph.node_id(id) as usize];

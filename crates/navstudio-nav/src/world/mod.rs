@@ -430,9 +430,10 @@ impl NavWorld {
 
     /// The navigation data (read-only). A streamed world ([`Self::open`]) holds what it
     /// has read: the cost tiles and flow tiles of loaded regions only (other sectors read
-    /// as clear, their nodes' tiles as not loaded), and a movement type's portal edges only
-    /// in its search layout once it has been searched (its `graph.offsets`, `targets` and
-    /// `weights` stay empty until a run-time cost change reads the type whole).
+    /// as clear, their nodes' tiles as not loaded), and a movement type's portal windows and
+    /// edges only in its nodes and search layout once it has been searched (its `windows`
+    /// and `graph.offsets`, `targets` and `weights` stay empty until a run-time cost change
+    /// reads the type whole).
     #[must_use]
     pub fn nav(&self) -> &NavData {
         &self.nav

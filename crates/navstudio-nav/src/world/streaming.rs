@@ -17,6 +17,7 @@ use std::path::Path;
 use super::{NavWorld, PathError, PathState};
 use crate::package::stream::{self, PackageStream};
 use crate::package::{self, PackageError};
+use crate::portals::PortalWindow;
 
 /// Default budget of decoded region data (cost tiles and flow tiles): one movement type of
 /// a map at the 8192² limit holds about 200 MiB of them, so a game that roams the whole map
@@ -249,10 +250,11 @@ impl NavWorld {
         Ok(())
     }
 
-    /// Lets `layer`'s portal edges go once its search layout holds them, in a streamed world
-    /// whose costs have not changed at run time: at 8192² the two copies were 74 and 64 MB
-    /// per movement type. The layout is dropped only by a rebuild, which runs on kept
-    /// layers, and [`Self::keep_layer`] gives the edges back first.
+    /// Lets `layer`'s portal windows and edges go once its search layout holds them, in a
+    /// streamed world whose costs have not changed at run time: at 8192² the edges' two
+    /// copies were 74 and 64 MB per movement type, and the windows (31 MB) are the nodes'
+    /// pairs. The layout is dropped only by a rebuild, which runs on kept layers, and
+    /// [`Self::keep_layer`] gives them back first.
     pub(super) fn release_portal_edges(&mut self, layer: usize) {
         let Some(s) = self.streamed.as_ref() else {
             return;
@@ -266,20 +268,21 @@ impl NavWorld {
         }
         if let Some(l) = self.nav.layers.get_mut(layer) {
             let g = &mut l.graph;
-            let edges = (
+            let released = (
+                std::mem::take(&mut l.windows),
                 std::mem::take(&mut g.offsets),
                 std::mem::take(&mut g.targets),
                 std::mem::take(&mut g.weights),
             );
-            // Handing 74 MB back to the system takes 5 ms at 8192²: not on the request.
-            if !edges.1.is_empty() {
-                rayon::spawn(move || drop(edges));
+            // Handing 100 MB back to the system takes 5 ms at 8192²: not on the request.
+            if !released.2.is_empty() {
+                rayon::spawn(move || drop(released));
             }
         }
     }
 
-    /// Gives `layer` back the portal edges [`Self::release_portal_edges`] let go, from its
-    /// search layout (no-op for a layer that holds them).
+    /// Gives `layer` back the portal windows and edges [`Self::release_portal_edges`] let
+    /// go, from its nodes and search layout (no-op for a layer that holds them).
     pub(super) fn restore_portal_edges(&mut self, layer: usize) {
         let Some(l) = self.nav.layers.get_mut(layer) else {
             return;
@@ -290,6 +293,11 @@ impl NavWorld {
         if let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) {
             let g = &mut l.graph;
             (g.offsets, g.targets, g.weights) = graph.portal_csr();
+            l.windows = l
+                .nodes
+                .chunks_exact(2)
+                .map(|pair| PortalWindow::from_sides(&pair[0], &pair[1]))
+                .collect();
         }
     }
 
