@@ -397,7 +397,11 @@ pub fn path_cmd(
             let n = &l.nodes[pair[0] as usize];
             println!(
                 "  sector {:>6} → leave through window {} at cells ({},{})+{}",
-                n.sector, n.window, n.cells.x, n.cells.y, n.cells.len
+                n.sector,
+                pair[0] / 2,
+                n.cells.x,
+                n.cells.y,
+                n.cells.len
             );
         }
         let traced = world.trace_path(id, from).ok_or_else(|| {

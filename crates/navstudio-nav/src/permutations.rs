@@ -67,7 +67,7 @@ enum ClassKey<'a> {
 struct NodeKey {
     class: u32,
     local: (u32, u32),
-    step: (u32, u32),
+    step: (u8, u8),
     len: u32,
     exit: u8,
 }

@@ -39,10 +39,10 @@ impl PortalWindow {
         2 * self.sector_a + u32::from(self.horizontal)
     }
 
-    /// The node on side `b` of this window (index `window` in its list): `sector_a`'s side
-    /// when `b` is false, `sector_b`'s otherwise (nodes `2 w` and `2 w + 1`), island 0.
+    /// The node on side `b` of this window: `sector_a`'s side when `b` is false, `sector_b`'s
+    /// otherwise (nodes `2 w` and `2 w + 1`), island 0.
     #[must_use]
-    pub fn node(&self, window: u32, b: bool) -> PortalNode {
+    pub fn node(&self, b: bool) -> PortalNode {
         // (sector, first cell, exit direction); directions index DIRECTIONS.
         let (sector, (x, y), exit_dir) = match (self.horizontal, b) {
             (true, false) => (self.sector_a, (self.start, self.border - 1), 4_u8),
@@ -59,7 +59,6 @@ impl PortalWindow {
         };
         PortalNode {
             sector,
-            window,
             cells,
             center: cells.cell(self.len / 2),
             exit_dir,
@@ -95,8 +94,9 @@ pub struct CellRun {
     pub x: u32,
     /// Absolute y of the first cell.
     pub y: u32,
-    /// Step from one cell to the next: `(1, 0)` or `(0, 1)`.
-    pub step: (u32, u32),
+    /// Step from one cell to the next: `(1, 0)` or `(0, 1)` (bytes: 2.6 million nodes of an
+    /// 8192² layer hold one each).
+    pub step: (u8, u8),
     /// Number of cells.
     pub len: u32,
 }
@@ -105,17 +105,19 @@ impl CellRun {
     /// The `i`-th cell.
     #[must_use]
     pub fn cell(&self, i: u32) -> (u32, u32) {
-        (self.x + self.step.0 * i, self.y + self.step.1 * i)
+        (
+            self.x + u32::from(self.step.0) * i,
+            self.y + u32::from(self.step.1) * i,
+        )
     }
 }
 
-/// One side of a portal window: a node of the portal graph.
+/// One side of a portal window: a node of the portal graph. Node `2 w` is window `w`'s side in
+/// its `sector_a`, node `2 w + 1` the side in its `sector_b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortalNode {
     /// The sector this side lies in.
     pub sector: u32,
-    /// Index of the window in the layer's window list.
-    pub window: u32,
     /// The window's cells on this side.
     pub cells: CellRun,
     /// The middle cell of the run (`len / 2`, rounded down), absolute.
@@ -296,9 +298,9 @@ pub(crate) fn nodes_with_islands(
     island_at: impl Fn((u32, u32)) -> u32,
 ) -> Vec<PortalNode> {
     let mut nodes = Vec::with_capacity(windows.len() * 2);
-    for (wi, win) in windows.iter().enumerate() {
+    for win in windows {
         for side in [false, true] {
-            let node = win.node(wi as u32, side);
+            let node = win.node(side);
             nodes.push(PortalNode {
                 island: island_at(node.center),
                 ..node

@@ -165,7 +165,7 @@ fn order_by_sectors(layer: &NavLayer, border: &[bool]) -> Option<Vec<u32>> {
 /// otherwise read three times (113 MB at 8192²).
 fn node_of(layer: &NavLayer, v: usize) -> PortalNode {
     match layer.windows.get(v / 2) {
-        Some(w) => w.node((v / 2) as u32, v % 2 == 1),
+        Some(w) => w.node(v % 2 == 1),
         None => layer.nodes[v],
     }
 }

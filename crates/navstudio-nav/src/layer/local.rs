@@ -165,7 +165,6 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
 
     let mut region_nodes = nodes_from_windows(&new_win);
     for (j, n) in region_nodes.iter_mut().enumerate() {
-        n.window += w_lo as u32;
         let old = src[j / 2];
         if old != NONE {
             n.island = layer.nodes[2 * old as usize + (j & 1)].island;
@@ -338,13 +337,7 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         &mut layer.nodes,
         2 * w_lo..2 * w_hi,
         &region_nodes,
-        |_, c| {
-            if delta != 0 {
-                for n in c {
-                    n.window = (i64::from(n.window) + delta) as u32;
-                }
-            }
-        },
+        |_, _| {},
     );
 
     // Tiles: recomputed nodes' appended to the store.
