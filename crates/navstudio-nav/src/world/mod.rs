@@ -413,7 +413,9 @@ impl NavWorld {
         }
     }
 
-    /// The search layout of `layer` (which must exist), built if missing.
+    /// The search layout of `layer` (which must exist), built if missing. A streamed world
+    /// then lets the layer's own windows and edges go (see `release_portal_edges`), whoever
+    /// built the layout.
     fn search_graph(&mut self, layer: usize) -> &SearchGraph {
         if self.search_graphs.len() < self.nav.layers.len() {
             self.search_graphs
@@ -425,6 +427,7 @@ impl NavWorld {
         }
         self.release_portal_edges(layer);
         let l = &self.nav.layers[layer];
+        // Built by now: the closure only gives the borrow a value.
         self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l))
     }
 
