@@ -122,7 +122,7 @@ impl CongestionTexture {
     }
 }
 
-/// Agent-seconds as colour: clear below [`MIN_SHOWN_SECS`], then yellow to red on a log
+/// Agent-seconds as colour: clear below `MIN_SHOWN_SECS`, then yellow to red on a log
 /// scale up to the map's peak, more opaque where more time was lost.
 #[must_use]
 pub fn congestion_image(map: &CongestionMap) -> ColorImage {

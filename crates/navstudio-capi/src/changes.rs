@@ -141,7 +141,7 @@ pub unsafe extern "C" fn navstudio_remove_stamp(
 }
 
 /// Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
-/// after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
+/// after cost changes or a queued [`crate::navstudio_move_goal`]): first the re-plans of goals
 /// moved across a sector border (one at least), then dirty sectors' portals, graph edges,
 /// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
 /// (a path that can no longer be routed is dropped: its calls then return

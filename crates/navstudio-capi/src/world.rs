@@ -254,7 +254,7 @@ fn wall_buffers(manifest: Option<&package::Manifest>, layers: usize) -> Vec<f32>
 ///
 /// `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
 /// freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
-/// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`navstudio_last_error`] names the
+/// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`crate::navstudio_last_error`] names the
 /// file and what is wrong with it.
 ///
 /// Threading: any thread; it shares nothing with other worlds.

@@ -134,7 +134,7 @@ pub const HARD_CONTACT_SHARE: f32 = 0.2;
 
 /// The gap beyond which a contact cannot constrain a velocity: no closing speed up to
 /// `closing_max` exceeds what a gap this wide allows (head-on pairs may close it in one
-/// step, followers over [`APPROACH_STEPS`]). `[Units: m]`
+/// step, followers over `APPROACH_STEPS` steps). `[Units: m]`
 #[must_use]
 pub fn contact_horizon(closing_max: f32, dt: f32) -> f32 {
     closing_max * dt * APPROACH_STEPS
@@ -197,7 +197,7 @@ pub fn constrain_contacts(vel: Vec2, own_priority: f32, contacts: &[Contact], dt
 }
 
 /// One position pass for agent `i`: the displacement that takes its share (by
-/// [`priority`]) of [`PROJECTION_SHARE`] of every overlap away, from the positions as they
+/// [`priority`]) of `PROJECTION_SHARE` of every overlap away, from the positions as they
 /// are (Jacobi: every agent of a pass reads the same positions), at most its radius.
 /// `reach_m` is the agent's radius plus the largest one. With `pinned_priority`, a
 /// neighbour this pass would push into the wall it is pressed against weighs at least

@@ -18,7 +18,7 @@
 //! ([`super::resolve`]). Walls are handled after steering by [`super::walls::move_body`]
 //! in every mode.
 //!
-//! This module holds the per-agent step ([`StepContext::update`]: neighbours, the mode's
+//! This module holds the per-agent step (`StepContext::update`: neighbours, the mode's
 //! force, contact resolution, wall sliding); the settings are in `config`, path following
 //! in `following`, and each avoidance mode in its own file (`boids`, `orca`, `context`).
 

@@ -283,7 +283,7 @@ impl LandmarkBounds<'_> {
     }
 
     /// A finishing node without entries of its own, with `least[k]`, a stored forward
-    /// distance no larger than landmark `k`'s to the node ([`FAR_STORED`] when none reaches
+    /// distance no larger than landmark `k`'s to the node (`u16::MAX` when none reaches
     /// it): adds to the forward terms only.
     pub fn add_finish_forward(&mut self, least: &[u16], rest: u32) {
         let step = self.landmarks.step;

@@ -42,7 +42,7 @@ pub fn default_movement_types() -> Vec<crate::map::MovementType> {
 /// Reads a heightmap in any supported format (see `map::heightmap`).
 ///
 /// # Errors
-/// The library's [`MapError`].
+/// The library's [`crate::map::MapError`].
 pub fn import_heightmap(path: &Path) -> Result<Heightmap, BackendError> {
     Ok(map::import_heightmap(path, map::HeightEncoding::Auto, None)?.heightmap)
 }
@@ -51,7 +51,7 @@ pub fn import_heightmap(path: &Path) -> Result<Heightmap, BackendError> {
 /// the default movement types.
 ///
 /// # Errors
-/// The library's [`MapError`].
+/// The library's [`crate::map::MapError`].
 pub fn new_map_from_heightmap(heightmap_path: &Path) -> Result<LoadedMap, BackendError> {
     let prefilled = prefill_new_map(heightmap_path)?;
     Ok(new_map_with_settings(
@@ -64,7 +64,7 @@ pub fn new_map_from_heightmap(heightmap_path: &Path) -> Result<LoadedMap, Backen
 /// Imports a heightmap and pre-fills the New map dialog from what the file says.
 ///
 /// # Errors
-/// The library's [`MapError`].
+/// The library's [`crate::map::MapError`].
 pub fn prefill_new_map(heightmap_path: &Path) -> Result<map::new_map::Prefilled, BackendError> {
     Ok(map::new_map::prefill(heightmap_path)?)
 }
@@ -98,7 +98,7 @@ pub fn terrain_preview(
 /// heightmap file (`.png`, `.r16`, `.raw`, `.hgt`, `.map`), which becomes a new unsaved map.
 ///
 /// # Errors
-/// The library's [`MapError`] (one sentence naming the file).
+/// The library's [`crate::map::MapError`] (one sentence naming the file).
 pub fn load_map(path: &Path) -> Result<LoadedMap, BackendError> {
     let is_ron = path
         .extension()
@@ -217,7 +217,7 @@ pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
 /// Saves the document (RON) and its paint layers (PNG side files) atomically.
 ///
 /// # Errors
-/// The library's [`MapError`]; the old files stay intact.
+/// The library's [`crate::map::MapError`]; the old files stay intact.
 pub fn save_map(
     path: &Path,
     document: &MapDocument,

@@ -2,8 +2,8 @@
 //! (wheel), fit to the map (F / Home), overlays as nearest-neighbour textures, the sector
 //! grid, the brush footprint, stamp outlines and the stamp tool's preview.
 //!
-//! Split by concern: [`camera`] (the screen ↔ cell transform the tools use), [`input`]
-//! (what each tool does with a click or drag) and [`drawing`] (what is painted, in order).
+//! Split by concern: `camera` (the screen ↔ cell transform the tools use), `input` (what
+//! each tool does with a click or drag) and `drawing` (what is painted, in order).
 
 mod camera;
 mod drawing;

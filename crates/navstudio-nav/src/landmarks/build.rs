@@ -13,7 +13,7 @@ use crate::layer::NavLayer;
 use crate::portals::csr_edges;
 
 /// A landmark build done a few tables at a time, so a time-sliced rebuild
-/// ([`super::NavWorld::rebuild`]) can spread it over frames.
+/// ([`crate::NavWorld::rebuild`]) can spread it over frames.
 #[derive(Debug)]
 pub struct LandmarkBuilder {
     sources: Vec<u32>,

@@ -308,8 +308,8 @@ pub struct Package {
 }
 
 /// One movement type's sector hierarchy (with its landmark tables) as the package stores
-/// it: checked (checksum and header) when read, decompressed and decoded when a world first
-/// searches the type ([`Self::decode`]).
+/// it: checked (checksum and header) when read, decompressed ([`Self::decompress`]) and
+/// decoded ([`crate::hierarchy::Hierarchy::from_bytes`]) when a world first searches the type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredHierarchy {
     pub(super) stored: Vec<u8>,

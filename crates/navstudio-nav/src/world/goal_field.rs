@@ -28,7 +28,7 @@ pub struct GoalField {
     pub flow: Vec<u8>,
     /// `(node, cost)` for the portal nodes of the window's sectors, by node id: the graph
     /// cost to the goal by paths inside the window ([`UNREACHED`] when none), what the
-    /// field can offer in the graph's own measure (see [`PathState::route_first`]).
+    /// field can offer in the graph's own measure (see [`super::PathState::route_first`]).
     pub within: Vec<(u32, u32)>,
     /// The goals the field was integrated from (all in one sector), sorted.
     pub goals: Vec<(u32, u32)>,

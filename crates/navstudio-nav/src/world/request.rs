@@ -37,7 +37,7 @@ impl NavWorld {
     /// all of its goals, with line of sight per goal. Goals on walls, and goals on islands no
     /// source stands on, are left out; sources on islands without a goal likewise. One goal
     /// gives exactly [`Self::request_path`]'s path. [`Self::sample_flow`],
-    /// [`Self::trace_path`] (whose [`TracedPath::goal`] names the goal reached) and
+    /// [`Self::trace_path`] (whose [`super::TracedPath::goal`] names the goal reached) and
     /// [`Self::has_line_of_sight`] work on it unchanged.
     ///
     /// # Errors
