@@ -6,6 +6,9 @@ use std::time::Duration;
 use navstudio_nav::world::StampHandle;
 
 use crate::ffi::*;
+// Doc links by plain name: cbindgen copies the docs into the C header as written.
+#[cfg(doc)]
+use crate::paths::navstudio_move_goal;
 use crate::world::*;
 use crate::{NavstudioCell, NavstudioRect};
 
@@ -141,7 +144,7 @@ pub unsafe extern "C" fn navstudio_remove_stamp(
 }
 
 /// Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
-/// after cost changes or a queued [`crate::navstudio_move_goal`]): first the re-plans of goals
+/// after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
 /// moved across a sector border (one at least), then dirty sectors' portals, graph edges,
 /// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
 /// (a path that can no longer be routed is dropped: its calls then return

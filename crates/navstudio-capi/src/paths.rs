@@ -5,6 +5,9 @@ use navstudio_nav::world::PathId;
 
 use crate::ffi::*;
 use crate::world::*;
+// Doc links by plain name: cbindgen copies the docs into the C header as written.
+#[cfg(doc)]
+use crate::changes::navstudio_rebuild;
 use crate::{NavstudioCell, NavstudioVec2};
 
 /// Plans a path for `source_count` sources (an array of cells) to `goal` for one movement
@@ -107,7 +110,7 @@ pub unsafe extern "C" fn navstudio_request_path_to_any(
 /// Moves the goal of `path` to `goal` (a unit chased, a rally point dragged). Inside the
 /// goal's sector only the goal field is rebuilt and the path leads to the new goal at once
 /// (`*out_queued = 0`). Across a sector border the route is re-planned by
-/// [`crate::navstudio_rebuild`] within its time budget (`*out_queued = 1`): until then the path keeps
+/// [`navstudio_rebuild`] within its time budget (`*out_queued = 1`): until then the path keeps
 /// leading to the old goal, then switches under the same handle, so agents never stop. A
 /// goal set becomes the single goal. `out_queued` may be null.
 ///

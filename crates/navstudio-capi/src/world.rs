@@ -13,6 +13,9 @@ use navstudio_nav::world::{PathError, PathId};
 use navstudio_nav::{NavWorld, StreamOptions, package};
 
 use crate::NavstudioCell;
+// Doc links by plain name: cbindgen copies the docs into the C header as written.
+#[cfg(doc)]
+use crate::ffi::navstudio_last_error;
 use crate::ffi::{
     Failure, NavstudioStatus, Outcome, guard, poison_on_panic, slice_from, str_from, write_array,
     write_out,
@@ -254,7 +257,7 @@ fn wall_buffers(manifest: Option<&package::Manifest>, layers: usize) -> Vec<f32>
 ///
 /// `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
 /// freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
-/// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`crate::navstudio_last_error`] names the
+/// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`navstudio_last_error`] names the
 /// file and what is wrong with it.
 ///
 /// Threading: any thread; it shares nothing with other worlds.
