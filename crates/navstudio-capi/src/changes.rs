@@ -8,7 +8,7 @@ use navstudio_nav::world::StampHandle;
 use crate::ffi::*;
 // Doc links by plain name: cbindgen copies the docs into the C header as written.
 #[cfg(doc)]
-use crate::paths::navstudio_move_goal;
+use crate::navstudio_move_goal;
 use crate::world::*;
 use crate::{NavstudioCell, NavstudioRect};
 

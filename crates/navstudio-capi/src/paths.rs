@@ -7,7 +7,7 @@ use crate::ffi::*;
 use crate::world::*;
 // Doc links by plain name: cbindgen copies the docs into the C header as written.
 #[cfg(doc)]
-use crate::changes::navstudio_rebuild;
+use crate::navstudio_rebuild;
 use crate::{NavstudioCell, NavstudioVec2};
 
 /// Plans a path for `source_count` sources (an array of cells) to `goal` for one movement

@@ -13,13 +13,13 @@ use navstudio_nav::world::{PathError, PathId};
 use navstudio_nav::{NavWorld, StreamOptions, package};
 
 use crate::NavstudioCell;
-// Doc links by plain name: cbindgen copies the docs into the C header as written.
-#[cfg(doc)]
-use crate::ffi::navstudio_last_error;
 use crate::ffi::{
     Failure, NavstudioStatus, Outcome, guard, poison_on_panic, slice_from, str_from, write_array,
     write_out,
 };
+// Doc links by plain name: cbindgen copies the docs into the C header as written.
+#[cfg(doc)]
+use crate::navstudio_last_error;
 
 /// Ids of worlds, so a crowd can tell the world it was made on from another.
 static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(1);
