@@ -63,9 +63,14 @@ pub struct Hierarchy {
     border: Vec<u32>,
     /// Per border node its first edge; one more entry closes the last range.
     first: Vec<u32>,
-    /// `(target search id, weight)`: the node's shortcuts inside its cluster, then its own
-    /// edges to other clusters.
+    /// `(target border index, weight)`: the node's shortcuts inside its cluster, then its own
+    /// edges to other clusters (whose targets are border nodes too). Border indices, so a
+    /// search across the map keeps its state in a table an eighth of the graph's size.
     edges: Vec<(u32, u32)>,
+    /// Cluster key and window centre per border node: what a search reads of each node it
+    /// expands, kept beside its edges rather than in the layout's tables.
+    border_key: Vec<u32>,
+    border_center: Vec<(u32, u32)>,
     /// Landmarks inside each cluster that guide refinement, computed on first use.
     marks: LocalMarks,
 }
@@ -80,7 +85,7 @@ impl Hierarchy {
             .par_iter()
             .map(|&(_, lo, hi)| cluster_edges(graph, (lo, hi)))
             .collect();
-        Self::assemble(clusters, border, border_of, per_cluster)
+        Self::assemble(graph, clusters, border, border_of, per_cluster)
     }
 
     /// The hierarchy of `graph`, a layout of the same layer after a rebuild, reusing the
@@ -99,7 +104,7 @@ impl Hierarchy {
                     .unwrap_or_else(|| cluster_edges(graph, (lo, hi)))
             })
             .collect();
-        Self::assemble(clusters, border, border_of, per_cluster)
+        Self::assemble(graph, clusters, border, border_of, per_cluster)
     }
 
     /// The edges of cluster `key`'s border nodes, moved to the search-id range `(lo, hi)` of
@@ -130,8 +135,9 @@ impl Hierarchy {
             let mut list: Vec<(u32, u32)> = self.edges
                 [self.first[b] as usize..self.first[b + 1] as usize]
                 .iter()
-                .filter(|&&(t, _)| t >= old_lo && t < old_hi)
-                .map(|&(t, w)| (t - old_lo + lo, w))
+                .map(|&(t, w)| (self.border[t as usize], w))
+                .filter(|&(t, _)| t >= old_lo && t < old_hi)
+                .map(|(t, w)| (t - old_lo + lo, w))
                 .collect();
             list.extend(
                 graph
@@ -145,9 +151,10 @@ impl Hierarchy {
         Some(lists)
     }
 
-    /// A hierarchy from its clusters, border nodes and per cluster the edges of its border
-    /// nodes in order.
+    /// A hierarchy of `graph` from its clusters, border nodes and per cluster the edges of
+    /// its border nodes in order (targets in search ids).
     fn assemble(
+        graph: &SearchGraph,
         clusters: Vec<(u32, u32, u32)>,
         border: Vec<u32>,
         border_of: Vec<u32>,
@@ -158,10 +165,28 @@ impl Hierarchy {
         for lists in per_cluster {
             for list in lists {
                 first.push(edges.len() as u32);
-                edges.extend(list);
+                // Every edge a border node keeps leads to a border node: a shortcut's end,
+                // or a node with an edge from another cluster.
+                edges.extend(list.into_iter().map(|(t, w)| (border_of[t as usize], w)));
             }
         }
         first.push(edges.len() as u32);
+        Self::from_parts(graph, clusters, border, border_of, first, edges)
+    }
+
+    /// A hierarchy of `graph` from its parts, with what searches read per border node.
+    fn from_parts(
+        graph: &SearchGraph,
+        clusters: Vec<(u32, u32, u32)>,
+        border: Vec<u32>,
+        border_of: Vec<u32>,
+        first: Vec<u32>,
+        edges: Vec<(u32, u32)>,
+    ) -> Self {
+        let (border_key, border_center) = border
+            .par_iter()
+            .map(|&id| (graph.cluster_key(id), graph.center(id)))
+            .unzip();
         Self {
             marks: LocalMarks::new(clusters.len()),
             clusters,
@@ -169,6 +194,8 @@ impl Hierarchy {
             border,
             first,
             edges,
+            border_key,
+            border_center,
         }
     }
 
@@ -205,12 +232,24 @@ impl Hierarchy {
         self.border[b as usize]
     }
 
-    /// The edges a search takes from border node `id` of a cluster it has not opened; `None`
-    /// for other nodes.
+    /// The edges a search takes from border node `b` (a border index) of a cluster it has
+    /// not opened, as `(target border index, weight)`.
     #[must_use]
-    pub fn border_edges(&self, id: u32) -> Option<&[(u32, u32)]> {
-        let b = self.border_index(id)? as usize;
-        Some(&self.edges[self.first[b] as usize..self.first[b + 1] as usize])
+    pub fn border_edges(&self, b: u32) -> &[(u32, u32)] {
+        let b = b as usize;
+        &self.edges[self.first[b] as usize..self.first[b + 1] as usize]
+    }
+
+    /// Cluster key of border node `b`.
+    #[must_use]
+    pub fn border_key(&self, b: u32) -> u32 {
+        self.border_key[b as usize]
+    }
+
+    /// Window centre of border node `b`.
+    #[must_use]
+    pub fn border_center(&self, b: u32) -> (u32, u32) {
+        self.border_center[b as usize]
     }
 
     /// `(first search id, end)` of the cluster with key `key`.
@@ -251,11 +290,7 @@ impl Hierarchy {
     /// The border graph in border indices, as `(offsets, targets, weights)`, for the landmark
     /// Dijkstras.
     pub(crate) fn border_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-        let targets = self
-            .edges
-            .iter()
-            .map(|&(t, _)| self.border_of[t as usize])
-            .collect();
+        let targets = self.edges.iter().map(|&(t, _)| t).collect();
         let weights = self.edges.iter().map(|&(_, w)| w).collect();
         (self.first.clone(), targets, weights)
     }

@@ -10,7 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::hierarchy::{ClusterQuery, LocalSearch};
+use super::hierarchy::{ClusterQuery, Hierarchy, LocalSearch};
 use super::landmarks::LandmarkBounds;
 pub use super::search_graph::SearchGraph;
 
@@ -31,6 +31,10 @@ pub struct SearchScratch {
     route: Vec<(u32, u32)>,
     /// Memory of the searches inside one cluster that refine a hierarchical route.
     pub(crate) local: LocalSearch,
+    /// Of a search over the hierarchy: its opened clusters and finishing nodes, in the
+    /// search's own indices (see `ClusterSpace`).
+    opened: Vec<(u32, u32, u32)>,
+    cluster_finishes: FinishCosts,
 }
 
 /// Search state of one node; fields are valid while `stamp` is the current generation
@@ -55,9 +59,9 @@ pub struct FinishCosts {
 }
 
 impl FinishCosts {
-    /// Empties the set, sized for `nodes` portal nodes.
+    /// Empties the set, sized for at least `nodes` portal nodes.
     pub fn reset(&mut self, nodes: usize) {
-        if self.cost.len() == nodes {
+        if self.cost.len() >= nodes {
             for &n in &self.set {
                 self.cost[n as usize] = 0;
             }
@@ -75,6 +79,13 @@ impl FinishCosts {
             .copied()
             .filter(|&c| c != 0)
             .map(|c| c - 1)
+    }
+
+    /// The finishing nodes with their remaining costs.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.set
+            .iter()
+            .map(|&n| (n, self.cost[n as usize].saturating_sub(1)))
     }
 
     /// Makes `node` a finishing node with remaining cost `rest` unless it already is one;
@@ -188,11 +199,215 @@ pub fn search(
     ends: &SearchEnds<'_>,
     scratch: &mut SearchScratch,
 ) -> Option<Route> {
-    let n = graph.len();
-    if scratch.nodes.len() != n {
+    let cost = match ends.clusters {
+        Some(q) => {
+            let mut opened = std::mem::take(&mut scratch.opened);
+            let mut finishes = std::mem::take(&mut scratch.cluster_finishes);
+            let found = {
+                let space = ClusterSpace::new(graph, q, ends, &mut opened, &mut finishes);
+                run(&space, ends, scratch)
+            };
+            (scratch.opened, scratch.cluster_finishes) = (opened, finishes);
+            found
+        }
+        None => run(&FlatSpace { graph, ends }, ends, scratch),
+    }?;
+    let route = &mut scratch.route;
+    if let Some(q) = ends.clusters {
+        q.hierarchy
+            .refine(graph, route, &|key| q.is_open(key), &mut scratch.local);
+    }
+    let nodes = route.iter().map(|&(id, _)| graph.node_id(id)).collect();
+    Some(Route { nodes, cost })
+}
+
+/// The nodes one search runs over, by a dense index of its own.
+trait Space {
+    /// Number of indices.
+    fn len(&self) -> usize;
+    /// Index of search id `id`; `None` for a node the search cannot reach.
+    fn index(&self, id: u32) -> Option<u32>;
+    /// Search id of index `i`.
+    fn id(&self, i: u32) -> u32;
+    /// Window centre of index `i`.
+    fn center(&self, i: u32) -> (u32, u32);
+    /// Remaining cost of index `i` if the search may finish there.
+    fn finish(&self, i: u32) -> Option<u32>;
+    /// The landmark bound at index `i` (before weighting); `None` leaves octile to the goals.
+    fn bound(&self, i: u32) -> Option<u32>;
+    /// Calls `relax(target index, weight)` for each edge the search takes from index `i`.
+    fn edges(&self, i: u32, relax: impl FnMut(u32, u32));
+}
+
+/// The layer's whole graph, indexed by search id.
+struct FlatSpace<'a> {
+    graph: &'a SearchGraph,
+    ends: &'a SearchEnds<'a>,
+}
+
+impl Space for FlatSpace<'_> {
+    fn len(&self) -> usize {
+        self.graph.len()
+    }
+    fn index(&self, id: u32) -> Option<u32> {
+        Some(id)
+    }
+    fn id(&self, i: u32) -> u32 {
+        i
+    }
+    fn center(&self, i: u32) -> (u32, u32) {
+        self.graph.center(i)
+    }
+    fn finish(&self, i: u32) -> Option<u32> {
+        self.ends.finishes.get(i)
+    }
+    fn bound(&self, i: u32) -> Option<u32> {
+        self.ends.landmarks.and_then(|b| b.lower_bound(i))
+    }
+    fn edges(&self, i: u32, mut relax: impl FnMut(u32, u32)) {
+        for &(t, w) in self.graph.edges(i) {
+            relax(t, w);
+        }
+    }
+}
+
+/// The hierarchy's view: border nodes by border index, then the nodes of each cluster the
+/// search opens, the cluster's search-id range laid out from a base index on (its border
+/// nodes' slots unused). A search across the map then keeps its state in a table of border
+/// nodes (an eighth of the nodes) and reads edges and centres from the hierarchy's arrays.
+struct ClusterSpace<'a> {
+    graph: &'a SearchGraph,
+    query: &'a ClusterQuery<'a>,
+    /// `(first search id, end, base index)` per opened cluster, by search id.
+    opened: &'a [(u32, u32, u32)],
+    /// Remaining costs of the finishing nodes, by index.
+    finishes: &'a FinishCosts,
+    len: usize,
+}
+
+impl<'a> ClusterSpace<'a> {
+    fn new(
+        graph: &'a SearchGraph,
+        query: &'a ClusterQuery<'a>,
+        ends: &SearchEnds<'_>,
+        opened: &'a mut Vec<(u32, u32, u32)>,
+        finishes: &'a mut FinishCosts,
+    ) -> Self {
+        let h = query.hierarchy;
+        let mut len = h.border_count() as u32;
+        opened.clear();
+        for (key, _) in query.open.iter().enumerate().filter(|(_, open)| **open) {
+            if let Some((lo, hi)) = h.cluster_range(key as u32) {
+                opened.push((lo, hi, len));
+                len += hi - lo;
+            }
+        }
+        let opened: &'a [(u32, u32, u32)] = opened;
+        finishes.reset(len as usize);
+        for (id, rest) in ends.finishes.iter() {
+            if let Some(i) = index_in(h, opened, id) {
+                finishes.insert_absent(i, rest);
+            }
+        }
+        Self {
+            graph,
+            query,
+            opened,
+            finishes,
+            len: len as usize,
+        }
+    }
+}
+
+/// The entry of `opened` (by search id) whose range holds `id`.
+fn opened_at(opened: &[(u32, u32, u32)], id: u32) -> Option<(u32, u32, u32)> {
+    let i = opened
+        .partition_point(|&(lo, _, _)| lo <= id)
+        .checked_sub(1)?;
+    let (lo, hi, base) = opened[i];
+    (id < hi).then_some((lo, hi, base))
+}
+
+/// [`ClusterSpace`]'s index of search id `id`.
+fn index_in(h: &Hierarchy, opened: &[(u32, u32, u32)], id: u32) -> Option<u32> {
+    if let Some(b) = h.border_index(id) {
+        return Some(b);
+    }
+    let (lo, _, base) = opened_at(opened, id)?;
+    Some(base + id - lo)
+}
+
+impl Space for ClusterSpace<'_> {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn index(&self, id: u32) -> Option<u32> {
+        index_in(self.query.hierarchy, self.opened, id)
+    }
+    fn id(&self, i: u32) -> u32 {
+        let h = self.query.hierarchy;
+        if (i as usize) < h.border_count() {
+            return h.border_node(i);
+        }
+        let at = self.opened.partition_point(|&(_, _, base)| base <= i) - 1;
+        let (lo, _, base) = self.opened[at];
+        lo + i - base
+    }
+    fn center(&self, i: u32) -> (u32, u32) {
+        let h = self.query.hierarchy;
+        if (i as usize) < h.border_count() {
+            h.border_center(i)
+        } else {
+            self.graph.center(self.id(i))
+        }
+    }
+    fn finish(&self, i: u32) -> Option<u32> {
+        self.finishes.get(i)
+    }
+    fn bound(&self, i: u32) -> Option<u32> {
+        let bounds = self.query.bounds?;
+        // Nodes inside opened clusters have no entries; octile between window centres may
+        // overestimate, which the exact search must not (they are few: 0 there).
+        if (i as usize) < self.query.hierarchy.border_count() {
+            bounds.lower_bound(i)
+        } else {
+            Some(0)
+        }
+    }
+    fn edges(&self, i: u32, mut relax: impl FnMut(u32, u32)) {
+        let h = self.query.hierarchy;
+        // In a cluster the search has not opened, a border node's edges are its shortcuts
+        // and its edges out of the cluster, all to border nodes.
+        if (i as usize) < h.border_count() && !self.query.is_open(h.border_key(i)) {
+            for &(t, w) in h.border_edges(i) {
+                relax(t, w);
+            }
+            return;
+        }
+        let id = self.id(i);
+        let Some((lo, hi, base)) = opened_at(self.opened, id) else {
+            return;
+        };
+        for &(t, w) in self.graph.edges(id) {
+            let index = match h.border_index(t) {
+                Some(b) => b,
+                None if t >= lo && t < hi => base + t - lo,
+                None => continue,
+            };
+            relax(index, w);
+        }
+    }
+}
+
+/// The search over `space`: fills `scratch.route` with `(search id, cost from the source)`
+/// and returns the route's total cost.
+fn run<S: Space>(space: &S, ends: &SearchEnds<'_>, scratch: &mut SearchScratch) -> Option<u32> {
+    let n = space.len();
+    if scratch.nodes.len() < n {
         // Zeroed by the allocator, not written: a search touches a few thousand of the 2.6
-        // million states of an 8192² layer, and the rest (40 MB) need never be mapped.
-        scratch.nodes = bytemuck::zeroed_vec(n);
+        // million states of an 8192² layer, and the rest (40 MB) need never be mapped. A
+        // stamp of 0 is older than any generation, so no old state needs keeping.
+        scratch.nodes = bytemuck::zeroed_vec(n.next_power_of_two());
         scratch.generation = 0;
     }
     scratch.generation = scratch.generation.wrapping_add(2);
@@ -207,18 +422,10 @@ pub fn search(
     // With landmarks, their bound alone: it is exact over the graph (admissible and
     // consistent), while the octile distance between window centres may overestimate by up
     // to half a window per hop; octile stays for nodes no landmark reaches.
-    let h = |node: u32| {
-        let bound = match ends.clusters {
-            // Nodes inside opened clusters have no entries; octile between window centres
-            // may overestimate, which the exact search must not (they are few: 0 there).
-            Some(q) if q.bounds.is_some() => q
-                .hierarchy
-                .border_index(node)
-                .map_or(Some(0), |b| q.bounds?.lower_bound(b)),
-            Some(_) => None,
-            None => ends.landmarks.and_then(|b| b.lower_bound(node)),
-        }
-        .unwrap_or_else(|| octile_to_box(graph.center(node), ends.goal_box));
+    let h = |i: u32| {
+        let bound = space
+            .bound(i)
+            .unwrap_or_else(|| octile_to_box(space.center(i), ends.goal_box));
         (bound as f32 * weight) as u32
     };
     let line = off_line(ends.source, ends.goal);
@@ -247,7 +454,10 @@ pub fn search(
     let node_mask = (1u64 << node_bits) - 1;
     let states = &mut scratch.nodes;
     let heap = &mut scratch.heap;
-    for &(node, cost) in ends.starts {
+    for &(id, cost) in ends.starts {
+        let Some(node) = space.index(id) else {
+            continue;
+        };
         let s = &mut states[node as usize];
         if s.stamp < open {
             s.h = h(node);
@@ -259,7 +469,7 @@ pub fn search(
         s.parent = FROM_SOURCE;
         heap.push(Reverse(key(
             cost.saturating_add(s.h),
-            line(graph.center(node)),
+            line(space.center(node)),
             node,
         )));
     }
@@ -280,7 +490,7 @@ pub fn search(
         }
         s.stamp = closed;
         scratch.expanded += 1;
-        if let Some(rest) = ends.finishes.get(node) {
+        if let Some(rest) = space.finish(node) {
             let total = g.saturating_add(rest);
             if best.is_none_or(|(b, _)| total < b) {
                 best = Some((total, node));
@@ -288,29 +498,20 @@ pub fn search(
         }
         // A node's tie-break is its parent's distance from the line: one node record read
         // per expansion rather than per relaxed edge.
-        let parent_line = line(graph.center(node));
-        // In a cluster the search has not opened, a border node's edges are its shortcuts
-        // and its edges out of the cluster.
-        let edges = match ends.clusters {
-            Some(q) if !q.is_open(graph.cluster_key(node)) => q
-                .hierarchy
-                .border_edges(node)
-                .unwrap_or_else(|| graph.edges(node)),
-            _ => graph.edges(node),
-        };
-        for &(next, w) in edges {
+        let parent_line = line(space.center(node));
+        space.edges(node, |next, w| {
             let t = &mut states[next as usize];
             let ng = g.saturating_add(w);
             if t.stamp < open {
                 t.h = h(next);
             } else if ng >= t.g || (!reopen && t.stamp == closed) {
-                continue;
+                return;
             }
             t.stamp = open;
             t.g = ng;
             t.parent = node;
             heap.push(Reverse(key(ng.saturating_add(t.h), parent_line, next)));
-        }
+        });
     }
     let (cost, last) = best?;
     let route = &mut scratch.route;
@@ -318,19 +519,14 @@ pub fn search(
     let mut at = last;
     loop {
         let s = &states[at as usize];
-        route.push((at, s.g));
+        route.push((space.id(at), s.g));
         if s.parent == FROM_SOURCE {
             break;
         }
         at = s.parent;
     }
     route.reverse();
-    if let Some(q) = ends.clusters {
-        q.hierarchy
-            .refine(graph, route, &|key| q.is_open(key), &mut scratch.local);
-    }
-    let nodes = route.iter().map(|&(id, _)| graph.node_id(id)).collect();
-    Some(Route { nodes, cost })
+    Some(cost)
 }
 
 /// The last search's route as `(search id, cost from the source)` per node, for callers

@@ -82,8 +82,7 @@ impl Hierarchy {
             out.extend_from_slice(&(pair[1] - pair[0]).to_le_bytes());
         }
         for (from, pair) in self.first.windows(2).enumerate() {
-            for &(t, _) in &self.edges[pair[0] as usize..pair[1] as usize] {
-                let target = self.border_of[t as usize];
+            for &(target, _) in &self.edges[pair[0] as usize..pair[1] as usize] {
                 out.extend_from_slice(&target.wrapping_sub(from as u32).to_le_bytes());
             }
         }
@@ -170,25 +169,18 @@ impl Hierarchy {
             let base = first[sources.start] as usize;
             for from in sources {
                 for i in first[from] as usize..first[from + 1] as usize {
-                    let target = word_at(targets, i).wrapping_add(from as u32) as usize;
-                    let Some(&t) = border.get(target) else {
+                    let target = word_at(targets, i).wrapping_add(from as u32);
+                    if target as usize >= b {
                         return Err(format!(
                             "a hierarchy edge leads to border node {target} of {b}"
                         ));
-                    };
-                    block[i - base] = (t, word_at(weights, i));
+                    }
+                    block[i - base] = (target, word_at(weights, i));
                 }
             }
             Ok(())
         })?;
-        let hierarchy = Self {
-            marks: super::LocalMarks::new(clusters.len()),
-            clusters,
-            border_of,
-            border,
-            first,
-            edges,
-        };
+        let hierarchy = Self::from_parts(graph, clusters, border, border_of, first, edges);
         let rest = &bytes[at..];
         let landmarks = if rest.is_empty() {
             None

@@ -177,13 +177,15 @@ fn refining_a_chain_of_shortcuts_walks_real_edges() {
         for hop in 0..12 {
             let key = graph.cluster_key(at);
             let inside = hop % 2 == 0;
-            let next = hierarchy.border_edges(at).unwrap().iter().find(|&&(t, w)| {
+            let b = hierarchy.border_index(at).unwrap();
+            let next = hierarchy.border_edges(b).iter().find(|&&(t, w)| {
+                let t = hierarchy.border_node(t);
                 (graph.cluster_key(t) == key) == inside
                     && w > 0
-                    && hierarchy.border_index(t).is_some()
                     && coarse.iter().all(|&(v, _)| v != t)
             });
             let Some(&(t, w)) = next else { break };
+            let t = hierarchy.border_node(t);
             coarse.push((t, coarse.last().unwrap().1 + w));
             at = t;
         }
