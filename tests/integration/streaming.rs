@@ -257,6 +257,93 @@ fn a_damaged_region_fails_when_first_used_and_the_rest_still_answers() {
     assert!(again > 3);
 }
 
+/// Opening reads each type's island ids per sector; the cells' ids in mixed sectors come on
+/// the type's first use, a reachability query included, and a damaged island-fields chunk
+/// is refused then, naming it, while the other types answer.
+#[test]
+fn a_types_island_fields_are_read_on_its_first_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = showcase_package(dir.path());
+    let whole = NavWorld::from_package(package::read(&path).unwrap());
+    let mut streamed = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    let spec = whole.nav().spec;
+    let layers = whole.nav().layers.len();
+    assert!(layers >= 3);
+    for (a, b) in whole.nav().layers.iter().zip(&streamed.nav().layers) {
+        assert!(
+            !a.islands.fields.is_empty(),
+            "the showcase has mixed sectors"
+        );
+        assert!(
+            b.islands.fields.is_empty(),
+            "opening reads no island fields"
+        );
+        assert_eq!(a.islands.sector_island, b.islands.sector_island);
+    }
+    // A query answers as the package read whole, before any request of the type.
+    let cells = pairs((spec.width, spec.height), 400, 9);
+    for &(a, b) in &cells {
+        assert_eq!(whole.island_at(1, a), streamed.island_at(1, a), "{a:?}");
+        assert_eq!(whole.is_reachable(1, a, b), streamed.is_reachable(1, a, b));
+    }
+    // A request moves the type's fields into its layer; the other types stay unread.
+    let (a, b) = cells
+        .iter()
+        .copied()
+        .find(|&(a, b)| whole.is_reachable(0, a, b))
+        .unwrap();
+    let id = streamed.request_path(0, &[a], b).unwrap();
+    streamed.release_path(id);
+    let (w, s) = (&whole.nav().layers, &streamed.nav().layers);
+    assert_eq!(w[0].islands, s[0].islands);
+    assert!(s[2].islands.fields.is_empty());
+
+    // The large type's island fields of region 0, damaged on disk.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&bytes[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    let chunk = manifest["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["layer"] == 2 && c["kind"] == "island_fields" && c["region"] == 0)
+        .unwrap();
+    bytes[chunk["offset"].as_u64().unwrap() as usize + 5] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let mut world = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    let far = cells
+        .iter()
+        .copied()
+        .find(|&(a, b)| whole.is_reachable(0, a, b) && a.0 >= 200 && b.0 >= 200)
+        .unwrap();
+    assert!(world.request_path(0, &[far.0], far.1).is_ok());
+    let (a, b) = cells
+        .iter()
+        .copied()
+        .find(|&(a, b)| whole.is_reachable(2, a, b))
+        .unwrap();
+    let _ = world.is_reachable(2, a, b);
+    let err = world.request_path(2, &[a], b).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PathError::Damaged {
+                layer: 2,
+                region: None,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("showcase.navpkg") && text.contains("island_fields chunk"),
+        "{text}"
+    );
+    assert!(world.request_path(0, &[far.0], far.1).is_ok());
+}
+
 #[test]
 fn a_version_1_package_opens_whole() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small.v1.navpkg");
@@ -267,21 +354,29 @@ fn a_version_1_package_opens_whole() {
 
 /// Requests from every region's centre to the map's centre on every movement type, so every
 /// region is loaded: errors are fine, panics are not.
-fn touch_every_region(world: &mut NavWorld) {
+/// Requests across every region of every type, tracing and sampling each path; returns how
+/// many requests a damaged chunk refused.
+fn touch_every_region(world: &mut NavWorld) -> usize {
+    let mut damaged = 0;
     let spec = world.nav().spec;
     let side = 16 * spec.sector_size;
     let centre = (spec.width / 2, spec.height / 2);
     for layer in 0..world.nav().layers.len() {
         for y in (side / 2..spec.height).step_by(side as usize) {
             for x in (side / 2..spec.width).step_by(side as usize) {
-                if let Ok(id) = world.request_path(layer, &[(x, y), centre], (5, 5)) {
-                    let _ = world.trace_path(id, (x, y));
-                    let _ = world.sample_flow(id, (x as f32, y as f32));
-                    world.release_path(id);
+                match world.request_path(layer, &[(x, y), centre], (5, 5)) {
+                    Ok(id) => {
+                        let _ = world.trace_path(id, (x, y));
+                        let _ = world.sample_flow(id, (x as f32, y as f32));
+                        world.release_path(id);
+                    }
+                    Err(PathError::Damaged { .. }) => damaged += 1,
+                    Err(_) => {}
                 }
             }
         }
     }
+    damaged
 }
 
 /// The streaming reader on the damaged packages of the bad-input corpus and on seeded
@@ -301,7 +396,7 @@ fn the_streaming_reader_never_panics_on_damaged_packages() {
         match NavWorld::open(&path, StreamOptions { cache_budget: 1 }) {
             Ok(mut world) => {
                 opened += 1;
-                touch_every_region(&mut world);
+                let _ = touch_every_region(&mut world);
             }
             Err(e) => assert!(e.to_string().contains(&name), "{name}: {e}"),
         }
@@ -349,8 +444,9 @@ fn the_streaming_reader_never_panics_on_damaged_packages() {
             .map(|r| zstd::encode_all(&r[..], 3).unwrap())
             .collect();
         std::fs::write(&path, crate::package::join(manifest.clone(), &stored)).unwrap();
+        // Damage shows at open (the island ids per sector) or on first use (the rest).
         match NavWorld::open(&path, StreamOptions { cache_budget: 1 }) {
-            Ok(mut world) => touch_every_region(&mut world),
+            Ok(mut world) => refused += usize::from(touch_every_region(&mut world) > 0),
             Err(_) => refused += 1,
         }
     }

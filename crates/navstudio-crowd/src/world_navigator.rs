@@ -324,16 +324,14 @@ impl Navigator for WorldNavigator {
             .iter()
             .filter_map(|&p| self.cell_of(p))
             .collect();
-        if let Some(l) = self.world.nav().layers.get(type_index) {
-            let islands: Vec<u32> = goals
-                .iter()
-                .map(|g| l.islands.island_at(g.0, g.1))
-                .collect();
-            cells.retain(|&(x, y)| {
-                let island = l.islands.island_at(x, y);
-                island != 0 && islands.contains(&island)
-            });
-        }
+        let islands: Vec<u32> = goals
+            .iter()
+            .map(|&g| self.world.island_at(type_index, g))
+            .collect();
+        cells.retain(|&c| {
+            let island = self.world.island_at(type_index, c);
+            island != 0 && islands.contains(&island)
+        });
         let mut seen = HashSet::new();
         cells.retain(|&c| seen.insert(c));
         let spec = self.world.nav().spec;

@@ -226,17 +226,24 @@ impl Islands {
     /// Island id of cell `(x, y)` (0 for walls and cells off the map); `O(log mixed sectors)`.
     #[must_use]
     pub fn island_at(&self, x: u32, y: u32) -> u32 {
+        self.island_at_in(&self.fields, x, y)
+    }
+
+    /// [`Self::island_at`] with the mixed sectors' fields `fields` (those of these ids, held
+    /// elsewhere) in place of [`Self::fields`].
+    #[must_use]
+    pub fn island_at_in(&self, fields: &[(u32, IslandField)], x: u32, y: u32) -> u32 {
         if !self.spec.contains(i64::from(x), i64::from(y)) {
             return 0;
         }
         let s = self.spec.sector_of(x, y);
         match self.sector_island.get(s as usize) {
             Some(&MIXED) => {
-                let Ok(i) = self.fields.binary_search_by_key(&s, |(sec, _)| *sec) else {
+                let Ok(i) = fields.binary_search_by_key(&s, |(sec, _)| *sec) else {
                     return 0;
                 };
                 let (x0, y0, w, _) = self.spec.sector_rect(s);
-                self.fields[i].1.get(((y - y0) * w + (x - x0)) as usize)
+                fields[i].1.get(((y - y0) * w + (x - x0)) as usize)
             }
             Some(&id) => id,
             None => 0,

@@ -503,6 +503,26 @@ pub(super) fn parse_island_fields(
     Ok(())
 }
 
+/// Checks that `fields` (ascending by sector) name exactly the mixed sectors of
+/// `sector_island`.
+pub(super) fn check_fields(
+    sector_island: &[u32],
+    fields: &[(u32, IslandField)],
+) -> Result<(), ReadFault> {
+    let mixed = sector_island.iter().filter(|&&id| id == MIXED).count();
+    if mixed != fields.len()
+        || fields.windows(2).any(|w| w[0].0 >= w[1].0)
+        || fields
+            .iter()
+            .any(|(s, _)| sector_island.get(*s as usize) != Some(&MIXED))
+    {
+        return Err(ReadFault::Invalid(
+            "island ids disagree with the island fields".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks that the sector ids and the fields agree: exactly the mixed sectors have fields.
 pub(super) fn check_islands(
     spec: GridSpec,
@@ -510,14 +530,8 @@ pub(super) fn check_islands(
     sector_island: Vec<u32>,
     fields: Vec<(u32, IslandField)>,
 ) -> Result<Islands, ReadFault> {
-    let mixed = sector_island.iter().filter(|&&id| id == MIXED).count();
-    if mixed != fields.len()
-        || fields.windows(2).any(|w| w[0].0 >= w[1].0)
-        || fields
-            .iter()
-            .any(|(s, _)| sector_island[*s as usize] != MIXED)
-        || sector_island.iter().any(|&id| id != MIXED && id > count)
-    {
+    check_fields(&sector_island, &fields)?;
+    if sector_island.iter().any(|&id| id != MIXED && id > count) {
         return Err(ReadFault::Invalid(
             "island ids disagree with the island fields".to_owned(),
         ));

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
-    Faults, FieldLayout, check_islands, decompress, decompress_prefix, node_islands,
+    Faults, FieldLayout, check_fields, decompress, decompress_prefix, node_islands,
     parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields, parse_sector_islands,
     parse_windows, sector_cells,
 };
@@ -30,14 +30,11 @@ use super::{
     StoredHierarchy, StoredLandmarks,
 };
 use crate::hierarchy::Hierarchy;
-use crate::islands::IslandField;
+use crate::islands::{IslandField, Islands, MIXED};
 use crate::landmarks::Landmarks;
 use crate::permutations::FlowPermutations;
 use crate::portals::{PortalGraph, group_nodes_by_sector, nodes_with_islands};
 use crate::{CostField, NavData, NavLayer, SectorCost};
-
-/// A chunk read at open: its kind, region (island fields), manifest index and stored bytes.
-type GlobalChunk = (ChunkKind, Option<u32>, usize, Vec<u8>);
 
 /// Tile index of a portal node whose region is not loaded.
 pub const NOT_LOADED: u32 = u32::MAX;
@@ -57,14 +54,18 @@ pub struct PackageStream {
     /// Per movement type, per region: where its flow tiles start in the layer's tile store
     /// once it has been loaded (a region loaded again reuses its slots).
     tile_base: Vec<Vec<Option<u32>>>,
+    /// Per movement type: the manifest indices of its island-field chunks (one per region
+    /// with mixed sectors), read on the type's first use ([`PackageStream::load_island_fields`]).
+    island_fields: Vec<Vec<usize>>,
 }
 
-/// What [`open`] gives: the island ids of every movement type (so any two cells'
-/// reachability is known), and the stream that reads the rest on demand.
+/// What [`open`] gives: the island ids per sector of every movement type, and the stream
+/// that reads the rest on demand.
 #[derive(Debug)]
 pub struct OpenedPackage {
-    /// Every movement type with its islands only: no windows, nodes or graph until
-    /// [`PackageStream::load_globals`], no cost or flow tiles until
+    /// Every movement type with its island ids per sector only: no island fields (the cells'
+    /// ids in mixed sectors) until [`PackageStream::load_island_fields`], no windows, nodes or
+    /// graph until [`PackageStream::load_globals`], no cost or flow tiles until
     /// [`PackageStream::load_region`].
     pub nav: NavData,
     /// The file.
@@ -131,7 +132,8 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     let chunks = check_index(&manifest, file_len, HEADER_LEN + manifest_len, regions, err)?;
     let layer_count = manifest.layers.len();
     let region_count = regions.count() as usize;
-    let mut islands: Vec<Vec<(ChunkKind, Option<u32>, usize)>> = vec![Vec::new(); layer_count];
+    let mut sector_islands: Vec<Option<usize>> = vec![None; layer_count];
+    let mut island_fields: Vec<Vec<usize>> = vec![Vec::new(); layer_count];
     let mut regional = vec![vec![[usize::MAX; 2]; region_count]; layer_count];
     let mut globals = vec![[None; 4]; layer_count];
     for c in &chunks {
@@ -142,7 +144,10 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
             (ChunkKind::Graph, _) => globals[c.layer][1] = Some(c.index),
             (ChunkKind::Landmarks, _) => globals[c.layer][2] = Some(c.index),
             (ChunkKind::Hierarchy, _) => globals[c.layer][3] = Some(c.index),
-            (kind, region) => islands[c.layer].push((kind, region, c.index)),
+            (ChunkKind::SectorIslands, _) => sector_islands[c.layer] = Some(c.index),
+            (ChunkKind::IslandFields, _) => island_fields[c.layer].push(c.index),
+            // check_index lets no regional chunk go without its region.
+            (ChunkKind::Cost | ChunkKind::Flows, None) => {}
         }
     }
     let stream = PackageStream {
@@ -153,20 +158,24 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
         regional,
         globals,
         tile_base: vec![vec![None; region_count]; layer_count],
+        island_fields,
     };
     // Reads one after the other (one file position), decoding on all cores.
-    let stored: Vec<Vec<GlobalChunk>> = islands
+    let stored: Vec<(usize, Vec<u8>)> = sector_islands
         .iter()
-        .map(|list| {
-            list.iter()
-                .map(|&(kind, region, index)| Ok((kind, region, index, stream.stored(index)?)))
-                .collect::<Result<_, PackageError>>()
+        .enumerate()
+        .map(|(layer, index)| {
+            let name = &stream.manifest.layers[layer].name;
+            let index = index.ok_or_else(|| {
+                err.invalid(format!("movement type {name}: no sector islands chunk"))
+            })?;
+            Ok((index, stream.stored(index)?))
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, PackageError>>()?;
     let layers: Vec<NavLayer> = stored
         .into_par_iter()
         .enumerate()
-        .map(|(layer, chunks)| stream.decode_islands(layer, chunks))
+        .map(|(layer, (index, stored))| stream.decode_islands(layer, index, &stored))
         .collect::<Result<_, _>>()?;
     Ok(OpenedPackage {
         nav: NavData {
@@ -270,71 +279,36 @@ impl PackageStream {
         }
     }
 
-    /// One movement type with its islands only (its sector islands and every region's
-    /// island fields).
+    /// One movement type with its island ids per sector only, from its sector islands chunk
+    /// (`index`, stored bytes `stored`).
     fn decode_islands(
         &self,
         layer: usize,
-        chunks: Vec<GlobalChunk>,
+        index: usize,
+        stored: &[u8],
     ) -> Result<NavLayer, PackageError> {
         let spec = self.regions.spec;
         let name = self.manifest.layers[layer].name.clone();
-        let err = self.faults();
-        let fault = |index: usize, f: ReadFault| match f {
+        let fault = |f: ReadFault| match f {
             ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
-                err.invalid(format!("{}: {w}", self.what(index)))
+                self.faults().invalid(format!("{}: {w}", self.what(index)))
             }
         };
-        // The sector islands first: the island fields need the island count.
-        let mut islands = None;
-        let mut last_index = 0;
-        for (kind, _, index, stored) in &chunks {
-            last_index = last_index.max(*index);
-            if *kind == ChunkKind::SectorIslands {
-                let raw = self.decompressed(*index, stored)?;
-                let mut r = ByteReader::new(&raw);
-                islands = Some(parse_sector_islands(&mut r, spec).map_err(|f| fault(*index, f))?);
-                r.finish("sector islands chunk")
-                    .map_err(|f| fault(*index, f))?;
-            }
+        let raw = self.decompressed(index, stored)?;
+        let mut r = ByteReader::new(&raw);
+        let (count, sector_island) = parse_sector_islands(&mut r, spec).map_err(fault)?;
+        r.finish("sector islands chunk").map_err(fault)?;
+        if sector_island.iter().any(|&id| id != MIXED && id > count) {
+            return Err(fault(ReadFault::Invalid(
+                "a sector names an island beyond the island count".to_owned(),
+            )));
         }
-        // Then every region's fields, on all cores (a third of opening an 8192² package).
-        let count = islands.as_ref().map_or(0, |(count, _)| *count);
-        let per_region: Vec<Vec<(u32, IslandField)>> = chunks
-            .par_iter()
-            .filter(|(kind, ..)| *kind == ChunkKind::IslandFields && islands.is_some())
-            .map(|(_, region, index, stored)| {
-                let raw = self.decompressed(*index, stored)?;
-                let mut r = ByteReader::new(&raw);
-                let n = r.count(4, "island fields").map_err(|f| fault(*index, f))?;
-                let mut fields = Vec::with_capacity(n);
-                parse_island_fields(&mut r, spec, count, n, FieldLayout::Packed, &mut fields)
-                    .map_err(|f| fault(*index, f))?;
-                if fields
-                    .iter()
-                    .any(|(s, _)| Some(self.regions.region_of_sector(*s)) != *region)
-                {
-                    return Err(fault(
-                        *index,
-                        ReadFault::Invalid("it holds a sector of another region".to_owned()),
-                    ));
-                }
-                r.finish("island fields chunk")
-                    .map_err(|f| fault(*index, f))?;
-                Ok(fields)
-            })
-            .collect::<Result<_, PackageError>>()?;
-        let fields =
-            by_sector(spec.sector_count(), per_region.into_iter().flatten()).ok_or_else(|| {
-                fault(
-                    last_index,
-                    ReadFault::Invalid("two island fields name one sector".to_owned()),
-                )
-            })?;
-        let (count, sector_island) = islands
-            .ok_or_else(|| err.invalid(format!("movement type {name}: no sector islands chunk")))?;
-        let islands =
-            check_islands(spec, count, sector_island, fields).map_err(|f| fault(last_index, f))?;
+        let islands = Islands {
+            spec,
+            count,
+            sector_island,
+            fields: Vec::new(),
+        };
         Ok(NavLayer {
             name,
             cost: CostField {
@@ -347,6 +321,74 @@ impl PackageStream {
             islands,
             flows: FlowPermutations::default(),
         })
+    }
+
+    /// The island fields of movement type `layer` (every region's), for `islands`, that
+    /// type's island ids per sector as [`open`] read them: what [`Islands::fields`] holds.
+    ///
+    /// # Errors
+    /// A [`PackageError`] naming the file, the chunk and what is wrong.
+    pub fn load_island_fields(
+        &self,
+        layer: usize,
+        islands: &Islands,
+    ) -> Result<Vec<(u32, IslandField)>, PackageError> {
+        let spec = self.regions.spec;
+        let fault = |index: usize, f: ReadFault| match f {
+            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
+                self.faults().invalid(format!("{}: {w}", self.what(index)))
+            }
+        };
+        let Some(chunks) = self.island_fields.get(layer) else {
+            return Ok(Vec::new());
+        };
+        // Reads one after the other (one file position), decoding on all cores.
+        let stored: Vec<(usize, Vec<u8>)> = chunks
+            .iter()
+            .map(|&index| Ok((index, self.stored(index)?)))
+            .collect::<Result<_, PackageError>>()?;
+        let per_region: Vec<Vec<(u32, IslandField)>> = stored
+            .par_iter()
+            .map(|(index, stored)| {
+                let index = *index;
+                let region = self.manifest.chunks[index].region;
+                let raw = self.decompressed(index, stored)?;
+                let mut r = ByteReader::new(&raw);
+                let n = r.count(4, "island fields").map_err(|f| fault(index, f))?;
+                let mut fields = Vec::with_capacity(n);
+                parse_island_fields(
+                    &mut r,
+                    spec,
+                    islands.count,
+                    n,
+                    FieldLayout::Packed,
+                    &mut fields,
+                )
+                .map_err(|f| fault(index, f))?;
+                if fields
+                    .iter()
+                    .any(|(s, _)| Some(self.regions.region_of_sector(*s)) != region)
+                {
+                    return Err(fault(
+                        index,
+                        ReadFault::Invalid("it holds a sector of another region".to_owned()),
+                    ));
+                }
+                r.finish("island fields chunk")
+                    .map_err(|f| fault(index, f))?;
+                Ok(fields)
+            })
+            .collect::<Result<_, PackageError>>()?;
+        let last = chunks.last().copied().unwrap_or(0);
+        let fields =
+            by_sector(spec.sector_count(), per_region.into_iter().flatten()).ok_or_else(|| {
+                fault(
+                    last,
+                    ReadFault::Invalid("two island fields name one sector".to_owned()),
+                )
+            })?;
+        check_fields(&islands.sector_island, &fields).map_err(|f| fault(last, f))?;
+        Ok(fields)
     }
 
     /// Reads movement type `layer`'s windows and portal graph into `l` (which [`open`] made

@@ -436,7 +436,8 @@ impl NavWorld {
     /// as clear, their nodes' tiles as not loaded), and a movement type's portal windows and
     /// edges only in its nodes and search layout once it has been searched (its `windows`
     /// and `graph.offsets`, `targets` and `weights` stay empty until a run-time cost change
-    /// reads the type whole).
+    /// reads the type whole). A type's island fields are empty until its first request
+    /// (ask [`Self::island_at`], which reads them when needed).
     #[must_use]
     pub fn nav(&self) -> &NavData {
         &self.nav
@@ -463,11 +464,22 @@ impl NavWorld {
     /// Whether `b` can be reached from `a` by movement type `layer`: equal non-zero island ids.
     #[must_use]
     pub fn is_reachable(&self, layer: usize, a: (u32, u32), b: (u32, u32)) -> bool {
+        let ia = self.island_at(layer, a);
+        ia != 0 && ia == self.island_at(layer, b)
+    }
+
+    /// Island id of `cell` for movement type `layer` (0 for walls, cells off the map and
+    /// unknown types). A streamed world reads the type's island fields on the first call
+    /// that needs them.
+    #[must_use]
+    pub fn island_at(&self, layer: usize, (x, y): (u32, u32)) -> u32 {
         let Some(l) = self.nav.layers.get(layer) else {
-            return false;
+            return 0;
         };
-        let ia = l.islands.island_at(a.0, a.1);
-        ia != 0 && ia == l.islands.island_at(b.0, b.1)
+        match self.pending_fields(layer) {
+            Some(fields) => l.islands.island_at_in(fields, x, y),
+            None => l.islands.island_at(x, y),
+        }
     }
 
     /// A planned path.

@@ -65,13 +65,7 @@ impl NavWorld {
         let Some(p) = self.paths.get(&id) else {
             return false;
         };
-        let Some(l) = self.nav.layers.get(p.layer) else {
-            return false;
-        };
-        if cell.0 >= l.cost.spec.width || cell.1 >= l.cost.spec.height {
-            return false;
-        }
-        let island = l.islands.island_at(cell.0, cell.1);
+        let island = self.island_at(p.layer, cell);
         island != 0 && p.goal_islands.binary_search(&island).is_ok()
     }
 
@@ -81,6 +75,7 @@ impl NavWorld {
         sources: &[(u32, u32)],
         goals: &[(u32, u32)],
     ) -> Result<PathState, PathError> {
+        self.ensure_islands(layer)?;
         let l = self
             .nav
             .layers

@@ -2,8 +2,10 @@
 //! regions (16 × 16 sectors) are decoded on first use and dropped, least recently used
 //! first, when the decoded regions exceed the cache budget and no live path needs them.
 //!
-//! A movement type's windows and portal graph are read on its first request; until then
-//! only its island ids are held (reachability needs no more).
+//! A movement type's island ids per sector are read at open. Its island fields (the cells'
+//! ids in sectors that hold walls or several islands) are read on its first use, which may
+//! be a reachability query (`&self`, through a `OnceLock`); its windows and portal graph on
+//! its first request.
 //!
 //! Residency is kept by the `&mut` calls: a request loads the regions of its sources, of
 //! the sectors around its goals (their goal fields) and of every sector its routes cross,
@@ -13,8 +15,10 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use super::{NavWorld, PathError, PathState};
+use crate::islands::IslandField;
 use crate::package::stream::{self, PackageStream};
 use crate::package::{self, PackageError};
 use crate::portals::PortalWindow;
@@ -24,6 +28,9 @@ use crate::portals::PortalWindow;
 /// with one type reads each region once. Below it, requests across the map re-read regions
 /// (at 8192² with 64 MiB: 25 reads per request, a 25 ms median).
 pub const DEFAULT_CACHE_BUDGET: usize = 256 << 20;
+
+/// A movement type's island fields, by sector (see [`crate::islands::Islands::fields`]).
+type IslandFields = Vec<(u32, IslandField)>;
 
 /// How [`NavWorld::open`] streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +76,11 @@ pub(super) struct Streamed {
     package: PackageStream,
     /// Per movement type: whether its windows and graph are read.
     graph_loaded: Vec<bool>,
+    /// Per movement type: its island fields once read by a `&self` call, until
+    /// [`NavWorld::ensure_islands`] moves them into the layer.
+    pending_fields: Vec<OnceLock<Result<IslandFields, PathError>>>,
+    /// Per movement type: whether the layer holds its island fields.
+    fields_loaded: Vec<bool>,
     slots: Vec<Vec<RegionSlot>>,
     budget: usize,
     clock: u64,
@@ -98,6 +110,8 @@ impl NavWorld {
         world.streamed = Some(Streamed {
             package: opened.stream,
             graph_loaded: vec![false; layers],
+            pending_fields: (0..layers).map(|_| OnceLock::new()).collect(),
+            fields_loaded: vec![false; layers],
             slots: vec![vec![RegionSlot::default(); regions]; layers],
             budget: options.cache_budget,
             clock: 0,
@@ -119,9 +133,51 @@ impl NavWorld {
         self.streamed.as_ref().map(|s| s.stats)
     }
 
+    /// The island fields of `layer` when the layer does not hold them yet (a streamed world
+    /// before the type's first `&mut` use), read now if need be; `None` when the layer holds
+    /// its own. A damaged chunk reads as no fields, so mixed sectors read as walls until a
+    /// `&mut` call reports the damage.
+    pub(super) fn pending_fields(&self, layer: usize) -> Option<&[(u32, IslandField)]> {
+        let s = self.streamed.as_ref()?;
+        if s.fields_loaded.get(layer).copied().unwrap_or(true) {
+            return None;
+        }
+        let l = self.nav.layers.get(layer)?;
+        let read = s.pending_fields[layer].get_or_init(|| {
+            s.package
+                .load_island_fields(layer, &l.islands)
+                .map_err(|e| damaged(layer, &e))
+        });
+        Some(read.as_deref().unwrap_or(&[]))
+    }
+
+    /// Puts `layer`'s island fields in the layer if they are not yet (no-op for a world held
+    /// whole).
+    pub(super) fn ensure_islands(&mut self, layer: usize) -> Result<(), PathError> {
+        let Some(s) = self.streamed.as_mut() else {
+            return Ok(());
+        };
+        if s.fields_loaded.get(layer).copied().unwrap_or(true) {
+            return Ok(());
+        }
+        let l = &mut self.nav.layers[layer];
+        let read = match s.pending_fields[layer].take() {
+            Some(read) => read,
+            None => s
+                .package
+                .load_island_fields(layer, &l.islands)
+                .map_err(|e| damaged(layer, &e)),
+        };
+        l.islands.fields = read?;
+        s.fields_loaded[layer] = true;
+        Ok(())
+    }
+
     /// Reads `layer`'s windows and portal graph if they are not yet (no-op for a world held
     /// whole).
     pub(super) fn ensure_graph(&mut self, layer: usize) -> Result<(), PathError> {
+        // The nodes' island ids come from the fields.
+        self.ensure_islands(layer)?;
         let Some(s) = self.streamed.as_mut() else {
             return Ok(());
         };
@@ -382,4 +438,13 @@ pub(super) fn path_sectors(p: &PathState, world: &NavWorld) -> Vec<u32> {
     out.extend(p.sources.iter().map(|&(x, y)| spec.sector_of(x, y)));
     out.extend(world.sectors_around(&p.goals));
     out
+}
+
+/// A damaged global chunk of `layer` as a path error.
+fn damaged(layer: usize, e: &PackageError) -> PathError {
+    PathError::Damaged {
+        layer,
+        region: None,
+        why: e.to_string(),
+    }
 }
