@@ -20,7 +20,8 @@ pub struct SearchScratch {
     /// Even; a node record is seen in this search when its stamp is `generation` (open) or
     /// `generation + 1` (expanded).
     generation: u32,
-    /// One 16-byte record per search id, so a relaxation touches one cache line.
+    /// One 16-byte record per node of the search (by the index of its `Space`), so a
+    /// relaxation touches one cache line.
     nodes: Vec<NodeState>,
     /// Keys `f >> bucket_shift | off_line | node` packed into one integer (see [`search`]):
     /// one compare per sift step, and 8-byte entries keep the heap small.
