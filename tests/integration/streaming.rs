@@ -282,6 +282,19 @@ fn a_types_island_fields_are_read_on_its_first_use() {
     }
     // A query answers as the package read whole, before any request of the type.
     let cells = pairs((spec.width, spec.height), 400, 9);
+    // Threads asking at once: each type's fields are read once, each read at its own offset.
+    let fresh = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (fresh, whole, cells) = (&fresh, &whole, &cells);
+            scope.spawn(move || {
+                for (i, &(a, _)) in cells.iter().enumerate() {
+                    let layer = (i + t) % layers;
+                    assert_eq!(whole.island_at(layer, a), fresh.island_at(layer, a));
+                }
+            });
+        }
+    });
     for &(a, b) in &cells {
         assert_eq!(whole.island_at(1, a), streamed.island_at(1, a), "{a:?}");
         assert_eq!(whole.is_reachable(1, a, b), streamed.is_reachable(1, a, b));

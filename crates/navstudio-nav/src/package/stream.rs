@@ -13,7 +13,7 @@
 //! the other regions stay usable.
 
 use std::fs::File;
-use std::io::{Read as _, Seek as _, SeekFrom};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -209,8 +209,38 @@ fn by_sector(
         .collect()
 }
 
-/// Positioned read of exactly `buf.len()` bytes (one file position: `&File` seeks).
+/// Positioned read of exactly `buf.len()` bytes that shares no file position, since reads
+/// may come from several threads at once: a world's `&self` queries read a type's island
+/// fields on first use.
+#[cfg(unix)]
 fn read_at(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset)
+}
+
+/// Positioned read of exactly `buf.len()` bytes (Windows moves the file position, but each
+/// read names its own offset).
+#[cfg(windows)]
+fn read_at(file: &File, mut offset: u64, mut buf: &mut [u8]) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Positioned read of exactly `buf.len()` bytes, through the one file position elsewhere.
+#[cfg(not(any(unix, windows)))]
+fn read_at(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    use std::io::{Seek as _, SeekFrom};
     let mut f = file;
     f.seek(SeekFrom::Start(offset))?;
     f.read_exact(buf)
