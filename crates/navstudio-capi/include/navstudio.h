@@ -605,7 +605,8 @@ NavstudioStatus navstudio_movement_type_name(const NavstudioWorld *world,
                                              size_t *out_len);
 
 // Whether `to` can be reached from `from` by movement type `movement_type` (equal island
-// ids; constant time, no search). Both cells must lie on the map.
+// ids; constant time, no search). Both cells must lie on the map. A world opened on a
+// version 2 package reads the type's island fields from the file on its first use.
 //
 // Threading: read-only (see [`navstudio_world_info`]).
 //

@@ -424,7 +424,8 @@ pub unsafe extern "C" fn navstudio_movement_type_name(
 }
 
 /// Whether `to` can be reached from `from` by movement type `movement_type` (equal island
-/// ids; constant time, no search). Both cells must lie on the map.
+/// ids; constant time, no search). Both cells must lie on the map. A world opened on a
+/// version 2 package reads the type's island fields from the file on its first use.
 ///
 /// Threading: read-only (see [`navstudio_world_info`]).
 ///
