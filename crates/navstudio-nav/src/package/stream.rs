@@ -296,6 +296,15 @@ impl PackageStream {
             .map_err(|w| self.faults().invalid(format!("{}: {w}", self.what(index))))
     }
 
+    /// What is wrong with chunk `index`'s contents, naming the file and the chunk.
+    fn chunk_fault(&self, index: usize, f: ReadFault) -> PackageError {
+        match f {
+            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
+                self.faults().invalid(format!("{}: {w}", self.what(index)))
+            }
+        }
+    }
+
     fn what(&self, index: usize) -> String {
         let info = &self.manifest.chunks[index];
         let layer = self
@@ -319,11 +328,7 @@ impl PackageStream {
     ) -> Result<NavLayer, PackageError> {
         let spec = self.regions.spec;
         let name = self.manifest.layers[layer].name.clone();
-        let fault = |f: ReadFault| match f {
-            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
-                self.faults().invalid(format!("{}: {w}", self.what(index)))
-            }
-        };
+        let fault = |f: ReadFault| self.chunk_fault(index, f);
         let raw = self.decompressed(index, stored)?;
         let mut r = ByteReader::new(&raw);
         let (count, sector_island) = parse_sector_islands(&mut r, spec).map_err(fault)?;
@@ -364,11 +369,7 @@ impl PackageStream {
         islands: &Islands,
     ) -> Result<Vec<(u32, IslandField)>, PackageError> {
         let spec = self.regions.spec;
-        let fault = |index: usize, f: ReadFault| match f {
-            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
-                self.faults().invalid(format!("{}: {w}", self.what(index)))
-            }
-        };
+        let fault = |index: usize, f: ReadFault| self.chunk_fault(index, f);
         let Some(chunks) = self.island_fields.get(layer) else {
             return Ok(Vec::new());
         };
@@ -433,11 +434,7 @@ impl PackageStream {
     ) -> Result<(Option<StoredLandmarks>, Option<StoredHierarchy>), PackageError> {
         let spec = self.regions.spec;
         let err = self.faults();
-        let fault = |index: usize, f: ReadFault| match f {
-            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
-                err.invalid(format!("{}: {w}", self.what(index)))
-            }
-        };
+        let fault = |index: usize, f: ReadFault| self.chunk_fault(index, f);
         let [
             Some(windows_index),
             Some(graph_index),
@@ -554,11 +551,7 @@ impl PackageStream {
     ) -> Result<usize, PackageError> {
         let spec = self.regions.spec;
         let [cost_index, flows_index] = self.regional[layer][region as usize];
-        let fault = |index: usize, f: ReadFault| match f {
-            ReadFault::Truncated(w) | ReadFault::Invalid(w) => {
-                self.faults().invalid(format!("{}: {w}", self.what(index)))
-            }
-        };
+        let fault = |index: usize, f: ReadFault| self.chunk_fault(index, f);
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
         let raw = self.raw(cost_index)?;
         let mut r = ByteReader::new(&raw);

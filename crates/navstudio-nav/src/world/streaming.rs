@@ -146,7 +146,7 @@ impl NavWorld {
         let read = s.pending_fields[layer].get_or_init(|| {
             s.package
                 .load_island_fields(layer, &l.islands)
-                .map_err(|e| damaged(layer, &e))
+                .map_err(|e| damaged(layer, None, &e))
         });
         Some(read.as_deref().unwrap_or(&[]))
     }
@@ -166,7 +166,7 @@ impl NavWorld {
             None => s
                 .package
                 .load_island_fields(layer, &l.islands)
-                .map_err(|e| damaged(layer, &e)),
+                .map_err(|e| damaged(layer, None, &e)),
         };
         l.islands.fields = read?;
         s.fields_loaded[layer] = true;
@@ -185,14 +185,10 @@ impl NavWorld {
             return Ok(());
         }
         let l = &mut self.nav.layers[layer];
-        let (landmarks, hierarchy) =
-            s.package
-                .load_globals(layer, l)
-                .map_err(|e| PathError::Damaged {
-                    layer,
-                    region: None,
-                    why: e.to_string(),
-                })?;
+        let (landmarks, hierarchy) = s
+            .package
+            .load_globals(layer, l)
+            .map_err(|e| damaged(layer, None, &e))?;
         s.graph_loaded[layer] = true;
         if self.stored_landmarks.len() <= layer {
             self.stored_landmarks.resize_with(layer + 1, || None);
@@ -233,14 +229,10 @@ impl NavWorld {
             if slot.resident {
                 continue;
             }
-            let bytes =
-                s.package
-                    .load_region(layer, region, l)
-                    .map_err(|e| PathError::Damaged {
-                        layer,
-                        region: Some(region),
-                        why: e.to_string(),
-                    })?;
+            let bytes = s
+                .package
+                .load_region(layer, region, l)
+                .map_err(|e| damaged(layer, Some(region), &e))?;
             let slot = &mut s.slots[layer][region as usize];
             slot.resident = true;
             slot.bytes = bytes;
@@ -440,11 +432,11 @@ pub(super) fn path_sectors(p: &PathState, world: &NavWorld) -> Vec<u32> {
     out
 }
 
-/// A damaged global chunk of `layer` as a path error.
-fn damaged(layer: usize, e: &PackageError) -> PathError {
+/// A damaged chunk of `layer` (of `region`, for a regional one) as a path error.
+fn damaged(layer: usize, region: Option<u32>, e: &PackageError) -> PathError {
     PathError::Damaged {
         layer,
-        region: None,
+        region,
         why: e.to_string(),
     }
 }
