@@ -209,7 +209,7 @@ pub fn bake_grid(map_path: &Path, movement_type: Option<&str>) -> Result<NavData
         &BakeOptions::default(),
         &mut BakeContext::default(),
     )?;
-    Ok(baked.nav)
+    Ok(std::sync::Arc::unwrap_or_clone(baked.nav))
 }
 
 /// [`run`] with every `NavWorld` setting the benchmark varies.

@@ -155,7 +155,7 @@ impl CrowdPreview {
             && let Some((nav, buffers)) = self.latest.take()
         {
             self.nav = Some(WorldNavigator::new(
-                NavWorld::from_nav(NavData::clone(&nav)),
+                NavWorld::from_nav(Arc::clone(&nav)),
                 buffers,
             ));
         }
@@ -197,7 +197,7 @@ impl CrowdPreview {
             return;
         }
         self.latest = None;
-        let mut navigator = WorldNavigator::new(NavWorld::from_nav(NavData::clone(nav)), buffers);
+        let mut navigator = WorldNavigator::new(NavWorld::from_nav(Arc::clone(nav)), buffers);
         for (agents, goal) in &self.orders {
             let _ = self.sim.order_move(&mut navigator, agents, *goal);
         }

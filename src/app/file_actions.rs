@@ -98,7 +98,6 @@ impl App {
     }
 
     pub(super) fn open_loaded(&mut self, loaded: LoadedMap) {
-        self.shared_heightmap = None;
         self.shared_document.reset();
         self.movement_panel = MovementPanel::default();
         self.map_panel = MapSettingsPanel::default();

@@ -158,7 +158,7 @@ fn run_goal_thread(jobs: &Receiver<GoalJob>, done: &Sender<GoalDone>) {
         let mut world = match job.world.take() {
             Some((world, v)) if v == version => world,
             _ => {
-                let mut world = NavWorld::from_nav(NavData::clone(&job.nav));
+                let mut world = NavWorld::from_nav(Arc::clone(&job.nav));
                 world.set_landmarks(false);
                 world
             }

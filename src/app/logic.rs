@@ -143,10 +143,7 @@ impl App {
         let Some(map) = self.state.map.as_ref() else {
             return;
         };
-        let heightmap = Arc::clone(
-            self.shared_heightmap
-                .get_or_insert_with(|| Arc::new(map.heightmap.clone())),
-        );
+        let heightmap = Arc::clone(&map.heightmap);
         let first = self.state.baked.is_none();
         let width = map.heightmap.width;
         // Paint cells only change by strokes and their undo/redo, which all mark their

@@ -41,7 +41,6 @@ pub mod widgets;
 pub mod worker;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use self::overlays::OverlayTextures;
@@ -134,9 +133,6 @@ pub struct App {
     pub goal_preview: goal::GoalPreview,
     /// The crowd preview (spawn, command, play).
     pub crowd: crowd_preview::CrowdPreview,
-    /// The open map's heights, shared with every bake request (they are never edited, and
-    /// copying 16 MB per brush frame on a 2048² map cost milliseconds).
-    shared_heightmap: Option<Arc<crate::map::Heightmap>>,
     /// The document copy shared with bake requests, updated in place by the dirty rect.
     shared_document: model::shared_doc::SharedDocument,
     /// Frame times (View > Performance).
@@ -199,7 +195,6 @@ impl App {
             crowd: crowd_preview::CrowdPreview::default(),
             scenario_panel: panels::scenarios::ScenarioPanel::default(),
             perf: perf::FrameStats::default(),
-            shared_heightmap: None,
             shared_document: model::shared_doc::SharedDocument::default(),
             autosave: autosave::Autosave::default(),
             recent: recent::RecentFiles::default(),

@@ -109,14 +109,11 @@ impl App {
             // As in `request_bakes`: every paint cell changed since the last shared copy
             // lies in `pending_dirty` (none: nothing changed).
             let changed = Some(self.state.pending_dirty.unwrap_or(CellRect::full(0, 0)));
-            let (shared_document, shared_heightmap) =
-                (&mut self.shared_document, &mut self.shared_heightmap);
+            let shared_document = &mut self.shared_document;
             self.autosave.maybe_start(
                 target,
                 || {
-                    let heightmap = Arc::clone(
-                        shared_heightmap.get_or_insert_with(|| Arc::new(map.heightmap.clone())),
-                    );
+                    let heightmap = Arc::clone(&map.heightmap);
                     let document =
                         shared_document.sync(&map.document, changed, map.heightmap.width);
                     (document, heightmap)

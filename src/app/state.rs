@@ -184,7 +184,7 @@ impl EditorState {
         } = loaded;
         self.map = Some(OpenMap {
             document,
-            heightmap,
+            heightmap: Arc::new(heightmap),
             path,
         });
         self.baked = None;

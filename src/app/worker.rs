@@ -313,7 +313,7 @@ fn run(
                         backend::grown_by_reach(&document, rect, heightmap.width, heightmap.height);
                     let mut patch = patch_of(previous, changed, heightmap.width, start.elapsed());
                     if with_nav {
-                        patch.nav = previous.baked.as_ref().map(|b| Arc::new(b.nav.clone()));
+                        patch.nav = previous.baked.as_ref().map(|b| Arc::clone(&b.nav));
                         patch.islands = islands_layer.and_then(|layer| {
                             let nav = patch.nav.as_ref()?;
                             Some((layer, islands_image(nav, layer)))

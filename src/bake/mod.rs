@@ -36,6 +36,8 @@ pub mod wall_buffer;
 pub use context::{BakeContext, StageTiming};
 pub use cost_layers::{CellRect, CostInputError, CostInputs, CostLayers};
 
+use std::sync::Arc;
+
 use crate::map::{Heightmap, MapDocument, MapError, MovementType, PaintTarget, StampLibrary};
 use crate::nav::{CostField, GridSpec, NavData, NavLayer};
 use paint::PlacedFootprint;
@@ -93,8 +95,9 @@ pub enum BakeError {
 /// the navigation data the run time uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Baked {
-    /// Stage 1's slope per cell (empty with [`BakeOptions::nav_only`]). `[Units: degrees]`
-    pub slope_deg: Vec<f32>,
+    /// Stage 1's slope per cell (empty with [`BakeOptions::nav_only`]), shared like `nav`.
+    /// `[Units: degrees]`
+    pub slope_deg: Arc<Vec<f32>>,
     /// Placed stamp footprints, in placement order.
     pub footprints: Vec<PlacedFootprint>,
     /// Index into the document's movement types of each baked layer.
@@ -103,7 +106,9 @@ pub struct Baked {
     /// [`BakeOptions::nav_only`]).
     pub cost_layers: Vec<CostLayers>,
     /// Sectors, portals, graph, islands and flow permutations, one layer per baked type.
-    pub nav: NavData,
+    /// Shared with readers (the editor's overlays and previews) without a copy;
+    /// [`rebake_rect`] copies it only if it changes while another holds it.
+    pub nav: Arc<NavData>,
 }
 
 /// What a package records beside the nav data of a bake of `doc`: the map name, each baked
@@ -194,15 +199,15 @@ pub fn bake(
         layers.push(layer);
     }
     Ok(Baked {
-        slope_deg,
+        slope_deg: Arc::new(slope_deg),
         footprints,
         type_indices,
         cost_layers,
-        nav: NavData {
+        nav: Arc::new(NavData {
             spec,
             cell_size_m: doc.cell_size_m,
             layers,
-        },
+        }),
     })
 }
 
@@ -239,9 +244,17 @@ pub fn rebake_rect(
             dirty,
         );
         let rw = dirty.width() as usize;
-        for (row, src) in rect_slope.chunks_exact(rw).enumerate() {
-            let start = (dirty.y0 as usize + row) * width as usize + dirty.x0 as usize;
-            baked.slope_deg[start..start + rw].copy_from_slice(src);
+        let row_start = |row: usize| (dirty.y0 as usize + row) * width as usize + dirty.x0 as usize;
+        // Paint and stamps leave heights alone: the slope is then written (and, if shared,
+        // copied) only when it changed.
+        let same = rect_slope.chunks_exact(rw).enumerate().all(|(row, src)| {
+            baked.slope_deg.get(row_start(row)..row_start(row) + rw) == Some(src)
+        });
+        if !same {
+            let slope = Arc::make_mut(&mut baked.slope_deg);
+            for (row, src) in rect_slope.chunks_exact(rw).enumerate() {
+                slope[row_start(row)..row_start(row) + rw].copy_from_slice(src);
+            }
         }
     });
     for (slot, &t) in baked.type_indices.iter().enumerate() {
@@ -253,9 +266,9 @@ pub fn rebake_rect(
         })?;
         let reach = cost_layers::reach_cells(ty, doc.cell_size_m);
         let affected = dirty.expand(reach).clip(width, height);
-        let layer = &mut baked.nav.layers[slot];
-        let changed = changed_sectors(layer, &costs.final_cost, affected);
+        let changed = changed_sectors(&baked.nav.layers[slot], &costs.final_cost, affected);
         if !changed.is_empty() {
+            let layer = &mut Arc::make_mut(&mut baked.nav).layers[slot];
             ctx.stage(
                 &format!("{}: rebuild {} sectors", ty.name, changed.len()),
                 |_| {

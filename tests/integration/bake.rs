@@ -174,7 +174,7 @@ fn incremental_rebake_equals_full_bake() {
             );
         }
         let mut canon = baked.clone();
-        for l in &mut canon.nav.layers {
+        for l in &mut std::sync::Arc::make_mut(&mut canon.nav).layers {
             l.flows = canonical_flows(&l.cost, &l.nodes, &l.flows);
         }
         assert!(canon == full);

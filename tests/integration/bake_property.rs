@@ -284,7 +284,7 @@ proptest! {
         let bytes = package::to_bytes(&baked.nav, &meta);
 
         let pkg = package::from_bytes(&bytes).unwrap();
-        prop_assert!(pkg.nav == baked.nav, "read-back NavData differs from the bake");
+        prop_assert!(pkg.nav == *baked.nav, "read-back NavData differs from the bake");
         // The manifest as read is the one built from the data, plus the chunk index.
         let mut without_index = pkg.manifest.clone();
         without_index.chunks.clear();

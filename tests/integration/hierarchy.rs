@@ -138,7 +138,8 @@ fn rooms_with_doors(size: u32, seed: u64) -> NavData {
 /// The benchmark terrain (hills, lakes, cliffs) at 512², land type only: 52 × 52 sectors,
 /// so clusters of 8 × 8 with partial ones along two edges.
 fn terrain() -> NavData {
-    common::bake_generated(MapKind::Benchmark, 512, 512, 3, Some(vec!["land".into()])).nav
+    let baked = common::bake_generated(MapKind::Benchmark, 512, 512, 3, Some(vec!["land".into()]));
+    std::sync::Arc::unwrap_or_clone(baked.nav)
 }
 
 #[test]

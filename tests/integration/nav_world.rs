@@ -352,3 +352,42 @@ fn the_goal_field_gives_way_to_a_cheaper_route_outside_its_window() {
         world.release_path(id);
     }
 }
+
+/// A world over shared nav data (the editor's crowd and goal previews share the editor's)
+/// reads it in place for requests, and copies it on its first run-time change, leaving the
+/// sharer's data as baked.
+#[test]
+fn a_world_over_shared_data_copies_it_only_when_it_changes() {
+    let baked = bake_all(&generated(MapKind::Small));
+    let shared = std::sync::Arc::clone(&baked.nav);
+    let as_baked = navstudio::nav::NavData::clone(&shared);
+    let mut world = NavWorld::from_nav(std::sync::Arc::clone(&shared));
+    let spec = shared.spec;
+    let mut rng = Rng(7);
+    let mut planned = 0;
+    while planned < 10 {
+        let a = (rng.below(spec.width), rng.below(spec.height));
+        let b = (rng.below(spec.width), rng.below(spec.height));
+        if world.is_reachable(0, a, b) {
+            let id = world
+                .request_path(0, &[a], b)
+                .expect("a reachable pair plans");
+            assert!(world.trace_path(id, a).is_some());
+            world.release_path(id);
+            planned += 1;
+        }
+    }
+    assert!(
+        std::ptr::eq(world.nav(), &*shared),
+        "requests copied the shared data"
+    );
+    let wall = vec![WALL; 12 * 4];
+    world.apply_stamp(&[0], (30, 40, 12, 4), &wall);
+    while !world.rebuild(Duration::from_millis(1)) {}
+    assert!(!std::ptr::eq(world.nav(), &*shared));
+    assert!(*shared == as_baked, "the stamp changed the sharer's data");
+    assert!(
+        world.nav().layers[0] != as_baked.layers[0],
+        "the stamp changed nothing"
+    );
+}

@@ -15,7 +15,7 @@ fn small_package() -> (navstudio::nav::NavData, Vec<u8>) {
         hierarchy: None,
     };
     let bytes = package::to_bytes(&baked.nav, &meta);
-    (baked.nav, bytes)
+    (std::sync::Arc::unwrap_or_clone(baked.nav), bytes)
 }
 
 /// A version 2 package taken apart: its manifest as JSON and its chunks' stored bytes.
@@ -239,7 +239,7 @@ fn version_1_packages_still_read() {
     .unwrap()
     .nav;
     assert!(
-        old.nav == nav,
+        old.nav == *nav,
         "the version 1 package differs from a fresh bake"
     );
     assert_eq!(old.manifest.map_name, "small");
@@ -254,7 +254,7 @@ fn version_1_packages_still_read() {
     // Written again, it is a version 2 package of the same data.
     let again = package::from_bytes(&package::to_bytes(&old.nav, &PackageMeta::default())).unwrap();
     assert_eq!(again.version, 2);
-    assert!(again.nav == nav);
+    assert!(again.nav == *nav);
 }
 
 #[test]

@@ -28,15 +28,16 @@ pub struct TypeLayers {
     pub contribution: Vec<u8>,
     /// The cost from slope and water before paint, stamps, buffer and blur (for the
     /// inspector); empty for a package opened read-only. Rect rebakes leave it: it depends
-    /// on heights and type settings only, whose edits bake in full.
-    pub base_cost: Vec<u8>,
+    /// on heights and type settings only, whose edits bake in full. Shared by the bake
+    /// thread's copy and the window's.
+    pub base_cost: Arc<Vec<u8>>,
 }
 
 /// Everything a bake hands back to the editor.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BakeOutput {
-    /// Slope per cell. `[Units: degrees]`
-    pub slope_deg: Vec<f32>,
+    /// Slope per cell, shared with the bake thread's (`baked`). `[Units: degrees]`
+    pub slope_deg: Arc<Vec<f32>>,
     /// Share of cells per whole degree of slope, 0..=89 (for the curve editor's histogram).
     pub slope_histogram: Vec<f32>,
     /// Per movement type, in document order.
@@ -47,8 +48,8 @@ pub struct BakeOutput {
     pub warnings: Vec<String>,
     /// The library's bake: intermediates (buffer, blur …) and the nav data.
     pub baked: Option<Baked>,
-    /// The nav data of a full bake, copied once on the bake thread so the UI can share it
-    /// without copying it in a frame.
+    /// The nav data of a full bake, shared with the bake thread's (`baked`), which a rect
+    /// re-bake copies only if the UI still holds this one.
     pub shared_nav: Option<Arc<crate::nav::NavData>>,
 }
 
@@ -59,7 +60,7 @@ impl BakeOutput {
     #[must_use]
     pub fn without_intermediates(&self) -> Self {
         Self {
-            slope_deg: self.slope_deg.clone(),
+            slope_deg: Arc::clone(&self.slope_deg),
             slope_histogram: self.slope_histogram.clone(),
             types: self.types.clone(),
             timings: self.timings.clone(),
@@ -135,7 +136,7 @@ pub fn bake_full(
         .collect();
     Ok(BakeOutput {
         slope_histogram: histogram(&baked.slope_deg),
-        slope_deg: baked.slope_deg.clone(),
+        slope_deg: Arc::clone(&baked.slope_deg),
         types,
         timings: ctx
             .timings
@@ -143,7 +144,7 @@ pub fn bake_full(
             .map(|t| (t.stage.clone(), t.duration))
             .collect(),
         warnings: ctx.warnings.clone(),
-        shared_nav: Some(Arc::new(baked.nav.clone())),
+        shared_nav: Some(Arc::clone(&baked.nav)),
         baked: Some(baked),
     })
 }
@@ -195,9 +196,9 @@ pub fn bake_rect(
             .map(|(&t, l)| type_stats(&document.movement_types[t].name, l))
             .collect();
     }
-    // Heights are never edited in the editor, so the slope only changes with the map size.
-    if previous.slope_deg.len() != baked.slope_deg.len() {
-        previous.slope_deg.clone_from(&baked.slope_deg);
+    // The rebake copies the slope only if it changed (heights, which the editor never edits).
+    if !Arc::ptr_eq(&previous.slope_deg, &baked.slope_deg) {
+        previous.slope_deg = Arc::clone(&baked.slope_deg);
     }
     previous.timings = vec![("rebake rect".to_owned(), start.elapsed())];
 }
@@ -271,7 +272,7 @@ fn type_stats(name: &str, layers: &CostLayers) -> TypeLayers {
         .map(|i| contribution_of(layers, i))
         .collect();
     TypeLayers {
-        base_cost: layers.base_cost.clone(),
+        base_cost: Arc::new(layers.base_cost.clone()),
         ..cost_stats(name, layers.final_cost.clone(), contribution)
     }
 }
@@ -289,7 +290,7 @@ pub(super) fn cost_stats(name: &str, final_cost: Vec<u8>, contribution: Vec<u8>)
         mean_cost: if n == 0 { 0.0 } else { sum as f32 / n as f32 },
         passable_cost_sum: sum,
         contribution,
-        base_cost: Vec::new(),
+        base_cost: Arc::default(),
     }
 }
 

@@ -331,7 +331,7 @@ mod tests {
         .unwrap();
         let map = OpenMap {
             document,
-            heightmap,
+            heightmap: Arc::new(heightmap),
             path: None,
         };
         (map, out)

@@ -204,7 +204,9 @@ impl PathState {
 
 /// The run-time navigation world.
 pub struct NavWorld {
-    nav: NavData,
+    /// Shared with whoever else reads it (an editor's overlays, a second world): the first
+    /// change at run time (a stamp, a streamed region) copies it if it is shared.
+    nav: Arc<NavData>,
     paths: BTreeMap<PathId, PathState>,
     next_path: u32,
     goal_cache: GoalFieldCache,
@@ -273,11 +275,13 @@ impl NavWorld {
         world
     }
 
-    /// A world over baked navigation data (fresh from the bake or `package::read(..)?.nav`).
+    /// A world over baked navigation data (fresh from the bake or `package::read(..)?.nav`),
+    /// owned or shared: a shared `Arc<NavData>` is copied only when the world first changes
+    /// it (a run-time stamp), so an editor's previews read the editor's own copy.
     #[must_use]
-    pub fn from_nav(nav: NavData) -> Self {
+    pub fn from_nav(nav: impl Into<Arc<NavData>>) -> Self {
         Self {
-            nav,
+            nav: nav.into(),
             paths: BTreeMap::new(),
             next_path: 0,
             goal_cache: GoalFieldCache::default(),

@@ -2,6 +2,7 @@
 //! that brings sectors, landmark tables and live paths up to date.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::sample::PulledCache;
@@ -131,7 +132,7 @@ impl NavWorld {
         let layers = self.keep_layers(layers);
         let (x0, y0, w, h) = rect;
         for &li in &layers {
-            let Some(l) = self.nav.layers.get_mut(li) else {
+            let Some(l) = Arc::make_mut(&mut self.nav).layers.get_mut(li) else {
                 continue;
             };
             let spec = l.cost.spec;
@@ -196,7 +197,7 @@ impl NavWorld {
             // The hierarchy is in the old search ids: its clusters around the batch are
             // recomputed on the layer's next request or below, the others moved.
             let had_hierarchy = self.mark_clusters_dirty(layer, &batch);
-            rebuild_sectors(&mut self.nav.layers[layer], &batch);
+            rebuild_sectors(&mut Arc::make_mut(&mut self.nav).layers[layer], &batch);
             self.forget_pulled();
             if let Some(graph) = self.search_graphs.get_mut(layer) {
                 *graph = None;

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::{NavWorld, PathError, PathState};
 use crate::islands::IslandField;
@@ -160,7 +160,7 @@ impl NavWorld {
         if s.fields_loaded.get(layer).copied().unwrap_or(true) {
             return Ok(());
         }
-        let l = &mut self.nav.layers[layer];
+        let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
         let read = match s.pending_fields[layer].take() {
             Some(read) => read,
             None => s
@@ -184,7 +184,7 @@ impl NavWorld {
         if s.graph_loaded.get(layer).copied().unwrap_or(true) {
             return Ok(());
         }
-        let l = &mut self.nav.layers[layer];
+        let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
         let (landmarks, hierarchy) = s
             .package
             .load_globals(layer, l)
@@ -220,7 +220,7 @@ impl NavWorld {
             .collect();
         s.clock += 1;
         let clock = s.clock;
-        let Some(l) = self.nav.layers.get_mut(layer) else {
+        let Some(l) = Arc::make_mut(&mut self.nav).layers.get_mut(layer) else {
             return Err(PathError::UnknownType(layer));
         };
         for region in wanted {
@@ -314,7 +314,7 @@ impl NavWorld {
         if kept || self.search_graphs.get(layer).is_none_or(Option::is_none) {
             return;
         }
-        if let Some(l) = self.nav.layers.get_mut(layer) {
+        if let Some(l) = Arc::make_mut(&mut self.nav).layers.get_mut(layer) {
             let g = &mut l.graph;
             let released = (
                 std::mem::take(&mut l.windows),
@@ -332,12 +332,14 @@ impl NavWorld {
     /// Gives `layer` back the portal windows and edges [`Self::release_portal_edges`] let
     /// go, from its nodes and search layout (no-op for a layer that holds them).
     pub(super) fn restore_portal_edges(&mut self, layer: usize) {
-        let Some(l) = self.nav.layers.get_mut(layer) else {
-            return;
-        };
-        if l.graph.offsets.len() == l.nodes.len() + 1 {
+        // Asked before taking the data for writing, which would copy shared data.
+        let holds_edges = |l: &crate::layer::NavLayer| l.graph.offsets.len() == l.nodes.len() + 1;
+        if self.nav.layers.get(layer).is_none_or(holds_edges) {
             return;
         }
+        let Some(l) = Arc::make_mut(&mut self.nav).layers.get_mut(layer) else {
+            return;
+        };
         if let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) {
             let g = &mut l.graph;
             (g.offsets, g.targets, g.weights) = graph.portal_csr();
@@ -412,7 +414,8 @@ impl NavWorld {
             if s.stats.resident_bytes <= s.budget {
                 break;
             }
-            s.package.unload_region(region, &mut self.nav.layers[layer]);
+            s.package
+                .unload_region(region, &mut Arc::make_mut(&mut self.nav).layers[layer]);
             let slot = &mut s.slots[layer][region as usize];
             slot.resident = false;
             s.stats.resident_bytes -= slot.bytes;
