@@ -465,3 +465,29 @@ fn the_streaming_reader_never_panics_on_damaged_packages() {
     }
     assert!(refused > 0);
 }
+
+/// The crowd's walls come from the world: over a streamed world, before any region is
+/// read, they are the walls of the package read whole, for every movement type and cell.
+#[test]
+fn a_crowd_over_a_streamed_world_sees_every_wall() {
+    use navstudio::crowd::{Navigator, WorldNavigator};
+    let dir = tempfile::tempdir().unwrap();
+    let path = showcase_package(dir.path());
+    let whole = NavWorld::from_package(package::read(&path).unwrap());
+    let spec = whole.nav().spec;
+    let layers = whole.nav().layers.len();
+    let eager = WorldNavigator::new(whole, vec![0.0; layers]);
+    let streamed = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    let streamed = WorldNavigator::new(streamed, vec![0.0; layers]);
+    let mut walls = 0;
+    for t in 0..layers {
+        for y in 0..spec.height as i32 {
+            for x in 0..spec.width as i32 {
+                let wall = eager.is_wall(t, x, y);
+                walls += usize::from(wall);
+                assert_eq!(streamed.is_wall(t, x, y), wall, "type {t} at ({x}, {y})");
+            }
+        }
+    }
+    assert!(walls > 1000, "the showcase has walls: {walls}");
+}

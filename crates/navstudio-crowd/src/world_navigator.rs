@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::navigator::{FlowSample, NavGrid, Navigator, PathId};
 use super::vec2::Vec2;
-use navstudio_nav::grid::{DIR_NONE, WALL};
+use navstudio_nav::grid::DIR_NONE;
 use navstudio_nav::integrate::UNREACHED;
 use navstudio_nav::layer::NavLayer;
 use navstudio_nav::world::{PathState, StampHandle};
@@ -82,18 +82,37 @@ impl WorldNavigator {
             rect.0.saturating_add(rect.2).min(w),
             rect.1.saturating_add(rect.3).min(h),
         );
+        if x0 >= x1 || y0 >= y1 {
+            return;
+        }
+        // Sector by sector from the world, which knows the walls of a streamed world's
+        // regions it has not read (a layer's cost fields there hold no tiles yet).
+        let spec = nav.spec;
+        let ss = spec.sector_size;
+        let mut walls = Vec::new();
         for &li in layers {
-            let (Some(layer), Some(bits)) = (nav.layers.get(li), self.wall_bits.get_mut(li)) else {
+            let Some(bits) = self.wall_bits.get_mut(li) else {
                 continue;
             };
-            for y in y0..y1 {
-                for x in x0..x1 {
-                    let i = y as usize * w as usize + x as usize;
-                    let mask = 1u64 << (i % 64);
-                    if layer.cost.get(x, y) == WALL {
-                        bits[i / 64] |= mask;
-                    } else {
-                        bits[i / 64] &= !mask;
+            for sy in y0 / ss..=(y1 - 1) / ss {
+                for sx in x0 / ss..=(x1 - 1) / ss {
+                    let sector = sy * spec.sectors_x() + sx;
+                    self.world.walls_in_sector(li, sector, &mut walls);
+                    let (rx, ry, rw, rh) = spec.sector_rect(sector);
+                    for y in ry.max(y0)..(ry + rh).min(y1) {
+                        for x in rx.max(x0)..(rx + rw).min(x1) {
+                            let i = y as usize * w as usize + x as usize;
+                            let mask = 1u64 << (i % 64);
+                            let wall = walls
+                                .get(((y - ry) * rw + (x - rx)) as usize)
+                                .copied()
+                                .unwrap_or(true);
+                            if wall {
+                                bits[i / 64] |= mask;
+                            } else {
+                                bits[i / 64] &= !mask;
+                            }
+                        }
                     }
                 }
             }

@@ -12,8 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::NavData;
-use super::grid::GridSpec;
+use super::cost::SectorCost;
+use super::grid::{GridSpec, WALL};
 use super::integrate::IntegratorScratch;
+use super::islands::MIXED;
 use super::landmarks::{LandmarkBuilder, Landmarks};
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
@@ -483,6 +485,39 @@ impl NavWorld {
         match self.pending_fields(layer) {
             Some(fields) => l.islands.island_at_in(fields, x, y),
             None => l.islands.island_at(x, y),
+        }
+    }
+
+    /// Whether each cell of `sector` of movement type `layer` is a wall, row-major over the
+    /// sector's rectangle, into `out` (emptied first; left empty for an unknown type or
+    /// sector). Exact in a streamed world too: where its regions are not read yet the walls
+    /// come from the island ids (a wall is a cell of no island), so nothing is read from the
+    /// file but the type's island fields, once.
+    pub fn walls_in_sector(&self, layer: usize, sector: u32, out: &mut Vec<bool>) {
+        out.clear();
+        let Some(l) = self.nav.layers.get(layer) else {
+            return;
+        };
+        let spec = self.nav.spec;
+        if sector as usize >= spec.sector_count() {
+            return;
+        }
+        let (x0, y0, w, h) = spec.sector_rect(sector);
+        let cells = (w * h) as usize;
+        if self.holds_costs(layer, sector) {
+            match &l.cost.sectors[sector as usize] {
+                SectorCost::Clear => out.resize(cells, false),
+                SectorCost::Tile(tile) => out.extend(tile.iter().map(|&c| c == WALL)),
+            }
+            return;
+        }
+        match l.islands.sector_island[sector as usize] {
+            MIXED => out.extend(
+                (y0..y0 + h)
+                    .flat_map(|y| (x0..x0 + w).map(move |x| (x, y)))
+                    .map(|c| self.island_at(layer, c) == 0),
+            ),
+            id => out.resize(cells, id == 0),
         }
     }
 

@@ -201,6 +201,19 @@ impl NavWorld {
         Ok(())
     }
 
+    /// Whether the layer holds `sector`'s cost tile: always in a world held whole, in a
+    /// streamed one once its region is read.
+    pub(super) fn holds_costs(&self, layer: usize, sector: u32) -> bool {
+        let Some(s) = self.streamed.as_ref() else {
+            return true;
+        };
+        let region = s.package.regions().region_of_sector(sector);
+        s.slots
+            .get(layer)
+            .and_then(|slots| slots.get(region as usize))
+            .is_some_and(|slot| slot.resident)
+    }
+
     /// Loads the regions holding `sectors` of `layer`, and its graph first (no-op for a
     /// world held whole).
     pub(super) fn ensure_sectors(
