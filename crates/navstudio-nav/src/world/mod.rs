@@ -502,7 +502,7 @@ impl NavWorld {
         if sector as usize >= spec.sector_count() {
             return;
         }
-        let (x0, y0, w, h) = spec.sector_rect(sector);
+        let (_, _, w, h) = spec.sector_rect(sector);
         let cells = (w * h) as usize;
         if self.holds_costs(layer, sector) {
             match &l.cost.sectors[sector as usize] {
@@ -512,11 +512,14 @@ impl NavWorld {
             return;
         }
         match l.islands.sector_island[sector as usize] {
-            MIXED => out.extend(
-                (y0..y0 + h)
-                    .flat_map(|y| (x0..x0 + w).map(move |x| (x, y)))
-                    .map(|c| self.island_at(layer, c) == 0),
-            ),
+            MIXED => {
+                let fields = self.pending_fields(layer).unwrap_or(&l.islands.fields);
+                match fields.binary_search_by_key(&sector, |(s, _)| *s) {
+                    Ok(i) => out.extend((0..cells).map(|c| fields[i].1.get(c) == 0)),
+                    // A damaged island-fields chunk: walls, as `island_at` reads them.
+                    Err(_) => out.resize(cells, true),
+                }
+            }
             id => out.resize(cells, id == 0),
         }
     }
