@@ -76,12 +76,14 @@ impl App {
                         let type_index = images.type_index;
                         // Images of another size are from a map no longer open; those of
                         // another type leave the cost textures to `refresh_textures`.
-                        match self.textures.install_baked(ctx, map, *images) {
+                        let shown = self.state.overlays;
+                        match self.textures.install_baked(ctx, map, *images, shown) {
                             Some(true) => {
                                 self.cost_shown = Some((type_index, baked.types.len()));
                             }
                             Some(false) => {}
-                            None => self.textures.refresh_slope(ctx, map, baked),
+                            // Built from this bake once shown (`build_shown`).
+                            None => self.textures.slope = None,
                         }
                     }
                 }
@@ -111,6 +113,7 @@ impl App {
                             baked,
                             self.state.selected_type,
                             patch.rect,
+                            self.state.overlays,
                         );
                     }
                 }
@@ -228,14 +231,18 @@ impl App {
         if let Some(rect) = self.state.paint_dirty.take() {
             self.textures.refresh_paint(ctx, map, &type_name, rect);
         }
+        let overlays = self.state.overlays;
         if let Some(baked) = &self.state.baked {
             let key = (selected, baked.types.len());
             if self.cost_shown != Some(key) {
-                self.textures.refresh_cost(ctx, map, baked, selected, full);
+                self.textures
+                    .refresh_cost(ctx, map, baked, selected, full, overlays);
                 self.cost_shown = Some(key);
             }
+            // Overlays hidden at the last bake have no texture until shown.
+            self.textures
+                .build_shown(ctx, map, baked, selected, overlays);
         }
-        let overlays = self.state.overlays;
         if let (true, Some(nav)) = (overlays.islands, &self.state.nav) {
             self.textures
                 .refresh_islands(ctx, nav, self.state.nav_version, selected);

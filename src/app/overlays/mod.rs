@@ -23,6 +23,7 @@ pub use tiled::TiledTexture;
 use super::backend::BakeOutput;
 use super::goal::GoalPreview;
 use super::model::OpenMap;
+use super::state::OverlaySettings;
 use crate::nav::NavData;
 use crate::nav::grid::CellRect;
 
@@ -97,6 +98,37 @@ impl OverlayTextures {
         upload(ctx, &mut self.height, "overlay-height", full, full, image);
     }
 
+    /// Builds the textures of overlays shown since they were let go (see
+    /// [`Self::install_baked`]): the slope, and the wall buffer and blur of `type_index`.
+    pub fn build_shown(
+        &mut self,
+        ctx: &egui::Context,
+        map: &OpenMap,
+        baked: &BakeOutput,
+        type_index: usize,
+        shown: OverlaySettings,
+    ) {
+        if shown.slope && self.slope.is_none() {
+            self.refresh_slope(ctx, map, baked);
+        }
+        if shown.contributions
+            && self.contribution.is_none()
+            && let Some(layers) = baked.types.get(type_index)
+        {
+            let full = CellRect::full(map.heightmap.width, map.heightmap.height);
+            let [_, _, contribution] = cost_images(layers, full, full.x1);
+            upload(
+                ctx,
+                &mut self.contribution,
+                "overlay-contribution",
+                full,
+                full,
+                contribution,
+            );
+            self.uploaded_cells += full.area();
+        }
+    }
+
     /// Uploads the slope texture from a full bake.
     pub fn refresh_slope(&mut self, ctx: &egui::Context, map: &OpenMap, baked: &BakeOutput) {
         let full = CellRect::full(map.heightmap.width, map.heightmap.height);
@@ -108,45 +140,60 @@ impl OverlayTextures {
     }
 
     /// Uploads images the bake thread built (see [`BakedImages`]): nothing is converted here.
-    /// Returns whether the cost textures now show `images.type_index`; `None` when the images
-    /// do not fit the open map (nothing was uploaded).
+    /// The slope and the wall buffer and blur are uploaded only if `shown` shows them; a
+    /// hidden one's texture is let go (at 8192² each is 256 MB of texture) and built by
+    /// [`Self::build_shown`] once shown. Returns whether the cost textures now show
+    /// `images.type_index`; `None` when the images do not fit the open map (nothing was
+    /// uploaded).
     pub fn install_baked(
         &mut self,
         ctx: &egui::Context,
         map: &OpenMap,
         images: BakedImages,
+        shown: OverlaySettings,
     ) -> Option<bool> {
         let full = CellRect::full(map.heightmap.width, map.heightmap.height);
         if images.slope.size != [full.width() as usize, full.height() as usize] {
             return None;
         }
-        self.uploaded_cells += full.area();
-        upload(
-            ctx,
-            &mut self.slope,
-            "overlay-slope",
-            full,
-            full,
-            images.slope,
-        );
+        if shown.slope {
+            self.uploaded_cells += full.area();
+            upload(
+                ctx,
+                &mut self.slope,
+                "overlay-slope",
+                full,
+                full,
+                images.slope,
+            );
+        } else {
+            self.slope = None;
+        }
         let Some([cost, walls, contribution]) = images.cost else {
             return Some(false);
         };
         upload(ctx, &mut self.cost, "overlay-cost", full, full, cost);
         upload(ctx, &mut self.walls, "overlay-walls", full, full, walls);
-        upload(
-            ctx,
-            &mut self.contribution,
-            "overlay-contribution",
-            full,
-            full,
-            contribution,
-        );
-        self.uploaded_cells += 3 * full.area();
+        self.uploaded_cells += 2 * full.area();
+        if shown.contributions {
+            upload(
+                ctx,
+                &mut self.contribution,
+                "overlay-contribution",
+                full,
+                full,
+                contribution,
+            );
+            self.uploaded_cells += full.area();
+        } else {
+            self.contribution = None;
+        }
         Some(true)
     }
 
-    /// Uploads the cost and walls textures of movement type `type_index` for `rect`.
+    /// Uploads the cost and walls textures of movement type `type_index` for `rect`, and the
+    /// wall buffer and blur if `shown` shows them (else that texture is let go, as in
+    /// [`Self::install_baked`]).
     pub fn refresh_cost(
         &mut self,
         ctx: &egui::Context,
@@ -154,25 +201,34 @@ impl OverlayTextures {
         baked: &BakeOutput,
         type_index: usize,
         rect: CellRect,
+        shown: OverlaySettings,
     ) {
         let Some(layers) = baked.types.get(type_index) else {
             self.cost = None;
             self.walls = None;
+            self.contribution = None;
             return;
         };
         let full = CellRect::full(map.heightmap.width, map.heightmap.height);
         let [cost, walls, contribution] = cost_images(layers, rect, full.x1);
         upload(ctx, &mut self.cost, "overlay-cost", rect, full, cost);
         upload(ctx, &mut self.walls, "overlay-walls", rect, full, walls);
-        upload(
-            ctx,
-            &mut self.contribution,
-            "overlay-contribution",
-            rect,
-            full,
-            contribution,
-        );
-        self.uploaded_cells += 3 * rect.area();
+        self.uploaded_cells += 2 * rect.area();
+        if !shown.contributions {
+            self.contribution = None;
+        } else if self.contribution.is_some() || rect == full {
+            upload(
+                ctx,
+                &mut self.contribution,
+                "overlay-contribution",
+                rect,
+                full,
+                contribution,
+            );
+            self.uploaded_cells += rect.area();
+        } else {
+            self.build_shown(ctx, map, baked, type_index, shown);
+        }
     }
 
     /// Uploads the paint texture for movement type `type_name` for `rect`.

@@ -265,27 +265,49 @@ fn a_map_wider_than_a_gpu_texture_opens_with_its_overlays_in_tiles() {
     let mut harness = harness(new_map_app(&png));
     wait_baked(&mut harness);
     settle(&mut harness);
-    let textures = harness.ctx.tex_manager();
-    let textures = textures.read();
-    let mut overlay_texels = std::collections::BTreeMap::<String, usize>::new();
-    for (_, meta) in textures.allocated() {
-        let [tw, th] = meta.size;
-        assert!(
-            tw <= GPU_LIMIT && th <= GPU_LIMIT,
-            "texture {:?} is {tw}×{th}",
-            meta.name
-        );
-        if let Some(overlay) = meta.name.strip_prefix("overlay-") {
-            let overlay = overlay.split(' ').next().unwrap_or(overlay).to_owned();
-            *overlay_texels.entry(overlay).or_default() += tw * th;
+    let overlay_texels = |harness: &Harness<'_, App>| {
+        let textures = harness.ctx.tex_manager();
+        let textures = textures.read();
+        let mut texels = std::collections::BTreeMap::<String, usize>::new();
+        for (_, meta) in textures.allocated() {
+            let [tw, th] = meta.size;
+            assert!(
+                tw <= GPU_LIMIT && th <= GPU_LIMIT,
+                "texture {:?} is {tw}×{th}",
+                meta.name
+            );
+            if let Some(overlay) = meta.name.strip_prefix("overlay-") {
+                let overlay = overlay.split(' ').next().unwrap_or(overlay).to_owned();
+                *texels.entry(overlay).or_default() += tw * th;
+            }
         }
-    }
-    // Every overlay the bake shows covers the whole map, once.
-    for overlay in ["height", "slope", "cost", "walls"] {
-        assert_eq!(
-            overlay_texels.get(overlay).copied(),
-            Some((w * h) as usize),
-            "overlay {overlay}: {overlay_texels:?}"
+        texels
+    };
+    let overlay_texels_now = overlay_texels(&harness);
+    // Every overlay shown covers the whole map, once; the hidden ones (slope, wall buffer
+    // and blur) take no texture until shown, and then cover it too.
+    let covers = |texels: &std::collections::BTreeMap<String, usize>, overlay: &str| {
+        texels.get(overlay).copied() == Some((w * h) as usize)
+    };
+    let shown = harness.state().state.overlays;
+    assert!(!shown.slope && !shown.contributions);
+    for overlay in ["height", "cost", "walls"] {
+        assert!(
+            covers(&overlay_texels_now, overlay),
+            "{overlay}: {overlay_texels_now:?}"
         );
+    }
+    for overlay in ["slope", "contribution"] {
+        assert!(
+            !overlay_texels_now.contains_key(overlay),
+            "{overlay_texels_now:?}"
+        );
+    }
+    harness.state_mut().state.overlays.slope = true;
+    harness.state_mut().state.overlays.contributions = true;
+    settle(&mut harness);
+    let texels = overlay_texels(&harness);
+    for overlay in ["height", "slope", "cost", "walls", "contribution"] {
+        assert!(covers(&texels, overlay), "{overlay}: {texels:?}");
     }
 }
