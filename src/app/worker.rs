@@ -275,9 +275,9 @@ fn run(
     let mut last: Option<BakeOutput> = None;
     // A finished full bake: keep it for rect re-bakes, build the overlay images here.
     let finished =
-        |output: BakeOutput, last: &mut Option<BakeOutput>, hm: &Heightmap, ty, islands| {
+        |mut output: BakeOutput, last: &mut Option<BakeOutput>, hm: &Heightmap, ty, islands| {
             let images = BakedImages::build(&output, hm.width, hm.height, ty, islands);
-            let shown = output.without_intermediates();
+            let shown = output.split_for_window();
             *last = Some(output);
             WorkerMessage::Baked(Box::new(shown), Box::new(images))
         };
@@ -339,27 +339,21 @@ fn run(
     }
 }
 
+/// The rect's cells of every type, from the library's bake the bake thread keeps.
 fn patch_of(output: &BakeOutput, rect: CellRect, width: u32, elapsed: Duration) -> RectPatch {
+    let layers = output
+        .baked
+        .as_ref()
+        .map_or(&[][..], |b| &b.cost_layers[..]);
     let types = output
         .types
         .iter()
-        .map(|t| {
-            let cut = |grid: &[u8]| {
-                let mut cells = Vec::with_capacity(rect.area());
-                for y in rect.y0..rect.y1 {
-                    let start = y as usize * width as usize + rect.x0 as usize;
-                    if let Some(row) = grid.get(start..start + rect.width() as usize) {
-                        cells.extend_from_slice(row);
-                    }
-                }
-                cells
-            };
-            TypePatch {
-                cost: cut(&t.final_cost),
-                contribution: cut(&t.contribution),
-                walls: t.wall_count,
-                mean: t.mean_cost,
-            }
+        .zip(layers)
+        .map(|(t, l)| TypePatch {
+            cost: backend::rect_cells(&l.final_cost, rect, width),
+            contribution: backend::rect_contributions(l, rect, width),
+            walls: t.wall_count,
+            mean: t.mean_cost,
         })
         .collect();
     RectPatch {
@@ -413,5 +407,61 @@ mod tests {
         let baked = baked.unwrap();
         assert!(!w.is_busy());
         assert_eq!(baked.types[0].final_cost, vec![1; 24]);
+    }
+
+    /// The window's grids, moved out of the bake thread's output, stay equal to a fresh full
+    /// bake through rect re-bakes and their patches, while the bake thread keeps no grids.
+    #[test]
+    fn the_windows_grids_follow_rect_rebakes_through_patches() {
+        use crate::map::{PaintCell, PaintForce, PaintLayer, PaintTarget};
+        let mut doc = crate::app::backend::tests_support::doc();
+        let (w, h) = (24u32, 20u32);
+        let hm = Heightmap {
+            width: w,
+            height: h,
+            height01: (0..w * h).map(|i| (i % 7) as f32 / 40.0).collect(),
+            blocked: Vec::new(),
+        };
+        let never = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut kept = backend::bake_full(&doc, &hm, &never, Box::new(|_| {})).unwrap();
+        let mut window = kept.split_for_window();
+        assert!(kept.types.iter().all(|t| t.final_cost.is_empty()));
+        doc.paint.push(PaintLayer {
+            target: PaintTarget::All,
+            file: "t.paint.all.png".to_owned(),
+            cells: vec![PaintCell::default(); (w * h) as usize],
+        });
+        for (at, force, delta) in [
+            (5 * 24 + 7, PaintForce::Wall, 0),
+            (12 * 24 + 15, PaintForce::None, 60),
+        ] {
+            let cells = &mut doc.paint[0].cells;
+            cells[at].force = force;
+            cells[at].delta = delta;
+            let (x, y) = ((at % 24) as u32, (at / 24) as u32);
+            let rect = CellRect {
+                x0: x,
+                y0: y,
+                x1: x + 1,
+                y1: y + 1,
+            };
+            backend::bake_rect(&doc, &hm, &mut kept, rect);
+            let changed = backend::grown_by_reach(&doc, rect, w, h);
+            patch_of(&kept, changed, w, Duration::ZERO).apply_to(&mut window, w);
+        }
+        let full = backend::bake_full(&doc, &hm, &never, Box::new(|_| {})).unwrap();
+        for (a, b) in window.types.iter().zip(&full.types) {
+            assert_eq!(a.final_cost, b.final_cost, "{}", a.name);
+            assert_eq!(a.contribution, b.contribution, "{}", a.name);
+            assert_eq!(a.wall_count, b.wall_count, "{}", a.name);
+            assert_eq!(a.mean_cost, b.mean_cost, "{}", a.name);
+            assert_eq!(
+                a.final_cost[5 * 24 + 7],
+                crate::nav::grid::WALL,
+                "{}",
+                a.name
+            );
+        }
+        assert!(kept.types.iter().all(|t| t.final_cost.is_empty()));
     }
 }

@@ -54,15 +54,30 @@ pub struct BakeOutput {
 }
 
 impl BakeOutput {
-    /// A copy without the library's bake (`baked`), for the editor's window: only the bake
-    /// thread re-bakes rectangles from it, and at 8192² it is gigabytes (the intermediate
-    /// grids of every type and a second copy of the nav data).
+    /// The editor window's part, taken out of the bake thread's: everything but the
+    /// library's bake (`baked`: the intermediate grids of every type, gigabytes at 8192²,
+    /// which only the bake thread re-bakes rectangles from), with the per-type final costs
+    /// and contributions moved rather than copied (the bake thread keeps only their
+    /// statistics, and its patches come from `baked`).
     #[must_use]
-    pub fn without_intermediates(&self) -> Self {
+    pub fn split_for_window(&mut self) -> Self {
+        let types = self
+            .types
+            .iter_mut()
+            .map(|t| TypeLayers {
+                name: t.name.clone(),
+                final_cost: std::mem::take(&mut t.final_cost),
+                wall_count: t.wall_count,
+                mean_cost: t.mean_cost,
+                passable_cost_sum: t.passable_cost_sum,
+                contribution: std::mem::take(&mut t.contribution),
+                base_cost: Arc::clone(&t.base_cost),
+            })
+            .collect();
         Self {
             slope_deg: Arc::clone(&self.slope_deg),
             slope_histogram: self.slope_histogram.clone(),
-            types: self.types.clone(),
+            types,
             timings: self.timings.clone(),
             warnings: self.warnings.clone(),
             baked: None,
@@ -167,6 +182,15 @@ pub fn bake_rect(
         x1: rect.x1,
         y1: rect.y1,
     };
+    // Only cells within the types' reach of the edit can change: their old final costs give
+    // the statistics' change (the bake thread's output may hold no grids of its own, see
+    // `BakeOutput::split_for_window`), not a pass over the whole map (~100 ms on 2048²).
+    let changed = grown_by_reach(document, rect, heightmap.width, heightmap.height);
+    let old: Vec<Vec<u8>> = baked
+        .cost_layers
+        .iter()
+        .map(|l| rect_cells(&l.final_cost, changed, heightmap.width))
+        .collect();
     let mut ctx = BakeContext::default();
     if bake::rebake_rect(document, heightmap, &stamps(), baked, dirty, &mut ctx).is_err() {
         // A failed rect rebake leaves a partly updated layer: rebake everything instead.
@@ -175,18 +199,9 @@ pub fn bake_rect(
         }
         return;
     }
-    // Only cells within the types' reach of the edit can have changed: update those and the
-    // running statistics, not the whole map (a full pass is ~100 ms on 2048²).
-    let changed = grown_by_reach(document, rect, heightmap.width, heightmap.height);
-    let same_shape = previous.types.len() == baked.cost_layers.len()
-        && previous
-            .types
-            .iter()
-            .zip(&baked.cost_layers)
-            .all(|(t, l)| t.final_cost.len() == l.final_cost.len());
-    if same_shape {
-        for (t, l) in previous.types.iter_mut().zip(&baked.cost_layers) {
-            t.update_rect(l, changed, heightmap.width);
+    if previous.types.len() == baked.cost_layers.len() {
+        for ((t, l), old) in previous.types.iter_mut().zip(&baked.cost_layers).zip(&old) {
+            t.update_rect(l, old, changed, heightmap.width);
         }
     } else {
         previous.types = baked
@@ -232,19 +247,45 @@ fn contribution_of(layers: &CostLayers, i: usize) -> u8 {
     }
 }
 
+/// The cells of `rect` of a row-major grid `width` cells wide, row-major within the rect.
+#[must_use]
+pub fn rect_cells(grid: &[u8], rect: CellRect, width: u32) -> Vec<u8> {
+    let mut cells = Vec::with_capacity(rect.area());
+    for y in rect.y0..rect.y1 {
+        let start = y as usize * width as usize + rect.x0 as usize;
+        if let Some(row) = grid.get(start..start + rect.width() as usize) {
+            cells.extend_from_slice(row);
+        }
+    }
+    cells
+}
+
+/// [`TypeLayers::contribution`] of the cells of `rect`, row-major within the rect.
+#[must_use]
+pub fn rect_contributions(layers: &CostLayers, rect: CellRect, width: u32) -> Vec<u8> {
+    (rect.y0..rect.y1)
+        .flat_map(|y| (rect.x0..rect.x1).map(move |x| y as usize * width as usize + x as usize))
+        .map(|i| contribution_of(layers, i))
+        .collect()
+}
+
 impl TypeLayers {
-    /// Copies the cells of `rect` from a re-baked layer and updates the wall count and mean
-    /// cost by what changed there.
-    fn update_rect(&mut self, layers: &CostLayers, rect: CellRect, width: u32) {
+    /// Updates the wall count and mean cost by what changed in `rect` (whose final costs
+    /// were `old`, row-major within it) and, where this holds grids, copies the rect's cells
+    /// from the re-baked layer.
+    fn update_rect(&mut self, layers: &CostLayers, old: &[u8], rect: CellRect, width: u32) {
+        let w = rect.width() as usize;
         for y in rect.y0..rect.y1 {
             for x in rect.x0..rect.x1 {
                 let i = y as usize * width as usize + x as usize;
-                let (Some(old), Some(&new)) =
-                    (self.final_cost.get_mut(i), layers.final_cost.get(i))
-                else {
+                let k = (y - rect.y0) as usize * w + (x - rect.x0) as usize;
+                let (Some(&was), Some(&new)) = (old.get(k), layers.final_cost.get(i)) else {
                     continue;
                 };
-                for (cost, sign) in [(*old, -1i64), (new, 1)] {
+                if let Some(cost) = self.final_cost.get_mut(i) {
+                    *cost = new;
+                }
+                for (cost, sign) in [(was, -1i64), (new, 1)] {
                     if cost == WALL {
                         self.wall_count = (self.wall_count as i64 + sign) as usize;
                     } else {
@@ -252,13 +293,12 @@ impl TypeLayers {
                             (self.passable_cost_sum as i64 + sign * i64::from(cost)) as u64;
                     }
                 }
-                *old = new;
                 if let Some(c) = self.contribution.get_mut(i) {
                     *c = contribution_of(layers, i);
                 }
             }
         }
-        let passable = self.final_cost.len().saturating_sub(self.wall_count);
+        let passable = layers.final_cost.len().saturating_sub(self.wall_count);
         self.mean_cost = if passable == 0 {
             0.0
         } else {

@@ -8,6 +8,7 @@ pub mod files;
 
 pub use bake::{
     BakeOutput, BakeProgress, BakeStopped, TypeLayers, bake_full, bake_rect, grown_by_reach,
+    rect_cells, rect_contributions,
 };
 pub use files::{
     LoadedMap, PackageView, default_movement_types, import_heightmap, load_map, load_package,

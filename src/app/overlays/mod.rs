@@ -80,6 +80,24 @@ fn upload(
     }
 }
 
+/// [`upload`] of a whole-map `image` if its overlay is `shown`; else the slot's texture is
+/// let go, to be built once shown. Returns the cells uploaded.
+fn upload_if_shown(
+    ctx: &egui::Context,
+    slot: &mut Option<TiledTexture>,
+    name: &str,
+    shown: bool,
+    full: CellRect,
+    image: ColorImage,
+) -> usize {
+    if !shown {
+        *slot = None;
+        return 0;
+    }
+    upload(ctx, slot, name, full, full, image);
+    full.area()
+}
+
 impl OverlayTextures {
     /// Builds the height texture for a newly opened map and drops the others.
     pub fn reset(&mut self, ctx: &egui::Context, map: &OpenMap) {
@@ -117,15 +135,14 @@ impl OverlayTextures {
         {
             let full = CellRect::full(map.heightmap.width, map.heightmap.height);
             let [_, _, contribution] = cost_images(layers, full, full.x1);
-            upload(
+            self.uploaded_cells += upload_if_shown(
                 ctx,
                 &mut self.contribution,
                 "overlay-contribution",
-                full,
+                true,
                 full,
                 contribution,
             );
-            self.uploaded_cells += full.area();
         }
     }
 
@@ -156,38 +173,28 @@ impl OverlayTextures {
         if images.slope.size != [full.width() as usize, full.height() as usize] {
             return None;
         }
-        if shown.slope {
-            self.uploaded_cells += full.area();
-            upload(
-                ctx,
-                &mut self.slope,
-                "overlay-slope",
-                full,
-                full,
-                images.slope,
-            );
-        } else {
-            self.slope = None;
-        }
+        self.uploaded_cells += upload_if_shown(
+            ctx,
+            &mut self.slope,
+            "overlay-slope",
+            shown.slope,
+            full,
+            images.slope,
+        );
         let Some([cost, walls, contribution]) = images.cost else {
             return Some(false);
         };
         upload(ctx, &mut self.cost, "overlay-cost", full, full, cost);
         upload(ctx, &mut self.walls, "overlay-walls", full, full, walls);
         self.uploaded_cells += 2 * full.area();
-        if shown.contributions {
-            upload(
-                ctx,
-                &mut self.contribution,
-                "overlay-contribution",
-                full,
-                full,
-                contribution,
-            );
-            self.uploaded_cells += full.area();
-        } else {
-            self.contribution = None;
-        }
+        self.uploaded_cells += upload_if_shown(
+            ctx,
+            &mut self.contribution,
+            "overlay-contribution",
+            shown.contributions,
+            full,
+            contribution,
+        );
         Some(true)
     }
 
