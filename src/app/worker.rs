@@ -426,6 +426,11 @@ mod tests {
         let mut kept = backend::bake_full(&doc, &hm, &never, Box::new(|_| {})).unwrap();
         let mut window = kept.split_for_window();
         assert!(kept.types.iter().all(|t| t.final_cost.is_empty()));
+        assert!(kept.shared_nav.is_none() && window.shared_nav.is_some());
+        // Once the window lets go of the nav data, rect rebakes change it in place.
+        window.shared_nav = None;
+        let nav_at = |out: &BakeOutput| out.baked.as_ref().map(|b| Arc::as_ptr(&b.nav));
+        let nav_before = nav_at(&kept);
         doc.paint.push(PaintLayer {
             target: PaintTarget::All,
             file: "t.paint.all.png".to_owned(),
@@ -463,5 +468,10 @@ mod tests {
             );
         }
         assert!(kept.types.iter().all(|t| t.final_cost.is_empty()));
+        assert_eq!(
+            nav_at(&kept),
+            nav_before,
+            "a rebake copied unshared nav data"
+        );
     }
 }

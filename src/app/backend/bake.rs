@@ -57,8 +57,8 @@ impl BakeOutput {
     /// The editor window's part, taken out of the bake thread's: everything but the
     /// library's bake (`baked`: the intermediate grids of every type, gigabytes at 8192²,
     /// which only the bake thread re-bakes rectangles from), with the per-type final costs
-    /// and contributions moved rather than copied (the bake thread keeps only their
-    /// statistics, and its patches come from `baked`).
+    /// and contributions and the shared nav data moved rather than copied (the bake thread
+    /// keeps only the statistics, and its patches come from `baked`).
     #[must_use]
     pub fn split_for_window(&mut self) -> Self {
         let types = self
@@ -81,7 +81,10 @@ impl BakeOutput {
             timings: self.timings.clone(),
             warnings: self.warnings.clone(),
             baked: None,
-            shared_nav: self.shared_nav.clone(),
+            // Moved too: the bake thread reads its own (`baked.nav`), and a reference kept
+            // here would make its next rect rebake copy the nav data even once the window
+            // let go of it.
+            shared_nav: self.shared_nav.take(),
         }
     }
 }
@@ -194,7 +197,9 @@ pub fn bake_rect(
     let mut ctx = BakeContext::default();
     if bake::rebake_rect(document, heightmap, &stamps(), baked, dirty, &mut ctx).is_err() {
         // A failed rect rebake leaves a partly updated layer: rebake everything instead.
-        if let Ok(full) = bake_full(document, heightmap, &Arc::default(), Box::new(|_| {})) {
+        if let Ok(mut full) = bake_full(document, heightmap, &Arc::default(), Box::new(|_| {})) {
+            // The window gets this bake through the patch; the grids it moves are dropped.
+            drop(full.split_for_window());
             *previous = full;
         }
         return;
