@@ -126,3 +126,11 @@ pub fn walled_open_ground(w: u32, h: u32) -> Vec<u8> {
     }
     costs
 }
+
+/// The manifest of a version 2 package, from its bytes, as JSON (its chunks' offsets, kinds
+/// and lengths).
+pub fn manifest_json(bytes: &[u8]) -> serde_json::Value {
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let start = navstudio::package::HEADER_LEN;
+    serde_json::from_slice(&bytes[start..start + len]).unwrap()
+}

@@ -264,10 +264,7 @@ fn mutated_hierarchy_chunks_never_panic() {
         ..PackageMeta::default()
     };
     let good = package::to_bytes(&nav, &meta);
-    let manifest_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
-    let start = package::HEADER_LEN;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&good[start..start + manifest_len]).unwrap();
+    let manifest = common::manifest_json(&good);
     let list = manifest["chunks"].as_array().unwrap();
     let raw: Vec<Vec<u8>> = list
         .iter()

@@ -2,7 +2,7 @@
 //! still read, and a reader that survives truncation, bit flips and lying headers and
 //! indexes without panicking.
 
-use crate::common::{Rng, bake_all, generated};
+use crate::common::{self, Rng, bake_all, generated};
 use navstudio::map::MapKind;
 use navstudio::package::{self, HEADER_LEN, PackageError, PackageMeta};
 
@@ -20,9 +20,7 @@ fn small_package() -> (navstudio::nav::NavData, Vec<u8>) {
 
 /// A version 2 package taken apart: its manifest as JSON and its chunks' stored bytes.
 fn split(bytes: &[u8]) -> (serde_json::Value, Vec<Vec<u8>>) {
-    let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&bytes[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    let manifest = common::manifest_json(bytes);
     let chunks = manifest["chunks"]
         .as_array()
         .unwrap()

@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Rng, bake_all, generated};
+use crate::common::{self, Rng, bake_all, generated};
 use navstudio::map::MapKind;
 use navstudio::nav::permutations::canonical_flows;
 use navstudio::nav::{NavWorld, PathError, StreamOptions};
-use navstudio::package::{self, HEADER_LEN, PackageMeta};
+use navstudio::package::{self, PackageMeta};
 
 /// The showcase (64 × 64 sectors: 16 regions) baked and written to `dir`.
 fn showcase_package(dir: &Path) -> PathBuf {
@@ -163,9 +163,7 @@ fn a_damaged_region_fails_when_first_used_and_the_rest_still_answers() {
     let dir = tempfile::tempdir().unwrap();
     let path = showcase_package(dir.path());
     let mut bytes = std::fs::read(&path).unwrap();
-    let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&bytes[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    let manifest = common::manifest_json(&bytes);
     // The land type's flows chunk of region 0 (the map's top-left 160 × 160 cells), and
     // the hover type's graph.
     let find = |layer: u64, kind: &str, region: Option<u64>| {
@@ -313,9 +311,7 @@ fn a_types_island_fields_are_read_on_its_first_use() {
 
     // The large type's island fields of region 0, damaged on disk.
     let mut bytes = std::fs::read(&path).unwrap();
-    let manifest_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&bytes[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    let manifest = common::manifest_json(&bytes);
     let chunk = manifest["chunks"]
         .as_array()
         .unwrap()
@@ -418,9 +414,7 @@ fn the_streaming_reader_never_panics_on_damaged_packages() {
 
     let dir = tempfile::tempdir().unwrap();
     let good = std::fs::read(showcase_package(dir.path())).unwrap();
-    let manifest_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&good[HEADER_LEN..HEADER_LEN + manifest_len]).unwrap();
+    let manifest = common::manifest_json(&good);
     let chunks: Vec<Vec<u8>> = manifest["chunks"]
         .as_array()
         .unwrap()
