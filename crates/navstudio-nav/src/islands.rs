@@ -239,16 +239,23 @@ impl Islands {
         let s = self.spec.sector_of(x, y);
         match self.sector_island.get(s as usize) {
             Some(&MIXED) => {
-                let Ok(i) = fields.binary_search_by_key(&s, |(sec, _)| *sec) else {
+                let Some(field) = field_of(fields, s) else {
                     return 0;
                 };
                 let (x0, y0, w, _) = self.spec.sector_rect(s);
-                fields[i].1.get(((y - y0) * w + (x - x0)) as usize)
+                field.get(((y - y0) * w + (x - x0)) as usize)
             }
             Some(&id) => id,
             None => 0,
         }
     }
+}
+
+/// Sector `s`'s field among `fields` (sorted by sector, as [`Islands::fields`]).
+#[must_use]
+pub fn field_of(fields: &[(u32, IslandField)], s: u32) -> Option<&IslandField> {
+    let i = fields.binary_search_by_key(&s, |(sec, _)| *sec).ok()?;
+    Some(&fields[i].1)
 }
 
 impl Islands {

@@ -15,8 +15,9 @@ use super::NavData;
 use super::cost::SectorCost;
 use super::grid::{GridSpec, WALL};
 use super::integrate::IntegratorScratch;
-use super::islands::MIXED;
+use super::islands::{IslandField, MIXED, field_of};
 use super::landmarks::{LandmarkBuilder, Landmarks};
+use super::layer::NavLayer;
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
 mod clusters;
@@ -482,10 +483,13 @@ impl NavWorld {
         let Some(l) = self.nav.layers.get(layer) else {
             return 0;
         };
-        match self.pending_fields(layer) {
-            Some(fields) => l.islands.island_at_in(fields, x, y),
-            None => l.islands.island_at(x, y),
-        }
+        l.islands.island_at_in(self.island_fields(layer, l), x, y)
+    }
+
+    /// `l`'s (layer `layer`'s) island fields, from the layer or, in a streamed world before
+    /// the type's first request, read aside (see `pending_fields`).
+    fn island_fields<'a>(&'a self, layer: usize, l: &'a NavLayer) -> &'a [(u32, IslandField)] {
+        self.pending_fields(layer).unwrap_or(&l.islands.fields)
     }
 
     /// Whether each cell of `sector` of movement type `layer` is a wall, row-major over the
@@ -512,14 +516,11 @@ impl NavWorld {
             return;
         }
         match l.islands.sector_island[sector as usize] {
-            MIXED => {
-                let fields = self.pending_fields(layer).unwrap_or(&l.islands.fields);
-                match fields.binary_search_by_key(&sector, |(s, _)| *s) {
-                    Ok(i) => out.extend((0..cells).map(|c| fields[i].1.get(c) == 0)),
-                    // A damaged island-fields chunk: walls, as `island_at` reads them.
-                    Err(_) => out.resize(cells, true),
-                }
-            }
+            MIXED => match field_of(self.island_fields(layer, l), sector) {
+                Some(field) => out.extend((0..cells).map(|c| field.get(c) == 0)),
+                // A damaged island-fields chunk: walls, as `island_at` reads them.
+                None => out.resize(cells, true),
+            },
             id => out.resize(cells, id == 0),
         }
     }
