@@ -344,8 +344,10 @@ fn run_dial(
         .map(|&c| c.max(1))
         .max()
         .unwrap_or(1);
-    // Every queued cost lies in [d, d + max_step], so max_step + 1 circular buckets suffice.
-    let nb = max_step as usize + 1;
+    // Every queued cost lies in [d, d + max_step], so max_step + 1 circular buckets suffice;
+    // a power of two of them makes the bucket of a cost a mask, not a division.
+    let nb = (max_step as usize + 1).next_power_of_two();
+    let mask = nb - 1;
     let IntegratorScratch {
         buckets,
         seeds,
@@ -369,11 +371,11 @@ fn run_dial(
             let (start, cell) = seeds[next_seed];
             next_seed += 1;
             if field.cost[cell as usize] == start {
-                buckets[start as usize % nb].push(cell);
+                buckets[start as usize & mask].push(cell);
                 pending += 1;
             }
         }
-        let bi = d as usize % nb;
+        let bi = d as usize & mask;
         let mut bucket = std::mem::take(&mut buckets[bi]);
         pending -= bucket.len();
         for &cell in &bucket {
@@ -383,26 +385,33 @@ fn run_dial(
             }
             field.flags[c] |= INT_ACTIVE;
             let x = column[c] as usize;
-            let around = [
-                if c >= w { c - w } else { usize::MAX },
-                if x + 1 < w { c + 1 } else { usize::MAX },
-                if c + w < n { c + w } else { usize::MAX },
-                if x > 0 { c - 1 } else { usize::MAX },
-            ];
-            for nbr in around {
-                if nbr == usize::MAX {
-                    continue;
-                }
-                let step = costs[nbr];
-                if step == WALL || field.flags[nbr] & INT_LOS != 0 {
-                    continue;
-                }
-                let nd = d.saturating_add(u32::from(step.max(1)));
-                if nd < field.cost[nbr] {
-                    field.cost[nbr] = nd;
-                    buckets[nd as usize % nb].push(nbr as u32);
-                    pending += 1;
-                }
+            // Four expansions, not a loop over a neighbour array: with the division above,
+            // a quarter of the bake's flow tiles (`perm` bench below).
+            macro_rules! relax {
+                ($nbr:expr) => {{
+                    let nbr = $nbr;
+                    let step = costs[nbr];
+                    if step != WALL && field.flags[nbr] & INT_LOS == 0 {
+                        let nd = d.saturating_add(u32::from(step.max(1)));
+                        if nd < field.cost[nbr] {
+                            field.cost[nbr] = nd;
+                            buckets[nd as usize & mask].push(nbr as u32);
+                            pending += 1;
+                        }
+                    }
+                }};
+            }
+            if c >= w {
+                relax!(c - w);
+            }
+            if x + 1 < w {
+                relax!(c + 1);
+            }
+            if c + w < n {
+                relax!(c + w);
+            }
+            if x > 0 {
+                relax!(c - 1);
             }
         }
         bucket.clear();
