@@ -6,6 +6,7 @@
 //! and renames it over the old one, the paint files first and the document last, so a save
 //! that fails leaves the previous files readable.
 
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 use navstudio_nav::package::atomic::{self, StagedFile};
@@ -56,18 +57,30 @@ pub fn load_map(path: &Path) -> Result<LoadedMap, MapError> {
 
     let folder = folder_of(path);
     let heightmap_path = folder.join(&document.heightmap.path);
-    let imported = import_heightmap(
-        &heightmap_path,
-        document.heightmap.encoding,
-        document.heightmap.no_data,
-    )?;
+    // The paint files decode beside the heightmap; their sizes are checked after it.
+    let (imported, paints) = rayon::join(
+        || {
+            import_heightmap(
+                &heightmap_path,
+                document.heightmap.encoding,
+                document.heightmap.no_data,
+            )
+        },
+        || {
+            document
+                .paint
+                .par_iter()
+                .map(|layer| PaintLayer::read_png_unchecked(&folder.join(&layer.file)))
+                .collect::<Vec<_>>()
+        },
+    );
+    let imported = imported?;
     let heightmap = imported.heightmap;
     let mut warnings = imported.warnings;
 
     let mut document = document;
-    for layer in &mut document.paint {
-        let layer_path = folder.join(&layer.file);
-        layer.cells = PaintLayer::read_png(&layer_path, heightmap.width, heightmap.height)?;
+    for (layer, paint) in document.paint.iter_mut().zip(paints) {
+        layer.cells = paint?.check(heightmap.width, heightmap.height)?;
     }
     warnings.extend(stamp_warnings(path, &document, &heightmap)?);
 

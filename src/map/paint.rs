@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::MapError;
+use super::error::{MAX_MAP_CELLS, MAX_MAP_SIDE, MapError};
 
 /// Which movement types a paint layer applies to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,48 +204,112 @@ impl PaintLayer {
     /// Missing or unreadable file, not a PNG, not 8-bit RGB, the wrong size, or a pixel
     /// that breaks the encoding.
     pub fn read_png(path: &Path, width: u32, height: u32) -> Result<Vec<PaintCell>, MapError> {
-        use image::{ImageDecoder, ImageReader};
         // The size is compared with the map's before any pixel is decoded, so an absurd
         // header fails as `PaintSize` without allocating.
-        let reader = ImageReader::open(path)
-            .map_err(|e| MapError::read(path, e))?
-            .with_guessed_format()
-            .map_err(|e| MapError::read(path, e))?;
-        if reader.format() != Some(image::ImageFormat::Png) {
-            return Err(MapError::NotAnImage {
-                path: path.to_path_buf(),
-                detail: "a paint layer must be a PNG file".to_owned(),
-            });
-        }
-        let decoder = reader.into_decoder().map_err(|e| MapError::CorruptImage {
+        let (decoder, size) = open_png(path)?;
+        check_size(path, size, (width, height))?;
+        decode_png(path, decoder, size.0)
+    }
+
+    /// [`Self::read_png`] before the map's size is known, so it can run beside the
+    /// heightmap's import (half a second of opening an 8192² map); [`UncheckedPaint::check`]
+    /// then compares the sizes. A size no map can have is not decoded.
+    ///
+    /// # Errors
+    /// Missing or unreadable file, or not a PNG.
+    pub fn read_png_unchecked(path: &Path) -> Result<UncheckedPaint, MapError> {
+        let (decoder, (width, height)) = open_png(path)?;
+        let fits_a_map = width <= MAX_MAP_SIDE
+            && height <= MAX_MAP_SIDE
+            && u64::from(width) * u64::from(height) <= MAX_MAP_CELLS;
+        let cells = if fits_a_map {
+            decode_png(path, decoder, width)
+        } else {
+            Ok(Vec::new())
+        };
+        Ok(UncheckedPaint {
+            path: path.to_path_buf(),
+            size: (width, height),
+            cells,
+        })
+    }
+}
+
+/// A paint side file read by [`PaintLayer::read_png_unchecked`]: its size, and its cells or
+/// why they do not decode.
+#[derive(Debug)]
+pub struct UncheckedPaint {
+    path: std::path::PathBuf,
+    size: (u32, u32),
+    cells: Result<Vec<PaintCell>, MapError>,
+}
+
+impl UncheckedPaint {
+    /// The cells, if the file is `width × height` pixels and decodes.
+    ///
+    /// # Errors
+    /// As [`PaintLayer::read_png`], in the same order: the wrong size first.
+    pub fn check(self, width: u32, height: u32) -> Result<Vec<PaintCell>, MapError> {
+        check_size(&self.path, self.size, (width, height))?;
+        self.cells
+    }
+}
+
+/// A paint side file's PNG decoder and size, from its header.
+fn open_png(path: &Path) -> Result<(Box<dyn image::ImageDecoder>, (u32, u32)), MapError> {
+    use image::{ImageDecoder, ImageReader};
+    let reader = ImageReader::open(path)
+        .map_err(|e| MapError::read(path, e))?
+        .with_guessed_format()
+        .map_err(|e| MapError::read(path, e))?;
+    if reader.format() != Some(image::ImageFormat::Png) {
+        return Err(MapError::NotAnImage {
+            path: path.to_path_buf(),
+            detail: "a paint layer must be a PNG file".to_owned(),
+        });
+    }
+    let decoder = reader.into_decoder().map_err(|e| MapError::CorruptImage {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })?;
+    let size = decoder.dimensions();
+    Ok((Box::new(decoder), size))
+}
+
+/// `MapError::PaintSize` unless a paint file of `size` fits a map of `map`.
+fn check_size(path: &Path, size: (u32, u32), map: (u32, u32)) -> Result<(), MapError> {
+    if size == map {
+        return Ok(());
+    }
+    Err(MapError::PaintSize {
+        path: path.to_path_buf(),
+        width: size.0,
+        height: size.1,
+        expected_width: map.0,
+        expected_height: map.1,
+    })
+}
+
+/// The cells of a paint file `width` pixels wide, from its decoder.
+fn decode_png(
+    path: &Path,
+    decoder: Box<dyn image::ImageDecoder>,
+    width: u32,
+) -> Result<Vec<PaintCell>, MapError> {
+    if decoder.color_type() != image::ColorType::Rgb8 {
+        return Err(MapError::UnsupportedPixelFormat {
+            path: path.to_path_buf(),
+            format: format!("{:?}", decoder.color_type()),
+            wanted: "a paint layer".to_owned(),
+            expected: "an 8-bit RGB PNG without alpha".to_owned(),
+        });
+    }
+    let mut rgb = vec![0u8; decoder.total_bytes() as usize];
+    decoder
+        .read_image_boxed(&mut rgb)
+        .map_err(|e| MapError::CorruptImage {
             path: path.to_path_buf(),
             detail: e.to_string(),
         })?;
-        let (w, h) = decoder.dimensions();
-        if (w, h) != (width, height) {
-            return Err(MapError::PaintSize {
-                path: path.to_path_buf(),
-                width: w,
-                height: h,
-                expected_width: width,
-                expected_height: height,
-            });
-        }
-        if decoder.color_type() != image::ColorType::Rgb8 {
-            return Err(MapError::UnsupportedPixelFormat {
-                path: path.to_path_buf(),
-                format: format!("{:?}", decoder.color_type()),
-                wanted: "a paint layer".to_owned(),
-                expected: "an 8-bit RGB PNG without alpha".to_owned(),
-            });
-        }
-        let mut rgb = vec![0u8; w as usize * h as usize * 3];
-        decoder
-            .read_image(&mut rgb)
-            .map_err(|e| MapError::CorruptImage {
-                path: path.to_path_buf(),
-                detail: e.to_string(),
-            })?;
-        Self::decode_rgb(path, &rgb, w)
-    }
+    PaintLayer::decode_rgb(path, &rgb, width)
 }

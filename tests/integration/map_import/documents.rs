@@ -186,6 +186,72 @@ fn paint_layer_of_wrong_size_is_rejected() {
     assert!(err.to_string().contains("p.png"), "{err}");
 }
 
+/// Paint files decode beside the heightmap, before the map's size is known; the errors come
+/// as when they were read after it: the heightmap's first, then per paint file its size
+/// before its pixels, and a size no map can have is refused without decoding.
+#[test]
+fn paint_errors_keep_their_order_while_read_beside_the_heightmap() {
+    let dir = folder_with_heightmap();
+    let path = dir.path().join("m.ron");
+    let mut document = sample_document("h.png");
+    document.paint = vec![
+        PaintLayer::new(PaintTarget::All, "p.png", 8, 6),
+        PaintLayer::new(PaintTarget::All, "q.png", 8, 6),
+    ];
+    save_map(&path, &document).unwrap();
+    // p.png is the wrong size and grey: the size is named, not the pixel format.
+    write_gray8(&dir.path().join("p.png"), 5, 6, &[0; 5 * 6]);
+    write_gray8(&dir.path().join("q.png"), 8, 6, &[0; 8 * 6]);
+    let err = load_map(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MapError::PaintSize {
+                width: 5,
+                height: 6,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("p.png"), "{err}");
+    // p.png wider than any map: its size, without its 20,000 × 6 pixels decoded.
+    write_rgb8(
+        &dir.path().join("p.png"),
+        20_000,
+        6,
+        &vec![0; 20_000 * 6 * 3],
+    );
+    let err = load_map(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MapError::PaintSize {
+                width: 20_000,
+                expected_width: 8,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // p.png right: q.png's pixel format is next.
+    write_rgb8(&dir.path().join("p.png"), 8, 6, &[0; 8 * 6 * 3]);
+    let err = load_map(&path).unwrap_err();
+    assert!(
+        matches!(err, MapError::UnsupportedPixelFormat { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("q.png"), "{err}");
+    // Without its heightmap the map names the heightmap, whatever its paint files hold.
+    std::fs::remove_file(dir.path().join("h.png")).unwrap();
+    let err = load_map(&path).unwrap_err();
+    assert!(err.to_string().contains("h.png"), "{err}");
+    write_rgb8(&dir.path().join("q.png"), 8, 6, &[0; 8 * 6 * 3]);
+    write_gray8(&dir.path().join("h.png"), 8, 6, &[100; 8 * 6]);
+    let loaded = load_map(&path).unwrap();
+    assert_eq!(loaded.document.paint[1].cells.len(), 8 * 6);
+}
+
 #[test]
 fn malformed_ron_reports_line_and_column() {
     let dir = folder_with_heightmap();
