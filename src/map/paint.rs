@@ -256,7 +256,7 @@ impl UncheckedPaint {
 }
 
 /// A paint side file's PNG decoder and size, from its header.
-fn open_png(path: &Path) -> Result<(Box<dyn image::ImageDecoder>, (u32, u32)), MapError> {
+fn open_png(path: &Path) -> Result<(PngDecoder, (u32, u32)), MapError> {
     use image::{ImageDecoder, ImageReader};
     let reader = ImageReader::open(path)
         .map_err(|e| MapError::read(path, e))?
@@ -290,10 +290,13 @@ fn check_size(path: &Path, size: (u32, u32), map: (u32, u32)) -> Result<(), MapE
     })
 }
 
+/// The decoder of an image file whose header has been read.
+type PngDecoder = Box<dyn image::ImageDecoder>;
+
 /// The cells of a paint file `width` pixels wide, from its decoder.
 fn decode_png(
     path: &Path,
-    decoder: Box<dyn image::ImageDecoder>,
+    decoder: PngDecoder,
     width: u32,
 ) -> Result<Vec<PaintCell>, MapError> {
     if decoder.color_type() != image::ColorType::Rgb8 {
