@@ -294,11 +294,7 @@ fn check_size(path: &Path, size: (u32, u32), map: (u32, u32)) -> Result<(), MapE
 type PngDecoder = Box<dyn image::ImageDecoder>;
 
 /// The cells of a paint file `width` pixels wide, from its decoder.
-fn decode_png(
-    path: &Path,
-    decoder: PngDecoder,
-    width: u32,
-) -> Result<Vec<PaintCell>, MapError> {
+fn decode_png(path: &Path, decoder: PngDecoder, width: u32) -> Result<Vec<PaintCell>, MapError> {
     if decoder.color_type() != image::ColorType::Rgb8 {
         return Err(MapError::UnsupportedPixelFormat {
             path: path.to_path_buf(),
