@@ -167,6 +167,7 @@ impl App {
                 heightmap,
                 overlay_type: self.state.selected_type,
                 islands_layer,
+                shown: self.state.overlays,
             };
             if self.worker.send(request) {
                 self.state.pending_full_bake = false;
@@ -186,6 +187,7 @@ impl App {
                 with_nav: self.state.wants_nav(),
                 overlay_type: self.state.selected_type,
                 islands_layer,
+                shown: self.state.overlays,
             };
             if self.worker.send(request) {
                 self.state.pending_dirty = None;

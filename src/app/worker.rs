@@ -12,6 +12,7 @@ use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
 use super::overlays::images::{BakedImages, islands_image};
+use super::state::OverlaySettings;
 use crate::nav::NavData;
 use crate::nav::grid::CellRect;
 
@@ -29,6 +30,9 @@ pub enum BakeRequest {
         /// The nav layer whose island image the thread builds with the result (the islands
         /// overlay is shown).
         islands_layer: Option<usize>,
+        /// The overlays shown: the thread builds the slope and contribution images only if
+        /// shown.
+        shown: OverlaySettings,
     },
     /// Re-bake the cells of `rect` (paint changed there).
     Rect {
@@ -44,6 +48,8 @@ pub enum BakeRequest {
         overlay_type: usize,
         /// As in `Full`; with `with_nav`, the patch carries the island image too.
         islands_layer: Option<usize>,
+        /// As in `Full`.
+        shown: OverlaySettings,
     },
 }
 
@@ -274,13 +280,17 @@ fn run(
     };
     let mut last: Option<BakeOutput> = None;
     // A finished full bake: keep it for rect re-bakes, build the overlay images here.
-    let finished =
-        |mut output: BakeOutput, last: &mut Option<BakeOutput>, hm: &Heightmap, ty, islands| {
-            let images = BakedImages::build(&output, hm.width, hm.height, ty, islands);
-            let shown = output.split_for_window();
-            *last = Some(output);
-            WorkerMessage::Baked(Box::new(shown), Box::new(images))
-        };
+    let finished = |mut output: BakeOutput,
+                    last: &mut Option<BakeOutput>,
+                    hm: &Heightmap,
+                    ty,
+                    islands,
+                    shown| {
+        let images = BakedImages::build(&output, (hm.width, hm.height), ty, islands, shown);
+        let shown = output.split_for_window();
+        *last = Some(output);
+        WorkerMessage::Baked(Box::new(shown), Box::new(images))
+    };
     let stopped = |why| match why {
         BakeStopped::Cancelled => WorkerMessage::Cancelled,
         BakeStopped::Failed(why) => WorkerMessage::Failed(why),
@@ -292,8 +302,16 @@ fn run(
                 heightmap,
                 overlay_type,
                 islands_layer,
+                shown,
             } => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                Ok(output) => finished(output, &mut last, &heightmap, overlay_type, islands_layer),
+                Ok(output) => finished(
+                    output,
+                    &mut last,
+                    &heightmap,
+                    overlay_type,
+                    islands_layer,
+                    shown,
+                ),
                 Err(why) => stopped(why),
             },
             BakeRequest::Rect {
@@ -303,6 +321,7 @@ fn run(
                 with_nav,
                 overlay_type,
                 islands_layer,
+                shown,
             } => match last.as_mut() {
                 Some(previous) if previous.types.len() == document.movement_types.len() => {
                     let start = Instant::now();
@@ -322,9 +341,14 @@ fn run(
                     WorkerMessage::Patched(patch)
                 }
                 _ => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                    Ok(output) => {
-                        finished(output, &mut last, &heightmap, overlay_type, islands_layer)
-                    }
+                    Ok(output) => finished(
+                        output,
+                        &mut last,
+                        &heightmap,
+                        overlay_type,
+                        islands_layer,
+                        shown,
+                    ),
                     Err(why) => stopped(why),
                 },
             },
@@ -389,14 +413,22 @@ mod tests {
             heightmap: Arc::new(hm),
             overlay_type: 0,
             islands_layer: Some(0),
+            // The slope shown, the wall buffer and blur hidden (as by default): only the
+            // shown one gets an image.
+            shown: OverlaySettings {
+                slope: true,
+                ..OverlaySettings::default()
+            },
         }));
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut baked = None;
         while baked.is_none() && Instant::now() < deadline {
             for m in w.poll() {
                 if let WorkerMessage::Baked(b, images) = m {
-                    assert_eq!(images.slope.size, [6, 4]);
+                    assert_eq!(images.size, [6, 4]);
+                    assert_eq!(images.slope.as_ref().map(|i| i.size), Some([6, 4]));
                     assert!(images.cost.is_some());
+                    assert!(images.contribution.is_none());
                     let islands = images.islands.as_ref().and_then(|i| i.1.as_ref());
                     assert_eq!(islands.map(|i| i.size), Some([6, 4]));
                     baked = Some(b);

@@ -10,6 +10,7 @@ use super::colors::{
     slope_color,
 };
 use crate::app::backend::{BakeOutput, TypeLayers};
+use crate::app::state::OverlaySettings;
 use crate::map::{Heightmap, MapDocument, PaintCell, PaintForce, PaintTarget};
 use crate::nav::NavData;
 use crate::nav::grid::{CellRect, WALL};
@@ -107,53 +108,65 @@ pub(super) fn paint_for_type(document: &MapDocument, type_name: &str, index: usi
 
 /// Full-map overlay images of a finished bake, built on the bake thread so the frame that
 /// receives a 2048² bake only hands them to the renderer (building them there took
-/// 160–260 ms of that frame).
+/// 160–260 ms of that frame). Overlays hidden when the bake was asked for get no image: at
+/// 8192² the slope and the wall buffer and blur are 256 MB each, and
+/// [`super::OverlayTextures::build_shown`] builds them once shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BakedImages {
-    /// The slope ramp.
-    pub slope: ColorImage,
+    /// The map's size in cells, `[width, height]`.
+    pub size: [usize; 2],
+    /// The slope ramp, if shown.
+    pub slope: Option<ColorImage>,
     /// The movement type the cost images show.
     pub type_index: usize,
-    /// Cost, walls and buffer / blur contributions of `type_index` (`None`: no such type).
-    pub cost: Option<[ColorImage; 3]>,
+    /// Cost and walls of `type_index` (`None`: no such type).
+    pub cost: Option<[ColorImage; 2]>,
+    /// The wall buffer and blur contributions of `type_index`, if shown and the type exists.
+    pub contribution: Option<ColorImage>,
     /// The island image of a nav layer, when the islands overlay is shown (see
     /// [`islands_image`]).
     pub islands: Option<(usize, Option<ColorImage>)>,
 }
 
 impl BakedImages {
-    /// Builds the slope image and the cost images of `type_index` for a `width` × `height` map.
+    /// Builds the images of a `width` × `height` map: the cost images of `type_index`, and
+    /// the slope and the contributions if `shown` shows them.
     #[must_use]
     pub fn build(
         baked: &BakeOutput,
-        width: u32,
-        height: u32,
+        (width, height): (u32, u32),
         type_index: usize,
         islands_layer: Option<usize>,
+        shown: OverlaySettings,
     ) -> Self {
         let full = CellRect::full(width, height);
-        let slope = image_from(full, width, |i| {
-            slope_color(baked.slope_deg.get(i).copied().unwrap_or(0.0), 255)
+        let slope = shown.slope.then(|| {
+            image_from(full, width, |i| {
+                slope_color(baked.slope_deg.get(i).copied().unwrap_or(0.0), 255)
+            })
         });
-        let cost = baked
-            .types
-            .get(type_index)
-            .map(|layers| cost_images(layers, full, width));
+        let layers = baked.types.get(type_index);
+        let cost = layers.map(|layers| cost_images(layers, full, width));
+        let contribution = layers
+            .filter(|_| shown.contributions)
+            .map(|layers| contribution_image(layers, full, width));
         let islands = islands_layer.and_then(|layer| {
             let nav = baked.shared_nav.as_deref()?;
             Some((layer, islands_image(nav, layer)))
         });
         Self {
+            size: [width as usize, height as usize],
             slope,
             type_index,
             cost,
+            contribution,
             islands,
         }
     }
 }
 
-/// Cost, walls and contribution images of one type for `rect`.
-pub(super) fn cost_images(layers: &TypeLayers, rect: CellRect, width: u32) -> [ColorImage; 3] {
+/// Cost and walls images of one type for `rect`.
+pub(super) fn cost_images(layers: &TypeLayers, rect: CellRect, width: u32) -> [ColorImage; 2] {
     let cost = |i: usize| layers.final_cost.get(i).copied().unwrap_or(WALL);
     [
         image_from(rect, width, |i| cost_color(cost(i), 255)),
@@ -164,10 +177,14 @@ pub(super) fn cost_images(layers: &TypeLayers, rect: CellRect, width: u32) -> [C
                 Color32::TRANSPARENT
             }
         }),
-        image_from(rect, width, |i| {
-            contribution_color(layers.contribution.get(i).copied().unwrap_or(0))
-        }),
     ]
+}
+
+/// The wall buffer and blur contributions image of one type for `rect`.
+pub(super) fn contribution_image(layers: &TypeLayers, rect: CellRect, width: u32) -> ColorImage {
+    image_from(rect, width, |i| {
+        contribution_color(layers.contribution.get(i).copied().unwrap_or(0))
+    })
 }
 
 /// One colour per island of nav layer `layer` (see [`island_color`]); `None` when there is

@@ -17,7 +17,7 @@ pub use colors::{
     island_color, paint_color, slope_color,
 };
 pub use images::{BakedImages, hillshade_image, islands_image};
-use images::{cost_images, image_from, paint_for_type};
+use images::{contribution_image, cost_images, image_from, paint_for_type};
 pub use tiled::TiledTexture;
 
 use super::backend::BakeOutput;
@@ -134,7 +134,7 @@ impl OverlayTextures {
             && let Some(layers) = baked.types.get(type_index)
         {
             let full = CellRect::full(map.heightmap.width, map.heightmap.height);
-            let [_, _, contribution] = cost_images(layers, full, full.x1);
+            let contribution = contribution_image(layers, full, full.x1);
             self.uploaded_cells += upload_if_shown(
                 ctx,
                 &mut self.contribution,
@@ -170,31 +170,38 @@ impl OverlayTextures {
         shown: OverlaySettings,
     ) -> Option<bool> {
         let full = CellRect::full(map.heightmap.width, map.heightmap.height);
-        if images.slope.size != [full.width() as usize, full.height() as usize] {
+        if images.size != [full.width() as usize, full.height() as usize] {
             return None;
         }
-        self.uploaded_cells += upload_if_shown(
-            ctx,
-            &mut self.slope,
-            "overlay-slope",
-            shown.slope,
-            full,
-            images.slope,
-        );
-        let Some([cost, walls, contribution]) = images.cost else {
+        // An image the bake did not build (hidden when it was asked for) leaves no texture.
+        self.slope = None;
+        if let Some(slope) = images.slope {
+            self.uploaded_cells += upload_if_shown(
+                ctx,
+                &mut self.slope,
+                "overlay-slope",
+                shown.slope,
+                full,
+                slope,
+            );
+        }
+        let Some([cost, walls]) = images.cost else {
             return Some(false);
         };
         upload(ctx, &mut self.cost, "overlay-cost", full, full, cost);
         upload(ctx, &mut self.walls, "overlay-walls", full, full, walls);
         self.uploaded_cells += 2 * full.area();
-        self.uploaded_cells += upload_if_shown(
-            ctx,
-            &mut self.contribution,
-            "overlay-contribution",
-            shown.contributions,
-            full,
-            contribution,
-        );
+        self.contribution = None;
+        if let Some(contribution) = images.contribution {
+            self.uploaded_cells += upload_if_shown(
+                ctx,
+                &mut self.contribution,
+                "overlay-contribution",
+                shown.contributions,
+                full,
+                contribution,
+            );
+        }
         Some(true)
     }
 
@@ -217,7 +224,7 @@ impl OverlayTextures {
             return;
         };
         let full = CellRect::full(map.heightmap.width, map.heightmap.height);
-        let [cost, walls, contribution] = cost_images(layers, rect, full.x1);
+        let [cost, walls] = cost_images(layers, rect, full.x1);
         upload(ctx, &mut self.cost, "overlay-cost", rect, full, cost);
         upload(ctx, &mut self.walls, "overlay-walls", rect, full, walls);
         self.uploaded_cells += 2 * rect.area();
@@ -230,7 +237,7 @@ impl OverlayTextures {
                 "overlay-contribution",
                 rect,
                 full,
-                contribution,
+                contribution_image(layers, rect, full.x1),
             );
             self.uploaded_cells += rect.area();
         } else {
