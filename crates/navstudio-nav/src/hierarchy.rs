@@ -24,6 +24,7 @@ pub use super::search_graph::CLUSTER_SECTORS;
 use super::search_graph::SearchGraph;
 
 mod codec;
+pub use codec::ParsedHierarchy;
 mod landmarks;
 mod local_marks;
 

@@ -100,13 +100,23 @@ impl Hierarchy {
     ///
     /// # Errors
     /// One sentence saying what does not fit: the cluster size, the node count, a count
-    /// beyond the bytes present, border nodes other than the graph's, or an edge to no
-    /// border node.
+    /// beyond the bytes present, an edge to no border node, or border nodes other than the
+    /// graph's.
     pub fn from_bytes(
         bytes: &[u8],
         graph: &SearchGraph,
     ) -> Result<(Self, Option<ClusterLandmarks>), String> {
-        Self::check_header(bytes, bytes.len() as u64, graph.len())?;
+        Self::from_parsed(Self::parse(bytes, graph.len())?, graph)
+    }
+
+    /// The part of [`Self::from_bytes`] that needs no graph, for a layer of `node_count`
+    /// portal nodes: a world's first request parses while it lays the graph out (a third of
+    /// the hierarchy's decode at 8192²).
+    ///
+    /// # Errors
+    /// As [`Self::from_bytes`], but for the border nodes, which [`Self::from_parsed`] checks.
+    pub fn parse(bytes: &[u8], node_count: usize) -> Result<ParsedHierarchy, String> {
+        Self::check_header(bytes, bytes.len() as u64, node_count)?;
         let word = |i: usize| {
             u32::from_le_bytes([
                 bytes[4 * i],
@@ -133,10 +143,6 @@ impl Hierarchy {
         for id in &mut border {
             previous = previous.wrapping_add(*id);
             *id = previous;
-        }
-        let (clusters, graph_border, border_of) = layout(graph);
-        if border != graph_border {
-            return Err("the hierarchy's border nodes are not the graph's".to_owned());
         }
         let mut first = Vec::with_capacity(b + 1);
         let mut total = 0u64;
@@ -180,14 +186,54 @@ impl Hierarchy {
             }
             Ok(())
         })?;
-        let hierarchy = Self::from_parts(graph, clusters, border, border_of, first, edges);
         let rest = &bytes[at..];
-        let landmarks = if rest.is_empty() {
+        let tables = if rest.is_empty() {
             None
         } else {
-            let tables = Landmarks::from_bytes(rest, b)?;
-            Some(ClusterLandmarks::from_tables(&hierarchy, tables))
+            Some(Landmarks::from_bytes(rest, b)?)
         };
+        Ok(ParsedHierarchy {
+            border,
+            first,
+            edges,
+            tables,
+        })
+    }
+
+    /// The hierarchy [`Self::parse`] read, on the layer laid out as `graph`.
+    ///
+    /// # Errors
+    /// When its border nodes are not the graph's.
+    pub fn from_parsed(
+        parsed: ParsedHierarchy,
+        graph: &SearchGraph,
+    ) -> Result<(Self, Option<ClusterLandmarks>), String> {
+        let (clusters, graph_border, border_of) = layout(graph);
+        if parsed.border != graph_border {
+            return Err("the hierarchy's border nodes are not the graph's".to_owned());
+        }
+        let hierarchy = Self::from_parts(
+            graph,
+            clusters,
+            parsed.border,
+            border_of,
+            parsed.first,
+            parsed.edges,
+        );
+        let landmarks = parsed
+            .tables
+            .map(|tables| ClusterLandmarks::from_tables(&hierarchy, tables));
         Ok((hierarchy, landmarks))
     }
+}
+
+/// A stored hierarchy read by [`Hierarchy::parse`], before it meets its graph.
+#[derive(Debug)]
+pub struct ParsedHierarchy {
+    /// Border search ids, ascending.
+    border: Vec<u32>,
+    /// Edges of border node `b` are `edges[first[b]..first[b + 1]]`.
+    first: Vec<u32>,
+    edges: Vec<(u32, u32)>,
+    tables: Option<Landmarks>,
 }

@@ -82,8 +82,9 @@ impl NavWorld {
         if self.hierarchies[layer].is_some() {
             return;
         }
-        // A stored hierarchy decompresses while the layer's search layout is sorted: at
-        // 8192² each is a tenth of a second of a game's first request.
+        // A stored hierarchy decompresses and parses while the layer's search layout is
+        // sorted: at 8192² the layout takes a tenth of a second of a game's first request,
+        // and the decompression and parse most of another tenth.
         let stale = self
             .stale_hierarchies
             .get(layer)
@@ -96,18 +97,23 @@ impl NavWorld {
                 .and_then(Option::take)
         };
         let unsorted = self.search_graphs.get(layer).is_none_or(Option::is_none);
-        let stored_raw = match stored {
+        let l = &self.nav.layers[layer];
+        let parse = |s: crate::package::StoredHierarchy| {
+            s.decompress()
+                .ok()
+                .and_then(|raw| Hierarchy::parse(&raw, l.nodes.len()).ok())
+        };
+        let parsed = match stored {
             Some(s) if unsorted => {
-                let l = &self.nav.layers[layer];
-                let (graph, raw) = rayon::join(|| SearchGraph::new(l), || s.decompress());
+                let (graph, parsed) = rayon::join(|| SearchGraph::new(l), || parse(s));
                 if self.search_graphs.len() < self.nav.layers.len() {
                     self.search_graphs
                         .resize_with(self.nav.layers.len(), || None);
                 }
                 self.search_graphs[layer] = Some(graph);
-                Some(raw)
+                parsed
             }
-            Some(s) => Some(s.decompress()),
+            Some(s) => parse(s),
             None => None,
         };
         self.search_graph(layer);
@@ -131,9 +137,8 @@ impl NavWorld {
         }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
         // checksum matched) is built as for a package without one.
-        let (hierarchy, landmarks) = stored_raw
-            .and_then(Result::ok)
-            .and_then(|raw| Hierarchy::from_bytes(&raw, graph).ok())
+        let (hierarchy, landmarks) = parsed
+            .and_then(|parsed| Hierarchy::from_parsed(parsed, graph).ok())
             .unwrap_or_else(|| {
                 let hierarchy = Hierarchy::build(graph);
                 let landmarks = hierarchy.landmarks(l, graph);
