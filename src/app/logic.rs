@@ -8,7 +8,7 @@ use egui::ViewportCommand;
 
 use super::App;
 use super::background::drop_later;
-use super::worker::{BakeRequest, WorkerMessage};
+use super::worker::{BakeRequest, ImagesWanted, WorkerMessage};
 use crate::nav::grid::CellRect;
 
 impl App {
@@ -153,21 +153,24 @@ impl App {
         // cells in `pending_dirty`, emptied only here once a request took a copy; layers
         // added, removed or retargeted are found by comparing the layer lists.
         let changed = self.state.pending_dirty.unwrap_or(CellRect::full(0, 0));
-        // The island image is built on the bake thread with the nav data it sends back.
-        let islands_layer = self
-            .state
-            .overlays
-            .islands
-            .then_some(self.state.selected_type);
+        // The bake thread builds the overlay images shown (the island image from the nav data
+        // it sends back).
+        let images = ImagesWanted {
+            overlay_type: self.state.selected_type,
+            islands_layer: self
+                .state
+                .overlays
+                .islands
+                .then_some(self.state.selected_type),
+            shown: self.state.overlays,
+        };
         if self.state.pending_full_bake && (self.auto_rebake || first) {
             let request = BakeRequest::Full {
                 document: self
                     .shared_document
                     .sync(&map.document, Some(changed), width),
                 heightmap,
-                overlay_type: self.state.selected_type,
-                islands_layer,
-                shown: self.state.overlays,
+                images,
             };
             if self.worker.send(request) {
                 self.state.pending_full_bake = false;
@@ -185,9 +188,7 @@ impl App {
                 heightmap,
                 rect,
                 with_nav: self.state.wants_nav(),
-                overlay_type: self.state.selected_type,
-                islands_layer,
-                shown: self.state.overlays,
+                images,
             };
             if self.worker.send(request) {
                 self.state.pending_dirty = None;

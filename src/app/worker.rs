@@ -25,14 +25,8 @@ pub enum BakeRequest {
         document: Arc<MapDocument>,
         /// Its heights.
         heightmap: Arc<Heightmap>,
-        /// The movement type whose cost overlay images the thread builds with the result.
-        overlay_type: usize,
-        /// The nav layer whose island image the thread builds with the result (the islands
-        /// overlay is shown).
-        islands_layer: Option<usize>,
-        /// The overlays shown: the thread builds the slope and contribution images only if
-        /// shown.
-        shown: OverlaySettings,
+        /// The overlay images the thread builds with the result.
+        images: ImagesWanted,
     },
     /// Re-bake the cells of `rect` (paint changed there).
     Rect {
@@ -44,13 +38,21 @@ pub enum BakeRequest {
         rect: CellRect,
         /// Send the updated nav data back too (a nav overlay or the goal tool shows it).
         with_nav: bool,
-        /// As in `Full`, for when the rect re-bake has to fall back to a full bake.
-        overlay_type: usize,
-        /// As in `Full`; with `with_nav`, the patch carries the island image too.
-        islands_layer: Option<usize>,
-        /// As in `Full`.
-        shown: OverlaySettings,
+        /// As in `Full`, for when the rect re-bake has to fall back to a full bake; with
+        /// `with_nav`, the patch carries the island image too.
+        images: ImagesWanted,
     },
+}
+
+/// What the window shows, so the bake thread builds the overlay images it needs.
+#[derive(Clone, Copy, Debug)]
+pub struct ImagesWanted {
+    /// The movement type whose cost images to build.
+    pub overlay_type: usize,
+    /// The nav layer whose island image to build (the islands overlay is shown).
+    pub islands_layer: Option<usize>,
+    /// The overlays shown: the slope and contribution images are built only if shown.
+    pub shown: OverlaySettings,
 }
 
 /// New costs for a rectangle, per movement type.
@@ -279,49 +281,38 @@ fn run(
         })
     };
     let mut last: Option<BakeOutput> = None;
-    // A finished full bake: keep it for rect re-bakes, build the overlay images here.
-    let finished = |mut output: BakeOutput,
-                    last: &mut Option<BakeOutput>,
-                    hm: &Heightmap,
-                    ty,
-                    islands,
-                    shown| {
-        let images = BakedImages::build(&output, (hm.width, hm.height), ty, islands, shown);
-        let shown = output.split_for_window();
-        *last = Some(output);
-        WorkerMessage::Baked(Box::new(shown), Box::new(images))
-    };
     let stopped = |why| match why {
         BakeStopped::Cancelled => WorkerMessage::Cancelled,
         BakeStopped::Failed(why) => WorkerMessage::Failed(why),
+    };
+    // A full bake: keep it for rect re-bakes, build the overlay images here.
+    let bake_whole = |document: &MapDocument,
+                      hm: &Heightmap,
+                      last: &mut Option<BakeOutput>,
+                      wanted: ImagesWanted| {
+        match backend::bake_full(document, hm, cancel, reporter()) {
+            Ok(mut output) => {
+                let images = BakedImages::build(&output, (hm.width, hm.height), wanted);
+                let shown = output.split_for_window();
+                *last = Some(output);
+                WorkerMessage::Baked(Box::new(shown), Box::new(images))
+            }
+            Err(why) => stopped(why),
+        }
     };
     while let Ok(request) = requests.recv() {
         let reply = match request {
             BakeRequest::Full {
                 document,
                 heightmap,
-                overlay_type,
-                islands_layer,
-                shown,
-            } => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                Ok(output) => finished(
-                    output,
-                    &mut last,
-                    &heightmap,
-                    overlay_type,
-                    islands_layer,
-                    shown,
-                ),
-                Err(why) => stopped(why),
-            },
+                images,
+            } => bake_whole(&document, &heightmap, &mut last, images),
             BakeRequest::Rect {
                 document,
                 heightmap,
                 rect,
                 with_nav,
-                overlay_type,
-                islands_layer,
-                shown,
+                images,
             } => match last.as_mut() {
                 Some(previous) if previous.types.len() == document.movement_types.len() => {
                     let start = Instant::now();
@@ -333,24 +324,14 @@ fn run(
                     let mut patch = patch_of(previous, changed, heightmap.width, start.elapsed());
                     if with_nav {
                         patch.nav = previous.baked.as_ref().map(|b| Arc::clone(&b.nav));
-                        patch.islands = islands_layer.and_then(|layer| {
+                        patch.islands = images.islands_layer.and_then(|layer| {
                             let nav = patch.nav.as_ref()?;
                             Some((layer, islands_image(nav, layer)))
                         });
                     }
                     WorkerMessage::Patched(patch)
                 }
-                _ => match backend::bake_full(&document, &heightmap, cancel, reporter()) {
-                    Ok(output) => finished(
-                        output,
-                        &mut last,
-                        &heightmap,
-                        overlay_type,
-                        islands_layer,
-                        shown,
-                    ),
-                    Err(why) => stopped(why),
-                },
+                _ => bake_whole(&document, &heightmap, &mut last, images),
             },
         };
         // The request's document is released before the reply: the UI updates that copy in
@@ -411,13 +392,15 @@ mod tests {
         assert!(w.send(BakeRequest::Full {
             document: Arc::new(doc),
             heightmap: Arc::new(hm),
-            overlay_type: 0,
-            islands_layer: Some(0),
-            // The slope shown, the wall buffer and blur hidden (as by default): only the
-            // shown one gets an image.
-            shown: OverlaySettings {
-                slope: true,
-                ..OverlaySettings::default()
+            images: ImagesWanted {
+                overlay_type: 0,
+                islands_layer: Some(0),
+                // The slope shown, the wall buffer and blur hidden (as by default): only
+                // the shown one gets an image.
+                shown: OverlaySettings {
+                    slope: true,
+                    ..OverlaySettings::default()
+                },
             },
         }));
         let deadline = Instant::now() + Duration::from_secs(10);

@@ -10,7 +10,7 @@ use super::colors::{
     slope_color,
 };
 use crate::app::backend::{BakeOutput, TypeLayers};
-use crate::app::state::OverlaySettings;
+use crate::app::worker::ImagesWanted;
 use crate::map::{Heightmap, MapDocument, PaintCell, PaintForce, PaintTarget};
 use crate::nav::NavData;
 use crate::nav::grid::{CellRect, WALL};
@@ -129,16 +129,15 @@ pub struct BakedImages {
 }
 
 impl BakedImages {
-    /// Builds the images of a `width` × `height` map: the cost images of `type_index`, and
-    /// the slope and the contributions if `shown` shows them.
+    /// Builds the images of a `width` × `height` map `wanted`: the cost images of its type,
+    /// its island image, and the slope and the contributions if shown.
     #[must_use]
-    pub fn build(
-        baked: &BakeOutput,
-        (width, height): (u32, u32),
-        type_index: usize,
-        islands_layer: Option<usize>,
-        shown: OverlaySettings,
-    ) -> Self {
+    pub fn build(baked: &BakeOutput, (width, height): (u32, u32), wanted: ImagesWanted) -> Self {
+        let ImagesWanted {
+            overlay_type: type_index,
+            islands_layer,
+            shown,
+        } = wanted;
         let full = CellRect::full(width, height);
         let slope = shown.slope.then(|| {
             image_from(full, width, |i| {

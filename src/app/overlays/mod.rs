@@ -80,20 +80,21 @@ fn upload(
     }
 }
 
-/// [`upload`] of a whole-map `image` if its overlay is `shown`; else the slot's texture is
-/// let go, to be built once shown. Returns the cells uploaded.
+/// [`upload`] of a whole-map `image` if its overlay is `shown`; else, or without an image (the
+/// bake builds none of an overlay hidden when it was asked for), the slot's texture is let
+/// go, to be built once shown. Returns the cells uploaded.
 fn upload_if_shown(
     ctx: &egui::Context,
     slot: &mut Option<TiledTexture>,
     name: &str,
     shown: bool,
     full: CellRect,
-    image: ColorImage,
+    image: Option<ColorImage>,
 ) -> usize {
-    if !shown {
+    let Some(image) = image.filter(|_| shown) else {
         *slot = None;
         return 0;
-    }
+    };
     upload(ctx, slot, name, full, full, image);
     full.area()
 }
@@ -141,7 +142,7 @@ impl OverlayTextures {
                 "overlay-contribution",
                 true,
                 full,
-                contribution,
+                Some(contribution),
             );
         }
     }
@@ -173,35 +174,28 @@ impl OverlayTextures {
         if images.size != [full.width() as usize, full.height() as usize] {
             return None;
         }
-        // An image the bake did not build (hidden when it was asked for) leaves no texture.
-        self.slope = None;
-        if let Some(slope) = images.slope {
-            self.uploaded_cells += upload_if_shown(
-                ctx,
-                &mut self.slope,
-                "overlay-slope",
-                shown.slope,
-                full,
-                slope,
-            );
-        }
+        self.uploaded_cells += upload_if_shown(
+            ctx,
+            &mut self.slope,
+            "overlay-slope",
+            shown.slope,
+            full,
+            images.slope,
+        );
         let Some([cost, walls]) = images.cost else {
             return Some(false);
         };
         upload(ctx, &mut self.cost, "overlay-cost", full, full, cost);
         upload(ctx, &mut self.walls, "overlay-walls", full, full, walls);
         self.uploaded_cells += 2 * full.area();
-        self.contribution = None;
-        if let Some(contribution) = images.contribution {
-            self.uploaded_cells += upload_if_shown(
-                ctx,
-                &mut self.contribution,
-                "overlay-contribution",
-                shown.contributions,
-                full,
-                contribution,
-            );
-        }
+        self.uploaded_cells += upload_if_shown(
+            ctx,
+            &mut self.contribution,
+            "overlay-contribution",
+            shown.contributions,
+            full,
+            images.contribution,
+        );
         Some(true)
     }
 
