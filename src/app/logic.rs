@@ -8,7 +8,8 @@ use egui::ViewportCommand;
 
 use super::App;
 use super::background::drop_later;
-use super::worker::{BakeRequest, ImagesWanted, WorkerMessage};
+use super::overlays::images::ImagesWanted;
+use super::worker::{BakeRequest, WorkerMessage};
 use crate::nav::grid::CellRect;
 
 impl App {

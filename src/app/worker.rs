@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
-use super::overlays::images::{BakedImages, islands_image};
-use super::state::OverlaySettings;
+use super::overlays::images::{BakedImages, ImagesWanted, islands_image};
 use crate::nav::NavData;
 use crate::nav::grid::CellRect;
 
@@ -42,17 +41,6 @@ pub enum BakeRequest {
         /// `with_nav`, the patch carries the island image too.
         images: ImagesWanted,
     },
-}
-
-/// What the window shows, so the bake thread builds the overlay images it needs.
-#[derive(Clone, Copy, Debug)]
-pub struct ImagesWanted {
-    /// The movement type whose cost images to build.
-    pub overlay_type: usize,
-    /// The nav layer whose island image to build (the islands overlay is shown).
-    pub islands_layer: Option<usize>,
-    /// The overlays shown: the slope and contribution images are built only if shown.
-    pub shown: OverlaySettings,
 }
 
 /// New costs for a rectangle, per movement type.
@@ -374,6 +362,7 @@ fn patch_of(output: &BakeOutput, rect: CellRect, width: u32, elapsed: Duration) 
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::app::state::OverlaySettings;
 
     #[test]
     fn worker_thread_is_named_and_bakes() {

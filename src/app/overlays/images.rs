@@ -10,7 +10,7 @@ use super::colors::{
     slope_color,
 };
 use crate::app::backend::{BakeOutput, TypeLayers};
-use crate::app::worker::ImagesWanted;
+use crate::app::state::OverlaySettings;
 use crate::map::{Heightmap, MapDocument, PaintCell, PaintForce, PaintTarget};
 use crate::nav::NavData;
 use crate::nav::grid::{CellRect, WALL};
@@ -104,6 +104,17 @@ pub(super) fn paint_for_type(document: &MapDocument, type_name: &str, index: usi
         }
     }
     out
+}
+
+/// What the window shows, so the bake thread builds the overlay images it needs.
+#[derive(Clone, Copy, Debug)]
+pub struct ImagesWanted {
+    /// The movement type whose cost images to build.
+    pub overlay_type: usize,
+    /// The nav layer whose island image to build (the islands overlay is shown).
+    pub islands_layer: Option<usize>,
+    /// The overlays shown: the slope and contribution images are built only if shown.
+    pub shown: OverlaySettings,
 }
 
 /// Full-map overlay images of a finished bake, built on the bake thread so the frame that
