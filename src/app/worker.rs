@@ -304,11 +304,9 @@ fn run(
             } => match last.as_mut() {
                 Some(previous) if previous.types.len() == document.movement_types.len() => {
                     let start = Instant::now();
-                    backend::bake_rect(&document, &heightmap, previous, rect);
                     // The bake changes costs up to the types' reach (wall buffer, blur)
                     // around the edit: the patch carries all of them.
-                    let changed =
-                        backend::grown_by_reach(&document, rect, heightmap.width, heightmap.height);
+                    let changed = backend::bake_rect(&document, &heightmap, previous, rect);
                     let mut patch = patch_of(previous, changed, heightmap.width, start.elapsed());
                     if with_nav {
                         patch.nav = previous.baked.as_ref().map(|b| Arc::clone(&b.nav));
@@ -454,8 +452,7 @@ mod tests {
                 x1: x + 1,
                 y1: y + 1,
             };
-            backend::bake_rect(&doc, &hm, &mut kept, rect);
-            let changed = backend::grown_by_reach(&doc, rect, w, h);
+            let changed = backend::bake_rect(&doc, &hm, &mut kept, rect);
             patch_of(&kept, changed, w, Duration::ZERO).apply_to(&mut window, w);
         }
         let full = backend::bake_full(&doc, &hm, &never, Box::new(|_| {})).unwrap();

@@ -168,16 +168,21 @@ pub fn bake_full(
 }
 
 /// Re-bakes after an edit inside `rect` with the library's incremental rebake (it grows the
-/// rect by the buffer and blur reach and rebuilds only changed sectors).
+/// rect by the buffer and blur reach and rebuilds only changed sectors). Returns the cells
+/// whose costs can have changed: `rect` grown by the types' reach.
 pub fn bake_rect(
     document: &MapDocument,
     heightmap: &Heightmap,
     previous: &mut BakeOutput,
     rect: CellRect,
-) {
+) -> CellRect {
     let start = Instant::now();
+    // Only cells within the types' reach of the edit can change: their old final costs give
+    // the statistics' change (the bake thread's output may hold no grids of its own, see
+    // `BakeOutput::split_for_window`), not a pass over the whole map (~100 ms on 2048²).
+    let changed = grown_by_reach(document, rect, heightmap.width, heightmap.height);
     let Some(baked) = previous.baked.as_mut() else {
-        return;
+        return changed;
     };
     let dirty = bake::CellRect {
         x0: rect.x0,
@@ -185,10 +190,6 @@ pub fn bake_rect(
         x1: rect.x1,
         y1: rect.y1,
     };
-    // Only cells within the types' reach of the edit can change: their old final costs give
-    // the statistics' change (the bake thread's output may hold no grids of its own, see
-    // `BakeOutput::split_for_window`), not a pass over the whole map (~100 ms on 2048²).
-    let changed = grown_by_reach(document, rect, heightmap.width, heightmap.height);
     let old: Vec<Vec<u8>> = baked
         .cost_layers
         .iter()
@@ -202,7 +203,7 @@ pub fn bake_rect(
             drop(full.split_for_window());
             *previous = full;
         }
-        return;
+        return changed;
     }
     if previous.types.len() == baked.cost_layers.len() {
         for ((t, l), old) in previous.types.iter_mut().zip(&baked.cost_layers).zip(&old) {
@@ -221,6 +222,7 @@ pub fn bake_rect(
         previous.slope_deg = Arc::clone(&baked.slope_deg);
     }
     previous.timings = vec![("rebake rect".to_owned(), start.elapsed())];
+    changed
 }
 
 /// `rect` grown by the largest reach of any movement type (how far a changed cell can

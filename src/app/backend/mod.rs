@@ -7,8 +7,8 @@ pub mod bake;
 pub mod files;
 
 pub use bake::{
-    BakeOutput, BakeProgress, BakeStopped, TypeLayers, bake_full, bake_rect, grown_by_reach,
-    rect_cells, rect_contributions,
+    BakeOutput, BakeProgress, BakeStopped, TypeLayers, bake_full, bake_rect, rect_cells,
+    rect_contributions,
 };
 pub use files::{
     LoadedMap, PackageView, default_movement_types, import_heightmap, load_map, load_package,
