@@ -24,7 +24,9 @@ pub use super::search_graph::CLUSTER_SECTORS;
 use super::search_graph::SearchGraph;
 
 mod codec;
+mod eliminate;
 pub use codec::ParsedHierarchy;
+use eliminate::Eliminator;
 mod landmarks;
 mod local_marks;
 
@@ -84,7 +86,9 @@ impl Hierarchy {
         let (clusters, border, border_of) = layout(graph);
         let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
             .par_iter()
-            .map(|&(_, lo, hi)| cluster_edges(graph, (lo, hi)))
+            .map_init(ClusterScratch::default, |scratch, &(_, lo, hi)| {
+                cluster_edges(graph, (lo, hi), scratch)
+            })
             .collect();
         Self::assemble(graph, clusters, border, border_of, per_cluster)
     }
@@ -98,11 +102,11 @@ impl Hierarchy {
         let (clusters, border, border_of) = layout(graph);
         let per_cluster: Vec<Vec<Vec<(u32, u32)>>> = clusters
             .par_iter()
-            .map(|&(key, lo, hi)| {
+            .map_init(ClusterScratch::default, |scratch, &(key, lo, hi)| {
                 (!dirty(key))
                     .then(|| old.reused_edges(key, (lo, hi), graph))
                     .flatten()
-                    .unwrap_or_else(|| cluster_edges(graph, (lo, hi)))
+                    .unwrap_or_else(|| cluster_edges(graph, (lo, hi), scratch))
             })
             .collect();
         Self::assemble(graph, clusters, border, border_of, per_cluster)
@@ -337,38 +341,52 @@ impl Hierarchy {
     }
 }
 
+/// Working memory of [`cluster_edges`], one per thread.
+#[derive(Debug, Default)]
+struct ClusterScratch {
+    eliminator: Eliminator,
+    local: LocalSearch,
+    costs: Vec<u32>,
+}
+
 /// The edges of the border nodes of the cluster spanning search ids `(lo, hi)`: shortcuts to
-/// the cluster's other border nodes (one Dijkstra inside the cluster each), then the
-/// node's own edges out of it.
-fn cluster_edges(graph: &SearchGraph, (lo, hi): (u32, u32)) -> Vec<Vec<(u32, u32)>> {
-    let mut local = LocalSearch::default();
-    let borders: Vec<u32> = (lo..hi).filter(|&id| graph.is_border(id)).collect();
-    borders
-        .iter()
-        .map(|&from| {
-            local.run_marking(
-                graph,
-                (lo, hi),
-                from,
-                &|id| graph.is_border(id),
-                borders.len(),
-            );
-            // A shortcut whose cheapest stretch passes another border node c with
-            // 0 < d(from, c) < d(from, to) is the sum of two cheaper ones, which stay (by
-            // induction on the cost): leave it out. Stretches of cost 0 (windows meeting at
-            // a sector corner) never decide, or two shortcuts could each leave the other out.
-            let mut out: Vec<(u32, u32)> = borders
-                .iter()
-                .filter(|&&to| to != from)
-                .filter_map(|&to| {
-                    let i = (to - lo) as usize;
-                    let d = local.dist[i];
-                    (d != FAR && local.via[i] >= d).then_some((to, d))
+/// the cluster's other border nodes, then the node's own edges out of it.
+///
+/// A shortcut whose cheapest stretch can pass another border node c with
+/// 0 < d(from, c) < d(from, to) is the sum of two cheaper ones, which stay (by induction on
+/// the cost): it is left out. Stretches of cost 0 (windows meeting at a sector corner) never
+/// decide, or two shortcuts could each leave the other out.
+fn cluster_edges(
+    graph: &SearchGraph,
+    (lo, hi): (u32, u32),
+    scratch: &mut ClusterScratch,
+) -> Vec<Vec<(u32, u32)>> {
+    let border: Vec<u32> = (0..hi - lo).filter(|&v| graph.is_border(lo + v)).collect();
+    let costs = &mut scratch.costs;
+    if ((hi - lo) as usize) <= eliminate::MAX_NODES {
+        scratch
+            .eliminator
+            .border_costs(graph, (lo, hi), &border, costs);
+    } else {
+        border_costs_by_search(graph, (lo, hi), &border, &mut scratch.local, costs);
+    }
+    let b = border.len();
+    (0..b)
+        .map(|i| {
+            let row = &costs[i * b..(i + 1) * b];
+            let passes_border = |j: usize| {
+                (0..b).any(|c| {
+                    let (ic, cj) = (row[c], costs[c * b + j]);
+                    c != i && ic > 0 && ic < row[j] && cj != FAR && ic + cj == row[j]
                 })
+            };
+            let mut out: Vec<(u32, u32)> = (0..b)
+                .filter(|&j| j != i && row[j] != FAR && !passes_border(j))
+                .map(|j| (lo + border[j], row[j]))
                 .collect();
             out.extend(
                 graph
-                    .edges(from)
+                    .edges(lo + border[i])
                     .iter()
                     .copied()
                     .filter(|&(t, _)| t < lo || t >= hi),
@@ -376,6 +394,23 @@ fn cluster_edges(graph: &SearchGraph, (lo, hi): (u32, u32)) -> Vec<Vec<(u32, u32
             out
         })
         .collect()
+}
+
+/// [`Eliminator::border_costs`] by a Dijkstra from each border node: for clusters too big
+/// for its dense tables.
+fn border_costs_by_search(
+    graph: &SearchGraph,
+    (lo, hi): (u32, u32),
+    border: &[u32],
+    local: &mut LocalSearch,
+    costs: &mut Vec<u32>,
+) {
+    costs.clear();
+    for &from in border {
+        let is_border = |id: u32| graph.is_border(id);
+        local.run_marking(graph, (lo, hi), lo + from, &is_border, border.len());
+        costs.extend(border.iter().map(|&to| local.dist[to as usize]));
+    }
 }
 
 /// The clusters of `graph` as `(key, first search id, end)`, the border nodes' search ids
@@ -427,19 +462,15 @@ pub struct LocalSearch {
     dist: Vec<u32>,
     /// Each reached node's predecessor ([`FAR`] for none).
     parent: Vec<u32>,
-    /// Of [`LocalSearch::run_marking`]: the least positive cost at which a cheapest stretch
-    /// to the node passes a marked node ([`FAR`] for none).
-    via: Vec<u32>,
     /// `cost << 32 | node` keys: one compare per sift step.
     heap: BinaryHeap<Reverse<u64>>,
 }
 
 impl LocalSearch {
     /// [`LocalSearch::run`] until the `marked` nodes of the range (`count` of them, `from`
-    /// included if marked) have their final costs, also noting per node the least positive
-    /// cost at which a cheapest stretch from `from` to it passes a marked node (other than
-    /// `from`). Nodes farther than every marked one may stay unsettled: what the shortcuts
-    /// and a goal's way out of its cluster need, at a fraction of a whole run.
+    /// included if marked) have their final costs. Nodes farther than every marked one may
+    /// stay unsettled: what the shortcuts and a goal's way out of its cluster need, at a
+    /// fraction of a whole run.
     pub fn run_marking(
         &mut self,
         graph: &SearchGraph,
@@ -481,9 +512,6 @@ impl LocalSearch {
             v.clear();
             v.resize(len, FAR);
         }
-        // Only the build's marking runs read `via`.
-        self.via.clear();
-        self.via.resize(if marked.is_some() { len } else { 0 }, FAR);
         self.heap.clear();
         if from < lo || from >= hi {
             return;
@@ -493,7 +521,7 @@ impl LocalSearch {
             .push(Reverse(u64::from(h(from)) << 32 | u64::from(from)));
         let (target, least) = stop.unwrap_or((FAR, 0));
         // Marked nodes left to settle, and once none is, the cost of the last: a node
-        // popped beyond it can change neither a marked node's cost nor its `via`.
+        // popped beyond it cannot change a marked node's cost.
         let (mut left, mut last_marked) = (marked.map_or(usize::MAX, |(_, count)| count), FAR);
         'search: while let Some(Reverse(key)) = self.heap.pop() {
             let (f, v) = ((key >> 32) as u32, key as u32);
@@ -505,23 +533,15 @@ impl LocalSearch {
             if v == target || d > last_marked {
                 break;
             }
-            let via = match marked {
-                Some((marked, _)) if marked(v) => {
-                    if left > 0 {
-                        left -= 1;
-                        if left == 0 {
-                            last_marked = d;
-                        }
-                    }
-                    if v != from && d > 0 {
-                        self.via[vi].min(d)
-                    } else {
-                        self.via[vi]
-                    }
+            if let Some((marked, _)) = marked
+                && marked(v)
+                && left > 0
+            {
+                left -= 1;
+                if left == 0 {
+                    last_marked = d;
                 }
-                Some(_) => self.via[vi],
-                None => FAR,
-            };
+            }
             for &(t, w) in graph.edges(v) {
                 if t < lo || t >= hi {
                     continue;
@@ -531,18 +551,11 @@ impl LocalSearch {
                 if nd < self.dist[ti] {
                     self.dist[ti] = nd;
                     self.parent[ti] = v;
-                    if let Some(slot) = self.via.get_mut(ti) {
-                        *slot = via;
-                    }
                     if t == target && nd <= least {
                         break 'search;
                     }
                     let nf = nd.saturating_add(h(t));
                     self.heap.push(Reverse(u64::from(nf) << 32 | u64::from(t)));
-                } else if nd == self.dist[ti]
-                    && let Some(slot) = self.via.get_mut(ti)
-                {
-                    *slot = (*slot).min(via);
                 }
             }
         }
