@@ -97,7 +97,7 @@ fn check_partition(layer: &NavLayer, costs: &[u8], what: &str) {
         fwd.len(),
         "{what}: island count"
     );
-    for n in &layer.nodes {
+    for n in layer.nodes.iter() {
         assert_eq!(
             n.island,
             layer.islands.island_at(n.center.0, n.center.1),
@@ -370,4 +370,44 @@ fn benchmark_dab_paths() {
         }
         println!("{}: {paths:?}", l.name);
     }
+}
+
+/// Rebuilding a copy of a layer (as the editor's bake thread does while the window holds
+/// the nav data) leaves the original as it was. A cost edit without walls shares the copy's
+/// windows, nodes, islands and graph shape with the original; a wall edit gives the copy
+/// its own. Both copies equal full builds of their costs.
+#[test]
+fn editing_a_copy_leaves_the_original_and_shares_what_the_edit_kept() {
+    use std::sync::Arc;
+    let mut rng = Rng(7);
+    let spec = GridSpec {
+        width: 60,
+        height: 60,
+        sector_size: 10,
+    };
+    let base = rooms(&mut rng, 60, 60, 9);
+    let original = full(spec, &base);
+    let mut copy = original.clone();
+    let mut costs = base.clone();
+    // A cost dab on open ground: one passable cell, made dearer.
+    let cell = (0..costs.len())
+        .find(|&i| costs[i] != WALL && i % 60 > 20 && i / 60 > 20)
+        .unwrap();
+    let at = ((cell % 60) as i64, (cell / 60) as i64, 0);
+    let dirty = dab(spec, &mut costs, &base, at, Some(9));
+    assert_eq!(apply(&mut copy, &costs, &dirty), RebuildPath::CostsOnly);
+    check_equal(&copy, &costs, "cost dab on the copy");
+    check_equal(&original, &base, "original after the cost dab");
+    assert!(Arc::ptr_eq(&copy.windows, &original.windows));
+    assert!(Arc::ptr_eq(&copy.nodes, &original.nodes));
+    assert!(Arc::ptr_eq(&copy.islands, &original.islands));
+    assert!(Arc::ptr_eq(&copy.graph.offsets, &original.graph.offsets));
+    assert!(Arc::ptr_eq(&copy.graph.targets, &original.graph.targets));
+    assert_ne!(copy.graph.weights, original.graph.weights);
+    // A wall across the same cell's neighbourhood.
+    let dirty = dab(spec, &mut costs, &base, (at.0, at.1, 3), Some(WALL));
+    assert_ne!(apply(&mut copy, &costs, &dirty), RebuildPath::CostsOnly);
+    check_equal(&copy, &costs, "wall dab on the copy");
+    check_equal(&original, &base, "original after the wall dab");
+    assert!(!Arc::ptr_eq(&copy.nodes, &original.nodes));
 }

@@ -1,6 +1,8 @@
 //! The sectored cost field: one `u8` per cell (255 wall, 1..=254 cost), stored per sector;
 //! a sector whose cells all cost 1 stores nothing and reads as the shared clear field.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use super::grid::{CLEAR, GridSpec};
@@ -11,7 +13,7 @@ pub enum SectorCost {
     /// Every cell costs 1; nothing stored.
     Clear,
     /// Row-major costs of the (possibly partial) sector rectangle.
-    Tile(Box<[u8]>),
+    Tile(Arc<[u8]>),
 }
 
 /// The cost field of one movement type.
@@ -146,6 +148,6 @@ fn sector_from_cells(spec: GridSpec, cells: &[u8], sector: u32) -> SectorCost {
     if tile.iter().all(|&c| c == CLEAR) {
         SectorCost::Clear
     } else {
-        SectorCost::Tile(tile.into_boxed_slice())
+        SectorCost::Tile(Arc::from(tile))
     }
 }

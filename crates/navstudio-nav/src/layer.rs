@@ -2,6 +2,7 @@
 //! sectors → portals → portal graph → islands → flow permutations) and the incremental
 //! rebuild the run time and the editor use after costs change in a few sectors.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::cost::CostField;
@@ -19,6 +20,13 @@ mod local;
 mod local_islands;
 
 /// Navigation data of one movement type.
+///
+/// A copy shares what an edit seldom changes: the parts behind `Arc`s (here, in the graph,
+/// and each cost and flow tile) are copied on the first write to them (`Arc::make_mut`).
+/// The editor's bake thread writes a copy whenever the window holds the nav data: a brush
+/// dab that changes costs but no wall then copies the tables of pointers, edge weights and
+/// node tiles, not every tile (at 8192², 0.7 s instead of 4.4 s, 0.1 instead of 0.33 s once
+/// memory is reused).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NavLayer {
     /// Movement type name.
@@ -26,13 +34,13 @@ pub struct NavLayer {
     /// Final cost field.
     pub cost: CostField,
     /// Portal windows in canonical order (see [`super::portals`]).
-    pub windows: Vec<PortalWindow>,
+    pub windows: Arc<Vec<PortalWindow>>,
     /// Portal nodes: `2 w` and `2 w + 1` are the two sides of window `w`.
-    pub nodes: Vec<PortalNode>,
+    pub nodes: Arc<Vec<PortalNode>>,
     /// The portal graph.
     pub graph: PortalGraph,
     /// Island ids.
-    pub islands: Islands,
+    pub islands: Arc<Islands>,
     /// Flow tile of every portal node.
     pub flows: FlowPermutations,
 }
@@ -78,10 +86,10 @@ pub fn build_layer(
     Some(NavLayer {
         name: name.to_owned(),
         cost,
-        windows,
-        nodes,
+        windows: Arc::new(windows),
+        nodes: Arc::new(nodes),
         graph,
-        islands,
+        islands: Arc::new(islands),
         flows: out.flows,
     })
 }

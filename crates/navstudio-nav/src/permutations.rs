@@ -12,6 +12,7 @@
 //! of the first node using it), so the store is canonical and an incremental rebuild can
 //! reproduce it exactly.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
@@ -28,7 +29,7 @@ use super::portals::{PortalGraph, PortalNode};
 pub struct FlowPermutations {
     /// Unique flow tiles (row-major over their sector's rectangle), numbered in order of
     /// first use by the nodes.
-    pub tiles: Vec<Box<[u8]>>,
+    pub tiles: Vec<Arc<[u8]>>,
     /// Tile id per portal node.
     pub node_tile: Vec<u32>,
 }
@@ -130,7 +131,7 @@ pub fn build_permutations(
     }
 
     let task_count = task_node.len();
-    let mut tiles: Vec<Box<[u8]>> = vec![Box::default(); task_count];
+    let mut tiles: Vec<Arc<[u8]>> = vec![Arc::default(); task_count];
 
     // Position of each node inside its sector's list.
     let mut pos_in_sector = vec![0_u32; nodes.len()];
@@ -232,12 +233,12 @@ pub fn build_permutations(
     // run of tiles and answers.
     struct Batch<'t> {
         first_task: usize,
-        tiles: &'t mut [Box<[u8]>],
+        tiles: &'t mut [Arc<[u8]>],
         answers: &'t mut [u32],
     }
     let mut batches = Vec::with_capacity(task_count.div_ceil(BATCH_TASKS));
     {
-        let mut rest_tiles: &mut [Box<[u8]>] = &mut tiles;
+        let mut rest_tiles: &mut [Arc<[u8]>] = &mut tiles;
         let mut rest_answers: &mut [u32] = &mut answers;
         let mut first = 0;
         while first < task_count {
@@ -426,7 +427,7 @@ pub fn sector_tiles(
         .enumerate()
         .flat_map(|(li, (&s, list))| (0..list.len()).map(move |j| (s, li, j)))
         .collect();
-    let computed: Vec<(Box<[u8]>, Vec<u32>)> = jobs
+    let computed: Vec<(Arc<[u8]>, Vec<u32>)> = jobs
         .par_iter()
         .map_init(TileScratch::default, |scratch, &(s, li, j)| {
             let list = lists[li];
@@ -472,7 +473,7 @@ pub fn sector_tiles(
 }
 
 /// A portal node and its newly computed flow tile.
-pub type NodeTile = (u32, Box<[u8]>);
+pub type NodeTile = (u32, Arc<[u8]>);
 
 /// Integrates one node's sector toward the node's window, answers the weight queries
 /// (`(local cell, _)` → integrated cost minus the cell's own cost) and returns the flow tile.
@@ -482,7 +483,7 @@ fn compute_tile(
     queries: &[(u32, u32)],
     answers: &mut [u32],
     scratch: &mut TileScratch,
-) -> Box<[u8]> {
+) -> Arc<[u8]> {
     let spec = cost.spec;
     let (x0, y0, w, h) = spec.sector_rect(node.sector);
     let n = (w * h) as usize;
@@ -522,5 +523,5 @@ fn compute_tile(
             c - u32::from(costs[local as usize])
         };
     }
-    Box::from(&flow[..])
+    Arc::from(&flow[..])
 }

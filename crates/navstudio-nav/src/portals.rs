@@ -13,6 +13,7 @@
 use super::cost::CostField;
 use super::grid::{GridSpec, WALL};
 use super::integrate::UNREACHED;
+use std::sync::Arc;
 
 /// One portal window: a maximal run of cells passable on both sides of a sector border.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +129,9 @@ pub struct PortalNode {
     pub island: u32,
 }
 
-/// The portal graph in compressed sparse row form, plus each sector's node list.
+/// The portal graph in compressed sparse row form, plus each sector's node list. Its shape
+/// is shared between copies (see [`super::NavLayer`]); an edit that changes costs but no
+/// wall changes only the weights.
 ///
 /// Edge weights (all in cost units, see [`assemble_graph`]):
 /// - across a window, node → its twin: the cost of the twin's centre cell;
@@ -138,15 +141,15 @@ pub struct PortalNode {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PortalGraph {
     /// Edges of node `i` are `offsets[i]..offsets[i + 1]`.
-    pub offsets: Vec<u32>,
+    pub offsets: Arc<Vec<u32>>,
     /// Target node per edge, ascending within a node.
-    pub targets: Vec<u32>,
+    pub targets: Arc<Vec<u32>>,
     /// Weight per edge.
     pub weights: Vec<u32>,
     /// Nodes of sector `s` are `sector_nodes[sector_offsets[s]..sector_offsets[s + 1]]`.
-    pub sector_offsets: Vec<u32>,
+    pub sector_offsets: Arc<Vec<u32>>,
     /// Node ids grouped by sector, ascending within a sector.
-    pub sector_nodes: Vec<u32>,
+    pub sector_nodes: Arc<Vec<u32>>,
 }
 
 /// `(target, weight)` of every edge leaving `node` of a graph in compressed sparse rows (the
@@ -382,10 +385,10 @@ pub fn assemble_graph(
         offsets.push(targets.len() as u32);
     }
     PortalGraph {
-        offsets,
-        targets,
+        offsets: Arc::new(offsets),
+        targets: Arc::new(targets),
         weights,
-        sector_offsets,
-        sector_nodes,
+        sector_offsets: Arc::new(sector_offsets),
+        sector_nodes: Arc::new(sector_nodes),
     }
 }

@@ -391,7 +391,7 @@ mod tests {
         let g = &layer.graph;
         assert_eq!(
             graph.portal_csr(),
-            (g.offsets.clone(), g.targets.clone(), g.weights.clone()),
+            (g.offsets.to_vec(), g.targets.to_vec(), g.weights.clone()),
             "{what}: the layout gives the portal graph back"
         );
         // A streamed world gives a layer its windows back from the nodes.

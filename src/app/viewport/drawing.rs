@@ -252,7 +252,7 @@ impl Viewport {
 
         if overlays.portals && ppc * spec.sector_size as f32 >= 6.0 {
             let window_line = LineStroke::new(2.0, Color32::from_rgb(80, 240, 255));
-            for w in &layer.windows {
+            for w in layer.windows.iter() {
                 let (b, a0, a1) = (w.border as f32, w.start as f32, (w.start + w.len) as f32);
                 let (p0, p1) = if w.horizontal {
                     ((a0, b), (a1, b))

@@ -16,6 +16,7 @@ use super::local_islands::update_islands;
 use crate::integrate::UNREACHED;
 use crate::permutations::{canonical_flows, sector_tiles};
 use crate::portals::{PortalWindow, nodes_from_windows, scan_border};
+use std::sync::Arc;
 
 const NONE: u32 = u32::MAX;
 
@@ -244,7 +245,7 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
             break;
         }
         let r = g.offsets[p] as usize..g.offsets[p + 1] as usize;
-        for t in &mut g.targets[r] {
+        for t in &mut Arc::make_mut(&mut g.targets)[r] {
             if *t >= map.lo {
                 *t = map.map(*t);
             }
@@ -270,7 +271,7 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
             break;
         }
         let r = g.sector_offsets[s as usize] as usize..g.sector_offsets[s as usize + 1] as usize;
-        for t in &mut g.sector_nodes[r] {
+        for t in &mut Arc::make_mut(&mut g.sector_nodes)[r] {
             if *t >= map.lo {
                 *t = map.map(*t);
             }
@@ -300,7 +301,7 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         }
     };
     splice_with(
-        &mut g.targets,
+        Arc::make_mut(&mut g.targets),
         e_lo as usize..e_hi as usize,
         &mid_targets,
         renumber(far_edge),
@@ -312,7 +313,7 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         |_, _| {},
     );
     splice_with(
-        &mut g.offsets,
+        Arc::make_mut(&mut g.offsets),
         2 * w_lo + 1..2 * w_hi + 1,
         &mid_offsets,
         |_, c| {
@@ -320,21 +321,26 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         },
     );
     splice_with(
-        &mut g.sector_nodes,
+        Arc::make_mut(&mut g.sector_nodes),
         so_lo..so_hi,
         &span_nodes,
         renumber(far_node),
     );
     splice_with(
-        &mut g.sector_offsets,
+        Arc::make_mut(&mut g.sector_offsets),
         amin as usize + 1..amax as usize + 2,
         &span_offsets,
         |_, c| add_all(c, node_shift),
     );
     let region_len = region_nodes.len();
-    splice_with(&mut layer.windows, w_lo..w_hi, &new_win, |_, _| {});
     splice_with(
-        &mut layer.nodes,
+        Arc::make_mut(&mut layer.windows),
+        w_lo..w_hi,
+        &new_win,
+        |_, _| {},
+    );
+    splice_with(
+        Arc::make_mut(&mut layer.nodes),
         2 * w_lo..2 * w_hi,
         &region_nodes,
         |_, _| {},

@@ -11,6 +11,7 @@
 //! cell moved, which renumbers ids after it) islands are relabelled over the whole map.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use super::NavLayer;
 use crate::grid::GridSpec;
@@ -472,7 +473,7 @@ fn relabel(
     let renumber = |id: u32| new_of_old.get(id as usize).copied().unwrap_or(0);
 
     // Rewrite the ids outside the near sectors, then inside them.
-    let islands = &mut layer.islands;
+    let islands = Arc::make_mut(&mut layer.islands);
     let mut fi = 0;
     for s in 0..spec.sector_count() as u32 {
         let id = islands.sector_island[s as usize];
@@ -502,7 +503,7 @@ fn relabel(
     for &s in split.keys() {
         in_split[s as usize] = true;
     }
-    for n in &mut layer.nodes {
+    for n in Arc::make_mut(&mut layer.nodes) {
         if !in_n[n.sector as usize] {
             n.island = if in_split.get(n.sector as usize) == Some(&true) {
                 NONE
@@ -514,7 +515,7 @@ fn relabel(
     let unit_id: Vec<u32> = (0..unit_count).map(|u| id_of_class(uf.find(u))).collect();
     write_near_ids(layer, units, &unit_id);
     let islands = &layer.islands;
-    for n in &mut layer.nodes {
+    for n in Arc::make_mut(&mut layer.nodes) {
         if n.island == NONE {
             n.island = islands.island_at(n.center.0, n.center.1);
         }
@@ -524,7 +525,7 @@ fn relabel(
 /// Rewrites the near sectors' island ids (`unit_id` per unit) and their nodes' ids.
 fn write_near_ids(layer: &mut NavLayer, units: &Units<'_>, unit_id: &[u32]) {
     let n_list = units.n_list;
-    let islands = &mut layer.islands;
+    let islands = Arc::make_mut(&mut layer.islands);
     let mut near_fields: Vec<(u32, IslandField)> = Vec::new();
     for (idx, &s) in n_list.iter().enumerate() {
         let ids: Box<[u32]> = units.labels[idx]
@@ -566,7 +567,7 @@ fn write_near_ids(layer: &mut NavLayer, units: &Units<'_>, unit_id: &[u32]) {
 
     for &s in n_list {
         for &m in layer.graph.nodes_of_sector(s) {
-            let n = &mut layer.nodes[m as usize];
+            let n = &mut Arc::make_mut(&mut layer.nodes)[m as usize];
             n.island = units
                 .at(n.center.0, n.center.1)
                 .map_or(0, |u| unit_id[u as usize]);

@@ -4,6 +4,7 @@
 
 use std::io::Read as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::codec::{ByteReader, ReadFault};
 use super::{Manifest, PackageError, RegionGrid, SectionKind};
@@ -209,7 +210,7 @@ pub(super) fn assemble_layer(
             }
             // Each region's numbering must be the canonical one renumbered by first use
             // within the region; then every canonical tile is taken from its first node.
-            let mut tiles: Vec<Option<Box<[u8]>>> = vec![None; canonical.tiles.len()];
+            let mut tiles: Vec<Option<Arc<[u8]>>> = vec![None; canonical.tiles.len()];
             for (list, store) in region_nodes.iter().zip(per_region) {
                 if store.node_tile.len() != list.len() {
                     return Err(bad(
@@ -227,7 +228,7 @@ pub(super) fn assemble_layer(
                 if local_of.len() != store.tiles.len() {
                     return Err(not_canonical());
                 }
-                let mut region_tiles: Vec<Option<Box<[u8]>>> =
+                let mut region_tiles: Vec<Option<Arc<[u8]>>> =
                     store.tiles.into_iter().map(Some).collect();
                 for (global, local) in local_of {
                     let slot = &mut tiles[global as usize];
@@ -249,11 +250,11 @@ pub(super) fn assemble_layer(
     let (offsets, targets, weights) = graph_csr;
     let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &windows);
     let graph = PortalGraph {
-        offsets,
-        targets,
+        offsets: Arc::new(offsets),
+        targets: Arc::new(targets),
         weights,
-        sector_offsets,
-        sector_nodes,
+        sector_offsets: Arc::new(sector_offsets),
+        sector_nodes: Arc::new(sector_nodes),
     };
     set_node_islands(spec, &islands, &mut nodes);
     for (n, &t) in nodes.iter().zip(&flows.node_tile) {
@@ -269,10 +270,10 @@ pub(super) fn assemble_layer(
     Ok(NavLayer {
         name,
         cost,
-        windows,
-        nodes,
+        windows: Arc::new(windows),
+        nodes: Arc::new(nodes),
         graph,
-        islands,
+        islands: Arc::new(islands),
         flows,
     })
 }
@@ -545,7 +546,7 @@ pub(super) fn check_islands(
 }
 
 /// A flow tile store: tile count, lengths, then the tiles; every direction must be known.
-pub(super) fn parse_flow_tiles(r: &mut ByteReader<'_>) -> Result<Vec<Box<[u8]>>, ReadFault> {
+pub(super) fn parse_flow_tiles(r: &mut ByteReader<'_>) -> Result<Vec<Arc<[u8]>>, ReadFault> {
     let tile_count = r.count(4, "flow tiles")?;
     let lens = r.u32s(tile_count, "flow tile lengths")?;
     let mut tiles = Vec::with_capacity(tile_count);
@@ -560,7 +561,7 @@ pub(super) fn parse_flow_tiles(r: &mut ByteReader<'_>) -> Result<Vec<Box<[u8]>>,
                 "a flow tile holds an unknown direction".to_owned(),
             ));
         }
-        tiles.push(Box::<[u8]>::from(tile));
+        tiles.push(Arc::<[u8]>::from(tile));
     }
     Ok(tiles)
 }

@@ -15,6 +15,7 @@
 use std::fs::File;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -350,10 +351,10 @@ impl PackageStream {
                 spec,
                 sectors: vec![SectorCost::Clear; spec.sector_count()],
             },
-            windows: Vec::new(),
-            nodes: Vec::new(),
+            windows: Arc::default(),
+            nodes: Arc::default(),
             graph: PortalGraph::default(),
-            islands,
+            islands: Arc::new(islands),
             flows: FlowPermutations::default(),
         })
     }
@@ -525,14 +526,14 @@ impl PackageStream {
             tiles: Vec::new(),
             node_tile: vec![NOT_LOADED; nodes.len()],
         };
-        l.windows = windows;
-        l.nodes = nodes;
+        l.windows = Arc::new(windows);
+        l.nodes = Arc::new(nodes);
         l.graph = PortalGraph {
-            offsets,
-            targets,
+            offsets: Arc::new(offsets),
+            targets: Arc::new(targets),
             weights,
-            sector_offsets,
-            sector_nodes,
+            sector_offsets: Arc::new(sector_offsets),
+            sector_nodes: Arc::new(sector_nodes),
         };
         Ok((landmarks, hierarchy))
     }
@@ -623,7 +624,7 @@ impl PackageStream {
         for node in region_nodes(&in_region, l) {
             let t = std::mem::replace(&mut l.flows.node_tile[node as usize], NOT_LOADED);
             if let Some(tile) = l.flows.tiles.get_mut(t as usize) {
-                *tile = Box::default();
+                *tile = std::sync::Arc::default();
             }
         }
     }

@@ -391,7 +391,7 @@ fn encode_section_with(kind: SectionKind, l: &NavLayer, flows: &FlowPermutations
             // id as a delta, the start relative to the border's first cell, and the length.
             w.len_u32(l.windows.len());
             let mut prev_border = 0;
-            for win in &l.windows {
+            for win in l.windows.iter() {
                 let border_id = win.border_id();
                 let (x0, y0, _, _) = l.cost.spec.sector_rect(win.sector_a);
                 let first = if win.horizontal { x0 } else { y0 };

@@ -168,7 +168,7 @@ impl NavWorld {
                 .load_island_fields(layer, &l.islands)
                 .map_err(|e| damaged(layer, None, &e)),
         };
-        l.islands.fields = read?;
+        Arc::make_mut(&mut l.islands).fields = read?;
         s.fields_loaded[layer] = true;
         Ok(())
     }
@@ -355,12 +355,14 @@ impl NavWorld {
         };
         if let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) {
             let g = &mut l.graph;
-            (g.offsets, g.targets, g.weights) = graph.portal_csr();
+            let (offsets, targets, weights) = graph.portal_csr();
+            (g.offsets, g.targets, g.weights) = (Arc::new(offsets), Arc::new(targets), weights);
             l.windows = l
                 .nodes
                 .chunks_exact(2)
                 .map(|pair| PortalWindow::from_sides(&pair[0], &pair[1]))
-                .collect();
+                .collect::<Vec<_>>()
+                .into();
         }
     }
 
