@@ -20,16 +20,53 @@ fn assert_walks_real_edges(graph: &SearchGraph, steps: &[(u32, u32)], what: &str
     }
 }
 
-/// A 160² map in sectors of 5 (32 × 32 sectors, 4 × 4 clusters): random requests from one
-/// sector to a few random nodes give the flat optimum exactly at weight 1, with and without
-/// the border landmarks, and the refined route is a walk over the flat graph's own edges
-/// that costs what the search says.
+/// A 768² map in sectors of 32 whose borders are walled every 4th cell: 8 windows a side,
+/// so every cluster holds over [`eliminate::MAX_NODES`] nodes and its shortcuts come from a
+/// Dijkstra per border node rather than elimination.
+fn comb_layer() -> NavLayer {
+    let spec = crate::GridSpec {
+        width: 768,
+        height: 768,
+        sector_size: 32,
+    };
+    let on_border = |v: u32| v % 32 == 0 || v % 32 == 31;
+    let cells: Vec<u8> = (0..768 * 768_u32)
+        .map(|i| {
+            let (x, y) = (i % 768, i / 768);
+            if (on_border(x) && y % 4 == 0) || (on_border(y) && x % 4 == 0) {
+                crate::grid::WALL
+            } else {
+                1 + ((x * 7 + y * 13) % 9) as u8
+            }
+        })
+        .collect();
+    let cost = crate::CostField::from_cells(spec, &cells);
+    crate::build_layer(
+        "comb",
+        cost,
+        &|_| {},
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+    .unwrap()
+}
+
+/// A 160² map in sectors of 5 (32 × 32 sectors, 4 × 4 clusters), and the comb map whose
+/// clusters are too big for elimination: random requests from one sector to a few random
+/// nodes give the flat optimum exactly at weight 1, with and without the border landmarks,
+/// and the refined route is a walk over the flat graph's own edges that costs what the
+/// search says.
 #[test]
 fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
-    for seed in 1..=4 {
-        let layer = random_layer_sized(seed, 160, 5);
+    let layers = (1..=4)
+        .map(|seed| (seed, random_layer_sized(seed, 160, 5)))
+        .chain([(5, comb_layer())]);
+    for (seed, layer) in layers {
         let graph = SearchGraph::new(&layer);
         let hierarchy = Hierarchy::build(&graph);
+        if seed == 5 {
+            let smallest = hierarchy.clusters.iter().map(|&(_, lo, hi)| hi - lo).min();
+            assert!(smallest.unwrap() as usize > eliminate::MAX_NODES);
+        }
         assert!(
             hierarchy.cluster_count() >= 9,
             "seed {seed}: too few clusters"
