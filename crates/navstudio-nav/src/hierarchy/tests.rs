@@ -29,11 +29,11 @@ fn comb_layer() -> NavLayer {
         height: 768,
         sector_size: 32,
     };
-    let on_border = |v: u32| v % 32 == 0 || v % 32 == 31;
+    let on_border = |v: u32| v.is_multiple_of(32) || v % 32 == 31;
     let cells: Vec<u8> = (0..768 * 768_u32)
         .map(|i| {
             let (x, y) = (i % 768, i / 768);
-            if (on_border(x) && y % 4 == 0) || (on_border(y) && x % 4 == 0) {
+            if (on_border(x) && y.is_multiple_of(4)) || (on_border(y) && x.is_multiple_of(4)) {
                 crate::grid::WALL
             } else {
                 1 + ((x * 7 + y * 13) % 9) as u8
