@@ -69,9 +69,10 @@ impl App {
                     drop_later((old_nav, old_baked));
                     self.cost_shown = None;
                     let mut images = images;
-                    if let Some((layer, image)) = images.islands.take() {
-                        self.textures
-                            .install_islands(ctx, image, self.state.nav_version, layer);
+                    if let (Some((layer, image)), Some(nav)) =
+                        (images.islands.take(), &self.state.nav)
+                    {
+                        self.textures.install_islands(ctx, image, nav, layer);
                     }
                     if let (Some(map), Some(baked)) = (&self.state.map, &self.state.baked) {
                         let type_index = images.type_index;
@@ -92,15 +93,10 @@ impl App {
                     if let Some(nav) = patch.nav.clone() {
                         // The previous nav data can be the last reference: free it elsewhere.
                         let old_nav = self.state.nav.take();
-                        self.state.set_nav(Some(nav));
+                        self.state.set_nav(Some(Arc::clone(&nav)));
                         drop_later(old_nav);
                         if let Some((layer, image)) = patch.islands.take() {
-                            self.textures.install_islands(
-                                ctx,
-                                image,
-                                self.state.nav_version,
-                                layer,
-                            );
+                            self.textures.install_islands(ctx, image, &nav, layer);
                         }
                     }
                     let width = self.state.map_size().0;
@@ -248,8 +244,7 @@ impl App {
                 .build_shown(ctx, map, baked, selected, overlays);
         }
         if let (true, Some(nav)) = (overlays.islands, &self.state.nav) {
-            self.textures
-                .refresh_islands(ctx, nav, self.state.nav_version, selected);
+            self.textures.refresh_islands(ctx, nav, selected);
         }
         self.goal_preview.update(
             &self.state,

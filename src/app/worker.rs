@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
-use super::overlays::images::{BakedImages, ImagesWanted, islands_image};
+use super::overlays::images::{BakedImages, ImagesWanted, IslandsShown, islands_image};
 use crate::nav::NavData;
 use crate::nav::grid::CellRect;
 
@@ -55,7 +55,7 @@ pub struct RectPatch {
     /// The updated nav data, when the request asked for it.
     pub nav: Option<Arc<NavData>>,
     /// The island image of `nav`'s layer, when the request asked for it (see
-    /// `overlays::islands_image`).
+    /// `overlays::islands_image`) and the islands are not those of the last image sent.
     pub islands: Option<(usize, Option<egui::ColorImage>)>,
 }
 
@@ -269,6 +269,8 @@ fn run(
         })
     };
     let mut last: Option<BakeOutput> = None;
+    // The islands of the last island image sent: a stroke that keeps them sends none.
+    let mut sent_islands: Option<IslandsShown> = None;
     let stopped = |why| match why {
         BakeStopped::Cancelled => WorkerMessage::Cancelled,
         BakeStopped::Failed(why) => WorkerMessage::Failed(why),
@@ -277,10 +279,15 @@ fn run(
     let bake_whole = |document: &MapDocument,
                       hm: &Heightmap,
                       last: &mut Option<BakeOutput>,
+                      sent_islands: &mut Option<IslandsShown>,
                       wanted: ImagesWanted| {
         match backend::bake_full(document, hm, cancel, reporter()) {
             Ok(mut output) => {
                 let images = BakedImages::build(&output, (hm.width, hm.height), wanted);
+                *sent_islands = wanted
+                    .islands_layer
+                    .zip(output.shared_nav.as_ref())
+                    .map(|(layer, nav)| IslandsShown::of(nav, layer));
                 let shown = output.split_for_window();
                 *last = Some(output);
                 WorkerMessage::Baked(Box::new(shown), Box::new(images))
@@ -294,7 +301,7 @@ fn run(
                 document,
                 heightmap,
                 images,
-            } => bake_whole(&document, &heightmap, &mut last, images),
+            } => bake_whole(&document, &heightmap, &mut last, &mut sent_islands, images),
             BakeRequest::Rect {
                 document,
                 heightmap,
@@ -312,12 +319,19 @@ fn run(
                         patch.nav = previous.baked.as_ref().map(|b| Arc::clone(&b.nav));
                         patch.islands = images.islands_layer.and_then(|layer| {
                             let nav = patch.nav.as_ref()?;
+                            if sent_islands
+                                .as_ref()
+                                .is_some_and(|s| s.is_current(nav, layer))
+                            {
+                                return None;
+                            }
+                            sent_islands = Some(IslandsShown::of(nav, layer));
                             Some((layer, islands_image(nav, layer)))
                         });
                     }
                     WorkerMessage::Patched(patch)
                 }
-                _ => bake_whole(&document, &heightmap, &mut last, images),
+                _ => bake_whole(&document, &heightmap, &mut last, &mut sent_islands, images),
             },
         };
         // The request's document is released before the reply: the UI updates that copy in
@@ -474,5 +488,88 @@ mod tests {
             nav_before,
             "a rebake copied unshared nav data"
         );
+    }
+
+    /// With islands shown, a stroke that changes costs but no wall sends no island image
+    /// (the islands are the ones of the last image); one that paints a wall sends one, and
+    /// the window's texture check agrees.
+    #[test]
+    fn strokes_that_keep_the_islands_send_no_island_image() {
+        use crate::map::{PaintCell, PaintForce, PaintLayer, PaintTarget};
+        let mut w = Worker::spawn().unwrap();
+        let mut doc = crate::app::backend::tests_support::doc();
+        let (width, height) = (24u32, 20u32);
+        doc.paint.push(PaintLayer {
+            target: PaintTarget::All,
+            file: "t.paint.all.png".to_owned(),
+            cells: vec![PaintCell::default(); (width * height) as usize],
+        });
+        let hm = Arc::new(Heightmap {
+            width,
+            height,
+            height01: vec![0.5; (width * height) as usize],
+            blocked: Vec::new(),
+        });
+        let images = ImagesWanted {
+            overlay_type: 0,
+            islands_layer: Some(0),
+            shown: OverlaySettings::default(),
+        };
+        let next = |w: &mut Worker| {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                for m in w.poll() {
+                    if !matches!(m, WorkerMessage::Progress(_)) {
+                        return m;
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            panic!("no reply");
+        };
+        assert!(w.send(BakeRequest::Full {
+            document: Arc::new(doc.clone()),
+            heightmap: Arc::clone(&hm),
+            images,
+        }));
+        let WorkerMessage::Baked(baked, _) = next(&mut w) else {
+            panic!("no full bake");
+        };
+        let mut held = baked.shared_nav.clone().unwrap();
+        let mut shown = IslandsShown::of(&held, 0);
+        for (at, force, delta, image_expected) in [
+            (12 * 24 + 15, PaintForce::None, 60, false),
+            (5 * 24 + 7, PaintForce::Wall, 0, true),
+            (8 * 24 + 3, PaintForce::None, 30, false),
+        ] {
+            doc.paint[0].cells[at] = PaintCell { delta, force };
+            let (x, y) = ((at % 24) as u32, (at / 24) as u32);
+            assert!(w.send(BakeRequest::Rect {
+                document: Arc::new(doc.clone()),
+                heightmap: Arc::clone(&hm),
+                rect: CellRect {
+                    x0: x,
+                    y0: y,
+                    x1: x + 1,
+                    y1: y + 1,
+                },
+                with_nav: true,
+                images,
+            }));
+            let WorkerMessage::Patched(patch) = next(&mut w) else {
+                panic!("no patch");
+            };
+            let nav = patch.nav.unwrap();
+            assert!(
+                !Arc::ptr_eq(&nav, &held),
+                "the window held the old nav data"
+            );
+            assert_eq!(patch.islands.is_some(), image_expected, "at {at}");
+            assert_eq!(shown.is_current(&nav, 0), !image_expected, "at {at}");
+            if image_expected {
+                shown = IslandsShown::of(&nav, 0);
+            }
+            held = nav;
+        }
     }
 }

@@ -3,6 +3,8 @@
 //! colours. The bake thread builds whole-map images ([`BakedImages`]); the textures upload
 //! them or a dirty rectangle.
 
+use std::sync::Arc;
+
 use egui::{Color32, ColorImage};
 
 use super::colors::{
@@ -14,6 +16,7 @@ use crate::app::state::OverlaySettings;
 use crate::map::{Heightmap, MapDocument, PaintCell, PaintForce, PaintTarget};
 use crate::nav::NavData;
 use crate::nav::grid::{CellRect, WALL};
+use crate::nav::islands::Islands;
 
 /// Hill-shaded, height-tinted colours of a rectangle (light from the north-west).
 #[must_use]
@@ -195,6 +198,39 @@ pub(super) fn contribution_image(layers: &TypeLayers, rect: CellRect, width: u32
     image_from(rect, width, |i| {
         contribution_color(layers.contribution.get(i).copied().unwrap_or(0))
     })
+}
+
+/// The islands an island image shows: a type and its island ids, held, so that a write to
+/// them copies them first (`Arc::make_mut`) and the same `Arc` means the same islands. A
+/// brush stroke that changes costs but no wall keeps them: its image need not be rebuilt
+/// (1.4–2 s at 8192²).
+#[derive(Clone, Debug)]
+pub struct IslandsShown {
+    layer: usize,
+    islands: Option<Arc<Islands>>,
+}
+
+impl IslandsShown {
+    /// The islands of `nav`'s layer `layer` (none when there is no such layer).
+    #[must_use]
+    pub fn of(nav: &NavData, layer: usize) -> Self {
+        Self {
+            layer,
+            islands: nav.layers.get(layer).map(|l| Arc::clone(&l.islands)),
+        }
+    }
+
+    /// Whether an image of `nav`'s layer `layer` would show these islands.
+    #[must_use]
+    pub fn is_current(&self, nav: &NavData, layer: usize) -> bool {
+        let now = nav.layers.get(layer).map(|l| &l.islands);
+        self.layer == layer
+            && match (&self.islands, now) {
+                (Some(held), Some(now)) => Arc::ptr_eq(held, now),
+                (None, None) => true,
+                _ => false,
+            }
+    }
 }
 
 /// One colour per island of nav layer `layer` (see [`island_color`]); `None` when there is

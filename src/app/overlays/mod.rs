@@ -16,7 +16,7 @@ pub use colors::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
     island_color, paint_color, slope_color,
 };
-pub use images::{BakedImages, hillshade_image, islands_image};
+pub use images::{BakedImages, IslandsShown, hillshade_image, islands_image};
 use images::{contribution_image, cost_images, image_from, paint_for_type};
 pub use tiled::TiledTexture;
 
@@ -44,8 +44,8 @@ pub struct OverlayTextures {
     pub paint: Option<TiledTexture>,
     /// Island ids of the selected type (from the nav data).
     pub islands: Option<TiledTexture>,
-    /// `(nav version, type)` the island texture shows.
-    pub islands_key: Option<(u64, usize)>,
+    /// The islands the island texture shows.
+    pub islands_shown: Option<IslandsShown>,
     /// Integration heat map and line of sight of the goal preview.
     pub goal: Option<TiledTexture>,
     /// `(preview version, heat shown, LOS shown)` the goal texture shows.
@@ -257,30 +257,28 @@ impl OverlayTextures {
 }
 
 impl OverlayTextures {
-    /// Uploads the island texture of nav layer `layer` when the nav data or type changed.
-    pub fn refresh_islands(
-        &mut self,
-        ctx: &egui::Context,
-        nav: &NavData,
-        nav_version: u64,
-        layer: usize,
-    ) {
-        if self.islands_key == Some((nav_version, layer)) {
+    /// Uploads the island texture of nav layer `layer` when its islands or the type changed.
+    pub fn refresh_islands(&mut self, ctx: &egui::Context, nav: &NavData, layer: usize) {
+        if self
+            .islands_shown
+            .as_ref()
+            .is_some_and(|s| s.is_current(nav, layer))
+        {
             return;
         }
-        self.install_islands(ctx, islands_image(nav, layer), nav_version, layer);
+        self.install_islands(ctx, islands_image(nav, layer), nav, layer);
     }
 
-    /// Uploads an island image of nav layer `layer` built elsewhere (the bake thread builds
-    /// it with nav data it sends back; `None`: the layer does not exist).
+    /// Uploads an island image of nav layer `layer` of `nav` built elsewhere (the bake thread
+    /// builds it with nav data it sends back; `None`: the layer does not exist).
     pub fn install_islands(
         &mut self,
         ctx: &egui::Context,
         image: Option<ColorImage>,
-        nav_version: u64,
+        nav: &NavData,
         layer: usize,
     ) {
-        self.islands_key = Some((nav_version, layer));
+        self.islands_shown = Some(IslandsShown::of(nav, layer));
         let Some(image) = image else {
             self.islands = None;
             return;
