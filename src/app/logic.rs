@@ -95,8 +95,8 @@ impl App {
                         let old_nav = self.state.nav.take();
                         self.state.set_nav(Some(Arc::clone(&nav)));
                         drop_later(old_nav);
-                        if let Some((layer, image)) = patch.islands.take() {
-                            self.textures.install_islands(ctx, image, &nav, layer);
+                        if let Some(islands) = patch.islands.take() {
+                            self.textures.install_island_patch(ctx, islands, &nav);
                         }
                     }
                     let width = self.state.map_size().0;

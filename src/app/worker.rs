@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 use crate::map::{Heightmap, MapDocument};
 
 use super::backend::{self, BakeOutput, BakeProgress, BakeStopped};
-use super::overlays::images::{BakedImages, ImagesWanted, IslandsShown, islands_image};
+use super::overlays::images::{
+    BakedImages, ImagesWanted, IslandImage, IslandsChange, IslandsShown, islands_image,
+    islands_image_in,
+};
 use crate::nav::NavData;
 use crate::nav::grid::CellRect;
 
@@ -44,7 +47,7 @@ pub enum BakeRequest {
 }
 
 /// New costs for a rectangle, per movement type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct RectPatch {
     /// The re-baked cells.
     pub rect: CellRect,
@@ -56,7 +59,7 @@ pub struct RectPatch {
     pub nav: Option<Arc<NavData>>,
     /// The island image of `nav`'s layer, when the request asked for it (see
     /// `overlays::islands_image`) and the islands are not those of the last image sent.
-    pub islands: Option<(usize, Option<egui::ColorImage>)>,
+    pub islands: Option<IslandImage>,
 }
 
 impl RectPatch {
@@ -319,14 +322,25 @@ fn run(
                         patch.nav = previous.baked.as_ref().map(|b| Arc::clone(&b.nav));
                         patch.islands = images.islands_layer.and_then(|layer| {
                             let nav = patch.nav.as_ref()?;
-                            if sent_islands
+                            let change = sent_islands
                                 .as_ref()
-                                .is_some_and(|s| s.is_current(nav, layer))
-                            {
-                                return None;
+                                .map_or(IslandsChange::Whole, |s| s.change_to(nav, layer));
+                            let base = sent_islands.replace(IslandsShown::of(nav, layer));
+                            match change {
+                                IslandsChange::Same => None,
+                                IslandsChange::Cells(rect) => Some(IslandImage {
+                                    layer,
+                                    image: islands_image_in(nav, layer, rect),
+                                    rect: Some(rect),
+                                    base,
+                                }),
+                                IslandsChange::Whole => Some(IslandImage {
+                                    layer,
+                                    image: islands_image(nav, layer),
+                                    rect: None,
+                                    base: None,
+                                }),
                             }
-                            sent_islands = Some(IslandsShown::of(nav, layer));
-                            Some((layer, islands_image(nav, layer)))
                         });
                     }
                     WorkerMessage::Patched(patch)
@@ -491,8 +505,8 @@ mod tests {
     }
 
     /// With islands shown, a stroke that changes costs but no wall sends no island image
-    /// (the islands are the ones of the last image); one that paints a wall sends one, and
-    /// the window's texture check agrees.
+    /// (the islands are the ones of the last image); one that paints a wall sends the image
+    /// of the sectors whose ids changed, and the window's texture check agrees.
     #[test]
     fn strokes_that_keep_the_islands_send_no_island_image() {
         use crate::map::{PaintCell, PaintForce, PaintLayer, PaintTarget};
@@ -566,7 +580,22 @@ mod tests {
             );
             assert_eq!(patch.islands.is_some(), image_expected, "at {at}");
             assert_eq!(shown.is_current(&nav, 0), !image_expected, "at {at}");
-            if image_expected {
+            if let Some(sent) = patch.islands {
+                // The wall's sector only, drawn as the whole image draws it, against the
+                // islands shown before.
+                let rect = sent.rect.unwrap();
+                assert!(rect.contains(x, y) && rect.area() < (width * height) as usize);
+                let whole = islands_image(&nav, 0).unwrap();
+                let part = sent.image.unwrap();
+                for (row, yy) in (rect.y0..rect.y1).enumerate() {
+                    for (col, xx) in (rect.x0..rect.x1).enumerate() {
+                        assert_eq!(
+                            part.pixels[row * rect.width() as usize + col],
+                            whole.pixels[(yy * width + xx) as usize]
+                        );
+                    }
+                }
+                assert!(sent.base.unwrap().same_as(&shown));
                 shown = IslandsShown::of(&nav, 0);
             }
             held = nav;

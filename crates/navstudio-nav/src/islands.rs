@@ -251,6 +251,29 @@ impl Islands {
     }
 }
 
+impl Islands {
+    /// The sectors whose cells' ids differ between `self` and `other`, two labellings of one
+    /// map (what an island overlay must redraw), ascending; `None` for maps of other sizes.
+    #[must_use]
+    pub fn sectors_differing(&self, other: &Islands) -> Option<Vec<u32>> {
+        if self.spec != other.spec || self.sector_island.len() != other.sector_island.len() {
+            return None;
+        }
+        let differs = |s: u32| match (
+            self.sector_island[s as usize],
+            other.sector_island[s as usize],
+        ) {
+            (MIXED, MIXED) => field_of(&self.fields, s) != field_of(&other.fields, s),
+            (a, b) => a != b,
+        };
+        Some(
+            (0..self.sector_island.len() as u32)
+                .filter(|&s| differs(s))
+                .collect(),
+        )
+    }
+}
+
 /// Sector `s`'s field among `fields` (sorted by sector, as [`Islands::fields`]).
 #[must_use]
 pub fn field_of(fields: &[(u32, IslandField)], s: u32) -> Option<&IslandField> {

@@ -223,24 +223,89 @@ impl IslandsShown {
     /// Whether an image of `nav`'s layer `layer` would show these islands.
     #[must_use]
     pub fn is_current(&self, nav: &NavData, layer: usize) -> bool {
-        let now = nav.layers.get(layer).map(|l| &l.islands);
-        self.layer == layer
-            && match (&self.islands, now) {
-                (Some(held), Some(now)) => Arc::ptr_eq(held, now),
+        matches!(self.change_to(nav, layer), IslandsChange::Same)
+    }
+
+    /// Whether both hold the same islands of the same type.
+    #[must_use]
+    pub fn same_as(&self, other: &IslandsShown) -> bool {
+        self.layer == other.layer
+            && match (&self.islands, &other.islands) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 (None, None) => true,
                 _ => false,
             }
     }
+
+    /// What an image of these islands must redraw to show those of `nav`'s layer `layer`.
+    #[must_use]
+    pub fn change_to(&self, nav: &NavData, layer: usize) -> IslandsChange {
+        let now = nav.layers.get(layer).map(|l| &l.islands);
+        if self.layer != layer {
+            return IslandsChange::Whole;
+        }
+        match (&self.islands, now) {
+            (None, None) => IslandsChange::Same,
+            (Some(held), Some(now)) if Arc::ptr_eq(held, now) => IslandsChange::Same,
+            (Some(held), Some(now)) => match held.sectors_differing(now) {
+                Some(sectors) => {
+                    let spec = now.spec;
+                    let rect = sectors.iter().fold(CellRect::default(), |r, &s| {
+                        let (x0, y0, w, h) = spec.sector_rect(s);
+                        r.union(&CellRect {
+                            x0,
+                            y0,
+                            x1: x0 + w,
+                            y1: y0 + h,
+                        })
+                    });
+                    IslandsChange::Cells(rect)
+                }
+                None => IslandsChange::Whole,
+            },
+            _ => IslandsChange::Whole,
+        }
+    }
+}
+
+/// An island image the bake thread sends with a rect re-bake.
+#[derive(Clone, Debug)]
+pub struct IslandImage {
+    /// The movement type.
+    pub layer: usize,
+    /// The image (`None`: the layer does not exist).
+    pub image: Option<ColorImage>,
+    /// The cells it covers, `None` for the whole map.
+    pub rect: Option<CellRect>,
+    /// For part of the map: the islands the rest of the texture must show.
+    pub base: Option<IslandsShown>,
+}
+
+/// What an island image must redraw (see [`IslandsShown::change_to`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IslandsChange {
+    /// Nothing: the islands are the same.
+    Same,
+    /// The cells of this rectangle (empty when a copy of the islands kept every id).
+    Cells(CellRect),
+    /// The whole map: another type, or a map of another size.
+    Whole,
 }
 
 /// One colour per island of nav layer `layer` (see [`island_color`]); `None` when there is
 /// no such layer.
 #[must_use]
 pub fn islands_image(nav: &NavData, layer: usize) -> Option<ColorImage> {
+    let spec = nav.layers.get(layer)?.cost.spec;
+    islands_image_in(nav, layer, CellRect::full(spec.width, spec.height))
+}
+
+/// [`islands_image`] of the cells of `rect` only.
+#[must_use]
+pub fn islands_image_in(nav: &NavData, layer: usize, rect: CellRect) -> Option<ColorImage> {
     let l = nav.layers.get(layer)?;
     let spec = l.cost.spec;
-    let full = CellRect::full(spec.width, spec.height);
-    Some(image_from(full, spec.width, |i| {
+    Some(image_from(rect, spec.width, |i| {
         let (x, y) = (
             (i % spec.width as usize) as u32,
             (i / spec.width as usize) as u32,

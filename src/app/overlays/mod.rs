@@ -16,7 +16,7 @@ pub use colors::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
     island_color, paint_color, slope_color,
 };
-pub use images::{BakedImages, IslandsShown, hillshade_image, islands_image};
+pub use images::{BakedImages, IslandImage, IslandsShown, hillshade_image, islands_image};
 use images::{contribution_image, cost_images, image_from, paint_for_type};
 pub use tiled::TiledTexture;
 
@@ -286,6 +286,33 @@ impl OverlayTextures {
         let full = CellRect::full(image.size[0] as u32, image.size[1] as u32);
         self.uploaded_cells += full.area();
         upload(ctx, &mut self.islands, "overlay-islands", full, full, image);
+    }
+
+    /// Uploads an island image the bake thread sent with nav data `nav`. Part of the map goes
+    /// only onto a texture that shows the islands it was drawn against; otherwise the texture
+    /// is left for [`Self::refresh_islands`] to redraw whole.
+    pub fn install_island_patch(&mut self, ctx: &egui::Context, patch: IslandImage, nav: &NavData) {
+        let IslandImage {
+            layer,
+            image,
+            rect,
+            base,
+        } = patch;
+        let Some(rect) = rect else {
+            self.install_islands(ctx, image, nav, layer);
+            return;
+        };
+        let fits = self.islands.is_some()
+            && matches!((&self.islands_shown, &base), (Some(s), Some(b)) if s.same_as(b));
+        let (Some(image), Some(l), true) = (image, nav.layers.get(layer), fits) else {
+            return;
+        };
+        let full = CellRect::full(l.cost.spec.width, l.cost.spec.height);
+        if !rect.is_empty() {
+            upload(ctx, &mut self.islands, "overlay-islands", rect, full, image);
+            self.uploaded_cells += rect.area();
+        }
+        self.islands_shown = Some(IslandsShown::of(nav, layer));
     }
 
     /// Uploads the goal preview texture when the preview or what it shows changed.
