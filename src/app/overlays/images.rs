@@ -223,7 +223,7 @@ impl IslandsShown {
     /// Whether an image of `nav`'s layer `layer` would show these islands.
     #[must_use]
     pub fn is_current(&self, nav: &NavData, layer: usize) -> bool {
-        matches!(self.change_to(nav, layer), IslandsChange::Same)
+        self.same_as(&Self::of(nav, layer))
     }
 
     /// Whether both hold the same islands of the same type.
@@ -240,14 +240,12 @@ impl IslandsShown {
     /// What an image of these islands must redraw to show those of `nav`'s layer `layer`.
     #[must_use]
     pub fn change_to(&self, nav: &NavData, layer: usize) -> IslandsChange {
-        let now = nav.layers.get(layer).map(|l| &l.islands);
-        if self.layer != layer {
-            return IslandsChange::Whole;
+        if self.is_current(nav, layer) {
+            return IslandsChange::Same;
         }
+        let now = nav.layers.get(layer).map(|l| &l.islands);
         match (&self.islands, now) {
-            (None, None) => IslandsChange::Same,
-            (Some(held), Some(now)) if Arc::ptr_eq(held, now) => IslandsChange::Same,
-            (Some(held), Some(now)) => match held.sectors_differing(now) {
+            (Some(held), Some(now)) if self.layer == layer => match held.sectors_differing(now) {
                 Some(sectors) => {
                     let spec = now.spec;
                     let rect = sectors.iter().fold(CellRect::default(), |r, &s| {
