@@ -326,19 +326,17 @@ fn run(
                                 .as_ref()
                                 .map_or(IslandsChange::Whole, |s| s.change_to(nav, layer));
                             let base = sent_islands.replace(IslandsShown::of(nav, layer));
-                            match change {
-                                IslandsChange::Same => None,
-                                IslandsChange::Cells(rect) => Some(IslandImage {
+                            match (change, base) {
+                                (IslandsChange::Same, _) => None,
+                                (IslandsChange::Cells(rect), Some(base)) => Some(IslandImage {
                                     layer,
                                     image: islands_image_in(nav, layer, rect),
-                                    rect: Some(rect),
-                                    base,
+                                    part: Some((rect, base)),
                                 }),
-                                IslandsChange::Whole => Some(IslandImage {
+                                _ => Some(IslandImage {
                                     layer,
                                     image: islands_image(nav, layer),
-                                    rect: None,
-                                    base: None,
+                                    part: None,
                                 }),
                             }
                         });
@@ -583,7 +581,7 @@ mod tests {
             if let Some(sent) = patch.islands {
                 // The wall's sector only, drawn as the whole image draws it, against the
                 // islands shown before.
-                let rect = sent.rect.unwrap();
+                let (rect, base) = sent.part.unwrap();
                 assert!(rect.contains(x, y) && rect.area() < (width * height) as usize);
                 let whole = islands_image(&nav, 0).unwrap();
                 let part = sent.image.unwrap();
@@ -595,7 +593,7 @@ mod tests {
                         );
                     }
                 }
-                assert!(sent.base.unwrap().same_as(&shown));
+                assert!(base.same_as(&shown));
                 shown = IslandsShown::of(&nav, 0);
             }
             held = nav;

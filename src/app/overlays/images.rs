@@ -273,10 +273,9 @@ pub struct IslandImage {
     pub layer: usize,
     /// The image (`None`: the layer does not exist).
     pub image: Option<ColorImage>,
-    /// The cells it covers, `None` for the whole map.
-    pub rect: Option<CellRect>,
-    /// For part of the map: the islands the rest of the texture must show.
-    pub base: Option<IslandsShown>,
+    /// For part of the map: the cells it covers, and the islands the rest of the texture
+    /// must show; `None` for the whole map.
+    pub part: Option<(CellRect, IslandsShown)>,
 }
 
 /// What an island image must redraw (see [`IslandsShown::change_to`]).

@@ -292,18 +292,16 @@ impl OverlayTextures {
     /// only onto a texture that shows the islands it was drawn against; otherwise the texture
     /// is left for [`Self::refresh_islands`] to redraw whole.
     pub fn install_island_patch(&mut self, ctx: &egui::Context, patch: IslandImage, nav: &NavData) {
-        let IslandImage {
-            layer,
-            image,
-            rect,
-            base,
-        } = patch;
-        let Some(rect) = rect else {
+        let IslandImage { layer, image, part } = patch;
+        let Some((rect, base)) = part else {
             self.install_islands(ctx, image, nav, layer);
             return;
         };
         let fits = self.islands.is_some()
-            && matches!((&self.islands_shown, &base), (Some(s), Some(b)) if s.same_as(b));
+            && self
+                .islands_shown
+                .as_ref()
+                .is_some_and(|s| s.same_as(&base));
         let (Some(image), Some(l), true) = (image, nav.layers.get(layer), fits) else {
             return;
         };
