@@ -202,10 +202,11 @@ impl App {
             .collect();
         let meta = crate::bake::package_meta(&map.document, &types);
         match crate::package::write(path, nav, &meta) {
-            Ok(()) => self
-                .state
-                .messages
-                .push(format!("Exported the nav package to {}.", path.display())),
+            Ok(len) => self.state.messages.push(format!(
+                "Exported the nav package to {} ({:.1} MB).",
+                path.display(),
+                len as f64 / 1e6
+            )),
             Err(err) => {
                 self.error = Some(format!(
                     "The package was not written: {err} Nothing else changed."

@@ -196,9 +196,10 @@ pub fn bake_cmd(
     drop(loaded);
     if let Some(out) = output {
         progress.update("write package", 1.0);
-        let bytes = ctx.stage("write package", |_| package::to_bytes(&baked.nav, &meta));
-        map::io::write_atomic(out, &bytes).map_err(|e| e.to_string())?;
-        println!("wrote {} ({} bytes)", out.display(), bytes.len());
+        let len = ctx
+            .stage("write package", |_| package::write(out, &baked.nav, &meta))
+            .map_err(|e| e.to_string())?;
+        println!("wrote {} ({len} bytes)", out.display());
     }
     progress.finish();
     print!("{}", timing_table(&ctx));

@@ -123,7 +123,11 @@ fn write_is_atomic_and_read_matches() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("small.navpkg");
     std::fs::write(&path, b"old contents").unwrap();
-    package::write(&path, &nav, &PackageMeta::default()).unwrap();
+    let len = package::write(&path, &nav, &PackageMeta::default()).unwrap();
+    // Written chunk by chunk, the file is the package encoded in memory.
+    let bytes = package::to_bytes(&nav, &PackageMeta::default());
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert_eq!(len, bytes.len());
     let pkg = package::read(&path).unwrap();
     assert!(pkg.nav == nav);
     // No temp files left beside it.

@@ -25,6 +25,14 @@ impl StagedFile {
     /// The OS error when the folder is not writable or the disk is full; no temporary file
     /// is left behind.
     pub fn stage(target: &Path, bytes: &[u8]) -> std::io::Result<Self> {
+        Self::stage_parts(target, &[bytes])
+    }
+
+    /// [`Self::stage`] of the concatenation of `parts`, written one after another.
+    ///
+    /// # Errors
+    /// As [`Self::stage`].
+    pub fn stage_parts(target: &Path, parts: &[&[u8]]) -> std::io::Result<Self> {
         let Some(file_name) = target.file_name() else {
             return Err(std::io::Error::other("the path names no file"));
         };
@@ -41,7 +49,9 @@ impl StagedFile {
         };
         // On error `staged` drops here and removes the partial temporary file.
         File::create_new(&staged.temp).and_then(|mut f| {
-            f.write_all(bytes)?;
+            for part in parts {
+                f.write_all(part)?;
+            }
             f.sync_all()
         })?;
         Ok(staged)
@@ -88,7 +98,14 @@ impl Drop for StagedFile {
 /// # Errors
 /// The OS error; the old file, if any, is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    StagedFile::stage(path, bytes)?.commit()
+    write_parts_atomic(path, &[bytes])
+}
+
+/// Writes the concatenation of `parts` to `path` atomically.
+/// # Errors
+/// The OS error; the old file, if any, is untouched.
+pub fn write_parts_atomic(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    StagedFile::stage_parts(path, parts)?.commit()
 }
 
 fn folder_of(path: &Path) -> PathBuf {

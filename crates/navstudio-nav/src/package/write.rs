@@ -91,6 +91,42 @@ struct ChunkJob {
 /// Encodes a package in memory. Deterministic: the same data gives the same bytes.
 #[must_use]
 pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
+    let encoded = encode(nav, meta);
+    let mut out = Vec::with_capacity(encoded.len());
+    out.extend_from_slice(&encoded.head);
+    // Each chunk is freed once copied, so the file and its chunks are not held twice.
+    for chunk in encoded.chunks {
+        out.extend_from_slice(&chunk);
+    }
+    out
+}
+
+/// A package's bytes in the pieces the encoder makes: the header and manifest, then the
+/// chunks in file order. Written to a file piece by piece, the package is never held whole
+/// (233 MB at 8192², as much again as its chunks).
+struct EncodedPackage {
+    /// Header and manifest.
+    head: Vec<u8>,
+    /// Compressed chunks, in file order.
+    chunks: Vec<Vec<u8>>,
+}
+
+impl EncodedPackage {
+    /// The file's length in bytes.
+    fn len(&self) -> usize {
+        self.head.len() + self.chunks.iter().map(Vec::len).sum::<usize>()
+    }
+
+    /// The pieces in file order.
+    fn parts(&self) -> Vec<&[u8]> {
+        std::iter::once(&self.head[..])
+            .chain(self.chunks.iter().map(Vec::as_slice))
+            .collect()
+    }
+}
+
+/// Encodes a package into its pieces ([`to_bytes`] joins them, [`write`] writes them).
+fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     // Incremental edits leave the in-memory tile store non-canonical; the file never is.
     let flows: Vec<Cow<'_, FlowPermutations>> = nav
         .layers
@@ -245,22 +281,19 @@ pub fn to_bytes(nav: &NavData, meta: &PackageMeta) -> Vec<u8> {
         data_start = start;
     };
 
-    let stored_total: usize = chunks.iter().map(|(_, s)| s.len()).sum();
-    let mut out = ByteWriter::default();
-    out.bytes
-        .reserve(HEADER_LEN + manifest_text.len() + stored_total);
-    out.raw(&MAGIC);
-    out.u32(FORMAT_VERSION);
-    out.len_u32(manifest_text.len());
-    out.u32(crc32fast::hash(manifest_text.as_bytes()));
-    out.u32(0);
-    debug_assert_eq!(out.bytes.len(), HEADER_LEN);
-    out.raw(manifest_text.as_bytes());
-    // Each chunk is freed once copied, so the file and its chunks are not held twice.
-    for (_, stored) in chunks {
-        out.raw(&stored);
+    let mut head = ByteWriter::default();
+    head.bytes.reserve(HEADER_LEN + manifest_text.len());
+    head.raw(&MAGIC);
+    head.u32(FORMAT_VERSION);
+    head.len_u32(manifest_text.len());
+    head.u32(crc32fast::hash(manifest_text.as_bytes()));
+    head.u32(0);
+    debug_assert_eq!(head.bytes.len(), HEADER_LEN);
+    head.raw(manifest_text.as_bytes());
+    EncodedPackage {
+        head: head.bytes,
+        chunks: chunks.into_iter().map(|(_, stored)| stored).collect(),
     }
-    out.bytes
 }
 
 /// `raw` compressed at [`ZSTD_LEVEL`] (or `raw` itself should zstd fail), in a buffer of its
@@ -343,17 +376,18 @@ fn encode_region(
 }
 
 /// Writes a package atomically: a temp file in the same folder, fsync, then rename, so an
-/// interrupted write never leaves a half file under the real name.
+/// interrupted write never leaves a half file under the real name. Returns the file's length.
 ///
 /// # Errors
 /// [`PackageError::Io`] when the folder is not writable or the disk is full; the old file,
 /// if any, is left untouched.
-pub fn write(path: &Path, nav: &NavData, meta: &PackageMeta) -> Result<(), PackageError> {
-    let bytes = to_bytes(nav, meta);
-    atomic::write_atomic(path, &bytes).map_err(|source| PackageError::Io {
+pub fn write(path: &Path, nav: &NavData, meta: &PackageMeta) -> Result<usize, PackageError> {
+    let encoded = encode(nav, meta);
+    atomic::write_parts_atomic(path, &encoded.parts()).map_err(|source| PackageError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    Ok(encoded.len())
 }
 
 /// The uncompressed bytes of one section of one layer (the layout in `docs/package-format.md`);
