@@ -9,8 +9,8 @@
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
-use super::cost::CostField;
-use super::grid::{GridSpec, WALL};
+use super::cost::{CostField, SectorCost};
+use super::grid::{CLEAR, GridSpec, WALL};
 
 /// `sector_island` value of a sector holding more than one id (walls count as id 0).
 pub const MIXED: u32 = u32::MAX;
@@ -305,32 +305,66 @@ impl Islands {
     }
 }
 
-/// Labels the islands of a cost field (the map labelled on all cores, then its sectors
-/// split into uniform ids and per-cell fields, also on all cores).
+/// Labels the islands of a cost field on all cores: bands of whole sector rows labelled
+/// alone and split into their sectors' ids and fields ([`label_band`]), the labels touching
+/// across each seam joined, then every sector's ids renumbered. No full-map grid of cells or
+/// ids is made (at 8192² those were 335 MB of fresh memory per movement type).
+///
+/// The ids are those of one sweep over the map (`label_sector` of the whole map): each band
+/// numbers its labels by first cell and the bands go from the top, so the smallest label of
+/// a joined island is its first cell's, and islands are numbered by their smallest label.
 #[must_use]
 pub fn find_islands(cost: &CostField) -> Islands {
     let spec = cost.spec;
-    let cells = cost.to_cells();
-    let (count, ids) = label_map(spec.width as usize, &cells);
-    drop(cells);
-    let per_sector: Vec<(u32, Option<IslandField>)> = (0..spec.sector_count() as u32)
+    let sx = spec.sectors_x() as usize;
+    let band_sectors = sx * (BAND_ROWS / spec.sector_size.max(1) as usize).max(1);
+    let bands: Vec<BandLabels> = if sx == 0 {
+        Vec::new()
+    } else {
+        cost.sectors
+            .par_chunks(band_sectors)
+            .enumerate()
+            .map_init(BandScratch::default, |scratch, (b, sectors)| {
+                label_band(cost, (b * band_sectors) as u32, sectors.len(), scratch)
+            })
+            .collect()
+    };
+    // Labels run on across the bands: band b's label l becomes first[b] + l.
+    let mut first = Vec::with_capacity(bands.len());
+    let mut total = 0u32;
+    for band in &bands {
+        first.push(total);
+        total += band.count;
+    }
+    let mut parent: Vec<u32> = (0..=total).collect();
+    for b in 1..bands.len() {
+        for (&a, &u) in bands[b - 1].bottom.iter().zip(&bands[b].top) {
+            if a != 0 && u != 0 {
+                union_keeping_older(&mut parent, first[b - 1] + a, first[b] + u);
+            }
+        }
+    }
+    let (count, final_id) = number_by_root(&mut parent);
+    let per_sector: Vec<(u32, Option<IslandField>)> = bands
         .into_par_iter()
-        .map(|s| {
-            let (x0, y0, w, h) = spec.sector_rect(s);
-            let first = ids[spec.index(x0, y0)];
-            let uniform = (y0..y0 + h).all(|y| {
-                let row = spec.index(x0, y);
-                ids[row..row + w as usize].iter().all(|&id| id == first)
-            });
-            if uniform {
-                return (first, None);
-            }
-            let mut field = Vec::with_capacity((w * h) as usize);
-            for y in y0..y0 + h {
-                let row = spec.index(x0, y);
-                field.extend_from_slice(&ids[row..row + w as usize]);
-            }
-            (MIXED, Some(IslandField::from_ids(&field)))
+        .zip(first)
+        .flat_map_iter(|(band, offset)| {
+            let final_id = &final_id;
+            let id = move |local: u32| {
+                if local == 0 {
+                    0
+                } else {
+                    final_id[(offset + local) as usize]
+                }
+            };
+            // A mixed sector stays mixed: its cells are walls and islands, or walls alone
+            // would make it uniform, and a sector without walls is one island in its band.
+            band.sectors
+                .into_iter()
+                .map(move |(local, field)| match field {
+                    None => (id(local), None),
+                    Some(field) => (MIXED, Some(field.map(|_, l| id(l)))),
+                })
         })
         .collect();
     let mut sector_island = Vec::with_capacity(per_sector.len());
@@ -349,6 +383,74 @@ pub fn find_islands(cost: &CostField) -> Islands {
     }
 }
 
+/// One band of [`find_islands`], in the band's own labels (`1..=count`, walls 0).
+struct BandLabels {
+    count: u32,
+    /// Labels of the band's first and last rows, to join across the seams.
+    top: Vec<u32>,
+    bottom: Vec<u32>,
+    /// Per sector of the band: its label and no field when all its cells share one, else
+    /// [`MIXED`] and the cells' labels.
+    sectors: Vec<(u32, Option<IslandField>)>,
+}
+
+/// A band's cells and labels, reused from band to band by one thread.
+#[derive(Default)]
+struct BandScratch {
+    cells: Vec<u8>,
+    labels: Vec<u32>,
+}
+
+/// Labels the band of `count` sectors from sector `first` (whole sector rows).
+fn label_band(cost: &CostField, first: u32, count: usize, scratch: &mut BandScratch) -> BandLabels {
+    let spec = cost.spec;
+    let width = spec.width as usize;
+    let (_, y0, _, _) = spec.sector_rect(first);
+    let (_, last_y, _, last_h) = spec.sector_rect(first + count as u32 - 1);
+    let n = (last_y + last_h - y0) as usize * width;
+    let BandScratch { cells, labels } = scratch;
+    cells.clear();
+    cells.resize(n, CLEAR);
+    for s in first..first + count as u32 {
+        if let SectorCost::Tile(tile) = &cost.sectors[s as usize] {
+            let (x0, sy, w, h) = spec.sector_rect(s);
+            let (x0, w) = (x0 as usize, w as usize);
+            for row in 0..h as usize {
+                let dst = (sy - y0) as usize * width + row * width + x0;
+                cells[dst..dst + w].copy_from_slice(&tile[row * w..(row + 1) * w]);
+            }
+        }
+    }
+    labels.clear();
+    labels.resize(n, 0);
+    let labelled = label_into(width, cells, labels);
+    let sectors = (first..first + count as u32)
+        .map(|s| {
+            let (x0, sy, w, h) = spec.sector_rect(s);
+            let (x0, w) = (x0 as usize, w as usize);
+            let row = |y: u32| {
+                let at = (sy - y0 + y) as usize * width + x0;
+                &labels[at..at + w]
+            };
+            let first = row(0)[0];
+            if (0..h).all(|y| row(y).iter().all(|&l| l == first)) {
+                return (first, None);
+            }
+            let mut field = Vec::with_capacity(w * h as usize);
+            for y in 0..h {
+                field.extend_from_slice(row(y));
+            }
+            (MIXED, Some(IslandField::from_ids(&field)))
+        })
+        .collect();
+    BandLabels {
+        count: labelled,
+        top: labels[..width].to_vec(),
+        bottom: labels[n - width..].to_vec(),
+        sectors,
+    }
+}
+
 /// Labels the 4-connected components of one sector's passable cells (`tile` row-major,
 /// `width` wide) as `1..=count` in order of each component's first cell; walls get 0.
 #[must_use]
@@ -358,49 +460,10 @@ pub fn label_sector(width: u32, tile: &[u8]) -> (u32, Vec<u32>) {
     (count, labels)
 }
 
-/// Rows per band of [`label_map`]: thousands of bands at the 16384² limit would make the
-/// seams' joins a serial tail; a few dozen keep both cores busy.
+/// Rows per band of [`find_islands`] (rounded down to whole sector rows): thousands of
+/// bands at the 16384² limit would make the seams' joins a serial tail; a few dozen keep
+/// both cores busy.
 const BAND_ROWS: usize = 256;
-
-/// [`label_sector`] of a whole map on all cores: bands of rows labelled alone, then the
-/// labels touching across each seam joined. The same ids as one sweep: each band numbers its
-/// labels by first cell and the bands go from the top, so the smallest label of a joined
-/// island is its first cell's, and islands are numbered by their smallest label.
-fn label_map(width: usize, cells: &[u8]) -> (u32, Vec<u32>) {
-    let mut ids = vec![0; cells.len()];
-    let band = BAND_ROWS * width.max(1);
-    let counts: Vec<u32> = cells
-        .par_chunks(band)
-        .zip(ids.par_chunks_mut(band))
-        .map(|(cells, labels)| label_into(width, cells, labels))
-        .collect();
-    // Labels run on across the bands: band b's label l becomes first[b] + l.
-    let mut first = Vec::with_capacity(counts.len());
-    let mut total = 0u32;
-    for &count in &counts {
-        first.push(total);
-        total += count;
-    }
-    let mut parent: Vec<u32> = (0..=total).collect();
-    for b in 1..counts.len() {
-        let above = &ids[b * band - width..b * band];
-        let below = &ids[b * band..b * band + width];
-        for (&a, &u) in above.iter().zip(below) {
-            if a != 0 && u != 0 {
-                union_keeping_older(&mut parent, first[b - 1] + a, first[b] + u);
-            }
-        }
-    }
-    let (count, final_id) = number_by_root(&mut parent);
-    ids.par_chunks_mut(band)
-        .zip(first.par_iter())
-        .for_each(|(labels, &offset)| {
-            for id in labels.iter_mut().filter(|id| **id != 0) {
-                *id = final_id[(offset + *id) as usize];
-            }
-        });
-    (count, ids)
-}
 
 /// Root of `a`'s set.
 fn find_root(parent: &mut [u32], mut a: u32) -> u32 {
@@ -507,20 +570,45 @@ mod tests {
         }
     }
 
-    /// The map labelled in bands on all cores gives the ids of one sweep over the map
-    /// (`label_sector` of the whole map): islands winding across many seams, walls from
-    /// sparse to nearly closed, widths that do not divide into sectors.
+    /// The map labelled in bands of sector rows on all cores gives the ids of one sweep over
+    /// the map (`label_sector` of the whole map): islands winding across many seams, walls
+    /// from sparse to nearly closed, sizes that do not divide into sectors or bands.
     #[test]
     fn banded_labels_equal_one_sweep() {
         let mut next = draws(5, 1);
-        for (w, h) in [(37usize, 1100usize), (300, 700), (5, 2000)] {
+        for (w, h, sector) in [
+            (37u32, 1100u32, 10u32),
+            (300, 700, 16),
+            (5, 2000, 7),
+            (64, 300, 300),
+        ] {
+            let spec = GridSpec {
+                width: w,
+                height: h,
+                sector_size: sector,
+            };
             for walls_in_100 in [5, 40, 55, 70] {
                 let cells: Vec<u8> = (0..w * h)
                     .map(|_| if next(100) < walls_in_100 { WALL } else { 1 })
                     .collect();
-                let banded = super::label_map(w, &cells);
-                let swept = super::label_sector(w as u32, &cells);
-                assert_eq!(banded, swept, "{w}×{h}, {walls_in_100} % walls");
+                let islands = find_islands(&CostField::from_cells(spec, &cells));
+                let (count, swept) = super::label_sector(w, &cells);
+                assert_eq!(islands.count, count, "{w}×{h}, {walls_in_100} % walls");
+                for y in 0..h {
+                    for x in 0..w {
+                        let want = swept[(y * w + x) as usize];
+                        assert_eq!(islands.island_at(x, y), want, "({x}, {y}) of {w}×{h}");
+                    }
+                }
+                // A sector is stored as one id exactly when its cells share one.
+                for s in 0..spec.sector_count() as u32 {
+                    let (x0, y0, sw, sh) = spec.sector_rect(s);
+                    let first = swept[(y0 * w + x0) as usize];
+                    let uniform = (y0..y0 + sh)
+                        .all(|y| (x0..x0 + sw).all(|x| swept[(y * w + x) as usize] == first));
+                    let stored = islands.sector_island[s as usize];
+                    assert_eq!(stored != super::MIXED, uniform, "sector {s} of {w}×{h}");
+                }
             }
         }
     }
