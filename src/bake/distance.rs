@@ -6,10 +6,11 @@
 //!
 //! [`squared_distance_to_walls`] gives, for every cell, the squared Euclidean distance in
 //! cells, centre to centre, to the nearest wall cell (0 on walls). It is the
-//! Felzenszwalb–Huttenlocher algorithm: a 1-D pass down every column (column chunks in
-//! parallel) gives the vertical distance to the nearest wall in the same column, then a 1-D
-//! lower envelope of parabolas along every row (rows in parallel) finds the true nearest wall.
-//! Both passes are linear in cells. Cells outside the map are not walls.
+//! Felzenszwalb–Huttenlocher algorithm: a 1-D pass down every column gives the vertical
+//! distance to the nearest wall in the same column, then a 1-D lower envelope of parabolas
+//! along every row finds the true nearest wall. Both passes are linear in cells, and run on
+//! bands of rows in parallel when the caller caps the distances it tells apart (as the bake
+//! does). Cells outside the map are not walls.
 //!
 //! The result is exact: every value is an integer `dx² + dy²`, stored as `f32`, which holds
 //! integers exactly up to 2²⁴ (distances below 4096 cells — the whole range of a
@@ -17,9 +18,9 @@
 
 use rayon::prelude::*;
 
-/// Columns handled by one task of the vertical pass; wide enough that each row segment is a
-/// few cache lines, narrow enough that a 2048-wide map still splits into 16 tasks.
-const COLUMN_CHUNK: usize = 128;
+/// Rows per band when distances are capped: enough bands at 2048² to keep both cores busy,
+/// few enough that the rows a band reads above and below it stay a small share.
+const BAND_ROWS: usize = 64;
 
 /// "No wall in this column" for the vertical pass.
 const NO_WALL: u32 = u32::MAX;
@@ -60,56 +61,33 @@ where
     if mask.is_empty() {
         return Vec::new();
     }
-
-    // Pass 1, down the columns. Stored chunk-major (chunk c holds columns
-    // c*COLUMN_CHUNK.. as its own row-major block) so each task owns one contiguous slice.
-    // Written whole, so zeroed rather than filled: its pages are first touched on all cores
-    // (a fill faults in 268 MB on one thread at 8192²).
-    let mut vertical = vec![0; w * h];
-    vertical
-        .par_chunks_mut(COLUMN_CHUNK * h)
-        .enumerate()
-        .for_each(|(chunk, block)| {
-            let x0 = chunk * COLUMN_CHUNK;
-            let cw = block.len() / h;
-            for y in 0..h {
-                let mask_row = &mask[y * w + x0..y * w + x0 + cw];
-                let (above, rest) = block.split_at_mut(y * cw);
-                let row = &mut rest[..cw];
-                let prev = if y == 0 {
-                    None
-                } else {
-                    Some(&above[(y - 1) * cw..])
-                };
-                for i in 0..cw {
-                    row[i] = if mask_row[i] {
-                        0
-                    } else {
-                        prev.map_or(NO_WALL, |p| p[i].saturating_add(1))
-                    };
-                }
-            }
-            for y in (0..h.saturating_sub(1)).rev() {
-                let (upper, lower) = block.split_at_mut((y + 1) * cw);
-                let row = &mut upper[y * cw..];
-                let below = &lower[..cw];
-                for i in 0..cw {
-                    row[i] = row[i].min(below[i].saturating_add(1));
-                }
-            }
-        });
-
-    // Pass 2, along the rows: lower envelope of the parabolas (x - q)² + vertical(q)². A
-    // parabola whose apex is at or above the cap gives no cell a distance below it.
     let cap = f64::from(cap);
+    // A vertical distance above `reach` squares to `cap` or more, which the caller does not
+    // tell apart, so a band of rows needs the walls no further than `reach` above or below
+    // it: bands are solved alone, on all cores, each in a small buffer of its own instead
+    // of one full-map grid (268 MB of fresh memory per call at 8192²). Without a cap, or
+    // with one as tall as the map, the band is the whole map.
+    let reach = if cap.is_finite() {
+        (cap.sqrt().ceil() as usize).min(h)
+    } else {
+        h
+    };
+    let band_rows = if reach * 4 < BAND_ROWS { BAND_ROWS } else { h };
     let mut out = vec![T::default(); w * h];
-    out.par_chunks_mut(w).enumerate().for_each_init(
-        || Envelope::with_capacity(w),
-        |env, (y, out_row)| {
-            env.f.clear();
-            for block in vertical.chunks(COLUMN_CHUNK * h) {
-                let cw = block.len() / h;
-                env.f.extend(block[y * cw..(y + 1) * cw].iter().map(|&d| {
+    out.par_chunks_mut(band_rows * w).enumerate().for_each_init(
+        || (Vec::new(), Envelope::with_capacity(w)),
+        |(vertical, env), (band, out_rows)| {
+            let y0 = band * band_rows;
+            let y1 = y0 + out_rows.len() / w;
+            // Pass 1, down and up the columns of the band's window.
+            let (top, bottom) = (y0.saturating_sub(reach), (y1 + reach).min(h));
+            vertical_distances(&mask[top * w..bottom * w], w, vertical);
+            // Pass 2, along the rows: lower envelope of the parabolas (x - q)² + vertical(q)².
+            // A parabola whose apex is at or above the cap gives no cell a distance below it.
+            for (y, out_row) in (y0..y1).zip(out_rows.chunks_mut(w)) {
+                let row = &vertical[(y - top) * w..(y - top + 1) * w];
+                env.f.clear();
+                env.f.extend(row.iter().map(|&d| {
                     let d2 = f64::from(d) * f64::from(d);
                     if d == NO_WALL || d2 >= cap {
                         f64::INFINITY
@@ -117,11 +95,39 @@ where
                         d2
                     }
                 }));
+                env.solve(out_row, &f);
             }
-            env.solve(out_row, &f);
         },
     );
     out
+}
+
+/// Each cell's distance in rows to the nearest wall of `mask` (`w` wide) in its column,
+/// [`NO_WALL`] for none, into `vertical` (row-major, as long as `mask`).
+fn vertical_distances(mask: &[bool], w: usize, vertical: &mut Vec<u32>) {
+    vertical.clear();
+    vertical.resize(mask.len(), NO_WALL);
+    let rows = mask.len() / w;
+    for y in 0..rows {
+        let (above, rest) = vertical.split_at_mut(y * w);
+        let row = &mut rest[..w];
+        let mask_row = &mask[y * w..(y + 1) * w];
+        let prev = y.checked_sub(1).map(|p| &above[p * w..]);
+        for i in 0..w {
+            row[i] = if mask_row[i] {
+                0
+            } else {
+                prev.map_or(NO_WALL, |p| p[i].saturating_add(1))
+            };
+        }
+    }
+    for y in (0..rows.saturating_sub(1)).rev() {
+        let (upper, lower) = vertical.split_at_mut((y + 1) * w);
+        let row = &mut upper[y * w..];
+        for (d, &below) in row.iter_mut().zip(&lower[..w]) {
+            *d = (*d).min(below.saturating_add(1));
+        }
+    }
 }
 
 /// Scratch buffers for one 1-D lower-envelope solve, reused across rows of one task.

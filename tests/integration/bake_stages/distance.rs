@@ -17,6 +17,8 @@ fn distance_matches_brute_force_on_awkward_sizes() {
         (2, 129),
         (300, 4),
         (257, 9),
+        (5, 300),
+        (70, 193),
     ];
     for (w, h) in sizes {
         for density in [0.0, 0.01, 0.1, 0.5, 1.0] {
@@ -26,7 +28,8 @@ fn distance_matches_brute_force_on_awkward_sizes() {
                 brute_sqdist(&mask, w, h),
                 "{w}×{h} density {density}"
             );
-            // The capped single passes across column chunks (128 wide) and long rows.
+            // The capped passes in bands of rows (64 tall, each reading the walls a
+            // radius above and below it) and along long rows.
             for radius in [1.0, 2.5, 6.0] {
                 assert_eq!(
                     buffer_walls(&mask, w, h, radius),
