@@ -13,7 +13,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
 use navstudio::map::{self, LoadedMap, StampLibrary};
 use navstudio::nav::NavData;
-use navstudio::nav::grid::WALL;
 use navstudio::package;
 
 /// Loads a map and bakes it with a progress bar; returns the map and the bake.
@@ -250,8 +249,7 @@ fn timing_table(ctx: &BakeContext) -> String {
 
 /// Share of wall cells in a cost field.
 fn wall_share(cost: &navstudio::nav::CostField) -> f64 {
-    let cells = cost.to_cells();
-    cells.iter().filter(|&&c| c == WALL).count() as f64 / cells.len().max(1) as f64
+    cost.wall_cells() as f64 / cost.spec.cell_count().max(1) as f64
 }
 
 fn nav_stats(nav: &NavData) -> String {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::grid::{CLEAR, GridSpec};
+use super::grid::{CLEAR, GridSpec, WALL};
 
 /// One sector's costs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,6 +126,18 @@ impl CostField {
         cells
     }
 
+    /// Cells that are walls, counted sector by sector (a clear sector holds none).
+    #[must_use]
+    pub fn wall_cells(&self) -> usize {
+        self.sectors
+            .par_iter()
+            .map(|s| match s {
+                SectorCost::Clear => 0,
+                SectorCost::Tile(tile) => tile.iter().filter(|&&c| c == WALL).count(),
+            })
+            .sum()
+    }
+
     /// Share of sectors that are clear (store nothing), `0.0..=1.0`.
     #[must_use]
     pub fn clear_share(&self) -> f64 {
@@ -149,5 +161,42 @@ fn sector_from_cells(spec: GridSpec, cells: &[u8], sector: u32) -> SectorCost {
         SectorCost::Clear
     } else {
         SectorCost::Tile(Arc::from(tile))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Walls counted sector by sector equal a count over every cell: clear sectors, mixed
+    /// ones, all-wall ones and partial sectors at the edges.
+    #[test]
+    fn wall_cells_count_every_wall() {
+        let spec = GridSpec {
+            width: 23,
+            height: 17,
+            sector_size: 5,
+        };
+        let mut state = 7_u64;
+        let cells: Vec<u8> = (0..spec.cell_count())
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let (x, y) = (i as u32 % spec.width, i as u32 / spec.width);
+                match (x / 5, y / 5) {
+                    (0, _) => CLEAR,
+                    (1, 0) => WALL,
+                    _ if (state >> 60) < 3 => WALL,
+                    _ => 1 + (state >> 62) as u8,
+                }
+            })
+            .collect();
+        let cost = CostField::from_cells(spec, &cells);
+        assert!(cost.clear_share() > 0.0);
+        let walls = cells.iter().filter(|&&c| c == WALL).count();
+        assert!(walls > 25);
+        assert_eq!(cost.wall_cells(), walls);
+        assert_eq!(cost.to_cells(), cells);
     }
 }
