@@ -318,7 +318,7 @@ pub fn find_islands(cost: &CostField) -> Islands {
     let spec = cost.spec;
     let sx = spec.sectors_x() as usize;
     let band_sectors = sx * (BAND_ROWS / spec.sector_size.max(1) as usize).max(1);
-    let bands: Vec<BandLabels> = if sx == 0 {
+    let mut bands: Vec<BandLabels> = if sx == 0 {
         Vec::new()
     } else {
         cost.sectors
@@ -345,31 +345,26 @@ pub fn find_islands(cost: &CostField) -> Islands {
         }
     }
     let (count, final_id) = number_by_root(&mut parent);
-    let per_sector: Vec<(u32, Option<IslandField>)> = bands
-        .into_par_iter()
-        .zip(first)
-        .flat_map_iter(|(band, offset)| {
-            let final_id = &final_id;
-            let id = move |local: u32| {
-                if local == 0 {
-                    0
-                } else {
-                    final_id[(offset + local) as usize]
-                }
-            };
-            // A mixed sector stays mixed: its cells are walls and islands, or walls alone
-            // would make it uniform, and a sector without walls is one island in its band.
-            band.sectors
-                .into_iter()
-                .map(move |(local, field)| match field {
-                    None => (id(local), None),
-                    Some(field) => (MIXED, Some(field.map(|_, l| id(l)))),
-                })
-        })
-        .collect();
-    let mut sector_island = Vec::with_capacity(per_sector.len());
+    // A mixed sector stays mixed: its cells are walls and islands, or walls alone would
+    // make it uniform, and a sector without walls is one island in its band.
+    bands.par_iter_mut().zip(first).for_each(|(band, offset)| {
+        let id = |local: u32| {
+            if local == 0 {
+                0
+            } else {
+                final_id[(offset + local) as usize]
+            }
+        };
+        for (island, field) in &mut band.sectors {
+            match field {
+                None => *island = id(*island),
+                Some(field) => *field = field.map(|_, l| id(l)),
+            }
+        }
+    });
+    let mut sector_island = Vec::with_capacity(spec.sector_count());
     let mut fields = Vec::new();
-    for (s, (island, field)) in per_sector.into_iter().enumerate() {
+    for (s, (island, field)) in bands.into_iter().flat_map(|b| b.sectors).enumerate() {
         sector_island.push(island);
         if let Some(field) = field {
             fields.push((s as u32, field));

@@ -63,7 +63,11 @@ impl Hierarchy {
     #[must_use]
     pub fn to_bytes(&self, landmarks: Option<&ClusterLandmarks>) -> Vec<u8> {
         let (b, e) = (self.border.len(), self.edges.len());
-        let mut out = Vec::with_capacity(Self::HEADER_LEN + 8 * (b + e));
+        // Sized for the tables too: growing past them would copy the whole buffer.
+        let tables = landmarks.map(|marks| marks.tables().to_bytes());
+        let mut out = Vec::with_capacity(
+            Self::HEADER_LEN + 8 * (b + e) + tables.as_ref().map_or(0, Vec::len),
+        );
         let words = [
             CLUSTER_SECTORS,
             self.border_of.len() as u32,
@@ -89,8 +93,8 @@ impl Hierarchy {
         for &(_, w) in &self.edges {
             out.extend_from_slice(&w.to_le_bytes());
         }
-        if let Some(marks) = landmarks {
-            out.extend(marks.tables().to_bytes());
+        if let Some(tables) = tables {
+            out.extend_from_slice(&tables);
         }
         out
     }
