@@ -216,6 +216,9 @@ pub fn bake_cmd(
             baked.nav.layers.len()
         );
     }
+    // The command ends here and the process with it, which returns the memory at once;
+    // freeing the millions of tiles one by one took a quarter of a second at 8192².
+    std::mem::forget(baked);
     Ok(())
 }
 
