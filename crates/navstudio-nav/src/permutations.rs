@@ -64,7 +64,7 @@ enum ClassKey<'a> {
     Tile(u32, &'a [u8]),
 }
 
-#[derive(PartialEq, Eq, Clone, Copy)]
+#[derive(Hash, PartialEq, Eq, Clone, Copy)]
 struct NodeKey {
     class: u32,
     local: (u32, u32),
@@ -297,7 +297,8 @@ pub fn build_permutations(
 fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) {
     let spec = cost.spec;
     // Sector classes: identical contents share an id, numbered in sector order.
-    let mut classes: FxHashMap<ClassKey<'_>, u32> = FxHashMap::default();
+    let mut classes: FxHashMap<ClassKey<'_>, u32> =
+        FxHashMap::with_capacity_and_hasher(cost.sectors.len(), Default::default());
     let mut class_of = Vec::with_capacity(cost.sectors.len());
     for (s, sector) in cost.sectors.iter().enumerate() {
         let (_, _, w, h) = spec.sector_rect(s as u32);
@@ -311,7 +312,12 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
     // Tasks by (class, window within the sector), numbered by first use in node order. A
     // class holds a handful of windows, so each class keeps a short chain of its keys in one
     // flat list instead of a map over all nodes (whose random probes were most of the time).
+    // A class many sectors share (clear ground above all) gathers hundreds of windows: its
+    // keys past the first CHAIN_MAX go in a map (walking its chain was most of the time).
+    const CHAIN_MAX: u32 = 8;
     let mut class_head = vec![u32::MAX; classes.len()];
+    let mut chain_len = vec![0u32; classes.len()];
+    let mut overflow: FxHashMap<NodeKey, u32> = FxHashMap::default();
     // (key, task, next entry of the same class)
     let mut entries: Vec<(NodeKey, u32, u32)> = Vec::with_capacity(nodes.len());
     let mut node_tile = Vec::with_capacity(nodes.len());
@@ -326,7 +332,8 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
             len: n.cells.len,
             exit: n.exit_dir,
         };
-        let mut at = class_head[class as usize];
+        let c = class as usize;
+        let mut at = class_head[c];
         let mut found = None;
         while at != u32::MAX {
             let (k, task, next) = entries[at as usize];
@@ -336,11 +343,19 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
             }
             at = next;
         }
+        if found.is_none() && chain_len[c] == CHAIN_MAX {
+            found = overflow.get(&key).copied();
+        }
         let t = found.unwrap_or_else(|| {
             let task = task_node.len() as u32;
             task_node.push(i as u32);
-            entries.push((key, task, class_head[class as usize]));
-            class_head[class as usize] = entries.len() as u32 - 1;
+            if chain_len[c] < CHAIN_MAX {
+                entries.push((key, task, class_head[c]));
+                class_head[c] = entries.len() as u32 - 1;
+                chain_len[c] += 1;
+            } else {
+                overflow.insert(key, task);
+            }
             task
         });
         node_tile.push(t);
@@ -524,4 +539,91 @@ fn compute_tile(
         };
     }
     Arc::from(&flow[..])
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::atomic::AtomicBool;
+
+    use crate::cost::{CostField, SectorCost};
+    use crate::grid::{CLEAR, GridSpec, WALL};
+    use crate::layer::build_layer;
+
+    /// Nodes share a tile exactly when their keys are equal (sector contents, window within
+    /// the sector, exit), counted by brute force: clear ground whose one class gathers dozens
+    /// of windows (more than a class's chain holds), a cost tile repeated in many sectors,
+    /// and sectors of their own.
+    #[test]
+    fn nodes_share_a_tile_exactly_when_their_keys_are_equal() {
+        let spec = GridSpec {
+            width: 160,
+            height: 128,
+            sector_size: 8,
+        };
+        let mut state = 3_u64;
+        let mut draw = |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(7);
+            (state >> 33) % m
+        };
+        let cells: Vec<u8> = (0..spec.cell_count() as u32)
+            .map(|i| {
+                let (x, y) = (i % spec.width, i / spec.width);
+                let (sx, sy) = (x / 8, y / 8);
+                let r = draw(100);
+                match (sx + sy) % 4 {
+                    // Clear, with short walls that leave windows of many lengths.
+                    0 | 1 if r < 12 && (x % 8 == 0 || y % 8 == 0) => WALL,
+                    0 | 1 => CLEAR,
+                    // The same tile in every such sector.
+                    2 => 1 + ((x % 8) * 3 + (y % 8)) as u8 % 5,
+                    _ if r < 15 => WALL,
+                    _ => 1 + r as u8 % 9,
+                }
+            })
+            .collect();
+        let cost = CostField::from_cells(spec, &cells);
+        let layer = build_layer("t", cost, &|_| {}, &AtomicBool::new(false)).unwrap();
+        let mut key_tile: HashMap<_, u32> = HashMap::new();
+        let mut keys_per_class: HashMap<Option<Vec<u8>>, usize> = HashMap::new();
+        for (node, &tile) in layer.nodes.iter().zip(&layer.flows.node_tile) {
+            let (x0, y0, w, h) = spec.sector_rect(node.sector);
+            let class = match &layer.cost.sectors[node.sector as usize] {
+                SectorCost::Clear => None,
+                SectorCost::Tile(t) => Some(t.to_vec()),
+            };
+            let c = &node.cells;
+            let key = (
+                class.clone(),
+                (w, h),
+                (c.x - x0, c.y - y0),
+                c.step,
+                c.len,
+                node.exit_dir,
+            );
+            match key_tile.get(&key) {
+                Some(&t) => assert_eq!(t, tile, "equal keys, other tiles"),
+                None => {
+                    *keys_per_class.entry(class).or_default() += 1;
+                    key_tile.insert(key, tile);
+                }
+            }
+        }
+        assert_eq!(layer.flows.tiles.len(), key_tile.len(), "a tile per key");
+        assert!(
+            keys_per_class.get(&None).is_some_and(|&k| k > 30),
+            "{keys_per_class:?}"
+        );
+        let shared = keys_per_class
+            .iter()
+            .filter(|(c, _)| c.is_some())
+            .map(|(_, &k)| k);
+        assert!(
+            shared.max().is_some_and(|k| k > 8),
+            "no cost tile class past a chain"
+        );
+    }
 }
