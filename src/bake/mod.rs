@@ -38,6 +38,8 @@ pub use cost_layers::{CellRect, CostInputError, CostInputs, CostLayers};
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::map::{Heightmap, MapDocument, MapError, MovementType, PaintTarget, StampLibrary};
 use crate::nav::{CostField, GridSpec, NavData, NavLayer};
 use paint::PlacedFootprint;
@@ -399,7 +401,8 @@ fn chosen_types(doc: &MapDocument, options: &BakeOptions) -> Result<Vec<usize>, 
 /// Cells of a final cost field that are not walls.
 fn passable_cells(final_cost: &[u8]) -> usize {
     final_cost
-        .iter()
+        .par_iter()
+        .with_min_len(1 << 16)
         .filter(|&&c| c != crate::nav::grid::WALL)
         .count()
 }

@@ -10,6 +10,8 @@
 //! windows are sorted by (border id, start); window `w` has node `2 w` on its west/north side
 //! (`sector_a`) and node `2 w + 1` on its east/south side (`sector_b`).
 
+use rayon::prelude::*;
+
 use super::cost::CostField;
 use super::grid::{GridSpec, WALL};
 use super::integrate::UNREACHED;
@@ -250,11 +252,20 @@ pub fn scan_border(cost: &CostField, border_id: u32, out: &mut Vec<PortalWindow>
 /// Every portal window of the map, in canonical order.
 #[must_use]
 pub fn find_windows(cost: &CostField) -> Vec<PortalWindow> {
-    let mut out = Vec::new();
-    for border_id in 0..2 * cost.spec.sector_count() as u32 {
-        scan_border(cost, border_id, &mut out);
-    }
-    out
+    // Runs of borders scanned on all cores, joined in order.
+    const RUN: u32 = 4096;
+    let borders = 2 * cost.spec.sector_count() as u32;
+    (0..borders.div_ceil(RUN))
+        .into_par_iter()
+        .map(|run| {
+            let mut out = Vec::new();
+            for border_id in run * RUN..((run + 1) * RUN).min(borders) {
+                scan_border(cost, border_id, &mut out);
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .concat()
 }
 
 /// Windows after the sectors in `dirty` changed: borders touching a dirty sector are scanned
@@ -298,19 +309,22 @@ pub fn nodes_from_windows(windows: &[PortalWindow]) -> Vec<PortalNode> {
 /// the node is made rather than in a second pass over them (113 MB at 8192²).
 pub(crate) fn nodes_with_islands(
     windows: &[PortalWindow],
-    island_at: impl Fn((u32, u32)) -> u32,
+    island_at: impl Fn((u32, u32)) -> u32 + Sync,
 ) -> Vec<PortalNode> {
-    let mut nodes = Vec::with_capacity(windows.len() * 2);
-    for win in windows {
-        for side in [false, true] {
-            let node = win.node(side);
-            nodes.push(PortalNode {
-                island: island_at(node.center),
-                ..node
-            });
-        }
-    }
-    nodes
+    windows
+        .par_iter()
+        .with_min_len(4096)
+        .map(|win| {
+            [false, true].map(|side| {
+                let node = win.node(side);
+                PortalNode {
+                    island: island_at(node.center),
+                    ..node
+                }
+            })
+        })
+        .collect::<Vec<[PortalNode; 2]>>()
+        .into_flattened()
 }
 
 /// Groups the node ids of `windows` ([`nodes_from_windows`]) by sector (counting sort, so
