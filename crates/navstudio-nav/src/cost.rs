@@ -177,18 +177,16 @@ mod tests {
             height: 17,
             sector_size: 5,
         };
-        let mut state = 7_u64;
-        let cells: Vec<u8> = (0..spec.cell_count())
+        let cells: Vec<u8> = (0..spec.cell_count() as u32)
             .map(|i| {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1);
-                let (x, y) = (i as u32 % spec.width, i as u32 / spec.width);
+                let (x, y) = (i % spec.width, i / spec.width);
+                // A scramble of the cell's index: walls and costs without a pattern.
+                let r = i.wrapping_mul(2_654_435_761) >> 24;
                 match (x / 5, y / 5) {
                     (0, _) => CLEAR,
                     (1, 0) => WALL,
-                    _ if (state >> 60) < 3 => WALL,
-                    _ => 1 + (state >> 62) as u8,
+                    _ if r % 5 == 0 => WALL,
+                    _ => 1 + (r % 4) as u8,
                 }
             })
             .collect();

@@ -2,6 +2,7 @@
 //! rebuilds against a full build, and cancelled builds.
 
 use super::*;
+use navstudio::nav::cost::SectorCost;
 
 #[test]
 fn layer_graph_and_tiles_match_direct_integration() {
@@ -226,4 +227,74 @@ fn cost_only_edit_rebuilds_locally_and_matches_full_build() {
     let mut canon = layer.clone();
     canon.flows = canonical_flows(&canon.cost, &canon.nodes, &canon.flows);
     assert_eq!(canon, full);
+}
+
+/// Nodes share a tile exactly when their keys are equal (sector contents, window within the
+/// sector, exit), counted by brute force: clear ground whose one class gathers dozens of
+/// windows (more than a class keeps in its chain before a map), a cost tile repeated in
+/// many sectors, and sectors of their own.
+#[test]
+fn nodes_share_a_tile_exactly_when_their_keys_are_equal() {
+    let spec = GridSpec {
+        width: 160,
+        height: 128,
+        sector_size: 8,
+    };
+    let mut rng = Rng(3);
+    let cells: Vec<u8> = (0..spec.cell_count() as u32)
+        .map(|i| {
+            let (x, y) = (i % spec.width, i / spec.width);
+            let r = rng.below(100);
+            match (x / 8 + y / 8) % 4 {
+                // Clear, with short walls that leave windows of many lengths.
+                0 | 1 if r < 12 && (x % 8 == 0 || y % 8 == 0) => WALL,
+                0 | 1 => 1,
+                // The same tile in every such sector.
+                2 => 1 + ((x % 8) * 3 + (y % 8)) as u8 % 5,
+                _ if r < 15 => WALL,
+                _ => 1 + r as u8 % 9,
+            }
+        })
+        .collect();
+    let cost = CostField::from_cells(spec, &cells);
+    let layer = build_layer("t", cost, &|_| {}, &AtomicBool::new(false)).unwrap();
+    let mut key_tile = std::collections::HashMap::new();
+    let mut keys_per_class: std::collections::HashMap<Option<Vec<u8>>, usize> =
+        std::collections::HashMap::new();
+    for (node, &tile) in layer.nodes.iter().zip(&layer.flows.node_tile) {
+        let (x0, y0, w, h) = spec.sector_rect(node.sector);
+        let class = match &layer.cost.sectors[node.sector as usize] {
+            SectorCost::Clear => None,
+            SectorCost::Tile(t) => Some(t.to_vec()),
+        };
+        let c = &node.cells;
+        let key = (
+            class.clone(),
+            (w, h),
+            (c.x - x0, c.y - y0),
+            c.step,
+            c.len,
+            node.exit_dir,
+        );
+        match key_tile.get(&key) {
+            Some(&t) => assert_eq!(t, tile, "equal keys, other tiles"),
+            None => {
+                *keys_per_class.entry(class).or_default() += 1;
+                key_tile.insert(key, tile);
+            }
+        }
+    }
+    assert_eq!(layer.flows.tiles.len(), key_tile.len(), "a tile per key");
+    assert!(
+        keys_per_class.get(&None).is_some_and(|&k| k > 30),
+        "{keys_per_class:?}"
+    );
+    let shared = keys_per_class
+        .iter()
+        .filter(|(c, _)| c.is_some())
+        .map(|(_, &k)| k);
+    assert!(
+        shared.max().is_some_and(|k| k > 8),
+        "no cost tile class past a chain"
+    );
 }
