@@ -306,7 +306,7 @@ impl Islands {
 }
 
 /// Labels the islands of a cost field on all cores: bands of whole sector rows labelled
-/// alone and split into their sectors' ids and fields ([`label_band`]), the labels touching
+/// alone and split into their sectors' ids and fields, the labels touching
 /// across each seam joined, then every sector's ids renumbered. No full-map grid of cells or
 /// ids is made (at 8192² those were 335 MB of fresh memory per movement type).
 ///
@@ -345,8 +345,8 @@ pub fn find_islands(cost: &CostField) -> Islands {
         }
     }
     let (count, final_id) = number_by_root(&mut parent);
-    // A mixed sector stays mixed: its cells are walls and islands, or walls alone would
-    // make it uniform, and a sector without walls is one island in its band.
+    // Renumbering keeps a mixed sector mixed: it holds walls (a sector without any is one
+    // island within its band) and other cells (walls alone would be uniform).
     bands.par_iter_mut().zip(first).for_each(|(band, offset)| {
         let id = |local: u32| {
             if local == 0 {
