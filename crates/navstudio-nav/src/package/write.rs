@@ -137,9 +137,10 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     // The search's tables, so a game's first request does not compute them (seconds on the
     // largest maps): landmark tables per portal node, or, on maps where it pays, the sector
     // hierarchy with tables per border node. In the layers' node order (or their search
-    // order, which the reader lays out alike). One layer at a time, compressed at once (as
-    // `(raw length, stored bytes)`): each build already runs on all cores, and a map at the
-    // size limit holds 166 MB of plain per-node tables per layer.
+    // order, which the reader lays out alike). One layer at a time, each compressed (as
+    // `(raw length, stored bytes)`) while the next one builds: each build already runs on
+    // all cores but the compression on one, and a map at the size limit holds 166 MB of
+    // plain per-node tables per layer, so no more than one waits.
     let clustered = meta
         .hierarchy
         .unwrap_or_else(|| crate::hierarchy::pays_off(nav.spec));
@@ -148,24 +149,28 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     } else {
         ChunkKind::Landmarks
     };
-    let mut tables: Vec<Option<(usize, Vec<u8>)>> = nav
-        .layers
-        .iter()
-        .map(|l| {
-            let raw = if clustered {
-                if l.nodes.is_empty() {
-                    return None;
-                }
-                let graph = SearchGraph::new(l);
-                let hierarchy = Hierarchy::build(&graph);
-                let landmarks = hierarchy.landmarks(l, &graph);
-                hierarchy.to_bytes(landmarks.as_ref())
-            } else {
-                Landmarks::build(l)?.to_bytes()
-            };
-            Some((raw.len(), compress(&raw)))
-        })
-        .collect();
+    let build = |l: &NavLayer| {
+        if clustered {
+            if l.nodes.is_empty() {
+                return None;
+            }
+            let graph = SearchGraph::new(l);
+            let hierarchy = Hierarchy::build(&graph);
+            let landmarks = hierarchy.landmarks(l, &graph);
+            Some(hierarchy.to_bytes(landmarks.as_ref()))
+        } else {
+            Some(Landmarks::build(l)?.to_bytes())
+        }
+    };
+    let store = |raw: Option<Vec<u8>>| raw.map(|raw| (raw.len(), compress(&raw)));
+    let mut tables: Vec<Option<(usize, Vec<u8>)>> = Vec::with_capacity(nav.layers.len());
+    let mut waiting = None;
+    for l in &nav.layers {
+        let (stored, raw) = rayon::join(|| waiting.take().map(store), || build(l));
+        tables.extend(stored);
+        waiting = Some(raw);
+    }
+    tables.extend(waiting.map(store));
     let regions = RegionGrid {
         spec: nav.spec,
         region_sectors: REGION_SECTORS,
