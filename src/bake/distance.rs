@@ -72,7 +72,12 @@ where
     } else {
         h
     };
-    let band_rows = if reach * 4 < BAND_ROWS { BAND_ROWS } else { h };
+    // Bands at least eight reaches tall, so the rows read around them stay a quarter.
+    let band_rows = if reach >= h {
+        h
+    } else {
+        (8 * reach).max(BAND_ROWS)
+    };
     let mut out = vec![T::default(); w * h];
     out.par_chunks_mut(band_rows * w).enumerate().for_each_init(
         || (Vec::new(), Envelope::with_capacity(w)),

@@ -28,9 +28,9 @@ fn distance_matches_brute_force_on_awkward_sizes() {
                 brute_sqdist(&mask, w, h),
                 "{w}×{h} density {density}"
             );
-            // The capped passes in bands of rows (64 tall, each reading the walls a
-            // radius above and below it) and along long rows.
-            for radius in [1.0, 2.5, 6.0] {
+            // The capped passes in bands of rows (64 tall, or eight reaches for wide radii,
+            // each reading the walls a radius above and below it) and along long rows.
+            for radius in [1.0, 2.5, 6.0, 12.0] {
                 assert_eq!(
                     buffer_walls(&mask, w, h, radius),
                     brute_dilate(&mask, w, h, radius),
