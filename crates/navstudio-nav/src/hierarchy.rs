@@ -371,17 +371,23 @@ fn cluster_edges(
         border_costs_by_search(graph, (lo, hi), &border, &mut scratch.local, costs);
     }
     let b = border.len();
+    let mut passes_border = vec![false; b];
     (0..b)
         .map(|i| {
             let row = &costs[i * b..(i + 1) * b];
-            let passes_border = |j: usize| {
-                (0..b).any(|c| {
-                    let (ic, cj) = (row[c], costs[c * b + j]);
-                    c != i && ic > 0 && ic < row[j] && cj != FAR && ic + cj == row[j]
-                })
-            };
+            // Row by row rather than per shortcut, so the loop reads memory in order.
+            passes_border.fill(false);
+            for (c, &ic) in row.iter().enumerate() {
+                if c == i || ic == 0 || ic == FAR {
+                    continue;
+                }
+                let via = &costs[c * b..(c + 1) * b];
+                for ((passes, &ij), &cj) in passes_border.iter_mut().zip(row).zip(via) {
+                    *passes |= ic < ij && cj != FAR && ic.wrapping_add(cj) == ij;
+                }
+            }
             let mut out: Vec<(u32, u32)> = (0..b)
-                .filter(|&j| j != i && row[j] != FAR && !passes_border(j))
+                .filter(|&j| j != i && row[j] != FAR && !passes_border[j])
                 .map(|j| (lo + border[j], row[j]))
                 .collect();
             out.extend(

@@ -27,6 +27,11 @@ pub(super) struct Eliminator {
     alive: Vec<u64>,
     /// Live neighbours per inner node, `u32::MAX` once eliminated and for border nodes.
     degree: Vec<u32>,
+    /// `n × words` bitsets: the live inner nodes of each degree, so the next node to
+    /// eliminate is found without scanning every node's degree.
+    by_degree: Vec<u64>,
+    /// `(out-neighbour, edge cost)` of the node being eliminated.
+    through: Vec<(usize, u32)>,
 }
 
 /// The members of bitset `set`, ascending.
@@ -95,49 +100,79 @@ impl Eliminator {
         }
         self.degree.clear();
         self.degree.resize(n, u32::MAX);
-        for v in 0..n {
-            self.degree[v] = self.degree_of(v, words);
-        }
+        self.by_degree.clear();
+        self.by_degree.resize(n * words, 0);
+        let mut is_border = [0u64; MAX_WORDS];
         for &b in border {
-            self.degree[b as usize] = u32::MAX;
+            is_border[b as usize / 64] |= 1 << (b % 64);
+        }
+        for v in 0..n {
+            if is_border[v / 64] & 1 << (v % 64) == 0 {
+                let d = self.degree_of(v, words);
+                self.degree[v] = d;
+                self.by_degree[d as usize * words + v / 64] |= 1 << (v % 64);
+            }
         }
         // Eliminate the inner nodes, fewest live neighbours first.
         let (mut ins, mut outs) = ([0u64; MAX_WORDS], [0u64; MAX_WORDS]);
+        // No live inner node has a degree below `least`: eliminating a node lowers its
+        // neighbours' degrees by one at most (fill only adds edges).
+        let mut least = 0;
         for _ in 0..n - border.len() {
-            let least = self.degree.iter().copied().min().unwrap_or(u32::MAX);
-            let Some(v) = self.degree.iter().position(|&d| d == least) else {
+            // The first node of least degree (the order decides the fill, not the costs).
+            let Some((d, v)) = (least..n).find_map(|d| {
+                let bucket = &self.by_degree[d * words..(d + 1) * words];
+                bits(bucket).next().map(|v| (d, v))
+            }) else {
                 break;
             };
+            least = d.saturating_sub(1);
+            self.by_degree[d * words + v / 64] &= !(1 << (v % 64));
             self.degree[v] = u32::MAX;
             self.alive[v / 64] &= !(1 << (v % 64));
             for i in 0..words {
                 ins[i] = self.ins[v * words + i] & self.alive[i];
                 outs[i] = self.outs[v * words + i] & self.alive[i];
             }
+            // `v`'s out-edges listed once, rather than decoded from the bitset per in-edge.
+            self.through.clear();
+            self.through
+                .extend(bits(&outs[..words]).map(|w| (w, self.cost[v * n + w])));
             for u in bits(&ins[..words]) {
-                let to_v = self.cost[u * n + v];
-                for w in bits(&outs[..words]) {
-                    if w == u {
-                        continue;
+                let row = &mut self.cost[u * n..(u + 1) * n];
+                let u_outs = &mut self.outs[u * words..(u + 1) * words];
+                // Edges `u` gains start at FAR, so each relaxation below is a plain minimum.
+                for (i, (have, &to)) in u_outs.iter_mut().zip(&outs[..words]).enumerate() {
+                    for w in bits(&[to & !*have]) {
+                        row[i * 64 + w] = FAR;
                     }
-                    let through = to_v + self.cost[v * n + w];
-                    let bit = &mut self.outs[u * words + w / 64];
-                    let c = &mut self.cost[u * n + w];
-                    if *bit & 1 << (w % 64) == 0 {
-                        *bit |= 1 << (w % 64);
-                        self.ins[w * words + u / 64] |= 1 << (u % 64);
-                        *c = through;
-                    } else if through < *c {
-                        *c = through;
-                    }
+                    *have |= to;
                 }
+                // No self-loop: a cycle through `v` is no edge (its cost lands on the
+                // diagonal, which nothing reads).
+                u_outs[u / 64] &= !(1 << (u % 64));
+                let to_v = row[v];
+                for &(w, c) in &self.through {
+                    row[w] = row[w].min(to_v + c);
+                }
+            }
+            for w in bits(&outs[..words]) {
+                let w_ins = &mut self.ins[w * words..(w + 1) * words];
+                for (have, &from) in w_ins.iter_mut().zip(&ins[..words]) {
+                    *have |= from;
+                }
+                w_ins[w / 64] &= !(1 << (w % 64));
             }
             for i in 0..words {
                 ins[i] |= outs[i];
             }
             for x in bits(&ins[..words]) {
-                if self.degree[x] != u32::MAX {
-                    self.degree[x] = self.degree_of(x, words);
+                let was = self.degree[x];
+                if was != u32::MAX {
+                    let now = self.degree_of(x, words);
+                    self.by_degree[was as usize * words + x / 64] &= !(1 << (x % 64));
+                    self.by_degree[now as usize * words + x / 64] |= 1 << (x % 64);
+                    self.degree[x] = now;
                 }
             }
         }
