@@ -11,6 +11,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 mod moving_ai;
@@ -258,29 +259,34 @@ pub(crate) fn check_size(path: &Path, width: u64, height: u64) -> Result<(), Map
 
 /// Heights from samples through `to01`; `is_void` samples are blocked and take the lowest
 /// valid height.
-fn normalise_samples<T: Copy>(
+fn normalise_samples<T: Copy + Send + Sync>(
     width: u32,
     height: u32,
     samples: &[T],
-    to01: impl Fn(T) -> f64,
-    is_void: impl Fn(T) -> bool,
+    to01: impl Fn(T) -> f64 + Sync,
+    is_void: impl Fn(T) -> bool + Sync,
 ) -> Heightmap {
-    let mut height01 = Vec::with_capacity(samples.len());
-    let mut blocked = Vec::new();
-    let mut lowest = f32::INFINITY;
-    for (i, &s) in samples.iter().enumerate() {
-        if is_void(s) {
-            if blocked.is_empty() {
-                blocked = vec![false; samples.len()];
+    // On both cores: at 8192² these are 67 million cells of the bake's first second.
+    let mut height01: Vec<f32> = samples
+        .par_iter()
+        .map(|&s| {
+            if is_void(s) {
+                f32::NAN
+            } else {
+                to01(s).clamp(0.0, 1.0) as f32
             }
-            blocked[i] = true;
-            height01.push(f32::NAN);
-        } else {
-            let h = to01(s).clamp(0.0, 1.0) as f32;
-            lowest = lowest.min(h);
-            height01.push(h);
-        }
-    }
+        })
+        .collect();
+    let blocked: Vec<bool> = if samples.par_iter().any(|&s| is_void(s)) {
+        samples.par_iter().map(|&s| is_void(s)).collect()
+    } else {
+        Vec::new()
+    };
+    let lowest = height01
+        .par_iter()
+        .copied()
+        .filter(|h| !h.is_nan())
+        .reduce(|| f32::INFINITY, f32::min);
     fill_voids(&mut height01, &blocked, lowest);
     Heightmap {
         width,

@@ -1,6 +1,7 @@
 //! PNG heightmaps: 8/16-bit grey (colour converted to luminance with a warning) and Mapbox
 //! Terrain-RGB, the size read from the header before anything is decoded.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -117,36 +118,40 @@ fn grey_from_image(
 ) -> Result<ImportedHeightmap, MapError> {
     let (width, height) = (image.width(), image.height());
     let mut warnings = Vec::new();
-    let (samples, full_scale): (Vec<u16>, f64) = match image {
-        DynamicImage::ImageLuma8(img) => {
-            (img.as_raw().iter().map(|&v| u16::from(v)).collect(), 255.0)
-        }
-        DynamicImage::ImageLumaA8(img) => (
-            img.as_raw()
-                .chunks_exact(2)
-                .map(|p| u16::from(p[0]))
-                .collect(),
+    // 16-bit grey is read in place (128 MB at 8192² not copied); the rest is converted.
+    let (samples, full_scale): (Cow<'_, [u16]>, f64) = match image {
+        DynamicImage::ImageLuma8(img) => (
+            Cow::Owned(img.as_raw().iter().map(|&v| u16::from(v)).collect()),
             255.0,
         ),
-        DynamicImage::ImageLuma16(img) => (img.as_raw().clone(), 65535.0),
+        DynamicImage::ImageLumaA8(img) => (
+            Cow::Owned(
+                img.as_raw()
+                    .chunks_exact(2)
+                    .map(|p| u16::from(p[0]))
+                    .collect(),
+            ),
+            255.0,
+        ),
+        DynamicImage::ImageLuma16(img) => (Cow::Borrowed(img.as_raw().as_slice()), 65535.0),
         DynamicImage::ImageLumaA16(img) => (
-            img.as_raw().chunks_exact(2).map(|p| p[0]).collect(),
+            Cow::Owned(img.as_raw().chunks_exact(2).map(|p| p[0]).collect()),
             65535.0,
         ),
         DynamicImage::ImageRgb8(img) => (
-            rgb_to_grey(img.as_raw(), 3, path, &mut warnings, u16::from),
+            Cow::Owned(rgb_to_grey(img.as_raw(), 3, path, &mut warnings, u16::from)),
             255.0,
         ),
         DynamicImage::ImageRgba8(img) => (
-            rgb_to_grey(img.as_raw(), 4, path, &mut warnings, u16::from),
+            Cow::Owned(rgb_to_grey(img.as_raw(), 4, path, &mut warnings, u16::from)),
             255.0,
         ),
         DynamicImage::ImageRgb16(img) => (
-            rgb_to_grey(img.as_raw(), 3, path, &mut warnings, |v| v),
+            Cow::Owned(rgb_to_grey(img.as_raw(), 3, path, &mut warnings, |v| v)),
             65535.0,
         ),
         DynamicImage::ImageRgba16(img) => (
-            rgb_to_grey(img.as_raw(), 4, path, &mut warnings, |v| v),
+            Cow::Owned(rgb_to_grey(img.as_raw(), 4, path, &mut warnings, |v| v)),
             65535.0,
         ),
         other => {
