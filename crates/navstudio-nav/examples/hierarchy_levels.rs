@@ -106,12 +106,19 @@ fn main() {
     let size = layer.cost.spec.width.max(layer.cost.spec.height);
     let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
     let mut pairs = Vec::with_capacity(queries);
-    while pairs.len() < queries {
+    for _ in 0..queries.saturating_mul(10_000) {
+        if pairs.len() == queries {
+            break;
+        }
         let (s, t) = (below(&mut rng, n), below(&mut rng, n));
         let ((sx, sy), (tx, ty)) = (centre(s), centre(t));
         if island(s) == island(t) && sx.abs_diff(tx).max(sy.abs_diff(ty)) >= size / 2 {
             pairs.push((s, t));
         }
+    }
+    if pairs.len() < queries.max(1) {
+        eprintln!("{path}: too few border nodes of one island lie half the map apart to search");
+        std::process::exit(1);
     }
     let mut search = Search::new(n as usize);
     let mut unpacking = Search::new(n as usize);
@@ -428,14 +435,7 @@ fn dijkstra_in(level: &Level, (lo, hi): (u32, u32), a: u32, b: u32, s: &mut Sear
             heap.push(Reverse((d + w, x)));
         }
     }
-    let mut way = vec![b];
-    let mut at = b;
-    while at != a {
-        at = s.parent[at as usize];
-        way.push(at);
-    }
-    way.reverse();
-    way
+    s.route(a, b)
 }
 
 /// Median and 99th percentile of `times`.
