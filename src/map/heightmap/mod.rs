@@ -263,8 +263,8 @@ pub(crate) fn check_size(path: &Path, width: u64, height: u64) -> Result<(), Map
     Ok(())
 }
 
-/// Heights from samples through `to01`; `is_void` samples are blocked and take the lowest
-/// valid height.
+/// Heights from samples through `to01` (never NaN); `is_void` samples are blocked and take
+/// the lowest valid height.
 fn normalise_samples<T: Copy + Send + Sync>(
     width: u32,
     height: u32,
@@ -283,8 +283,9 @@ fn normalise_samples<T: Copy + Send + Sync>(
             }
         })
         .collect();
-    let blocked: Vec<bool> = if samples.par_iter().any(|&s| is_void(s)) {
-        samples.par_iter().map(|&s| is_void(s)).collect()
+    // The void samples are the NaNs.
+    let blocked: Vec<bool> = if height01.par_iter().any(|h| h.is_nan()) {
+        height01.par_iter().map(|h| h.is_nan()).collect()
     } else {
         Vec::new()
     };
