@@ -271,6 +271,12 @@ enum Command {
         /// seed gives the same rows, other seeds show how much a row owes to one layout.
         #[arg(long)]
         seed: Option<u64>,
+        /// Instead of the built-in cases, draw N random cases from ten families (door
+        /// swaps, one-way gaps, crossings, antipodes, mixed radii, room chains,
+        /// serpentines, pillars, obstacle fields, open-ground marches) with the --seed
+        /// (default 1), run each to 5x its bound and report per family and mode.
+        #[arg(long)]
+        random: Option<u32>,
     },
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
     /// and trace every row, report reachability, arrival and traced / optimal length.
@@ -464,6 +470,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             frames,
             decision_secs,
             seed,
+            random,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
             modes: &mode,
@@ -476,6 +483,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             frames: frames.as_deref(),
             decision_secs,
             seed,
+            random,
         }),
         Some(Command::Scenarios {
             map,
