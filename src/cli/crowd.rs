@@ -233,6 +233,7 @@ fn write_frame<N: Navigator + ?Sized>(
         let colour = match a.state[i] {
             crowd::AgentState::Moving => [40, 90, 220],
             crowd::AgentState::Stuck => [220, 40, 40],
+            crowd::AgentState::Queued => [235, 160, 30],
             crowd::AgentState::Arrived => [40, 170, 70],
             crowd::AgentState::Idle => [140, 140, 140],
         };

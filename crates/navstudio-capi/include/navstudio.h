@@ -71,8 +71,12 @@ enum NavstudioAgentState
     NAVSTUDIO_AGENT_STATE_MOVING = 1,
     // Reached its goal.
     NAVSTUDIO_AGENT_STATE_ARRIVED = 2,
-    // Has an order but made no progress for a while; keeps trying.
+    // Has an order, but neither it nor the agents ahead of it made progress for a while
+    // (a jam); keeps trying.
     NAVSTUDIO_AGENT_STATE_STUCK = 3,
+    // Has an order and made no progress for a while, waiting behind agents that do (a
+    // queue that moves).
+    NAVSTUDIO_AGENT_STATE_QUEUED = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

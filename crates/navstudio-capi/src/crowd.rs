@@ -70,8 +70,12 @@ pub enum NavstudioAgentState {
     Moving = 1,
     /// Reached its goal.
     Arrived = 2,
-    /// Has an order but made no progress for a while; keeps trying.
+    /// Has an order, but neither it nor the agents ahead of it made progress for a while
+    /// (a jam); keeps trying.
     Stuck = 3,
+    /// Has an order and made no progress for a while, waiting behind agents that do (a
+    /// queue that moves).
+    Queued = 4,
 }
 
 /// The crowd and its world, checked to belong together, for a call that changes both.
@@ -494,6 +498,7 @@ pub unsafe extern "C" fn navstudio_crowd_states(
                 AgentState::Moving => NavstudioAgentState::Moving,
                 AgentState::Arrived => NavstudioAgentState::Arrived,
                 AgentState::Stuck => NavstudioAgentState::Stuck,
+                AgentState::Queued => NavstudioAgentState::Queued,
             })
             .collect();
         // SAFETY: the caller passes `capacity` writable elements (contract above).

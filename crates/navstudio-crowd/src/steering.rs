@@ -22,7 +22,7 @@
 //! force, contact resolution, wall sliding); the settings are in `config`, path following
 //! in `following`, and each avoidance mode in its own file (`boids`, `orca`, `context`).
 
-use super::agents::{AgentState, Agents, Collision, NO_ORDER, Resolution};
+use super::agents::{Agents, Collision, NO_ORDER, Resolution};
 use super::navigator::{NavGrid, Navigator};
 use super::resolve;
 use super::rng::mix64;
@@ -337,7 +337,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let cfg = self.config;
         let dt = cfg.step_secs;
         let p = a.pos_world[i];
-        let press = if a.state[i] != AgentState::Stuck {
+        let press = if !a.state[i].is_stalled() {
             0.0
         } else if a.no_progress_secs[i] < 2.0 * cfg.stuck_secs {
             resolve::STUCK_PRESS_SHARE

@@ -421,7 +421,10 @@ impl Viewport {
             }
         }
         // Stuck agents get a red ring at any colouring, so a designer can point at them.
-        let stuck_ring = LineStroke::new(1.5, Color32::from_rgb(255, 60, 40));
+        let stuck_ring = LineStroke::new(
+            1.5,
+            crate::app::crowd_preview::state_colour(crate::crowd::AgentState::Stuck),
+        );
         for i in 0..agents.len() {
             if agents.state[i] == crate::crowd::AgentState::Stuck {
                 let c = to_screen(agents.pos_world[i]);

@@ -17,7 +17,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{
-    AgentArchetype, AgentState, AvoidanceMode, CrowdError, Navigator, Scenario, Simulation,
+    AgentArchetype, AvoidanceMode, CrowdError, Navigator, Scenario, Simulation,
 };
 pub use bound::{Geodesics, LowerBound, lower_bound};
 pub use cases::{CaseMap, CrowdCase, builtin_cases};
@@ -179,10 +179,7 @@ pub fn run_limited<N: Navigator + ?Sized>(
             bound = Some(b);
         }
         let a = sim.agents();
-        let travelling = a
-            .state
-            .iter()
-            .any(|s| matches!(s, AgentState::Moving | AgentState::Stuck));
+        let travelling = a.state.iter().any(|s| s.is_travelling());
         if !travelling || recorder.elapsed_secs() >= limit_secs {
             break;
         }

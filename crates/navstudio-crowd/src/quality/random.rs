@@ -273,10 +273,34 @@ impl Draw<'_> {
         (map, spawns, orders, None)
     }
 
-    /// RVO2's circle (each agent to the antipode) or its Blocks (four corner groups to the
-    /// opposite corners between four blocks).
+    /// RVO2's circle (each agent to the antipode, or eight groups to theirs) or its Blocks
+    /// (four corner groups to the opposite corners between four blocks).
     fn antipodes(&mut self) -> Drawn {
-        if self.int(0, 1) == 0 {
+        let variant = self.int(0, 2);
+        if variant == 2 {
+            // RVO2's circle as the issue ran it: eight groups on a circle, each to the
+            // antipode.
+            let per = self.agents(6, 30);
+            let map = CaseMap::walled(100, 100);
+            let c = Vec2::new(50.0, 50.0);
+            let radius = self.real(28.0, 40.0);
+            let turn = self.real(0.0, std::f32::consts::TAU);
+            let mut spawns = Vec::new();
+            let mut orders = Vec::new();
+            for k in 0..8u32 {
+                let dir = Vec2::from_angle(turn + k as f32 / 8.0 * std::f32::consts::TAU);
+                spawns.push(Spawn {
+                    archetype: "infantry".into(),
+                    area: SpawnArea::Center {
+                        center_world: c + dir * radius,
+                    },
+                    count: per,
+                    group: k,
+                });
+                orders.push(order(k, c - dir * radius));
+            }
+            (map, spawns, orders, None)
+        } else if variant == 0 {
             let n = self.agents(20, 120);
             let map = CaseMap::walled(100, 100);
             let c = Vec2::new(50.0, 50.0);
