@@ -436,7 +436,10 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
     let seed = args.seed.unwrap_or(1);
     let archetypes = crowd::default_archetypes();
     let wanted = |name: &str| args.cases.is_empty() || args.cases.iter().any(|c| name.contains(c));
-    println!("random cases: seed {seed}, {count} cases, scale {}", args.scale);
+    println!(
+        "random cases: seed {seed}, {count} cases, scale {}",
+        args.scale
+    );
     println!("{}", quality::table_header());
     let mut rows = Vec::new();
     for k in 0..count {

@@ -191,7 +191,8 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
                     .color(colour(AgentState::Queued)),
             );
             plot.line(
-                Line::new("stuck", series(&|m| f64::from(m.stuck))).color(colour(AgentState::Stuck)),
+                Line::new("stuck", series(&|m| f64::from(m.stuck)))
+                    .color(colour(AgentState::Stuck)),
             );
         });
         plot("crowd_collisions", 80.0).show(ui, |plot| {

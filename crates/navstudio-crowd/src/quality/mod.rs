@@ -16,9 +16,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{
-    AgentArchetype, AvoidanceMode, CrowdError, Navigator, Scenario, Simulation,
-};
+use super::{AgentArchetype, AvoidanceMode, CrowdError, Navigator, Scenario, Simulation};
 pub use bound::{Geodesics, LowerBound, lower_bound};
 pub use cases::{CaseMap, CrowdCase, builtin_cases};
 pub use measure::{Measures, Recorder};

@@ -439,11 +439,7 @@ impl Draw<'_> {
         }
         let start_hi = Vec2::new((w - width - 2) as f32, width as f32 + 0.5);
         let end_y = (h - 1 - width) as f32 + width as f32 / 2.0;
-        let goal_x = if lanes % 2 == 1 {
-            (w - 4) as f32
-        } else {
-            4.0
-        };
+        let goal_x = if lanes % 2 == 1 { (w - 4) as f32 } else { 4.0 };
         (
             map,
             vec![rect("infantry", Vec2::new(1.5, 1.5), start_hi, n, 0)],
@@ -486,7 +482,13 @@ impl Draw<'_> {
         let two_way = self.int(0, 1) == 1;
         let n = self.agents(30, 150);
         let (y0, y1) = (1.5, h as f32 - 1.5);
-        let mut spawns = vec![rect("infantry", Vec2::new(1.5, y0), Vec2::new(16.0, y1), n, 0)];
+        let mut spawns = vec![rect(
+            "infantry",
+            Vec2::new(1.5, y0),
+            Vec2::new(16.0, y1),
+            n,
+            0,
+        )];
         let mut orders = vec![order(0, Vec2::new(w as f32 - 8.0, h as f32 / 2.0))];
         if two_way {
             let m = self.agents(30, 150);
@@ -734,7 +736,8 @@ pub fn summarise(rows: &[RandomRow]) -> Vec<FamilySummary> {
             if mine.is_empty() {
                 continue;
             }
-            let count = |f: &dyn Fn(&RandomRow) -> bool| mine.iter().filter(|r| f(r)).count() as u32;
+            let count =
+                |f: &dyn Fn(&RandomRow) -> bool| mine.iter().filter(|r| f(r)).count() as u32;
             let worst_ratio = mine.iter().try_fold(0.0f64, |w, r| {
                 (r.report.arrived_pct >= 100.0)
                     .then_some(r.report.ratio100)
