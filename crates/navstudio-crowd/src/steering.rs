@@ -36,6 +36,7 @@ mod context;
 mod following;
 mod orca;
 mod prediction;
+mod right_of_way;
 #[cfg(test)]
 mod tests;
 
@@ -186,6 +187,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let neighbours = &neighbours[..count];
 
         let (desired, flow_dir) = self.desired_velocity(i);
+        let desired = self.give_way(i, neighbours, desired);
         let w = cfg.weights;
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
         let (separation, push, overlap) = self.separation_and_push(i, neighbours);
@@ -360,9 +362,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if n.dist_sq < limit * limit {
                 let offset = nb.pos_world - p;
                 let mut priority = if by_progress {
-                    nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
+                    self.priority_of(i, nb)
+                        * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
                 } else {
-                    nb.priority
+                    self.priority_of(i, nb)
                 };
                 // Read from the agents, not the snapshot: only contacts need it, and
                 // only with the switch on.

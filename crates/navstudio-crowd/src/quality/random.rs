@@ -194,30 +194,8 @@ impl Draw<'_> {
     fn door_swap(&mut self) -> Drawn {
         let per_side = self.agents(20, 200);
         let door = self.int(2, 6);
-        let room = (rect_for(per_side, 16.0) / 2.0).ceil() as u32 + 10;
-        let (w, h) = (2 * room + 2, 48.max(24 + door));
-        let mut map = CaseMap::walled(w, h);
-        map.fill(room, 0, 2, h, WALL);
-        let at = self.int(6, h - 6 - door);
-        map.fill(room, at, 2, door, 1);
-        let depth = (room as f32 - 8.0).max(6.0);
-        let y_lo = 3.0;
-        let y_hi = h as f32 - 3.0;
-        let left = (Vec2::new(3.0, y_lo), Vec2::new(3.0 + depth, y_hi));
-        let right = (
-            Vec2::new(w as f32 - 3.0 - depth, y_lo),
-            Vec2::new(w as f32 - 3.0, y_hi),
-        );
-        let mid = |r: (Vec2, Vec2)| (r.0 + r.1) * 0.5;
-        (
-            map,
-            vec![
-                rect("infantry", left.0, left.1, per_side, 0),
-                rect("infantry", right.0, right.1, per_side, 1),
-            ],
-            vec![order(0, mid(right)), order(1, mid(left))],
-            None,
-        )
+        let along = self.real(0.0, 1.0);
+        door_swap_parts(per_side, door, along)
     }
 
     /// One group through a gap 2–8 m wide in a wall at a random slant of the room.
@@ -578,6 +556,51 @@ impl Draw<'_> {
             }),
         )
     }
+}
+
+/// Two groups of `per_side` infantry swap the rooms either side of a wall through one door
+/// `door_m` wide, `along` (0–1) of the way down the wall: the door-swap family's case.
+#[must_use]
+pub fn door_swap_case(per_side: u32, door_m: u32, along: f32, seed: u64) -> CrowdCase {
+    let (map, spawns, orders, _) = door_swap_parts(per_side, door_m, along);
+    CrowdCase {
+        name: format!("door_swap_{door_m}m"),
+        about: format!("{per_side} infantry a side swap rooms through a {door_m} m door"),
+        map,
+        scenario: Scenario {
+            seed,
+            config: SimConfig::default(),
+            spawns,
+            orders,
+        },
+    }
+}
+
+fn door_swap_parts(per_side: u32, door: u32, along: f32) -> Drawn {
+    let room = (rect_for(per_side, 16.0) / 2.0).ceil() as u32 + 10;
+    let (w, h) = (2 * room + 2, 48.max(24 + door));
+    let mut map = CaseMap::walled(w, h);
+    map.fill(room, 0, 2, h, WALL);
+    let at = 6 + ((h - 12 - door) as f32 * along.clamp(0.0, 1.0)).round() as u32;
+    map.fill(room, at, 2, door, 1);
+    let depth = (room as f32 - 8.0).max(6.0);
+    let y_lo = 3.0;
+    let y_hi = h as f32 - 3.0;
+    let left = (Vec2::new(3.0, y_lo), Vec2::new(3.0 + depth, y_hi));
+    let right = (
+        Vec2::new(w as f32 - 3.0 - depth, y_lo),
+        Vec2::new(w as f32 - 3.0, y_hi),
+    );
+    let mid = |r: (Vec2, Vec2)| (r.0 + r.1) * 0.5;
+    (
+        map,
+        vec![
+            rect("infantry", left.0, left.1, per_side, 0),
+            rect("infantry", right.0, right.1, per_side, 1),
+        ],
+        vec![order(0, mid(right)), order(1, mid(left))],
+        None,
+    )
 }
 
 /// Width of a group across its march: the spread between the 5th and 95th percentile of

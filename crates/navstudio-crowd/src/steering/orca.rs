@@ -46,7 +46,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if n.dist_sq > reach * reach {
                 continue;
             }
-            let share = nb.priority / (own + nb.priority).max(1e-9);
+            let theirs = self.priority_of(i, nb);
+            let share = theirs / (own + theirs).max(1e-9);
             if let Some(h) = orca_half_plane(
                 nb.pos_world - p,
                 v,
