@@ -190,7 +190,9 @@ impl EditorState {
         self.baked = None;
         self.selected_type = 0;
         self.history = History::default();
-        self.saved_at = Some(0);
+        // A map that has no file yet (new from a heightmap, a restored untitled copy) is
+        // unsaved from the start, as in Tiled: every way out asks and the autosave covers it.
+        self.saved_at = self.map.as_ref().and_then(|m| m.path.as_ref()).map(|_| 0);
         self.pending_dirty = None;
         self.pending_full_bake = true;
         self.paint_dirty = None;
@@ -206,6 +208,8 @@ impl EditorState {
     /// package's nav data as its bake; nothing is edited or baked from here on.
     pub fn show_package(&mut self, path: PathBuf, output: BakeOutput) {
         self.pending_full_bake = false;
+        // A package viewed read-only has nothing to save, though its stand-in has no file.
+        self.saved_at = Some(self.history.position());
         self.set_nav(output.shared_nav.clone());
         self.baked = Some(output);
         self.read_only = Some(path);
