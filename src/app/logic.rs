@@ -208,7 +208,7 @@ impl App {
         };
         let params = (
             map.document.height_scale_m,
-            map.document.water_level_m,
+            map.document.water_above_black_m(),
             map.document.cell_size_m,
         );
         if self.textures_need_reset {

@@ -392,7 +392,18 @@ impl MapSettingsPanel {
                     );
                     labelled_row_ui(
                         ui,
-                        "Height scale",
+                        "Lowest height",
+                        egui::DragValue::new(&mut s.height_base_m)
+                            .range(-11_000.0..=9_000.0)
+                            .speed(0.5)
+                            .suffix(" m"),
+                    )
+                    .on_hover_text(
+                        "The real height of the lowest (black) heightmap sample; every height shown and the water level are real heights",
+                    );
+                    labelled_row_ui(
+                        ui,
+                        "Height range",
                         egui::DragValue::new(&mut s.height_scale_m)
                             .range(0.0..=10_000.0)
                             .speed(0.5)
@@ -405,13 +416,15 @@ impl MapSettingsPanel {
                         ui,
                         "Water level",
                         egui::DragValue::new(&mut s.water_level_m)
-                            .range(-1000.0..=10_000.0)
+                            .range(-11_000.0..=20_000.0)
                             .speed(0.1)
                             .suffix(" m"),
                     )
-                    .on_hover_text(
-                        "Cells lower than this are water; measured from the lowest (black) sample",
-                    );
+                    .on_hover_text(format!(
+                        "Cells lower than this real height are water; the map's heights run from {:.1} to {:.1} m",
+                        s.height_base_m,
+                        s.height_base_m + s.height_scale_m
+                    ));
                     labelled_row_ui(ui, "Sector size", sector_size_field(&mut s.sector_size));
                     ui.label("Size");
                     ui.label(format!(
@@ -440,6 +453,7 @@ impl MapSettingsPanel {
             map.document.name.clone_from(&s.name);
             map.document.cell_size_m = s.cell_size_m;
             map.document.height_scale_m = s.height_scale_m;
+            map.document.height_base_m = s.height_base_m;
             map.document.water_level_m = s.water_level_m;
             map.document.sector_size = s.sector_size;
             state.pending_full_bake = true;
