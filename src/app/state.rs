@@ -50,6 +50,9 @@ pub struct EditorState {
     pub nav: Option<Arc<NavData>>,
     /// Bumped whenever `nav` changes, so views built from it know to rebuild.
     pub nav_version: u64,
+    /// Whether a rect re-bake went out without sending its nav data back (nothing showed
+    /// it): `nav` is older than the costs, and is fetched once something reads it.
+    pub nav_behind: bool,
     /// The goal tool's goal and source cells.
     pub goal: GoalPick,
     /// The nav package shown, when one is open for viewing: nothing is edited or baked.
@@ -167,6 +170,7 @@ impl Default for EditorState {
             messages: Vec::new(),
             nav: None,
             nav_version: 0,
+            nav_behind: false,
             goal: GoalPick::default(),
             read_only: None,
         }
@@ -229,6 +233,7 @@ impl EditorState {
     pub fn set_nav(&mut self, nav: Option<Arc<NavData>>) {
         self.nav = nav;
         self.nav_version += 1;
+        self.nav_behind = false;
     }
 
     /// Whether something on screen reads the nav data, so rect re-bakes must send it back.
@@ -419,6 +424,9 @@ impl EditorState {
     /// Whether the latest bake matches the document (no rebake pending).
     #[must_use]
     pub fn bake_is_current(&self) -> bool {
-        self.baked.is_some() && self.pending_dirty.is_none() && !self.pending_full_bake
+        self.baked.is_some()
+            && self.pending_dirty.is_none()
+            && !self.pending_full_bake
+            && !(self.nav_behind && self.wants_nav())
     }
 }

@@ -3,7 +3,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::app::goal::{GoalPreview, heat_color};
+use crate::app::goal::{GoalPreview, LOS_COLOR, UNREACHABLE_COLOR, heat_color};
 use crate::app::model::commands::{Command, MapSettings};
 use crate::app::model::stamp_placement::{library, rotated_size};
 use crate::app::overlays::{
@@ -276,17 +276,18 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.checkbox(&mut o.integration, "Integration heat map");
     if o.integration {
         ramp_legend_ui(ui, "", "goal", "far", heat_color);
+        swatch_ui(
+            ui,
+            UNREACHABLE_COLOR,
+            "cannot reach the goal (another island)",
+        );
     }
     ui.checkbox(&mut o.flow, "Flow arrows").on_hover_text(
         "Drawn when cells are at least 9 px wide: what agents steer by (NavWorld::sample_flow)",
     );
     ui.checkbox(&mut o.line_of_sight, "Line of sight");
     if o.line_of_sight {
-        swatch_ui(
-            ui,
-            Color32::from_rgba_unmultiplied(90, 230, 120, 255),
-            "sees the goal: steers straight at it",
-        );
+        swatch_ui(ui, LOS_COLOR, "sees the goal: steers straight at it");
     }
 }
 
