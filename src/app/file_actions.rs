@@ -114,7 +114,11 @@ impl App {
         self.crowd.clear();
         self.recovery_offer = None;
         self.autosave.wait();
-        self.autosave.reset(0);
+        if self.state.is_modified() {
+            self.autosave.reset_unsaved();
+        } else {
+            self.autosave.reset(0);
+        }
     }
 
     /// Shows the system file dialog; when none is available (it returns at once), opens

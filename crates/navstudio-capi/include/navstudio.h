@@ -19,6 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+// Old names of NAVSTUDIO_STATUS_WALL, kept so code written against them still compiles.
+#define NAVSTUDIO_STATUS_GOAL_IS_WALL NAVSTUDIO_STATUS_WALL
+#define NAVSTUDIO_STATUS_BLOCKED NAVSTUDIO_STATUS_WALL
 
 // What a call did. Every function but the `_free` ones and the two string getters returns
 // one; on anything but `NAVSTUDIO_STATUS_OK` the reason is in [`navstudio_last_error`].
@@ -35,11 +38,16 @@ typedef enum {
     NAVSTUDIO_STATUS_PACKAGE = 3,
     // No movement type with that name or index.
     NAVSTUDIO_STATUS_UNKNOWN_MOVEMENT_TYPE = 4,
-    // A cell or position lies off the map.
+    // A cell or position lies off the map (a finite position; NaN and infinities are
+    // `INVALID_ARGUMENT`).
     NAVSTUDIO_STATUS_OFF_MAP = 5,
-    // The goal is a wall for this movement type.
-    NAVSTUDIO_STATUS_GOAL_IS_WALL = 6,
-    // No source shares the goal's island: nothing can reach it.
+    // A cell or position is a wall for the movement type: a path's goal (every goal of a
+    // set), every source of a request, a trace's source, an order's goal (for every agent's
+    // type), an agent's position. The header keeps the old names
+    // `NAVSTUDIO_STATUS_GOAL_IS_WALL` and `NAVSTUDIO_STATUS_BLOCKED` as aliases.
+    NAVSTUDIO_STATUS_WALL = 6,
+    // Nothing can reach the goal: no source of a request, no agent of an order, not the
+    // source of a trace shares an island with it.
     NAVSTUDIO_STATUS_UNREACHABLE = 7,
     // No live path, stamp or agent with that handle (never issued, released, or a path
     // that re-planning after a rebuild could no longer route).
@@ -53,9 +61,8 @@ typedef enum {
     NAVSTUDIO_STATUS_WRONG_WORLD = 11,
     // An earlier call panicked while changing this handle; only `_free` is allowed now.
     NAVSTUDIO_STATUS_POISONED = 12,
-    // The position is in a wall (or off the map) for the agent's movement type.
-    NAVSTUDIO_STATUS_BLOCKED = 13,
     // A bug inside the library: it panicked. The message says where; please report it.
+    // (13 is not used: it was `BLOCKED`, now `WALL` or `OFF_MAP`.)
     NAVSTUDIO_STATUS_PANIC = 14,
 } NavstudioStatus;
 
@@ -280,9 +287,12 @@ void navstudio_crowd_free(NavstudioCrowd *crowd);
 NavstudioStatus navstudio_archetype_default(const char *name, NavstudioArchetype *out);
 
 // Adds one idle agent of `archetype` at `position_world` (metres) in `group`, and writes
-// its id (0, 1, 2 … in order of adding) to `*out_agent`. `NAVSTUDIO_STATUS_BLOCKED` when
-// the position is in a wall or off the map for the archetype's movement type;
-// `UNKNOWN_MOVEMENT_TYPE` or `INVALID_ARGUMENT` for a bad archetype.
+// its id (0, 1, 2 … in order of adding) to `*out_agent`.
+//
+// Errors: `INVALID_ARGUMENT` for an archetype value outside its range (see
+// [`NavstudioArchetype`]) or a NaN or infinite position, `UNKNOWN_MOVEMENT_TYPE`,
+// `OFF_MAP` for a position off the map, `WALL` for a position in a wall for the
+// archetype's movement type.
 //
 // Threading: changes the crowd, reads the world: no other call on either at the same time.
 //
@@ -298,8 +308,12 @@ NavstudioStatus navstudio_crowd_add_agent(NavstudioCrowd *crowd,
 
 // Orders `agent_count` agents (ids from [`navstudio_crowd_add_agent`]) to `goal_world`
 // (metres): one path per movement type, shared, with lanes for a group. Agents that cannot
-// reach the goal become idle and are counted in the report. Ids the crowd does not have are
-// `INVALID_ARGUMENT`. `out_report` may be NULL.
+// reach the goal become idle and are counted in the report. `out_report` may be NULL.
+//
+// Errors, nothing ordered: `INVALID_ARGUMENT` for ids the crowd does not have or a NaN or
+// infinite goal, `OFF_MAP` for a goal off the map, `WALL` for a goal in a wall for every
+// ordered agent's movement type. `UNREACHABLE` when no agent can reach the goal: then the
+// order was given and every agent is idle (the report, if asked for, says so).
 //
 // Threading: changes the crowd and the world: no other call on either at the same time.
 //
@@ -392,8 +406,8 @@ const char *navstudio_version(void);
 // path lives until [`navstudio_path_release`] (or the world is freed); after a rebuild it is
 // re-planned from the same sources under the same handle.
 //
-// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (no source shares
-// the goal's island), `INVALID_ARGUMENT` (no sources).
+// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `WALL` (the goal is a wall, or every source
+// is), `UNREACHABLE` (no source shares the goal's island), `INVALID_ARGUMENT` (no sources).
 //
 // For a goal set (several goal cells, each source led to its nearest) see
 // [`navstudio_request_path_to_any`].
@@ -418,9 +432,9 @@ NavstudioStatus navstudio_request_path(NavstudioWorld *world,
 // gives exactly that function's path. Goals that are walls or on islands no source stands
 // on are left out.
 //
-// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL` (every goal is a wall),
-// `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT` (no sources or
-// no goals).
+// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `WALL` (every goal is a wall, or every
+// source is), `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT`
+// (no sources or no goals).
 //
 // Threading: changes the world (the path table and its caches): no other call on this
 // world may run at the same time.
@@ -443,7 +457,7 @@ NavstudioStatus navstudio_request_path_to_any(NavstudioWorld *world,
 // leading to the old goal, then switches under the same handle, so agents never stop. A
 // goal set becomes the single goal. `out_queued` may be null.
 //
-// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (the goal is on no
+// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `WALL`, `UNREACHABLE` (the goal is on no
 // island the path's sources stand on); the path is left as it was.
 //
 // Threading: changes the world: no other call on it at the same time.
@@ -475,7 +489,8 @@ NavstudioStatus navstudio_add_sources(NavstudioWorld *world,
                                       uint32_t *out_added);
 
 // Releases a path handle (its goal field may stay cached until evicted).
-// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world.
+// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world, including a path a
+// rebuild dropped (the handle is forgotten all the same, as by a release).
 //
 // Threading: changes the world: no other call on it at the same time.
 //
@@ -486,8 +501,12 @@ NavstudioStatus navstudio_path_release(NavstudioWorld *world, uint32_t path);
 // The unit direction to steer in at `position` (cell units: `(x + 0.5, y + 0.5)` is the
 // centre of cell `(x, y)`) on `path`: straight at the goal in line of sight, else at the
 // furthest flow cell ahead in plain sight (look-ahead), else the bilinear blend of the four
-// nearest flow directions; off the route, toward the nearest routed portal.
-// `NAVSTUDIO_STATUS_NO_FLOW` when there is no direction to give.
+// nearest flow directions; off the route, toward the nearest routed portal. A wall cell
+// answers as any other (from the flow around it, or toward the route), so an agent pushed
+// into a wall is led out; use [`navstudio_cell_cost`] to tell walls apart.
+//
+// Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (a NaN or infinite position), `OFF_MAP`,
+// `NO_FLOW` when there is no direction to give.
 //
 // Threading: read-only, and built for it: many threads may sample one world at once (each
 // agent of a crowd, say), but not while a call that changes the world runs.
@@ -518,7 +537,14 @@ NavstudioStatus navstudio_line_of_sight(const NavstudioWorld *world,
 // when it is not NULL: `*out_cell_count` always receives how many there are, and when
 // `cells_capacity` is smaller nothing is copied and the status is
 // `NAVSTUDIO_STATUS_BUFFER_TOO_SMALL` (the length is written all the same).
-// `NAVSTUDIO_STATUS_NO_FLOW` when following the flow does not reach the goal.
+//
+// `source` need not be one of the path's sources: from any cell on the goal's island the
+// trace walks as `navstudio_sample_flow` steers (quarter-cell steps off the route) until it
+// is on the route, then follows the flow.
+//
+// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `WALL` (the source is a wall), `UNREACHABLE` (the
+// source is on another island than the goal), `NO_FLOW` (the walk from it enters a wall or
+// does not reach the goal).
 //
 // Threading: read-only (see [`navstudio_sample_flow`]).
 //
@@ -542,8 +568,15 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
 //
 // `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
 // freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
-// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`navstudio_last_error`] names the
-// file and what is wrong with it.
+// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error, or `INVALID_ARGUMENT` for an empty path)
+// and [`navstudio_last_error`] names the file and what is wrong with it.
+//
+// Damage, file against memory: opening a file checks the header, the manifest and the
+// island chunks; a damaged movement-type graph or region chunk is found when a call first
+// needs it, and that call (a request, a cost change there) fails with
+// `NAVSTUDIO_STATUS_PACKAGE` naming the chunk while the rest of the map answers.
+// [`navstudio_world_open_bytes`] reads and checks every chunk when it opens, so the same
+// damage fails the open itself with `NAVSTUDIO_STATUS_PACKAGE`, naming the chunk too.
 //
 // Threading: any thread; it shares nothing with other worlds.
 //
@@ -552,7 +585,9 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
 NavstudioStatus navstudio_world_open(const char *path, NavstudioWorld **out_world);
 
 // Opens a nav package held in memory (`len` bytes at `bytes`; the library copies what it
-// needs, so the buffer may be freed when the call returns). Otherwise as
+// needs, so the buffer may be freed when the call returns). Every chunk is read and
+// checked now: a damaged chunk anywhere fails the open with `NAVSTUDIO_STATUS_PACKAGE`
+// (where [`navstudio_world_open`] fails only the calls that need it). Otherwise as
 // [`navstudio_world_open`].
 //
 // Threading: any thread.
@@ -609,8 +644,10 @@ NavstudioStatus navstudio_movement_type_name(const NavstudioWorld *world,
                                              size_t *out_len);
 
 // Whether `to` can be reached from `from` by movement type `movement_type` (equal island
-// ids; constant time, no search). Both cells must lie on the map. A world opened on a
-// version 2 package reads the type's island fields from the file on its first use.
+// ids; constant time, no search). Both cells must lie on the map (else `OFF_MAP`). A wall
+// is on no island: `*out_reachable` is false whenever either cell is a wall (a status of
+// `OK`, not `WALL`: the question has an answer). A world opened on a version 2 package
+// reads the type's island fields from the file on its first use.
 //
 // Threading: read-only (see [`navstudio_world_info`]).
 //
@@ -621,6 +658,23 @@ NavstudioStatus navstudio_is_reachable(const NavstudioWorld *world,
                                        NavstudioCell from,
                                        NavstudioCell to,
                                        bool *out_reachable);
+
+// The cost of `cell` for movement type `movement_type` as the world holds it now, after
+// [`navstudio_set_cost`] and stamps, into `*out_cost`: 1..=254, 255 = wall (a wall is a cell
+// of no island, so [`navstudio_is_reachable`] is false from and to it). A world opened from
+// a file reads the cell's region first if no call has yet.
+//
+// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `PACKAGE` (the region is damaged).
+//
+// Threading: changes the world (it may read a region into it): no other call on it at the
+// same time.
+//
+// # Safety
+// `world` must be a live handle; `out_cost` writable.
+NavstudioStatus navstudio_cell_cost(NavstudioWorld *world,
+                                    uint32_t movement_type,
+                                    NavstudioCell cell,
+                                    uint8_t *out_cost);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -235,9 +235,12 @@ pub unsafe extern "C" fn navstudio_archetype_default(
 }
 
 /// Adds one idle agent of `archetype` at `position_world` (metres) in `group`, and writes
-/// its id (0, 1, 2 … in order of adding) to `*out_agent`. `NAVSTUDIO_STATUS_BLOCKED` when
-/// the position is in a wall or off the map for the archetype's movement type;
-/// `UNKNOWN_MOVEMENT_TYPE` or `INVALID_ARGUMENT` for a bad archetype.
+/// its id (0, 1, 2 … in order of adding) to `*out_agent`.
+///
+/// Errors: `INVALID_ARGUMENT` for an archetype value outside its range (see
+/// [`NavstudioArchetype`]) or a NaN or infinite position, `UNKNOWN_MOVEMENT_TYPE`,
+/// `OFF_MAP` for a position off the map, `WALL` for a position in a wall for the
+/// archetype's movement type.
 ///
 /// Threading: changes the crowd, reads the world: no other call on either at the same time.
 ///
@@ -292,25 +295,55 @@ pub unsafe extern "C" fn navstudio_crowd_add_agent(
                     };
                     Failure::new(status, e.to_string())
                 })?
-                .ok_or_else(|| {
-                    Failure::new(
-                        NavstudioStatus::Blocked,
-                        format!(
-                            "({}, {}) m is in a wall or off the map for '{movement_type}'",
-                            pos.x, pos.y
-                        ),
-                    )
-                })?;
+                .ok_or_else(|| position_failure(&w.nav, pos, "agent position", movement_type))?;
             // SAFETY: the caller passes writable storage (contract above).
             unsafe { write_out(out_agent, id.0, "out_agent") }
         })
     })
 }
 
+/// Why an agent cannot stand at (or an order go to) a finite position: off the map, or a
+/// wall for `movement_type`.
+fn position_failure(
+    nav: &navstudio_crowd::WorldNavigator,
+    pos: Vec2,
+    what: &str,
+    movement_type: &str,
+) -> Failure {
+    use navstudio_crowd::Navigator;
+    let grid = nav.grid();
+    let (cx, cy) = grid.cell_from_world(pos);
+    let (w_m, h_m) = (
+        grid.width_cells as f32 * grid.cell_size_m,
+        grid.height_cells as f32 * grid.cell_size_m,
+    );
+    if cx < 0 || cy < 0 || cx as u32 >= grid.width_cells || cy as u32 >= grid.height_cells {
+        Failure::new(
+            NavstudioStatus::OffMap,
+            format!(
+                "the {what} ({}, {}) m lies off the map (0..{w_m} m × 0..{h_m} m)",
+                pos.x, pos.y
+            ),
+        )
+    } else {
+        Failure::new(
+            NavstudioStatus::Wall,
+            format!(
+                "the {what} ({}, {}) m is in cell ({cx}, {cy}), a wall for movement type '{movement_type}'",
+                pos.x, pos.y
+            ),
+        )
+    }
+}
+
 /// Orders `agent_count` agents (ids from [`navstudio_crowd_add_agent`]) to `goal_world`
 /// (metres): one path per movement type, shared, with lanes for a group. Agents that cannot
-/// reach the goal become idle and are counted in the report. Ids the crowd does not have are
-/// `INVALID_ARGUMENT`. `out_report` may be NULL.
+/// reach the goal become idle and are counted in the report. `out_report` may be NULL.
+///
+/// Errors, nothing ordered: `INVALID_ARGUMENT` for ids the crowd does not have or a NaN or
+/// infinite goal, `OFF_MAP` for a goal off the map, `WALL` for a goal in a wall for every
+/// ordered agent's movement type. `UNREACHABLE` when no agent can reach the goal: then the
+/// order was given and every agent is idle (the report, if asked for, says so).
 ///
 /// Threading: changes the crowd and the world: no other call on either at the same time.
 ///
@@ -343,20 +376,65 @@ pub unsafe extern "C" fn navstudio_crowd_order(
         }
         let selection: Vec<AgentId> = agents.iter().map(|&a| AgentId(a)).collect();
         mutate(c, w, |c, w| {
+            refuse_goal(c, w, agents, goal)?;
             let r = c.sim.order_move(&mut w.nav, &selection, goal);
-            if out_report.is_null() {
-                return Ok(());
+            if !out_report.is_null() {
+                let report = NavstudioOrderReport {
+                    order: r.order,
+                    moving: r.moving,
+                    unreachable: r.unreachable,
+                    lanes: r.lanes,
+                };
+                // SAFETY: non-null here; the caller passes writable storage (contract above).
+                unsafe { write_out(out_report, report, "out_report") }?;
             }
-            let report = NavstudioOrderReport {
-                order: r.order,
-                moving: r.moving,
-                unreachable: r.unreachable,
-                lanes: r.lanes,
-            };
-            // SAFETY: non-null here; the caller passes writable storage (contract above).
-            unsafe { write_out(out_report, report, "out_report") }
+            if r.moving == 0 && r.unreachable > 0 {
+                return Err(Failure::new(
+                    NavstudioStatus::Unreachable,
+                    format!(
+                        "none of the {} agents can reach ({}, {}) m: it is on another island \
+                         than each of them for its movement type; they are idle now",
+                        r.unreachable, goal.x, goal.y
+                    ),
+                ));
+            }
+            Ok(())
         })
     })
+}
+
+/// Refuses an order's goal that is off the map, or a wall for every movement type of the
+/// agents ordered, before anything changes.
+fn refuse_goal(
+    c: &NavstudioCrowd,
+    w: &NavstudioWorld,
+    agents: &[u32],
+    goal: Vec2,
+) -> Result<(), Failure> {
+    use navstudio_crowd::Navigator;
+    let (cx, cy) = w.nav.grid().cell_from_world(goal);
+    let a = c.sim.agents();
+    let mut types: Vec<usize> = agents
+        .iter()
+        .map(|&i| a.type_index[i as usize] as usize)
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    let first = types.first().copied().unwrap_or(0);
+    let name = w
+        .world()
+        .nav()
+        .layers
+        .get(first)
+        .map_or("?", |l| l.name.as_str());
+    let failure = position_failure(&w.nav, goal, "goal", name);
+    if failure.status == NavstudioStatus::OffMap {
+        return Err(failure);
+    }
+    if !types.is_empty() && types.iter().all(|&t| w.nav.is_wall(t, cx, cy)) {
+        return Err(failure);
+    }
+    Ok(())
 }
 
 /// Runs `steps` fixed steps of the simulation (1/60 s each). Steps use the process-wide

@@ -3,7 +3,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::app::goal::{GoalPreview, heat_color};
+use crate::app::goal::{GoalPreview, LOS_COLOR, UNREACHABLE_COLOR, heat_color};
 use crate::app::model::commands::{Command, MapSettings};
 use crate::app::model::stamp_placement::{library, rotated_size};
 use crate::app::overlays::{
@@ -276,17 +276,18 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.checkbox(&mut o.integration, "Integration heat map");
     if o.integration {
         ramp_legend_ui(ui, "", "goal", "far", heat_color);
+        swatch_ui(
+            ui,
+            UNREACHABLE_COLOR,
+            "cannot reach the goal (another island)",
+        );
     }
     ui.checkbox(&mut o.flow, "Flow arrows").on_hover_text(
         "Drawn when cells are at least 9 px wide: what agents steer by (NavWorld::sample_flow)",
     );
     ui.checkbox(&mut o.line_of_sight, "Line of sight");
     if o.line_of_sight {
-        swatch_ui(
-            ui,
-            Color32::from_rgba_unmultiplied(90, 230, 120, 255),
-            "sees the goal: steers straight at it",
-        );
+        swatch_ui(ui, LOS_COLOR, "sees the goal: steers straight at it");
     }
 }
 
@@ -392,7 +393,18 @@ impl MapSettingsPanel {
                     );
                     labelled_row_ui(
                         ui,
-                        "Height scale",
+                        "Lowest height",
+                        egui::DragValue::new(&mut s.height_base_m)
+                            .range(-11_000.0..=9_000.0)
+                            .speed(0.5)
+                            .suffix(" m"),
+                    )
+                    .on_hover_text(
+                        "The real height of the lowest (black) heightmap sample; every height shown and the water level are real heights",
+                    );
+                    labelled_row_ui(
+                        ui,
+                        "Height range",
                         egui::DragValue::new(&mut s.height_scale_m)
                             .range(0.0..=10_000.0)
                             .speed(0.5)
@@ -405,13 +417,15 @@ impl MapSettingsPanel {
                         ui,
                         "Water level",
                         egui::DragValue::new(&mut s.water_level_m)
-                            .range(-1000.0..=10_000.0)
+                            .range(-11_000.0..=20_000.0)
                             .speed(0.1)
                             .suffix(" m"),
                     )
-                    .on_hover_text(
-                        "Cells lower than this are water; measured from the lowest (black) sample",
-                    );
+                    .on_hover_text(format!(
+                        "Cells lower than this real height are water; the map's heights run from {:.1} to {:.1} m",
+                        s.height_base_m,
+                        s.height_base_m + s.height_scale_m
+                    ));
                     labelled_row_ui(ui, "Sector size", sector_size_field(&mut s.sector_size));
                     ui.label("Size");
                     ui.label(format!(
@@ -440,6 +454,7 @@ impl MapSettingsPanel {
             map.document.name.clone_from(&s.name);
             map.document.cell_size_m = s.cell_size_m;
             map.document.height_scale_m = s.height_scale_m;
+            map.document.height_base_m = s.height_base_m;
             map.document.water_level_m = s.water_level_m;
             map.document.sector_size = s.sector_size;
             state.pending_full_bake = true;

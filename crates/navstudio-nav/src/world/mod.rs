@@ -84,6 +84,9 @@ pub enum PathError {
     /// The goal is a wall for this movement type.
     #[error("the goal {0:?} is a wall for this movement type")]
     GoalIsWall((u32, u32)),
+    /// Every source is a wall for this movement type.
+    #[error("the source {0:?} is a wall for this movement type; start from a cell it can stand on")]
+    SourceIsWall((u32, u32)),
     /// No source can reach the goal (island ids differ); A* was not run.
     #[error("no source can reach the goal {0:?} (different islands)")]
     Unreachable((u32, u32)),
@@ -523,6 +526,25 @@ impl NavWorld {
             },
             id => out.resize(cells, id == 0),
         }
+    }
+
+    /// The cost of `cell` for movement type `layer` as the world holds it now (1..=254,
+    /// [`WALL`] = 255), after run-time cost changes and stamps. A streamed world reads the
+    /// cell's region from its file first if it has not yet.
+    ///
+    /// # Errors
+    /// [`PathError::UnknownType`], [`PathError::OffMap`], or [`PathError::Damaged`] when the
+    /// region cannot be read.
+    pub fn cell_cost(&mut self, layer: usize, cell: (u32, u32)) -> Result<u8, PathError> {
+        if layer >= self.nav.layers.len() {
+            return Err(PathError::UnknownType(layer));
+        }
+        let spec = self.nav.spec;
+        if cell.0 >= spec.width || cell.1 >= spec.height {
+            return Err(PathError::OffMap(cell));
+        }
+        self.ensure_sectors(layer, [spec.sector_of(cell.0, cell.1)])?;
+        Ok(self.nav.layers[layer].cost.get(cell.0, cell.1))
     }
 
     /// A planned path.
