@@ -155,3 +155,40 @@ fn crowd_play_and_step_are_in_view_at_1280_by_800() {
         assert_ne!(harness.state().crowd.playing, was_playing, "{label}");
     }
 }
+
+#[test]
+fn the_overlays_section_stays_put_through_every_tool() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    let overlays = |h: &egui_kittest::Harness<'_, App>| h.get_by_label("Overlays").rect();
+    let before = overlays(&harness);
+    for tool in Tool::ALL.into_iter().chain([Tool::Inspect]) {
+        harness.get_by_label(tool.label()).click();
+        harness.step();
+        harness.step();
+        assert_eq!(
+            overlays(&harness),
+            before,
+            "the Overlays section moved with the {} tool",
+            tool.label()
+        );
+    }
+}
+
+#[test]
+fn the_crowd_panel_starts_in_view_at_1280_by_800() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    // The toolbar at the top says "Crowd" too; the panel's header is the lower one.
+    let crowd = harness
+        .get_all_by_label("Crowd")
+        .map(|n| n.rect())
+        .max_by(|a, b| a.min.y.total_cmp(&b.min.y))
+        .unwrap();
+    assert!(
+        crowd.max.y < 800.0,
+        "the Crowd panel's header is at {crowd:?}, below the window"
+    );
+}
