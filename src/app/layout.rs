@@ -60,11 +60,12 @@ impl App {
                     section(ui, "Tools", true, |ui| {
                         panels::tools_ui(ui, &mut self.state, &self.goal_preview)
                     });
-                    section(ui, "Overlays", true, |ui| {
-                        panels::overlays_ui(ui, &mut self.state)
-                    });
+                    // Map (folded) before the long Overlays list, so its header is in view.
                     section(ui, "Map", false, |ui| {
                         self.map_panel.ui(ui, &mut self.state)
+                    });
+                    section(ui, "Overlays", true, |ui| {
+                        panels::overlays_ui(ui, &mut self.state)
                     });
                 });
             });

@@ -57,6 +57,16 @@ pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
         });
 }
 
+/// A map's extent in metres, or in kilometres from 10 km on ("99.7 × 99.7 km", not
+/// "99722 × 99722 m", which a side panel cuts off).
+fn extent_text(width_m: f32, height_m: f32) -> String {
+    if width_m.max(height_m) >= 10_000.0 {
+        format!("{:.1} × {:.1} km", width_m / 1000.0, height_m / 1000.0)
+    } else {
+        format!("{width_m:.0} × {height_m:.0} m")
+    }
+}
+
 /// Height of the tool options area. `[Units: points]`
 const TOOL_OPTIONS_HEIGHT: f32 = 230.0;
 
@@ -464,11 +474,13 @@ impl MapSettingsPanel {
                     labelled_row_ui(ui, "Sector size", sector_size_field(&mut s.sector_size));
                     ui.label("Size");
                     ui.label(format!(
-                        "{} × {} cells = {:.0} × {:.0} m",
+                        "{} × {} cells = {}",
                         map.heightmap.width,
                         map.heightmap.height,
-                        map.heightmap.width as f32 * s.cell_size_m,
-                        map.heightmap.height as f32 * s.cell_size_m
+                        extent_text(
+                            map.heightmap.width as f32 * s.cell_size_m,
+                            map.heightmap.height as f32 * s.cell_size_m
+                        )
                     ));
                     ui.end_row();
                 })
