@@ -1,10 +1,11 @@
-//! The integration field against Dijkstra, and line of sight: sound by an exact
-//! segment/square test, with an exact cost pass.
+//! The integration field against a fast-sweeping Eikonal solver and within its bounds (the
+//! 4-neighbour Dijkstra above, the straight line below), and line of sight: sound by an exact
+//! segment/square test, with exact distances and an exact cost pass.
 
 use super::*;
 
 #[test]
-fn integration_equals_dijkstra() {
+fn integration_solves_the_eikonal_equations_between_its_bounds() {
     let mut rng = Rng(0x1234_5678);
     let mut field = IntegrationField::new();
     let mut scratch = IntegratorScratch::new();
@@ -18,9 +19,84 @@ fn integration_equals_dijkstra() {
                 .filter(|&(c, _)| costs[c] != WALL)
                 .collect();
             integrate_costs(&costs, w as u32, h as u32, &seeds, &mut field, &mut scratch);
-            let oracle = oracle_costs(&costs, w, h, &seeds, &|_| false);
-            assert_eq!(field.cost, oracle, "{w}x{h} round {round}");
+            let what = format!("{w}x{h} round {round}");
+            let fseeds: Vec<(usize, f64)> = seeds.iter().map(|&(c, v)| (c, f64::from(v))).collect();
+            let sweep = sweep_oracle(&costs, w, h, &fseeds, &[]);
+            assert_matches_sweep(&field.dist, &sweep, &what);
+            // Never above the 4-neighbour flood; the stored cost is the distance rounded.
+            let four = oracle_costs(&costs, w, h, &seeds, &|_| false);
+            for c in 0..w * h {
+                assert_eq!(
+                    field.cost[c] == UNREACHED,
+                    four[c] == UNREACHED,
+                    "{what} cell {c}"
+                );
+                if four[c] != UNREACHED {
+                    assert!(
+                        f64::from(field.dist[c]) <= f64::from(four[c]) + 1e-3,
+                        "{what} {c}"
+                    );
+                    assert_eq!(field.cost[c], field.dist[c].round() as u32, "{what} {c}");
+                }
+            }
+            // One seed: never below the straight line at the cheapest cost (1).
+            if let [(s, start)] = seeds[..] {
+                for c in (0..w * h).filter(|&c| four[c] != UNREACHED) {
+                    let (dx, dy) = (
+                        (c % w) as f64 - (s % w) as f64,
+                        (c / w) as f64 - (s / w) as f64,
+                    );
+                    let line = f64::from(start) + (dx * dx + dy * dy).sqrt();
+                    assert!(
+                        f64::from(field.dist[c]) >= line - 1e-3,
+                        "{what} cell {c} below the line"
+                    );
+                }
+            }
         }
+    }
+}
+
+/// On open ground the integration approaches the Euclidean distance: within 2.5 % beyond
+/// 20 cells of the goal (a 4-neighbour flood is 41 % off on the diagonal), and between the
+/// straight line and the 4-neighbour (Manhattan) distance everywhere.
+#[test]
+fn open_ground_integrates_to_nearly_the_straight_line() {
+    let (w, h) = (96_usize, 80_usize);
+    let costs = vec![1_u8; w * h];
+    let mut field = IntegrationField::new();
+    let mut scratch = IntegratorScratch::new();
+    for goal in [(0_usize, 0_usize), (48, 40), (95, 17), (30, 79)] {
+        let g = goal.1 * w + goal.0;
+        integrate_costs(
+            &costs,
+            w as u32,
+            h as u32,
+            &[(g, 0)],
+            &mut field,
+            &mut scratch,
+        );
+        let mut worst = 1.0_f64;
+        for c in 0..w * h {
+            let (dx, dy) = (
+                (c % w).abs_diff(goal.0) as f64,
+                (c / w).abs_diff(goal.1) as f64,
+            );
+            let (line, manhattan) = ((dx * dx + dy * dy).sqrt(), dx + dy);
+            let d = f64::from(field.dist[c]);
+            assert!(
+                d >= line - 1e-3 && d <= manhattan + 1e-3,
+                "cell {c}: {d} vs {line}"
+            );
+            if line >= 20.0 {
+                worst = worst.max(d / line);
+            }
+        }
+        println!("goal {goal:?}: worst ratio to the straight line beyond 20 cells {worst:.4}");
+        assert!(
+            worst <= 1.025,
+            "goal {goal:?}: {worst:.4} × the straight line"
+        );
     }
 }
 
@@ -78,7 +154,13 @@ fn los_is_sound_and_cost_pass_is_exact() {
                         clear_line(&costs, w, h, g, p),
                         "{w}x{h} r{round}: LOS cell {p:?} has no clear line to {g:?}"
                     );
-                    assert!(field.cost[c] >= truth[c]);
+                    let (dx, dy) = ((p.0 - g.0) as f64, (p.1 - g.1) as f64);
+                    let line = (dx * dx + dy * dy).sqrt();
+                    assert!(
+                        (f64::from(field.dist[c]) - line).abs() < 1e-4,
+                        "{w}x{h} r{round}: LOS cell {p:?} is not at its straight-line distance"
+                    );
+                    assert!(field.cost[c] <= truth[c]);
                 }
                 if costs[c] == 1
                     && truth[c] != UNREACHED
@@ -93,18 +175,14 @@ fn los_is_sound_and_cost_pass_is_exact() {
                     "reachability of {p:?}"
                 );
             }
-            // Non-LOS cells: exact Dijkstra from the LOS region (LOS cells pinned, not re-entered).
-            let seeds: Vec<(usize, u32)> = (0..w * h)
+            // Non-LOS cells: the Eikonal solution from the LOS region (LOS cells pinned at
+            // their distances, never re-entered).
+            let pinned: Vec<(usize, f64)> = (0..w * h)
                 .filter(|&c| field.flags[c] & INT_LOS != 0)
-                .map(|c| (c, field.cost[c]))
+                .map(|c| (c, f64::from(field.dist[c])))
                 .collect();
-            let flags = field.flags.clone();
-            let oracle = oracle_costs(&costs, w, h, &seeds, &|n| flags[n] & INT_LOS != 0);
-            for (c, &want) in oracle.iter().enumerate() {
-                if field.flags[c] & INT_LOS == 0 {
-                    assert_eq!(field.cost[c], want, "{w}x{h} r{round} cell {c}");
-                }
-            }
+            let oracle = sweep_oracle(&costs, w, h, &[], &pinned);
+            assert_matches_sweep(&field.dist, &oracle, &format!("{w}x{h} r{round}"));
             check_flow(&costs, w, h, &field, &[(goal, DIR_NONE)]);
         }
     }
