@@ -28,19 +28,18 @@ fn unit16() -> [(f32, f32); 16] {
 /// - unreached cells: pathable with `DIR_NONE`;
 /// - every other cell: pathable, plus [`FLOW_LOS`] when the integrator flagged line of sight,
 ///   and a direction:
-///   - the **steering direction** is the descent direction of the integration field at the
+///   - the **cell step** (the low 4 bits): the cheapest of the 8 neighbours, if cheaper than
+///     the cell (a diagonal only when both orthogonal cells beside it are passable; ties go
+///     to orthogonal moves, then to the lower direction index);
+///   - the **steering direction**: the descent direction of the integration field at the
 ///     cell (upwind differences, the direction fast marching's update came from), rounded to
-///     the nearest of [`DIRECTIONS16`]. It is kept only when it is *safe*: each neighbour the
-///     direction runs into within one cell (one cell for the 8 directions, the two between
-///     which a knight's-move direction runs) is in the window and not a wall, and a diagonal
-///     also needs both orthogonal cells beside it, so no direction enters a wall or cuts a wall
-///     corner at the cell's centre;
-///   - the **cell step** (the low 4 bits) is the cheapest of those neighbours, and must be
-///     cheaper than the cell; a knight's-move direction is then written as the step plus
-///     [`FLOW_FINE_CW`] or [`FLOW_FINE_CCW`];
-///   - where the gradient is not safe (or gives no cheaper step), the step to the cheapest of
-///     the 8 neighbours (a diagonal only when both orthogonal cells beside it are passable;
-///     ties go to orthogonal moves, then to the lower direction index) and no fine flag.
+///     the nearest of [`DIRECTIONS16`]. Where that is the knight's move on either side of the
+///     step, it is written as the step plus [`FLOW_FINE_CW`] or [`FLOW_FINE_CCW`] — only when
+///     it is *safe*: both neighbours it runs between within one cell (the step's and the next
+///     one round) are in the window and passable, a diagonal one with both cells beside it,
+///     so no direction enters a wall or cuts a wall corner at the cell's centre. Elsewhere the
+///     step is the steering direction. The step stays the cheapest neighbour so that readers
+///     of the 8 directions alone steer exactly as before the fine flags existed.
 ///
 /// Every step strictly lowers the integrated cost, so following the steps reaches a goal
 /// without cycles.
@@ -117,9 +116,9 @@ pub fn flow_from_integration(
             } else {
                 0
             };
-            let byte = gradient_direction(own, &around, &dist, &units)
-                .unwrap_or_else(|| cheapest_step(own, &around, &dist));
-            out[i] = FLOW_PATHABLE | los | byte;
+            let step = cheapest_step(own, &around, &dist);
+            let fine = fine_flag(step, own, &around, &dist, &units);
+            out[i] = FLOW_PATHABLE | los | fine | step;
         }
     }
     for &(cell, dir) in exits {
@@ -129,15 +128,21 @@ pub fn flow_from_integration(
     }
 }
 
-/// The steering direction and step from the field's gradient (see
-/// [`flow_from_integration`]), as the low bits and fine flags of a flow byte; `None` when the
-/// gradient is flat or its direction is not safe.
-fn gradient_direction(
+/// The fine flag ([`FLOW_FINE_CW`], [`FLOW_FINE_CCW`] or 0) that turns `step` into the
+/// steering direction the field's gradient gives (see [`flow_from_integration`]): set only
+/// when the gradient rounds to the knight's move on either side of the step and that
+/// direction is safe.
+fn fine_flag(
+    step: u8,
     own: f32,
     around: &[usize; 8],
     dist: &impl Fn(usize) -> f32,
     units: &[(f32, f32); 16],
-) -> Option<u8> {
+) -> u8 {
+    let d = usize::from(step);
+    if d >= 8 {
+        return 0;
+    }
     // Upwind differences: along each axis, toward the cheaper neighbour if it is cheaper than
     // the cell, by how much cheaper.
     let axis = |neg: usize, pos: usize| {
@@ -153,7 +158,7 @@ fn gradient_direction(
     let vx = axis(around[6], around[2]);
     let vy = axis(around[0], around[4]);
     if vx == 0.0 && vy == 0.0 {
-        return None;
+        return 0;
     }
     let mut k = 0;
     let mut best = f32::NEG_INFINITY;
@@ -164,29 +169,19 @@ fn gradient_direction(
             k = j;
         }
     }
-    // The 8-direction neighbours the direction runs into: itself, or the two it lies between.
-    let (a, b) = if k % 2 == 0 {
-        (k / 2, k / 2)
+    // The knight's move on either side of the step runs between the step's neighbour and the
+    // next one round; both must be open (a diagonal one with both cells beside it).
+    let (flag, other) = if k == 2 * d + 1 {
+        (FLOW_FINE_CW, (d + 1) % 8)
+    } else if k == (2 * d + 15) % 16 {
+        (FLOW_FINE_CCW, (d + 7) % 8)
     } else {
-        (k / 2, (k / 2 + 1) % 8)
+        return 0;
     };
-    if around[a] == usize::MAX || around[b] == usize::MAX {
-        return None;
+    if around[other] == usize::MAX {
+        return 0;
     }
-    let step = if dist(around[b]) < dist(around[a]) {
-        b
-    } else {
-        a
-    };
-    if dist(around[step]) >= own {
-        return None;
-    }
-    let fine = match (k % 2 == 1, step == a) {
-        (false, _) => 0,
-        (true, true) => FLOW_FINE_CW,
-        (true, false) => FLOW_FINE_CCW,
-    };
-    Some(step as u8 | fine)
+    flag
 }
 
 /// The step to the cheapest of the 8 open neighbours, if cheaper than the cell, else

@@ -139,8 +139,9 @@ pub fn integrate_costs(
 /// plus its neighbours, so line of sight continues across sector borders.
 ///
 /// 1. **LOS flood**: a 4-neighbour breadth-first flood from the goal through clear (cost 1)
-///    cells. A cell joins the LOS region ([`INT_LOS`]) only if the straight segment from the
-///    goal's centre to its centre touches clear cells alone (see [`has_line_of_sight`]); a
+///    cells. A cell joins the LOS region ([`INT_LOS`]) only if the straight segments from the
+///    goal's centre to its centre and to its four corners touch clear cells alone, so the
+///    goal is in sight from anywhere in the cell (see [`has_line_of_sight`]); a
 ///    clear cell that fails is marked [`INT_BLOCKED`] and the flood does not pass through it,
 ///    so the blocked cells form the shadow boundary behind every LOS corner. The stored cost of
 ///    an LOS cell is its straight-line distance to the goal (the goal is 0) — on clear ground
@@ -227,7 +228,7 @@ pub fn integrate_with_los_set(
             if multi {
                 scratch.owner[nb] = k;
             }
-            if has_line_of_sight(costs, w, h, goal_xy, xy(nb)) {
+            if cell_sees(costs, w, h, goal_xy, xy(nb)) {
                 field.flags[nb] = (field.flags[nb] & !INT_BLOCKED) | INT_LOS;
                 let (gx, gy) = goal_xy;
                 let (bx, by) = xy(nb);
@@ -256,6 +257,88 @@ pub fn integrate_with_los_set(
     for c in &scratch.queue {
         field.flags[*c as usize] |= INT_ACTIVE;
     }
+}
+
+/// How far inside its cell's corners [`cell_sees`] tests: an agent anywhere in the cell but
+/// the outermost sliver.
+const CORNER_INSET: f64 = 1.0 / 64.0;
+
+/// Whether the whole of cell `cell` sees the centre of cell `goal` (window coordinates): the
+/// segments from its centre ([`has_line_of_sight`]) and from its four corners (inset by
+/// [`CORNER_INSET`]) touch only clear cells, so an agent steering straight at the goal from
+/// anywhere in the cell — not only from its centre — clips no wall corner.
+fn cell_sees(costs: &[u8], w: u32, h: u32, goal: (i32, i32), cell: (i32, i32)) -> bool {
+    if !has_line_of_sight(costs, w, h, goal, cell) {
+        return false;
+    }
+    let (wi, hi) = (i64::from(w), i64::from(h));
+    let (gx, gy) = (i64::from(goal.0), i64::from(goal.1));
+    let open = |x: i64, y: i64| {
+        (x, y) == (gx, gy)
+            || (x >= 0
+                && y >= 0
+                && x < wi
+                && y < hi
+                && costs.get((y * wi + x) as usize).copied() == Some(CLEAR))
+    };
+    let target = (f64::from(goal.0) + 0.5, f64::from(goal.1) + 0.5);
+    let (lo, hi_) = (CORNER_INSET, 1.0 - CORNER_INSET);
+    [(lo, lo), (hi_, lo), (lo, hi_), (hi_, hi_)]
+        .into_iter()
+        .all(|(ox, oy)| {
+            let from = (f64::from(cell.0) + ox, f64::from(cell.1) + oy);
+            segment_clear_f64(from, target, open)
+        })
+}
+
+/// Whether the straight segment from point `a` to point `b` (cell `(x, y)` spans
+/// `[x, x + 1) × [y, y + 1)`) touches only cells `open` accepts, both ends' cells included.
+/// Where it passes through a cell corner (within rounding), both side cells must be open.
+fn segment_clear_f64(a: (f64, f64), b: (f64, f64), open: impl Fn(i64, i64) -> bool) -> bool {
+    let (mut x, mut y) = (a.0.floor() as i64, a.1.floor() as i64);
+    let (ex, ey) = (b.0.floor() as i64, b.1.floor() as i64);
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let (sx, sy) = (if dx > 0.0 { 1 } else { -1 }, if dy > 0.0 { 1 } else { -1 });
+    // Amanatides–Woo: the segment parameter at the next vertical and horizontal boundary.
+    let next = |p: f64, c: i64, d: f64| {
+        if d > 0.0 {
+            ((c + 1) as f64 - p) / d
+        } else if d < 0.0 {
+            (c as f64 - p) / d
+        } else {
+            f64::INFINITY
+        }
+    };
+    let (tdx, tdy) = (1.0 / dx.abs(), 1.0 / dy.abs());
+    let (mut tx, mut ty) = (next(a.0, x, dx), next(a.1, y, dy));
+    if !open(x, y) {
+        return false;
+    }
+    let steps = (ex - x).abs() + (ey - y).abs();
+    for _ in 0..steps {
+        if (x, y) == (ex, ey) {
+            break;
+        }
+        if (tx - ty).abs() < 1e-9 {
+            if !open(x + sx, y) || !open(x, y + sy) {
+                return false;
+            }
+            x += sx;
+            y += sy;
+            tx += tdx;
+            ty += tdy;
+        } else if tx < ty {
+            x += sx;
+            tx += tdx;
+        } else {
+            y += sy;
+            ty += tdy;
+        }
+        if !open(x, y) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether the straight segment between the centres of cells `from` and `to` (window
@@ -544,10 +627,17 @@ mod tests {
         assert!(f.flags[8] & INT_LOS == 0);
         assert!(f.flags[9] & INT_LOS == 0);
         assert!(
-            f.flags[2] & INT_LOS != 0,
-            "(2,0) sees the goal past the wall's corner"
+            f.flags[1] & INT_LOS != 0,
+            "(1,0) sees the goal over the wall"
+        );
+        assert!(
+            f.flags[2] & INT_LOS == 0,
+            "from (2,0)'s lower right corner the wall hides the goal"
         );
         assert!(f.flags[3] & INT_LOS == 0, "(3,0) grazes the wall's corner");
-        assert_eq!(f.cost[8], f.cost[3].min(f.cost[13]).min(f.cost[9]) + 1);
+        // Behind the wall: longer than the straight line (3), no longer than the 4-neighbour
+        // way round (5).
+        assert!(f.dist[8] > 3.0 && f.dist[8] <= 5.0, "{}", f.dist[8]);
+        assert_eq!(f.cost[8], f.dist[8].round() as u32);
     }
 }

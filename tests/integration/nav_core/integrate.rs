@@ -1,6 +1,7 @@
 //! The integration field against a fast-sweeping Eikonal solver and within its bounds (the
 //! 4-neighbour Dijkstra above, the straight line below), and line of sight: sound by an exact
-//! segment/square test, with exact distances and an exact cost pass.
+//! segment/square test (the whole cell sees the goal: from its centre and its corners), with
+//! exact distances and an exact cost pass.
 
 use super::*;
 
@@ -128,6 +129,49 @@ fn clear_line(costs: &[u8], w: usize, h: usize, a: (i64, i64), b: (i64, i64)) ->
     true
 }
 
+/// Exact test in floats: does the closed square of cell `(cx, cy)` meet the segment `a`–`b`
+/// (cell `(x, y)` spans `[x, x + 1] × [y, y + 1]`)?
+fn segment_touches_square(a: (f64, f64), b: (f64, f64), cx: i64, cy: i64) -> bool {
+    let (x0, x1, y0, y1) = (cx as f64, cx as f64 + 1.0, cy as f64, cy as f64 + 1.0);
+    if a.0.max(b.0) < x0 || a.0.min(b.0) > x1 || a.1.max(b.1) < y0 || a.1.min(b.1) > y1 {
+        return false;
+    }
+    let side = |px: f64, py: f64| {
+        let v = (b.0 - a.0) * (py - a.1) - (b.1 - a.1) * (px - a.0);
+        if v > 0.0 {
+            1
+        } else if v < 0.0 {
+            -1
+        } else {
+            0
+        }
+    };
+    let s = [side(x0, y0), side(x1, y0), side(x0, y1), side(x1, y1)];
+    !(s.iter().all(|&v| v > 0) || s.iter().all(|&v| v < 0))
+}
+
+/// The whole of cell `p` sees the centre of `g`: from its centre and from its corners inset
+/// by 1/64 the segment to `g`'s centre meets only clear squares (`g`'s own excepted).
+fn whole_cell_sees(costs: &[u8], w: usize, h: usize, g: (i64, i64), p: (i64, i64)) -> bool {
+    if !clear_line(costs, w, h, g, p) {
+        return false;
+    }
+    let target = (g.0 as f64 + 0.5, g.1 as f64 + 0.5);
+    let (lo, hi) = (1.0 / 64.0, 1.0 - 1.0 / 64.0);
+    [(lo, lo), (hi, lo), (lo, hi), (hi, hi)]
+        .iter()
+        .all(|&(ox, oy)| {
+            let from = (p.0 as f64 + ox, p.1 as f64 + oy);
+            (g.1.min(p.1)..=g.1.max(p.1)).all(|cy| {
+                (g.0.min(p.0)..=g.0.max(p.0)).all(|cx| {
+                    (cx, cy) == g
+                        || !segment_touches_square(from, target, cx, cy)
+                        || costs[cy as usize * w + cx as usize] == 1
+                })
+            })
+        })
+}
+
 #[test]
 fn los_is_sound_and_cost_pass_is_exact() {
     let mut rng = Rng(0xBEEF);
@@ -151,8 +195,8 @@ fn los_is_sound_and_cost_pass_is_exact() {
                 if los {
                     flagged += usize::from(c != goal);
                     assert!(
-                        clear_line(&costs, w, h, g, p),
-                        "{w}x{h} r{round}: LOS cell {p:?} has no clear line to {g:?}"
+                        whole_cell_sees(&costs, w, h, g, p),
+                        "{w}x{h} r{round}: LOS cell {p:?} is not in plain sight of {g:?}"
                     );
                     let (dx, dy) = ((p.0 - g.0) as f64, (p.1 - g.1) as f64);
                     let line = (dx * dx + dy * dy).sqrt();
@@ -165,7 +209,7 @@ fn los_is_sound_and_cost_pass_is_exact() {
                 if costs[c] == 1
                     && truth[c] != UNREACHED
                     && c != goal
-                    && clear_line(&costs, w, h, g, p)
+                    && whole_cell_sees(&costs, w, h, g, p)
                 {
                     visible += 1;
                 }
