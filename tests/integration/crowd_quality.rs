@@ -508,7 +508,10 @@ fn corner_clearance_keeps_an_agent_a_radius_off_the_corner_it_turns_round() {
         with >= 0.2,
         "kept half a radius or more off the corner: {with}"
     );
-    assert!(without < with, "nearer the corner without: {without}, with: {with}");
+    assert!(
+        without < with,
+        "nearer the corner without: {without}, with: {with}"
+    );
 }
 
 /// The rooms case's first room has two doors, right and bottom, and by the map's symmetry

@@ -264,7 +264,7 @@ pub fn integrate_with_los_set(
 const CORNER_INSET: f64 = 1.0 / 64.0;
 
 /// Whether the whole of cell `cell` sees the centre of cell `goal` (window coordinates): the
-/// segments from its centre ([`has_line_of_sight`]) and from its four corners (inset by
+/// segments from its centre ([`has_line_of_sight`]) and from its corners (inset by
 /// [`CORNER_INSET`]) touch only clear cells, so an agent steering straight at the goal from
 /// anywhere in the cell — not only from its centre — clips no wall corner.
 fn cell_sees(costs: &[u8], w: u32, h: u32, goal: (i32, i32), cell: (i32, i32)) -> bool {
@@ -283,12 +283,22 @@ fn cell_sees(costs: &[u8], w: u32, h: u32, goal: (i32, i32), cell: (i32, i32)) -
     };
     let target = (f64::from(goal.0) + 0.5, f64::from(goal.1) + 0.5);
     let (lo, hi_) = (CORNER_INSET, 1.0 - CORNER_INSET);
-    [(lo, lo), (hi_, lo), (lo, hi_), (hi_, hi_)]
-        .into_iter()
-        .all(|(ox, oy)| {
-            let from = (f64::from(cell.0) + ox, f64::from(cell.1) + oy);
-            segment_clear_f64(from, target, open)
-        })
+    let corners = [(lo, lo), (hi_, lo), (lo, hi_), (hi_, hi_)]
+        .map(|(ox, oy)| (f64::from(cell.0) + ox, f64::from(cell.1) + oy));
+    // Only the two corners the cell's outline turns at, seen from the goal, matter: the
+    // segments from them bound the hull of the cell and the goal, and no wall square fits
+    // inside that hull without meeting one of them (the hull is nowhere wider, across the
+    // line of sight, than a square).
+    let (dx, dy) = (f64::from(goal.0 - cell.0), f64::from(goal.1 - cell.1));
+    let side = |c: &(f64, f64)| dx * (c.1 - target.1) - dy * (c.0 - target.0);
+    let by_side = |a: &&(f64, f64), b: &&(f64, f64)| side(a).total_cmp(&side(b));
+    let (Some(left), Some(right)) = (
+        corners.iter().min_by(by_side),
+        corners.iter().max_by(by_side),
+    ) else {
+        return false;
+    };
+    segment_clear_f64(*left, target, open) && segment_clear_f64(*right, target, open)
 }
 
 /// Whether the straight segment from point `a` to point `b` (cell `(x, y)` spans
