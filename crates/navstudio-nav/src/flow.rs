@@ -28,18 +28,19 @@ fn unit16() -> [(f32, f32); 16] {
 /// - unreached cells: pathable with `DIR_NONE`;
 /// - every other cell: pathable, plus [`FLOW_LOS`] when the integrator flagged line of sight,
 ///   and a direction:
-///   - the **cell step** (the low 4 bits): the cheapest of the 8 neighbours, if cheaper than
-///     the cell (a diagonal only when both orthogonal cells beside it are passable; ties go
-///     to orthogonal moves, then to the lower direction index);
 ///   - the **steering direction**: the descent direction of the integration field at the
 ///     cell (upwind differences, the direction fast marching's update came from), rounded to
-///     the nearest of [`DIRECTIONS16`]. Where that is the knight's move on either side of the
-///     step, it is written as the step plus [`FLOW_FINE_CW`] or [`FLOW_FINE_CCW`] — only when
-///     it is *safe*: both neighbours it runs between within one cell (the step's and the next
-///     one round) are in the window and passable, a diagonal one with both cells beside it,
-///     so no direction enters a wall or cuts a wall corner at the cell's centre. Elsewhere the
-///     step is the steering direction. The step stays the cheapest neighbour so that readers
-///     of the 8 directions alone steer exactly as before the fine flags existed.
+///     the nearest of [`DIRECTIONS16`];
+///   - the **cell step** (the low 4 bits): that direction's neighbour if it is one of the 8,
+///     else the one of the two neighbours a knight's move runs between that the field falls
+///     to more steeply (drop per unit length), written with [`FLOW_FINE_CW`] or
+///     [`FLOW_FINE_CCW`] to name the knight's move. The step must be passable and cheaper
+///     than the cell; a knight's move is written only when *both* neighbours it runs between
+///     are passable; a diagonal neighbour counts as passable only with both cells beside it.
+///     So no direction enters a wall or cuts a wall corner at the cell's centre;
+///   - where the gradient is flat or its step is blocked or not downhill: the step to the
+///     cheapest of the 8 neighbours (ties go to orthogonal moves, then to the lower
+///     direction index) and no fine flag.
 ///
 /// Every step strictly lowers the integrated cost, so following the steps reaches a goal
 /// without cycles.
@@ -116,9 +117,9 @@ pub fn flow_from_integration(
             } else {
                 0
             };
-            let step = cheapest_step(own, &around, &dist);
-            let fine = fine_flag(step, own, &around, &dist, &units);
-            out[i] = FLOW_PATHABLE | los | fine | step;
+            let byte = gradient_step(own, &around, &dist, &units)
+                .unwrap_or_else(|| cheapest_step(own, &around, &dist));
+            out[i] = FLOW_PATHABLE | los | byte;
         }
     }
     for &(cell, dir) in exits {
@@ -128,21 +129,14 @@ pub fn flow_from_integration(
     }
 }
 
-/// The fine flag ([`FLOW_FINE_CW`], [`FLOW_FINE_CCW`] or 0) that turns `step` into the
-/// steering direction the field's gradient gives (see [`flow_from_integration`]): set only
-/// when the gradient rounds to the knight's move on either side of the step and that
-/// direction is safe.
-fn fine_flag(
-    step: u8,
+/// The step and fine flag from the field's gradient (see [`flow_from_integration`]); `None`
+/// when the gradient is flat or its step is blocked or not downhill.
+fn gradient_step(
     own: f32,
     around: &[usize; 8],
     dist: &impl Fn(usize) -> f32,
     units: &[(f32, f32); 16],
-) -> u8 {
-    let d = usize::from(step);
-    if d >= 8 {
-        return 0;
-    }
+) -> Option<u8> {
     // Upwind differences: along each axis, toward the cheaper neighbour if it is cheaper than
     // the cell, by how much cheaper.
     let axis = |neg: usize, pos: usize| {
@@ -158,7 +152,7 @@ fn fine_flag(
     let vx = axis(around[6], around[2]);
     let vy = axis(around[0], around[4]);
     if vx == 0.0 && vy == 0.0 {
-        return 0;
+        return None;
     }
     let mut k = 0;
     let mut best = f32::NEG_INFINITY;
@@ -169,19 +163,33 @@ fn fine_flag(
             k = j;
         }
     }
-    // The knight's move on either side of the step runs between the step's neighbour and the
-    // next one round; both must be open (a diagonal one with both cells beside it).
-    let (flag, other) = if k == 2 * d + 1 {
-        (FLOW_FINE_CW, (d + 1) % 8)
-    } else if k == (2 * d + 15) % 16 {
-        (FLOW_FINE_CCW, (d + 7) % 8)
-    } else {
-        return 0;
+    // The neighbours the direction runs into: its own, or the two a knight's move runs
+    // between; the step is the one of them the field falls to most steeply.
+    let (a, b) = (k / 2, (k + 1) / 2 % 8);
+    let slope = |d: usize| {
+        let len = if d % 2 == 0 {
+            1.0
+        } else {
+            std::f32::consts::SQRT_2
+        };
+        (own - dist(around[d])) / len
     };
-    if around[other] == usize::MAX {
-        return 0;
+    let step = if a != b && around[b] != usize::MAX && slope(b) > slope(a) {
+        b
+    } else {
+        a
+    };
+    if around[step] == usize::MAX || dist(around[step]) >= own {
+        return None;
     }
-    flag
+    let fine = if a == b || around[a] == usize::MAX || around[b] == usize::MAX {
+        0
+    } else if step == a {
+        FLOW_FINE_CW
+    } else {
+        FLOW_FINE_CCW
+    };
+    Some(step as u8 | fine)
 }
 
 /// The step to the cheapest of the 8 open neighbours, if cheaper than the cell, else
