@@ -15,7 +15,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 
 use navstudio::nav::flow::flow_from_integration;
-use navstudio::nav::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL, flow_vector};
+use navstudio::nav::grid::{
+    DIR_NONE, DIRECTIONS, FLOW_FINE_CCW, FLOW_FINE_CW, FLOW_LOS, FLOW_PATHABLE, WALL, flow_vector,
+};
 use navstudio::nav::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
