@@ -76,13 +76,18 @@ enum NavstudioAgentState
     NAVSTUDIO_AGENT_STATE_IDLE = 0,
     // Following its order's path.
     NAVSTUDIO_AGENT_STATE_MOVING = 1,
-    // Reached its goal.
+    // Reached its goal: its centre came within its own radius of its goal point (its lane
+    // target in a group order), or, near the goal, it touched an agent of the same order
+    // that had arrived (a group fills the space round its goal; touching is within 1.25 ×
+    // the two radii plus the separation margin), or a standing agent it touches holds its
+    // goal. Distances are metres and radii, the same on any cell size. An arrived agent
+    // holds position until its next order.
     NAVSTUDIO_AGENT_STATE_ARRIVED = 2,
-    // Has an order, but neither it nor the agents ahead of it made progress for a while
-    // (a jam); keeps trying.
+    // Has an order, but neither it nor the agents ahead of it came 0.5 m nearer their goals
+    // in the last 3 s (a jam); keeps trying.
     NAVSTUDIO_AGENT_STATE_STUCK = 3,
-    // Has an order and made no progress for a while, waiting behind agents that do (a
-    // queue that moves).
+    // Has an order and came no 0.5 m nearer its goal in the last 3 s, but waits behind
+    // agents that do (a queue that moves).
     NAVSTUDIO_AGENT_STATE_QUEUED = 4,
 };
 #ifndef __cplusplus
@@ -122,21 +127,27 @@ typedef struct {
 } NavstudioRect;
 
 // One kind of unit, as [`navstudio_crowd_add_agent`] takes it.
-// [`navstudio_archetype_default`] fills one with a built-in kind.
+// [`navstudio_archetype_default`] fills one with a built-in kind. Every number must be
+// finite and within the limit written beside it; [`navstudio_crowd_add_agent`] refuses
+// anything else with `NAVSTUDIO_STATUS_INVALID_ARGUMENT` and a sentence naming the field
+// and its range. Within the limits no call runs unbounded.
 typedef struct {
     // Name (NUL-terminated UTF-8); agents of equal archetypes share one record. May be NULL.
     const char *name;
     // The movement type whose walls and flow this unit uses (NUL-terminated UTF-8).
     const char *movement_type;
-    // Collision disc radius. `[Units: m] [Limit: > 0]`
+    // Collision disc radius. `[Units: m] [Limit: > 0, <= 8 cells of the world's map (8 ×
+    // cell_size_m)]`: wall contacts scan the cells under the disc, so a step's work grows with
+    // the radius in cells squared.
     float radius_m;
-    // Mass; heavy units push light ones aside. `[Units: kg] [Limit: > 0]`
+    // Mass; heavy units push light ones aside. `[Units: kg] [Limit: 0.1 ..= 1e7]`
     float mass;
-    // Largest steering force. `[Units: N] [Limit: > 0]`
+    // Largest steering force. `[Units: N] [Limit: > 0, max_force / mass <= 1000 m/s²]`
     float max_force;
-    // Top speed. `[Units: m/s] [Limit: > 0]`
+    // Top speed. `[Units: m/s] [Limit: > 0, <= 100]`
     float max_speed;
-    // Neighbours within this distance influence steering. `[Units: m] [Limit: > 0]`
+    // Neighbours within this distance influence steering. `[Units: m] [Limit: > 0, <= 100]`:
+    // neighbour queries visit every agent within it.
     float neighbour_radius_m;
 } NavstudioArchetype;
 
@@ -180,7 +191,8 @@ extern "C" {
 
 // Sets one cell's cost for one movement type (1..=254, 255 = wall). Walls change at once
 // for a crowd on this world; portals, islands and routes once [`navstudio_rebuild`] has
-// drained the queue.
+// drained the queue. On a stamped cell the new cost shows at once and stays when the
+// stamp is removed (it counts as written after the stamp).
 //
 // Threading: changes the world: no other call on it at the same time.
 //
@@ -197,6 +209,11 @@ NavstudioStatus navstudio_set_cost(NavstudioWorld *world,
 // map's right or bottom edge is dropped; its corner must lie on the map. Takes effect as
 // [`navstudio_set_cost`] does. Writes the stamp's handle to `*out_stamp`.
 //
+// Stamps compose: where stamps overlap, the one applied last shows. Removing stamps in
+// any order leaves every cell as if only the stamps still applied (and the
+// [`navstudio_set_cost`] calls made meanwhile) had been written, in the order they were:
+// buildings may go up and come down in any order and the map comes back exactly.
+//
 // Threading: changes the world: no other call on it at the same time.
 //
 // # Safety
@@ -210,8 +227,10 @@ NavstudioStatus navstudio_apply_stamp(NavstudioWorld *world,
                                       size_t cost_count,
                                       uint32_t *out_stamp);
 
-// Restores the costs a stamp covered. `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not
-// applied on this world or already removed.
+// Removes a stamp: each cell it covered shows what it would if the stamp had never been
+// applied (the cost from before it, or a later stamp or cost change over it; see
+// [`navstudio_apply_stamp`]). `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not applied on
+// this world or already removed.
 //
 // Threading: changes the world: no other call on it at the same time.
 //
@@ -222,18 +241,20 @@ NavstudioStatus navstudio_remove_stamp(NavstudioWorld *world, uint32_t stamp);
 // Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
 // after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
 // moved across a sector border (one at least), then dirty sectors' portals, graph edges,
-// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
-// (a path that can no longer be routed is dropped: its calls then return
+// islands and flow tiles, then landmark tables (their searches pause mid-way when the
+// budget is spent). When the queue empties, live paths are re-planned under their handles,
+// one at a time within the budget (a path that can no longer be routed is dropped: its
+// calls, [`navstudio_path_release`] included, then return
 // `NAVSTUDIO_STATUS_NO_SUCH_HANDLE`). `*out_done` (may be NULL) is true when nothing is
-// left. A budget of 0 still does one batch, so a loop always finishes.
+// left. The clock is read between units of work (a batch of 64 dirty sectors, a slice of a
+// landmark search, one path's re-plan), so a call overruns its budget by at most one unit;
+// a budget of 0 still does one unit, so a loop always finishes.
 //
 // Threading: changes the world: no other call on it at the same time.
 //
 // # Safety
 // `world` must be a live handle; `out_done` NULL or writable.
-NavstudioStatus navstudio_rebuild(NavstudioWorld *world,
-                                  uint64_t budget_us,
-                                  bool *out_done);
+NavstudioStatus navstudio_rebuild(NavstudioWorld *world, uint64_t budget_us, bool *out_done);
 
 // Work left in the rebuild queue (dirty sectors plus landmark tables being recomputed).
 //
@@ -259,7 +280,10 @@ NavstudioStatus navstudio_world_set_wall_buffer(NavstudioWorld *world,
 // Creates an empty crowd on `world` with the default settings (60 Hz fixed step, boids
 // avoidance) and a seed for its random numbers: the same seed, world and calls give the
 // same positions bit for bit, on any number of threads. Free it with
-// [`navstudio_crowd_free`] before or after the world; step it only while the world lives.
+// [`navstudio_crowd_free`] before or after the world. After its world is freed the crowd
+// may still be read ([`navstudio_crowd_agent_count`], [`navstudio_crowd_positions`],
+// [`navstudio_crowd_states`]: they read the crowd alone) and freed; every call that takes a
+// world (add, order, step, advance) needs the world it was made on, alive.
 //
 // Threading: reads the world (see `navstudio_world_info`).
 //
@@ -327,9 +351,10 @@ NavstudioStatus navstudio_crowd_order(NavstudioCrowd *crowd,
                                       NavstudioVec2 goal_world,
                                       NavstudioOrderReport *out_report);
 
-// Runs `steps` fixed steps of the simulation (1/60 s each). Steps use the process-wide
-// thread pool (as many threads as cores, or `RAYON_NUM_THREADS`); the result does not
-// depend on how many.
+// Runs `steps` fixed steps of the simulation (1/60 s each). `[Limit: steps <= 60]` (one
+// second of game time per call, so no call runs unbounded; call again for more): more is
+// `INVALID_ARGUMENT`. Steps use the process-wide thread pool (as many threads as cores, or
+// `RAYON_NUM_THREADS`); the result does not depend on how many.
 //
 // Threading: changes the crowd and the world: no other call on either at the same time.
 //
@@ -337,9 +362,14 @@ NavstudioStatus navstudio_crowd_order(NavstudioCrowd *crowd,
 // `crowd` and `world` must be live handles.
 NavstudioStatus navstudio_crowd_step(NavstudioCrowd *crowd, NavstudioWorld *world, uint32_t steps);
 
-// Advances the simulation by `dt_secs` of game time in fixed steps (the remainder carries
-// over to the next call; at most 8 steps per call, so a stalled frame does not snowball)
-// and writes the steps taken to `*out_steps` (may be NULL).
+// Advances the simulation by `dt_secs` of game time in fixed steps of 1/60 s and writes the
+// steps taken to `*out_steps` (may be NULL). Time is kept exactly: what is left under a
+// step carries over to the next call, so 600 calls of 1/60 s take 600 steps and 1440
+// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball):
+// of the time beyond the 8th step one step's worth is kept for the next call and the rest
+// is dropped, so after a stall the crowd runs behind game time rather than catching up;
+// `*out_steps` says how many were taken. `dt_secs` must be finite and >= 0
+// (`INVALID_ARGUMENT`).
 //
 // Threading: as [`navstudio_crowd_step`].
 //
@@ -599,7 +629,8 @@ NavstudioStatus navstudio_world_open_bytes(const uint8_t *bytes,
                                            NavstudioWorld **out_world);
 
 // Frees a world and every path and stamp in it. NULL is ignored. A crowd made on this world
-// must not be stepped afterwards (free it too).
+// may still be read and freed afterwards, but not given the world again: add, order, step
+// and advance need it live (see [`navstudio_crowd_create`]).
 //
 // Threading: no other call may use the world during or after this one.
 //

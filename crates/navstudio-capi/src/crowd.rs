@@ -17,6 +17,9 @@ use crate::ffi::{
 };
 use crate::world::{NavstudioWorld, poisoned, world_mut, world_ref};
 
+/// Most steps one [`navstudio_crowd_step`] call runs.
+const MAX_STEPS_PER_CALL: u32 = 60;
+
 /// A crowd simulation. Opaque; made by [`navstudio_crowd_create`], freed by
 /// [`navstudio_crowd_free`].
 pub struct NavstudioCrowd {
@@ -26,7 +29,10 @@ pub struct NavstudioCrowd {
 }
 
 /// One kind of unit, as [`navstudio_crowd_add_agent`] takes it.
-/// [`navstudio_archetype_default`] fills one with a built-in kind.
+/// [`navstudio_archetype_default`] fills one with a built-in kind. Every number must be
+/// finite and within the limit written beside it; [`navstudio_crowd_add_agent`] refuses
+/// anything else with `NAVSTUDIO_STATUS_INVALID_ARGUMENT` and a sentence naming the field
+/// and its range. Within the limits no call runs unbounded.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct NavstudioArchetype {
@@ -34,15 +40,18 @@ pub struct NavstudioArchetype {
     pub name: *const c_char,
     /// The movement type whose walls and flow this unit uses (NUL-terminated UTF-8).
     pub movement_type: *const c_char,
-    /// Collision disc radius. `[Units: m] [Limit: > 0]`
+    /// Collision disc radius. `[Units: m] [Limit: > 0, <= 8 cells of the world's map (8 ×
+    /// cell_size_m)]`: wall contacts scan the cells under the disc, so a step's work grows with
+    /// the radius in cells squared.
     pub radius_m: f32,
-    /// Mass; heavy units push light ones aside. `[Units: kg] [Limit: > 0]`
+    /// Mass; heavy units push light ones aside. `[Units: kg] [Limit: 0.1 ..= 1e7]`
     pub mass: f32,
-    /// Largest steering force. `[Units: N] [Limit: > 0]`
+    /// Largest steering force. `[Units: N] [Limit: > 0, max_force / mass <= 1000 m/s²]`
     pub max_force: f32,
-    /// Top speed. `[Units: m/s] [Limit: > 0]`
+    /// Top speed. `[Units: m/s] [Limit: > 0, <= 100]`
     pub max_speed: f32,
-    /// Neighbours within this distance influence steering. `[Units: m] [Limit: > 0]`
+    /// Neighbours within this distance influence steering. `[Units: m] [Limit: > 0, <= 100]`:
+    /// neighbour queries visit every agent within it.
     pub neighbour_radius_m: f32,
 }
 
@@ -68,13 +77,18 @@ pub enum NavstudioAgentState {
     Idle = 0,
     /// Following its order's path.
     Moving = 1,
-    /// Reached its goal.
+    /// Reached its goal: its centre came within its own radius of its goal point (its lane
+    /// target in a group order), or, near the goal, it touched an agent of the same order
+    /// that had arrived (a group fills the space round its goal; touching is within 1.25 ×
+    /// the two radii plus the separation margin), or a standing agent it touches holds its
+    /// goal. Distances are metres and radii, the same on any cell size. An arrived agent
+    /// holds position until its next order.
     Arrived = 2,
-    /// Has an order, but neither it nor the agents ahead of it made progress for a while
-    /// (a jam); keeps trying.
+    /// Has an order, but neither it nor the agents ahead of it came 0.5 m nearer their goals
+    /// in the last 3 s (a jam); keeps trying.
     Stuck = 3,
-    /// Has an order and made no progress for a while, waiting behind agents that do (a
-    /// queue that moves).
+    /// Has an order and came no 0.5 m nearer its goal in the last 3 s, but waits behind
+    /// agents that do (a queue that moves).
     Queued = 4,
 }
 
@@ -141,7 +155,10 @@ unsafe fn crowd_ref<'a>(crowd: *const NavstudioCrowd) -> Result<&'a NavstudioCro
 /// Creates an empty crowd on `world` with the default settings (60 Hz fixed step, boids
 /// avoidance) and a seed for its random numbers: the same seed, world and calls give the
 /// same positions bit for bit, on any number of threads. Free it with
-/// [`navstudio_crowd_free`] before or after the world; step it only while the world lives.
+/// [`navstudio_crowd_free`] before or after the world. After its world is freed the crowd
+/// may still be read ([`navstudio_crowd_agent_count`], [`navstudio_crowd_positions`],
+/// [`navstudio_crowd_states`]: they read the crowd alone) and freed; every call that takes a
+/// world (add, order, step, advance) needs the world it was made on, alive.
 ///
 /// Threading: reads the world (see `navstudio_world_info`).
 ///
@@ -437,9 +454,10 @@ fn refuse_goal(
     Ok(())
 }
 
-/// Runs `steps` fixed steps of the simulation (1/60 s each). Steps use the process-wide
-/// thread pool (as many threads as cores, or `RAYON_NUM_THREADS`); the result does not
-/// depend on how many.
+/// Runs `steps` fixed steps of the simulation (1/60 s each). `[Limit: steps <= 60]` (one
+/// second of game time per call, so no call runs unbounded; call again for more): more is
+/// `INVALID_ARGUMENT`. Steps use the process-wide thread pool (as many threads as cores, or
+/// `RAYON_NUM_THREADS`); the result does not depend on how many.
 ///
 /// Threading: changes the crowd and the world: no other call on either at the same time.
 ///
@@ -454,6 +472,12 @@ pub unsafe extern "C" fn navstudio_crowd_step(
     guard(|| {
         // SAFETY: the caller passes live handles used by this call alone (contract above).
         let (c, w) = unsafe { pair_mut(crowd, world) }?;
+        if steps > MAX_STEPS_PER_CALL {
+            return Err(Failure::invalid(format!(
+                "{steps} steps in one call is more than {MAX_STEPS_PER_CALL} (one second of \
+                 game time); call navstudio_crowd_step again for more"
+            )));
+        }
         mutate(c, w, |c, w| {
             for _ in 0..steps {
                 c.sim.step(&mut w.nav);
@@ -463,9 +487,14 @@ pub unsafe extern "C" fn navstudio_crowd_step(
     })
 }
 
-/// Advances the simulation by `dt_secs` of game time in fixed steps (the remainder carries
-/// over to the next call; at most 8 steps per call, so a stalled frame does not snowball)
-/// and writes the steps taken to `*out_steps` (may be NULL).
+/// Advances the simulation by `dt_secs` of game time in fixed steps of 1/60 s and writes the
+/// steps taken to `*out_steps` (may be NULL). Time is kept exactly: what is left under a
+/// step carries over to the next call, so 600 calls of 1/60 s take 600 steps and 1440
+/// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball):
+/// of the time beyond the 8th step one step's worth is kept for the next call and the rest
+/// is dropped, so after a stall the crowd runs behind game time rather than catching up;
+/// `*out_steps` says how many were taken. `dt_secs` must be finite and >= 0
+/// (`INVALID_ARGUMENT`).
 ///
 /// Threading: as [`navstudio_crowd_step`].
 ///

@@ -21,7 +21,7 @@ use crate::ffi::{
 #[cfg(doc)]
 use crate::navstudio_last_error;
 #[cfg(doc)]
-use crate::navstudio_set_cost;
+use crate::{navstudio_crowd_create, navstudio_set_cost};
 
 /// Ids of worlds, so a crowd can tell the world it was made on from another.
 static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(1);
@@ -331,7 +331,8 @@ pub unsafe extern "C" fn navstudio_world_open_bytes(
 }
 
 /// Frees a world and every path and stamp in it. NULL is ignored. A crowd made on this world
-/// must not be stepped afterwards (free it too).
+/// may still be read and freed afterwards, but not given the world again: add, order, step
+/// and advance need it live (see [`navstudio_crowd_create`]).
 ///
 /// Threading: no other call may use the world during or after this one.
 ///

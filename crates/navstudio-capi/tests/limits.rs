@@ -115,7 +115,13 @@ fn the_largest_allowed_values_step_a_crowd() {
             "{s:?}: {}",
             last_error()
         );
-        assert_eq!(navstudio_crowd_step(crowd, w.0, 120), NavstudioStatus::Ok);
+        assert_eq!(navstudio_crowd_step(crowd, w.0, 60), NavstudioStatus::Ok);
+        assert_eq!(navstudio_crowd_step(crowd, w.0, 60), NavstudioStatus::Ok);
+        assert_eq!(
+            navstudio_crowd_step(crowd, w.0, u32::MAX),
+            NavstudioStatus::InvalidArgument,
+            "a call is one second of game time at most"
+        );
         let mut steps = 0u32;
         assert_eq!(
             navstudio_crowd_advance(crowd, w.0, 1e9, &raw mut steps),

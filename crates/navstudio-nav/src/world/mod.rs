@@ -243,6 +243,8 @@ pub struct NavWorld {
     /// Costs changed since the rebuild queue last drained: live paths are re-planned and
     /// cached goal fields dropped when it does.
     costs_changed: bool,
+    /// Live paths still to re-plan after a drained rebuild queue, taken from the back.
+    replans: Vec<PathId>,
     /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
@@ -307,6 +309,7 @@ impl NavWorld {
             goal_moves: BTreeMap::new(),
             move_stats: GoalMoveStats::default(),
             costs_changed: false,
+            replans: Vec::new(),
             search_graphs: Vec::new(),
             hierarchies: Vec::new(),
             stored_hierarchies: Vec::new(),

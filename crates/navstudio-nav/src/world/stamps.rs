@@ -33,6 +33,11 @@ impl AppliedStamp {
     }
 }
 
+/// Dirty sectors one rebuild batch takes (see [`NavWorld::rebuild`]). Fixed, not fitted to
+/// the budget: the batches decide how portals are renumbered, and a drained queue must give
+/// the same world however fast the machine ran.
+const BATCH: usize = 64;
+
 /// A block of cells `(x, y, w, h)`, as stamps take it.
 pub type StampRect = (u32, u32, u32, u32);
 
@@ -290,23 +295,28 @@ impl NavWorld {
     /// being recomputed, and goals moved across a sector border (see [`Self::move_goal`]).
     #[must_use]
     pub fn pending_rebuilds(&self) -> usize {
-        self.dirty.len() + self.landmark_builds.len() + self.goal_moves.len()
+        self.dirty.len() + self.landmark_builds.len() + self.goal_moves.len() + self.replans.len()
     }
 
     /// Drains the rebuild queue for about `budget`. Moved goals are re-planned first (at
     /// least one per call), as they are what agents wait on. Then dirty sectors are rebuilt
     /// in batches (portals, graph edges, islands, flow tiles of them and their neighbours),
-    /// in sector order; when they are done, live paths are re-planned and cached goal fields
-    /// dropped. Returns `true` when nothing is left.
+    /// in sector order, and landmark tables recomputed a slice of a search at a time; when
+    /// they are done, cached goal fields are dropped and live paths re-planned, one at a
+    /// time. Every part looks at the clock between units of work of well under a
+    /// millisecond on a 1024² map, and each call does at least one unit. Returns `true`
+    /// when nothing is left.
     pub fn rebuild(&mut self, budget: Duration) -> bool {
         let start = Instant::now();
         if !self.replan_moved_goals(start, budget) {
             return false;
         }
         if !self.costs_changed {
-            return true;
+            return self.replan_live_paths(start, budget);
         }
-        const BATCH: usize = 64;
+        // Whether this call did a unit of work yet: the clock stops it only after one, so a
+        // loop with any budget finishes.
+        let mut worked = false;
         while !self.dirty.is_empty() {
             let Some(&(layer, _)) = self.dirty.iter().next() else {
                 break;
@@ -344,6 +354,7 @@ impl NavWorld {
             if stored || built || had_hierarchy || self.landmark_builds.contains_key(&layer) {
                 self.landmark_builds.insert(layer, None);
             }
+            worked = true;
             if start.elapsed() >= budget && !self.dirty.is_empty() {
                 return false;
             }
@@ -351,47 +362,75 @@ impl NavWorld {
         let mut builds = std::mem::take(&mut self.landmark_builds);
         while let Some((&layer, slot)) = builds.iter_mut().next() {
             if slot.is_none() {
+                if worked && start.elapsed() >= budget {
+                    self.landmark_builds = builds;
+                    return false;
+                }
                 *slot = self.start_landmark_build(layer);
+                worked = true;
             }
             let Some(builder) = slot.as_mut() else {
                 builds.remove(&layer);
                 continue;
             };
+            let searched = !builder.is_done();
             let l = &self.nav.layers[layer];
-            while !builder.step(l) {
-                if start.elapsed() >= budget {
-                    self.landmark_builds = builds;
-                    return false;
-                }
+            if !builder.step_until(l, Some(start + budget)) {
+                self.landmark_builds = builds;
+                return false;
+            }
+            worked |= searched;
+            // Putting the tables in place lays out the search graph: a unit of its own.
+            if worked && start.elapsed() >= budget {
+                self.landmark_builds = builds;
+                return false;
             }
             if let Some(done) = builds.remove(&layer).flatten() {
                 self.finish_landmark_build(layer, done);
+                worked = true;
             }
         }
         self.costs_changed = false;
         self.goal_cache.clear();
-        if !self.replan_on_rebuild {
-            return true;
+        if self.replan_on_rebuild {
+            self.replans = self.paths.keys().rev().copied().collect();
         }
-        let ids: Vec<PathId> = self.paths.keys().copied().collect();
-        for id in ids {
-            let Some(old) = self.paths.get(&id) else {
-                continue;
-            };
-            let (layer, sources) = (old.layer, old.sources.clone());
-            let goals: Vec<(u32, u32)> = std::iter::once(old.goal)
-                .chain(old.goals.iter().copied())
-                .collect();
-            match self.plan(layer, &sources, &goals) {
-                Ok(state) => {
-                    self.paths.insert(id, state);
-                }
-                Err(_) => {
-                    self.paths.remove(&id);
-                }
+        if worked && start.elapsed() >= budget && !self.replans.is_empty() {
+            return false;
+        }
+        self.replan_live_paths(start, budget)
+    }
+
+    /// Re-plans the live paths a drained queue left (see [`Self::rebuild`]) until `budget`
+    /// from `start` is spent; `true` when none is left.
+    fn replan_live_paths(&mut self, start: Instant, budget: Duration) -> bool {
+        while let Some(id) = self.replans.pop() {
+            self.replan_path(id);
+            if start.elapsed() >= budget && !self.replans.is_empty() {
+                return false;
             }
         }
         true
+    }
+
+    /// Plans path `id` again from its sources to its goals under the same id, or drops it
+    /// when it can no longer be routed.
+    fn replan_path(&mut self, id: PathId) {
+        let Some(old) = self.paths.get(&id) else {
+            return;
+        };
+        let (layer, sources) = (old.layer, old.sources.clone());
+        let goals: Vec<(u32, u32)> = std::iter::once(old.goal)
+            .chain(old.goals.iter().copied())
+            .collect();
+        match self.plan(layer, &sources, &goals) {
+            Ok(state) => {
+                self.paths.insert(id, state);
+            }
+            Err(_) => {
+                self.paths.remove(&id);
+            }
+        }
     }
 }
 
