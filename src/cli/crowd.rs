@@ -424,6 +424,10 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         return Err("--random needs at least one case (e.g. --random 60)".to_owned());
     }
     let techniques = chosen_techniques(args)?;
+    if let Some(dir) = args.frames {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot make the frames folder: {e}", dir.display()))?;
+    }
     let modes: Vec<AvoidanceMode> = if args.modes.is_empty() {
         vec![
             AvoidanceMode::Boids,
@@ -448,8 +452,27 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
             continue;
         }
         for &mode in &modes {
-            let row = random::run_random(&case, mode, techniques, &archetypes)
+            let label = case.case.name.clone();
+            let mut frame_error = None;
+            let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
+                let Some(dir) = args.frames else {
+                    return;
+                };
+                let every = (FRAME_EVERY_SECS / f64::from(sim.config().step_secs)).round() as u64;
+                if sim.step_index() % every.max(1) == 1 && frame_error.is_none() {
+                    let file = dir.join(format!(
+                        "{label}-{}-{:04}.png",
+                        quality::mode_name(mode),
+                        sim.step_index() / every.max(1)
+                    ));
+                    frame_error = write_frame(sim, nav, &file).err();
+                }
+            };
+            let row = random::run_random_watched(&case, mode, techniques, &archetypes, &mut watch)
                 .map_err(|e| e.to_string())?;
+            if let Some(e) = frame_error {
+                return Err(e);
+            }
             println!("{}", quality::table_row(&row.report));
             rows.push(row);
         }

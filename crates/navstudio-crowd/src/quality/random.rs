@@ -667,13 +667,29 @@ pub fn run_random(
     techniques: Techniques,
     archetypes: &[AgentArchetype],
 ) -> Result<RandomRow, CrowdError> {
+    run_random_watched(case, mode, techniques, archetypes, &mut |_, _| {})
+}
+
+/// As [`run_random`], calling `watch(simulation, navigator)` after every step (to draw
+/// frames).
+///
+/// # Errors
+/// As [`super::run`].
+pub fn run_random_watched(
+    case: &RandomCase,
+    mode: AvoidanceMode,
+    techniques: Techniques,
+    archetypes: &[AgentArchetype],
+    frames: &mut dyn FnMut(&Simulation, &crate::WorldNavigator),
+) -> Result<RandomRow, CrowdError> {
     let mut scenario = case.case.scenario.clone();
     scenario.config.avoidance = mode;
     scenario.config.techniques = techniques;
     let mut nav = case.case.map.navigator();
     let mut start_width = None;
     let mut narrowest: Option<f32> = None;
-    let mut watch = |sim: &Simulation, _: &crate::WorldNavigator| {
+    let mut watch = |sim: &Simulation, nav: &crate::WorldNavigator| {
+        frames(sim, nav);
         let Some(check) = &case.width else {
             return;
         };
