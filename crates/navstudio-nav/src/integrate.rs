@@ -84,6 +84,8 @@ pub struct IntegratorScratch {
     pad_cost: Vec<u8>,
     /// Per padded cell its distance once known, infinity before.
     known: Vec<f32>,
+    /// Per padded cell its distance so far.
+    pad_dist: Vec<f32>,
     /// Per cell of the last [`integrate_with_los_set`] with several goals: the index of the
     /// goal whose LOS flood last tested it (`u32::MAX` where none came).
     owner: Vec<u32>,
@@ -461,18 +463,27 @@ fn run_fmm(
         seeds,
         pad_cost,
         known,
+        pad_dist,
         ..
     } = scratch;
     let h = n / w;
     let pw = w + 2;
-    let pad = |c: usize| (c / w + 1) * pw + c % w + 1;
+    let pn = pw * (h + 2);
     pad_cost.clear();
-    pad_cost.resize(pw * (h + 2), WALL);
+    pad_cost.resize(pn, WALL);
     known.clear();
-    known.resize(pw * (h + 2), f32::INFINITY);
+    known.resize(pn, f32::INFINITY);
+    pad_dist.clear();
+    pad_dist.resize(pn, f32::INFINITY);
     for y in 0..h {
         let row = (y + 1) * pw + 1;
-        pad_cost[row..row + w].copy_from_slice(&costs[y * w..y * w + w]);
+        for (to, &from) in pad_cost[row..row + w]
+            .iter_mut()
+            .zip(&costs[y * w..y * w + w])
+        {
+            *to = from.max(1);
+        }
+        pad_dist[row..row + w].copy_from_slice(&field.dist[y * w..y * w + w]);
         for x in 0..w {
             if field.flags[y * w + x] & INT_LOS != 0 {
                 known[row + x] = field.dist[y * w + x];
@@ -480,19 +491,20 @@ fn run_fmm(
         }
     }
     heap.clear();
-    // A cell listed twice is pushed twice; its second pop finds it accepted.
+    // A cell listed twice is pushed twice; its second pop finds it done.
     for &cell in seeds.iter() {
         let c = cell as usize;
-        heap.push(std::cmp::Reverse((field.dist[c].to_bits(), pad(c) as u32)));
+        let p = (c / w + 1) * pw + c % w + 1;
+        heap.push(std::cmp::Reverse((field.dist[c].to_bits(), p as u32)));
     }
+    // A padded cell is done once its neighbours have been updated from it; a wall is never
+    // pushed, so the border's cells serve as the "done" marks of nothing.
     while let Some(std::cmp::Reverse((bits, cell))) = heap.pop() {
         let p = cell as usize;
-        let c = (p / pw - 1) * w + p % pw - 1;
-        if field.flags[c] & INT_ACTIVE != 0 || field.dist[c].to_bits() != bits {
+        if pad_dist[p].to_bits() != bits || pad_cost[p] == DONE {
             continue;
         }
-        field.flags[c] |= INT_ACTIVE;
-        known[p] = field.dist[c];
+        known[p] = pad_dist[p];
         for off in [
             p - pw,
             p + 1,
@@ -503,18 +515,34 @@ fn run_fmm(
             p + pw - 1,
             p - pw - 1,
         ] {
-            if pad_cost[off] == WALL || known[off] != f32::INFINITY {
+            if pad_cost[off] == WALL || pad_cost[off] == DONE || known[off] != f32::INFINITY {
                 continue;
             }
             let t = update_at(pad_cost, known, pw, off);
-            let nc = (off / pw - 1) * w + off % pw - 1;
-            if t < field.dist[nc] {
-                field.dist[nc] = t;
+            if t < pad_dist[off] {
+                pad_dist[off] = t;
                 heap.push(std::cmp::Reverse((t.to_bits(), off as u32)));
+            }
+        }
+        // Marked after the updates, which read the cell's own cost.
+        pad_cost[p] = DONE;
+    }
+    for y in 0..h {
+        let row = (y + 1) * pw + 1;
+        for x in 0..w {
+            let c = y * w + x;
+            field.dist[c] = pad_dist[row + x];
+            if pad_cost[row + x] == DONE {
+                field.flags[c] |= INT_ACTIVE;
             }
         }
     }
 }
+
+/// A padded cell's cost once fast marching is done with it (see [`run_fmm`]): a value no
+/// cost is copied in as (0 is read as 1); [`update_at`] reads it
+/// only as "not a wall", which a done cell is not.
+const DONE: u8 = 0;
 
 /// The multi-stencil fast marching update of padded cell `p` (see [`run_fmm`]) from its
 /// known neighbours: the least of [`eikonal_update`] over the axis-aligned stencil (the
