@@ -189,15 +189,24 @@ impl NavWorld {
     /// Follows the path from `source` until the goal or line of sight, as an agent steered by
     /// [`Self::sample_flow`] does: straight at the look-ahead target where there is one (the
     /// segment counted by its octile length — 1 per straight, √2 per diagonal step of the
-    /// 8-connected line, never less than the Euclidean length), else one flow step.
+    /// 8-connected line, never less than the Euclidean length), else one flow step. Off the
+    /// path's route (a cell that is not one of its sources, nor on the sectors its flow
+    /// covers) it walks as `sample_flow` steers, in steps of a quarter cell, until it is on
+    /// the route (sliding along walls it meets). `None` for a source that is a wall or on an
+    /// island without the path's goal, and when the walk is stuck or does not reach the goal.
     #[must_use]
     pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
         let p = self.paths.get(&id)?;
         let spec = self.nav.layers[p.layer].cost.spec;
+        let island = self.island_at(p.layer, source);
+        if island == 0 || p.goal_islands.binary_search(&island).is_err() {
+            return None;
+        }
         let mut cell = source;
         let mut cells = vec![cell];
         let mut length = 0.0;
         let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
+        let mut walk_steps = 4 * cap;
         for _ in 0..cap {
             if p.is_goal(cell) {
                 return Some(TracedPath {
@@ -206,7 +215,10 @@ impl NavWorld {
                     goal: cell,
                 });
             }
-            let f = self.flow_at(p, cell)?;
+            let Some(f) = self.flow_at(p, cell) else {
+                cell = self.walk_to_route(id, p, cell, &mut cells, &mut length, &mut walk_steps)?;
+                continue;
+            };
             if f & FLOW_LOS != 0 {
                 let goal = self.seen_goal(p, cell);
                 let (dx, dy) = (
@@ -241,6 +253,54 @@ impl NavWorld {
             };
             cell = (nx as u32, ny as u32);
             cells.push(cell);
+        }
+        None
+    }
+}
+
+impl NavWorld {
+    /// Walks from the centre of `cell`, off the route of path `p`, in quarter-cell steps the
+    /// way [`Self::sample_flow`] steers, until a cell on the route (or a goal); returns that
+    /// cell, having added the cells crossed and the distance. Into a wall it slides along it;
+    /// `None` when it can move neither way, leaves the map, or runs out of `steps`.
+    fn walk_to_route(
+        &self,
+        id: PathId,
+        p: &PathState,
+        cell: (u32, u32),
+        cells: &mut Vec<(u32, u32)>,
+        length: &mut f64,
+        steps: &mut usize,
+    ) -> Option<(u32, u32)> {
+        const STEP: f32 = 0.25;
+        let cost = &self.nav.layers[p.layer].cost;
+        let spec = cost.spec;
+        let mut pos = (cell.0 as f32 + 0.5, cell.1 as f32 + 0.5);
+        let mut at = cell;
+        let open = |p: (f32, f32)| {
+            let (fx, fy) = (p.0.floor(), p.1.floor());
+            spec.contains(fx as i64, fy as i64) && cost.get(fx as u32, fy as u32) != WALL
+        };
+        while *steps > 0 {
+            *steps -= 1;
+            let (dx, dy) = self.sample_flow(id, pos)?;
+            // Into a wall the walk slides along it, as an agent's disc does: the part of
+            // the step along the wall is kept.
+            let step = [(dx, dy), (dx, 0.0), (0.0, dy)]
+                .into_iter()
+                .map(|(sx, sy)| (pos.0 + sx * STEP, pos.1 + sy * STEP))
+                .find(|&p| open(p))?;
+            *length += f64::from(((step.0 - pos.0).powi(2) + (step.1 - pos.1).powi(2)).sqrt());
+            pos = step;
+            let next = (pos.0.floor() as u32, pos.1.floor() as u32);
+            if next == at {
+                continue;
+            }
+            at = next;
+            cells.push(at);
+            if p.is_goal(at) || self.flow_at(p, at).is_some() {
+                return Some(at);
+            }
         }
         None
     }
