@@ -215,7 +215,8 @@ mod tests {
         for a in default_archetypes() {
             a.validate_for_cell_size(0.5).unwrap();
         }
-        let cases: [(&str, fn(&mut AgentArchetype)); 7] = [
+        type Spoil = fn(&mut AgentArchetype);
+        let cases: [(&str, Spoil); 7] = [
             ("radius_m", |a| a.radius_m = 1e6),
             ("radius_m", |a| a.radius_m = f32::NAN),
             ("mass", |a| a.mass = 1e9),
