@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod bake;
+mod bench_paths;
 mod crowd;
 mod new_map;
 mod package;
@@ -329,6 +330,29 @@ enum Command {
         #[arg(long = "then-to", value_parser = parse_cell)]
         then_to: Vec<(u32, u32)>,
     },
+    /// Time path requests on any package as a game meets them: open it streamed, time the
+    /// first request, then answer random reachable requests across the map (pairs at least
+    /// half the map apart), warm; print median, p99 and max request time, the wall time and
+    /// the process's resident memory.
+    BenchPaths {
+        /// The package (NAME.navpkg).
+        package: PathBuf,
+        /// Movement type name (default: the package's first).
+        #[arg(long = "type")]
+        type_name: Option<String>,
+        /// Warm requests after the first.
+        #[arg(long, default_value_t = 1000)]
+        requests: usize,
+        /// Threads answering them, each with its own streamed world.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+        /// Seed of the random pairs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Parses an avoidance mode name.
@@ -528,6 +552,21 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Some(Command::BenchPaths {
+            package,
+            type_name,
+            requests,
+            threads,
+            seed,
+            json,
+        }) => bench_paths::bench_paths_cmd(&bench_paths::BenchPathsArgs {
+            package: &package,
+            type_name: type_name.as_deref(),
+            requests,
+            threads: usize::from(threads),
+            seed,
+            json,
+        }),
         Some(Command::Path {
             package,
             type_name,
