@@ -108,7 +108,7 @@ impl LandmarkBuilder {
             if t >= total {
                 return true;
             }
-            let graph = if t % 2 == 0 {
+            let graph = if t.is_multiple_of(2) {
                 match &self.forward {
                     Some((offsets, targets, weights)) => Csr {
                         offsets,
