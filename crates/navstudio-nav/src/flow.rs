@@ -166,9 +166,9 @@ fn gradient_step(own: f32, around: &[usize; 8], dist: &impl Fn(usize) -> f32) ->
     let k = nearest16(vx, vy);
     // The neighbours the direction runs into: its own, or the two a knight's move runs
     // between; the step is the one of them the field falls to most steeply.
-    let (a, b) = (k / 2, (k + 1) / 2 % 8);
+    let (a, b) = (k / 2, k.div_ceil(2) % 8);
     let slope = |d: usize| {
-        let len = if d % 2 == 0 {
+        let len = if d.is_multiple_of(2) {
             1.0
         } else {
             std::f32::consts::SQRT_2
