@@ -11,7 +11,7 @@ mod input;
 
 use egui::{Color32, Rect, Sense};
 
-pub use camera::{ARROW_MIN_PX_PER_CELL, ViewTransform};
+pub use camera::{ARROW_MIN_PX_PER_CELL, ARROW_SPACING_PX, ViewTransform, arrow_stride};
 
 use super::crowd_preview::CrowdPreview;
 use super::goal::GoalPreview;
