@@ -1,5 +1,6 @@
 //! navstudio: a map editor and baker for flow-field navigation data.
 
+pub mod any_angle;
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod bake;

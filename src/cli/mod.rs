@@ -273,7 +273,9 @@ enum Command {
         seed: Option<u64>,
     },
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
-    /// and trace every row, report reachability, arrival and traced / optimal length.
+    /// and trace every row, report reachability, arrival, traced / octile optimum (the
+    /// published length) and traced / any-angle optimum (the shortest line through free
+    /// space, computed here).
     Scenarios {
         /// The Moving AI grid (.map).
         map: PathBuf,
@@ -282,6 +284,16 @@ enum Command {
         /// Run only the first N rows.
         #[arg(long)]
         limit: Option<usize>,
+        /// Run only N rows spread evenly over the file (short and long paths alike).
+        #[arg(long)]
+        spread: Option<usize>,
+        /// Print every row as one JSON line (start, goal, octile, any_angle, traced,
+        /// request_us) before the report.
+        #[arg(long)]
+        rows: bool,
+        /// Skip the any-angle oracle (faster; its figures are left out).
+        #[arg(long)]
+        no_any_angle: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -481,6 +493,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             map,
             scen,
             limit,
+            spread,
+            rows,
+            no_any_angle,
             json,
             seamless,
             lookahead,
@@ -497,9 +512,16 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 no_landmarks,
                 movement_type: movement_type.as_deref(),
                 search_mode: search,
+                spread,
+                no_any_angle,
             };
             let r =
                 navstudio::movingai::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;
+            if rows {
+                for row in &r.row_results {
+                    println!("{}", serde_json::to_string(row).map_err(|e| e.to_string())?);
+                }
+            }
             if json {
                 println!(
                     "{}",
@@ -507,7 +529,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 );
             } else {
                 println!(
-                    "{}: {} scenarios, reachable {:.2} %, arrived {:.2} %, traced/optimal mean {:.4} p95 {:.4} max {:.4}, request mean {:.0} µs median {:.0} µs (bake {:.0} ms)",
+                    "{}: {} scenarios, reachable {:.2} %, arrived {:.2} %, traced/octile mean {:.4} p95 {:.4} max {:.4}, request mean {:.0} µs median {:.0} µs (bake {:.0} ms)",
                     r.map,
                     r.rows,
                     100.0 * r.reachable_share,
@@ -519,10 +541,21 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     r.request_us_median,
                     r.bake_ms
                 );
+                if let (Some(mean), Some(p95), Some(max)) =
+                    (r.any_angle_mean, r.any_angle_p95, r.any_angle_max)
+                {
+                    println!("traced/any-angle mean {mean:.4} p95 {p95:.4} max {max:.4}");
+                }
                 if let Some(w) = r.worst {
                     println!(
-                        "worst row: ({},{}) -> ({},{}), optimal {:.2}",
+                        "worst row (octile): ({},{}) -> ({},{}), optimal {:.2}",
                         w.start.0, w.start.1, w.goal.0, w.goal.1, w.optimal
+                    );
+                }
+                if let Some(w) = r.any_angle_worst {
+                    println!(
+                        "worst row (any-angle): ({},{}) -> ({},{})",
+                        w.start.0, w.start.1, w.goal.0, w.goal.1
                     );
                 }
             }
