@@ -200,7 +200,8 @@ pub struct ScenarioOptions<'a> {
 }
 
 /// Bakes `map_path` with [`grid_movement_type`] and runs the scenario rows (the first
-/// `limit` of them, if given); `seamless` selects NavWorld's quality mode.
+/// `limit` of them, if given); `seamless` selects NavWorld's quality mode. Without the
+/// any-angle oracle (see [`run_with`] for it).
 ///
 /// # Errors
 /// [`ScenarioError`] for unreadable or malformed inputs.
@@ -216,6 +217,7 @@ pub fn run(
         &ScenarioOptions {
             limit,
             seamless,
+            no_any_angle: true,
             ..ScenarioOptions::default()
         },
     )

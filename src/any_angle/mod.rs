@@ -139,45 +139,60 @@ impl AnyAngle {
                 _ => t,
             }
         };
-        let mut best_g = std::collections::HashMap::<u32, (f64, u32)>::new();
-        let mut closed = std::collections::HashSet::<u32>::new();
-        let mut upper = bound.map_or(f64::INFINITY, |b| b + 1e-9);
-        let mut open = BinaryHeap::new();
-        best_g.insert(start, (0.0, start));
-        open.push(Open {
+        let mut search = Search {
+            g: vec![f64::INFINITY; n + 2],
+            parent: vec![u32::MAX; n + 2],
+            closed: vec![false; n + 2],
+            open: BinaryHeap::new(),
+            upper: bound.map_or(f64::INFINITY, |b| b + 1e-9),
+            goal: t,
+        };
+        search.g[start as usize] = 0.0;
+        search.open.push(Open {
             f: distance(s, t),
             g: 0.0,
             node: start,
         });
-        while let Some(Open { f, g: gu, node: u }) = open.pop() {
-            if f > upper {
+        while let Some(Open { f, g: gu, node: u }) = search.open.pop() {
+            if f > search.upper {
                 break;
             }
             if u == goal {
                 let mut points = vec![t];
                 let mut at = goal;
                 while at != start {
-                    at = best_g[&at].1;
+                    at = search.parent[at as usize];
                     points.push(point(at));
                 }
                 points.reverse();
                 return Some((gu, to_points(&points)));
             }
             // A stale entry (a shorter way was found since) leaves the node open.
-            if best_g.get(&u).is_some_and(|&(g, _)| g < gu) || !closed.insert(u) {
+            if search.g[u as usize] < gu || search.closed[u as usize] {
                 continue;
             }
+            search.closed[u as usize] = true;
             let pu = point(u);
-            let quadrant_u = (u < start).then(|| self.corners[u as usize].1);
+            // At a corner, the path goes on only tangent to its wall and turning toward it
+            // (a bend the other way could be cut short).
+            let bend = (u < start).then(|| {
+                let from = point(search.parent[u as usize]);
+                Bend {
+                    quadrant: self.corners[u as usize].1,
+                    incoming: (pu.0 - from.0, pu.1 - from.1),
+                }
+            });
             // The goal, when in sight.
             let d_goal = gu + distance(pu, t);
-            if d_goal < upper
-                && best_g.get(&goal).is_none_or(|&(g, _)| d_goal < g)
+            if d_goal < search.upper
+                && d_goal < search.g[goal as usize]
+                && bend.is_none_or(|b| b.allows((t.0 - pu.0, t.1 - pu.1)))
                 && segment_free(g, pu, t)
             {
-                upper = d_goal;
-                best_g.insert(goal, (d_goal, u));
-                open.push(Open {
+                search.upper = d_goal;
+                search.g[goal as usize] = d_goal;
+                search.parent[goal as usize] = u;
+                search.open.push(Open {
                     f: d_goal,
                     g: d_goal,
                     node: goal,
@@ -185,7 +200,7 @@ impl AnyAngle {
             }
             // Corners within the ellipse gu + |u c| + |c t| < upper (all of them while no
             // path is known).
-            let reach = upper - gu;
+            let reach = search.upper - gu;
             let (bx0, by0, bx1, by1) = if reach.is_finite() {
                 let (mx, my) = ((pu.0 + t.0) as f64 / 4.0, (pu.1 + t.1) as f64 / 4.0);
                 let half = reach / 2.0 + 1.0;
@@ -201,15 +216,7 @@ impl AnyAngle {
             for by in by0..=by1 {
                 for bx in bx0..=bx1 {
                     for &c in &self.buckets[(by * self.buckets_w + bx) as usize] {
-                        self.relax(
-                            (u, pu, gu, quadrant_u),
-                            c,
-                            upper,
-                            &mut best_g,
-                            &closed,
-                            &mut open,
-                            t,
-                        );
+                        self.relax(&mut search, (u, pu, gu, bend), c);
                     }
                 }
             }
@@ -218,18 +225,13 @@ impl AnyAngle {
     }
 
     /// Relaxes the edge from node `u` (at `pu`, distance `gu`) to corner `c`.
-    #[allow(clippy::too_many_arguments)]
     fn relax(
         &self,
-        (u, pu, gu, quadrant_u): (u32, (i64, i64), f64, Option<(i8, i8)>),
+        search: &mut Search,
+        (u, pu, gu, bend): (u32, (i64, i64), f64, Option<Bend>),
         c: u32,
-        upper: f64,
-        best_g: &mut std::collections::HashMap<u32, (f64, u32)>,
-        closed: &std::collections::HashSet<u32>,
-        open: &mut BinaryHeap<Open>,
-        t: (i64, i64),
     ) {
-        if c == u || closed.contains(&c) {
+        if c == u || search.closed[c as usize] {
             return;
         }
         let (cc, qc) = self.corners[c as usize];
@@ -237,19 +239,52 @@ impl AnyAngle {
         let d = (pc.0 - pu.0, pc.1 - pu.1);
         // A shortest path bends at a corner only tangent to its wall: the line through the
         // corner must not cut into the wall's quadrant, at either end of the edge.
-        if !tangent(d, qc) || quadrant_u.is_some_and(|q| !tangent(d, q)) {
+        if !tangent(d, qc) || bend.is_some_and(|b| !b.allows(d)) {
             return;
         }
         let gc = gu + distance(pu, pc);
-        let f = gc + distance(pc, t);
-        if f >= upper || best_g.get(&c).is_some_and(|&(g, _)| g <= gc) {
+        let f = gc + distance(pc, search.goal);
+        if f >= search.upper || search.g[c as usize] <= gc {
             return;
         }
         if !segment_free(&self.grid, pu, pc) {
             return;
         }
-        best_g.insert(c, (gc, u));
-        open.push(Open { f, g: gc, node: c });
+        search.g[c as usize] = gc;
+        search.parent[c as usize] = u;
+        search.open.push(Open { f, g: gc, node: c });
+    }
+}
+
+/// One query's state.
+struct Search {
+    g: Vec<f64>,
+    parent: Vec<u32>,
+    closed: Vec<bool>,
+    open: BinaryHeap<Open>,
+    /// The shortest path to the goal found so far (or the caller's bound).
+    upper: f64,
+    /// The goal point (doubled).
+    goal: (i64, i64),
+}
+
+/// How a path arrived at a corner: which way it may go on.
+#[derive(Clone, Copy)]
+struct Bend {
+    /// The corner's solid quadrant.
+    quadrant: (i8, i8),
+    /// The direction it arrived in.
+    incoming: (i64, i64),
+}
+
+impl Bend {
+    /// Whether leaving in direction `d` is a taut bend: tangent to the wall and turning
+    /// toward it (or straight on).
+    fn allows(self, d: (i64, i64)) -> bool {
+        let cross = |a: (i64, i64), b: (i64, i64)| a.0 * b.1 - a.1 * b.0;
+        let wall = (i64::from(self.quadrant.0), i64::from(self.quadrant.1));
+        tangent(d, self.quadrant)
+            && cross(self.incoming, d).signum() * cross(self.incoming, wall).signum() >= 0
     }
 }
 
@@ -411,7 +446,7 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for case in 0..60 {
+        for case in 0..200 {
             let (w, h) = (6 + (next() % 10) as u32, 6 + (next() % 10) as u32);
             let density = 10 + next() % 30;
             let walls: Vec<bool> = (0..w * h).map(|_| next() % 100 < density).collect();

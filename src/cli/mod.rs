@@ -272,6 +272,27 @@ enum Command {
         #[arg(long)]
         seed: Option<u64>,
     },
+    /// Write a generated grid map and its scenarios in the Moving AI format
+    /// (KIND-SIZE-SEED.map and .map.scen, octile optima computed here), for `navstudio
+    /// scenarios`.
+    GridMaps {
+        /// rooms (rooms and doors), obstacles (random rectangles) or maze32 (corridors 32
+        /// wide).
+        #[arg(value_enum)]
+        kind: GridMapKind,
+        /// Width and height in cells.
+        #[arg(long, default_value_t = 512)]
+        size: u32,
+        /// Random seed; the same seed gives the same map and rows.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Scenario rows to write.
+        #[arg(long, default_value_t = 150)]
+        rows: usize,
+        /// Folder to write into (made if missing).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
     /// and trace every row, report reachability, arrival, traced / octile optimum (the
     /// published length) and traced / any-angle optimum (the shortest line through free
@@ -390,6 +411,17 @@ fn parse_cell(s: &str) -> Result<(u32, u32), String> {
     Ok((parse(x)?, parse(y)?))
 }
 
+/// Kinds of generated grid map (`navstudio grid-maps`).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GridMapKind {
+    /// Rooms joined by doors 2–12 wide, a few pillars.
+    Rooms,
+    /// Random rectangles over about 20 % of the map.
+    Obstacles,
+    /// A maze of corridors 32 wide.
+    Maze32,
+}
+
 /// Kinds of generated map.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Kind {
@@ -489,6 +521,28 @@ pub fn run(cli: Cli) -> Result<(), String> {
             decision_secs,
             seed,
         }),
+        Some(Command::GridMaps {
+            kind,
+            size,
+            seed,
+            rows,
+            output,
+        }) => {
+            use navstudio::grid_maps::GridKind;
+            if !(16..=8192).contains(&size) {
+                return Err(format!(
+                    "--size {size} is out of range; give 16 to 8192 cells"
+                ));
+            }
+            let kind = match kind {
+                GridMapKind::Rooms => GridKind::Rooms,
+                GridMapKind::Obstacles => GridKind::Obstacles,
+                GridMapKind::Maze32 => GridKind::Maze,
+            };
+            let path = navstudio::grid_maps::write(kind, size, seed, rows, &output)?;
+            println!("wrote {} and its .scen", path.display());
+            Ok(())
+        }
         Some(Command::Scenarios {
             map,
             scen,
