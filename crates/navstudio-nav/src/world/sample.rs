@@ -144,9 +144,10 @@ impl NavWorld {
 
     /// The furthest cell of the flow from `cell`, at most the look-ahead (see
     /// [`Self::set_flow_lookahead`]) steps along it, that `cell` reaches by a straight segment
-    /// in plain sight and no dearer than the flow: every cell the segment touches is on the
-    /// route (has flow for this path) and costs no more than the dearest flow cell up to the
-    /// target, and the segment's price (its length times the mean cost of the cells it
+    /// in plain sight and no dearer than the flow: every cell the segment passes through is
+    /// on the route (has flow for this path) and costs no more than the dearest flow cell up
+    /// to the target (it may touch a wall's corner, not pass between two walls that meet at
+    /// one), and the segment's price (its length times the mean cost of the cells it
     /// passes through) is no more than the flow's own up to the target (each step's length
     /// times the mean cost of its two cells). `None` when only the next flow cell qualifies
     /// or the flow stops at once.
@@ -204,13 +205,26 @@ impl NavWorld {
                     return None;
                 }
                 let (mut sum, mut n) = (0_u32, 0_u32);
+                // Through a cell corner the segment only touches the two side cells: it may touch
+                // a wall's corner, but not pass where two walls meet (side cells come in pairs, the
+                // first one's wall remembered for the second).
+                let mut first_side_wall: Option<bool> = None;
                 let clear = segment_clear(cell, to, |x, y, side| {
-                    spec.contains(x, y) && {
+                    let inside = spec.contains(x, y);
+                    if side {
+                        let wall = !inside || cost.get(x as u32, y as u32) == WALL;
+                        return match first_side_wall.take() {
+                            None => {
+                                first_side_wall = Some(wall);
+                                true
+                            }
+                            Some(first) => !(first && wall),
+                        };
+                    }
+                    inside && {
                         let c = cost.get(x as u32, y as u32);
-                        if !side {
-                            sum += u32::from(c);
-                            n += 1;
-                        }
+                        sum += u32::from(c);
+                        n += 1;
                         c <= limit && flow.at((x as u32, y as u32)).is_some()
                     }
                 });
@@ -556,7 +570,7 @@ fn segment_clear(
 
 /// Appends the cells the straight segment from `a` (excluded) to `b` (included) touches, in
 /// order (the side cells of a corner crossing left out): each step is orthogonal, or a
-/// diagonal through a corner whose two side cells [`segment_clear`] found open.
+/// diagonal through a cell corner.
 fn push_line(cells: &mut Vec<(u32, u32)>, a: (u32, u32), b: (u32, u32)) {
     segment_clear(a, b, |x, y, side| {
         if !side {
