@@ -251,6 +251,9 @@ def read(path):
                 tile = b.take(n)
                 if any((f & 0x0F) > 7 and (f & 0x0F) != 0x0F for f in tile):
                     raise PackageError(f"{path}: unknown flow direction")
+                # Fine flags 0x40 / 0x80: one at most, and only with a direction.
+                if any(f & 0xC0 and ((f & 0xC0) == 0xC0 or (f & 0x0F) > 7) for f in tile):
+                    raise PackageError(f"{path}: a fine flow flag without a direction")
             node_count = b.u32()
             if any(t >= count for t in b.u32s(node_count)):
                 raise PackageError(f"{path}: node refers to a missing flow tile")

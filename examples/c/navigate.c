@@ -35,7 +35,7 @@ static const char *status_name(NavstudioStatus s) {
     case NAVSTUDIO_STATUS_OK: return "OK";
     case NAVSTUDIO_STATUS_UNKNOWN_MOVEMENT_TYPE: return "UNKNOWN_MOVEMENT_TYPE";
     case NAVSTUDIO_STATUS_OFF_MAP: return "OFF_MAP";
-    case NAVSTUDIO_STATUS_GOAL_IS_WALL: return "GOAL_IS_WALL";
+    case NAVSTUDIO_STATUS_WALL: return "WALL";
     case NAVSTUDIO_STATUS_UNREACHABLE: return "UNREACHABLE";
     case NAVSTUDIO_STATUS_NO_FLOW: return "NO_FLOW";
     default: return "OTHER";
@@ -199,7 +199,7 @@ static int demo(NavstudioWorld *world, const char *type, NavstudioCell from, Nav
                            (from.y + 0.5f + (float)(k / 4) - 1.0f) * m};
         NavstudioStatus s = navstudio_crowd_add_agent(crowd, world, &infantry, p, 0, &ids[added]);
         if (s == NAVSTUDIO_STATUS_OK) added++;
-        else if (s != NAVSTUDIO_STATUS_BLOCKED) CHECK(s);
+        else if (s != NAVSTUDIO_STATUS_WALL && s != NAVSTUDIO_STATUS_OFF_MAP) CHECK(s);
     }
     NavstudioOrderReport report;
     NavstudioVec2 goal_m = {goal.x * m, goal.y * m};

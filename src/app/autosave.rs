@@ -99,6 +99,13 @@ impl Autosave {
         self.saved_position = Some(position);
     }
 
+    /// Restarts the timer for a document that is unsaved as opened (a map with no file yet):
+    /// the next autosave writes it even if nothing is edited.
+    pub fn reset_unsaved(&mut self) {
+        self.last = Some(Instant::now());
+        self.saved_position = None;
+    }
+
     /// Starts a background write of the document to `target` (see [`recovery_path`] and
     /// [`untitled_recovery_path`]) when the interval has passed (or `now`), the document
     /// changed since the last autosave and no write is running. Returns whether one started.

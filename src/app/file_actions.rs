@@ -114,7 +114,11 @@ impl App {
         self.crowd.clear();
         self.recovery_offer = None;
         self.autosave.wait();
-        self.autosave.reset(0);
+        if self.state.is_modified() {
+            self.autosave.reset_unsaved();
+        } else {
+            self.autosave.reset(0);
+        }
     }
 
     /// Shows the system file dialog; when none is available (it returns at once), opens
@@ -132,21 +136,34 @@ impl App {
             dialog.pick_file()
         };
         if picked.is_none() && start.elapsed() < Duration::from_millis(300) {
+            let path = self.suggested_path(&action);
             self.path_dialog = Some(PathDialog {
                 action,
-                path: self
-                    .state
-                    .map
-                    .as_ref()
-                    .and_then(|m| m.path.as_ref())
-                    .map(|p| p.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
+                path,
                 reason: "No system file dialog is available (no desktop portal and no zenity), so type the path here."
                     .to_owned(),
                 focused: false,
             });
         }
         picked
+    }
+
+    /// What the typed-path dialog starts with for `action`, as a system dialog would: the
+    /// map's file for Open and Save, the same name as `.navpkg` for Export; an untitled map
+    /// is named after its document in the working folder.
+    fn suggested_path(&self, action: &FileAction) -> String {
+        let Some(map) = &self.state.map else {
+            return String::new();
+        };
+        let file = map
+            .path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("{}.ron", map.document.name)));
+        let file = match action {
+            FileAction::ExportPackage => file.with_extension("navpkg"),
+            _ => file,
+        };
+        file.to_string_lossy().into_owned()
     }
 
     /// Saves the map to `path` now (Save As without a dialog); errors go to the message box.
@@ -161,6 +178,10 @@ impl App {
             Ok(()) => {
                 self.state.mark_saved(path.to_owned());
                 self.recent.note(path);
+                self.notice = Some((
+                    format!("Saved {}.", path.display()),
+                    std::time::Instant::now(),
+                ));
                 self.autosave.wait();
                 autosave::discard(path);
                 if let (true, Some(root)) = (was_untitled, &self.recovery_root) {
@@ -202,11 +223,16 @@ impl App {
             .collect();
         let meta = crate::bake::package_meta(&map.document, &types);
         match crate::package::write(path, nav, &meta) {
-            Ok(len) => self.state.messages.push(format!(
-                "Exported the nav package to {} ({:.1} MB).",
-                path.display(),
-                len as f64 / 1e6
-            )),
+            Ok(len) => {
+                self.notice = Some((
+                    format!(
+                        "Exported the nav package to {} ({:.1} MB).",
+                        path.display(),
+                        len as f64 / 1e6
+                    ),
+                    std::time::Instant::now(),
+                ));
+            }
             Err(err) => {
                 self.error = Some(format!(
                     "The package was not written: {err} Nothing else changed."

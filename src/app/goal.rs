@@ -53,6 +53,9 @@ pub struct GoalResult {
     pub heat: Vec<u32>,
     /// Largest reached cost in `heat`.
     pub heat_max: u32,
+    /// Wall cells as bits (cell `i` is bit `i % 64` of word `i / 64`): a cell of
+    /// [`UNREACHED`] heat that is not a wall is ground that cannot reach the goal.
+    walls: Vec<u64>,
     /// Whole-map LOS flags (cells that steer straight at the goal).
     pub los: Vec<bool>,
     /// The designer's source, traced along the flow, when it reaches the goal.
@@ -305,6 +308,10 @@ fn compute(
         .map(|(&c, _)| c)
         .max()
         .unwrap_or(0);
+    let mut walls = vec![0u64; spec.cell_count().div_ceil(64)];
+    for (i, _) in costs.iter().enumerate().filter(|&(_, &k)| k == WALL) {
+        walls[i / 64] |= 1 << (i % 64);
+    }
     let mut los = vec![false; spec.cell_count()];
     for ((rx, ry, rw, _), los_flags) in los_fields {
         for (i, &seen) in los_flags.iter().enumerate() {
@@ -326,6 +333,7 @@ fn compute(
         islands,
         heat: field.cost,
         heat_max,
+        walls,
         los,
         traced,
         route_portals,
@@ -561,17 +569,31 @@ fn heat_image(
         let max = r.heat_max.max(1) as f32;
         for (i, px) in pixels.iter_mut().enumerate() {
             if show_los && r.los.get(i).copied().unwrap_or(false) {
-                *px = Color32::from_rgba_unmultiplied(90, 230, 120, 140);
-            } else if show_heat
-                && let Some(&c) = r.heat.get(i)
-                && c != UNREACHED
-            {
-                *px = heat_color((c as f32 / max).sqrt());
+                *px = LOS_COLOR;
+            } else if show_heat && let Some(&c) = r.heat.get(i) {
+                if c != UNREACHED {
+                    *px = heat_color((c as f32 / max).sqrt());
+                } else if r
+                    .walls
+                    .get(i / 64)
+                    .is_some_and(|w| w & (1 << (i % 64)) == 0)
+                {
+                    // Ground that cannot reach the goal: covered, so the cost overlay's
+                    // greens below never read as "sees the goal".
+                    *px = UNREACHABLE_COLOR;
+                }
             }
         }
     }
     ColorImage::new([width as usize, height as usize], pixels)
 }
+
+/// Line-of-sight cells in the goal preview: they steer straight at the goal.
+pub const LOS_COLOR: Color32 = Color32::from_rgba_premultiplied(49, 126, 66, 140);
+
+/// Ground that cannot reach the goal (another island), in the goal preview: a dark grey
+/// that no cost or heat colour uses.
+pub const UNREACHABLE_COLOR: Color32 = Color32::from_rgba_premultiplied(26, 26, 30, 200);
 
 /// Integration heat ramp: near the goal bright yellow, far away deep purple.
 #[must_use]

@@ -60,11 +60,12 @@ impl App {
                     section(ui, "Tools", true, |ui| {
                         panels::tools_ui(ui, &mut self.state, &self.goal_preview)
                     });
-                    section(ui, "Overlays", true, |ui| {
-                        panels::overlays_ui(ui, &mut self.state)
-                    });
+                    // Map (folded) before the long Overlays list, so its header is in view.
                     section(ui, "Map", false, |ui| {
                         self.map_panel.ui(ui, &mut self.state)
+                    });
+                    section(ui, "Overlays", true, |ui| {
+                        panels::overlays_ui(ui, &mut self.state)
                     });
                 });
             });
@@ -79,10 +80,12 @@ impl App {
                     section(ui, "Movement types", true, |ui| {
                         self.movement_panel.ui(ui, &mut self.state)
                     });
-                    section(ui, "Bake", true, |ui| self.bake_panel_ui(ui));
+                    // The crowd before the bake: the bake runs by itself after every edit,
+                    // and its progress also shows in the status bar.
                     section(ui, "Crowd", true, |ui| {
                         super::panels::crowd::crowd_panel_ui(ui, &mut self.crowd);
                     });
+                    section(ui, "Bake", true, |ui| self.bake_panel_ui(ui));
                     section(ui, "Scenarios", true, |ui| {
                         let map_path = self.state.map.as_ref().and_then(|m| m.path.as_deref());
                         super::panels::scenarios::scenario_panel_ui(
@@ -145,11 +148,25 @@ impl App {
                 ui.add_enabled_ui(!recent.is_empty(), |ui| {
                     ui.menu_button("Open recent", |ui| {
                         for path in recent {
+                            // The name, then its folder (two maps may share a name).
                             let name = path
                                 .file_name()
                                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                            let folder = path
+                                .parent()
+                                .map_or_else(String::new, |p| p.display().to_string());
+                            let mut text = egui::text::LayoutJob::default();
+                            text.append(&name, 0.0, egui::TextFormat::default());
+                            text.append(
+                                &format!("  {folder}"),
+                                0.0,
+                                egui::TextFormat {
+                                    color: Color32::from_gray(140),
+                                    ..Default::default()
+                                },
+                            );
                             let button = ui
-                                .add_enabled(path.exists(), egui::Button::new(name))
+                                .add_enabled(path.exists(), egui::Button::new(text))
                                 .on_hover_text(path.display().to_string())
                                 .on_disabled_hover_text(format!(
                                     "{} no longer exists",
@@ -295,6 +312,18 @@ impl App {
                         "sector {},{} (#{})",
                         info.sector.0, info.sector.1, info.sector.2
                     ));
+                    // The island of the selected movement type: cells of one id reach
+                    // each other (0: a wall), as the Islands overlay colours them.
+                    let ty = self.state.selected_type;
+                    if let Some(l) = self.state.nav.as_ref().and_then(|n| n.layers.get(ty)) {
+                        ui.separator();
+                        let island = l.islands.island_at(info.x, info.y);
+                        ui.monospace(if island == 0 {
+                            format!("{}: no island", l.name)
+                        } else {
+                            format!("{}: island {island}", l.name)
+                        });
+                    }
                 }
                 None => {
                     ui.weak(match self.state.tool {
@@ -311,6 +340,7 @@ impl App {
                     self.viewport.transform.px_per_cell * 100.0
                 ));
                 if self.worker.is_busy() {
+                    ui.weak("baking");
                     ui.spinner();
                 }
             });
@@ -480,6 +510,23 @@ impl App {
                 });
             if dismiss {
                 self.state.messages.clear();
+            }
+        }
+
+        if let Some((text, since)) = &self.notice {
+            let age = since.elapsed().as_secs_f32();
+            if age > super::NOTICE_SECS {
+                self.notice = None;
+            } else {
+                egui::Area::new(egui::Id::unique("notice"))
+                    .anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -40.0))
+                    .interactable(false)
+                    .show(ctx, |ui| {
+                        egui::Frame::popup(ui.style()).show(ui, |ui| {
+                            ui.label(RichText::new(text).color(Color32::from_rgb(150, 220, 150)));
+                        });
+                    });
+                ctx.request_repaint_after(std::time::Duration::from_millis(250));
             }
         }
 

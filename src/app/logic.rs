@@ -173,22 +173,28 @@ impl App {
                 self.state.pending_full_bake = false;
                 self.state.pending_dirty = None;
             }
-        } else if let (Some(rect), true, false) = (
-            self.state.pending_dirty,
-            self.auto_rebake,
-            self.state.pending_full_bake,
-        ) {
+        } else if !self.state.pending_full_bake
+            && let Some(rect) = self
+                .state
+                .pending_dirty
+                .filter(|_| self.auto_rebake)
+                // The costs are current but the nav data is not, and now something reads
+                // it (the Goal tool, a nav overlay): fetch it without re-baking.
+                .or((self.state.nav_behind && self.state.wants_nav()).then(|| CellRect::full(0, 0)))
+        {
+            let with_nav = self.state.wants_nav();
             let request = BakeRequest::Rect {
                 document: self
                     .shared_document
                     .sync(&map.document, Some(changed), width),
                 heightmap,
                 rect,
-                with_nav: self.state.wants_nav(),
+                with_nav,
                 images,
             };
             if self.worker.send(request) {
                 self.state.pending_dirty = None;
+                self.state.nav_behind |= !with_nav;
             }
         }
     }
@@ -208,7 +214,7 @@ impl App {
         };
         let params = (
             map.document.height_scale_m,
-            map.document.water_level_m,
+            map.document.water_above_black_m(),
             map.document.cell_size_m,
         );
         if self.textures_need_reset {

@@ -162,6 +162,9 @@ pub struct App {
     new_map: Option<new_map_dialog::NewMapDialog>,
     confirm: Option<FileAction>,
     error: Option<String>,
+    /// A confirmation of a file action ("Exported …", "Saved …") and when it was given: shown
+    /// for [`NOTICE_SECS`], replaced by the next one; warnings go to `state.messages`.
+    notice: Option<(String, std::time::Instant)>,
     show_help: bool,
     allow_close: bool,
     quit_requested: bool,
@@ -169,6 +172,9 @@ pub struct App {
     title: String,
     screenshot: Option<ScreenshotPlan>,
 }
+
+/// How long a notice ("Exported …", "Saved …") stays on screen. `[Units: s]`
+pub const NOTICE_SECS: f32 = 5.0;
 
 impl std::fmt::Debug for App {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -213,6 +219,7 @@ impl App {
             new_map: None,
             confirm: None,
             error: None,
+            notice: None,
             show_help: false,
             allow_close: false,
             quit_requested: false,

@@ -50,6 +50,9 @@ pub struct EditorState {
     pub nav: Option<Arc<NavData>>,
     /// Bumped whenever `nav` changes, so views built from it know to rebuild.
     pub nav_version: u64,
+    /// Whether a rect re-bake went out without sending its nav data back (nothing showed
+    /// it): `nav` is older than the costs, and is fetched once something reads it.
+    pub nav_behind: bool,
     /// The goal tool's goal and source cells.
     pub goal: GoalPick,
     /// The nav package shown, when one is open for viewing: nothing is edited or baked.
@@ -167,6 +170,7 @@ impl Default for EditorState {
             messages: Vec::new(),
             nav: None,
             nav_version: 0,
+            nav_behind: false,
             goal: GoalPick::default(),
             read_only: None,
         }
@@ -190,7 +194,9 @@ impl EditorState {
         self.baked = None;
         self.selected_type = 0;
         self.history = History::default();
-        self.saved_at = Some(0);
+        // A map that has no file yet (new from a heightmap, a restored untitled copy) is
+        // unsaved from the start, as in Tiled: every way out asks and the autosave covers it.
+        self.saved_at = self.map.as_ref().and_then(|m| m.path.as_ref()).map(|_| 0);
         self.pending_dirty = None;
         self.pending_full_bake = true;
         self.paint_dirty = None;
@@ -206,6 +212,8 @@ impl EditorState {
     /// package's nav data as its bake; nothing is edited or baked from here on.
     pub fn show_package(&mut self, path: PathBuf, output: BakeOutput) {
         self.pending_full_bake = false;
+        // A package viewed read-only has nothing to save, though its stand-in has no file.
+        self.saved_at = Some(self.history.position());
         self.set_nav(output.shared_nav.clone());
         self.baked = Some(output);
         self.read_only = Some(path);
@@ -225,6 +233,7 @@ impl EditorState {
     pub fn set_nav(&mut self, nav: Option<Arc<NavData>>) {
         self.nav = nav;
         self.nav_version += 1;
+        self.nav_behind = false;
     }
 
     /// Whether something on screen reads the nav data, so rect re-bakes must send it back.
@@ -415,6 +424,9 @@ impl EditorState {
     /// Whether the latest bake matches the document (no rebake pending).
     #[must_use]
     pub fn bake_is_current(&self) -> bool {
-        self.baked.is_some() && self.pending_dirty.is_none() && !self.pending_full_bake
+        self.baked.is_some()
+            && self.pending_dirty.is_none()
+            && !self.pending_full_bake
+            && !(self.nav_behind && self.wants_nav())
     }
 }

@@ -30,7 +30,8 @@ pub enum BakeRequest {
         /// The overlay images the thread builds with the result.
         images: ImagesWanted,
     },
-    /// Re-bake the cells of `rect` (paint changed there).
+    /// Re-bake the cells of `rect` (paint changed there). An empty `rect` re-bakes nothing
+    /// and only sends the nav data back (it fell behind while nothing showed it).
     Rect {
         /// The document to bake.
         document: Arc<MapDocument>,
@@ -316,7 +317,11 @@ fn run(
                     let start = Instant::now();
                     // The bake changes costs up to the types' reach (wall buffer, blur)
                     // around the edit: the patch carries all of them.
-                    let changed = backend::bake_rect(&document, &heightmap, previous, rect);
+                    let changed = if rect.area() == 0 {
+                        rect
+                    } else {
+                        backend::bake_rect(&document, &heightmap, previous, rect)
+                    };
                     let mut patch = patch_of(previous, changed, heightmap.width, start.elapsed());
                     if with_nav {
                         patch.nav = previous.baked.as_ref().map(|b| Arc::clone(&b.nav));

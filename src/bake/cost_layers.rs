@@ -48,7 +48,9 @@ pub struct CostInputs<'a> {
     pub cell_size_m: f32,
     /// Height of a `height01` of 1.0. `[Units: m]`
     pub height_scale_m: f32,
-    /// Cells below this height are water. `[Units: m]`
+    /// Cells below this height, measured from the black sample, are water
+    /// ([`MapDocument::water_above_black_m`](crate::map::MapDocument::water_above_black_m)).
+    /// `[Units: m]`
     pub water_level_m: f32,
     /// Heights in `0.0..=1.0`, `width * height` long.
     pub height01: &'a [f32],

@@ -54,7 +54,7 @@ pub fn terrain_preview(doc: &MapDocument, heightmap: &Heightmap) -> TerrainPrevi
     let water = heightmap
         .height01
         .iter()
-        .filter(|&&h| h * doc.height_scale_m < doc.water_level_m)
+        .filter(|&&h| h * doc.height_scale_m < doc.water_above_black_m())
         .count();
     let wall_share = doc
         .movement_types
@@ -65,7 +65,7 @@ pub fn terrain_preview(doc: &MapDocument, heightmap: &Heightmap) -> TerrainPrevi
                 &heightmap.height01,
                 &heightmap.blocked,
                 doc.height_scale_m,
-                doc.water_level_m,
+                doc.water_above_black_m(),
                 ty,
             );
             let walls = cost.iter().filter(|&&c| c == WALL).count();

@@ -344,17 +344,52 @@ pub fn path_cmd(
             format!("the goal ({},{})", g.0, g.1)
         }
     };
+    let spec = world.nav().spec;
+    for (what, &cell) in sources
+        .iter()
+        .map(|c| ("--from", c))
+        .chain(goals.iter().map(|c| ("--to", c)))
+        .chain(follow_ups.add_from.iter().map(|c| ("--add-from", c)))
+        .chain(follow_ups.then_to.iter().map(|c| ("--then-to", c)))
+    {
+        if cell.0 >= spec.width || cell.1 >= spec.height {
+            return Err(format!(
+                "{}: {what} {},{} is outside the map, which is {} × {} cells: give a cell from 0,0 to {},{}",
+                pkg_path.display(),
+                cell.0,
+                cell.1,
+                spec.width,
+                spec.height,
+                spec.width - 1,
+                spec.height - 1
+            ));
+        }
+    }
     let mut any = false;
     for &from in sources {
         let reachable = goals.iter().any(|&to| world.is_reachable(layer, from, to));
-        println!(
-            "reachable  {reachable} from ({},{}) (island ids)",
-            from.0, from.1
-        );
+        if reachable {
+            println!("reachable  true from ({},{}) (island ids)", from.0, from.1);
+        } else {
+            println!(
+                "reachable  false from ({},{}): {}",
+                from.0,
+                from.1,
+                unreachable_reason(&world, layer, type_name, from, goals)
+            );
+        }
         any |= reachable;
     }
     if !any {
-        return Ok(());
+        return Err(format!(
+            "{}: no source can reach {} for movement type '{type_name}' (reasons above)",
+            pkg_path.display(),
+            if goals.len() > 1 {
+                "any goal"
+            } else {
+                "the goal"
+            }
+        ));
     }
     let start = Instant::now();
     let expanded = world.a_star_expansions();
@@ -450,6 +485,43 @@ pub fn path_cmd(
         print_traces(&world, id, &routed);
     }
     Ok(())
+}
+
+/// Why no goal of `goals` is reachable from `from`: a wall at either end, or other islands.
+/// A wall is a cell of no island (id 0): too steep, water, painted or buffered out for this
+/// movement type; `navstudio path` cannot tell which from the package, Inspect in the
+/// editor can.
+fn unreachable_reason(
+    world: &navstudio::nav::NavWorld,
+    layer: usize,
+    type_name: &str,
+    from: (u32, u32),
+    goals: &[(u32, u32)],
+) -> String {
+    let island = |c| world.island_at(layer, c);
+    if island(from) == 0 {
+        return format!("the source is a wall for {type_name} (too steep, water, or painted)");
+    }
+    let reasons: Vec<String> = goals
+        .iter()
+        .map(|&g| {
+            if island(g) == 0 {
+                format!(
+                    "the goal ({},{}) is a wall for {type_name} (too steep, water, or painted)",
+                    g.0, g.1
+                )
+            } else {
+                format!(
+                    "the goal ({},{}) is on island {}, the source on island {}: no way between them for {type_name}",
+                    g.0,
+                    g.1,
+                    island(g),
+                    island(from)
+                )
+            }
+        })
+        .collect();
+    reasons.join("; ")
 }
 
 /// One `traced` line per source of `path` among `sources`.

@@ -40,9 +40,16 @@ pub struct MapDocument {
     pub heightmap: HeightmapSource,
     /// Width and depth of one cell. `[Units: m] [Limit: > 0]`
     pub cell_size_m: f32,
-    /// Height of a full-white (maximum) heightmap sample. `[Units: m] [Limit: >= 0]`
+    /// Metres from a black (minimum) to a full-white (maximum) heightmap sample.
+    /// `[Units: m] [Limit: >= 0]`
     pub height_scale_m: f32,
-    /// Cells whose height is below this are water. `[Units: m]`
+    /// Height of a black sample in the heightmap's own metres (an SRTM tile's 1165 m), so
+    /// every height shown and the water level read as the file's real heights.
+    /// `[Units: m]`
+    #[serde(default)]
+    pub height_base_m: f32,
+    /// Cells whose height is below this are water, in the same real metres as
+    /// `height_base_m`. `[Units: m]`
     pub water_level_m: f32,
     /// Sector edge length. `[Units: cells] [Limit: 1..=255]`
     pub sector_size: u16,
@@ -64,6 +71,19 @@ const UNSAVED: &str = "unsaved map";
 pub const MAX_MIN_ISLAND_CELLS: u32 = 1024;
 
 impl MapDocument {
+    /// The real height of a heightmap sample of `height01` (0 black … 1 white). `[Units: m]`
+    #[must_use]
+    pub fn height_m(&self, height01: f32) -> f32 {
+        self.height_base_m + height01 * self.height_scale_m
+    }
+
+    /// The water level measured from the black sample, as the bake compares it with
+    /// `height01 · height_scale_m`. `[Units: m]`
+    #[must_use]
+    pub fn water_above_black_m(&self) -> f32 {
+        self.water_level_m - self.height_base_m
+    }
+
     /// A paint side-file name for a new layer with `target` that no layer of this document
     /// uses yet: `NAME.paint.all.png` or `NAME.paint.TYPE.png` (characters other than
     /// letters, digits, `-` and `_` become `_`), with a number added when taken.
@@ -176,6 +196,15 @@ impl MapDocument {
             return Err(invalid(
                 "`height_scale_m`".to_owned(),
                 format!("is {} but must be 0 or more metres", self.height_scale_m),
+            ));
+        }
+        if !self.height_base_m.is_finite() {
+            return Err(invalid(
+                "`height_base_m`".to_owned(),
+                format!(
+                    "is {} but must be a finite number of metres",
+                    self.height_base_m
+                ),
             ));
         }
         if !self.water_level_m.is_finite() {

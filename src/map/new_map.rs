@@ -7,10 +7,9 @@
 //! and `navstudio new` / `navstudio bake HEIGHTMAP` let a designer change any field, then
 //! [`NewMapSettings::document`] writes the map document.
 //!
-//! Heights: the document stores `height_scale_m` (metres from the black to the white sample)
-//! and measures `water_level_m` from the black sample. [`NewMapSettings`] speaks in the
-//! file's own metres (`height_black_m`, `height_white_m`, an absolute `water_level_m`) and
-//! converts.
+//! Heights stay in the file's own metres: the document stores the black sample's height
+//! (`height_base_m`), the span to the white sample (`height_scale_m`) and an absolute
+//! `water_level_m`, as [`NewMapSettings`] gives them (`height_black_m`, `height_white_m`).
 //!
 //! Cells are square. An SRTM cell at latitude φ is `s · cos φ` east–west and `s` north–south
 //! (`s` = 92.6 m for 3″): the pre-fill uses their arithmetic mean and says so in its notes.
@@ -283,12 +282,11 @@ impl NewMapSettings {
         (self.height_white_m - self.height_black_m).max(0.0)
     }
 
-    /// The water level as the document stores it: metres above the black sample, or below
-    /// every height when there is no water.
+    /// The water level as the document stores it: in the file's metres, or a metre below
+    /// the black sample when there is no water.
     #[must_use]
     pub fn document_water_level_m(&self) -> f32 {
-        self.water_level_m
-            .map_or(-1.0, |level| level - self.height_black_m)
+        self.water_level_m.unwrap_or(self.height_black_m - 1.0)
     }
 
     /// Checks every field against its limits.
@@ -348,6 +346,7 @@ impl NewMapSettings {
             },
             cell_size_m: self.cell_size_m,
             height_scale_m: self.height_scale_m(),
+            height_base_m: self.height_black_m,
             water_level_m: self.document_water_level_m(),
             sector_size: self.sector_size,
             movement_types: self.preset.movement_types(),
@@ -521,7 +520,10 @@ mod tests {
         s.validate(Path::new("x.hgt")).unwrap();
         let d = s.document("x", "x.hgt");
         assert_eq!(d.height_scale_m, 3168.0);
-        assert_eq!(d.water_level_m, 785.0);
+        assert_eq!(d.height_base_m, 1165.0);
+        assert_eq!(d.water_level_m, 1950.0);
+        assert_eq!(d.water_above_black_m(), 785.0);
+        assert_eq!(d.height_m(1.0), 4333.0);
         assert_eq!(d.sector_size, 16);
         assert_eq!(d.movement_types.len(), 1);
         d.validate().unwrap();
@@ -529,7 +531,7 @@ mod tests {
             water_level_m: None,
             ..s.clone()
         };
-        assert!(dry.document_water_level_m() < 0.0);
+        assert!(dry.document_water_level_m() < dry.height_black_m);
         let bad = NewMapSettings {
             height_white_m: 100.0,
             ..s

@@ -455,7 +455,8 @@ fn decisions_at_10_hz_hold_between_an_agents_decision_steps() {
 /// `corner_clearance`: one infantryman walks round the end of a wall (a U-turn past two
 /// convex corners). The flow field's shortest path touches the corners; with the switch the
 /// agent's body stays 0.24 m (0.6 of its radius) off them where it passes nearest, without
-/// it the body brushes them.
+/// it nearer (0.20 m measured: line of sight is granted only to cells that see the goal from
+/// every point, so the agent no longer steers straight at the goal from the corner's cell).
 #[test]
 fn corner_clearance_keeps_an_agent_a_radius_off_the_corner_it_turns_round() {
     let mut map = CaseMap::walled(32, 32);
@@ -507,7 +508,10 @@ fn corner_clearance_keeps_an_agent_a_radius_off_the_corner_it_turns_round() {
         with >= 0.2,
         "kept half a radius or more off the corner: {with}"
     );
-    assert!(without < 0.15, "brushed the corner without: {without}");
+    assert!(
+        without < with,
+        "nearer the corner without: {without}, with: {with}"
+    );
 }
 
 /// The rooms case's first room has two doors, right and bottom, and by the map's symmetry

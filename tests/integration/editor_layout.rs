@@ -155,3 +155,106 @@ fn crowd_play_and_step_are_in_view_at_1280_by_800() {
         assert_ne!(harness.state().crowd.playing, was_playing, "{label}");
     }
 }
+
+#[test]
+fn the_overlays_section_stays_put_through_every_tool() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    let overlays = |h: &egui_kittest::Harness<'_, App>| h.get_by_label("Overlays").rect();
+    let before = overlays(&harness);
+    for tool in Tool::ALL.into_iter().chain([Tool::Inspect]) {
+        harness.get_by_label(tool.label()).click();
+        harness.step();
+        harness.step();
+        assert_eq!(
+            overlays(&harness),
+            before,
+            "the Overlays section moved with the {} tool",
+            tool.label()
+        );
+    }
+}
+
+#[test]
+fn the_crowd_panel_starts_in_view_at_1280_by_800() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    // The toolbar at the top says "Crowd" too; the panel's header is the lower one.
+    let crowd = harness
+        .get_all_by_label("Crowd")
+        .map(|n| n.rect())
+        .max_by(|a, b| a.min.y.total_cmp(&b.min.y))
+        .unwrap();
+    assert!(
+        crowd.max.y < 800.0,
+        "the Crowd panel's header is at {crowd:?}, below the window"
+    );
+}
+
+#[test]
+fn nothing_is_cut_off_at_1600_by_1000() {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::{By, NodeT};
+    let showcase = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_ui_state(
+            |ui, app: &mut App| app.ui_for_test(ui),
+            App::new(Some(&showcase)).unwrap(),
+        );
+    wait_baked(&mut harness);
+    // Open the folded Map section, as the designer did, on a map 100 km across (a real
+    // heightmap's 83 m cells give such figures).
+    {
+        use navstudio::app::model::commands::{Command, MapSettings};
+        let state = &mut harness.state_mut().state;
+        let before = MapSettings::of(&state.map.as_ref().unwrap().document);
+        let after = MapSettings {
+            cell_size_m: 156.0,
+            ..before.clone()
+        };
+        state.execute(Command::EditMapSettings { before, after });
+    }
+    harness.step();
+    wait_baked(&mut harness);
+    harness.get_by_label("Map").click();
+    harness.step();
+    harness.step();
+    let viewport = harness.state().viewport().rect;
+    let mut cut = Vec::new();
+    for node in harness.query_all(By::new()) {
+        let role = node.accesskit_node().role();
+        if !matches!(
+            role,
+            Role::Label | Role::Button | Role::CheckBox | Role::ComboBox | Role::TextInput
+        ) {
+            continue;
+        }
+        let label = node.accesskit_node().label().unwrap_or_default();
+        let r = node.rect();
+        if r.min.y < viewport.min.y || r.min.y >= viewport.max.y {
+            continue; // the menu and status bars span the window
+        }
+        // A side panel's widget must end inside that panel.
+        let right_edge = if r.min.x < viewport.min.x {
+            viewport.min.x
+        } else if r.min.x >= viewport.max.x {
+            1600.0
+        } else {
+            continue;
+        };
+        if r.max.x > right_edge + 1.0 {
+            cut.push(format!(
+                "{label:?} {:?} ({role:?}) at {r:?}, past the panel edge {right_edge:.0}",
+                node.value()
+            ));
+        }
+    }
+    assert!(
+        cut.is_empty(),
+        "cut off at 1600 × 1000:\n{}",
+        cut.join("\n")
+    );
+}

@@ -18,6 +18,7 @@ mod bad_inputs;
 mod bake;
 mod bake_property;
 mod bake_stages;
+mod cli_path;
 mod crowd;
 mod crowd_quality;
 mod docs_commands;

@@ -389,8 +389,12 @@ fn editing_a_copy_leaves_the_original_and_shares_what_the_edit_kept() {
     let original = full(spec, &base);
     let mut copy = original.clone();
     let mut costs = base.clone();
-    // A cost dab on open ground: one passable cell, made dearer.
-    let cell = (0..costs.len())
+    // A cost dab on open ground: one passable cell, made dearer — a portal node's centre, so
+    // the weight of the edge entering it changes whatever way paths bend around it.
+    let cell = original
+        .nodes
+        .iter()
+        .map(|n| n.center.1 as usize * 60 + n.center.0 as usize)
         .find(|&i| costs[i] != WALL && i % 60 > 20 && i / 60 > 20)
         .unwrap();
     let at = ((cell % 60) as i64, (cell / 60) as i64, 0);

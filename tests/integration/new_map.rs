@@ -251,13 +251,55 @@ fn new_writes_a_document_that_loads_with_the_given_scale() {
     assert_eq!(doc.cell_size_m, 2.0);
     assert_eq!(doc.height_scale_m, 40.0);
     assert_eq!(
-        doc.water_level_m, 10.0,
-        "the document measures water from black"
+        (doc.height_base_m, doc.water_level_m),
+        (100.0, 110.0),
+        "the document keeps the file's real heights"
     );
     assert_eq!(doc.sector_size, 16);
     let names: Vec<&str> = doc.movement_types.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["land", "hover"]);
     assert!(stdout.contains("water:"), "{stdout}");
+
+    // The package's manifest carries the same real heights, and the water is where the
+    // document says: below 110 m, i.e. the darkest quarter of the 100–140 m range.
+    let ron = dir.path().join("small.ron");
+    let pkg = dir.path().join("small.navpkg");
+    let out = Command::new(env!("CARGO_BIN_EXE_navstudio"))
+        .arg("bake")
+        .arg(&ron)
+        .arg("-o")
+        .arg(&pkg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = navstudio::nav::package::read(&pkg).unwrap().manifest;
+    let setting = |name: &str| {
+        manifest
+            .bake_options
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(setting("height_base_m").as_deref(), Some("100"));
+    assert_eq!(setting("water_level_m").as_deref(), Some("110"));
+    let wet = loaded
+        .heightmap
+        .height01
+        .iter()
+        .filter(|&&h| doc.height_m(h) < 110.0)
+        .count();
+    let preview = navstudio::bake::preview::terrain_preview(doc, &loaded.heightmap);
+    let cells = loaded.heightmap.height01.len() as f64;
+    assert!(wet > 0, "the test needs some water");
+    assert!(
+        (preview.water_share - wet as f64 / cells).abs() < 1e-9,
+        "water share {} against {wet} of {cells} cells below 110 m",
+        preview.water_share
+    );
     let prefilled = new_map::prefill(&heightmap).unwrap();
     assert_eq!(
         prefilled.settings.cell_size_m, 1.0,

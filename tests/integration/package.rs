@@ -240,10 +240,34 @@ fn version_1_packages_still_read() {
     )
     .unwrap()
     .nav;
-    assert!(
-        old.nav == *nav,
-        "the version 1 package differs from a fresh bake"
+    // The integrator has changed since (a 4-neighbour flood then, fast marching now), so the
+    // flow tiles and in-sector weights differ from a fresh bake; everything else is the same.
+    assert_eq!(
+        (old.nav.spec, old.nav.cell_size_m),
+        (nav.spec, nav.cell_size_m)
     );
+    assert_eq!(old.nav.layers.len(), nav.layers.len());
+    for (a, b) in old.nav.layers.iter().zip(&nav.layers) {
+        assert_eq!(a.name, b.name);
+        assert!(a.cost == b.cost, "{}: cost fields differ", a.name);
+        assert!(
+            a.windows == b.windows && a.nodes == b.nodes,
+            "{}: portals differ",
+            a.name
+        );
+        assert!(a.islands == b.islands, "{}: islands differ", a.name);
+        assert_eq!(
+            a.graph.offsets, b.graph.offsets,
+            "{}: graph edges differ",
+            a.name
+        );
+        assert_eq!(
+            a.graph.targets, b.graph.targets,
+            "{}: graph edges differ",
+            a.name
+        );
+        assert_eq!(a.flows.node_tile.len(), b.flows.node_tile.len());
+    }
     assert_eq!(old.manifest.map_name, "small");
     assert!(
         old.manifest.layers[0]
@@ -256,7 +280,7 @@ fn version_1_packages_still_read() {
     // Written again, it is a version 2 package of the same data.
     let again = package::from_bytes(&package::to_bytes(&old.nav, &PackageMeta::default())).unwrap();
     assert_eq!(again.version, 2);
-    assert!(again.nav == *nav);
+    assert!(again.nav == old.nav);
 }
 
 #[test]

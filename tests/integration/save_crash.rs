@@ -41,6 +41,7 @@ fn version(v: i16) -> MapDocument {
         },
         cell_size_m: 1.0,
         height_scale_m: 50.0,
+        height_base_m: 0.0,
         water_level_m: f32::from(v),
         sector_size: 10,
         movement_types: default_movement_types(),

@@ -65,7 +65,7 @@ fn main() -> Result<(), String> {
                 match e {
                     PathError::UnknownType(_) => "UNKNOWN_MOVEMENT_TYPE",
                     PathError::OffMap(_) => "OFF_MAP",
-                    PathError::GoalIsWall(_) => "GOAL_IS_WALL",
+                    PathError::GoalIsWall(_) | PathError::SourceIsWall(_) => "WALL",
                     PathError::Unreachable(_) => "UNREACHABLE",
                     #[allow(unreachable_patterns, reason = "goal sets add a refusal")]
                     _ => "OTHER",

@@ -19,6 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+// Old names of NAVSTUDIO_STATUS_WALL, kept so code written against them still compiles.
+#define NAVSTUDIO_STATUS_GOAL_IS_WALL NAVSTUDIO_STATUS_WALL
+#define NAVSTUDIO_STATUS_BLOCKED NAVSTUDIO_STATUS_WALL
 
 // What a call did. Every function but the `_free` ones and the two string getters returns
 // one; on anything but `NAVSTUDIO_STATUS_OK` the reason is in [`navstudio_last_error`].
@@ -35,11 +38,16 @@ typedef enum {
     NAVSTUDIO_STATUS_PACKAGE = 3,
     // No movement type with that name or index.
     NAVSTUDIO_STATUS_UNKNOWN_MOVEMENT_TYPE = 4,
-    // A cell or position lies off the map.
+    // A cell or position lies off the map (a finite position; NaN and infinities are
+    // `INVALID_ARGUMENT`).
     NAVSTUDIO_STATUS_OFF_MAP = 5,
-    // The goal is a wall for this movement type.
-    NAVSTUDIO_STATUS_GOAL_IS_WALL = 6,
-    // No source shares the goal's island: nothing can reach it.
+    // A cell or position is a wall for the movement type: a path's goal (every goal of a
+    // set), every source of a request, a trace's source, an order's goal (for every agent's
+    // type), an agent's position. The header keeps the old names
+    // `NAVSTUDIO_STATUS_GOAL_IS_WALL` and `NAVSTUDIO_STATUS_BLOCKED` as aliases.
+    NAVSTUDIO_STATUS_WALL = 6,
+    // Nothing can reach the goal: no source of a request, no agent of an order, not the
+    // source of a trace shares an island with it.
     NAVSTUDIO_STATUS_UNREACHABLE = 7,
     // No live path, stamp or agent with that handle (never issued, released, or a path
     // that re-planning after a rebuild could no longer route).
@@ -53,9 +61,8 @@ typedef enum {
     NAVSTUDIO_STATUS_WRONG_WORLD = 11,
     // An earlier call panicked while changing this handle; only `_free` is allowed now.
     NAVSTUDIO_STATUS_POISONED = 12,
-    // The position is in a wall (or off the map) for the agent's movement type.
-    NAVSTUDIO_STATUS_BLOCKED = 13,
     // A bug inside the library: it panicked. The message says where; please report it.
+    // (13 is not used: it was `BLOCKED`, now `WALL` or `OFF_MAP`.)
     NAVSTUDIO_STATUS_PANIC = 14,
 } NavstudioStatus;
 
@@ -69,9 +76,14 @@ enum NavstudioAgentState
     NAVSTUDIO_AGENT_STATE_IDLE = 0,
     // Following its order's path.
     NAVSTUDIO_AGENT_STATE_MOVING = 1,
-    // Reached its goal.
+    // Reached its goal: its centre came within its own radius of its goal point (its lane
+    // target in a group order), or, near the goal, it touched an agent of the same order
+    // that had arrived (a group fills the space round its goal; touching is within 1.25 ×
+    // the two radii plus the separation margin), or a standing agent it touches holds its
+    // goal. Distances are metres and radii, the same on any cell size. An arrived agent
+    // holds position until its next order.
     NAVSTUDIO_AGENT_STATE_ARRIVED = 2,
-    // Has an order but made no progress for a while; keeps trying.
+    // Has an order but came no 0.5 m nearer its goal in the last 3 s; keeps trying.
     NAVSTUDIO_AGENT_STATE_STUCK = 3,
 };
 #ifndef __cplusplus
@@ -111,21 +123,27 @@ typedef struct {
 } NavstudioRect;
 
 // One kind of unit, as [`navstudio_crowd_add_agent`] takes it.
-// [`navstudio_archetype_default`] fills one with a built-in kind.
+// [`navstudio_archetype_default`] fills one with a built-in kind. Every number must be
+// finite and within the limit written beside it; [`navstudio_crowd_add_agent`] refuses
+// anything else with `NAVSTUDIO_STATUS_INVALID_ARGUMENT` and a sentence naming the field
+// and its range. Within the limits no call runs unbounded.
 typedef struct {
     // Name (NUL-terminated UTF-8); agents of equal archetypes share one record. May be NULL.
     const char *name;
     // The movement type whose walls and flow this unit uses (NUL-terminated UTF-8).
     const char *movement_type;
-    // Collision disc radius. `[Units: m] [Limit: > 0]`
+    // Collision disc radius. `[Units: m] [Limit: > 0, <= 8 cells of the world's map (8 ×
+    // cell_size_m)]`: wall contacts scan the cells under the disc, so a step's work grows with
+    // the radius in cells squared.
     float radius_m;
-    // Mass; heavy units push light ones aside. `[Units: kg] [Limit: > 0]`
+    // Mass; heavy units push light ones aside. `[Units: kg] [Limit: 0.1 ..= 1e7]`
     float mass;
-    // Largest steering force. `[Units: N] [Limit: > 0]`
+    // Largest steering force. `[Units: N] [Limit: > 0, max_force / mass <= 1000 m/s²]`
     float max_force;
-    // Top speed. `[Units: m/s] [Limit: > 0]`
+    // Top speed. `[Units: m/s] [Limit: > 0, <= 100]`
     float max_speed;
-    // Neighbours within this distance influence steering. `[Units: m] [Limit: > 0]`
+    // Neighbours within this distance influence steering. `[Units: m] [Limit: > 0, <= 100]`:
+    // neighbour queries visit every agent within it.
     float neighbour_radius_m;
 } NavstudioArchetype;
 
@@ -169,7 +187,8 @@ extern "C" {
 
 // Sets one cell's cost for one movement type (1..=254, 255 = wall). Walls change at once
 // for a crowd on this world; portals, islands and routes once [`navstudio_rebuild`] has
-// drained the queue.
+// drained the queue. On a stamped cell the new cost shows at once and stays when the
+// stamp is removed (it counts as written after the stamp).
 //
 // Threading: changes the world: no other call on it at the same time.
 //
@@ -186,6 +205,11 @@ NavstudioStatus navstudio_set_cost(NavstudioWorld *world,
 // map's right or bottom edge is dropped; its corner must lie on the map. Takes effect as
 // [`navstudio_set_cost`] does. Writes the stamp's handle to `*out_stamp`.
 //
+// Stamps compose: where stamps overlap, the one applied last shows. Removing stamps in
+// any order leaves every cell as if only the stamps still applied (and the
+// [`navstudio_set_cost`] calls made meanwhile) had been written, in the order they were:
+// buildings may go up and come down in any order and the map comes back exactly.
+//
 // Threading: changes the world: no other call on it at the same time.
 //
 // # Safety
@@ -199,8 +223,10 @@ NavstudioStatus navstudio_apply_stamp(NavstudioWorld *world,
                                       size_t cost_count,
                                       uint32_t *out_stamp);
 
-// Restores the costs a stamp covered. `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not
-// applied on this world or already removed.
+// Removes a stamp: each cell it covered shows what it would if the stamp had never been
+// applied (the cost from before it, or a later stamp or cost change over it; see
+// [`navstudio_apply_stamp`]). `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not applied on
+// this world or already removed.
 //
 // Threading: changes the world: no other call on it at the same time.
 //
@@ -211,18 +237,20 @@ NavstudioStatus navstudio_remove_stamp(NavstudioWorld *world, uint32_t stamp);
 // Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
 // after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
 // moved across a sector border (one at least), then dirty sectors' portals, graph edges,
-// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
-// (a path that can no longer be routed is dropped: its calls then return
+// islands and flow tiles, then landmark tables (their searches pause mid-way when the
+// budget is spent). When the queue empties, live paths are re-planned under their handles,
+// one at a time within the budget (a path that can no longer be routed is dropped: its
+// calls, [`navstudio_path_release`] included, then return
 // `NAVSTUDIO_STATUS_NO_SUCH_HANDLE`). `*out_done` (may be NULL) is true when nothing is
-// left. A budget of 0 still does one batch, so a loop always finishes.
+// left. The clock is read between units of work (a batch of 64 dirty sectors, a slice of a
+// landmark search, one path's re-plan), so a call overruns its budget by at most one unit;
+// a budget of 0 still does one unit, so a loop always finishes.
 //
 // Threading: changes the world: no other call on it at the same time.
 //
 // # Safety
 // `world` must be a live handle; `out_done` NULL or writable.
-NavstudioStatus navstudio_rebuild(NavstudioWorld *world,
-                                  uint64_t budget_us,
-                                  bool *out_done);
+NavstudioStatus navstudio_rebuild(NavstudioWorld *world, uint64_t budget_us, bool *out_done);
 
 // Work left in the rebuild queue (dirty sectors plus landmark tables being recomputed).
 //
@@ -248,7 +276,10 @@ NavstudioStatus navstudio_world_set_wall_buffer(NavstudioWorld *world,
 // Creates an empty crowd on `world` with the default settings (60 Hz fixed step, boids
 // avoidance) and a seed for its random numbers: the same seed, world and calls give the
 // same positions bit for bit, on any number of threads. Free it with
-// [`navstudio_crowd_free`] before or after the world; step it only while the world lives.
+// [`navstudio_crowd_free`] before or after the world. After its world is freed the crowd
+// may still be read ([`navstudio_crowd_agent_count`], [`navstudio_crowd_positions`],
+// [`navstudio_crowd_states`]: they read the crowd alone) and freed; every call that takes a
+// world (add, order, step, advance) needs the world it was made on, alive.
 //
 // Threading: reads the world (see `navstudio_world_info`).
 //
@@ -276,9 +307,12 @@ void navstudio_crowd_free(NavstudioCrowd *crowd);
 NavstudioStatus navstudio_archetype_default(const char *name, NavstudioArchetype *out);
 
 // Adds one idle agent of `archetype` at `position_world` (metres) in `group`, and writes
-// its id (0, 1, 2 … in order of adding) to `*out_agent`. `NAVSTUDIO_STATUS_BLOCKED` when
-// the position is in a wall or off the map for the archetype's movement type;
-// `UNKNOWN_MOVEMENT_TYPE` or `INVALID_ARGUMENT` for a bad archetype.
+// its id (0, 1, 2 … in order of adding) to `*out_agent`.
+//
+// Errors: `INVALID_ARGUMENT` for an archetype value outside its range (see
+// [`NavstudioArchetype`]) or a NaN or infinite position, `UNKNOWN_MOVEMENT_TYPE`,
+// `OFF_MAP` for a position off the map, `WALL` for a position in a wall for the
+// archetype's movement type.
 //
 // Threading: changes the crowd, reads the world: no other call on either at the same time.
 //
@@ -294,8 +328,12 @@ NavstudioStatus navstudio_crowd_add_agent(NavstudioCrowd *crowd,
 
 // Orders `agent_count` agents (ids from [`navstudio_crowd_add_agent`]) to `goal_world`
 // (metres): one path per movement type, shared, with lanes for a group. Agents that cannot
-// reach the goal become idle and are counted in the report. Ids the crowd does not have are
-// `INVALID_ARGUMENT`. `out_report` may be NULL.
+// reach the goal become idle and are counted in the report. `out_report` may be NULL.
+//
+// Errors, nothing ordered: `INVALID_ARGUMENT` for ids the crowd does not have or a NaN or
+// infinite goal, `OFF_MAP` for a goal off the map, `WALL` for a goal in a wall for every
+// ordered agent's movement type. `UNREACHABLE` when no agent can reach the goal: then the
+// order was given and every agent is idle (the report, if asked for, says so).
 //
 // Threading: changes the crowd and the world: no other call on either at the same time.
 //
@@ -309,9 +347,10 @@ NavstudioStatus navstudio_crowd_order(NavstudioCrowd *crowd,
                                       NavstudioVec2 goal_world,
                                       NavstudioOrderReport *out_report);
 
-// Runs `steps` fixed steps of the simulation (1/60 s each). Steps use the process-wide
-// thread pool (as many threads as cores, or `RAYON_NUM_THREADS`); the result does not
-// depend on how many.
+// Runs `steps` fixed steps of the simulation (1/60 s each). `[Limit: steps <= 60]` (one
+// second of game time per call, so no call runs unbounded; call again for more): more is
+// `INVALID_ARGUMENT`. Steps use the process-wide thread pool (as many threads as cores, or
+// `RAYON_NUM_THREADS`); the result does not depend on how many.
 //
 // Threading: changes the crowd and the world: no other call on either at the same time.
 //
@@ -319,9 +358,14 @@ NavstudioStatus navstudio_crowd_order(NavstudioCrowd *crowd,
 // `crowd` and `world` must be live handles.
 NavstudioStatus navstudio_crowd_step(NavstudioCrowd *crowd, NavstudioWorld *world, uint32_t steps);
 
-// Advances the simulation by `dt_secs` of game time in fixed steps (the remainder carries
-// over to the next call; at most 8 steps per call, so a stalled frame does not snowball)
-// and writes the steps taken to `*out_steps` (may be NULL).
+// Advances the simulation by `dt_secs` of game time in fixed steps of 1/60 s and writes the
+// steps taken to `*out_steps` (may be NULL). Time is kept exactly: what is left under a
+// step carries over to the next call, so 600 calls of 1/60 s take 600 steps and 1440
+// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball):
+// of the time beyond the 8th step one step's worth is kept for the next call and the rest
+// is dropped, so after a stall the crowd runs behind game time rather than catching up;
+// `*out_steps` says how many were taken. `dt_secs` must be finite and >= 0
+// (`INVALID_ARGUMENT`).
 //
 // Threading: as [`navstudio_crowd_step`].
 //
@@ -388,8 +432,8 @@ const char *navstudio_version(void);
 // path lives until [`navstudio_path_release`] (or the world is freed); after a rebuild it is
 // re-planned from the same sources under the same handle.
 //
-// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (no source shares
-// the goal's island), `INVALID_ARGUMENT` (no sources).
+// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `WALL` (the goal is a wall, or every source
+// is), `UNREACHABLE` (no source shares the goal's island), `INVALID_ARGUMENT` (no sources).
 //
 // For a goal set (several goal cells, each source led to its nearest) see
 // [`navstudio_request_path_to_any`].
@@ -414,9 +458,9 @@ NavstudioStatus navstudio_request_path(NavstudioWorld *world,
 // gives exactly that function's path. Goals that are walls or on islands no source stands
 // on are left out.
 //
-// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL` (every goal is a wall),
-// `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT` (no sources or
-// no goals).
+// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `WALL` (every goal is a wall, or every
+// source is), `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT`
+// (no sources or no goals).
 //
 // Threading: changes the world (the path table and its caches): no other call on this
 // world may run at the same time.
@@ -439,7 +483,7 @@ NavstudioStatus navstudio_request_path_to_any(NavstudioWorld *world,
 // leading to the old goal, then switches under the same handle, so agents never stop. A
 // goal set becomes the single goal. `out_queued` may be null.
 //
-// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (the goal is on no
+// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `WALL`, `UNREACHABLE` (the goal is on no
 // island the path's sources stand on); the path is left as it was.
 //
 // Threading: changes the world: no other call on it at the same time.
@@ -471,7 +515,8 @@ NavstudioStatus navstudio_add_sources(NavstudioWorld *world,
                                       uint32_t *out_added);
 
 // Releases a path handle (its goal field may stay cached until evicted).
-// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world.
+// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world, including a path a
+// rebuild dropped (the handle is forgotten all the same, as by a release).
 //
 // Threading: changes the world: no other call on it at the same time.
 //
@@ -484,8 +529,13 @@ NavstudioStatus navstudio_path_release(NavstudioWorld *world, uint32_t path);
 // furthest flow cell ahead in plain sight (look-ahead, see [`navstudio_steer_target`]),
 // else the bilinear blend of the four nearest flow directions; off the route, toward the
 // nearest routed portal. It never leads into a wall: a step of up to half a cell along it
-// stays out of wall cells and never squeezes between two walls meeting at a corner (near
-// a wall it slides along it). `NAVSTUDIO_STATUS_NO_FLOW` when there is no direction to give.
+// from a passable cell stays out of wall cells and never squeezes between two walls meeting
+// at a corner (near a wall it slides along it). A wall cell answers as any other (from the
+// flow around it, or toward the route), so an agent pushed into a wall is led out; use
+// [`navstudio_cell_cost`] to tell walls apart.
+//
+// Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (a NaN or infinite position), `OFF_MAP`,
+// `NO_FLOW` when there is no direction to give.
 //
 // Threading: read-only, and built for it: many threads may sample one world at once (each
 // agent of a crowd, say), but not while a call that changes the world runs.
@@ -503,8 +553,10 @@ NavstudioStatus navstudio_sample_flow(const NavstudioWorld *world,
 // in a straight line without crossing a wall or a cell costlier than the flow crosses
 // (string pulling); else the centre of the next cell of the flow. An agent that heads for
 // this point, asking again as it moves, walks the route [`navstudio_trace_path`] measures.
-// Answers are cached per cell. `NAVSTUDIO_STATUS_OFF_MAP` for a position off the map or
-// not finite; `NAVSTUDIO_STATUS_NO_FLOW` where the path gives no target (off its route).
+// Answers are cached per cell.
+//
+// Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (a NaN or infinite position), `OFF_MAP`,
+// `NO_FLOW` where the path gives no target (off its route).
 //
 // Threading: read-only (see [`navstudio_sample_flow`]).
 //
@@ -535,7 +587,14 @@ NavstudioStatus navstudio_line_of_sight(const NavstudioWorld *world,
 // when it is not NULL: `*out_cell_count` always receives how many there are, and when
 // `cells_capacity` is smaller nothing is copied and the status is
 // `NAVSTUDIO_STATUS_BUFFER_TOO_SMALL` (the length is written all the same).
-// `NAVSTUDIO_STATUS_NO_FLOW` when following the flow does not reach the goal.
+//
+// `source` need not be one of the path's sources: from any cell on the goal's island the
+// trace walks as `navstudio_sample_flow` steers (quarter-cell steps off the route) until it
+// is on the route, then follows the flow.
+//
+// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `WALL` (the source is a wall), `UNREACHABLE` (the
+// source is on another island than the goal), `NO_FLOW` (the walk from it enters a wall or
+// does not reach the goal).
 //
 // Threading: read-only (see [`navstudio_sample_flow`]).
 //
@@ -559,8 +618,15 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
 //
 // `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
 // freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
-// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`navstudio_last_error`] names the
-// file and what is wrong with it.
+// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error, or `INVALID_ARGUMENT` for an empty path)
+// and [`navstudio_last_error`] names the file and what is wrong with it.
+//
+// Damage, file against memory: opening a file checks the header, the manifest and the
+// island chunks; a damaged movement-type graph or region chunk is found when a call first
+// needs it, and that call (a request, a cost change there) fails with
+// `NAVSTUDIO_STATUS_PACKAGE` naming the chunk while the rest of the map answers.
+// [`navstudio_world_open_bytes`] reads and checks every chunk when it opens, so the same
+// damage fails the open itself with `NAVSTUDIO_STATUS_PACKAGE`, naming the chunk too.
 //
 // Threading: any thread; it shares nothing with other worlds.
 //
@@ -569,7 +635,9 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
 NavstudioStatus navstudio_world_open(const char *path, NavstudioWorld **out_world);
 
 // Opens a nav package held in memory (`len` bytes at `bytes`; the library copies what it
-// needs, so the buffer may be freed when the call returns). Otherwise as
+// needs, so the buffer may be freed when the call returns). Every chunk is read and
+// checked now: a damaged chunk anywhere fails the open with `NAVSTUDIO_STATUS_PACKAGE`
+// (where [`navstudio_world_open`] fails only the calls that need it). Otherwise as
 // [`navstudio_world_open`].
 //
 // Threading: any thread.
@@ -581,7 +649,8 @@ NavstudioStatus navstudio_world_open_bytes(const uint8_t *bytes,
                                            NavstudioWorld **out_world);
 
 // Frees a world and every path and stamp in it. NULL is ignored. A crowd made on this world
-// must not be stepped afterwards (free it too).
+// may still be read and freed afterwards, but not given the world again: add, order, step
+// and advance need it live (see [`navstudio_crowd_create`]).
 //
 // Threading: no other call may use the world during or after this one.
 //
@@ -626,8 +695,10 @@ NavstudioStatus navstudio_movement_type_name(const NavstudioWorld *world,
                                              size_t *out_len);
 
 // Whether `to` can be reached from `from` by movement type `movement_type` (equal island
-// ids; constant time, no search). Both cells must lie on the map. A world opened on a
-// version 2 package reads the type's island fields from the file on its first use.
+// ids; constant time, no search). Both cells must lie on the map (else `OFF_MAP`). A wall
+// is on no island: `*out_reachable` is false whenever either cell is a wall (a status of
+// `OK`, not `WALL`: the question has an answer). A world opened on a version 2 package
+// reads the type's island fields from the file on its first use.
 //
 // Threading: read-only (see [`navstudio_world_info`]).
 //
@@ -638,6 +709,23 @@ NavstudioStatus navstudio_is_reachable(const NavstudioWorld *world,
                                        NavstudioCell from,
                                        NavstudioCell to,
                                        bool *out_reachable);
+
+// The cost of `cell` for movement type `movement_type` as the world holds it now, after
+// [`navstudio_set_cost`] and stamps, into `*out_cost`: 1..=254, 255 = wall (a wall is a cell
+// of no island, so [`navstudio_is_reachable`] is false from and to it). A world opened from
+// a file reads the cell's region first if no call has yet.
+//
+// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `PACKAGE` (the region is damaged).
+//
+// Threading: changes the world (it may read a region into it): no other call on it at the
+// same time.
+//
+// # Safety
+// `world` must be a live handle; `out_cost` writable.
+NavstudioStatus navstudio_cell_cost(NavstudioWorld *world,
+                                    uint32_t movement_type,
+                                    NavstudioCell cell,
+                                    uint8_t *out_cost);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -7,14 +7,15 @@ use navstudio_nav::world::StampHandle;
 
 use crate::ffi::*;
 // Doc links by plain name: cbindgen copies the docs into the C header as written.
-#[cfg(doc)]
-use crate::navstudio_move_goal;
 use crate::world::*;
 use crate::{NavstudioCell, NavstudioRect};
+#[cfg(doc)]
+use crate::{navstudio_move_goal, navstudio_path_release};
 
 /// Sets one cell's cost for one movement type (1..=254, 255 = wall). Walls change at once
 /// for a crowd on this world; portals, islands and routes once [`navstudio_rebuild`] has
-/// drained the queue.
+/// drained the queue. On a stamped cell the new cost shows at once and stays when the
+/// stamp is removed (it counts as written after the stamp).
 ///
 /// Threading: changes the world: no other call on it at the same time.
 ///
@@ -49,6 +50,11 @@ pub unsafe extern "C" fn navstudio_set_cost(
 /// covered so [`navstudio_remove_stamp`] can restore it. The part of the block past the
 /// map's right or bottom edge is dropped; its corner must lie on the map. Takes effect as
 /// [`navstudio_set_cost`] does. Writes the stamp's handle to `*out_stamp`.
+///
+/// Stamps compose: where stamps overlap, the one applied last shows. Removing stamps in
+/// any order leaves every cell as if only the stamps still applied (and the
+/// [`navstudio_set_cost`] calls made meanwhile) had been written, in the order they were:
+/// buildings may go up and come down in any order and the map comes back exactly.
 ///
 /// Threading: changes the world: no other call on it at the same time.
 ///
@@ -115,8 +121,10 @@ pub unsafe extern "C" fn navstudio_apply_stamp(
     })
 }
 
-/// Restores the costs a stamp covered. `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not
-/// applied on this world or already removed.
+/// Removes a stamp: each cell it covered shows what it would if the stamp had never been
+/// applied (the cost from before it, or a later stamp or cost change over it; see
+/// [`navstudio_apply_stamp`]). `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a stamp not applied on
+/// this world or already removed.
 ///
 /// Threading: changes the world: no other call on it at the same time.
 ///
@@ -146,10 +154,14 @@ pub unsafe extern "C" fn navstudio_remove_stamp(
 /// Drains the rebuild queue for about `budget_us` microseconds (call it once per frame
 /// after cost changes or a queued [`navstudio_move_goal`]): first the re-plans of goals
 /// moved across a sector border (one at least), then dirty sectors' portals, graph edges,
-/// islands and flow tiles, then landmark tables. When the queue empties, live paths are re-planned under their handles
-/// (a path that can no longer be routed is dropped: its calls then return
+/// islands and flow tiles, then landmark tables (their searches pause mid-way when the
+/// budget is spent). When the queue empties, live paths are re-planned under their handles,
+/// one at a time within the budget (a path that can no longer be routed is dropped: its
+/// calls, [`navstudio_path_release`] included, then return
 /// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE`). `*out_done` (may be NULL) is true when nothing is
-/// left. A budget of 0 still does one batch, so a loop always finishes.
+/// left. The clock is read between units of work (a batch of 64 dirty sectors, a slice of a
+/// landmark search, one path's re-plan), so a call overruns its budget by at most one unit;
+/// a budget of 0 still does one unit, so a loop always finishes.
 ///
 /// Threading: changes the world: no other call on it at the same time.
 ///

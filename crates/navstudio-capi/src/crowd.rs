@@ -17,6 +17,9 @@ use crate::ffi::{
 };
 use crate::world::{NavstudioWorld, poisoned, world_mut, world_ref};
 
+/// Most steps one [`navstudio_crowd_step`] call runs.
+const MAX_STEPS_PER_CALL: u32 = 60;
+
 /// A crowd simulation. Opaque; made by [`navstudio_crowd_create`], freed by
 /// [`navstudio_crowd_free`].
 pub struct NavstudioCrowd {
@@ -26,7 +29,10 @@ pub struct NavstudioCrowd {
 }
 
 /// One kind of unit, as [`navstudio_crowd_add_agent`] takes it.
-/// [`navstudio_archetype_default`] fills one with a built-in kind.
+/// [`navstudio_archetype_default`] fills one with a built-in kind. Every number must be
+/// finite and within the limit written beside it; [`navstudio_crowd_add_agent`] refuses
+/// anything else with `NAVSTUDIO_STATUS_INVALID_ARGUMENT` and a sentence naming the field
+/// and its range. Within the limits no call runs unbounded.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct NavstudioArchetype {
@@ -34,15 +40,18 @@ pub struct NavstudioArchetype {
     pub name: *const c_char,
     /// The movement type whose walls and flow this unit uses (NUL-terminated UTF-8).
     pub movement_type: *const c_char,
-    /// Collision disc radius. `[Units: m] [Limit: > 0]`
+    /// Collision disc radius. `[Units: m] [Limit: > 0, <= 8 cells of the world's map (8 ×
+    /// cell_size_m)]`: wall contacts scan the cells under the disc, so a step's work grows with
+    /// the radius in cells squared.
     pub radius_m: f32,
-    /// Mass; heavy units push light ones aside. `[Units: kg] [Limit: > 0]`
+    /// Mass; heavy units push light ones aside. `[Units: kg] [Limit: 0.1 ..= 1e7]`
     pub mass: f32,
-    /// Largest steering force. `[Units: N] [Limit: > 0]`
+    /// Largest steering force. `[Units: N] [Limit: > 0, max_force / mass <= 1000 m/s²]`
     pub max_force: f32,
-    /// Top speed. `[Units: m/s] [Limit: > 0]`
+    /// Top speed. `[Units: m/s] [Limit: > 0, <= 100]`
     pub max_speed: f32,
-    /// Neighbours within this distance influence steering. `[Units: m] [Limit: > 0]`
+    /// Neighbours within this distance influence steering. `[Units: m] [Limit: > 0, <= 100]`:
+    /// neighbour queries visit every agent within it.
     pub neighbour_radius_m: f32,
 }
 
@@ -68,9 +77,14 @@ pub enum NavstudioAgentState {
     Idle = 0,
     /// Following its order's path.
     Moving = 1,
-    /// Reached its goal.
+    /// Reached its goal: its centre came within its own radius of its goal point (its lane
+    /// target in a group order), or, near the goal, it touched an agent of the same order
+    /// that had arrived (a group fills the space round its goal; touching is within 1.25 ×
+    /// the two radii plus the separation margin), or a standing agent it touches holds its
+    /// goal. Distances are metres and radii, the same on any cell size. An arrived agent
+    /// holds position until its next order.
     Arrived = 2,
-    /// Has an order but made no progress for a while; keeps trying.
+    /// Has an order but came no 0.5 m nearer its goal in the last 3 s; keeps trying.
     Stuck = 3,
 }
 
@@ -137,7 +151,10 @@ unsafe fn crowd_ref<'a>(crowd: *const NavstudioCrowd) -> Result<&'a NavstudioCro
 /// Creates an empty crowd on `world` with the default settings (60 Hz fixed step, boids
 /// avoidance) and a seed for its random numbers: the same seed, world and calls give the
 /// same positions bit for bit, on any number of threads. Free it with
-/// [`navstudio_crowd_free`] before or after the world; step it only while the world lives.
+/// [`navstudio_crowd_free`] before or after the world. After its world is freed the crowd
+/// may still be read ([`navstudio_crowd_agent_count`], [`navstudio_crowd_positions`],
+/// [`navstudio_crowd_states`]: they read the crowd alone) and freed; every call that takes a
+/// world (add, order, step, advance) needs the world it was made on, alive.
 ///
 /// Threading: reads the world (see `navstudio_world_info`).
 ///
@@ -231,9 +248,12 @@ pub unsafe extern "C" fn navstudio_archetype_default(
 }
 
 /// Adds one idle agent of `archetype` at `position_world` (metres) in `group`, and writes
-/// its id (0, 1, 2 … in order of adding) to `*out_agent`. `NAVSTUDIO_STATUS_BLOCKED` when
-/// the position is in a wall or off the map for the archetype's movement type;
-/// `UNKNOWN_MOVEMENT_TYPE` or `INVALID_ARGUMENT` for a bad archetype.
+/// its id (0, 1, 2 … in order of adding) to `*out_agent`.
+///
+/// Errors: `INVALID_ARGUMENT` for an archetype value outside its range (see
+/// [`NavstudioArchetype`]) or a NaN or infinite position, `UNKNOWN_MOVEMENT_TYPE`,
+/// `OFF_MAP` for a position off the map, `WALL` for a position in a wall for the
+/// archetype's movement type.
 ///
 /// Threading: changes the crowd, reads the world: no other call on either at the same time.
 ///
@@ -288,25 +308,55 @@ pub unsafe extern "C" fn navstudio_crowd_add_agent(
                     };
                     Failure::new(status, e.to_string())
                 })?
-                .ok_or_else(|| {
-                    Failure::new(
-                        NavstudioStatus::Blocked,
-                        format!(
-                            "({}, {}) m is in a wall or off the map for '{movement_type}'",
-                            pos.x, pos.y
-                        ),
-                    )
-                })?;
+                .ok_or_else(|| position_failure(&w.nav, pos, "agent position", movement_type))?;
             // SAFETY: the caller passes writable storage (contract above).
             unsafe { write_out(out_agent, id.0, "out_agent") }
         })
     })
 }
 
+/// Why an agent cannot stand at (or an order go to) a finite position: off the map, or a
+/// wall for `movement_type`.
+fn position_failure(
+    nav: &navstudio_crowd::WorldNavigator,
+    pos: Vec2,
+    what: &str,
+    movement_type: &str,
+) -> Failure {
+    use navstudio_crowd::Navigator;
+    let grid = nav.grid();
+    let (cx, cy) = grid.cell_from_world(pos);
+    let (w_m, h_m) = (
+        grid.width_cells as f32 * grid.cell_size_m,
+        grid.height_cells as f32 * grid.cell_size_m,
+    );
+    if cx < 0 || cy < 0 || cx as u32 >= grid.width_cells || cy as u32 >= grid.height_cells {
+        Failure::new(
+            NavstudioStatus::OffMap,
+            format!(
+                "the {what} ({}, {}) m lies off the map (0..{w_m} m × 0..{h_m} m)",
+                pos.x, pos.y
+            ),
+        )
+    } else {
+        Failure::new(
+            NavstudioStatus::Wall,
+            format!(
+                "the {what} ({}, {}) m is in cell ({cx}, {cy}), a wall for movement type '{movement_type}'",
+                pos.x, pos.y
+            ),
+        )
+    }
+}
+
 /// Orders `agent_count` agents (ids from [`navstudio_crowd_add_agent`]) to `goal_world`
 /// (metres): one path per movement type, shared, with lanes for a group. Agents that cannot
-/// reach the goal become idle and are counted in the report. Ids the crowd does not have are
-/// `INVALID_ARGUMENT`. `out_report` may be NULL.
+/// reach the goal become idle and are counted in the report. `out_report` may be NULL.
+///
+/// Errors, nothing ordered: `INVALID_ARGUMENT` for ids the crowd does not have or a NaN or
+/// infinite goal, `OFF_MAP` for a goal off the map, `WALL` for a goal in a wall for every
+/// ordered agent's movement type. `UNREACHABLE` when no agent can reach the goal: then the
+/// order was given and every agent is idle (the report, if asked for, says so).
 ///
 /// Threading: changes the crowd and the world: no other call on either at the same time.
 ///
@@ -339,25 +389,71 @@ pub unsafe extern "C" fn navstudio_crowd_order(
         }
         let selection: Vec<AgentId> = agents.iter().map(|&a| AgentId(a)).collect();
         mutate(c, w, |c, w| {
+            refuse_goal(c, w, agents, goal)?;
             let r = c.sim.order_move(&mut w.nav, &selection, goal);
-            if out_report.is_null() {
-                return Ok(());
+            if !out_report.is_null() {
+                let report = NavstudioOrderReport {
+                    order: r.order,
+                    moving: r.moving,
+                    unreachable: r.unreachable,
+                    lanes: r.lanes,
+                };
+                // SAFETY: non-null here; the caller passes writable storage (contract above).
+                unsafe { write_out(out_report, report, "out_report") }?;
             }
-            let report = NavstudioOrderReport {
-                order: r.order,
-                moving: r.moving,
-                unreachable: r.unreachable,
-                lanes: r.lanes,
-            };
-            // SAFETY: non-null here; the caller passes writable storage (contract above).
-            unsafe { write_out(out_report, report, "out_report") }
+            if r.moving == 0 && r.unreachable > 0 {
+                return Err(Failure::new(
+                    NavstudioStatus::Unreachable,
+                    format!(
+                        "none of the {} agents can reach ({}, {}) m: it is on another island \
+                         than each of them for its movement type; they are idle now",
+                        r.unreachable, goal.x, goal.y
+                    ),
+                ));
+            }
+            Ok(())
         })
     })
 }
 
-/// Runs `steps` fixed steps of the simulation (1/60 s each). Steps use the process-wide
-/// thread pool (as many threads as cores, or `RAYON_NUM_THREADS`); the result does not
-/// depend on how many.
+/// Refuses an order's goal that is off the map, or a wall for every movement type of the
+/// agents ordered, before anything changes.
+fn refuse_goal(
+    c: &NavstudioCrowd,
+    w: &NavstudioWorld,
+    agents: &[u32],
+    goal: Vec2,
+) -> Result<(), Failure> {
+    use navstudio_crowd::Navigator;
+    let (cx, cy) = w.nav.grid().cell_from_world(goal);
+    let a = c.sim.agents();
+    let mut types: Vec<usize> = agents
+        .iter()
+        .map(|&i| a.type_index[i as usize] as usize)
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    let first = types.first().copied().unwrap_or(0);
+    let name = w
+        .world()
+        .nav()
+        .layers
+        .get(first)
+        .map_or("?", |l| l.name.as_str());
+    let failure = position_failure(&w.nav, goal, "goal", name);
+    if failure.status == NavstudioStatus::OffMap {
+        return Err(failure);
+    }
+    if !types.is_empty() && types.iter().all(|&t| w.nav.is_wall(t, cx, cy)) {
+        return Err(failure);
+    }
+    Ok(())
+}
+
+/// Runs `steps` fixed steps of the simulation (1/60 s each). `[Limit: steps <= 60]` (one
+/// second of game time per call, so no call runs unbounded; call again for more): more is
+/// `INVALID_ARGUMENT`. Steps use the process-wide thread pool (as many threads as cores, or
+/// `RAYON_NUM_THREADS`); the result does not depend on how many.
 ///
 /// Threading: changes the crowd and the world: no other call on either at the same time.
 ///
@@ -372,6 +468,12 @@ pub unsafe extern "C" fn navstudio_crowd_step(
     guard(|| {
         // SAFETY: the caller passes live handles used by this call alone (contract above).
         let (c, w) = unsafe { pair_mut(crowd, world) }?;
+        if steps > MAX_STEPS_PER_CALL {
+            return Err(Failure::invalid(format!(
+                "{steps} steps in one call is more than {MAX_STEPS_PER_CALL} (one second of \
+                 game time); call navstudio_crowd_step again for more"
+            )));
+        }
         mutate(c, w, |c, w| {
             for _ in 0..steps {
                 c.sim.step(&mut w.nav);
@@ -381,9 +483,14 @@ pub unsafe extern "C" fn navstudio_crowd_step(
     })
 }
 
-/// Advances the simulation by `dt_secs` of game time in fixed steps (the remainder carries
-/// over to the next call; at most 8 steps per call, so a stalled frame does not snowball)
-/// and writes the steps taken to `*out_steps` (may be NULL).
+/// Advances the simulation by `dt_secs` of game time in fixed steps of 1/60 s and writes the
+/// steps taken to `*out_steps` (may be NULL). Time is kept exactly: what is left under a
+/// step carries over to the next call, so 600 calls of 1/60 s take 600 steps and 1440
+/// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball):
+/// of the time beyond the 8th step one step's worth is kept for the next call and the rest
+/// is dropped, so after a stall the crowd runs behind game time rather than catching up;
+/// `*out_steps` says how many were taken. `dt_secs` must be finite and >= 0
+/// (`INVALID_ARGUMENT`).
 ///
 /// Threading: as [`navstudio_crowd_step`].
 ///

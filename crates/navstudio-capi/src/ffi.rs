@@ -23,11 +23,16 @@ pub enum NavstudioStatus {
     Package = 3,
     /// No movement type with that name or index.
     UnknownMovementType = 4,
-    /// A cell or position lies off the map.
+    /// A cell or position lies off the map (a finite position; NaN and infinities are
+    /// `INVALID_ARGUMENT`).
     OffMap = 5,
-    /// The goal is a wall for this movement type.
-    GoalIsWall = 6,
-    /// No source shares the goal's island: nothing can reach it.
+    /// A cell or position is a wall for the movement type: a path's goal (every goal of a
+    /// set), every source of a request, a trace's source, an order's goal (for every agent's
+    /// type), an agent's position. The header keeps the old names
+    /// `NAVSTUDIO_STATUS_GOAL_IS_WALL` and `NAVSTUDIO_STATUS_BLOCKED` as aliases.
+    Wall = 6,
+    /// Nothing can reach the goal: no source of a request, no agent of an order, not the
+    /// source of a trace shares an island with it.
     Unreachable = 7,
     /// No live path, stamp or agent with that handle (never issued, released, or a path
     /// that re-planning after a rebuild could no longer route).
@@ -41,9 +46,8 @@ pub enum NavstudioStatus {
     WrongWorld = 11,
     /// An earlier call panicked while changing this handle; only `_free` is allowed now.
     Poisoned = 12,
-    /// The position is in a wall (or off the map) for the agent's movement type.
-    Blocked = 13,
     /// A bug inside the library: it panicked. The message says where; please report it.
+    /// (13 is not used: it was `BLOCKED`, now `WALL` or `OFF_MAP`.)
     Panic = 14,
 }
 

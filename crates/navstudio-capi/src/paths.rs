@@ -6,9 +6,9 @@ use navstudio_nav::world::PathId;
 use crate::ffi::*;
 use crate::world::*;
 // Doc links by plain name: cbindgen copies the docs into the C header as written.
-#[cfg(doc)]
-use crate::navstudio_rebuild;
 use crate::{NavstudioCell, NavstudioVec2};
+#[cfg(doc)]
+use crate::{navstudio_cell_cost, navstudio_rebuild};
 
 /// Plans a path for `source_count` sources (an array of cells) to `goal` for one movement
 /// type, and writes its handle to `*out_path`. Sources on other islands than the goal are
@@ -16,8 +16,8 @@ use crate::{NavstudioCell, NavstudioVec2};
 /// path lives until [`navstudio_path_release`] (or the world is freed); after a rebuild it is
 /// re-planned from the same sources under the same handle.
 ///
-/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (no source shares
-/// the goal's island), `INVALID_ARGUMENT` (no sources).
+/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `WALL` (the goal is a wall, or every source
+/// is), `UNREACHABLE` (no source shares the goal's island), `INVALID_ARGUMENT` (no sources).
 ///
 /// For a goal set (several goal cells, each source led to its nearest) see
 /// [`navstudio_request_path_to_any`].
@@ -59,9 +59,9 @@ pub unsafe extern "C" fn navstudio_request_path(
 /// gives exactly that function's path. Goals that are walls or on islands no source stands
 /// on are left out.
 ///
-/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `GOAL_IS_WALL` (every goal is a wall),
-/// `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT` (no sources or
-/// no goals).
+/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `WALL` (every goal is a wall, or every
+/// source is), `UNREACHABLE` (no source shares an island with a goal), `INVALID_ARGUMENT`
+/// (no sources or no goals).
 ///
 /// Threading: changes the world (the path table and its caches): no other call on this
 /// world may run at the same time.
@@ -114,7 +114,7 @@ pub unsafe extern "C" fn navstudio_request_path_to_any(
 /// leading to the old goal, then switches under the same handle, so agents never stop. A
 /// goal set becomes the single goal. `out_queued` may be null.
 ///
-/// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `GOAL_IS_WALL`, `UNREACHABLE` (the goal is on no
+/// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `WALL`, `UNREACHABLE` (the goal is on no
 /// island the path's sources stand on); the path is left as it was.
 ///
 /// Threading: changes the world: no other call on it at the same time.
@@ -194,7 +194,8 @@ pub unsafe extern "C" fn navstudio_add_sources(
 }
 
 /// Releases a path handle (its goal field may stay cached until evicted).
-/// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world.
+/// `NAVSTUDIO_STATUS_NO_SUCH_HANDLE` for a handle not live in this world, including a path a
+/// rebuild dropped (the handle is forgotten all the same, as by a release).
 ///
 /// Threading: changes the world: no other call on it at the same time.
 ///
@@ -209,14 +210,12 @@ pub unsafe extern "C" fn navstudio_path_release(
         // SAFETY: the caller passes a live handle used by this call alone (contract above).
         let w = unsafe { world_mut(world) }?;
         mutate(w, |w| {
-            if !w.paths.remove(&path) {
-                return Err(Failure::new(
-                    NavstudioStatus::NoSuchHandle,
-                    format!("path {path} was never issued by this world or was released"),
-                ));
+            // A path the rebuild dropped is refused as every call on it is, and forgotten.
+            let live = w.live_path(path);
+            if w.paths.remove(&path) {
+                w.nav.world.release_path(PathId(path));
             }
-            w.nav.world.release_path(PathId(path));
-            Ok(())
+            live.map(|_| ())
         })
     })
 }
@@ -226,8 +225,13 @@ pub unsafe extern "C" fn navstudio_path_release(
 /// furthest flow cell ahead in plain sight (look-ahead, see [`navstudio_steer_target`]),
 /// else the bilinear blend of the four nearest flow directions; off the route, toward the
 /// nearest routed portal. It never leads into a wall: a step of up to half a cell along it
-/// stays out of wall cells and never squeezes between two walls meeting at a corner (near
-/// a wall it slides along it). `NAVSTUDIO_STATUS_NO_FLOW` when there is no direction to give.
+/// from a passable cell stays out of wall cells and never squeezes between two walls meeting
+/// at a corner (near a wall it slides along it). A wall cell answers as any other (from the
+/// flow around it, or toward the route), so an agent pushed into a wall is led out; use
+/// [`navstudio_cell_cost`] to tell walls apart.
+///
+/// Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (a NaN or infinite position), `OFF_MAP`,
+/// `NO_FLOW` when there is no direction to give.
 ///
 /// Threading: read-only, and built for it: many threads may sample one world at once (each
 /// agent of a crowd, say), but not while a call that changes the world runs.
@@ -254,15 +258,18 @@ pub unsafe extern "C" fn navstudio_sample_flow(
         let id = PathId(path);
         let spec = w.world().nav().spec;
         let (px, py) = (position.x, position.y);
-        if !(px.is_finite() && py.is_finite())
-            || px < 0.0
-            || py < 0.0
-            || px >= spec.width as f32
-            || py >= spec.height as f32
-        {
+        if !(px.is_finite() && py.is_finite()) {
+            return Err(Failure::invalid(format!(
+                "position ({px}, {py}) is not a finite position; pass finite cell units"
+            )));
+        }
+        if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
             return Err(Failure::new(
                 NavstudioStatus::OffMap,
-                format!("position ({px}, {py}) lies off the map"),
+                format!(
+                    "position ({px}, {py}) lies off the {}×{} map",
+                    spec.width, spec.height
+                ),
             ));
         }
         let (x, y) = w.world().sample_flow(id, (px, py)).ok_or_else(|| {
@@ -285,8 +292,10 @@ pub unsafe extern "C" fn navstudio_sample_flow(
 /// in a straight line without crossing a wall or a cell costlier than the flow crosses
 /// (string pulling); else the centre of the next cell of the flow. An agent that heads for
 /// this point, asking again as it moves, walks the route [`navstudio_trace_path`] measures.
-/// Answers are cached per cell. `NAVSTUDIO_STATUS_OFF_MAP` for a position off the map or
-/// not finite; `NAVSTUDIO_STATUS_NO_FLOW` where the path gives no target (off its route).
+/// Answers are cached per cell.
+///
+/// Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (a NaN or infinite position), `OFF_MAP`,
+/// `NO_FLOW` where the path gives no target (off its route).
 ///
 /// Threading: read-only (see [`navstudio_sample_flow`]).
 ///
@@ -305,15 +314,18 @@ pub unsafe extern "C" fn navstudio_steer_target(
         let id = w.live_path(path)?;
         let spec = w.world().nav().spec;
         let (px, py) = (position.x, position.y);
-        if !(px.is_finite() && py.is_finite())
-            || px < 0.0
-            || py < 0.0
-            || px >= spec.width as f32
-            || py >= spec.height as f32
-        {
+        if !(px.is_finite() && py.is_finite()) {
+            return Err(Failure::invalid(format!(
+                "position ({px}, {py}) is not a finite position; pass finite cell units"
+            )));
+        }
+        if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
             return Err(Failure::new(
                 NavstudioStatus::OffMap,
-                format!("position ({px}, {py}) lies off the map"),
+                format!(
+                    "position ({px}, {py}) lies off the {}×{} map",
+                    spec.width, spec.height
+                ),
             ));
         }
         let (x, y) = w.world().steer_target(id, (px, py)).ok_or_else(|| {
@@ -362,7 +374,14 @@ pub unsafe extern "C" fn navstudio_line_of_sight(
 /// when it is not NULL: `*out_cell_count` always receives how many there are, and when
 /// `cells_capacity` is smaller nothing is copied and the status is
 /// `NAVSTUDIO_STATUS_BUFFER_TOO_SMALL` (the length is written all the same).
-/// `NAVSTUDIO_STATUS_NO_FLOW` when following the flow does not reach the goal.
+///
+/// `source` need not be one of the path's sources: from any cell on the goal's island the
+/// trace walks as `navstudio_sample_flow` steers (quarter-cell steps off the route) until it
+/// is on the route, then follows the flow.
+///
+/// Errors: `NO_SUCH_HANDLE`, `OFF_MAP`, `WALL` (the source is a wall), `UNREACHABLE` (the
+/// source is on another island than the goal), `NO_FLOW` (the walk from it enters a wall or
+/// does not reach the goal).
 ///
 /// Threading: read-only (see [`navstudio_sample_flow`]).
 ///
@@ -391,13 +410,31 @@ pub unsafe extern "C" fn navstudio_trace_path(
             return Err(Failure::null("out_cell_count"));
         }
         let traced = w.world().trace_path(id, from).ok_or_else(|| {
-            Failure::new(
-                NavstudioStatus::NoFlow,
-                format!(
-                    "following path {path} from ({}, {}) does not reach its goal",
-                    from.0, from.1
-                ),
-            )
+            let (x, y) = from;
+            let island = w.world().island_at(layer_of(w, id), from);
+            if island == 0 {
+                Failure::new(
+                    NavstudioStatus::Wall,
+                    format!("the source ({x}, {y}) is a wall for the path's movement type"),
+                )
+            } else if !w.world().path_reaches(id, from) {
+                Failure::new(
+                    NavstudioStatus::Unreachable,
+                    format!(
+                        "the source ({x}, {y}) is on another island than path {path}'s goal: \
+                         nothing leads from it there"
+                    ),
+                )
+            } else {
+                Failure::new(
+                    NavstudioStatus::NoFlow,
+                    format!(
+                        "following path {path} from ({x}, {y}) does not reach its goal (the \
+                         way to its route is blocked); add the cell as a source with \
+                         navstudio_add_sources"
+                    ),
+                )
+            }
         })?;
         // SAFETY: the caller passes writable storage (contract above).
         unsafe { write_out(out_length_cells, traced.length, "out_length_cells") }?;
@@ -414,4 +451,9 @@ pub unsafe extern "C" fn navstudio_trace_path(
         // SAFETY: the caller passes `cells_capacity` writable cells (contract above).
         unsafe { write_array(out_cells, cells_capacity, &cells, "out_cells") }
     })
+}
+
+/// The movement type a live path was planned for.
+fn layer_of(w: &NavstudioWorld, id: PathId) -> usize {
+    w.world().path(id).map_or(0, |p| p.layer)
 }

@@ -20,6 +20,8 @@ use crate::ffi::{
 // Doc links by plain name: cbindgen copies the docs into the C header as written.
 #[cfg(doc)]
 use crate::navstudio_last_error;
+#[cfg(doc)]
+use crate::{navstudio_crowd_create, navstudio_set_cost};
 
 /// Ids of worlds, so a crowd can tell the world it was made on from another.
 static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(1);
@@ -150,7 +152,7 @@ pub(crate) fn path_status(e: &PathError) -> NavstudioStatus {
     match e {
         PathError::UnknownType(_) => NavstudioStatus::UnknownMovementType,
         PathError::OffMap(_) => NavstudioStatus::OffMap,
-        PathError::GoalIsWall(_) => NavstudioStatus::GoalIsWall,
+        PathError::GoalIsWall(_) | PathError::SourceIsWall(_) => NavstudioStatus::Wall,
         PathError::Unreachable(_) => NavstudioStatus::Unreachable,
         PathError::UnknownPath(_) => NavstudioStatus::NoSuchHandle,
         PathError::Damaged { .. } => NavstudioStatus::Package,
@@ -257,8 +259,15 @@ fn wall_buffers(manifest: Option<&package::Manifest>, layers: usize) -> Vec<f32>
 ///
 /// `path` is a NUL-terminated UTF-8 path. On success `*out_world` holds a new world, to be
 /// freed with [`navstudio_world_free`]; on failure it holds NULL, the status is
-/// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error) and [`navstudio_last_error`] names the
-/// file and what is wrong with it.
+/// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error, or `INVALID_ARGUMENT` for an empty path)
+/// and [`navstudio_last_error`] names the file and what is wrong with it.
+///
+/// Damage, file against memory: opening a file checks the header, the manifest and the
+/// island chunks; a damaged movement-type graph or region chunk is found when a call first
+/// needs it, and that call (a request, a cost change there) fails with
+/// `NAVSTUDIO_STATUS_PACKAGE` naming the chunk while the rest of the map answers.
+/// [`navstudio_world_open_bytes`] reads and checks every chunk when it opens, so the same
+/// damage fails the open itself with `NAVSTUDIO_STATUS_PACKAGE`, naming the chunk too.
 ///
 /// Threading: any thread; it shares nothing with other worlds.
 ///
@@ -272,6 +281,16 @@ pub unsafe extern "C" fn navstudio_world_open(
     guard(|| {
         // SAFETY: the caller passes a NUL-terminated string (contract above).
         let path = unsafe { str_from(path, "path") }?;
+        if path.is_empty() {
+            // Cleared to NULL as on every failure.
+            if !out_world.is_null() && out_world.is_aligned() {
+                // SAFETY: non-null and aligned; the caller hands a writable slot.
+                unsafe { out_world.write(std::ptr::null_mut()) };
+            }
+            return Err(Failure::invalid(
+                "the package path is empty: pass the path of a .navpkg file",
+            ));
+        }
         // Streamed: regions are read from the file as requests need them, so the file must
         // stay in place while the world is open.
         open_into(out_world, || {
@@ -284,7 +303,9 @@ pub unsafe extern "C" fn navstudio_world_open(
 }
 
 /// Opens a nav package held in memory (`len` bytes at `bytes`; the library copies what it
-/// needs, so the buffer may be freed when the call returns). Otherwise as
+/// needs, so the buffer may be freed when the call returns). Every chunk is read and
+/// checked now: a damaged chunk anywhere fails the open with `NAVSTUDIO_STATUS_PACKAGE`
+/// (where [`navstudio_world_open`] fails only the calls that need it). Otherwise as
 /// [`navstudio_world_open`].
 ///
 /// Threading: any thread.
@@ -310,7 +331,8 @@ pub unsafe extern "C" fn navstudio_world_open_bytes(
 }
 
 /// Frees a world and every path and stamp in it. NULL is ignored. A crowd made on this world
-/// must not be stepped afterwards (free it too).
+/// may still be read and freed afterwards, but not given the world again: add, order, step
+/// and advance need it live (see [`navstudio_crowd_create`]).
 ///
 /// Threading: no other call may use the world during or after this one.
 ///
@@ -424,8 +446,10 @@ pub unsafe extern "C" fn navstudio_movement_type_name(
 }
 
 /// Whether `to` can be reached from `from` by movement type `movement_type` (equal island
-/// ids; constant time, no search). Both cells must lie on the map. A world opened on a
-/// version 2 package reads the type's island fields from the file on its first use.
+/// ids; constant time, no search). Both cells must lie on the map (else `OFF_MAP`). A wall
+/// is on no island: `*out_reachable` is false whenever either cell is a wall (a status of
+/// `OK`, not `WALL`: the question has an answer). A world opened on a version 2 package
+/// reads the type's island fields from the file on its first use.
 ///
 /// Threading: read-only (see [`navstudio_world_info`]).
 ///
@@ -447,5 +471,41 @@ pub unsafe extern "C" fn navstudio_is_reachable(
         let reachable = w.world().is_reachable(layer, a, b);
         // SAFETY: the caller passes writable storage (contract above).
         unsafe { write_out(out_reachable, reachable, "out_reachable") }
+    })
+}
+
+/// The cost of `cell` for movement type `movement_type` as the world holds it now, after
+/// [`navstudio_set_cost`] and stamps, into `*out_cost`: 1..=254, 255 = wall (a wall is a cell
+/// of no island, so [`navstudio_is_reachable`] is false from and to it). A world opened from
+/// a file reads the cell's region first if no call has yet.
+///
+/// Errors: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`, `PACKAGE` (the region is damaged).
+///
+/// Threading: changes the world (it may read a region into it): no other call on it at the
+/// same time.
+///
+/// # Safety
+/// `world` must be a live handle; `out_cost` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn navstudio_cell_cost(
+    world: *mut NavstudioWorld,
+    movement_type: u32,
+    cell: NavstudioCell,
+    out_cost: *mut u8,
+) -> NavstudioStatus {
+    guard(|| {
+        // SAFETY: the caller passes a live handle used by this call alone (contract above).
+        let w = unsafe { world_mut(world) }?;
+        mutate(w, |w| {
+            let layer = w.layer(movement_type)?;
+            let at = w.cell(cell, "cell")?;
+            let cost = w
+                .nav
+                .world
+                .cell_cost(layer, at)
+                .map_err(|e| Failure::new(path_status(&e), e.to_string()))?;
+            // SAFETY: the caller passes writable storage (contract above).
+            unsafe { write_out(out_cost, cost, "out_cost") }
+        })
     })
 }

@@ -154,7 +154,7 @@ fn cells_handles_and_buffers_are_checked() {
     assert_eq!(w.sample(path, (-1.0, 2.0)), Err(NavstudioStatus::OffMap));
     assert_eq!(
         w.sample(path, (f32::NAN, 2.0)),
-        Err(NavstudioStatus::OffMap)
+        Err(NavstudioStatus::InvalidArgument)
     );
     w.release(path).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(
@@ -255,7 +255,7 @@ fn a_crowd_refuses_another_world_and_small_buffers() {
                 0,
                 &raw mut id
             ),
-            NavstudioStatus::Blocked
+            NavstudioStatus::OffMap
         );
         assert_eq!(
             navstudio_crowd_step(crowd, b.0, 1),

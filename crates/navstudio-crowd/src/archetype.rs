@@ -10,6 +10,19 @@ use serde::{Deserialize, Serialize};
 
 use super::error::CrowdError;
 
+/// Largest collision radius, in cells of the map the agent walks on: wall contacts scan the
+/// cells under the disc, so the work per step grows with the radius in cells squared.
+pub const MAX_RADIUS_CELLS: f32 = 8.0;
+/// Largest top speed. `[Units: m/s]`
+pub const MAX_SPEED_M_S: f32 = 100.0;
+/// Mass range. `[Units: kg]`
+pub const MASS_RANGE_KG: (f32, f32) = (0.1, 1.0e7);
+/// Largest agility, `max_force / mass` (a hundred times gravity). `[Units: m/s²]`
+pub const MAX_AGILITY_M_S2: f32 = 1000.0;
+/// Largest neighbour radius: neighbour queries visit every agent within it, so the work per
+/// step grows with the agents it holds. `[Units: m]`
+pub const MAX_NEIGHBOUR_RADIUS_M: f32 = 100.0;
+
 /// One kind of unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -18,36 +31,84 @@ pub struct AgentArchetype {
     pub name: String,
     /// The movement type whose walls and flow fields this unit uses.
     pub movement_type: String,
-    /// Collision disc radius. `[Units: m] [Limit: > 0]`
+    /// Collision disc radius. `[Units: m] [Limit: > 0, <= MAX_RADIUS_CELLS cells of the map]`
     pub radius_m: f32,
-    /// Mass; heavy units push light ones aside. `[Units: kg] [Limit: > 0]`
+    /// Mass; heavy units push light ones aside. `[Units: kg] [Limit: 0.1 ..= 1e7]`
     pub mass: f32,
-    /// Largest steering force; `max_force / mass` is the agility. `[Units: N] [Limit: > 0]`
+    /// Largest steering force; `max_force / mass` is the agility. `[Units: N] [Limit: > 0,
+    /// max_force / mass <= 1000 m/s²]`
     pub max_force: f32,
-    /// Top speed. `[Units: m/s] [Limit: > 0]`
+    /// Top speed. `[Units: m/s] [Limit: > 0, <= 100]`
     pub max_speed: f32,
-    /// Neighbours within this distance influence steering. `[Units: m] [Limit: > 0]`
+    /// Neighbours within this distance influence steering. `[Units: m] [Limit: > 0, <= 100]`
     pub neighbour_radius_m: f32,
 }
 
 impl AgentArchetype {
-    /// Checks that every parameter is a finite positive number.
+    /// Checks every parameter against its documented range but the radius's upper bound,
+    /// which depends on the map (see [`Self::validate_for_cell_size`]).
     ///
     /// # Errors
-    /// [`CrowdError::InvalidArchetype`] naming the first bad field.
+    /// [`CrowdError::InvalidArchetype`] naming the first bad field and its range.
     pub fn validate(&self) -> Result<(), CrowdError> {
-        for (field, value) in [
-            ("radius_m", self.radius_m),
-            ("mass", self.mass),
-            ("max_force", self.max_force),
-            ("max_speed", self.max_speed),
-            ("neighbour_radius_m", self.neighbour_radius_m),
+        self.check(f32::INFINITY)
+    }
+
+    /// [`Self::validate`], and the radius at most [`MAX_RADIUS_CELLS`] cells of
+    /// `cell_size_m`.
+    ///
+    /// # Errors
+    /// [`CrowdError::InvalidArchetype`] naming the first bad field and its range.
+    pub fn validate_for_cell_size(&self, cell_size_m: f32) -> Result<(), CrowdError> {
+        self.check(MAX_RADIUS_CELLS * cell_size_m)
+    }
+
+    fn check(&self, max_radius_m: f32) -> Result<(), CrowdError> {
+        let radius_range = if max_radius_m.is_finite() {
+            format!("above 0 and at most {max_radius_m} m ({MAX_RADIUS_CELLS} cells of this map)")
+        } else {
+            "above 0".to_owned()
+        };
+        let agility = self.max_force / self.mass;
+        for (field, value, ok, range) in [
+            (
+                "radius_m",
+                self.radius_m,
+                self.radius_m > 0.0 && self.radius_m <= max_radius_m,
+                radius_range,
+            ),
+            (
+                "mass",
+                self.mass,
+                (MASS_RANGE_KG.0..=MASS_RANGE_KG.1).contains(&self.mass),
+                format!("{} to {} kg", MASS_RANGE_KG.0, MASS_RANGE_KG.1),
+            ),
+            (
+                "max_force",
+                self.max_force,
+                self.max_force > 0.0 && agility <= MAX_AGILITY_M_S2,
+                format!("above 0 and at most {MAX_AGILITY_M_S2} m/s² times the mass"),
+            ),
+            (
+                "max_speed",
+                self.max_speed,
+                self.max_speed > 0.0 && self.max_speed <= MAX_SPEED_M_S,
+                format!("above 0 and at most {MAX_SPEED_M_S} m/s"),
+            ),
+            (
+                "neighbour_radius_m",
+                self.neighbour_radius_m,
+                self.neighbour_radius_m > 0.0 && self.neighbour_radius_m <= MAX_NEIGHBOUR_RADIUS_M,
+                format!("above 0 and at most {MAX_NEIGHBOUR_RADIUS_M} m"),
+            ),
         ] {
-            if !(value.is_finite() && value > 0.0) {
+            // NaN fails every comparison above.
+            if !(value.is_finite() && ok) {
                 return Err(CrowdError::InvalidArchetype {
                     name: self.name.clone(),
                     field,
                     value,
+                    range,
                 });
             }
         }
@@ -146,5 +207,41 @@ mod tests {
             Err(CrowdError::InvalidArchetype { field: "mass", .. })
         ));
         assert!(archetypes_from_ron("[(name: 1)]", Path::new("x.ron")).is_err());
+    }
+
+    #[test]
+    fn values_outside_their_ranges_are_rejected_with_the_range() {
+        let base = default_archetypes().remove(0);
+        for a in default_archetypes() {
+            a.validate_for_cell_size(0.5).unwrap();
+        }
+        type Spoil = fn(&mut AgentArchetype);
+        let cases: [(&str, Spoil); 7] = [
+            ("radius_m", |a| a.radius_m = 1e6),
+            ("radius_m", |a| a.radius_m = f32::NAN),
+            ("mass", |a| a.mass = 1e9),
+            ("max_force", |a| a.max_force = 1e12),
+            ("max_speed", |a| a.max_speed = 1e4),
+            ("neighbour_radius_m", |a| a.neighbour_radius_m = 1e6),
+            ("neighbour_radius_m", |a| {
+                a.neighbour_radius_m = f32::INFINITY
+            }),
+        ];
+        for (field, bad) in cases {
+            let mut a = base.clone();
+            bad(&mut a);
+            let e = a.validate_for_cell_size(1.0).unwrap_err();
+            assert!(
+                matches!(&e, CrowdError::InvalidArchetype { field: f, .. } if *f == field),
+                "{field}: {e}"
+            );
+            assert!(e.to_string().contains("it must be"), "{e}");
+        }
+        let mut a = base;
+        a.radius_m = 8.0;
+        a.validate_for_cell_size(1.0).unwrap();
+        a.radius_m = 8.01;
+        assert!(a.validate_for_cell_size(1.0).is_err());
+        a.validate().unwrap();
     }
 }

@@ -45,9 +45,7 @@ pub enum CrowdError {
         movement_type: String,
     },
     /// An archetype has an impossible parameter.
-    #[error(
-        "archetype \"{name}\" has an invalid {field} ({value}); it must be a finite number above 0"
-    )]
+    #[error("archetype \"{name}\" has {field} = {value}, outside its range: it must be {range}")]
     InvalidArchetype {
         /// The archetype.
         name: String,
@@ -55,6 +53,18 @@ pub enum CrowdError {
         field: &'static str,
         /// Its value.
         value: f32,
+        /// The range it must lie in, in words.
+        range: String,
+    },
+    /// A position that is not a finite number.
+    #[error("the {what} ({x}, {y}) m is not a finite position; pass finite metres")]
+    NotFinite {
+        /// What the position is ("agent position", "order goal").
+        what: &'static str,
+        /// Its x.
+        x: f32,
+        /// Its y.
+        y: f32,
     },
     /// A cost grid does not fit the map.
     #[error(

@@ -16,10 +16,11 @@ const SKIN_M: f32 = 1e-4;
 
 /// Radius of the disc an agent collides against its movement type's walls: the body minus
 /// the type's wall buffer (which already keeps the body off the real walls), never below a
-/// tenth of a cell. `[Units: m]`
+/// tenth of the body or of a cell, whichever is smaller (a tenth of an 83 m cell would keep
+/// an infantryman 8 m off every wall). `[Units: m]`
 #[must_use]
 pub fn collision_radius(radius_m: f32, wall_buffer_m: f32, cell_size_m: f32) -> f32 {
-    (radius_m - wall_buffer_m).max(0.1 * cell_size_m)
+    (radius_m - wall_buffer_m).max(0.1 * radius_m.min(cell_size_m))
 }
 
 /// Largest wall disc of an agent whose type has a wall buffer, with `fit_corridors`, as

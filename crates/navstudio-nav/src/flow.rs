@@ -1,12 +1,24 @@
 //! The flow pass: turns an integration field into one `u8` per cell (see [`super::grid`] for
-//! the bit layout) pointing at the cheapest of the 8 neighbours. Last stage of the integrator
-//! pipeline, used by the flow permutations and by run-time goal fields.
+//! the bit layout): a steering direction among 16, taken from the integration field's
+//! gradient, and a cell step among 8 toward a neighbour with a lower integrated cost. Last
+//! stage of the integrator pipeline, used by the flow permutations and by run-time goal
+//! fields.
 
-use super::grid::{DIR_NONE, FLOW_LOS, FLOW_PATHABLE, WALL};
+use super::grid::{
+    DIR_NONE, DIRECTIONS, DIRECTIONS16, FLOW_FINE_CCW, FLOW_FINE_CW, FLOW_LOS, FLOW_PATHABLE, WALL,
+};
 use super::integrate::{INT_LOS, IntegrationField, UNREACHED};
 
 /// Orthogonal directions first, so an orthogonal move wins a tie against a diagonal one.
 const SEARCH_ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
+
+/// [`DIRECTIONS16`] as unit vectors.
+fn unit16() -> [(f32, f32); 16] {
+    DIRECTIONS16.map(|(dx, dy)| {
+        let n = ((dx * dx + dy * dy) as f32).sqrt();
+        (dx as f32 / n, dy as f32 / n)
+    })
+}
 
 /// Writes the flow field of a `w × h` window into `out` (`w × h` long).
 ///
@@ -14,13 +26,24 @@ const SEARCH_ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
 /// - goal cells listed in `exits` (`(cell, direction)`): pathable with that direction — the
 ///   direction across the border for a portal window, `DIR_NONE` for a final goal;
 /// - unreached cells: pathable with `DIR_NONE`;
-/// - every other cell: pathable, the direction to its cheapest neighbour among the 8 (a
-///   diagonal only when both orthogonal cells beside it are passable, so no wall corner is
-///   cut; ties go to orthogonal moves, then to the lower direction index), plus [`FLOW_LOS`]
-///   when the integrator flagged line of sight.
+/// - every other cell: pathable, plus [`FLOW_LOS`] when the integrator flagged line of sight,
+///   and a direction:
+///   - the **steering direction**: the descent direction of the integration field at the
+///     cell (upwind differences, the direction fast marching's update came from), rounded to
+///     the nearest of [`DIRECTIONS16`];
+///   - the **cell step** (the low 4 bits): that direction's neighbour if it is one of the 8,
+///     else the one of the two neighbours a knight's move runs between that the field falls
+///     to more steeply (drop per unit length), written with [`FLOW_FINE_CW`] or
+///     [`FLOW_FINE_CCW`] to name the knight's move. The step must be passable and cheaper
+///     than the cell; a knight's move is written only when *both* neighbours it runs between
+///     are passable; a diagonal neighbour counts as passable only with both cells beside it.
+///     So no direction enters a wall or cuts a wall corner at the cell's centre;
+///   - where the gradient is flat or its step is blocked or not downhill: the step to the
+///     cheapest of the 8 neighbours (ties go to orthogonal moves, then to the lower
+///     direction index) and no fine flag.
 ///
-/// The integrator's costs strictly fall along a cheapest 4-neighbour step, so following the
-/// flow strictly lowers the cost and reaches a goal without cycles.
+/// Every step strictly lowers the integrated cost, so following the steps reaches a goal
+/// without cycles.
 pub fn flow_from_integration(
     costs: &[u8],
     w: u32,
@@ -33,9 +56,11 @@ pub fn flow_from_integration(
     let n = (wu * hu)
         .min(out.len())
         .min(costs.len())
-        .min(field.cost.len());
+        .min(field.cost.len())
+        .min(field.dist.len());
     let hu = n.checked_div(wu).unwrap_or(0);
     let n = wu * hu;
+    let units = unit16();
     for y in 0..hu {
         let row = y * wu;
         for x in 0..wu {
@@ -44,11 +69,11 @@ pub fn flow_from_integration(
                 out[i] = DIR_NONE;
                 continue;
             }
-            let own = field.cost[i];
-            if own == UNREACHED {
+            if field.cost[i] == UNREACHED {
                 out[i] = FLOW_PATHABLE | DIR_NONE;
                 continue;
             }
+            let own = field.dist[i];
             // Index of each of the 8 neighbours (DIRECTIONS order), `usize::MAX` if off the
             // window or a wall; diagonals also need both orthogonal cells beside them.
             let (up, right, down, left) = (y > 0, x + 1 < wu, y + 1 < hu, x > 0);
@@ -80,21 +105,21 @@ pub fn flow_from_integration(
                 w_,
                 diag(n_, w_, i.wrapping_sub(wu + 1)),
             ];
-            let mut best = own;
-            let mut best_dir = DIR_NONE;
-            for dir in SEARCH_ORDER {
-                let j = around[dir as usize];
-                if j != usize::MAX && field.cost[j] < best {
-                    best = field.cost[j];
-                    best_dir = dir;
+            let dist = |j: usize| {
+                if j == usize::MAX {
+                    f32::INFINITY
+                } else {
+                    field.dist[j]
                 }
-            }
+            };
             let los = if field.flags[i] & INT_LOS != 0 {
                 FLOW_LOS
             } else {
                 0
             };
-            out[i] = FLOW_PATHABLE | los | best_dir;
+            let byte = gradient_step(own, &around, &dist, &units)
+                .unwrap_or_else(|| cheapest_step(own, &around, &dist));
+            out[i] = FLOW_PATHABLE | los | byte;
         }
     }
     for &(cell, dir) in exits {
@@ -102,4 +127,83 @@ pub fn flow_from_integration(
             out[cell] = (out[cell] & FLOW_LOS) | FLOW_PATHABLE | (dir & 0x0F);
         }
     }
+}
+
+/// The step and fine flag from the field's gradient (see [`flow_from_integration`]); `None`
+/// when the gradient is flat or its step is blocked or not downhill.
+fn gradient_step(
+    own: f32,
+    around: &[usize; 8],
+    dist: &impl Fn(usize) -> f32,
+    units: &[(f32, f32); 16],
+) -> Option<u8> {
+    // Upwind differences: along each axis, toward the cheaper neighbour if it is cheaper than
+    // the cell, by how much cheaper.
+    let axis = |neg: usize, pos: usize| {
+        let (a, b) = (dist(neg), dist(pos));
+        if a < b && a < own {
+            -(own - a)
+        } else if b < a && b < own {
+            own - b
+        } else {
+            0.0
+        }
+    };
+    let vx = axis(around[6], around[2]);
+    let vy = axis(around[0], around[4]);
+    if vx == 0.0 && vy == 0.0 {
+        return None;
+    }
+    let mut k = 0;
+    let mut best = f32::NEG_INFINITY;
+    for (j, &(ux, uy)) in units.iter().enumerate() {
+        let dot = ux * vx + uy * vy;
+        if dot > best {
+            best = dot;
+            k = j;
+        }
+    }
+    // The neighbours the direction runs into: its own, or the two a knight's move runs
+    // between; the step is the one of them the field falls to most steeply.
+    let (a, b) = (k / 2, (k + 1) / 2 % 8);
+    let slope = |d: usize| {
+        let len = if d % 2 == 0 {
+            1.0
+        } else {
+            std::f32::consts::SQRT_2
+        };
+        (own - dist(around[d])) / len
+    };
+    let step = if a != b && around[b] != usize::MAX && slope(b) > slope(a) {
+        b
+    } else {
+        a
+    };
+    if around[step] == usize::MAX || dist(around[step]) >= own {
+        return None;
+    }
+    let fine = if a == b || around[a] == usize::MAX || around[b] == usize::MAX {
+        0
+    } else if step == a {
+        FLOW_FINE_CW
+    } else {
+        FLOW_FINE_CCW
+    };
+    Some(step as u8 | fine)
+}
+
+/// The step to the cheapest of the 8 open neighbours, if cheaper than the cell, else
+/// [`DIR_NONE`].
+fn cheapest_step(own: f32, around: &[usize; 8], dist: &impl Fn(usize) -> f32) -> u8 {
+    let mut best = own;
+    let mut best_dir = DIR_NONE;
+    for dir in SEARCH_ORDER {
+        let d = dist(around[dir as usize]);
+        if d < best {
+            best = d;
+            best_dir = dir;
+        }
+    }
+    debug_assert!(best_dir == DIR_NONE || usize::from(best_dir) < DIRECTIONS.len());
+    best_dir
 }

@@ -29,6 +29,62 @@ pub const DIRECTIONS: [(i32, i32); 8] = [
     (-1, 0),
     (-1, -1),
 ];
+/// The 16 steering directions as lattice vectors `(dx, dy)` (y down), clockwise from N: the
+/// 8 of [`DIRECTIONS`] at even indices (`DIRECTIONS[d]` is `DIRECTIONS16[2 d]`, scaled), and
+/// between each two of them the knight's move (N-NE is `(1, -2)`), 26.6° and 63.4° off the
+/// axes. A flow byte names one with its 8-direction index and a [`FLOW_FINE_CW`] or
+/// [`FLOW_FINE_CCW`] flag (see [`flow_direction16`]).
+pub const DIRECTIONS16: [(i32, i32); 16] = [
+    (0, -1),
+    (1, -2),
+    (1, -1),
+    (2, -1),
+    (1, 0),
+    (2, 1),
+    (1, 1),
+    (1, 2),
+    (0, 1),
+    (-1, 2),
+    (-1, 1),
+    (-2, 1),
+    (-1, 0),
+    (-2, -1),
+    (-1, -1),
+    (-1, -2),
+];
+/// Flow flag: steer half a step clockwise of the 8-direction index, i.e. at
+/// `DIRECTIONS16[2 d + 1]`; the index itself stays the cell step (a neighbour with a lower
+/// integrated cost), so readers that know only the 8 directions still follow a sound flow.
+pub const FLOW_FINE_CW: u8 = 0x40;
+/// Flow flag: steer half a step counter-clockwise of the 8-direction index
+/// (`DIRECTIONS16[2 d - 1]`, modulo 16). Never set together with [`FLOW_FINE_CW`].
+pub const FLOW_FINE_CCW: u8 = 0x80;
+
+/// The steering direction of a flow byte as an index into [`DIRECTIONS16`]; `None` without
+/// a direction (or with both fine flags, which no bake writes).
+#[must_use]
+pub fn flow_direction16(f: u8) -> Option<usize> {
+    let d = usize::from(f & 0x0F);
+    if d >= DIRECTIONS.len() {
+        return None;
+    }
+    match (f & FLOW_FINE_CW != 0, f & FLOW_FINE_CCW != 0) {
+        (false, false) => Some(2 * d),
+        (true, false) => Some(2 * d + 1),
+        (false, true) => Some((2 * d + 15) % 16),
+        (true, true) => None,
+    }
+}
+
+/// The steering direction of a flow byte as a unit vector (x right, y down); `None` without
+/// a direction. With the fine flags it is one of 16 directions, else one of 8.
+#[must_use]
+pub fn flow_vector(f: u8) -> Option<(f32, f32)> {
+    let (dx, dy) = DIRECTIONS16[flow_direction16(f)?];
+    let n = ((dx * dx + dy * dy) as f32).sqrt();
+    Some((dx as f32 / n, dy as f32 / n))
+}
+
 /// Direction index meaning "no direction" (walls, goal cells, unreachable cells).
 pub const DIR_NONE: u8 = 0x0F;
 /// Flow flag: the cell is passable.

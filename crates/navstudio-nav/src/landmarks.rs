@@ -1,7 +1,7 @@
 //! ALT landmarks for the portal A* (Goldberg & Harrelson, "Computing the shortest path: A*
 //! search meets graph theory", 2005).
 //!
-//! The octile heuristic assumes every cell costs 1, so on hilly cost fields it is weak and the
+//! The straight-line heuristic assumes every cell costs 1, so on hilly cost fields it is weak and the
 //! portal A* expands most of an ellipse around source and goal (≈ 6.7 ms across a 2048² map).
 //! A landmark `L` with its graph distances `d(L, ·)` gives, by the triangle inequality
 //! `d(L, f) ≤ d(L, n) + d(n, f)`, a lower bound on what is left from any node `n`:
@@ -11,7 +11,7 @@
 //! over the search's finishing nodes `f` (goal-sector nodes with their cost to the goal
 //! cell, and, when merging, nodes of earlier routes with their remaining cost). `D_L` is
 //! computed once per search ([`LandmarkBounds`]); the heuristic is the best landmark's bound
-//! or the octile distance, whichever is larger. Only forward distances are needed, so the
+//! or the straight-line distance, whichever is larger. Only forward distances are needed, so the
 //! graph's slight asymmetry (crossing weights are the entered cell's cost) does not matter.
 //!
 //! Landmarks sit evenly spaced on the map's perimeter (snapped to the nearest node of the

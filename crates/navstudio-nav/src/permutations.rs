@@ -535,7 +535,9 @@ fn compute_tile(
         *a = if c == UNREACHED {
             UNREACHED
         } else {
-            c - u32::from(costs[local as usize])
+            // Eikonal: a cell reached diagonally costs less than its own cost above its
+            // neighbours, so a costly centre can integrate below its own cost.
+            c.saturating_sub(u32::from(costs[local as usize]))
         };
     }
     Arc::from(&flow[..])

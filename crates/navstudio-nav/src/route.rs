@@ -116,7 +116,7 @@ pub struct SearchEnds<'a> {
     pub finishes: &'a FinishCosts,
     /// Goal cell the tie-break's straight line runs to (of a goal set: the nearest).
     pub goal: (u32, u32),
-    /// `(min, max)` corners of the goals' bounding box, for the octile heuristic: the
+    /// `(min, max)` corners of the goals' bounding box, for the straight-line heuristic: the
     /// distance to the box is at most the distance to any goal in it, so the bound stays
     /// admissible for a goal set (`(goal, goal)` for one goal).
     pub goal_box: ((u32, u32), (u32, u32)),
@@ -129,7 +129,7 @@ pub struct SearchEnds<'a> {
     pub heuristic_weight: f32,
     /// ALT lower bounds for this search's finishing nodes, when the layer has landmarks (rows
     /// in search-id order, see [`super::landmarks::Landmarks::reordered`]); the heuristic is
-    /// the larger of them and the octile distance.
+    /// the larger of them and the straight-line distance.
     pub landmarks: Option<&'a LandmarkBounds<'a>>,
     /// The sector hierarchy, when the search runs over it: outside the clusters it opens,
     /// only border nodes are expanded, over shortcuts (see [`super::hierarchy`]), and its
@@ -171,10 +171,8 @@ fn off_line(a: (u32, u32), b: (u32, u32)) -> impl Fn((u32, u32)) -> u32 {
     }
 }
 
-/// Octile distance between cells at the cheapest cell cost (1), rounded down. Edge weights
-/// come from 4-neighbour integration, which costs at least the Manhattan distance, so octile
-/// (never more than Manhattan) stays admissible even though a window is entered at any of
-/// its cells rather than at its centre.
+/// Octile distance between cells at the cheapest cell cost (1), rounded down: the length of
+/// an 8-connected line between them.
 #[must_use]
 pub fn octile(a: (u32, u32), b: (u32, u32)) -> u32 {
     let dx = a.0.abs_diff(b.0);
@@ -182,14 +180,26 @@ pub fn octile(a: (u32, u32), b: (u32, u32)) -> u32 {
     dx.max(dy) + (dx.min(dy) * 414) / 1000
 }
 
-/// [`octile`] from `a` to the nearest cell of the box `(min, max)` (inclusive corners).
+/// Straight-line distance between cells at the cheapest cell cost (1), rounded down: the
+/// search's heuristic. Edge weights come from the Eikonal integration, which on clear ground
+/// approaches the straight line from above (see [`crate::integrate`]), so the octile
+/// distance (up to 8 % longer) would overestimate them.
 #[must_use]
-pub fn octile_to_box(a: (u32, u32), (min, max): ((u32, u32), (u32, u32))) -> u32 {
+pub fn straight_line(a: (u32, u32), b: (u32, u32)) -> u32 {
+    let dx = u64::from(a.0.abs_diff(b.0));
+    let dy = u64::from(a.1.abs_diff(b.1));
+    // Exact in f64 for any map side (squares below 2^53).
+    ((dx * dx + dy * dy) as f64).sqrt() as u32
+}
+
+/// [`straight_line`] from `a` to the nearest cell of the box `(min, max)` (inclusive corners).
+#[must_use]
+pub fn straight_line_to_box(a: (u32, u32), (min, max): ((u32, u32), (u32, u32))) -> u32 {
     let nearest = (
         a.0.clamp(min.0, max.0.max(min.0)),
         a.1.clamp(min.1, max.1.max(min.1)),
     );
-    octile(a, nearest)
+    straight_line(a, nearest)
 }
 
 /// A* from the source to the cheapest finishing node over `graph` (the layout of the layer
@@ -234,7 +244,7 @@ trait Space {
     fn center(&self, i: u32) -> (u32, u32);
     /// Remaining cost of index `i` if the search may finish there.
     fn finish(&self, i: u32) -> Option<u32>;
-    /// The landmark bound at index `i` (before weighting); `None` leaves octile to the goals.
+    /// The landmark bound at index `i` (before weighting); `None` leaves the straight line to the goals.
     fn bound(&self, i: u32) -> Option<u32>;
     /// Calls `relax(target index, weight)` for each edge the search takes from index `i`.
     fn edges(&self, i: u32, relax: impl FnMut(u32, u32));
@@ -367,8 +377,8 @@ impl Space for ClusterSpace<'_> {
     }
     fn bound(&self, i: u32) -> Option<u32> {
         let bounds = self.query.bounds?;
-        // Nodes inside opened clusters have no entries; octile between window centres may
-        // overestimate, which the exact search must not (they are few: 0 there).
+        // Nodes inside opened clusters have no entries; the straight line between window
+        // centres may overestimate, which the exact search must not (they are few: 0 there).
         if (i as usize) < self.query.hierarchy.border_count() {
             bounds.lower_bound(i)
         } else {
@@ -421,12 +431,12 @@ fn run<S: Space>(space: &S, ends: &SearchEnds<'_>, scratch: &mut SearchScratch) 
     scratch.heap.clear();
     let weight = ends.heuristic_weight.max(1.0);
     // With landmarks, their bound alone: it is exact over the graph (admissible and
-    // consistent), while the octile distance between window centres may overestimate by up
-    // to half a window per hop; octile stays for nodes no landmark reaches.
+    // consistent), while the straight line between window centres may overestimate by up
+    // to half a window per hop; the straight line stays for nodes no landmark reaches.
     let h = |i: u32| {
         let bound = space
             .bound(i)
-            .unwrap_or_else(|| octile_to_box(space.center(i), ends.goal_box));
+            .unwrap_or_else(|| straight_line_to_box(space.center(i), ends.goal_box));
         (bound as f32 * weight) as u32
     };
     let line = off_line(ends.source, ends.goal);
@@ -632,7 +642,7 @@ pub(crate) mod tests {
                     match (truth, found) {
                         (None, None) => {}
                         (Some(t), Some(f)) if landmarks.is_none() => {
-                            // Random finishes ignore the goal cell, so octile guides badly
+                            // Random finishes ignore the goal cell, so the straight line guides badly
                             // here; the route must still be a real one.
                             assert!(f >= t, "seed {seed}: cheaper than possible");
                         }

@@ -183,6 +183,7 @@ pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
         },
         cell_size_m: nav.cell_size_m,
         height_scale_m: setting("height_scale_m").unwrap_or(0.0),
+        height_base_m: setting("height_base_m").unwrap_or(0.0),
         water_level_m: setting("water_level_m").unwrap_or(-1.0),
         sector_size: u16::try_from(nav.spec.sector_size).unwrap_or(u16::MAX),
         movement_types,

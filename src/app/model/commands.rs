@@ -34,9 +34,11 @@ pub struct MapSettings {
     pub name: String,
     /// Cell edge. `[Units: m]`
     pub cell_size_m: f32,
-    /// Height of a full-white sample. `[Units: m]`
+    /// Metres from a black to a full-white sample. `[Units: m]`
     pub height_scale_m: f32,
-    /// Water level. `[Units: m]`
+    /// Real height of a black sample. `[Units: m]`
+    pub height_base_m: f32,
+    /// Water level, in real heights. `[Units: m]`
     pub water_level_m: f32,
     /// Sector edge. `[Units: cells]`
     pub sector_size: u16,
@@ -50,6 +52,7 @@ impl MapSettings {
             name: document.name.clone(),
             cell_size_m: document.cell_size_m,
             height_scale_m: document.height_scale_m,
+            height_base_m: document.height_base_m,
             water_level_m: document.water_level_m,
             sector_size: document.sector_size,
         }
@@ -59,6 +62,7 @@ impl MapSettings {
         document.name.clone_from(&self.name);
         document.cell_size_m = self.cell_size_m;
         document.height_scale_m = self.height_scale_m;
+        document.height_base_m = self.height_base_m;
         document.water_level_m = self.water_level_m;
         document.sector_size = self.sector_size;
     }

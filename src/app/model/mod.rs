@@ -27,6 +27,7 @@ pub(crate) fn test_document(
         },
         cell_size_m: 1.0,
         height_scale_m: 10.0,
+        height_base_m: 0.0,
         water_level_m: 0.0,
         sector_size: 10,
         movement_types,

@@ -69,6 +69,7 @@ fn copy_settings(to: &mut MapDocument, from: &MapDocument) {
         heightmap,
         cell_size_m,
         height_scale_m,
+        height_base_m,
         water_level_m,
         sector_size,
         movement_types,
@@ -80,6 +81,7 @@ fn copy_settings(to: &mut MapDocument, from: &MapDocument) {
     to.heightmap.clone_from(heightmap);
     to.cell_size_m = *cell_size_m;
     to.height_scale_m = *height_scale_m;
+    to.height_base_m = *height_base_m;
     to.water_level_m = *water_level_m;
     to.sector_size = *sector_size;
     to.movement_types.clone_from(movement_types);

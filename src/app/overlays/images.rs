@@ -44,7 +44,7 @@ pub fn hillshade_image(
             let n = (dx * dx + dy * dy + 1.0).sqrt();
             let shade = ((-dx * light.0 - dy * light.1 + light.2) / n).max(0.0);
             let h01 = heightmap.height01[y * w + x];
-            let base = if h01 * document.height_scale_m < document.water_level_m {
+            let base = if h01 * document.height_scale_m < document.water_above_black_m() {
                 WATER_COLOR
             } else {
                 height_tint(h01)

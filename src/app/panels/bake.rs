@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use egui::{Color32, Ui};
-use egui_plot::{Bar, BarChart, Plot};
 
 use crate::app::backend::{BakeOutput, BakeProgress};
 
@@ -91,40 +90,33 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
             "Last full bake: {:.1} ms",
             total.as_secs_f64() * 1000.0
         ));
-        let bars: Vec<Bar> = view
+        // One row per stage, each named: a chart's axis labels only every few bars.
+        let longest = view
             .full_timings
             .iter()
-            .enumerate()
-            .map(|(k, (name, d))| {
-                Bar::new(k as f64, d.as_secs_f64() * 1000.0)
-                    .name(name)
-                    .width(0.7)
-                    .fill(Color32::from_rgb(90, 150, 220))
-            })
-            .collect();
-        let names: Vec<String> = view.full_timings.iter().map(|t| t.0.clone()).collect();
-        Plot::new("bake_timings")
-            .height(110.0)
-            .allow_drag(false)
-            .allow_zoom(false)
-            .allow_scroll(false)
-            .allow_boxed_zoom(false)
-            .show_grid([false, true])
-            .include_y(0.0)
-            .y_axis_label("ms")
-            .x_axis_formatter(move |mark, _| {
-                let k = mark.value.round();
-                if (mark.value - k).abs() > 1e-6 || k < 0.0 {
-                    return String::new();
-                }
-                names
-                    .get(k as usize)
-                    .map(|n| n.trim_start_matches("cost: ").to_owned())
-                    .unwrap_or_default()
-            })
-            .show(ui, |plot_ui| {
-                plot_ui.bar_chart(BarChart::new("stage time", bars));
-            });
+            .map(|t| t.1)
+            .max()
+            .unwrap_or_default()
+            .as_secs_f64()
+            .max(1e-9);
+        egui::CollapsingHeader::new("Stage timings").show(ui, |ui| {
+            egui::Grid::new("bake_timings")
+                .num_columns(3)
+                .spacing([8.0, 2.0])
+                .show(ui, |ui| {
+                    for (name, d) in view.full_timings {
+                        ui.label(name.trim_start_matches("cost: "));
+                        let (rect, _) =
+                            ui.allocate_exact_size(egui::vec2(110.0, 10.0), egui::Sense::hover());
+                        let mut bar = rect;
+                        bar.set_width((rect.width() * (d.as_secs_f64() / longest) as f32).max(1.0));
+                        ui.painter()
+                            .rect_filled(bar, 2.0, Color32::from_rgb(90, 150, 220));
+                        ui.weak(format!("{:.1} ms", d.as_secs_f64() * 1000.0));
+                        ui.end_row();
+                    }
+                });
+        });
     }
 
     if let Some(baked) = view.baked {

@@ -135,12 +135,14 @@ impl MovementPanel {
             return;
         };
         let mut draft = before.clone();
+        let cell_size_m = state.map.as_ref().map_or(1.0, |m| m.document.cell_size_m);
         if !editable {
             ui.weak("As recorded in the package (read-only).");
         }
         ui.add_enabled_ui(editable, |ui| {
             parameters_ui(ui, &mut draft);
             clamp_to_limits(&mut draft);
+            small_radius_notes_ui(ui, &draft, cell_size_m);
             ui.add_space(6.0);
             ui.label(egui::RichText::new("Slope -> cost").strong()).on_hover_text(
                 "Drag points to change the curve; double-click to add a point, right-click a point to remove it. \
@@ -389,6 +391,28 @@ fn clamp_to_limits(ty: &mut MovementType) {
         .min(crate::map::document::MAX_MIN_ISLAND_CELLS);
     if let WaterRule::Cost(c) = &mut ty.water {
         *c = (*c).clamp(1, 254);
+    }
+}
+
+/// Says when the wall buffer or blur radius is set but too small to change a cell at this
+/// cell size (the stages measure between cell centres: `bake::wall_buffer`, `bake::wall_blur`).
+fn small_radius_notes_ui(ui: &mut Ui, ty: &MovementType, cell_size_m: f32) {
+    let note = |ui: &mut Ui, what: &str, radius_m: f32, least_cells: f32| {
+        if radius_m > 0.0 && radius_m <= least_cells * cell_size_m {
+            ui.label(
+                egui::RichText::new(format!(
+                    "{what} {radius_m:.2} m does nothing with {cell_size_m:.2} m cells: it must exceed {:.2} m",
+                    least_cells * cell_size_m
+                ))
+                .small()
+                .color(egui::Color32::from_rgb(240, 200, 120)),
+            );
+        }
+    };
+    // A buffer of r cells walls the cells with d < r + 0.5, and d ≥ 1 off a wall.
+    note(ui, "Wall buffer", ty.wall_buffer_m, 0.5);
+    if ty.blur_strength > 0.0 {
+        note(ui, "Blur radius", ty.blur_radius_m, 1.0);
     }
 }
 

@@ -92,7 +92,8 @@ pub fn scenario_panel_ui(
         recorded.spawns.len(),
         recorded.orders.len()
     ));
-    ui.horizontal(|ui| {
+    // Wrapped: a narrow panel puts the button on the next line instead of cutting it off.
+    ui.horizontal_wrapped(|ui| {
         let label = ui.label("Scenario name");
         ui.add(egui::TextEdit::singleline(&mut panel.name).desired_width(120.0))
             .labelled_by(label.id);

@@ -3,12 +3,12 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::app::goal::{GoalPreview, heat_color};
+use crate::app::goal::{GoalPreview, LOS_COLOR, UNREACHABLE_COLOR, heat_color};
 use crate::app::model::commands::{Command, MapSettings};
 use crate::app::model::stamp_placement::{library, rotated_size};
 use crate::app::overlays::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
-    paint_color, slope_color,
+    island_color, paint_color, slope_color,
 };
 use crate::app::panels::legend::{ramp_legend_ui, swatch_ui};
 use crate::app::state::{EditorState, GoalPick};
@@ -32,21 +32,43 @@ pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
         }
     });
     ui.add_space(4.0);
-    match state.tool {
-        Tool::Inspect => {
-            ui.weak("Hover the map: the status bar shows the cell. Drag to pan.");
-        }
-        Tool::Paint => brush_options_ui(ui, state),
-        Tool::Goal => goal_options_ui(ui, state, preview),
-        Tool::Stamp => stamp_options_ui(ui, state),
-        Tool::Spawn => {
-            ui.weak("Drag a rectangle (or click) to spawn agents; right-click orders them. Archetype, count and play controls are in the Crowd panel.");
-        }
-        Tool::Command => {
-            ui.weak("Drag a box or click to select agents; right-click orders the selection (everyone when none is selected). Esc deselects.");
-        }
+    // Every tool's options take the same height, scrolling when longer, so the sections
+    // below (Overlays) stay where the mouse left them when the tool changes.
+    egui::ScrollArea::vertical()
+        .id_salt("tool options")
+        .max_height(TOOL_OPTIONS_HEIGHT)
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.set_min_height(TOOL_OPTIONS_HEIGHT);
+            match state.tool {
+                Tool::Inspect => {
+                    ui.weak("Hover the map: the status bar shows the cell. Drag to pan.");
+                }
+                Tool::Paint => brush_options_ui(ui, state),
+                Tool::Goal => goal_options_ui(ui, state, preview),
+                Tool::Stamp => stamp_options_ui(ui, state),
+                Tool::Spawn => {
+                    ui.weak("Drag a rectangle (or click) to spawn agents; right-click orders them. Archetype, count and play controls are in the Crowd panel.");
+                }
+                Tool::Command => {
+                    ui.weak("Drag a box or click to select agents; right-click orders the selection (everyone when none is selected). Esc deselects.");
+                }
+            }
+        });
+}
+
+/// A map's extent in metres, or in kilometres from 10 km on ("99.7 × 99.7 km", not
+/// "99722 × 99722 m", which a side panel cuts off).
+fn extent_text(width_m: f32, height_m: f32) -> String {
+    if width_m.max(height_m) >= 10_000.0 {
+        format!("{:.1} × {:.1} km", width_m / 1000.0, height_m / 1000.0)
+    } else {
+        format!("{width_m:.0} × {height_m:.0} m")
     }
 }
+
+/// Height of the tool options area. `[Units: points]`
+const TOOL_OPTIONS_HEIGHT: f32 = 230.0;
 
 fn brush_options_ui(ui: &mut Ui, state: &mut EditorState) {
     let brush = &mut state.brush;
@@ -179,6 +201,14 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
         .as_ref()
         .and_then(|m| m.document.movement_types.get(state.selected_type))
         .map_or_else(String::new, |t| t.name.clone());
+    // "Cost (land)"; with no map open no type is selected, so just "Cost".
+    let of_type = |what: &str| {
+        if type_name.is_empty() {
+            what.to_owned()
+        } else {
+            format!("{what} ({type_name})")
+        }
+    };
     let o = &mut state.overlays;
     ui.checkbox(&mut o.height, "Height (hill-shaded)");
     if o.height {
@@ -190,13 +220,13 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
             slope_color(t * SLOPE_RAMP_MAX_DEG, 255)
         });
     }
-    ui.checkbox(&mut o.cost, format!("Cost ({type_name})"));
+    ui.checkbox(&mut o.cost, of_type("Cost"));
     if o.cost {
         ramp_legend_ui(ui, "", "1", "254", |t| {
             cost_color(1 + (t * 253.0) as u8, 255)
         });
     }
-    ui.checkbox(&mut o.walls, format!("Walls ({type_name})"));
+    ui.checkbox(&mut o.walls, of_type("Walls"));
     if o.walls || o.cost {
         swatch_ui(ui, WALL_COLOR, "wall (255)");
     }
@@ -261,6 +291,21 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.add_enabled(has_nav, egui::Checkbox::new(&mut o.islands, "Islands"))
         .on_hover_text("One colour per connected region the selected type can move within")
         .on_disabled_hover_text(hint);
+    if o.islands && has_nav {
+        ui.horizontal(|ui| {
+            for id in 1..=6 {
+                let (rect, _) =
+                    ui.allocate_exact_size(egui::vec2(10.0, 12.0), egui::Sense::hover());
+                ui.painter().rect_filled(rect, 1.0, island_color(id));
+            }
+            ui.label(RichText::new("one colour per island; none on walls").small());
+        });
+        ui.label(
+            RichText::new("Units reach only cells of their own island; the status bar names the hovered cell's.")
+                .small()
+                .weak(),
+        );
+    }
     ui.add_enabled(has_nav, egui::Checkbox::new(&mut o.portals, "Portals"))
         .on_hover_text(
             "Portal windows on sector borders (cyan); zoom in to see the portal graph's nodes and edges",
@@ -276,17 +321,18 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.checkbox(&mut o.integration, "Integration heat map");
     if o.integration {
         ramp_legend_ui(ui, "", "goal", "far", heat_color);
+        swatch_ui(
+            ui,
+            UNREACHABLE_COLOR,
+            "cannot reach the goal (another island)",
+        );
     }
     ui.checkbox(&mut o.flow, "Flow arrows").on_hover_text(
         "Drawn when cells are at least 9 px wide: what agents steer by (NavWorld::sample_flow)",
     );
     ui.checkbox(&mut o.line_of_sight, "Line of sight");
     if o.line_of_sight {
-        swatch_ui(
-            ui,
-            Color32::from_rgba_unmultiplied(90, 230, 120, 255),
-            "sees the goal: steers straight at it",
-        );
+        swatch_ui(ui, LOS_COLOR, "sees the goal: steers straight at it");
     }
 }
 
@@ -392,7 +438,18 @@ impl MapSettingsPanel {
                     );
                     labelled_row_ui(
                         ui,
-                        "Height scale",
+                        "Lowest height",
+                        egui::DragValue::new(&mut s.height_base_m)
+                            .range(-11_000.0..=9_000.0)
+                            .speed(0.5)
+                            .suffix(" m"),
+                    )
+                    .on_hover_text(
+                        "The real height of the lowest (black) heightmap sample; every height shown and the water level are real heights",
+                    );
+                    labelled_row_ui(
+                        ui,
+                        "Height range",
                         egui::DragValue::new(&mut s.height_scale_m)
                             .range(0.0..=10_000.0)
                             .speed(0.5)
@@ -405,21 +462,25 @@ impl MapSettingsPanel {
                         ui,
                         "Water level",
                         egui::DragValue::new(&mut s.water_level_m)
-                            .range(-1000.0..=10_000.0)
+                            .range(-11_000.0..=20_000.0)
                             .speed(0.1)
                             .suffix(" m"),
                     )
-                    .on_hover_text(
-                        "Cells lower than this are water; measured from the lowest (black) sample",
-                    );
+                    .on_hover_text(format!(
+                        "Cells lower than this real height are water; the map's heights run from {:.1} to {:.1} m",
+                        s.height_base_m,
+                        s.height_base_m + s.height_scale_m
+                    ));
                     labelled_row_ui(ui, "Sector size", sector_size_field(&mut s.sector_size));
                     ui.label("Size");
                     ui.label(format!(
-                        "{} × {} cells = {:.0} × {:.0} m",
+                        "{} × {} cells = {}",
                         map.heightmap.width,
                         map.heightmap.height,
-                        map.heightmap.width as f32 * s.cell_size_m,
-                        map.heightmap.height as f32 * s.cell_size_m
+                        extent_text(
+                            map.heightmap.width as f32 * s.cell_size_m,
+                            map.heightmap.height as f32 * s.cell_size_m
+                        )
                     ));
                     ui.end_row();
                 })
@@ -440,6 +501,7 @@ impl MapSettingsPanel {
             map.document.name.clone_from(&s.name);
             map.document.cell_size_m = s.cell_size_m;
             map.document.height_scale_m = s.height_scale_m;
+            map.document.height_base_m = s.height_base_m;
             map.document.water_level_m = s.water_level_m;
             map.document.sector_size = s.sector_size;
             state.pending_full_bake = true;

@@ -140,7 +140,7 @@ pub fn inspect_cell(map: &OpenMap, baked: Option<&BakeOutput>, x: u32, y: u32) -
             (x as f32 + 0.5) * doc.cell_size_m,
             (y as f32 + 0.5) * doc.cell_size_m,
         ),
-        height_m: map.heightmap.height01.get(i).copied().unwrap_or(0.0) * doc.height_scale_m,
+        height_m: doc.height_m(map.heightmap.height01.get(i).copied().unwrap_or(0.0)),
         slope_deg: baked.and_then(|b| b.slope_deg.get(i).copied()),
         costs,
         why,
@@ -271,7 +271,7 @@ fn terrain_reason(
     let marker = if dry == 7 { 8 } else { 7 };
     let mut probe = ty.clone();
     probe.water = WaterRule::Cost(marker);
-    let is_water = run(&probe, doc.water_level_m) == marker;
+    let is_water = run(&probe, doc.water_above_black_m()) == marker;
     match (is_water, base == WALL) {
         (true, true) => Why::WaterWall,
         (true, false) => Why::Water(base),

@@ -252,6 +252,7 @@ fn document(name: &str, paint: Vec<PaintLayer>, stamps: Vec<StampPlacement>) -> 
         },
         cell_size_m: CELL_SIZE_M,
         height_scale_m: HEIGHT_SCALE_M,
+        height_base_m: 0.0,
         water_level_m: WATER_LEVEL_M,
         sector_size: SECTOR_SIZE,
         movement_types: default_movement_types(),

@@ -311,3 +311,55 @@ fn a_map_wider_than_a_gpu_texture_opens_with_its_overlays_in_tiles() {
         assert!(covers(&texels, overlay), "{overlay}: {texels:?}");
     }
 }
+
+#[test]
+fn a_new_map_is_unsaved_until_saved_so_quit_asks_and_the_autosave_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_heightmap(dir.path());
+    let root = dir.path().join("data").join("recovery");
+    let copy = navstudio::app::autosave::untitled_recovery_path(&root);
+
+    let mut app = new_map_app(&png);
+    app.set_recovery_root(root);
+    let mut harness = harness(app);
+    wait_baked(&mut harness);
+    // Nothing edited yet: still unsaved, and the title says so.
+    assert!(
+        harness.state().state.is_modified(),
+        "a never-saved map counts as unsaved"
+    );
+    assert!(
+        harness.state().state.title().contains(" *"),
+        "{}",
+        harness.state().state.title()
+    );
+
+    // Quit asks, and Cancel keeps the map.
+    harness
+        .state_mut()
+        .request(navstudio::app::FileAction::Quit);
+    harness.step();
+    harness.step();
+    harness.get_by_label("Unsaved changes");
+    harness.get_by_label("Discard");
+    // The modal's Cancel is drawn last (the Bake panel has a Cancel of its own).
+    harness.get_all_by_label("Cancel").last().unwrap().click();
+    harness.step();
+    harness.step();
+    assert!(harness.query_by_label("Unsaved changes").is_none());
+    assert!(harness.state().state.map.is_some());
+
+    // The autosave covers it without an edit.
+    harness.state_mut().autosave_now();
+    assert!(
+        copy.exists(),
+        "an untitled map is autosaved to {}",
+        copy.display()
+    );
+
+    // Saved: no longer unsaved, and Quit goes without asking.
+    let ron = dir.path().join("kept.ron");
+    harness.state_mut().save_as(&ron);
+    assert!(!harness.state().state.is_modified());
+    assert!(!harness.state().state.title().contains(" *"));
+}

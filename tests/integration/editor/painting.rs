@@ -90,7 +90,10 @@ fn paint_stroke_rebakes_and_undo_restores() {
         1,
         "undo restores the baked cost"
     );
-    assert!(!harness.state().state.is_modified());
+    assert!(
+        harness.state().state.is_modified(),
+        "a map never saved stays unsaved after undo"
+    );
 
     harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
     harness.step();

@@ -144,3 +144,34 @@ fn flow_arrows_drawn_are_the_previews_flow() {
     }
     assert_ne!(sampled[0], sampled[1], "a new goal turns the arrows");
 }
+
+#[test]
+fn goal_preview_covers_ground_that_cannot_reach_the_goal() {
+    use navstudio::app::goal::UNREACHABLE_COLOR;
+    let (_dir, mut harness) = baked_bands();
+    // A painted wall from top to bottom at x = 20 cuts the flat ground into two islands.
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Paint);
+    harness.state_mut().state.brush.mode = navstudio::app::tools::BrushMode::ForceWall;
+    harness.state_mut().state.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
+    drag_cells(&mut harness, (20.5, 0.5), (20.5, 47.5));
+    wait_baked(&mut harness);
+    // The stroke went out while nothing showed nav data: the Goal tool fetches it.
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Goal);
+    wait_baked(&mut harness);
+    harness.drag_at(screen_of(&harness, 5.5, 24.5));
+    harness.drop_at(screen_of(&harness, 5.5, 24.5));
+    settle_goal(&mut harness);
+    let app = harness.state();
+    let image = app.goal_preview.image(W, H, true, false);
+    let px = |x: u32, y: u32| image.pixels[(y * W + x) as usize];
+    assert!(app.goal_preview.result.is_some());
+    assert_ne!(px(8, 24), UNREACHABLE_COLOR, "the goal's side is heat");
+    assert_ne!(px(8, 24).a(), 0);
+    assert_eq!(
+        px(30, 24),
+        UNREACHABLE_COLOR,
+        "the far side cannot reach the goal"
+    );
+    assert_eq!(px(20, 24).a(), 0, "walls stay the cost overlay's");
+    assert_eq!(px(50, 10).a(), 0, "walls stay the cost overlay's");
+}

@@ -78,6 +78,7 @@ fn sample_document(heightmap_file: &str) -> MapDocument {
         },
         cell_size_m: 2.0,
         height_scale_m: 50.0,
+        height_base_m: 0.0,
         water_level_m: 3.5,
         sector_size: 10,
         movement_types: default_movement_types(),

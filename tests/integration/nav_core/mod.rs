@@ -1,9 +1,10 @@
 //! Property tests of the run-time navigation core against independent oracles: the
-//! `pathfinding` crate's Dijkstra, a breadth-first flood fill, a brute-force border scan,
-//! an exact segment/square intersection test and a full rebuild.
+//! `pathfinding` crate's Dijkstra (an upper bound of the Eikonal integration), a fast-sweeping
+//! solver of the same Eikonal equations, a breadth-first flood fill, a brute-force border
+//! scan, an exact segment/square intersection test and a full rebuild.
 //!
-//! This module holds the shared generator, random maps, the Dijkstra oracle and the flow
-//! property check; the tests are grouped by navigation stage in the submodules.
+//! This module holds the shared generator, random maps, the oracles and the flow property
+//! check; the tests are grouped by navigation stage in the submodules.
 
 mod flow;
 mod integrate;
@@ -14,7 +15,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 
 use navstudio::nav::flow::flow_from_integration;
-use navstudio::nav::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
+use navstudio::nav::grid::{
+    DIR_NONE, DIRECTIONS, FLOW_FINE_CCW, FLOW_FINE_CW, FLOW_LOS, FLOW_PATHABLE, WALL, flow_vector,
+};
 use navstudio::nav::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
@@ -119,6 +122,116 @@ fn oracle_costs(
         .collect()
 }
 
+/// The upwind Eikonal update solved here independently of the integrator: the `t >= max(a, b)`
+/// with `(t - a)² + (t - b)² = c²`, or `min(a, b) + c` when that has no such root.
+fn eikonal(a: f64, b: f64, c: f64) -> f64 {
+    let (lo, hi) = (a.min(b), a.max(b));
+    if !hi.is_finite() || hi - lo >= c {
+        return lo + c;
+    }
+    // Roots of 2t² - 2(a + b)t + a² + b² - c² = 0; the larger one.
+    let disc = (a + b) * (a + b) - 2.0 * (a * a + b * b - c * c);
+    0.5 * ((a + b) + disc.max(0.0).sqrt())
+}
+
+/// Oracle: the discrete Eikonal equations fast marching solves (each passable cell's value is
+/// the lesser of [`eikonal`] of its cheapest neighbour along x and along y with its own cost,
+/// and of its cheapest neighbour along each diagonal — both cells beside that diagonal
+/// passable — with √2 × its own cost; a seed's no more than its start cost; cells in `pinned`
+/// keep their given value) solved by fast sweeping —
+/// Gauss–Seidel sweeps in the four diagonal orders until nothing changes — rather than by a
+/// heap. Infinite where nothing reaches.
+fn sweep_oracle(
+    costs: &[u8],
+    w: usize,
+    h: usize,
+    seeds: &[(usize, f64)],
+    pinned: &[(usize, f64)],
+) -> Vec<f64> {
+    let mut t = vec![f64::INFINITY; w * h];
+    let mut start = vec![f64::INFINITY; w * h];
+    let mut fixed = vec![false; w * h];
+    for &(c, v) in seeds {
+        start[c] = start[c].min(v);
+        t[c] = t[c].min(v);
+    }
+    for &(c, v) in pinned {
+        fixed[c] = true;
+        t[c] = v;
+    }
+    let value = |t: &[f64], x: i64, y: i64| {
+        if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+            return f64::INFINITY;
+        }
+        let c = y as usize * w + x as usize;
+        if costs[c] == WALL {
+            f64::INFINITY
+        } else {
+            t[c]
+        }
+    };
+    // 0 on every cell (walls read as infinite through `value`): "is this neighbour passable".
+    let open_marks = vec![0.0; w * h];
+    loop {
+        let mut changed = false;
+        for (rx, ry) in [(false, false), (true, false), (false, true), (true, true)] {
+            for yy in 0..h {
+                for xx in 0..w {
+                    let x = if rx { w - 1 - xx } else { xx };
+                    let y = if ry { h - 1 - yy } else { yy };
+                    let c = y * w + x;
+                    if costs[c] == WALL || fixed[c] {
+                        continue;
+                    }
+                    let (xi, yi) = (x as i64, y as i64);
+                    let a = value(&t, xi - 1, yi).min(value(&t, xi + 1, yi));
+                    let b = value(&t, xi, yi - 1).min(value(&t, xi, yi + 1));
+                    let open = |dx: i64, dy: i64| value(&open_marks, xi + dx, yi + dy) == 0.0;
+                    let diag = |dx: i64, dy: i64| {
+                        if open(dx, 0) && open(0, dy) {
+                            value(&t, xi + dx, yi + dy)
+                        } else {
+                            f64::INFINITY
+                        }
+                    };
+                    let d1 = diag(1, -1).min(diag(-1, 1));
+                    let d2 = diag(1, 1).min(diag(-1, -1));
+                    let cost = f64::from(costs[c].max(1));
+                    let new = eikonal(a, b, cost)
+                        .min(eikonal(d1, d2, std::f64::consts::SQRT_2 * cost))
+                        .min(start[c]);
+                    if new < t[c] - 1e-9 {
+                        t[c] = new;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return t;
+        }
+    }
+}
+
+/// `got` (the integrator's f32 distances) equals the fast-sweeping oracle up to float
+/// rounding, and reachability agrees.
+fn assert_matches_sweep(got: &[f32], want: &[f64], what: &str) {
+    for (c, (&g, &o)) in got.iter().zip(want).enumerate() {
+        assert_eq!(
+            g.is_finite(),
+            o.is_finite(),
+            "{what}: reachability of cell {c}"
+        );
+        if o.is_finite() {
+            let tol = 1e-4 * o.max(1.0);
+            assert!(
+                (f64::from(g) - o).abs() <= tol,
+                "{what}: cell {c} integrates to {g}, the sweeping oracle to {o}"
+            );
+        }
+    }
+}
+
 const SIZES: [(usize, usize); 7] = [
     (1, 1),
     (3, 7),
@@ -130,7 +243,9 @@ const SIZES: [(usize, usize); 7] = [
 ];
 
 /// Flow properties: walls unpathable, every reached cell reaches a goal by strictly cheaper,
-/// non-corner-cutting steps; unreached cells have no direction; LOS flag mirrors the field.
+/// non-corner-cutting steps; unreached cells have no direction; LOS flag mirrors the field;
+/// the steering direction (16 of them) never enters a wall or cuts a wall corner within
+/// 1.45 cells of the cell's centre.
 fn check_flow(costs: &[u8], w: usize, h: usize, field: &IntegrationField, exits: &[(usize, u8)]) {
     let mut out = vec![0_u8; w * h];
     flow_from_integration(costs, w as u32, h as u32, field, exits, &mut out);
@@ -156,6 +271,29 @@ fn check_flow(costs: &[u8], w: usize, h: usize, field: &IntegrationField, exits:
             assert_eq!(out[c] & 0x0F, DIR_NONE);
             continue;
         }
+        if let Some((vx, vy)) = flow_vector(out[c]) {
+            let (x, y) = ((c % w) as f64 + 0.5, (c / w) as f64 + 0.5);
+            // Sample the ray finely; exactly through a corner, both side cells must be open.
+            for k in 1..=300 {
+                let r = 1.45 * f64::from(k) / 300.0;
+                let (px, py) = (x + r * f64::from(vx), y + r * f64::from(vy));
+                let (fx, fy) = (px.floor() as i32, py.floor() as i32);
+                let inside = fx >= 0 && fy >= 0 && (fx as usize) < w && (fy as usize) < h;
+                assert!(
+                    !inside || pass(fx, fy),
+                    "the flow of cell {c} ({:#04x}) runs into the wall at ({fx}, {fy})",
+                    out[c]
+                );
+            }
+            if vx != 0.0 && (vx.abs() - vy.abs()).abs() < 1e-6 {
+                let (cx, cy) = ((c % w) as i32, (c / w) as i32);
+                let (sx, sy) = (vx.signum() as i32, vy.signum() as i32);
+                assert!(
+                    pass(cx + sx, cy) && pass(cx, cy + sy),
+                    "flow of {c} cuts a corner"
+                );
+            }
+        }
         let mut cur = c;
         let mut steps = 0;
         while !exits.iter().any(|e| e.0 == cur) {
@@ -168,7 +306,7 @@ fn check_flow(costs: &[u8], w: usize, h: usize, field: &IntegrationField, exits:
                 assert!(pass(x + dx, y) && pass(x, y + dy), "flow cuts a corner");
             }
             let next = (y + dy) as usize * w + (x + dx) as usize;
-            assert!(field.cost[next] < field.cost[cur]);
+            assert!(field.dist[next] < field.dist[cur]);
             cur = next;
             steps += 1;
             assert!(steps <= w * h, "cycle");

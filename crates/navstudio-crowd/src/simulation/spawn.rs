@@ -95,8 +95,10 @@ impl Simulation {
     /// its movement type.
     ///
     /// # Errors
-    /// [`CrowdError::InvalidArchetype`] for a bad parameter, [`CrowdError::UnknownMovementType`]
-    /// when the navigator lacks the archetype's movement type.
+    /// [`CrowdError::InvalidArchetype`] for a bad parameter (the radius is checked against
+    /// the navigator's cell size), [`CrowdError::UnknownMovementType`] when the navigator
+    /// lacks the archetype's movement type, [`CrowdError::NotFinite`] for a NaN or infinite
+    /// position.
     pub fn add_agent<N: Navigator + ?Sized>(
         &mut self,
         nav: &N,
@@ -104,7 +106,14 @@ impl Simulation {
         pos_world: Vec2,
         group: u32,
     ) -> Result<Option<AgentId>, CrowdError> {
-        archetype.validate()?;
+        archetype.validate_for_cell_size(nav.grid().cell_size_m)?;
+        if !pos_world.is_finite() {
+            return Err(CrowdError::NotFinite {
+                what: "agent position",
+                x: pos_world.x,
+                y: pos_world.y,
+            });
+        }
         let type_index = nav
             .movement_type_index(&archetype.movement_type)
             .ok_or_else(|| CrowdError::UnknownMovementType {

@@ -45,12 +45,15 @@ impl Simulation {
         budget: Option<std::time::Duration>,
     ) -> u32 {
         let started = Instant::now();
-        let step = f64::from(self.config.step_secs.max(1e-4));
+        let step = exact_step_secs(self.config.step_secs);
         if dt_secs.is_finite() && dt_secs > 0.0 {
             self.accumulator_secs += dt_secs;
         }
+        // Sums of frame times round in the last bits: a step owed to within a billionth of
+        // its length is due (600 frames of 1/60 s are 600 steps, not 599).
+        let due = step * (1.0 - 1e-9);
         let mut taken = 0;
-        while self.accumulator_secs >= step && taken < self.config.max_steps_per_advance.max(1) {
+        while self.accumulator_secs >= due && taken < self.config.max_steps_per_advance.max(1) {
             if let Some(budget) = budget
                 && taken > 0
                 && started.elapsed().as_secs_f64() + self.last.step_secs > budget.as_secs_f64()
@@ -62,7 +65,7 @@ impl Simulation {
             taken += 1;
         }
         // Time the cap refused is dropped, not owed: a stalled frame must not snowball.
-        self.accumulator_secs = self.accumulator_secs.min(step);
+        self.accumulator_secs = self.accumulator_secs.clamp(0.0, step);
         taken
     }
 
@@ -350,5 +353,47 @@ impl Simulation {
         } else {
             0.5 * self.max_neighbour_radius_m
         }
+    }
+}
+
+/// The step length the configuration means, in f64: `step_secs` is an f32, and 1/60 s as
+/// an f32 is 1/60 + 9e-10, which over ten minutes of frames loses a step. A step within
+/// 1e-6 of a whole rate (1/60, 1/30, 1/120 s …) is that rate's exact step.
+fn exact_step_secs(step_secs: f32) -> f64 {
+    let step = f64::from(step_secs.max(1e-4));
+    let rate = (1.0 / step).round();
+    if ((1.0 / step) - rate).abs() < 1e-6 * rate {
+        1.0 / rate
+    } else {
+        step
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use crate::testing::GridNavigator;
+    use crate::{SimConfig, Simulation};
+
+    /// Frame times add up to whole steps exactly, at 60 Hz and at rates that do not divide
+    /// it; a frame longer than the cap drops all but one step of what it did not take.
+    #[test]
+    fn advance_keeps_fractional_time_exactly_and_drops_what_the_cap_refuses() {
+        let mut nav = GridNavigator::new(1.0, 8, 8);
+        nav.add_type("land", vec![1; 64]).unwrap();
+        for (frame, frames, steps) in [(1.0 / 60.0, 600, 600), (1.0 / 144.0, 1440, 600)] {
+            let mut sim = Simulation::new(SimConfig::default(), 1);
+            let taken: u32 = (0..frames).map(|_| sim.advance(&mut nav, frame)).sum();
+            assert_eq!(taken, steps, "{frames} frames of {frame} s");
+        }
+        let mut sim = Simulation::new(SimConfig::default(), 1);
+        assert_eq!(sim.advance(&mut nav, 1.0), 8, "the cap");
+        assert_eq!(
+            sim.advance(&mut nav, 0.0),
+            1,
+            "one step of the rest is kept"
+        );
+        assert_eq!(sim.advance(&mut nav, 0.0), 0, "the rest was dropped");
     }
 }

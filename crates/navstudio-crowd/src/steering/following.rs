@@ -14,6 +14,10 @@ use super::StepContext;
 /// (see [`StepContext::desired_velocity`]).
 const LANE_STRAIGHT_CELLS: f32 = 4.0;
 
+/// The smallest distance from its goal at which an agent starts to slow down (see
+/// [`StepContext::desired_velocity`]). `[Units: m]`
+const SLOW_RADIUS_MIN_M: f32 = 1.0;
+
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// The velocity the agent wants from its path alone, and its smoothed flow direction.
     pub(super) fn desired_velocity(&self, i: usize) -> (Vec2, Vec2) {
@@ -101,7 +105,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         } else {
             dir
         };
-        let slow_radius = (2.0 * a.radius_m[i]).max(cell);
+        // Slowing down is the body's business, not the map's: within two radii (at least a
+        // metre) of the goal. A cell-sized radius left an infantryman on 83 m cells creeping
+        // at a hundredth of its speed for the last 30 m.
+        let slow_radius = (2.0 * a.radius_m[i]).max(SLOW_RADIUS_MIN_M);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
         (dir * speed, dir)
     }

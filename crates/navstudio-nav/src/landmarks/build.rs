@@ -24,6 +24,8 @@ pub struct LandmarkBuilder {
     reverse: (Vec<u32>, Vec<u32>, Vec<u32>),
     /// Tables done, in order: forward then backward per landmark.
     tables: Vec<Vec<u32>>,
+    /// The next table, part-searched by [`Self::step_until`].
+    current: Option<DistanceRun>,
 }
 
 impl LandmarkBuilder {
@@ -35,6 +37,7 @@ impl LandmarkBuilder {
             forward: None,
             reverse: reversed(layer),
             tables: Vec::new(),
+            current: None,
         }
     }
 
@@ -48,12 +51,16 @@ impl LandmarkBuilder {
             forward: Some(forward),
             reverse,
             tables: Vec::new(),
+            current: None,
         }
     }
 
     /// Computes the next two tables (in parallel); `true` when all are done. `layer` must be
     /// the one the builder was made for, unchanged.
     pub fn step(&mut self, layer: &NavLayer) -> bool {
+        if self.current.is_some() {
+            return self.step_until(layer, None);
+        }
         let total = self.sources.len() * 2;
         let next = self.tables.len();
         if next >= total {
@@ -86,6 +93,65 @@ impl LandmarkBuilder {
             .collect();
         self.tables.extend(done);
         self.tables.len() >= total
+    }
+
+    /// Searches one table at a time on this thread, pausing inside a search once `deadline`
+    /// has passed (checked every few thousand nodes), so a time-sliced rebuild keeps its
+    /// budget however big the graph; `true` when every table is done. `None` runs to the
+    /// end of the current table.
+    pub fn step_until(&mut self, layer: &NavLayer, deadline: Option<std::time::Instant>) -> bool {
+        /// Nodes settled between looks at the clock (well under 0.1 ms).
+        const POPS: usize = 2048;
+        let total = self.sources.len() * 2;
+        loop {
+            let t = self.tables.len();
+            if t >= total {
+                return true;
+            }
+            let graph = if t % 2 == 0 {
+                match &self.forward {
+                    Some((offsets, targets, weights)) => Csr {
+                        offsets,
+                        targets,
+                        weights,
+                    },
+                    None => Csr {
+                        offsets: &layer.graph.offsets,
+                        targets: &layer.graph.targets,
+                        weights: &layer.graph.weights,
+                    },
+                }
+            } else {
+                Csr {
+                    offsets: &self.reverse.0,
+                    targets: &self.reverse.1,
+                    weights: &self.reverse.2,
+                }
+            };
+            let run = self
+                .current
+                .get_or_insert_with(|| DistanceRun::new(&graph, self.sources[t / 2]));
+            loop {
+                if run.advance(&graph, POPS) {
+                    break;
+                }
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return false;
+                }
+            }
+            if let Some(done) = self.current.take() {
+                self.tables.push(done.dist);
+            }
+            if deadline.is_none_or(|d| std::time::Instant::now() >= d) {
+                return self.tables.len() >= total;
+            }
+        }
+    }
+
+    /// Whether every table is done (only [`Self::finish`] is left).
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        self.tables.len() >= self.sources.len() * 2
     }
 
     /// Whether it searches a graph of its own ([`Self::over_graph`]).
@@ -282,54 +348,115 @@ const DIAL_MAX_WEIGHT: u32 = 1 << 16;
 /// buckets replaces the heap, as in the integrator; a graph with a huge weight falls back to
 /// a binary heap.
 pub(super) fn distances_from(graph: &Csr<'_>, source: u32) -> Vec<u32> {
-    let n = graph.offsets.len().saturating_sub(1);
-    let mut dist = vec![FAR; n];
-    if source as usize >= n {
-        return dist;
-    }
-    dist[source as usize] = 0;
-    let edges = |node: u32| csr_edges(graph.offsets, graph.targets, graph.weights, node);
-    let max_weight = graph.weights.iter().copied().max().unwrap_or(0);
-    if max_weight > DIAL_MAX_WEIGHT {
-        let mut heap = BinaryHeap::new();
-        heap.push(Reverse((0u32, source)));
-        while let Some(Reverse((d, node))) = heap.pop() {
-            if d > dist[node as usize] {
-                continue;
+    let mut run = DistanceRun::new(graph, source);
+    while !run.advance(graph, usize::MAX) {}
+    run.dist
+}
+
+/// What is left to settle of a [`distances_from`] search.
+#[derive(Debug)]
+enum Frontier {
+    Heap(BinaryHeap<Reverse<(u32, u32)>>),
+    Dial {
+        buckets: Vec<Vec<u32>>,
+        queued: usize,
+        d: u32,
+    },
+}
+
+/// A [`distances_from`] search that can stop and resume, so a time-sliced rebuild can spread
+/// one table over frames.
+#[derive(Debug)]
+pub(super) struct DistanceRun {
+    dist: Vec<u32>,
+    frontier: Frontier,
+}
+
+impl DistanceRun {
+    fn new(graph: &Csr<'_>, source: u32) -> Self {
+        let n = graph.offsets.len().saturating_sub(1);
+        let mut dist = vec![FAR; n];
+        let max_weight = graph.weights.iter().copied().max().unwrap_or(0);
+        let start = (source as usize) < n;
+        if start {
+            dist[source as usize] = 0;
+        }
+        let frontier = if max_weight > DIAL_MAX_WEIGHT {
+            Frontier::Heap(if start {
+                BinaryHeap::from([Reverse((0u32, source))])
+            } else {
+                BinaryHeap::new()
+            })
+        } else {
+            let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); max_weight as usize + 1];
+            if start {
+                buckets[0].push(source);
             }
-            for (next, w) in edges(node) {
-                let nd = d.saturating_add(w);
-                if nd < dist[next as usize] {
-                    dist[next as usize] = nd;
-                    heap.push(Reverse((nd, next)));
+            Frontier::Dial {
+                buckets,
+                queued: usize::from(start),
+                d: 0,
+            }
+        };
+        Self { dist, frontier }
+    }
+
+    /// Takes up to about `pops` nodes off the frontier; `true` when the search is done.
+    fn advance(&mut self, graph: &Csr<'_>, pops: usize) -> bool {
+        let edges = |node: u32| csr_edges(graph.offsets, graph.targets, graph.weights, node);
+        let dist = &mut self.dist;
+        let mut left = pops;
+        match &mut self.frontier {
+            Frontier::Heap(heap) => {
+                while left > 0 {
+                    let Some(Reverse((d, node))) = heap.pop() else {
+                        return true;
+                    };
+                    left -= 1;
+                    if d > dist[node as usize] {
+                        continue;
+                    }
+                    for (next, w) in edges(node) {
+                        let nd = d.saturating_add(w);
+                        if nd < dist[next as usize] {
+                            dist[next as usize] = nd;
+                            heap.push(Reverse((nd, next)));
+                        }
+                    }
                 }
+                heap.is_empty()
+            }
+            Frontier::Dial { buckets, queued, d } => {
+                let span = buckets.len();
+                while *queued > 0 {
+                    if left == 0 {
+                        return false;
+                    }
+                    let slot = *d as usize % span;
+                    // Zero-weight edges refill the bucket being drained: drain until it
+                    // stays empty (a pause leaves `d` there, so the bucket is resumed).
+                    while let Some(node) = buckets[slot].pop() {
+                        *queued -= 1;
+                        if dist[node as usize] != *d {
+                            continue; // improved since it was queued
+                        }
+                        for (next, w) in edges(node) {
+                            let nd = d.saturating_add(w);
+                            if nd < dist[next as usize] {
+                                dist[next as usize] = nd;
+                                buckets[nd as usize % span].push(next);
+                                *queued += 1;
+                            }
+                        }
+                        left = left.saturating_sub(1);
+                        if left == 0 {
+                            return false;
+                        }
+                    }
+                    *d = d.saturating_add(1);
+                }
+                true
             }
         }
-        return dist;
     }
-    let span = max_weight as usize + 1;
-    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); span];
-    buckets[0].push(source);
-    let mut queued = 1_usize;
-    let mut d = 0_u32;
-    while queued > 0 {
-        let slot = d as usize % span;
-        // Zero-weight edges refill the bucket being drained: drain until it stays empty.
-        while let Some(node) = buckets[slot].pop() {
-            queued -= 1;
-            if dist[node as usize] != d {
-                continue; // improved since it was queued
-            }
-            for (next, w) in edges(node) {
-                let nd = d.saturating_add(w);
-                if nd < dist[next as usize] {
-                    dist[next as usize] = nd;
-                    buckets[nd as usize % span].push(next);
-                    queued += 1;
-                }
-            }
-        }
-        d = d.saturating_add(1);
-    }
-    dist
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::codec::{ByteReader, ReadFault};
 use super::{Manifest, PackageError, RegionGrid, SectionKind};
-use crate::grid::{DIR_NONE, MAX_MAP_CELLS};
+use crate::grid::{DIR_NONE, FLOW_FINE_CCW, FLOW_FINE_CW, MAX_MAP_CELLS};
 use crate::islands::{IslandField, Islands, MIXED};
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::portals::{
@@ -554,7 +554,10 @@ pub(super) fn parse_flow_tiles(r: &mut ByteReader<'_>) -> Result<Vec<Arc<[u8]>>,
         let tile = r.take(len as usize, "flow tile")?;
         // A fold rather than `any`: without the early exit it vectorises.
         let unknown = tile.iter().fold(false, |acc, &f| {
+            // A fine flag needs a direction, and at most one of the two is set.
+            let fine = f & (FLOW_FINE_CW | FLOW_FINE_CCW);
             acc | (f & 0x0F > 7 && f & 0x0F != DIR_NONE)
+                | (fine != 0 && (f & 0x0F > 7 || fine == FLOW_FINE_CW | FLOW_FINE_CCW))
         });
         if unknown {
             return Err(ReadFault::Invalid(

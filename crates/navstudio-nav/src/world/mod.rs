@@ -84,6 +84,9 @@ pub enum PathError {
     /// The goal is a wall for this movement type.
     #[error("the goal {0:?} is a wall for this movement type")]
     GoalIsWall((u32, u32)),
+    /// Every source is a wall for this movement type.
+    #[error("the source {0:?} is a wall for this movement type; start from a cell it can stand on")]
+    SourceIsWall((u32, u32)),
     /// No source can reach the goal (island ids differ); A* was not run.
     #[error("no source can reach the goal {0:?} (different islands)")]
     Unreachable((u32, u32)),
@@ -243,6 +246,8 @@ pub struct NavWorld {
     /// Costs changed since the rebuild queue last drained: live paths are re-planned and
     /// cached goal fields dropped when it does.
     costs_changed: bool,
+    /// Live paths still to re-plan after a drained rebuild queue, taken from the back.
+    replans: Vec<PathId>,
     /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
@@ -307,6 +312,7 @@ impl NavWorld {
             goal_moves: BTreeMap::new(),
             move_stats: GoalMoveStats::default(),
             costs_changed: false,
+            replans: Vec::new(),
             search_graphs: Vec::new(),
             hierarchies: Vec::new(),
             stored_hierarchies: Vec::new(),
@@ -526,6 +532,25 @@ impl NavWorld {
             },
             id => out.resize(cells, id == 0),
         }
+    }
+
+    /// The cost of `cell` for movement type `layer` as the world holds it now (1..=254,
+    /// [`WALL`] = 255), after run-time cost changes and stamps. A streamed world reads the
+    /// cell's region from its file first if it has not yet.
+    ///
+    /// # Errors
+    /// [`PathError::UnknownType`], [`PathError::OffMap`], or [`PathError::Damaged`] when the
+    /// region cannot be read.
+    pub fn cell_cost(&mut self, layer: usize, cell: (u32, u32)) -> Result<u8, PathError> {
+        if layer >= self.nav.layers.len() {
+            return Err(PathError::UnknownType(layer));
+        }
+        let spec = self.nav.spec;
+        if cell.0 >= spec.width || cell.1 >= spec.height {
+            return Err(PathError::OffMap(cell));
+        }
+        self.ensure_sectors(layer, [spec.sector_of(cell.0, cell.1)])?;
+        Ok(self.nav.layers[layer].cost.get(cell.0, cell.1))
     }
 
     /// A planned path.

@@ -43,6 +43,7 @@ impl NavWorld {
     /// # Errors
     /// [`PathError::NoGoal`] for an empty set, [`PathError::OffMap`] for a cell off the map,
     /// [`PathError::GoalIsWall`] (naming the first goal) when every goal is a wall,
+    /// [`PathError::SourceIsWall`] (naming the first source) when every source is,
     /// [`PathError::Unreachable`] when no source shares an island with a goal, and
     /// [`PathError::UnknownType`].
     pub fn request_path_to_any(
@@ -102,6 +103,11 @@ impl NavWorld {
             .filter(|&c| goal_islands.binary_search(&island(c)).is_ok())
             .collect();
         if reachable.is_empty() {
+            if let Some(&wall) = sources.first()
+                && sources.iter().all(|&c| island(c) == 0)
+            {
+                return Err(PathError::SourceIsWall(wall));
+            }
             return Err(PathError::Unreachable(first_goal));
         }
         // Goals no source can reach would only cost goal fields.

@@ -108,10 +108,14 @@ impl NavWorld {
             if !spec.contains(cx, cy) {
                 continue;
             }
-            if let Some((vx, vy)) = self.flow_at(p, (cx as u32, cy as u32)).and_then(flow_step) {
-                let n = ((vx * vx + vy * vy) as f32).sqrt();
-                sum.0 += wgt * vx as f32 / n;
-                sum.1 += wgt * vy as f32 / n;
+            // The steering direction: one of 16 where the flow carries the gradient's fine
+            // flags, else one of 8.
+            if let Some((vx, vy)) = self
+                .flow_at(p, (cx as u32, cy as u32))
+                .and_then(crate::grid::flow_vector)
+            {
+                sum.0 += wgt * vx;
+                sum.1 += wgt * vy;
             }
         }
         if let Some(v) = normalise(sum.0, sum.1) {
@@ -267,16 +271,25 @@ impl NavWorld {
     /// Follows the path from `source` until the goal or line of sight, as an agent steered by
     /// [`Self::sample_flow`] does: straight at the look-ahead target where there is one (see
     /// [`Self::steer_target`]), else one flow step, and straight at the goal once in sight.
-    /// The result is the pulled string: its waypoints and its Euclidean length.
+    /// The result is the pulled string: its waypoints and its Euclidean length. Off the
+    /// path's route (a cell that is not one of its sources, nor on the sectors its flow
+    /// covers) it walks as `sample_flow` steers, in steps of a quarter cell, until it is on
+    /// the route (sliding along walls it meets). `None` for a source that is a wall or on an
+    /// island without the path's goal, and when the walk is stuck or does not reach the goal.
     #[must_use]
     pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
         let p = self.paths.get(&id)?;
         let spec = self.nav.layers[p.layer].cost.spec;
+        let island = self.island_at(p.layer, source);
+        if island == 0 || p.goal_islands.binary_search(&island).is_err() {
+            return None;
+        }
         let mut cell = source;
         let mut cells = vec![cell];
         let mut waypoints = vec![cell];
         let mut length = 0.0;
         let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
+        let mut walk_steps = 4 * cap;
         for _ in 0..cap {
             if p.is_goal(cell) {
                 return Some(TracedPath {
@@ -286,7 +299,14 @@ impl NavWorld {
                     goal: cell,
                 });
             }
-            let f = self.flow_at(p, cell)?;
+            let Some(f) = self.flow_at(p, cell) else {
+                let walked = cells.len();
+                cell = self.walk_to_route(id, p, cell, &mut cells, &mut length, &mut walk_steps)?;
+                for &c in &cells[walked..] {
+                    push_waypoint(&mut waypoints, c);
+                }
+                continue;
+            };
             if f & FLOW_LOS != 0 {
                 let goal = self.seen_goal(p, cell);
                 length += euclidean(cell, goal);
@@ -352,8 +372,8 @@ const SAFE_STEP: f32 = 0.5;
 /// to `f32` after each step, which must not carry it over a wall's edge.
 const WALL_MARGIN: f32 = 1e-3;
 
-/// `wanted` if a step of [`SAFE_STEP`] along it from `pos` stays clear of the walls of
-/// `cost` (see [`step_clear`]); else the wanted direction's component along whichever axis
+/// `wanted` if a step of [`SAFE_STEP`] along it from `pos` (in a passable cell) stays clear
+/// of the walls of `cost` (see [`step_clear`]); else the wanted direction's component along whichever axis
 /// is clear (sliding along the wall), the larger first; else straight back to the centre of
 /// `pos`'s cell, which a step of that length never leaves.
 fn keep_off_walls(cost: &crate::CostField, pos: (f32, f32), wanted: (f32, f32)) -> (f32, f32) {
@@ -369,7 +389,8 @@ fn keep_off_walls(cost: &crate::CostField, pos: (f32, f32), wanted: (f32, f32)) 
             any |= *w;
         }
     }
-    if !any {
+    // In a wall (pushed there), the flow around leads out: nothing to keep off.
+    if !any || around[1][1] {
         return wanted;
     }
     let clear = |d: (f32, f32)| step_clear(&around, (cx, cy), pos, d);
@@ -454,6 +475,54 @@ fn euclidean(a: (u32, u32), b: (u32, u32)) -> f64 {
     let dx = f64::from(a.0) - f64::from(b.0);
     let dy = f64::from(a.1) - f64::from(b.1);
     (dx * dx + dy * dy).sqrt()
+}
+
+impl NavWorld {
+    /// Walks from the centre of `cell`, off the route of path `p`, in quarter-cell steps the
+    /// way [`Self::sample_flow`] steers, until a cell on the route (or a goal); returns that
+    /// cell, having added the cells crossed and the distance. Into a wall it slides along it;
+    /// `None` when it can move neither way, leaves the map, or runs out of `steps`.
+    fn walk_to_route(
+        &self,
+        id: PathId,
+        p: &PathState,
+        cell: (u32, u32),
+        cells: &mut Vec<(u32, u32)>,
+        length: &mut f64,
+        steps: &mut usize,
+    ) -> Option<(u32, u32)> {
+        const STEP: f32 = 0.25;
+        let cost = &self.nav.layers[p.layer].cost;
+        let spec = cost.spec;
+        let mut pos = (cell.0 as f32 + 0.5, cell.1 as f32 + 0.5);
+        let mut at = cell;
+        let open = |p: (f32, f32)| {
+            let (fx, fy) = (p.0.floor(), p.1.floor());
+            spec.contains(fx as i64, fy as i64) && cost.get(fx as u32, fy as u32) != WALL
+        };
+        while *steps > 0 {
+            *steps -= 1;
+            let (dx, dy) = self.sample_flow(id, pos)?;
+            // Into a wall the walk slides along it, as an agent's disc does: the part of
+            // the step along the wall is kept.
+            let step = [(dx, dy), (dx, 0.0), (0.0, dy)]
+                .into_iter()
+                .map(|(sx, sy)| (pos.0 + sx * STEP, pos.1 + sy * STEP))
+                .find(|&p| open(p))?;
+            *length += f64::from(((step.0 - pos.0).powi(2) + (step.1 - pos.1).powi(2)).sqrt());
+            pos = step;
+            let next = (pos.0.floor() as u32, pos.1.floor() as u32);
+            if next == at {
+                continue;
+            }
+            at = next;
+            cells.push(at);
+            if p.is_goal(at) || self.flow_at(p, at).is_some() {
+                return Some(at);
+            }
+        }
+        None
+    }
 }
 
 /// Flow reads of one path, as [`NavWorld::flow_at`] gives them, remembering the last

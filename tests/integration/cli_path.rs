@@ -1,0 +1,137 @@
+//! `navstudio path` on cells it cannot route: a cell off the map is an error naming the cell
+//! and the map's size; a goal no source reaches says why (a wall, or another island) and
+//! exits non-zero. The reasons are checked against the package's own island ids.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use navstudio::nav::{NavWorld, StreamOptions};
+
+fn navstudio(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_navstudio"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("showcase.navpkg");
+    let pkg_arg = pkg.to_str().unwrap();
+    let out = navstudio(&["bake", "maps/showcase.ron", "-o", pkg_arg], root);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let world = NavWorld::open(&pkg, StreamOptions::default()).unwrap();
+    let land = world
+        .nav()
+        .layers
+        .iter()
+        .position(|l| l.name == "land")
+        .unwrap();
+    let (w, h) = (world.nav().spec.width, world.nav().spec.height);
+
+    // Off the map: one sentence with the cell and the map's size, non-zero exit.
+    let off = format!("{},{}", w + 10, 5);
+    let out = navstudio(
+        &[
+            "path", pkg_arg, "--type", "land", "--from", "40,320", "--to", &off,
+        ],
+        root,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "off-map goal exited 0: {stderr}");
+    assert!(stderr.contains(&off), "{stderr}");
+    assert!(stderr.contains(&format!("{w} × {h}")), "{stderr}");
+
+    // The first land wall and the first cell on another island than (40,320), by island id.
+    let start = (40, 320);
+    let home = world.island_at(land, start);
+    assert_ne!(home, 0, "the showcase's (40,320) is land");
+    let cells = (0..h).flat_map(|y| (0..w).map(move |x| (x, y)));
+    let wall = cells
+        .clone()
+        .find(|&c| world.island_at(land, c) == 0)
+        .unwrap();
+    let other = cells
+        .clone()
+        .find(|&c| ![0, home].contains(&world.island_at(land, c)));
+
+    let cell = |c: (u32, u32)| format!("{},{}", c.0, c.1);
+    let out = navstudio(
+        &[
+            "path",
+            pkg_arg,
+            "--type",
+            "land",
+            "--from",
+            "40,320",
+            "--to",
+            &cell(wall),
+        ],
+        root,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "a wall goal exited 0: {stdout}");
+    assert!(stdout.contains("is a wall for land"), "{stdout}");
+
+    let out = navstudio(
+        &[
+            "path",
+            pkg_arg,
+            "--type",
+            "land",
+            "--from",
+            &cell(wall),
+            "--to",
+            "600,320",
+        ],
+        root,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(stdout.contains("the source is a wall"), "{stdout}");
+
+    if let Some(other) = other {
+        let out = navstudio(
+            &[
+                "path",
+                pkg_arg,
+                "--type",
+                "land",
+                "--from",
+                "40,320",
+                "--to",
+                &cell(other),
+            ],
+            root,
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!out.status.success());
+        assert!(
+            stdout.contains(&format!("is on island {}", world.island_at(land, other))),
+            "{stdout}"
+        );
+    } else {
+        println!("the showcase has one land island: the other-island case is not checked");
+    }
+
+    // A reachable goal still answers and exits 0.
+    let out = navstudio(
+        &[
+            "path", pkg_arg, "--type", "land", "--from", "40,320", "--to", "600,320",
+        ],
+        root,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
