@@ -97,15 +97,25 @@ fn bench_integrator_vs_dijkstra(c: &mut Criterion) {
         } else {
             reference.get(&cell).map_or(UNREACHED, |&(_, d)| d)
         };
-        assert_eq!(field.cost[cell] == UNREACHED, expected == UNREACHED, "cell {cell}");
+        assert_eq!(
+            field.cost[cell] == UNREACHED,
+            expected == UNREACHED,
+            "cell {cell}"
+        );
         if expected != UNREACHED {
             let (dx, dy) = (
                 (cell % GRID).abs_diff(goal % GRID) as f32,
                 (cell / GRID).abs_diff(goal / GRID) as f32,
             );
             let d = field.dist[cell];
-            assert!(d <= expected as f32 + 1e-2, "cell {cell}: {d} above {expected}");
-            assert!(d >= (dx * dx + dy * dy).sqrt() - 1e-2, "cell {cell}: {d} below the line");
+            assert!(
+                d <= expected as f32 + 1e-2,
+                "cell {cell}: {d} above {expected}"
+            );
+            assert!(
+                d >= (dx * dx + dy * dy).sqrt() - 1e-2,
+                "cell {cell}: {d} below the line"
+            );
         }
     }
     eprintln!(

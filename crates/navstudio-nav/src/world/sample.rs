@@ -108,14 +108,10 @@ impl NavWorld {
             if !spec.contains(cx, cy) {
                 continue;
             }
-            // The steering direction: one of 16 where the flow carries the gradient's fine
-            // flags, else one of 8.
-            if let Some((vx, vy)) = self
-                .flow_at(p, (cx as u32, cy as u32))
-                .and_then(crate::grid::flow_vector)
-            {
-                sum.0 += wgt * vx;
-                sum.1 += wgt * vy;
+            if let Some((vx, vy)) = self.flow_at(p, (cx as u32, cy as u32)).and_then(flow_step) {
+                let n = ((vx * vx + vy * vy) as f32).sqrt();
+                sum.0 += wgt * vx as f32 / n;
+                sum.1 += wgt * vy as f32 / n;
             }
         }
         if let Some(v) = normalise(sum.0, sum.1) {
@@ -148,10 +144,9 @@ impl NavWorld {
 
     /// The furthest cell of the flow from `cell`, at most the look-ahead (see
     /// [`Self::set_flow_lookahead`]) steps along it, that `cell` reaches by a straight segment
-    /// in plain sight and no dearer than the flow: every cell the segment passes through is
-    /// on the route (has flow for this path) and costs no more than the dearest flow cell up
-    /// to the target (it may touch a wall's corner, not pass between two walls that meet at
-    /// one), and the segment's price (its length times the mean cost of the cells it
+    /// in plain sight and no dearer than the flow: every cell the segment touches is on the
+    /// route (has flow for this path) and costs no more than the dearest flow cell up to the
+    /// target (through a cell corner, both side cells), and the segment's price (its length times the mean cost of the cells it
     /// passes through) is no more than the flow's own up to the target (each step's length
     /// times the mean cost of its two cells). `None` when only the next flow cell qualifies
     /// or the flow stops at once.
@@ -209,26 +204,15 @@ impl NavWorld {
                     return None;
                 }
                 let (mut sum, mut n) = (0_u32, 0_u32);
-                // Through a cell corner the segment only touches the two side cells: it may touch
-                // a wall's corner, but not pass where two walls meet (side cells come in pairs, the
-                // first one's wall remembered for the second).
-                let mut first_side_wall: Option<bool> = None;
+                // Through a cell corner both side cells must be open: an agent has a body, so
+                // the string keeps off wall corners (the crowd's corner clearance relies on it).
                 let clear = segment_clear(cell, to, |x, y, side| {
-                    let inside = spec.contains(x, y);
-                    if side {
-                        let wall = !inside || cost.get(x as u32, y as u32) == WALL;
-                        return match first_side_wall.take() {
-                            None => {
-                                first_side_wall = Some(wall);
-                                true
-                            }
-                            Some(first) => !(first && wall),
-                        };
-                    }
-                    inside && {
+                    spec.contains(x, y) && {
                         let c = cost.get(x as u32, y as u32);
-                        sum += u32::from(c);
-                        n += 1;
+                        if !side {
+                            sum += u32::from(c);
+                            n += 1;
+                        }
                         c <= limit && flow.at((x as u32, y as u32)).is_some()
                     }
                 });
@@ -639,7 +623,7 @@ fn segment_clear(
 
 /// Appends the cells the straight segment from `a` (excluded) to `b` (included) touches, in
 /// order (the side cells of a corner crossing left out): each step is orthogonal, or a
-/// diagonal through a cell corner.
+/// diagonal through a corner whose two side cells [`segment_clear`] found open.
 fn push_line(cells: &mut Vec<(u32, u32)>, a: (u32, u32), b: (u32, u32)) {
     segment_clear(a, b, |x, y, side| {
         if !side {
