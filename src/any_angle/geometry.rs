@@ -206,6 +206,7 @@ pub fn distance(a: (i64, i64), b: (i64, i64)) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -306,6 +306,7 @@ pub fn any_angle_length(grid: &WallGrid, from: (u32, u32), to: (u32, u32)) -> Op
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

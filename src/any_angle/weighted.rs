@@ -154,6 +154,7 @@ pub fn fine_direction_cost(grid: &CostGrid, from: (u32, u32), to: (u32, u32)) ->
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
