@@ -8,7 +8,8 @@
 #      (crates/navstudio-capi/examples/oracle.rs);
 #   3. compiles the C# (P/Invoke) block of docs/engine-integration.md with Mono's mcs and
 #      runs it on the library (installs mono-mcs when root and missing; skipped, saying so,
-#      when it cannot be had).
+#      when it cannot be had);
+#   4. runs tools/capi_client.py, an outside client in Python ctypes written from the header.
 # Any ASan report fails the run. Needs cargo and cc (CI installs gcc). NAVSTUDIO_CLI names
 # a built `navstudio` to use instead of building one.
 set -euo pipefail
@@ -95,6 +96,13 @@ if command -v mcs >/dev/null 2>&1 && command -v mono >/dev/null 2>&1; then
 else
     echo "SKIPPED the C# snippet: no mcs/mono on this machine"
 fi
+
+# 4. An outside client written from the header alone (Python ctypes): requests against
+# `navstudio path`, stamps, traces, a crowd, and every bad input it knows, each with the
+# status the header names.
+check "the Python ctypes client (tools/capi_client.py) finds what the header promises" \
+    "${NAVSTUDIO_PYTHON:-python3}" tools/capi_client.py --lib "$lib/libnavstudio_capi.so" \
+    --cli "$cli" --package "$work/showcase.navpkg"
 
 echo "c-api: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

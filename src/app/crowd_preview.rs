@@ -426,12 +426,7 @@ impl CrowdPreview {
     pub fn agent_color(&self, i: usize) -> Color32 {
         let agents = self.sim.agents();
         match self.colouring {
-            AgentColouring::State => match agents.state[i] {
-                AgentState::Moving => Color32::from_rgb(90, 200, 255),
-                AgentState::Arrived => Color32::from_rgb(110, 230, 110),
-                AgentState::Stuck => Color32::from_rgb(255, 80, 60),
-                AgentState::Idle => Color32::from_gray(200),
-            },
+            AgentColouring::State => state_colour(agents.state[i]),
             AgentColouring::Collision => match agents.collision[i] {
                 Collision::Clear => Color32::from_gray(200),
                 Collision::Unresolved => Color32::from_rgb(255, 80, 60),
@@ -502,4 +497,17 @@ pub(super) fn group_members(sim: &Simulation, group: u32) -> Vec<AgentId> {
         .filter(|(_, g)| **g == group)
         .map(|(i, _)| AgentId(i as u32))
         .collect()
+}
+
+/// The one colour of each agent state: the map's agents, the stuck rings, the legend and
+/// the plots all use it.
+#[must_use]
+pub fn state_colour(state: AgentState) -> Color32 {
+    match state {
+        AgentState::Moving => Color32::from_rgb(90, 200, 255),
+        AgentState::Queued => Color32::from_rgb(255, 190, 60),
+        AgentState::Arrived => Color32::from_rgb(110, 230, 110),
+        AgentState::Stuck => Color32::from_rgb(255, 80, 60),
+        AgentState::Idle => Color32::from_gray(200),
+    }
 }

@@ -257,6 +257,11 @@ impl App {
         &self.viewport
     }
 
+    /// The viewport, to move or zoom the view (tests, scripted screenshots).
+    pub fn viewport_mut(&mut self) -> &mut Viewport {
+        &mut self.viewport
+    }
+
     /// Draws one frame into `ui` without an eframe `Frame` (for egui_kittest): runs the
     /// same logic and drawing as the real window.
     pub fn ui_for_test(&mut self, ui: &mut egui::Ui) {

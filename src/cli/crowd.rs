@@ -192,6 +192,8 @@ pub struct BenchArgs<'a> {
     pub decision_secs: f32,
     /// Replaces every case's scenario seed.
     pub seed: Option<u64>,
+    /// Draw this many random cases instead (`seed` seeds the draw).
+    pub random: Option<u32>,
 }
 
 /// Simulated seconds between two frames of `--frames`.
@@ -231,6 +233,7 @@ fn write_frame<N: Navigator + ?Sized>(
         let colour = match a.state[i] {
             crowd::AgentState::Moving => [40, 90, 220],
             crowd::AgentState::Stuck => [220, 40, 40],
+            crowd::AgentState::Queued => [235, 160, 30],
             crowd::AgentState::Arrived => [40, 170, 70],
             crowd::AgentState::Idle => [140, 140, 140],
         };
@@ -266,6 +269,9 @@ enum BenchCase {
 
 /// Plays every selected case in every selected mode and prints one row each.
 pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
+    if let Some(count) = args.random {
+        return random_bench(args, count);
+    }
     let wanted = |name: &str| args.cases.is_empty() || args.cases.iter().any(|c| name.contains(c));
     let mut cases: Vec<BenchCase> = quality::builtin_cases(args.scale)
         .into_iter()
@@ -320,25 +326,7 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
     } else {
         args.modes.to_vec()
     };
-    let mut techniques = crowd::Techniques::default();
-    for name in args.off {
-        if name == "all" {
-            techniques = crowd::Techniques::none();
-        } else if !techniques.set(name, false) {
-            return Err(format!(
-                "'{name}' is not a crowd technique; use {} or all",
-                crowd::Techniques::NAMES.join(", ")
-            ));
-        }
-    }
-    for name in args.on {
-        if !techniques.set(name, true) {
-            return Err(format!(
-                "'{name}' is not a crowd technique; use {}",
-                crowd::Techniques::NAMES.join(", ")
-            ));
-        }
-    }
+    let techniques = chosen_techniques(args)?;
     if let Some(dir) = args.frames {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("{}: cannot make the frames folder: {e}", dir.display()))?;
@@ -397,6 +385,129 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
     );
     if let Some(path) = args.json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+        navstudio::map::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| format!("{}: could not write the JSON report: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// The techniques `--off` and `--on` leave.
+fn chosen_techniques(args: &BenchArgs<'_>) -> Result<crowd::Techniques, String> {
+    let mut techniques = crowd::Techniques::default();
+    for name in args.off {
+        if name == "all" {
+            techniques = crowd::Techniques::none();
+        } else if !techniques.set(name, false) {
+            return Err(format!(
+                "'{name}' is not a crowd technique; use {} or all",
+                crowd::Techniques::NAMES.join(", ")
+            ));
+        }
+    }
+    for name in args.on {
+        if !techniques.set(name, true) {
+            return Err(format!(
+                "'{name}' is not a crowd technique; use {}",
+                crowd::Techniques::NAMES.join(", ")
+            ));
+        }
+    }
+    Ok(techniques)
+}
+
+/// `crowd-bench --random N`: N drawn cases, every selected mode, a row each, then the
+/// per-family table.
+fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
+    use quality::random;
+    if count == 0 {
+        return Err("--random needs at least one case (e.g. --random 60)".to_owned());
+    }
+    let techniques = chosen_techniques(args)?;
+    if let Some(dir) = args.frames {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot make the frames folder: {e}", dir.display()))?;
+    }
+    let modes: Vec<AvoidanceMode> = if args.modes.is_empty() {
+        vec![
+            AvoidanceMode::Boids,
+            AvoidanceMode::Orca,
+            AvoidanceMode::Context,
+        ]
+    } else {
+        args.modes.to_vec()
+    };
+    let seed = args.seed.unwrap_or(1);
+    let archetypes = crowd::default_archetypes();
+    let wanted = |name: &str| args.cases.is_empty() || args.cases.iter().any(|c| name.contains(c));
+    println!(
+        "random cases: seed {seed}, {count} cases, scale {}",
+        args.scale
+    );
+    println!("{}", quality::table_header());
+    let mut rows = Vec::new();
+    for k in 0..count {
+        let case = random::random_case(seed, k, args.scale, &archetypes);
+        if !wanted(&case.case.name) {
+            continue;
+        }
+        for &mode in &modes {
+            let label = case.case.name.clone();
+            let mut frame_error = None;
+            let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
+                let Some(dir) = args.frames else {
+                    return;
+                };
+                let every = (FRAME_EVERY_SECS / f64::from(sim.config().step_secs)).round() as u64;
+                if sim.step_index() % every.max(1) == 1 && frame_error.is_none() {
+                    let file = dir.join(format!(
+                        "{label}-{}-{:04}.png",
+                        quality::mode_name(mode),
+                        sim.step_index() / every.max(1)
+                    ));
+                    frame_error = write_frame(sim, nav, &file).err();
+                }
+            };
+            let row = random::run_random_watched(&case, mode, techniques, &archetypes, &mut watch)
+                .map_err(|e| e.to_string())?;
+            if let Some(e) = frame_error {
+                return Err(e);
+            }
+            println!("{}", quality::table_row(&row.report));
+            rows.push(row);
+        }
+    }
+    let summary = random::summarise(&rows);
+    println!();
+    println!("{}", random::summary_header());
+    for s in &summary {
+        println!("{}", random::summary_row(s));
+    }
+    let all = |f: &dyn Fn(&random::RandomRow) -> bool| rows.iter().filter(|r| f(r)).count();
+    println!(
+        "{} rows: {} all home at 5x the bound, {} within 2x, {} within 3x (nobody stuck, overlap mean <= 5 %, max <= 30 %, no wall penetration)",
+        rows.len(),
+        all(&random::RandomRow::all_home),
+        all(&|r| r.within(2.0)),
+        all(&|r| r.within(3.0)),
+    );
+    if let Some(path) = args.json {
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            seed: u64,
+            cases: u32,
+            scale: f32,
+            families: &'a [random::FamilySummary],
+            rows: &'a [random::RandomRow],
+        }
+        let text = serde_json::to_string_pretty(&Report {
+            seed,
+            cases: count,
+            scale: args.scale,
+            families: &summary,
+            rows: &rows,
+        })
+        .map_err(|e| e.to_string())?;
         navstudio::map::io::write_atomic(path, text.as_bytes())
             .map_err(|e| format!("{}: could not write the JSON report: {e}", path.display()))?;
         println!("wrote {}", path.display());

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod bake;
+mod bench_paths;
 mod crowd;
 mod new_map;
 mod package;
@@ -271,6 +272,12 @@ enum Command {
         /// seed gives the same rows, other seeds show how much a row owes to one layout.
         #[arg(long)]
         seed: Option<u64>,
+        /// Instead of the built-in cases, draw N random cases from ten families (door
+        /// swaps, one-way gaps, crossings, antipodes, mixed radii, room chains,
+        /// serpentines, pillars, obstacle fields, open-ground marches) with the --seed
+        /// (default 1), run each to 5x its bound and report per family and mode.
+        #[arg(long)]
+        random: Option<u32>,
     },
     /// Write a generated grid map and its scenarios in the Moving AI format
     /// (KIND-SIZE-SEED.map and .map.scen, octile optima computed here), for `navstudio
@@ -361,6 +368,29 @@ enum Command {
         /// goal moves: inside its sector one goal field, across a border a re-plan.
         #[arg(long = "then-to", value_parser = parse_cell)]
         then_to: Vec<(u32, u32)>,
+    },
+    /// Time path requests on any package as a game meets them: open it streamed, time the
+    /// first request, then answer random reachable requests across the map (pairs at least
+    /// half the map apart), warm; print median, p99 and max request time, the wall time and
+    /// the process's resident memory.
+    BenchPaths {
+        /// The package (NAME.navpkg).
+        package: PathBuf,
+        /// Movement type name (default: the package's first).
+        #[arg(long = "type")]
+        type_name: Option<String>,
+        /// Warm requests after the first.
+        #[arg(long, default_value_t = 1000)]
+        requests: usize,
+        /// Threads answering them, each with its own streamed world.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+        /// Seed of the random pairs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -508,6 +538,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             frames,
             decision_secs,
             seed,
+            random,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
             modes: &mode,
@@ -520,6 +551,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             frames: frames.as_deref(),
             decision_secs,
             seed,
+            random,
         }),
         Some(Command::GridMaps {
             kind,
@@ -615,6 +647,21 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Some(Command::BenchPaths {
+            package,
+            type_name,
+            requests,
+            threads,
+            seed,
+            json,
+        }) => bench_paths::bench_paths_cmd(&bench_paths::BenchPathsArgs {
+            package: &package,
+            type_name: type_name.as_deref(),
+            requests,
+            threads: usize::from(threads),
+            seed,
+            json,
+        }),
         Some(Command::Path {
             package,
             type_name,

@@ -135,3 +135,52 @@ fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn bench_paths_measures_any_package_and_names_a_missing_type() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("small.navpkg");
+    let pkg_arg = pkg.to_str().unwrap();
+    let out = navstudio(&["bake", "maps/small.ron", "-o", pkg_arg], root);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    for threads in ["1", "2"] {
+        let out = navstudio(
+            &[
+                "bench-paths",
+                pkg_arg,
+                "--requests",
+                "30",
+                "--threads",
+                threads,
+                "--json",
+            ],
+            root,
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(v["requests"], 30, "{stdout}");
+        assert_eq!(v["threads"].to_string(), threads);
+        let (median, p99, max) = (
+            v["median_ms"].as_f64().unwrap(),
+            v["p99_ms"].as_f64().unwrap(),
+            v["max_ms"].as_f64().unwrap(),
+        );
+        assert!(0.0 < median && median <= p99 && p99 <= max, "{stdout}");
+    }
+
+    let out = navstudio(&["bench-paths", pkg_arg, "--type", "boat"], root);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("no movement type 'boat'"), "{stderr}");
+}

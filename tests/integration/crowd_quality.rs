@@ -596,3 +596,93 @@ fn a_stranded_agent_joins_its_path_from_where_it_stands() {
     }
     panic!("did not reach the goal, ended at {p:?}");
 }
+
+/// Two groups swap the rooms either side of a wall through a door 3 m wide (under four
+/// infantry abreast), in every mode, at a reduced size (60 a side): everyone arrives within
+/// 2.5 × the bound, nobody is left stuck (measured 1.6–2.4 × at 100 a side; without the
+/// right of way boids left 106 of 200 stuck there). Both groups pressing into the
+/// door at once jam it for good without the right of way: the first order's stream goes
+/// through while the second steps aside, then the second goes.
+#[test]
+fn opposing_streams_through_a_narrow_door_all_arrive_in_every_mode() {
+    use navstudio::crowd::quality::random::{RANDOM_LIMIT, door_swap_case};
+    for mode in [
+        AvoidanceMode::Boids,
+        AvoidanceMode::Orca,
+        AvoidanceMode::Context,
+    ] {
+        let case = door_swap_case(60, 3, 0.5, 7);
+        let mut scenario = case.scenario.clone();
+        scenario.config.avoidance = mode;
+        let mut nav = case.map.navigator();
+        let r = quality::run_limited(
+            &case.name,
+            &scenario,
+            &default_archetypes(),
+            &mut nav,
+            RANDOM_LIMIT,
+            &mut |_, _| {},
+        )
+        .unwrap();
+        eprintln!("{}", quality::table_row(&r));
+        assert!(
+            r.arrived_pct >= 100.0 && r.stuck == 0 && r.ratio100.is_some_and(|x| x <= 2.5),
+            "{}: {}",
+            r.mode,
+            quality::table_row(&r)
+        );
+    }
+}
+
+/// The dated random sample: a few cases drawn from the random benchmark's families at a
+/// reduced size, with a seed that changes every day (or `NAVSTUDIO_CROWD_SEED`), so the
+/// crowd is checked on cases nobody tuned it for. Each must get everyone home with nobody
+/// stuck within 5 × its bound, overlap and walls clean, in every mode. A failure prints the
+/// seed, the case and the command that replays it.
+#[test]
+fn a_dated_random_sample_of_crowd_cases_gets_everyone_home() {
+    use navstudio::crowd::quality::random::{FAMILIES, random_case, run_random};
+    let seed = std::env::var("NAVSTUDIO_CROWD_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            secs / 86_400
+        });
+    eprintln!("dated random crowd sample: seed {seed} (NAVSTUDIO_CROWD_SEED={seed} repeats it)");
+    let archetypes = default_archetypes();
+    let mut failures = Vec::new();
+    // Three cases of three different families, picked by the seed.
+    let first = (seed % FAMILIES.len() as u64) as u32;
+    for k in [first, first + 3, first + 7] {
+        let case = random_case(seed, k, SAMPLE_SCALE, &archetypes);
+        for mode in [
+            AvoidanceMode::Boids,
+            AvoidanceMode::Orca,
+            AvoidanceMode::Context,
+        ] {
+            let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
+            eprintln!("{}", quality::table_row(&row.report));
+            if !row.all_home() {
+                failures.push(format!(
+                    "{}\n  replay: navstudio crowd-bench --random {} --seed {seed} --scale {SAMPLE_SCALE} --case {} --mode {}",
+                    quality::table_row(&row.report),
+                    k + 1,
+                    row.report.case,
+                    row.report.mode
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "seed {seed}: {} runs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Agent counts of the dated sample as a share of the drawn ones (4–60 agents a group).
+const SAMPLE_SCALE: f32 = 0.2;

@@ -258,3 +258,30 @@ fn nothing_is_cut_off_at_1600_by_1000() {
         cut.join("\n")
     );
 }
+
+#[test]
+fn a_click_on_the_speed_slider_track_sets_the_speed() {
+    use egui_kittest::kittest::{By, NodeT};
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    let before = harness.state().crowd.speed;
+    let slider = harness
+        .query_all(By::new().role(egui::accesskit::Role::Slider))
+        .find(|n| n.accesskit_node().label().as_deref() == Some("Speed"))
+        .expect("the Speed slider")
+        .rect();
+    // Near the right end of the track: a fast speed.
+    let at = egui::pos2(slider.max.x - 8.0, slider.center().y);
+    harness.hover_at(at);
+    harness.step();
+    harness.drag_at(at);
+    harness.step();
+    harness.drop_at(at);
+    harness.step();
+    let after = harness.state().crowd.speed;
+    assert!(
+        after > before * 2.0,
+        "speed {before} → {after} after a click at {at:?} on {slider:?}"
+    );
+}

@@ -83,8 +83,12 @@ enum NavstudioAgentState
     // goal. Distances are metres and radii, the same on any cell size. An arrived agent
     // holds position until its next order.
     NAVSTUDIO_AGENT_STATE_ARRIVED = 2,
-    // Has an order but came no 0.5 m nearer its goal in the last 3 s; keeps trying.
+    // Has an order, but neither it nor the agents ahead of it came 0.5 m nearer their goals
+    // in the last 3 s (a jam); keeps trying.
     NAVSTUDIO_AGENT_STATE_STUCK = 3,
+    // Has an order and came no 0.5 m nearer its goal in the last 3 s, but waits behind
+    // agents that do (a queue that moves).
+    NAVSTUDIO_AGENT_STATE_QUEUED = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

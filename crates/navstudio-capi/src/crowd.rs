@@ -84,8 +84,12 @@ pub enum NavstudioAgentState {
     /// goal. Distances are metres and radii, the same on any cell size. An arrived agent
     /// holds position until its next order.
     Arrived = 2,
-    /// Has an order but came no 0.5 m nearer its goal in the last 3 s; keeps trying.
+    /// Has an order, but neither it nor the agents ahead of it came 0.5 m nearer their goals
+    /// in the last 3 s (a jam); keeps trying.
     Stuck = 3,
+    /// Has an order and came no 0.5 m nearer its goal in the last 3 s, but waits behind
+    /// agents that do (a queue that moves).
+    Queued = 4,
 }
 
 /// The crowd and its world, checked to belong together, for a call that changes both.
@@ -601,6 +605,7 @@ pub unsafe extern "C" fn navstudio_crowd_states(
                 AgentState::Moving => NavstudioAgentState::Moving,
                 AgentState::Arrived => NavstudioAgentState::Arrived,
                 AgentState::Stuck => NavstudioAgentState::Stuck,
+                AgentState::Queued => NavstudioAgentState::Queued,
             })
             .collect();
         // SAFETY: the caller passes `capacity` writable elements (contract above).

@@ -6,6 +6,10 @@
     clippy::multiple_unsafe_ops_per_block,
     reason = "a test makes many C calls under one stated contract"
 )]
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test fails on the first unexpected refusal"
+)]
 
 mod common;
 
@@ -60,7 +64,8 @@ fn values_outside_the_documented_ranges_are_invalid_arguments_with_a_sentence() 
     let w = World::from_bytes(&package_bytes(&random_nav(2, 48, 40))).unwrap();
     let crowd = crowd_on(&w);
     let base = infantry();
-    let cases: [(&str, fn(&mut NavstudioArchetype)); 9] = [
+    type Spoil = fn(&mut NavstudioArchetype);
+    let cases: [(&str, Spoil); 9] = [
         ("radius_m", |a| a.radius_m = 1e6),
         ("radius_m", |a| a.radius_m = 8.5),
         ("radius_m", |a| a.radius_m = f32::NAN),

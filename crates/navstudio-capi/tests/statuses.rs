@@ -10,6 +10,10 @@
     clippy::multiple_unsafe_ops_per_block,
     reason = "a test makes many C calls under one stated contract"
 )]
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test fails on the first unexpected refusal"
+)]
 
 mod common;
 

@@ -21,16 +21,27 @@ pub enum AgentState {
     Moving,
     /// Reached its goal, or touched an arrived agent of the same order.
     Arrived,
-    /// Has an order but made no progress for `SimConfig::stuck_secs`; keeps trying.
+    /// Has an order but neither it nor the agents ahead of it made progress for
+    /// `SimConfig::stuck_secs`: a jam. Keeps trying.
     Stuck,
+    /// Has an order and made no progress for `SimConfig::stuck_secs`, but waits behind
+    /// agents that do (or that wait behind such agents in turn): a queue that moves.
+    Queued,
 }
 
 impl AgentState {
-    /// Whether the agent is on its way (moving or stuck), as opposed to standing (idle or
-    /// arrived).
+    /// Whether the agent is on its way (moving, queued or stuck), as opposed to standing
+    /// (idle or arrived).
     #[must_use]
     pub fn is_travelling(self) -> bool {
-        matches!(self, Self::Moving | Self::Stuck)
+        matches!(self, Self::Moving | Self::Stuck | Self::Queued)
+    }
+
+    /// Whether the agent made no progress for `SimConfig::stuck_secs` (stuck or queued):
+    /// what the steering's "press on" and recovery rules act on.
+    #[must_use]
+    pub fn is_stalled(self) -> bool {
+        matches!(self, Self::Stuck | Self::Queued)
     }
 }
 

@@ -9,8 +9,11 @@ pub struct StepMetrics {
     pub arrived: u32,
     /// Agents in the `Moving` state.
     pub moving: u32,
-    /// Agents in the `Stuck` state (no progress for `SimConfig::stuck_secs`).
+    /// Agents in the `Stuck` state (neither they nor the agents ahead of them made
+    /// progress for `SimConfig::stuck_secs`: a jam).
     pub stuck: u32,
+    /// Agents in the `Queued` state (waiting behind agents that make progress).
+    pub queued: u32,
     /// Mean speed over all agents. `[Units: m/s]`
     pub mean_speed_mps: f32,
     /// Wall contacts resolved this step (push-outs plus refused sub-steps).

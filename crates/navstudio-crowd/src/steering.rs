@@ -22,7 +22,7 @@
 //! force, contact resolution, wall sliding); the settings are in `config`, path following
 //! in `following`, and each avoidance mode in its own file (`boids`, `orca`, `context`).
 
-use super::agents::{AgentState, Agents, Collision, NO_ORDER, Resolution};
+use super::agents::{Agents, Collision, NO_ORDER, Resolution};
 use super::navigator::{NavGrid, Navigator};
 use super::resolve;
 use super::rng::mix64;
@@ -36,6 +36,7 @@ mod context;
 mod following;
 mod orca;
 mod prediction;
+mod right_of_way;
 #[cfg(test)]
 mod tests;
 
@@ -186,6 +187,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let neighbours = &neighbours[..count];
 
         let (desired, flow_dir) = self.desired_velocity(i);
+        let desired = self.give_way(i, neighbours, desired);
         let w = cfg.weights;
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
         let (separation, push, overlap) = self.separation_and_push(i, neighbours);
@@ -337,7 +339,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let cfg = self.config;
         let dt = cfg.step_secs;
         let p = a.pos_world[i];
-        let press = if a.state[i] != AgentState::Stuck {
+        let press = if !a.state[i].is_stalled() {
             0.0
         } else if a.no_progress_secs[i] < 2.0 * cfg.stuck_secs {
             resolve::STUCK_PRESS_SHARE
@@ -360,9 +362,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if n.dist_sq < limit * limit {
                 let offset = nb.pos_world - p;
                 let mut priority = if by_progress {
-                    nb.priority * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
+                    self.priority_of(i, nb)
+                        * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
                 } else {
-                    nb.priority
+                    self.priority_of(i, nb)
                 };
                 // Read from the agents, not the snapshot: only contacts need it, and
                 // only with the switch on.

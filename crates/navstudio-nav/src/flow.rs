@@ -12,12 +12,27 @@ use super::integrate::{INT_LOS, IntegrationField, UNREACHED};
 /// Orthogonal directions first, so an orthogonal move wins a tie against a diagonal one.
 const SEARCH_ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
 
-/// [`DIRECTIONS16`] as unit vectors.
-fn unit16() -> [(f32, f32); 16] {
-    DIRECTIONS16.map(|(dx, dy)| {
-        let n = ((dx * dx + dy * dy) as f32).sqrt();
-        (dx as f32 / n, dy as f32 / n)
-    })
+/// The index of the direction of [`DIRECTIONS16`] nearest in angle to `(vx, vy)` (not both
+/// zero). Within an octant the boundaries lie halfway between the axis (0°), the knight's
+/// move (26.57°) and the diagonal (45°), at tangents √5 − 2 and 0.7208.
+fn nearest16(vx: f32, vy: f32) -> usize {
+    const AXIS_KNIGHT: f32 = 0.236_068; // tan(13.28°)
+    const KNIGHT_DIAGONAL: f32 = 0.720_759; // tan(35.78°)
+    let (ax, ay) = (vx.abs(), vy.abs());
+    let (major, minor) = if ay <= ax { (ax, ay) } else { (ay, ax) };
+    let (big, small) = if minor < AXIS_KNIGHT * major {
+        (1, 0)
+    } else if minor < KNIGHT_DIAGONAL * major {
+        (2, 1)
+    } else {
+        (1, 1)
+    };
+    let (dx, dy) = if ay <= ax { (big, small) } else { (small, big) };
+    let target = (
+        if vx < 0.0 { -dx } else { dx },
+        if vy < 0.0 { -dy } else { dy },
+    );
+    DIRECTIONS16.iter().position(|&d| d == target).unwrap_or(0)
 }
 
 /// Writes the flow field of a `w × h` window into `out` (`w × h` long).
@@ -60,7 +75,6 @@ pub fn flow_from_integration(
         .min(field.dist.len());
     let hu = n.checked_div(wu).unwrap_or(0);
     let n = wu * hu;
-    let units = unit16();
     for y in 0..hu {
         let row = y * wu;
         for x in 0..wu {
@@ -117,7 +131,7 @@ pub fn flow_from_integration(
             } else {
                 0
             };
-            let byte = gradient_step(own, &around, &dist, &units)
+            let byte = gradient_step(own, &around, &dist)
                 .unwrap_or_else(|| cheapest_step(own, &around, &dist));
             out[i] = FLOW_PATHABLE | los | byte;
         }
@@ -131,12 +145,7 @@ pub fn flow_from_integration(
 
 /// The step and fine flag from the field's gradient (see [`flow_from_integration`]); `None`
 /// when the gradient is flat or its step is blocked or not downhill.
-fn gradient_step(
-    own: f32,
-    around: &[usize; 8],
-    dist: &impl Fn(usize) -> f32,
-    units: &[(f32, f32); 16],
-) -> Option<u8> {
+fn gradient_step(own: f32, around: &[usize; 8], dist: &impl Fn(usize) -> f32) -> Option<u8> {
     // Upwind differences: along each axis, toward the cheaper neighbour if it is cheaper than
     // the cell, by how much cheaper.
     let axis = |neg: usize, pos: usize| {
@@ -154,20 +163,12 @@ fn gradient_step(
     if vx == 0.0 && vy == 0.0 {
         return None;
     }
-    let mut k = 0;
-    let mut best = f32::NEG_INFINITY;
-    for (j, &(ux, uy)) in units.iter().enumerate() {
-        let dot = ux * vx + uy * vy;
-        if dot > best {
-            best = dot;
-            k = j;
-        }
-    }
+    let k = nearest16(vx, vy);
     // The neighbours the direction runs into: its own, or the two a knight's move runs
     // between; the step is the one of them the field falls to most steeply.
-    let (a, b) = (k / 2, (k + 1) / 2 % 8);
+    let (a, b) = (k / 2, k.div_ceil(2) % 8);
     let slope = |d: usize| {
-        let len = if d % 2 == 0 {
+        let len = if d.is_multiple_of(2) {
             1.0
         } else {
             std::f32::consts::SQRT_2

@@ -74,14 +74,18 @@ impl IntegrationField {
 /// Reusable working memory of the integrator (heap, seed list, flood queue).
 #[derive(Debug, Default)]
 pub struct IntegratorScratch {
-    /// Fast marching's open cells, `(distance as f32 bits, cell)`: non-negative floats order
-    /// as their bits do.
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u32)>>,
+    /// Fast marching's open cells, `distance as f32 bits << 32 | padded cell`: non-negative
+    /// floats order as their bits do, and one `u64` compares faster than a pair.
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     /// The cells the cost pass starts from.
     seeds: Vec<u32>,
     queue: Vec<u32>,
-    /// Column of every cell, so the hot loop needs no division.
-    column: Vec<u32>,
+    /// The window's costs inside a border of walls (see [`run_fmm`]).
+    pad_cost: Vec<u8>,
+    /// Per padded cell its distance once known, infinity before.
+    known: Vec<f32>,
+    /// Per padded cell its distance so far.
+    pad_dist: Vec<f32>,
     /// Per cell of the last [`integrate_with_los_set`] with several goals: the index of the
     /// goal whose LOS flood last tested it (`u32::MAX` where none came).
     owner: Vec<u32>,
@@ -437,8 +441,13 @@ fn neighbours4(x: usize, y: usize, w: usize, h: usize) -> [usize; 4] {
 
 /// Fast marching from `scratch.seeds` (whose costs are already written into `field.dist`):
 /// cells leave a binary heap cheapest first, and each accepted cell updates its 8 neighbours
-/// with the two-neighbour Eikonal update over the neighbours already known ([`update_at`]). Cells flagged [`INT_LOS`] are known from the start (their distance is exact) and
-/// never updated; walls are never updated.
+/// with the two-neighbour Eikonal update over the neighbours already known ([`update_at`]).
+/// Cells flagged [`INT_LOS`] are known from the start (their distance is exact) and never
+/// updated; walls are never updated.
+///
+/// It runs on a copy of the window with a border of walls one cell wide, so no neighbour
+/// needs a bounds check, and with `known` holding a cell's distance once it is known and
+/// infinity before, so an update reads one array per neighbour.
 fn run_fmm(
     costs: &[u8],
     w: usize,
@@ -452,107 +461,117 @@ fn run_fmm(
     let IntegratorScratch {
         heap,
         seeds,
-        column,
+        pad_cost,
+        known,
+        pad_dist,
         ..
     } = scratch;
     let h = n / w;
-    column.clear();
-    for _ in 0..h {
-        column.extend(0..w as u32);
+    let pw = w + 2;
+    let pn = pw * (h + 2);
+    pad_cost.clear();
+    pad_cost.resize(pn, WALL);
+    known.clear();
+    known.resize(pn, f32::INFINITY);
+    pad_dist.clear();
+    pad_dist.resize(pn, f32::INFINITY);
+    for y in 0..h {
+        let row = (y + 1) * pw + 1;
+        for (to, &from) in pad_cost[row..row + w]
+            .iter_mut()
+            .zip(&costs[y * w..y * w + w])
+        {
+            *to = from.max(1);
+        }
+        pad_dist[row..row + w].copy_from_slice(&field.dist[y * w..y * w + w]);
+        for x in 0..w {
+            if field.flags[y * w + x] & INT_LOS != 0 {
+                known[row + x] = field.dist[y * w + x];
+            }
+        }
     }
     heap.clear();
-    // A cell listed twice is pushed twice; its second pop finds it accepted.
+    // A cell listed twice is pushed twice; its second pop finds it done.
     for &cell in seeds.iter() {
-        heap.push(std::cmp::Reverse((
-            field.dist[cell as usize].to_bits(),
-            cell,
-        )));
-    }
-    while let Some(std::cmp::Reverse((bits, cell))) = heap.pop() {
         let c = cell as usize;
-        if field.flags[c] & INT_ACTIVE != 0 || field.dist[c].to_bits() != bits {
+        let p = (c / w + 1) * pw + c % w + 1;
+        heap.push(std::cmp::Reverse(key(field.dist[c], p)));
+    }
+    // A padded cell is done once its neighbours have been updated from it; a wall is never
+    // pushed, so the border's cells serve as the "done" marks of nothing.
+    while let Some(std::cmp::Reverse(k)) = heap.pop() {
+        let (bits, p) = ((k >> 32) as u32, (k & u64::from(u32::MAX)) as usize);
+        if pad_dist[p].to_bits() != bits || pad_cost[p] == DONE {
             continue;
         }
-        field.flags[c] |= INT_ACTIVE;
-        let (x, y) = (column[c] as usize, c / w);
-        for (dx, dy) in NEIGHBOURS8 {
-            let Some(nb) = offset(x, y, dx, dy, w, h) else {
-                continue;
-            };
-            if costs[nb] == WALL || known(field.flags[nb]) {
+        known[p] = pad_dist[p];
+        for off in [
+            p - pw,
+            p + 1,
+            p + pw,
+            p - 1,
+            p - pw + 1,
+            p + pw + 1,
+            p + pw - 1,
+            p - pw - 1,
+        ] {
+            if pad_cost[off] == WALL || pad_cost[off] == DONE || known[off] != f32::INFINITY {
                 continue;
             }
-            let t = update_at(costs, w, h, field, nb, column[nb] as usize, nb / w);
-            if t < field.dist[nb] {
-                field.dist[nb] = t;
-                heap.push(std::cmp::Reverse((t.to_bits(), nb as u32)));
+            let t = update_at(pad_cost, known, pw, off);
+            if t < pad_dist[off] {
+                pad_dist[off] = t;
+                heap.push(std::cmp::Reverse(key(t, off)));
+            }
+        }
+        // Marked after the updates, which read the cell's own cost.
+        pad_cost[p] = DONE;
+    }
+    for y in 0..h {
+        let row = (y + 1) * pw + 1;
+        for x in 0..w {
+            let c = y * w + x;
+            field.dist[c] = pad_dist[row + x];
+            if pad_cost[row + x] == DONE {
+                field.flags[c] |= INT_ACTIVE;
             }
         }
     }
 }
 
-/// The 8 neighbours' offsets, orthogonal ones first.
-const NEIGHBOURS8: [(i8, i8); 8] = [
-    (0, -1),
-    (1, 0),
-    (0, 1),
-    (-1, 0),
-    (1, -1),
-    (1, 1),
-    (-1, 1),
-    (-1, -1),
-];
-
-/// The index of `(x + dx, y + dy)` in a `w × h` window, `None` off it.
+/// A heap key: the distance's bits above the padded cell's index.
 #[inline]
-fn offset(x: usize, y: usize, dx: i8, dy: i8, w: usize, h: usize) -> Option<usize> {
-    let nx = x.checked_add_signed(isize::from(dx)).filter(|&v| v < w)?;
-    let ny = y.checked_add_signed(isize::from(dy)).filter(|&v| v < h)?;
-    Some(ny * w + nx)
+fn key(d: f32, p: usize) -> u64 {
+    (u64::from(d.to_bits()) << 32) | p as u64
 }
 
-/// Whether a cell's distance can feed an update: accepted, or in the line-of-sight region.
-#[inline]
-fn known(flags: u8) -> bool {
-    flags & (INT_ACTIVE | INT_LOS) != 0
-}
+/// A padded cell's cost once fast marching is done with it (see [`run_fmm`]): a value no
+/// cost is copied in as (0 is read as 1); [`update_at`] reads it
+/// only as "not a wall", which a done cell is not.
+const DONE: u8 = 0;
 
-/// The multi-stencil fast marching update of cell `(x, y)` (index `c`) from its known
-/// neighbours: the least of [`eikonal_update`] over the axis-aligned stencil (the cheapest
-/// known neighbour along x and along y, one cell away) and over the diagonal stencil (the
-/// cheapest known neighbour along each diagonal, √2 away). The diagonal stencil makes the
-/// error on open ground a fraction of the axis stencil's alone, which is exact only along the
-/// axes; a diagonal neighbour counts only when both cells beside the diagonal are passable,
-/// so no distance leaks through a gap between two walls that touch at a corner.
+/// The multi-stencil fast marching update of padded cell `p` (see [`run_fmm`]) from its
+/// known neighbours: the least of [`eikonal_update`] over the axis-aligned stencil (the
+/// cheapest known neighbour along x and along y, one cell away) and over the diagonal stencil
+/// (the cheapest known neighbour along each diagonal, √2 away). The diagonal stencil makes
+/// the error on open ground a fraction of the axis stencil's alone, which is exact only along
+/// the axes; a diagonal neighbour counts only when both cells beside the diagonal are
+/// passable, so no distance leaks through a gap between two walls that touch at a corner.
 #[inline]
-fn update_at(
-    costs: &[u8],
-    w: usize,
-    h: usize,
-    field: &IntegrationField,
-    c: usize,
-    x: usize,
-    y: usize,
-) -> f32 {
-    let value = |dx: i8, dy: i8| {
-        offset(x, y, dx, dy, w, h)
-            .filter(|&j| known(field.flags[j]))
-            .map_or(f32::INFINITY, |j| field.dist[j])
-    };
-    let open = |dx: i8, dy: i8| offset(x, y, dx, dy, w, h).is_some_and(|j| costs[j] != WALL);
-    let diagonal = |dx: i8, dy: i8| {
-        if open(dx, 0) && open(0, dy) {
-            value(dx, dy)
-        } else {
-            f32::INFINITY
-        }
-    };
-    let step = f32::from(costs[c].max(1));
-    let tx = value(-1, 0).min(value(1, 0));
-    let ty = value(0, -1).min(value(0, 1));
+fn update_at(cost: &[u8], known: &[f32], pw: usize, p: usize) -> f32 {
+    let step = f32::from(cost[p].max(1));
+    let tx = known[p - 1].min(known[p + 1]);
+    let ty = known[p - pw].min(known[p + pw]);
     let axis = eikonal_update(tx, ty, step);
-    let d1 = diagonal(1, -1).min(diagonal(-1, 1));
-    let d2 = diagonal(1, 1).min(diagonal(-1, -1));
+    let (n, e, s, w) = (
+        cost[p - pw] != WALL,
+        cost[p + 1] != WALL,
+        cost[p + pw] != WALL,
+        cost[p - 1] != WALL,
+    );
+    let diagonal = |ok: bool, q: usize| if ok { known[q] } else { f32::INFINITY };
+    let d1 = diagonal(n && e, p - pw + 1).min(diagonal(s && w, p + pw - 1));
+    let d2 = diagonal(s && e, p + pw + 1).min(diagonal(n && w, p - pw - 1));
     if d1.min(d2) >= axis {
         return axis;
     }

@@ -5,7 +5,7 @@ use egui::{Color32, Ui};
 use egui_plot::{Legend, Line, Plot};
 
 use crate::app::crowd_preview::{AgentColouring, CrowdPreview};
-use crate::crowd::{AvoidanceMode, StepMetrics};
+use crate::crowd::{AgentState, AvoidanceMode, StepMetrics};
 
 /// The Crowd panel: archetype, count, avoidance, metrics and plots.
 pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
@@ -114,12 +114,17 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
     let agents = crowd.sim().agents().len();
     let m = crowd.sim().metrics();
     ui.label(format!(
-        "{agents} agents · {} selected · {} arrived · {} moving · {} stuck",
+        "{agents} agents · {} selected · {} arrived · {} moving · {} queued · {} stuck",
         crowd.selection.len(),
         m.arrived,
         m.moving,
+        m.queued,
         m.stuck
-    ));
+    ))
+    .on_hover_text(
+        "Queued: waiting behind agents that make progress (a queue that moves). \
+         Stuck: neither the agent nor those ahead of it got nearer the goal for a while (a jam)",
+    );
     ui.label(format!(
         "mean speed {:.2} m/s · {} wall contacts · step {:.2} ms",
         m.mean_speed_mps,
@@ -172,9 +177,23 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
                 .allow_scroll(false)
         };
         plot("crowd_states", 110.0).show(ui, |plot| {
-            plot.line(Line::new("arrived", series(&|m| f64::from(m.arrived))));
-            plot.line(Line::new("moving", series(&|m| f64::from(m.moving))));
-            plot.line(Line::new("stuck", series(&|m| f64::from(m.stuck))));
+            let colour = crate::app::crowd_preview::state_colour;
+            plot.line(
+                Line::new("arrived", series(&|m| f64::from(m.arrived)))
+                    .color(colour(AgentState::Arrived)),
+            );
+            plot.line(
+                Line::new("moving", series(&|m| f64::from(m.moving)))
+                    .color(colour(AgentState::Moving)),
+            );
+            plot.line(
+                Line::new("queued", series(&|m| f64::from(m.queued)))
+                    .color(colour(AgentState::Queued)),
+            );
+            plot.line(
+                Line::new("stuck", series(&|m| f64::from(m.stuck)))
+                    .color(colour(AgentState::Stuck)),
+            );
         });
         plot("crowd_collisions", 80.0).show(ui, |plot| {
             plot.line(Line::new(

@@ -328,7 +328,7 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
         );
     }
     ui.checkbox(&mut o.flow, "Flow arrows").on_hover_text(
-        "Drawn when cells are at least 9 px wide: what agents steer by (NavWorld::sample_flow)",
+        "What agents steer by (NavWorld::sample_flow): one arrow per cell when zoomed in, one per block of cells from 300 % zoom",
     );
     ui.checkbox(&mut o.line_of_sight, "Line of sight");
     if o.line_of_sight {

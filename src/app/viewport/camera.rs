@@ -5,8 +5,20 @@ use egui::{Pos2, Rect, Vec2, vec2};
 
 use super::Viewport;
 
-/// Flow arrows are drawn once cells are this wide. `[Units: screen points per cell]`
-pub const ARROW_MIN_PX_PER_CELL: f32 = 9.0;
+/// Flow arrows are drawn once cells are this wide: one per cell from
+/// [`ARROW_SPACING_PX`] on, one per block of cells below it. `[Units: screen points per cell]`
+pub const ARROW_MIN_PX_PER_CELL: f32 = 3.0;
+/// The least distance between two flow arrows on screen. `[Units: screen points]`
+pub const ARROW_SPACING_PX: f32 = 9.0;
+
+/// Cells per flow arrow along each axis at `px_per_cell`: 1 when cells are wide enough for an
+/// arrow each, else the block that keeps arrows [`ARROW_SPACING_PX`] apart.
+#[must_use]
+pub fn arrow_stride(px_per_cell: f32) -> u32 {
+    (ARROW_SPACING_PX / px_per_cell.max(f32::EPSILON))
+        .ceil()
+        .max(1.0) as u32
+}
 /// Zoom limits. `[Units: screen points per cell]`
 const MIN_PX_PER_CELL: f32 = 0.02;
 const MAX_PX_PER_CELL: f32 = 64.0;

@@ -4,7 +4,7 @@
 
 use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 
-use super::camera::ARROW_MIN_PX_PER_CELL;
+use super::camera::{ARROW_MIN_PX_PER_CELL, arrow_stride};
 use super::{ArrowKey, Viewport};
 use crate::app::crowd_preview::CrowdPreview;
 use crate::app::goal::GoalPreview;
@@ -291,7 +291,13 @@ impl Viewport {
         };
         if overlays.flow && ppc >= ARROW_MIN_PX_PER_CELL {
             let arrow = LineStroke::new(1.2, Color32::from_rgba_unmultiplied(255, 255, 255, 220));
-            let (x0, y0) = (vx0.max(0.0) as u32, vy0.max(0.0) as u32);
+            // Zoomed out, one arrow per block of `stride` × `stride` cells, sampled at the
+            // block's centre; blocks aligned to the map so arrows do not shimmer as it pans.
+            let stride = arrow_stride(ppc);
+            let (x0, y0) = (
+                vx0.max(0.0) as u32 / stride * stride,
+                vy0.max(0.0) as u32 / stride * stride,
+            );
             let (x1, y1) = (
                 (vx1.ceil() as u32).min(spec.width),
                 (vy1.ceil() as u32).min(spec.height),
@@ -301,30 +307,38 @@ impl Viewport {
                 preview: goal.arrows_version(),
                 nav: (state.nav_version, state.selected_type),
                 cells: (x0, y0, x1, y1),
+                stride,
+            };
+            // Each block's sample cell: its centre, clamped to the map.
+            let centre = move |b: u32, end: u32| (b + stride / 2).min(end - 1);
+            let blocks = move || {
+                (y0..y1)
+                    .step_by(stride as usize)
+                    .flat_map(move |y| (x0..x1).step_by(stride as usize).map(move |x| (x, y)))
             };
             if self.arrows.key != Some(key) {
                 self.arrows.dirs.clear();
-                self.arrows.dirs.extend((y0..y1).flat_map(|y| {
-                    (x0..x1).map(move |x| {
-                        let wall = layer.cost.get(x, y) == crate::nav::grid::WALL;
-                        let c = (x as f32 + 0.5, y as f32 + 0.5);
-                        (!wall).then(|| goal.flow_at(c)).flatten()
-                    })
+                self.arrows.dirs.extend(blocks().map(|(bx, by)| {
+                    let (x, y) = (centre(bx, x1), centre(by, y1));
+                    let wall = layer.cost.get(x, y) == crate::nav::grid::WALL;
+                    let c = (x as f32 + 0.5, y as f32 + 0.5);
+                    (!wall).then(|| goal.flow_at(c)).flatten()
                 }));
                 self.arrows.key = Some(key);
             }
-            let cells = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y)));
-            for ((x, y), dir) in cells.zip(&self.arrows.dirs) {
+            let size = ppc * stride as f32;
+            for ((bx, by), dir) in blocks().zip(&self.arrows.dirs) {
                 let Some((dx, dy)) = *dir else {
                     continue;
                 };
+                let (x, y) = (centre(bx, x1), centre(by, y1));
                 let c = (x as f32 + 0.5, y as f32 + 0.5);
-                let half = 0.35;
+                let half = 0.35 * stride as f32;
                 let tail = at(c.0 - dx * half, c.1 - dy * half);
                 let tip = at(c.0 + dx * half, c.1 + dy * half);
                 painter.line_segment([tail, tip], arrow);
-                let back = vec2(-dx, -dy) * (ppc * 0.22);
-                let side = vec2(-dy, dx) * (ppc * 0.13);
+                let back = vec2(-dx, -dy) * (size * 0.22);
+                let side = vec2(-dy, dx) * (size * 0.13);
                 painter.line_segment([tip, tip + back + side], arrow);
                 painter.line_segment([tip, tip + back - side], arrow);
             }
@@ -422,7 +436,10 @@ impl Viewport {
             }
         }
         // Stuck agents get a red ring at any colouring, so a designer can point at them.
-        let stuck_ring = LineStroke::new(1.5, Color32::from_rgb(255, 60, 40));
+        let stuck_ring = LineStroke::new(
+            1.5,
+            crate::app::crowd_preview::state_colour(crate::crowd::AgentState::Stuck),
+        );
         for i in 0..agents.len() {
             if agents.state[i] == crate::crowd::AgentState::Stuck {
                 let c = to_screen(agents.pos_world[i]);

@@ -11,7 +11,7 @@ mod input;
 
 use egui::{Color32, Rect, Sense};
 
-pub use camera::{ARROW_MIN_PX_PER_CELL, ViewTransform};
+pub use camera::{ARROW_MIN_PX_PER_CELL, ARROW_SPACING_PX, ViewTransform, arrow_stride};
 
 use super::crowd_preview::CrowdPreview;
 use super::goal::GoalPreview;
@@ -61,6 +61,8 @@ struct ArrowKey {
     /// The editor's nav version and movement type, whose walls get no arrow.
     nav: (u64, usize),
     cells: CellSpan,
+    /// Cells per arrow along each axis ([`camera::arrow_stride`]).
+    stride: u32,
 }
 
 impl Default for Viewport {
@@ -83,8 +85,9 @@ impl Viewport {
     /// row-major, the direction drawn (`None`: a wall or no flow); `None` before any were
     /// drawn. Tests check them against [`super::goal::GoalPreview::flow_at`].
     #[must_use]
-    pub fn sampled_arrows(&self) -> Option<(CellSpan, &[Arrow])> {
-        Some((self.arrows.key?.cells, &self.arrows.dirs))
+    pub fn sampled_arrows(&self) -> Option<(CellSpan, u32, &[Arrow])> {
+        let key = self.arrows.key?;
+        Some((key.cells, key.stride, &self.arrows.dirs))
     }
 
     /// The cells in view `(x0, y0, x1, y1)`, inclusive, when zoomed in enough for flow

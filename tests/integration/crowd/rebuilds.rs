@@ -30,7 +30,7 @@ fn run_through_changes(
                 "agent {i} in wall cell ({cx},{cy}) at step {}",
                 sim.step_index()
             );
-            if matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+            if a.state[i].is_travelling() {
                 travelling += 1;
                 if a.vel[i].length() > 0.2 {
                     moving += 1;

@@ -125,10 +125,11 @@ fn flow_arrows_drawn_are_the_previews_flow() {
         settle_goal(&mut harness);
         harness.step();
         let app = harness.state();
-        let ((x0, y0, x1, y1), dirs) = app
+        let ((x0, y0, x1, y1), stride, dirs) = app
             .viewport()
             .sampled_arrows()
             .expect("the whole small map is zoomed in enough for arrows");
+        assert_eq!(stride, 1, "an arrow per cell at this zoom");
         assert_eq!(dirs.len(), ((x1 - x0) * (y1 - y0)) as usize);
         let nav = app.state.nav.as_deref().unwrap();
         let cost = &nav.layers[app.state.selected_type].cost;
@@ -174,4 +175,45 @@ fn goal_preview_covers_ground_that_cannot_reach_the_goal() {
     );
     assert_eq!(px(20, 24).a(), 0, "walls stay the cost overlay's");
     assert_eq!(px(50, 10).a(), 0, "walls stay the cost overlay's");
+}
+
+/// Zoomed out to 4 px per cell, one arrow per 3 × 3 block (9 px apart), sampled at the
+/// block's centre cell.
+#[test]
+fn zoomed_out_flow_arrows_are_one_per_block() {
+    let (_dir, mut harness) = baked_bands();
+    harness.state_mut().state.overlays.flow = true;
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Goal);
+    harness.drag_at(screen_of(&harness, 5.5, 24.5));
+    harness.drop_at(screen_of(&harness, 5.5, 24.5));
+    settle_goal(&mut harness);
+    {
+        let vp = harness.state_mut().viewport_mut();
+        let (rect, factor) = (vp.rect, 4.0 / vp.transform.px_per_cell);
+        vp.transform.zoom_at(rect, rect.center(), factor);
+    }
+    harness.step();
+    harness.step();
+    let app = harness.state();
+    let ((x0, y0, x1, y1), stride, dirs) = app
+        .viewport()
+        .sampled_arrows()
+        .expect("arrows at 4 px per cell");
+    assert_eq!(stride, 3);
+    assert_eq!((x0 % 3, y0 % 3), (0, 0), "blocks aligned to the map");
+    let blocks: Vec<(u32, u32)> = (y0..y1)
+        .step_by(3)
+        .flat_map(|y| (x0..x1).step_by(3).map(move |x| (x, y)))
+        .collect();
+    assert_eq!(dirs.len(), blocks.len());
+    for (&(bx, by), &dir) in blocks.iter().zip(dirs) {
+        let (x, y) = ((bx + 1).min(x1 - 1), (by + 1).min(y1 - 1));
+        let nav = app.state.nav.as_deref().unwrap();
+        let wall = nav.layers[0].cost.get(x, y) == navstudio::nav::grid::WALL;
+        let expected = (!wall)
+            .then(|| app.goal_preview.flow_at((x as f32 + 0.5, y as f32 + 0.5)))
+            .flatten();
+        assert_eq!(dir, expected, "block at ({bx}, {by})");
+    }
+    assert!(dirs.iter().filter(|d| d.is_some()).count() > 20);
 }

@@ -54,7 +54,7 @@ fn open_ground_flow_points_at_the_goal_within_the_16_directions() {
             &mut out,
         );
         let (mut worst, mut fine) = (0.0_f64, 0);
-        for c in 0..w * h {
+        for (c, &f) in out.iter().enumerate() {
             let (dx, dy) = (
                 goal.0 as f64 - (c % w) as f64,
                 goal.1 as f64 - (c / w) as f64,
@@ -63,10 +63,10 @@ fn open_ground_flow_points_at_the_goal_within_the_16_directions() {
             if len < 6.0 {
                 continue;
             }
-            let (vx, vy) = flow_vector(out[c]).expect("a direction");
+            let (vx, vy) = flow_vector(f).expect("a direction");
             let cos = (f64::from(vx) * dx + f64::from(vy) * dy) / len;
             worst = worst.max(cos.clamp(-1.0, 1.0).acos().to_degrees());
-            fine += usize::from(out[c] & (FLOW_FINE_CW | FLOW_FINE_CCW) != 0);
+            fine += usize::from(f & (FLOW_FINE_CW | FLOW_FINE_CCW) != 0);
         }
         println!("goal {goal:?}: worst {worst:.1}° off the goal, {fine} knight's-move cells");
         assert!(

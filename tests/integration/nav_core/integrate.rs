@@ -26,15 +26,15 @@ fn integration_solves_the_eikonal_equations_between_its_bounds() {
             assert_matches_sweep(&field.dist, &sweep, &what);
             // Never above the 4-neighbour flood; the stored cost is the distance rounded.
             let four = oracle_costs(&costs, w, h, &seeds, &|_| false);
-            for c in 0..w * h {
+            for (c, &flood) in four.iter().enumerate() {
                 assert_eq!(
                     field.cost[c] == UNREACHED,
-                    four[c] == UNREACHED,
+                    flood == UNREACHED,
                     "{what} cell {c}"
                 );
-                if four[c] != UNREACHED {
+                if flood != UNREACHED {
                     assert!(
-                        f64::from(field.dist[c]) <= f64::from(four[c]) + 1e-3,
+                        f64::from(field.dist[c]) <= f64::from(flood) + 1e-3,
                         "{what} {c}"
                     );
                     assert_eq!(field.cost[c], field.dist[c].round() as u32, "{what} {c}");

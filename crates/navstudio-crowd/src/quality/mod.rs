@@ -10,14 +10,13 @@
 pub mod bound;
 pub mod cases;
 pub mod measure;
+pub mod random;
 
 use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{
-    AgentArchetype, AgentState, AvoidanceMode, CrowdError, Navigator, Scenario, Simulation,
-};
+use super::{AgentArchetype, AvoidanceMode, CrowdError, Navigator, Scenario, Simulation};
 pub use bound::{Geodesics, LowerBound, lower_bound};
 pub use cases::{CaseMap, CrowdCase, builtin_cases};
 pub use measure::{Measures, Recorder};
@@ -112,6 +111,26 @@ pub fn run<N: Navigator + ?Sized>(
     run_watched(label, scenario, archetypes, nav, &mut |_, _| {})
 }
 
+/// How long a run may last: `bound_factor` × the lower bound plus `grace_secs` (at most
+/// 600 s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunLimit {
+    /// Multiple of the lower bound. `[Units: s/s]`
+    pub bound_factor: f64,
+    /// Extra time. `[Units: s]`
+    pub grace_secs: f64,
+}
+
+impl Default for RunLimit {
+    /// The built-in cases' limit: 4 × the bound + 30 s.
+    fn default() -> Self {
+        Self {
+            bound_factor: LIMIT_BOUND_FACTOR,
+            grace_secs: GRACE_SECS,
+        }
+    }
+}
+
 /// As [`run`], calling `watch(simulation, navigator)` after every step (to draw frames).
 ///
 /// # Errors
@@ -121,6 +140,21 @@ pub fn run_watched<N: Navigator + ?Sized>(
     scenario: &Scenario,
     archetypes: &[AgentArchetype],
     nav: &mut N,
+    watch: &mut dyn FnMut(&Simulation, &N),
+) -> Result<CaseReport, CrowdError> {
+    run_limited(label, scenario, archetypes, nav, RunLimit::default(), watch)
+}
+
+/// As [`run_watched`], stopping at `limit` instead of the built-in cases' limit.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_limited<N: Navigator + ?Sized>(
+    label: &str,
+    scenario: &Scenario,
+    archetypes: &[AgentArchetype],
+    nav: &mut N,
+    limit: RunLimit,
     watch: &mut dyn FnMut(&Simulation, &N),
 ) -> Result<CaseReport, CrowdError> {
     let mut sim = Simulation::from_scenario(scenario, archetypes, &*nav)?;
@@ -139,14 +173,11 @@ pub fn run_watched<N: Navigator + ?Sized>(
             // The scenario's step-0 orders are issued by the first step.
             let (b, s) = lower_bound(&sim, &*nav, &starts, &mut geodesics);
             shortest = s;
-            limit_secs = (b.total_secs() * LIMIT_BOUND_FACTOR + GRACE_SECS).min(MAX_SECS);
+            limit_secs = (b.total_secs() * limit.bound_factor + limit.grace_secs).min(MAX_SECS);
             bound = Some(b);
         }
         let a = sim.agents();
-        let travelling = a
-            .state
-            .iter()
-            .any(|s| matches!(s, AgentState::Moving | AgentState::Stuck));
+        let travelling = a.state.iter().any(|s| s.is_travelling());
         if !travelling || recorder.elapsed_secs() >= limit_secs {
             break;
         }

@@ -11,6 +11,14 @@ use crate::walls::segment_is_clear;
 
 use super::Simulation;
 
+/// An agent is ahead of another when it lies within about 85° of the other's flow
+/// direction (the cosine): where a queue merges into a door, the one to go next stands
+/// almost beside it.
+const QUEUE_CONE_COS: f32 = 0.1;
+/// A stalled agent moving along its flow at this share of its top speed is queued (on its
+/// way again) whatever lies ahead.
+const QUEUE_FLOW_SHARE: f32 = 0.25;
+
 impl Simulation {
     /// Goal reached → arrived; then group arrival by transitive bumping: an agent touching
     /// an arrived agent of the same order is done too, and so on through the group.
@@ -18,7 +26,7 @@ impl Simulation {
         let n = self.agents.len();
         let mut done_orders = Vec::new();
         let mut queue = Vec::new();
-        let travelling = |s: AgentState| matches!(s, AgentState::Moving | AgentState::Stuck);
+        let travelling = AgentState::is_travelling;
         for i in 0..n {
             let a = &self.agents;
             if travelling(a.state[i]) && self.goal_dist_m[i] <= a.radius_m[i] {
@@ -41,7 +49,7 @@ impl Simulation {
             // far its lane target lies beyond the group (ORCA agents otherwise hover there).
             let state = self.agents.state[i];
             if travelling(state)
-                && (state == AgentState::Stuck || self.within_bump_reach(nav, i))
+                && (state.is_stalled() || self.within_bump_reach(nav, i))
                 && self.touching_arrived(i).is_some()
             {
                 self.agents.state[i] = AgentState::Arrived;
@@ -171,7 +179,7 @@ impl Simulation {
         let a = &mut self.agents;
         let mut off_flow: BTreeMap<PathId, Vec<Vec2>> = BTreeMap::new();
         for i in 0..a.len() {
-            if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+            if !a.state[i].is_travelling() {
                 continue;
             }
             let dist = self.goal_dist_m[i];
@@ -198,6 +206,88 @@ impl Simulation {
         for (path, at) in off_flow {
             nav.join_path(path, &at);
         }
+        self.classify_stalled();
+    }
+
+    /// Splits the agents that made no progress for `stuck_secs` into queued and stuck
+    /// ("stuck" means an agent *and the agents ahead of it* make no progress). An agent's
+    /// agents ahead are the travelling agents within a body of touching it (a queue's
+    /// members jostle apart), in front of it along its flow (within ±85°) and not walking
+    /// against it (their flows less than 120° apart: one crossing in front, as at a door
+    /// a queue merges into, leads). A stalled agent walking along its flow at a quarter of
+    /// its top speed or more is queued (it got its turn), and so is one with an agent ahead
+    /// that makes progress or is queued itself; the rest — blocked by walls, by standing agents, by an oncoming crowd, or in a ring of agents
+    /// each waiting for the next — are stuck. Found by a breadth-first search from the
+    /// agents that make progress back along "is behind".
+    fn classify_stalled(&mut self) {
+        let a = &self.agents;
+        let n = a.len();
+        let stalled: Vec<usize> = (0..n).filter(|&i| a.state[i].is_stalled()).collect();
+        if stalled.is_empty() {
+            return;
+        }
+        let margin = self.config.separation_margin_m;
+        let reach_max = 2.0 * 2.0 * self.max_radius_m + margin;
+        // behind[j]: the stalled agents that have j ahead of them.
+        let mut behind: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &i in &stalled {
+            let p = a.pos_world[i];
+            let dir = if a.flow_dir[i] == Vec2::ZERO {
+                (a.goal_world[i] - p).normalize_or_zero()
+            } else {
+                a.flow_dir[i]
+            };
+            if dir == Vec2::ZERO {
+                continue;
+            }
+            self.grid.for_each_candidate(p, reach_max, |j, q| {
+                let j = j as usize;
+                if j == i || !a.state[j].is_travelling() {
+                    return;
+                }
+                let offset = q - p;
+                let dist = offset.length();
+                let reach = 2.0 * (a.radius_m[i] + a.radius_m[j]) + margin;
+                let other = if a.flow_dir[j] == Vec2::ZERO {
+                    dir
+                } else {
+                    a.flow_dir[j]
+                };
+                if dist <= reach
+                    && offset.dot(dir) >= QUEUE_CONE_COS * dist
+                    && other.dot(dir) > -0.5
+                {
+                    behind.entry(j).or_default().push(i);
+                }
+            });
+        }
+        // A stalled agent walking along its flow right now (the head of a queue that just
+        // got its turn) is on its way: its record distance lags a step behind.
+        let flowing = |j: usize| {
+            a.state[j].is_stalled()
+                && a.vel[j].dot(a.flow_dir[j]) >= QUEUE_FLOW_SHARE * a.max_speed[j]
+        };
+        let mut queued: Vec<bool> = (0..n).map(flowing).collect();
+        let mut queue: Vec<usize> = (0..n)
+            .filter(|&j| (a.state[j] == AgentState::Moving || queued[j]) && behind.contains_key(&j))
+            .collect();
+        while let Some(j) = queue.pop() {
+            if let Some(list) = behind.get(&j) {
+                for &i in list {
+                    if !queued[i] {
+                        queued[i] = true;
+                        queue.push(i);
+                    }
+                }
+            }
+        }
+        for i in stalled {
+            self.agents.state[i] = if queued[i] {
+                AgentState::Queued
+            } else {
+                AgentState::Stuck
+            };
+        }
     }
 
     /// Starts (or stops) accumulating where travelling agents are held up, on the
@@ -223,9 +313,7 @@ impl Simulation {
         let dt = self.config.step_secs;
         let mut added = false;
         for i in 0..a.len() {
-            if matches!(a.state[i], AgentState::Moving | AgentState::Stuck)
-                && self.speed_mps[i] < map.slow_share * a.max_speed[i]
-            {
+            if a.state[i].is_travelling() && self.speed_mps[i] < map.slow_share * a.max_speed[i] {
                 map.add(grid.cell_from_world(a.pos_world[i]), dt);
                 added = true;
             }

@@ -312,7 +312,7 @@ impl Simulation {
     /// was the last one travelling.
     pub(super) fn leave_order<N: Navigator + ?Sized>(&mut self, nav: &mut N, i: usize) {
         let order = self.agents.order[i];
-        let travelling = matches!(self.agents.state[i], AgentState::Moving | AgentState::Stuck);
+        let travelling = self.agents.state[i].is_travelling();
         self.agents.order[i] = NO_ORDER;
         self.agents.path[i] = None;
         self.agents.state[i] = AgentState::Idle;
@@ -344,7 +344,7 @@ impl Simulation {
     /// (after the world changed under them); goals, lanes and states stay. Agents whose type
     /// can no longer reach the goal leave the order (idle), as in [`Self::order_move`].
     pub fn replan<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
-        let travelling = |s: AgentState| matches!(s, AgentState::Moving | AgentState::Stuck);
+        let travelling = AgentState::is_travelling;
         let mut members: BTreeMap<(u32, PathId), Vec<usize>> = BTreeMap::new();
         let a = &self.agents;
         for i in 0..a.len() {

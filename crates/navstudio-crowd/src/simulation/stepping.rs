@@ -203,6 +203,7 @@ impl Simulation {
                 AgentState::Arrived => metrics.arrived += 1,
                 AgentState::Moving => metrics.moving += 1,
                 AgentState::Stuck => metrics.stuck += 1,
+                AgentState::Queued => metrics.queued += 1,
                 AgentState::Idle => {}
             }
             match a.collision[i] {

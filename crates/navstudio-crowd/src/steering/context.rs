@@ -1,7 +1,7 @@
 //! Context steering (seed §004): interest and danger in direction slots, walls by short
 //! rays, neighbours by closeness or (with `context_orca`) by their ORCA half-planes.
 
-use crate::agents::{AgentState, NO_ORDER};
+use crate::agents::NO_ORDER;
 use crate::half_planes::{HalfPlane, orca_half_plane, slot_danger};
 use crate::navigator::Navigator;
 use crate::vec2::{Vec2, floor_i32};
@@ -209,7 +209,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let a = self.agents;
         let own = &self.near[slot];
         let speed = proposed.length();
-        if speed < 1e-4 || own.moving_order == NO_ORDER || a.state[i] == AgentState::Stuck {
+        if speed < 1e-4 || own.moving_order == NO_ORDER || a.state[i].is_stalled() {
             return constrained;
         }
         let ahead_dir = proposed / speed;

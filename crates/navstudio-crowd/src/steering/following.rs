@@ -2,7 +2,6 @@
 //! straight at the goal, else the flow blended in while crossing a cell), and stuck
 //! recovery's re-planned next step.
 
-use crate::agents::AgentState;
 use crate::navigator::Navigator;
 use crate::vec2::Vec2;
 use crate::walls::segment_is_clear;
@@ -23,7 +22,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     pub(super) fn desired_velocity(&self, i: usize) -> (Vec2, Vec2) {
         let a = self.agents;
         let old_dir = a.flow_dir[i];
-        if !matches!(a.state[i], AgentState::Moving | AgentState::Stuck) {
+        if !a.state[i].is_travelling() {
             return (Vec2::ZERO, old_dir);
         }
         let p = a.pos_world[i];
@@ -92,7 +91,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let dir = match a.path[i] {
             Some(path)
                 if self.config.techniques.stuck_recovery
-                    && a.state[i] == AgentState::Stuck
+                    && a.state[i].is_stalled()
                     && a.wall_normal[i] != Vec2::ZERO
                     && dist > 2.0 * cell =>
             {

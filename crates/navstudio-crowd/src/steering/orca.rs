@@ -1,7 +1,6 @@
 //! ORCA (RVO2): the avoidance mode, and the contact rule of boids and context steering
 //! (`orca_contacts`).
 
-use crate::agents::AgentState;
 use crate::half_planes::{HalfPlane, nearest_permitted, orca_half_plane};
 use crate::navigator::Navigator;
 use crate::steering::AvoidanceMode;
@@ -33,7 +32,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // once, for half a minute. The position passes push them aside by priority. (With
         // ORCA contacts it slowed context steering through the rooms.)
         let through_standing =
-            a.state[i] == AgentState::Stuck && self.config.avoidance == AvoidanceMode::Orca;
+            a.state[i].is_stalled() && self.config.avoidance == AvoidanceMode::Orca;
         let mut planes = [HalfPlane::default(); MAX_NEIGHBOURS];
         let mut count = 0;
         for n in neighbours {
@@ -47,7 +46,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if n.dist_sq > reach * reach {
                 continue;
             }
-            let share = nb.priority / (own + nb.priority).max(1e-9);
+            let theirs = self.priority_of(i, nb);
+            let share = theirs / (own + theirs).max(1e-9);
             if let Some(h) = orca_half_plane(
                 nb.pos_world - p,
                 v,

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 use super::*;
+use crate::agents::AgentState;
 use crate::rng::SplitMix64;
 use crate::testing::GridNavigator;
 

@@ -87,7 +87,11 @@ impl LandmarkBuilder {
         let done: Vec<Vec<u32>> = (next..(next + 2).min(total))
             .into_par_iter()
             .map(|t| {
-                let graph = if t % 2 == 0 { &forward } else { &backward };
+                let graph = if t.is_multiple_of(2) {
+                    &forward
+                } else {
+                    &backward
+                };
                 distances_from(graph, sources[t / 2])
             })
             .collect();
@@ -108,7 +112,7 @@ impl LandmarkBuilder {
             if t >= total {
                 return true;
             }
-            let graph = if t % 2 == 0 {
+            let graph = if t.is_multiple_of(2) {
                 match &self.forward {
                     Some((offsets, targets, weights)) => Csr {
                         offsets,

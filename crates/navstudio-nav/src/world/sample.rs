@@ -273,7 +273,9 @@ impl NavWorld {
         let mut waypoints = vec![cell];
         let mut length = 0.0;
         let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
-        let mut walk_steps = 4 * cap;
+        // Quarter-cell steps off the route: twice across the map at most, so a walk that
+        // slides back and forth in a corner ends (as `None`) within the call's bound.
+        let mut walk_steps = 8 * (spec.width as usize + spec.height as usize);
         for _ in 0..cap {
             if p.is_goal(cell) {
                 return Some(TracedPath {

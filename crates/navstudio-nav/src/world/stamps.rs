@@ -303,9 +303,9 @@ impl NavWorld {
     /// in batches (portals, graph edges, islands, flow tiles of them and their neighbours),
     /// in sector order, and landmark tables recomputed a slice of a search at a time; when
     /// they are done, cached goal fields are dropped and live paths re-planned, one at a
-    /// time. Every part looks at the clock between units of work of well under a
-    /// millisecond on a 1024² map, and each call does at least one unit. Returns `true`
-    /// when nothing is left.
+    /// time. Every part looks at the clock between units of work (on a 1024² map each about
+    /// 2 ms of CPU at most: a batch of sectors, a landmark table's finishing, a path's
+    /// re-plan), and each call does at least one unit. Returns `true` when nothing is left.
     pub fn rebuild(&mut self, budget: Duration) -> bool {
         let start = Instant::now();
         if !self.replan_moved_goals(start, budget) {
@@ -380,10 +380,19 @@ impl NavWorld {
                 return false;
             }
             worked |= searched;
-            // Putting the tables in place lays out the search graph: a unit of its own.
             if worked && start.elapsed() >= budget {
                 self.landmark_builds = builds;
                 return false;
+            }
+            // The tables are put in the search graph's order: laying it out is a unit of
+            // its own, then finishing the tables another.
+            let flat = !builder.is_over_own_graph();
+            if flat && self.search_graphs.get(layer).is_none_or(Option::is_none) {
+                self.search_graph(layer);
+                if start.elapsed() >= budget {
+                    self.landmark_builds = builds;
+                    return false;
+                }
             }
             if let Some(done) = builds.remove(&layer).flatten() {
                 self.finish_landmark_build(layer, done);

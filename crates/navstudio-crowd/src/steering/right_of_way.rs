@@ -1,0 +1,107 @@
+//! Right of way (seed §001: priority-based resolution, decided once and held; seed §003:
+//! pushing). Where agents of two orders meet head-on — two groups swapping rooms through a
+//! door, antipodes meeting in the middle of a circle, groups crossing between blocks — the
+//! order given first has the right of way for the whole trip: its agents walk on and push,
+//! the later order's agents step out of their path and wait beside it. The decision is the
+//! same from both sides and at every step, so nobody re-decides and oscillates, and the
+//! orders are ranked in one line, so "who waits for whom" can never close into a circle: a
+//! door serves the first stream, then the next, instead of both pressing into it for good.
+
+use crate::agents::NO_ORDER;
+use crate::navigator::Navigator;
+use crate::vec2::Vec2;
+
+use super::{NearAgent, Neighbour, StepContext};
+
+/// Two flows meet head-on when their directions are further apart than this (cosine,
+/// about 115°).
+const ONCOMING_COS: f32 = -0.42;
+/// An agent with the right of way weighs this many times more in a contact with an agent
+/// that gives way to it, so it pushes through (as a pinned agent does,
+/// `resolve::PINNED_PRIORITY_FACTOR`).
+pub const RIGHT_OF_WAY_FACTOR: f32 = 20.0;
+/// An agent gives way to one coming at it that is at most this far from touching it.
+/// `[Units: m]`
+const GIVE_WAY_GAP_M: f32 = 1.0;
+/// Share of its top speed an agent giving way steps aside at.
+const STEP_ASIDE_SHARE: f32 = 0.5;
+
+impl<N: Navigator + ?Sized> StepContext<'_, N> {
+    /// The agent's flow direction, or its velocity's when it has none yet.
+    fn heading(&self, i: usize) -> Vec2 {
+        let f = self.agents.flow_dir[i];
+        if f == Vec2::ZERO {
+            self.agents.vel[i].normalize_or_zero()
+        } else {
+            f
+        }
+    }
+
+    /// Whether agent `i` and neighbour `nb`, of different orders, meet head-on: `Some(true)`
+    /// when `nb`'s order has the right of way (it was given first), `Some(false)` when
+    /// `i`'s has, `None` when they are of one order, not both travelling, or not oncoming.
+    pub(super) fn right_of_way(&self, i: usize, nb: &NearAgent) -> Option<bool> {
+        let own = self.near_order(i);
+        if own == NO_ORDER || nb.moving_order == NO_ORDER || own == nb.moving_order {
+            return None;
+        }
+        let oncoming = self.heading(i).dot(self.heading(nb.index as usize)) < ONCOMING_COS;
+        oncoming.then_some(nb.moving_order < own)
+    }
+
+    /// `nb`'s priority in agent `i`'s contacts, weighed by the right of way.
+    pub(super) fn priority_of(&self, i: usize, nb: &NearAgent) -> f32 {
+        match self.right_of_way(i, nb) {
+            Some(true) => nb.priority * RIGHT_OF_WAY_FACTOR,
+            Some(false) => nb.priority / RIGHT_OF_WAY_FACTOR,
+            None => nb.priority,
+        }
+    }
+
+    /// Agent `i`'s order while it travels, else [`NO_ORDER`].
+    fn near_order(&self, i: usize) -> u32 {
+        let a = self.agents;
+        if a.state[i].is_travelling() {
+            a.order[i]
+        } else {
+            NO_ORDER
+        }
+    }
+
+    /// `desired`, or — when an agent with the right of way comes at agent `i` and `i`
+    /// stands in its path — a step out of that path at half speed, to the side `i` already
+    /// leans to (its own right when it stands dead ahead). Once out of the path it walks
+    /// on beside the oncoming stream.
+    pub(super) fn give_way(&self, i: usize, neighbours: &[Neighbour], desired: Vec2) -> Vec2 {
+        if desired == Vec2::ZERO || self.near_order(i) == NO_ORDER {
+            return desired;
+        }
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let forward = self.heading(i);
+        for n in neighbours {
+            let nb = &self.near[n.slot as usize];
+            if self.right_of_way(i, nb) != Some(true) {
+                continue;
+            }
+            let offset = nb.pos_world - p;
+            let touch = a.radius_m[i] + nb.radius_m;
+            if offset.dot(forward) <= 0.0 || n.dist_sq > (touch + GIVE_WAY_GAP_M).powi(2) {
+                continue;
+            }
+            // How far `i` stands to the side of the neighbour's path.
+            let across = self.heading(nb.index as usize).perp();
+            let lateral = (p - nb.pos_world).dot(across);
+            if lateral.abs() >= touch + self.config.separation_margin_m {
+                continue;
+            }
+            let side = if lateral.abs() < 0.1 * touch {
+                forward.perp()
+            } else {
+                across * lateral.signum()
+            };
+            return side * (a.max_speed[i] * STEP_ASIDE_SHARE);
+        }
+        desired
+    }
+}
