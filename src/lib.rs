@@ -1,8 +1,10 @@
 //! navstudio: a map editor and baker for flow-field navigation data.
 
+pub mod any_angle;
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod bake;
+pub mod grid_maps;
 pub mod map;
 pub mod movingai;
 

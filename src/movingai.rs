@@ -1,11 +1,13 @@
 //! Moving AI benchmark scenarios as an outside yardstick: bake a `.map` grid with cost 1 on
 //! every passable cell, run every `.scen` row through `NavWorld` exactly as a game would
 //! (island check, path request, flow traced to the goal) and compare the traced length with
-//! the published optimal length.
+//! the published optimal length (octile: 8 directions, no corner cutting) and with the
+//! exact any-angle optimum ([`crate::any_angle`]: the shortest line through free space).
 
 use std::path::Path;
 use std::time::Instant;
 
+use crate::any_angle::{AnyAngle, WallGrid};
 use crate::bake::{self, BakeContext, BakeOptions};
 use crate::map::{self, MovementType, StampLibrary, WaterRule};
 use crate::nav::{NavData, NavWorld};
@@ -21,6 +23,23 @@ pub struct ScenarioRow {
     pub optimal: f64,
 }
 
+/// One row's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct RowResult {
+    /// Start cell.
+    pub start: (u32, u32),
+    /// Goal cell.
+    pub goal: (u32, u32),
+    /// Published octile optimum.
+    pub octile: f64,
+    /// Exact any-angle optimum (`None` when the oracle was not run or found no path).
+    pub any_angle: Option<f64>,
+    /// Traced length (`None` when the row is unreachable or the trace did not arrive).
+    pub traced: Option<f64>,
+    /// `request_path` time. `[Units: µs]`
+    pub request_us: Option<f64>,
+}
+
 /// What a run measured.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ScenarioReport {
@@ -32,7 +51,8 @@ pub struct ScenarioReport {
     pub reachable_share: f64,
     /// Share of rows whose traced flow path arrived.
     pub arrived_share: f64,
-    /// Traced length / optimal length over rows with a non-zero optimum: mean.
+    /// Traced length / published (octile) optimal length over rows with a non-zero
+    /// optimum: mean.
     pub ratio_mean: f64,
     /// … 95th percentile.
     pub ratio_p95: f64,
@@ -40,6 +60,18 @@ pub struct ScenarioReport {
     pub ratio_max: f64,
     /// The row with the maximum ratio, to look at (`navstudio open` the map, goal tool).
     pub worst: Option<ScenarioRow>,
+    /// Traced length / any-angle optimum over arrived rows with a non-zero optimum: mean
+    /// (`None` when the any-angle oracle was not run).
+    pub any_angle_mean: Option<f64>,
+    /// … 95th percentile.
+    pub any_angle_p95: Option<f64>,
+    /// … maximum.
+    pub any_angle_max: Option<f64>,
+    /// The row with the maximum traced / any-angle ratio.
+    pub any_angle_worst: Option<ScenarioRow>,
+    /// Every row run, in file order (`navstudio scenarios --rows` prints them).
+    #[serde(skip)]
+    pub row_results: Vec<RowResult>,
     /// Mean time of one `request_path`. `[Units: µs]`
     pub request_us_mean: f64,
     /// Median time of one `request_path`. `[Units: µs]`
@@ -160,10 +192,16 @@ pub struct ScenarioOptions<'a> {
     /// `NavWorld::set_search_mode` (flat portal A* or the sector hierarchy); `None` keeps
     /// the default, which picks by map size.
     pub search_mode: Option<crate::nav::SearchMode>,
+    /// Run only this many rows, spread evenly over the file (every bucket of path lengths
+    /// gets its share), after `limit`.
+    pub spread: Option<usize>,
+    /// Skip the any-angle oracle (its figures are then `None`).
+    pub no_any_angle: bool,
 }
 
 /// Bakes `map_path` with [`grid_movement_type`] and runs the scenario rows (the first
-/// `limit` of them, if given); `seamless` selects NavWorld's quality mode.
+/// `limit` of them, if given); `seamless` selects NavWorld's quality mode. Without the
+/// any-angle oracle (see [`run_with`] for it).
 ///
 /// # Errors
 /// [`ScenarioError`] for unreadable or malformed inputs.
@@ -179,6 +217,7 @@ pub fn run(
         &ScenarioOptions {
             limit,
             seamless,
+            no_any_angle: true,
             ..ScenarioOptions::default()
         },
     )
@@ -229,6 +268,8 @@ pub fn run_with(
         no_landmarks,
         movement_type,
         search_mode,
+        spread,
+        no_any_angle,
     } = options;
     let start = Instant::now();
     let nav = bake_grid(map_path, movement_type)?;
@@ -241,6 +282,10 @@ pub fn run_with(
     if let Some(limit) = limit {
         rows.truncate(limit);
     }
+    if let Some(n) = spread {
+        rows = spread_rows(&rows, n);
+    }
+    let oracle = (!no_any_angle).then(|| AnyAngle::new(walls_of(&nav)));
     let mut world = NavWorld::from_nav(nav);
     world.set_seamless(seamless);
     if let Some(cells) = flow_lookahead {
@@ -259,29 +304,60 @@ pub fn run_with(
     let mut ratios = Vec::with_capacity(rows.len());
     let mut times_us = Vec::with_capacity(rows.len());
     let mut worst = None;
+    let mut any_ratios = Vec::new();
+    let mut any_worst = None;
+    let mut row_results = Vec::with_capacity(rows.len());
     for row in &rows {
-        if !world.is_reachable(0, row.start, row.goal) {
-            continue;
-        }
-        reachable += 1;
-        let t = Instant::now();
-        let Ok(id) = world.request_path(0, &[row.start], row.goal) else {
-            continue;
+        let mut result = RowResult {
+            start: row.start,
+            goal: row.goal,
+            octile: row.optimal,
+            any_angle: None,
+            traced: None,
+            request_us: None,
         };
-        times_us.push(t.elapsed().as_secs_f64() * 1e6);
-        if let Some(traced) = world.trace_path(id, row.start) {
-            arrived += 1;
-            if row.optimal > 0.0 {
-                let ratio = traced.length / row.optimal;
-                if worst.is_none_or(|(r, _)| ratio > r) {
-                    worst = Some((ratio, *row));
+        if world.is_reachable(0, row.start, row.goal) {
+            reachable += 1;
+            let t = Instant::now();
+            if let Ok(id) = world.request_path(0, &[row.start], row.goal) {
+                let us = t.elapsed().as_secs_f64() * 1e6;
+                times_us.push(us);
+                result.request_us = Some(us);
+                if let Some(traced) = world.trace_path(id, row.start) {
+                    arrived += 1;
+                    result.traced = Some(traced.length);
+                    if row.optimal > 0.0 {
+                        let ratio = traced.length / row.optimal;
+                        if worst.is_none_or(|(r, _)| ratio > r) {
+                            worst = Some((ratio, *row));
+                        }
+                        ratios.push(ratio);
+                    }
                 }
-                ratios.push(ratio);
+                world.release_path(id);
             }
         }
-        world.release_path(id);
+        if let Some(oracle) = &oracle {
+            // Both the published octile path and the traced one are free-space paths, so
+            // the shorter bounds the search (the rounding of the published figure aside).
+            let bound = result.traced.map_or(row.optimal, |t| t.min(row.optimal)) + 1e-6;
+            result.any_angle = oracle
+                .length(row.start, row.goal, Some(bound))
+                .or_else(|| oracle.length(row.start, row.goal, None));
+            if let (Some(a), Some(t)) = (result.any_angle, result.traced)
+                && a > 0.0
+            {
+                let ratio = t / a;
+                if any_worst.is_none_or(|(r, _)| ratio > r) {
+                    any_worst = Some((ratio, *row));
+                }
+                any_ratios.push(ratio);
+            }
+        }
+        row_results.push(result);
     }
     ratios.sort_by(f64::total_cmp);
+    any_ratios.sort_by(f64::total_cmp);
     times_us.sort_by(f64::total_cmp);
     let share = |n: usize| n as f64 / rows.len().max(1) as f64;
     let pick = |v: &[f64], q: f64| {
@@ -302,8 +378,38 @@ pub fn run_with(
         ratio_p95: pick(&ratios, 0.95),
         ratio_max: ratios.last().copied().unwrap_or(0.0),
         worst: worst.map(|(_, row)| row),
+        any_angle_mean: oracle.as_ref().map(|_| mean(&any_ratios)),
+        any_angle_p95: oracle.as_ref().map(|_| pick(&any_ratios, 0.95)),
+        any_angle_max: oracle
+            .as_ref()
+            .map(|_| any_ratios.last().copied().unwrap_or(0.0)),
+        any_angle_worst: any_worst.map(|(_, row)| row),
+        row_results,
         request_us_mean: mean(&times_us),
         request_us_median: pick(&times_us, 0.5),
         bake_ms,
     })
+}
+
+/// `n` rows spread evenly over `rows` (all of them when there are no more than `n`).
+#[must_use]
+pub fn spread_rows(rows: &[ScenarioRow], n: usize) -> Vec<ScenarioRow> {
+    if n >= rows.len() {
+        return rows.to_vec();
+    }
+    (0..n).map(|i| rows[i * rows.len() / n]).collect()
+}
+
+/// The walls of a baked grid's first movement type, as the reference paths read them.
+#[must_use]
+pub fn walls_of(nav: &NavData) -> WallGrid {
+    let cost = &nav.layers[0].cost;
+    let spec = cost.spec;
+    let mut walls = Vec::with_capacity(spec.cell_count());
+    for y in 0..spec.height {
+        for x in 0..spec.width {
+            walls.push(cost.get(x, y) == crate::nav::grid::WALL);
+        }
+    }
+    WallGrid::new(spec.width, spec.height, walls)
 }

@@ -279,8 +279,31 @@ enum Command {
         #[arg(long)]
         random: Option<u32>,
     },
+    /// Write a generated grid map and its scenarios in the Moving AI format
+    /// (KIND-SIZE-SEED.map and .map.scen, octile optima computed here), for `navstudio
+    /// scenarios`.
+    GridMaps {
+        /// rooms (rooms and doors), obstacles (random rectangles) or maze32 (corridors 32
+        /// wide).
+        #[arg(value_enum)]
+        kind: GridMapKind,
+        /// Width and height in cells.
+        #[arg(long, default_value_t = 512)]
+        size: u32,
+        /// Random seed; the same seed gives the same map and rows.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Scenario rows to write.
+        #[arg(long, default_value_t = 150)]
+        rows: usize,
+        /// Folder to write into (made if missing).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
-    /// and trace every row, report reachability, arrival and traced / optimal length.
+    /// and trace every row, report reachability, arrival, traced / octile optimum (the
+    /// published length) and traced / any-angle optimum (the shortest line through free
+    /// space, computed here).
     Scenarios {
         /// The Moving AI grid (.map).
         map: PathBuf,
@@ -289,6 +312,16 @@ enum Command {
         /// Run only the first N rows.
         #[arg(long)]
         limit: Option<usize>,
+        /// Run only N rows spread evenly over the file (short and long paths alike).
+        #[arg(long)]
+        spread: Option<usize>,
+        /// Print every row as one JSON line (start, goal, octile, any_angle, traced,
+        /// request_us) before the report.
+        #[arg(long)]
+        rows: bool,
+        /// Skip the any-angle oracle (faster; its figures are left out).
+        #[arg(long)]
+        no_any_angle: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -408,6 +441,17 @@ fn parse_cell(s: &str) -> Result<(u32, u32), String> {
     Ok((parse(x)?, parse(y)?))
 }
 
+/// Kinds of generated grid map (`navstudio grid-maps`).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GridMapKind {
+    /// Rooms joined by doors 2–12 wide, a few pillars.
+    Rooms,
+    /// Random rectangles over about 20 % of the map.
+    Obstacles,
+    /// A maze of corridors 32 wide.
+    Maze32,
+}
+
 /// Kinds of generated map.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Kind {
@@ -509,10 +553,35 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             random,
         }),
+        Some(Command::GridMaps {
+            kind,
+            size,
+            seed,
+            rows,
+            output,
+        }) => {
+            use navstudio::grid_maps::GridKind;
+            if !(16..=8192).contains(&size) {
+                return Err(format!(
+                    "--size {size} is out of range; give 16 to 8192 cells"
+                ));
+            }
+            let kind = match kind {
+                GridMapKind::Rooms => GridKind::Rooms,
+                GridMapKind::Obstacles => GridKind::Obstacles,
+                GridMapKind::Maze32 => GridKind::Maze,
+            };
+            let path = navstudio::grid_maps::write(kind, size, seed, rows, &output)?;
+            println!("wrote {} and its .scen", path.display());
+            Ok(())
+        }
         Some(Command::Scenarios {
             map,
             scen,
             limit,
+            spread,
+            rows,
+            no_any_angle,
             json,
             seamless,
             lookahead,
@@ -529,9 +598,16 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 no_landmarks,
                 movement_type: movement_type.as_deref(),
                 search_mode: search,
+                spread,
+                no_any_angle,
             };
             let r =
                 navstudio::movingai::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;
+            if rows {
+                for row in &r.row_results {
+                    println!("{}", serde_json::to_string(row).map_err(|e| e.to_string())?);
+                }
+            }
             if json {
                 println!(
                     "{}",
@@ -539,7 +615,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 );
             } else {
                 println!(
-                    "{}: {} scenarios, reachable {:.2} %, arrived {:.2} %, traced/optimal mean {:.4} p95 {:.4} max {:.4}, request mean {:.0} µs median {:.0} µs (bake {:.0} ms)",
+                    "{}: {} scenarios, reachable {:.2} %, arrived {:.2} %, traced/octile mean {:.4} p95 {:.4} max {:.4}, request mean {:.0} µs median {:.0} µs (bake {:.0} ms)",
                     r.map,
                     r.rows,
                     100.0 * r.reachable_share,
@@ -551,10 +627,21 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     r.request_us_median,
                     r.bake_ms
                 );
+                if let (Some(mean), Some(p95), Some(max)) =
+                    (r.any_angle_mean, r.any_angle_p95, r.any_angle_max)
+                {
+                    println!("traced/any-angle mean {mean:.4} p95 {p95:.4} max {max:.4}");
+                }
                 if let Some(w) = r.worst {
                     println!(
-                        "worst row: ({},{}) -> ({},{}), optimal {:.2}",
+                        "worst row (octile): ({},{}) -> ({},{}), optimal {:.2}",
                         w.start.0, w.start.1, w.goal.0, w.goal.1, w.optimal
+                    );
+                }
+                if let Some(w) = r.any_angle_worst {
+                    println!(
+                        "worst row (any-angle): ({},{}) -> ({},{})",
+                        w.start.0, w.start.1, w.goal.0, w.goal.1
                     );
                 }
             }

@@ -42,6 +42,7 @@ mod nav_world;
 mod new_map;
 mod package;
 mod save_crash;
+mod straight_paths;
 mod streaming;
 #[cfg(feature = "gui")]
 mod undo_property;

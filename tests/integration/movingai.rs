@@ -92,6 +92,47 @@ fn flow_lookahead_shortens_the_traced_paths() {
 }
 
 #[test]
+fn traced_routes_are_never_shorter_than_the_any_angle_optimum() {
+    // The traced string is a path through free space and the oracle finds the shortest
+    // such path: a ratio below 1 means one of them is wrong. Small maps (the oracle runs
+    // unoptimised in test builds).
+    let Some(dir) = crate::common::movingai_dir() else {
+        eprintln!("note: ../shared/data/movingai is absent; any-angle test skipped");
+        return;
+    };
+    for map in ["arena", "den312d", "lak303d"] {
+        let (m, s) = (
+            dir.join(format!("{map}.map")),
+            dir.join(format!("{map}.map.scen")),
+        );
+        let options = navstudio::movingai::ScenarioOptions {
+            spread: Some(60),
+            ..Default::default()
+        };
+        let r = navstudio::movingai::run_with(&m, &s, &options).unwrap();
+        assert!((r.arrived_share - 1.0).abs() < 1e-12, "{map}: all arrive");
+        for row in &r.row_results {
+            let (Some(a), Some(t)) = (row.any_angle, row.traced) else {
+                panic!("{map}: row {row:?} has no any-angle length or trace");
+            };
+            assert!(
+                t >= a - 1e-9,
+                "{map}: traced {t} below any-angle {a}: {row:?}"
+            );
+            // The any-angle path is never longer than the published octile one.
+            assert!(
+                a <= row.octile + 1e-6,
+                "{map}: any-angle {a} above octile: {row:?}"
+            );
+        }
+        println!(
+            "{map}: traced / any-angle mean {:?} max {:?}",
+            r.any_angle_mean, r.any_angle_max
+        );
+    }
+}
+
+#[test]
 fn malformed_scen_rows_are_reported_with_their_line() {
     let err = navstudio::movingai::parse_scen(
         "version 1\n0\ta.map\t1\t1\t0\t0\n",

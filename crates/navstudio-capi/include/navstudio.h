@@ -530,10 +530,13 @@ NavstudioStatus navstudio_path_release(NavstudioWorld *world, uint32_t path);
 
 // The unit direction to steer in at `position` (cell units: `(x + 0.5, y + 0.5)` is the
 // centre of cell `(x, y)`) on `path`: straight at the goal in line of sight, else at the
-// furthest flow cell ahead in plain sight (look-ahead), else the bilinear blend of the four
-// nearest flow directions; off the route, toward the nearest routed portal. A wall cell
-// answers as any other (from the flow around it, or toward the route), so an agent pushed
-// into a wall is led out; use [`navstudio_cell_cost`] to tell walls apart.
+// furthest flow cell ahead in plain sight (look-ahead, see [`navstudio_steer_target`]),
+// else the bilinear blend of the four nearest flow directions; off the route, toward the
+// nearest routed portal. It never leads into a wall: a step of up to half a cell along it
+// from a passable cell stays out of wall cells and never squeezes between two walls meeting
+// at a corner (near a wall it slides along it). A wall cell answers as any other (from the
+// flow around it, or toward the route), so an agent pushed into a wall is led out; use
+// [`navstudio_cell_cost`] to tell walls apart.
 //
 // Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (a NaN or infinite position), `OFF_MAP`,
 // `NO_FLOW` when there is no direction to give.
@@ -548,6 +551,26 @@ NavstudioStatus navstudio_sample_flow(const NavstudioWorld *world,
                                       NavstudioVec2 position,
                                       NavstudioVec2 *out_direction);
 
+// The point to steer at from `position` on `path` (cell units, as for
+// [`navstudio_sample_flow`]): the goal's centre when the position's cell sees the goal;
+// else the farthest cell of the flow ahead, within the look-ahead, that the cell reaches
+// in a straight line without crossing a wall or a cell costlier than the flow crosses
+// (string pulling); else the centre of the next cell of the flow. An agent that heads for
+// this point, asking again as it moves, walks the route [`navstudio_trace_path`] measures.
+// Answers are cached per cell.
+//
+// Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (a NaN or infinite position), `OFF_MAP`,
+// `NO_FLOW` where the path gives no target (off its route).
+//
+// Threading: read-only (see [`navstudio_sample_flow`]).
+//
+// # Safety
+// `world` must be a live handle; `out_target` writable.
+NavstudioStatus navstudio_steer_target(const NavstudioWorld *world,
+                                       uint32_t path,
+                                       NavstudioVec2 position,
+                                       NavstudioVec2 *out_target);
+
 // Whether `cell` sees the goal of `path` in a straight line (its flow carries the
 // line-of-sight flag). False off the route.
 //
@@ -561,8 +584,9 @@ NavstudioStatus navstudio_line_of_sight(const NavstudioWorld *world,
                                         bool *out_visible);
 
 // Follows `path` from `source` as an agent steered by [`navstudio_sample_flow`] does, until
-// the goal or line of sight, and writes the length walked to `*out_length_cells` (1 per
-// straight step, √2 per diagonal, straight-line distance once in sight: the number
+// the goal, and writes the length walked to `*out_length_cells`: the pulled string, straight
+// segments from the source to each look-ahead target ([`navstudio_steer_target`]) in turn
+// and to the goal once in sight, each counted by its Euclidean length (the number
 // `navstudio path` prints as "traced"). The cells visited (source first) go to `out_cells`
 // when it is not NULL: `*out_cell_count` always receives how many there are, and when
 // `cells_capacity` is smaller nothing is copied and the status is

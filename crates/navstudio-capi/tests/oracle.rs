@@ -78,6 +78,11 @@ fn compare(rust: &mut NavWorld, c: &mut World, rng: &mut Rng, count: u32) -> u32
                 (None, Err(NavstudioStatus::NoFlow)) => {}
                 (e, g) => panic!("sample {pos:?}: Rust {e:?}, C {g:?}"),
             }
+            match (rust.steer_target(id, pos), c.steer(path, pos)) {
+                (Some(e), Ok(g)) => assert_eq!(e, g, "steer {pos:?}"),
+                (None, Err(NavstudioStatus::NoFlow)) => {}
+                (e, g) => panic!("steer {pos:?}: Rust {e:?}, C {g:?}"),
+            }
             let cell = (pos.0 as u32, pos.1 as u32);
             assert_eq!(
                 rust.has_line_of_sight(id, cell),

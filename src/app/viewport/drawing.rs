@@ -344,8 +344,9 @@ impl Viewport {
             }
         }
         if let Some(traced) = &result.traced {
+            // The pulled string: straight segments between the points it turns at.
             let mut points: Vec<Pos2> = traced
-                .cells
+                .waypoints
                 .iter()
                 .map(|&(x, y)| at(x as f32 + 0.5, y as f32 + 0.5))
                 .collect();

@@ -262,6 +262,18 @@ impl World {
         }
     }
 
+    pub fn steer(&self, path: u32, pos: (f32, f32)) -> Result<(f32, f32), NavstudioStatus> {
+        let mut d = NavstudioVec2::default();
+        let p = NavstudioVec2 { x: pos.0, y: pos.1 };
+        // SAFETY: live handle, writable out.
+        let s = unsafe { navstudio_steer_target(self.0, path, p, &raw mut d) };
+        if s == NavstudioStatus::Ok {
+            Ok((d.x, d.y))
+        } else {
+            Err(s)
+        }
+    }
+
     pub fn line_of_sight(&self, path: u32, cell: (u32, u32)) -> bool {
         let mut seen = false;
         let c = NavstudioCell {

@@ -163,12 +163,15 @@ pub struct PathState {
     finishes: Vec<(u32, u32)>,
 }
 
-/// A path followed cell by cell.
+/// A path as an agent steered by [`NavWorld::sample_flow`] walks it: the pulled string.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TracedPath {
     /// Cells visited, source first; ends at the goal or at the first LOS cell.
     pub cells: Vec<(u32, u32)>,
-    /// 1 per straight step, √2 per diagonal, straight-line distance once in LOS.
+    /// The string's points, source first, then each point it turns at, then the goal:
+    /// consecutive points are joined by straight segments (cell centres).
+    pub waypoints: Vec<(u32, u32)>,
+    /// The string's length: the Euclidean lengths of the segments between the waypoints.
     pub length: f64,
     /// The goal the path arrives at (of a goal set: the one this source flows to).
     pub goal: (u32, u32),

@@ -30,11 +30,53 @@ impl NavWorld {
     }
 
     /// Desired unit direction at `pos` (cell units, `(x + 0.5, y + 0.5)` is a cell centre):
-    /// in line of sight → straight at the goal; on the route → bilinear interpolation of the
+    /// in line of sight → straight at the goal; where the flow ahead is in plain sight →
+    /// straight at [`Self::steer_target`]; else on the route → bilinear interpolation of the
     /// 4 nearest cells' flow directions; off the route → toward the nearest routed portal.
+    ///
+    /// It never leads into a wall: a step of up to half a cell along it stays out of wall
+    /// cells (and off the map) and never squeezes between two walls meeting at a corner;
+    /// where the wanted direction would, it slides along the wall, or heads back to the
+    /// cell's centre when it cannot slide.
     #[must_use]
     pub fn sample_flow(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
         let p = self.paths.get(&id)?;
+        let wanted = self.wanted_direction(p, pos)?;
+        Some(keep_off_walls(&self.nav.layers[p.layer].cost, pos, wanted))
+    }
+
+    /// The point an agent at `pos` (cell units) on path `id` steers at: the goal's centre
+    /// when its cell sees the goal; else the farthest cell of its flow trace within the
+    /// look-ahead (see [`Self::set_flow_lookahead`]) that its cell reaches in a straight line
+    /// over on-route cells no costlier than the trace crosses (string pulling); else the
+    /// centre of the next cell of the flow. `None` off the map or off the route. Answers
+    /// are cached per cell, so a crowd asks this cheaply every step.
+    #[must_use]
+    pub fn steer_target(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
+        let p = self.paths.get(&id)?;
+        let spec = self.nav.layers[p.layer].cost.spec;
+        let (px, py) = pos;
+        if !(px >= 0.0 && py >= 0.0 && px < spec.width as f32 && py < spec.height as f32) {
+            return None;
+        }
+        let cell = (px as u32, py as u32);
+        let f = self.flow_at(p, cell)?;
+        let to = if f & FLOW_LOS != 0 || p.is_goal(cell) {
+            self.seen_goal(p, cell)
+        } else if let Some(to) = self.pulled_target_cached(p, cell) {
+            to
+        } else {
+            let (dx, dy) = flow_step(f)?;
+            (
+                cell.0.checked_add_signed(dx)?,
+                cell.1.checked_add_signed(dy)?,
+            )
+        };
+        Some((to.0 as f32 + 0.5, to.1 as f32 + 0.5))
+    }
+
+    /// [`Self::sample_flow`]'s direction before it is kept off walls.
+    fn wanted_direction(&self, p: &PathState, pos: (f32, f32)) -> Option<(f32, f32)> {
         let spec = self.nav.layers[p.layer].cost.spec;
         let (px, py) = pos;
         if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
@@ -66,13 +108,10 @@ impl NavWorld {
             if !spec.contains(cx, cy) {
                 continue;
             }
-            if let Some(f) = self.flow_at(p, (cx as u32, cy as u32)) {
-                let d = f & 0x0F;
-                if let Some(&(vx, vy)) = DIRECTIONS.get(d as usize) {
-                    let n = ((vx * vx + vy * vy) as f32).sqrt();
-                    sum.0 += wgt * vx as f32 / n;
-                    sum.1 += wgt * vy as f32 / n;
-                }
+            if let Some((vx, vy)) = self.flow_at(p, (cx as u32, cy as u32)).and_then(flow_step) {
+                let n = ((vx * vx + vy * vy) as f32).sqrt();
+                sum.0 += wgt * vx as f32 / n;
+                sum.1 += wgt * vy as f32 / n;
             }
         }
         if let Some(v) = normalise(sum.0, sum.1) {
@@ -105,9 +144,12 @@ impl NavWorld {
 
     /// The furthest cell of the flow from `cell`, at most the look-ahead (see
     /// [`Self::set_flow_lookahead`]) steps along it, that `cell` reaches by a straight segment
-    /// in plain sight: every cell the segment touches is on the route (has flow for this
-    /// path) and costs no more than the dearest flow cell up to the target. `None` when only
-    /// the next flow cell qualifies or the flow stops at once.
+    /// in plain sight and no dearer than the flow: every cell the segment touches is on the
+    /// route (has flow for this path) and costs no more than the dearest flow cell up to the
+    /// target (through a cell corner, both side cells), and the segment's price (its length times the mean cost of the cells it
+    /// passes through) is no more than the flow's own up to the target (each step's length
+    /// times the mean cost of its two cells). `None` when only the next flow cell qualifies
+    /// or the flow stops at once.
     fn pulled_target(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
         let k = (self.flow_lookahead as usize).min(MAX_FLOW_LOOKAHEAD);
         if k < 2 {
@@ -116,10 +158,12 @@ impl NavWorld {
         let l = &self.nav.layers[p.layer];
         let (cost, spec) = (&l.cost, l.cost.spec);
         let mut flow = FlowCursor::new(l, p);
-        // The flow cells ahead, each with the dearest cost on the way to it.
-        let mut chain = [((0_u32, 0_u32), 0_u8); MAX_FLOW_LOOKAHEAD];
+        // The flow cells ahead, each with the dearest cost on the way to it and the price
+        // of following the flow to it.
+        let mut chain = [((0_u32, 0_u32), 0_u8, 0.0_f32); MAX_FLOW_LOOKAHEAD];
         let mut len = 0;
         let mut dearest = cost.get(cell.0, cell.1);
+        let mut price = 0.0_f32;
         let mut at = cell;
         while len < k && !p.is_goal(at) {
             let Some(f) = flow.at(at) else {
@@ -128,7 +172,7 @@ impl NavWorld {
             if f & FLOW_LOS != 0 && at != cell {
                 break; // from here the goal is in plain sight
             }
-            let Some(&(dx, dy)) = DIRECTIONS.get((f & 0x0F) as usize) else {
+            let Some((dx, dy)) = flow_step(f) else {
                 break;
             };
             let (nx, ny) = (
@@ -138,23 +182,45 @@ impl NavWorld {
             if !spec.contains(nx, ny) {
                 break;
             }
+            let from_cost = cost.get(at.0, at.1);
             at = (nx as u32, ny as u32);
-            dearest = dearest.max(cost.get(at.0, at.1));
-            chain[len] = (at, dearest);
+            let to_cost = cost.get(at.0, at.1);
+            dearest = dearest.max(to_cost);
+            let step = if dx != 0 && dy != 0 {
+                std::f32::consts::SQRT_2
+            } else {
+                1.0
+            };
+            price += step * 0.5 * (f32::from(from_cost) + f32::from(to_cost));
+            chain[len] = (at, dearest, price);
             len += 1;
         }
-        // Candidates from the furthest back, a few cells apart (any one in sight will do),
-        // so a blocked look-ahead costs a handful of segment tests rather than one per cell.
-        let open = |x: i64, y: i64, limit: u8, flow: &mut FlowCursor<'_>| {
-            spec.contains(x, y) && {
-                let c = (x as u32, y as u32);
-                cost.get(c.0, c.1) <= limit && flow.at(c).is_some()
-            }
-        };
-        (1..len).rev().map(|j| chain[j]).find_map(|(to, limit)| {
-            (limit != WALL && segment_clear(cell, to, |x, y, _| open(x, y, limit, &mut flow)))
-                .then_some(to)
-        })
+        // From the furthest back: the first one in sight will do.
+        (1..len)
+            .rev()
+            .map(|j| chain[j])
+            .find_map(|(to, limit, flow_price)| {
+                if limit == WALL {
+                    return None;
+                }
+                let (mut sum, mut n) = (0_u32, 0_u32);
+                // Through a cell corner both side cells must be open: an agent has a body, so
+                // the string keeps off wall corners (the crowd's corner clearance relies on it).
+                let clear = segment_clear(cell, to, |x, y, side| {
+                    spec.contains(x, y) && {
+                        let c = cost.get(x as u32, y as u32);
+                        if !side {
+                            sum += u32::from(c);
+                            n += 1;
+                        }
+                        c <= limit && flow.at((x as u32, y as u32)).is_some()
+                    }
+                });
+                // The segment's cells, the start's half included as the flow's first step is.
+                let mean = (sum + u32::from(cost.get(cell.0, cell.1))) as f32 / (n + 1) as f32;
+                let length = euclidean(cell, to) as f32;
+                (clear && length * mean <= flow_price * (1.0 + 1e-5)).then_some(to)
+            })
     }
 
     /// [`Self::pulled_target`] through the path's cache.
@@ -187,9 +253,9 @@ impl NavWorld {
     }
 
     /// Follows the path from `source` until the goal or line of sight, as an agent steered by
-    /// [`Self::sample_flow`] does: straight at the look-ahead target where there is one (the
-    /// segment counted by its octile length — 1 per straight, √2 per diagonal step of the
-    /// 8-connected line, never less than the Euclidean length), else one flow step. Off the
+    /// [`Self::sample_flow`] does: straight at the look-ahead target where there is one (see
+    /// [`Self::steer_target`]), else one flow step, and straight at the goal once in sight.
+    /// The result is the pulled string: its waypoints and its Euclidean length. Off the
     /// path's route (a cell that is not one of its sources, nor on the sectors its flow
     /// covers) it walks as `sample_flow` steers, in steps of a quarter cell, until it is on
     /// the route (sliding along walls it meets). `None` for a source that is a wall or on an
@@ -204,6 +270,7 @@ impl NavWorld {
         }
         let mut cell = source;
         let mut cells = vec![cell];
+        let mut waypoints = vec![cell];
         let mut length = 0.0;
         let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
         // Quarter-cell steps off the route: twice across the map at most, so a walk that
@@ -213,51 +280,187 @@ impl NavWorld {
             if p.is_goal(cell) {
                 return Some(TracedPath {
                     cells,
+                    waypoints,
                     length,
                     goal: cell,
                 });
             }
             let Some(f) = self.flow_at(p, cell) else {
+                let walked = cells.len();
                 cell = self.walk_to_route(id, p, cell, &mut cells, &mut length, &mut walk_steps)?;
+                for &c in &cells[walked..] {
+                    push_waypoint(&mut waypoints, c);
+                }
                 continue;
             };
             if f & FLOW_LOS != 0 {
                 let goal = self.seen_goal(p, cell);
-                let (dx, dy) = (
-                    f64::from(goal.0) - f64::from(cell.0),
-                    f64::from(goal.1) - f64::from(cell.1),
-                );
-                length += (dx * dx + dy * dy).sqrt();
+                length += euclidean(cell, goal);
+                if goal != cell {
+                    waypoints.push(goal);
+                }
                 return Some(TracedPath {
                     cells,
+                    waypoints,
                     length,
                     goal,
                 });
             }
-            if let Some(to) = self.pulled_target(p, cell) {
-                length += octile_length(cell, to);
+            let to = if let Some(to) = self.pulled_target(p, cell) {
                 push_line(&mut cells, cell, to);
-                cell = to;
-                continue;
-            }
-            let &(dx, dy) = DIRECTIONS.get((f & 0x0F) as usize)?;
-            let (nx, ny) = (
-                i64::from(cell.0) + i64::from(dx),
-                i64::from(cell.1) + i64::from(dy),
-            );
-            if !spec.contains(nx, ny) {
-                return None;
-            }
-            length += if dx != 0 && dy != 0 {
-                std::f64::consts::SQRT_2
+                to
             } else {
-                1.0
+                let (dx, dy) = flow_step(f)?;
+                let (nx, ny) = (
+                    i64::from(cell.0) + i64::from(dx),
+                    i64::from(cell.1) + i64::from(dy),
+                );
+                if !spec.contains(nx, ny) {
+                    return None;
+                }
+                let to = (nx as u32, ny as u32);
+                cells.push(to);
+                to
             };
-            cell = (nx as u32, ny as u32);
-            cells.push(cell);
+            length += euclidean(cell, to);
+            push_waypoint(&mut waypoints, to);
+            cell = to;
         }
         None
     }
+}
+
+/// Appends `to` to a string of waypoints, dropping the last point when it lies on the
+/// straight segment from the one before it to `to` (a run of flow steps in one direction is
+/// one segment).
+fn push_waypoint(waypoints: &mut Vec<(u32, u32)>, to: (u32, u32)) {
+    if let [.., a, b] = waypoints.as_slice() {
+        let (ax, ay) = (i64::from(a.0), i64::from(a.1));
+        let (bx, by) = (i64::from(b.0) - ax, i64::from(b.1) - ay);
+        let (cx, cy) = (i64::from(to.0) - ax, i64::from(to.1) - ay);
+        if bx * cy == by * cx && bx * cx + by * cy > 0 {
+            waypoints.pop();
+        }
+    }
+    waypoints.push(to);
+}
+
+/// The step to the neighbouring cell a flow byte points at; `None` for no direction.
+fn flow_step(f: u8) -> Option<(i32, i32)> {
+    DIRECTIONS.get((f & 0x0F) as usize).copied()
+}
+
+/// Half the longest step an agent takes between two samples, in cells: the distance
+/// [`keep_off_walls`] looks ahead.
+const SAFE_STEP: f32 = 0.5;
+
+/// How far short of a wall the look-ahead stops, in cells: an agent's position is rounded
+/// to `f32` after each step, which must not carry it over a wall's edge.
+const WALL_MARGIN: f32 = 1e-3;
+
+/// `wanted` if a step of [`SAFE_STEP`] along it from `pos` (in a passable cell) stays clear
+/// of the walls of `cost` (see [`step_clear`]); else the wanted direction's component along whichever axis
+/// is clear (sliding along the wall), the larger first; else straight back to the centre of
+/// `pos`'s cell, which a step of that length never leaves.
+fn keep_off_walls(cost: &crate::CostField, pos: (f32, f32), wanted: (f32, f32)) -> (f32, f32) {
+    let spec = cost.spec;
+    let (cx, cy) = (pos.0.floor() as i64, pos.1.floor() as i64);
+    let wall = |x: i64, y: i64| !spec.contains(x, y) || cost.get(x as u32, y as u32) == WALL;
+    // The 3 × 3 cells a half-cell step can reach, read once.
+    let mut around = [[false; 3]; 3];
+    let mut any = false;
+    for (j, row) in around.iter_mut().enumerate() {
+        for (i, w) in row.iter_mut().enumerate() {
+            *w = wall(cx + i as i64 - 1, cy + j as i64 - 1);
+            any |= *w;
+        }
+    }
+    // In a wall (pushed there), the flow around leads out: nothing to keep off.
+    if !any || around[1][1] {
+        return wanted;
+    }
+    let clear = |d: (f32, f32)| step_clear(&around, (cx, cy), pos, d);
+    if clear(wanted) {
+        return wanted;
+    }
+    let along_x = (wanted.0.signum(), 0.0);
+    let along_y = (0.0, wanted.1.signum());
+    let slides = if wanted.0.abs() >= wanted.1.abs() {
+        [along_x, along_y]
+    } else {
+        [along_y, along_x]
+    };
+    for d in slides {
+        if d != (0.0, 0.0) && clear(d) {
+            return d;
+        }
+    }
+    normalise(cx as f32 + 0.5 - pos.0, cy as f32 + 0.5 - pos.1).unwrap_or(wanted)
+}
+
+/// Whether the segment from `pos` to `pos + SAFE_STEP · d` keeps [`WALL_MARGIN`] away from
+/// every wall among `around` (the 3 × 3 cells centred on cell `c`, `around[row][column]`),
+/// and does not pass between two walls that meet at a corner.
+fn step_clear(around: &[[bool; 3]; 3], c: (i64, i64), pos: (f32, f32), d: (f32, f32)) -> bool {
+    let (px, py) = (f64::from(pos.0), f64::from(pos.1));
+    let (dx, dy) = (
+        f64::from(d.0) * f64::from(SAFE_STEP),
+        f64::from(d.1) * f64::from(SAFE_STEP),
+    );
+    let m = f64::from(WALL_MARGIN);
+    for (j, row) in around.iter().enumerate() {
+        for (i, &w) in row.iter().enumerate() {
+            if !w {
+                continue;
+            }
+            let (x0, y0) = ((c.0 + i as i64 - 1) as f64, (c.1 + j as i64 - 1) as f64);
+            // Liang–Barsky against the wall square grown by the margin: any overlap of
+            // positive length blocks.
+            let (mut t0, mut t1) = (0.0_f64, 1.0_f64);
+            let mut inside = true;
+            for (p, q) in [
+                (-dx, px - (x0 - m)),
+                (dx, (x0 + 1.0 + m) - px),
+                (-dy, py - (y0 - m)),
+                (dy, (y0 + 1.0 + m) - py),
+            ] {
+                if p == 0.0 {
+                    if q <= 0.0 {
+                        inside = false;
+                        break;
+                    }
+                } else {
+                    let r = q / p;
+                    if p < 0.0 {
+                        t0 = t0.max(r);
+                    } else {
+                        t1 = t1.min(r);
+                    }
+                }
+            }
+            if inside && t1 > t0 {
+                return false;
+            }
+        }
+    }
+    // A step into a diagonal neighbour between two walls would squeeze through their corner.
+    let (ex, ey) = ((px + dx).floor() as i64, (py + dy).floor() as i64);
+    let (ox, oy) = (ex - c.0, ey - c.1);
+    if ox != 0 && oy != 0 {
+        let side_x = around[1][(1 + ox) as usize];
+        let side_y = around[(1 + oy) as usize][1];
+        if side_x || side_y {
+            return false;
+        }
+    }
+    true
+}
+
+/// Euclidean distance between two cell centres.
+fn euclidean(a: (u32, u32), b: (u32, u32)) -> f64 {
+    let dx = f64::from(a.0) - f64::from(b.0);
+    let dy = f64::from(a.1) - f64::from(b.1);
+    (dx * dx + dy * dy).sqrt()
 }
 
 impl NavWorld {
@@ -418,13 +621,6 @@ fn segment_clear(
         (i64::from(to.0), i64::from(to.1)),
         open,
     )
-}
-
-/// Octile length between two cells: the length of an 8-connected line between them.
-fn octile_length(a: (u32, u32), b: (u32, u32)) -> f64 {
-    let dx = f64::from(a.0.abs_diff(b.0));
-    let dy = f64::from(a.1.abs_diff(b.1));
-    dx.max(dy) + (std::f64::consts::SQRT_2 - 1.0) * dx.min(dy)
 }
 
 /// Appends the cells the straight segment from `a` (excluded) to `b` (included) touches, in
