@@ -2,7 +2,7 @@
 //! and the map's size; a goal no source reaches says why (a wall, or another island) and
 //! exits non-zero. The reasons are checked against the package's own island ids.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use navstudio::nav::{NavWorld, StreamOptions};
@@ -15,18 +15,26 @@ fn navstudio(args: &[&str], dir: &Path) -> Output {
         .unwrap()
 }
 
-#[test]
-fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
+/// Bakes `maps/NAME.ron` with the CLI into `dir/NAME.navpkg`; returns the package's path.
+fn baked(name: &str, dir: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    let pkg = dir.path().join("showcase.navpkg");
-    let pkg_arg = pkg.to_str().unwrap();
-    let out = navstudio(&["bake", "maps/showcase.ron", "-o", pkg_arg], root);
+    let pkg = dir.join(format!("{name}.navpkg"));
+    let map = format!("maps/{name}.ron");
+    let out = navstudio(&["bake", &map, "-o", pkg.to_str().unwrap()], root);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    pkg
+}
+
+#[test]
+fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = baked("showcase", dir.path());
+    let pkg_arg = pkg.to_str().unwrap();
 
     let world = NavWorld::open(&pkg, StreamOptions::default()).unwrap();
     let land = world
@@ -140,14 +148,8 @@ fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
 fn bench_paths_measures_any_package_and_names_a_missing_type() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
-    let pkg = dir.path().join("small.navpkg");
+    let pkg = baked("small", dir.path());
     let pkg_arg = pkg.to_str().unwrap();
-    let out = navstudio(&["bake", "maps/small.ron", "-o", pkg_arg], root);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 
     for threads in ["1", "2"] {
         let out = navstudio(
