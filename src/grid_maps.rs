@@ -44,21 +44,7 @@ pub struct GridMap {
     pub walls: Vec<bool>,
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n.max(1))) as u32
-    }
-}
+type Rng = crate::crowd::rng::SplitMix64;
 
 impl GridMap {
     fn fill(&mut self, x0: u32, y0: u32, w: u32, h: u32, wall: bool) {
@@ -80,7 +66,7 @@ impl GridMap {
 /// Generates a `size × size` map of `kind` from `seed`.
 #[must_use]
 pub fn generate(kind: GridKind, size: u32, seed: u64) -> GridMap {
-    let mut rng = Rng(seed ^ 0x6e61_7673_7475_6469);
+    let mut rng = Rng::new(seed ^ 0x6e61_7673_7475_6469);
     let mut m = GridMap {
         size,
         walls: vec![false; (size * size) as usize],
@@ -266,7 +252,7 @@ pub fn map_text(m: &GridMap) -> String {
 /// bucket (octile length / 4) as Moving AI files are, in `.scen` text for `map_name`.
 #[must_use]
 pub fn scen_text(m: &GridMap, map_name: &str, rows: usize, seed: u64) -> String {
-    let mut rng = Rng(seed ^ 0x7363_656e);
+    let mut rng = Rng::new(seed ^ 0x7363_656e);
     let free: Vec<u32> = (0..m.size * m.size)
         .filter(|&i| !m.walls[i as usize])
         .collect();

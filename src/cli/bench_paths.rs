@@ -163,7 +163,7 @@ type CellPair = ((u32, u32), (u32, u32));
 fn far_pairs(world: &NavWorld, layer: usize, count: usize, seed: u64) -> Option<Vec<CellPair>> {
     let spec = world.nav().spec;
     let mut rng = SplitMix64::new(seed);
-    let mut below = |n: u32| (rng.next_u64() % u64::from(n.max(1))) as u32;
+    let mut below = |n: u32| rng.below(n);
     let mut pairs = Vec::with_capacity(count);
     let mut tries = 0usize;
     while pairs.len() < count {

@@ -201,6 +201,31 @@ const FRAME_EVERY_SECS: f64 = 2.0;
 /// Pixels per cell in frames (maps wider than 512 cells are drawn at one pixel per cell).
 const FRAME_PX_PER_CELL: u32 = 4;
 
+/// A run's watcher that writes a frame every [`FRAME_EVERY_SECS`] of simulated time into
+/// `dir` (none without one), as `LABEL-MODE-NNNN.png`; the first error stops the writing
+/// and lands in `error`.
+fn frame_writer<'a>(
+    dir: Option<&'a Path>,
+    label: &'a str,
+    mode: crowd::AvoidanceMode,
+    error: &'a mut Option<String>,
+) -> impl FnMut(&Simulation, &WorldNavigator) + 'a {
+    move |sim, nav| {
+        let Some(dir) = dir else {
+            return;
+        };
+        let every = ((FRAME_EVERY_SECS / f64::from(sim.config().step_secs)).round() as u64).max(1);
+        if sim.step_index() % every == 1 && error.is_none() {
+            let file = dir.join(format!(
+                "{label}-{}-{:04}.png",
+                quality::mode_name(mode),
+                sim.step_index() / every
+            ));
+            *error = write_frame(sim, nav, &file).err();
+        }
+    }
+}
+
 /// Draws the crowd over the land walls: walls dark, moving agents blue, stuck red, arrived
 /// green, idle grey.
 fn write_frame<N: Navigator + ?Sized>(
@@ -351,22 +376,10 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
                 scenario.seed = seed;
             }
             let mut frame_error = None;
-            let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
-                let Some(dir) = args.frames else {
-                    return;
-                };
-                let every = (FRAME_EVERY_SECS / f64::from(sim.config().step_secs)).round() as u64;
-                if sim.step_index() % every.max(1) == 1 && frame_error.is_none() {
-                    let file = dir.join(format!(
-                        "{label}-{}-{:04}.png",
-                        quality::mode_name(mode),
-                        sim.step_index() / every.max(1)
-                    ));
-                    frame_error = write_frame(sim, nav, &file).err();
-                }
-            };
+            let mut watch = frame_writer(args.frames, &label, mode, &mut frame_error);
             let report = quality::run_watched(&label, &scenario, &archetypes, &mut nav, &mut watch)
                 .map_err(|e| e.to_string())?;
+            drop(watch); // it holds `frame_error`
             if let Some(e) = frame_error {
                 return Err(e);
             }
@@ -454,22 +467,10 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         for &mode in &modes {
             let label = case.case.name.clone();
             let mut frame_error = None;
-            let mut watch = |sim: &Simulation, nav: &WorldNavigator| {
-                let Some(dir) = args.frames else {
-                    return;
-                };
-                let every = (FRAME_EVERY_SECS / f64::from(sim.config().step_secs)).round() as u64;
-                if sim.step_index() % every.max(1) == 1 && frame_error.is_none() {
-                    let file = dir.join(format!(
-                        "{label}-{}-{:04}.png",
-                        quality::mode_name(mode),
-                        sim.step_index() / every.max(1)
-                    ));
-                    frame_error = write_frame(sim, nav, &file).err();
-                }
-            };
+            let mut watch = frame_writer(args.frames, &label, mode, &mut frame_error);
             let row = random::run_random_watched(&case, mode, techniques, &archetypes, &mut watch)
                 .map_err(|e| e.to_string())?;
+            drop(watch); // it holds `frame_error`
             if let Some(e) = frame_error {
                 return Err(e);
             }

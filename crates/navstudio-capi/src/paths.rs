@@ -256,22 +256,7 @@ pub unsafe extern "C" fn navstudio_sample_flow(
                 .unwrap_or_else(|| Failure::invalid("path")));
         }
         let id = PathId(path);
-        let spec = w.world().nav().spec;
-        let (px, py) = (position.x, position.y);
-        if !(px.is_finite() && py.is_finite()) {
-            return Err(Failure::invalid(format!(
-                "position ({px}, {py}) is not a finite position; pass finite cell units"
-            )));
-        }
-        if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
-            return Err(Failure::new(
-                NavstudioStatus::OffMap,
-                format!(
-                    "position ({px}, {py}) lies off the {}×{} map",
-                    spec.width, spec.height
-                ),
-            ));
-        }
+        let (px, py) = on_map(w, position)?;
         let (x, y) = w.world().sample_flow(id, (px, py)).ok_or_else(|| {
             // A path re-planning dropped after a rebuild also samples as nothing.
             w.live_path(path).err().unwrap_or_else(|| {
@@ -284,6 +269,28 @@ pub unsafe extern "C" fn navstudio_sample_flow(
         // SAFETY: the caller passes writable storage (contract above).
         unsafe { write_out(out_direction, NavstudioVec2 { x, y }, "out_direction") }
     })
+}
+
+/// `position` as cell units when it is finite and on the map: `INVALID_ARGUMENT` for NaN or
+/// infinity, `OFF_MAP` outside, as every call taking a position answers.
+fn on_map(w: &NavstudioWorld, position: NavstudioVec2) -> Result<(f32, f32), Failure> {
+    let spec = w.world().nav().spec;
+    let (px, py) = (position.x, position.y);
+    if !(px.is_finite() && py.is_finite()) {
+        return Err(Failure::invalid(format!(
+            "position ({px}, {py}) is not a finite position; pass finite cell units"
+        )));
+    }
+    if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
+        return Err(Failure::new(
+            NavstudioStatus::OffMap,
+            format!(
+                "position ({px}, {py}) lies off the {}×{} map",
+                spec.width, spec.height
+            ),
+        ));
+    }
+    Ok((px, py))
 }
 
 /// The point to steer at from `position` on `path` (cell units, as for
@@ -312,22 +319,7 @@ pub unsafe extern "C" fn navstudio_steer_target(
         // SAFETY: the caller passes a live handle (contract above).
         let w = unsafe { world_ref(world) }?;
         let id = w.live_path(path)?;
-        let spec = w.world().nav().spec;
-        let (px, py) = (position.x, position.y);
-        if !(px.is_finite() && py.is_finite()) {
-            return Err(Failure::invalid(format!(
-                "position ({px}, {py}) is not a finite position; pass finite cell units"
-            )));
-        }
-        if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
-            return Err(Failure::new(
-                NavstudioStatus::OffMap,
-                format!(
-                    "position ({px}, {py}) lies off the {}×{} map",
-                    spec.width, spec.height
-                ),
-            ));
-        }
+        let (px, py) = on_map(w, position)?;
         let (x, y) = w.world().steer_target(id, (px, py)).ok_or_else(|| {
             Failure::new(
                 NavstudioStatus::NoFlow,

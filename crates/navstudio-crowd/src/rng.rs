@@ -26,6 +26,12 @@ impl SplitMix64 {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
+    /// Uniform in `0..n` (0 when `n` is 0); the tiny modulo bias does not matter for the
+    /// map and case generators that use it.
+    pub fn below(&mut self, n: u32) -> u32 {
+        (self.next_u64() % u64::from(n.max(1))) as u32
+    }
+
     /// Uniform in `lo..hi` (returns `lo` when the range is empty).
     pub fn range_f32(&mut self, lo: f32, hi: f32) -> f32 {
         if hi > lo {
