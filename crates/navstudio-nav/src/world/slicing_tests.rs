@@ -37,6 +37,9 @@ fn draws(seed: u64) -> impl FnMut(u32) -> u32 {
 /// What a path answers: its trace from every source, and the flow at a few cells.
 type Answers = Vec<(Option<(Vec<(u32, u32)>, (u32, u32))>, Option<(f32, f32)>)>;
 
+/// A request `(movement type, source, goal)` made during a drain, with its answers.
+type Asked = ((usize, (u32, u32), (u32, u32)), Answers);
+
 fn answers(world: &NavWorld, id: PathId, probes: &[(u32, u32)]) -> Answers {
     let Some(p) = world.paths.get(&id) else {
         return Vec::new();
@@ -61,7 +64,7 @@ fn drain(
     world: &mut NavWorld,
     budget: Duration,
     probes: &[(u32, u32)],
-    asked: &mut Vec<((usize, (u32, u32), (u32, u32)), Answers)>,
+    asked: &mut Vec<Asked>,
     seed: u64,
 ) -> usize {
     let (mut calls, mut tried) = (0, 0u32);
