@@ -441,14 +441,23 @@ pub(crate) mod tests {
                 .collect();
             let whole = Landmarks::build(&layer).unwrap().reordered(&rank);
             let mut builder = LandmarkBuilder::start(&layer);
-            let mut pieces = 0;
+            let (mut searching, mut storing) = (0, 0);
             while !builder.step_until(&layer, Some(std::time::Instant::now())) {
-                pieces += 1;
+                searching += 1;
             }
+            assert_eq!(
+                builder.sources(),
+                pick_landmarks(&layer, LANDMARK_COUNT),
+                "seed {seed}: the landmarks picked in pieces"
+            );
             while !builder.finish_until(&layer, Some(&rank), Some(std::time::Instant::now())) {
-                pieces += 1;
+                storing += 1;
             }
-            assert!(pieces > 2 * LANDMARK_COUNT, "seed {seed}: {pieces} pauses");
+            // Tests store 100 nodes per piece.
+            assert!(
+                searching > 2 * LANDMARK_COUNT && storing > LANDMARK_COUNT * (n as usize / 100),
+                "seed {seed}: {searching} pauses searching, {storing} storing {n} nodes"
+            );
             assert!(
                 builder.into_landmarks() == Some(whole),
                 "seed {seed}: the paused build's tables differ"

@@ -33,9 +33,16 @@ pub struct LandmarkBuilder {
     /// What is left of picking the landmarks and reversing the graph, for a builder from
     /// [`Self::start`]; `sources` and `reverse` are empty until it is done.
     prep: Option<Prep>,
-    /// Stored landmark columns made so far by [`Self::finish_until`], in order.
+    /// Stored landmark columns made so far by [`Self::finish_until`], in order; the last
+    /// one is complete up to node `stored`.
     columns: Vec<Vec<[u16; 2]>>,
+    /// Nodes of the last column in `columns` stored so far.
+    stored: usize,
 }
+
+/// Nodes whose entries one piece of [`LandmarkBuilder::finish_until`] stores (few in tests,
+/// so that small maps pause inside a column too).
+const STORE_PIECE: usize = if cfg!(test) { 100 } else { 1 << 15 };
 
 impl LandmarkBuilder {
     /// Picks the landmarks of `layer`, over its portal graph.
@@ -64,6 +71,7 @@ impl LandmarkBuilder {
             longest: 0,
             prep: Some(Prep::new(layer)),
             columns: Vec::new(),
+            stored: 0,
         }
     }
 
@@ -81,6 +89,7 @@ impl LandmarkBuilder {
             longest: 0,
             prep: None,
             columns: Vec::new(),
+            stored: 0,
         }
     }
 
@@ -230,15 +239,15 @@ impl LandmarkBuilder {
         let columns = self
             .tables
             .chunks_exact(2)
-            .map(|pair| stored_column(&pair[0], &pair[1], n, step, None))
+            .map(|pair| stored_column(&pair[0], &pair[1], n, step))
             .collect();
         Some(Landmarks { columns, step })
     }
 
-    /// Once every table is done: stores the tables a landmark at a time, as
-    /// [`LandmarkBuilder::finish`] does, with node `v`'s entries at `rank[v]` when `rank`
-    /// has an entry per node (as [`Landmarks::reordered`] puts them), pausing between
-    /// landmarks once `deadline` has passed; `true` when all are stored (then
+    /// Once every table is done: stores the tables as [`LandmarkBuilder::finish`] does, with
+    /// node `v`'s entries at `rank[v]` when `rank` has an entry per node (as
+    /// [`Landmarks::reordered`] puts them), a block of nodes of one landmark at a time,
+    /// pausing once `deadline` has passed; `true` when all are stored (then
     /// [`Self::into_landmarks`]). `None` stores them all.
     pub fn finish_until(
         &mut self,
@@ -252,24 +261,42 @@ impl LandmarkBuilder {
         let n = self.node_count(layer);
         let rank = rank.filter(|r| r.len() == n);
         let step = self.stored_step();
-        while self.columns.len() < self.sources.len() {
+        loop {
             let k = self.columns.len();
-            let forward = std::mem::take(&mut self.tables[2 * k]);
-            let backward = std::mem::take(&mut self.tables[2 * k + 1]);
-            self.columns
-                .push(stored_column(&forward, &backward, n, step, rank));
+            if self.stored >= n && k >= self.sources.len() {
+                return true;
+            }
+            if self.stored >= n || k == 0 {
+                // The previous column is complete: its tables are no longer needed.
+                if let Some(done) = k.checked_sub(1) {
+                    self.tables[2 * done] = Vec::new();
+                    self.tables[2 * done + 1] = Vec::new();
+                }
+                self.columns.push(vec![[FAR_STORED; 2]; n]);
+                self.stored = 0;
+            }
+            let k = self.columns.len() - 1;
+            let end = (self.stored + STORE_PIECE).min(n);
+            store_entries(
+                &mut self.columns[k],
+                (&self.tables[2 * k], &self.tables[2 * k + 1]),
+                self.stored..end,
+                step,
+                rank,
+            );
+            self.stored = end;
             if past(deadline) {
-                break;
+                return self.stored >= n && self.columns.len() >= self.sources.len();
             }
         }
-        self.columns.len() >= self.sources.len()
     }
 
     /// The tables [`Self::finish_until`] stored; `None` for a layer without nodes or an
     /// unfinished build.
     #[must_use]
     pub fn into_landmarks(self) -> Option<Landmarks> {
-        if self.sources.is_empty() || self.columns.len() != self.sources.len() {
+        let complete = self.columns.last().is_some_and(|c| self.stored >= c.len());
+        if self.sources.is_empty() || self.columns.len() != self.sources.len() || !complete {
             return None;
         }
         let step = self.stored_step();
@@ -277,6 +304,12 @@ impl LandmarkBuilder {
             columns: self.columns,
             step,
         })
+    }
+
+    /// The landmark nodes (empty until picked).
+    #[cfg(test)]
+    pub(super) fn sources(&self) -> &[u32] {
+        &self.sources
     }
 
     /// Nodes the tables cover.
@@ -298,14 +331,23 @@ fn past(deadline: Option<Instant>) -> bool {
 }
 
 /// One landmark's stored column over `n` nodes from its forward and backward tables, in
-/// units of `step`, with node `v` at `rank[v]` when given.
-fn stored_column(
-    forward: &[u32],
-    backward: &[u32],
-    n: usize,
+/// units of `step`.
+fn stored_column(forward: &[u32], backward: &[u32], n: usize, step: u32) -> Vec<[u16; 2]> {
+    let mut column = vec![[FAR_STORED; 2]; n];
+    store_entries(&mut column, (forward, backward), 0..n, step, None);
+    column
+}
+
+/// Stores the entries of nodes `range` from the `(forward, backward)` tables into `column`
+/// in units of `step`, node `v` at `rank[v]` when given (nodes beyond the tables stay
+/// unreachable).
+fn store_entries(
+    column: &mut [[u16; 2]],
+    (forward, backward): (&[u32], &[u32]),
+    range: std::ops::Range<usize>,
     step: u32,
     rank: Option<&[u32]>,
-) -> Vec<[u16; 2]> {
+) {
     let store = |d: u32| {
         if d == FAR {
             FAR_STORED
@@ -313,25 +355,13 @@ fn stored_column(
             u16::try_from(d / step).unwrap_or(FAR_STORED - 1)
         }
     };
-    let mut column = vec![[FAR_STORED; 2]; n];
-    let entries = forward
-        .iter()
-        .zip(backward)
-        .take(n)
-        .map(|(&fwd, &bwd)| [store(fwd), store(bwd)]);
-    match rank {
-        Some(rank) => {
-            for (entry, &to) in entries.zip(rank) {
-                column[to as usize] = entry;
-            }
-        }
-        None => {
-            for (slot, entry) in column.iter_mut().zip(entries) {
-                *slot = entry;
-            }
-        }
+    for v in range {
+        let (Some(&fwd), Some(&bwd)) = (forward.get(v), backward.get(v)) else {
+            break;
+        };
+        let to = rank.map_or(v, |r| r[v] as usize);
+        column[to] = [store(fwd), store(bwd)];
     }
-    column
 }
 
 /// A graph in compressed sparse row form.

@@ -23,6 +23,10 @@ pub(super) struct Prep {
     island: Option<Option<u32>>,
     /// Perimeter points whose nearest node is still to find, from the back.
     targets: Vec<(u32, u32)>,
+    /// Nodes of the layer scanned for the last target, and the nearest so far as
+    /// `(squared distance, node)`.
+    scanned: usize,
+    nearest: Option<(u64, u32)>,
     picked: Vec<u32>,
     reverse: ReverseRun,
 }
@@ -34,6 +38,8 @@ impl Prep {
         Self {
             island: None,
             targets,
+            scanned: 0,
+            nearest: None,
             picked: Vec::new(),
             reverse: ReverseRun::new(&layer.graph.offsets, &layer.graph.targets),
         }
@@ -53,17 +59,26 @@ impl Prep {
                     self.island = Some(largest_island(&islands));
                 }
                 Some(Some(island)) if !self.targets.is_empty() => {
-                    if let Some(target) = self.targets.pop() {
-                        let candidates = layer
-                            .nodes
-                            .iter()
-                            .enumerate()
-                            .map(|(i, n)| (i as u32, n.center, n.island));
-                        if let Some(node) = nearest_on_island(candidates, island, target)
+                    let target = self.targets[self.targets.len() - 1];
+                    let end = (self.scanned + SCAN_PIECE).min(layer.nodes.len());
+                    let candidates = layer.nodes[self.scanned..end]
+                        .iter()
+                        .zip(self.scanned as u32..)
+                        .map(|(n, i)| (i, n.center, n.island));
+                    let nearer = nearest_key(candidates, island, target);
+                    self.nearest = match (self.nearest, nearer) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    self.scanned = end;
+                    if end >= layer.nodes.len() {
+                        if let Some((_, node)) = self.nearest.take()
                             && !self.picked.contains(&node)
                         {
                             self.picked.push(node);
                         }
+                        self.targets.pop();
+                        self.scanned = 0;
                     }
                 }
                 Some(_) => {
@@ -175,16 +190,26 @@ fn nearest_on_island(
     island: u32,
     target: (u32, u32),
 ) -> Option<u32> {
+    nearest_key(candidates, island, target).map(|(_, id)| id)
+}
+
+/// `(squared distance, id)` of the candidate on `island` nearest to `target`, the smallest
+/// id among equals: the least over several runs of candidates is the one over them all.
+fn nearest_key(
+    candidates: impl Iterator<Item = (u32, (u32, u32), u32)>,
+    island: u32,
+    target: (u32, u32),
+) -> Option<(u64, u32)> {
     candidates
         .filter(|c| c.2 == island)
-        .min_by_key(|c| {
+        .map(|c| {
             let (dx, dy) = (c.1.0.abs_diff(target.0), c.1.1.abs_diff(target.1));
             (
                 u64::from(dx) * u64::from(dx) + u64::from(dy) * u64::from(dy),
                 c.0,
             )
         })
-        .map(|c| c.0)
+        .min()
 }
 
 /// A graph in compressed sparse row form with every edge reversed.
@@ -194,8 +219,12 @@ pub(super) fn reversed_csr(offsets: &[u32], targets: &[u32], weights: &[u32]) ->
     run.into_csr()
 }
 
+/// Nodes scanned for a landmark per piece of a [`Prep`] (few in tests, so that small maps
+/// pause inside a scan too).
+const SCAN_PIECE: usize = if cfg!(test) { 150 } else { 1 << 16 };
+
 /// Edges counted, or nodes' edges placed, per piece of a [`ReverseRun`].
-const REVERSE_PIECE: usize = 1 << 15;
+const REVERSE_PIECE: usize = if cfg!(test) { 800 } else { 1 << 15 };
 
 /// Reversing a graph a piece at a time: counting each node's incoming edges, then placing
 /// every node's edges in its targets' rows.
