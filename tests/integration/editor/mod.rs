@@ -75,7 +75,7 @@ fn baked_bands() -> (tempfile::TempDir, Harness<'static, App>) {
 fn pick_tool(harness: &mut Harness<'_, App>, tool: navstudio::app::tools::Tool) {
     harness.get_by_label(tool.label()).click();
     harness.step();
-    assert_eq!(harness.state().state.tool, tool);
+    assert_eq!(harness.state().tools.active(), tool);
 }
 
 fn stamps(harness: &Harness<'_, App>) -> Vec<(String, i32, i32, u8)> {
