@@ -35,10 +35,6 @@ impl App {
         if self.tools.is_busy() {
             (redo, undo) = (false, false);
         }
-        if redo || undo {
-            self.movement_panel.flush(&mut self.state);
-            self.map_panel.flush(&mut self.state);
-        }
         if redo {
             self.state.redo();
         }

@@ -46,7 +46,7 @@ impl App {
                     });
                     // Map (folded) before the long Overlays list, so its header is in view.
                     section(ui, "Map", false, |ui| {
-                        self.map_panel.ui(ui, &mut self.state)
+                        panels::map_settings_ui(ui, &mut self.state)
                     });
                     section(ui, "Overlays", true, |ui| {
                         panels::overlays_ui(ui, &mut self.state)
@@ -94,6 +94,11 @@ impl App {
             });
         let ctx = ui.ctx().clone();
         self.windows_ui(&ctx);
+        // A panel's gesture (a slider drag, typing in a field) is one undo step: it ends once
+        // the pointer is up and no field has the keyboard.
+        if !ctx.input(|i| i.pointer.any_down()) && !ctx.text_edit_focused() {
+            self.state.end_gesture();
+        }
         self.perf.end();
     }
 
@@ -210,7 +215,6 @@ impl App {
                     )
                     .clicked()
                 {
-                    self.movement_panel.flush(&mut self.state);
                     self.state.undo();
                 }
                 if ui

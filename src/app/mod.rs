@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use self::overlays::OverlayTextures;
-use self::panels::{MapSettingsPanel, MovementPanel};
+use self::panels::MovementPanel;
 use self::state::EditorState;
 use self::viewport::Viewport;
 use self::worker::Worker;
@@ -151,7 +151,6 @@ pub struct App {
     /// Where never-saved maps are autosaved (`None`: they are not; tests and embedded uses).
     recovery_root: Option<PathBuf>,
     movement_panel: MovementPanel,
-    map_panel: MapSettingsPanel,
     auto_rebake: bool,
     /// A full bake was cancelled: automatic rebakes wait for the Bake button.
     bake_suspended: bool,
@@ -211,7 +210,6 @@ impl App {
             recovery_untitled: false,
             recovery_root: None,
             movement_panel: MovementPanel::default(),
-            map_panel: MapSettingsPanel::default(),
             auto_rebake: true,
             bake_suspended: false,
             full_timings: Vec::new(),

@@ -240,11 +240,21 @@ impl EditorState {
         self.history.push(command, &mut self.saved_at);
     }
 
-    /// Records a command whose effect is already in the document (a finished brush stroke).
-    pub fn record_applied(&mut self, command: Command) {
-        let effect = command.effect();
+    /// Applies a command that is part of a gesture (a brush stroke's pointer move, a
+    /// slider's drag, typing in a field): the gesture's commands are one undo step, until
+    /// [`Self::end_gesture`].
+    pub fn execute_continuing(&mut self, command: Command) {
+        let Some(map) = self.map.as_mut().filter(|_| self.read_only.is_none()) else {
+            return;
+        };
+        let effect = command.apply(&mut map.document);
         self.note_effect(effect);
-        self.history.push(command, &mut self.saved_at);
+        self.history.push_continuing(command, &mut self.saved_at);
+    }
+
+    /// Ends the gesture [`Self::execute_continuing`] was extending.
+    pub fn end_gesture(&mut self) {
+        self.history.end_gesture();
     }
 
     /// Undoes the last command, if any.

@@ -198,17 +198,11 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     }
 }
 
-/// Map-wide settings: name, cell size, height scale, water level, sector size.
-/// Returns a command when an edit finished.
-#[derive(Debug, Default)]
-pub struct MapSettingsPanel {
-    pending: Option<MapSettings>,
-}
-
-impl MapSettingsPanel {
-    /// Draws the settings.
-    pub fn ui(&mut self, ui: &mut Ui, state: &mut EditorState) {
-        let Some(map) = state.map.as_mut() else {
+/// Map-wide settings: name, cell size, height scale, water level, sector size. Each change
+/// is an `EditMapSettings` command; one drag or one typed value is one undo step.
+pub fn map_settings_ui(ui: &mut Ui, state: &mut EditorState) {
+    {
+        let Some(map) = state.map.as_ref() else {
             return;
         };
         let before = MapSettings::of(&map.document);
@@ -288,39 +282,7 @@ impl MapSettingsPanel {
         s.height_scale_m = s.height_scale_m.max(0.0);
         s.sector_size = s.sector_size.clamp(1, 255);
         if s != before && editable {
-            if self.pending.is_none() {
-                self.pending = Some(before);
-            }
-            map.document.name.clone_from(&s.name);
-            map.document.cell_size_m = s.cell_size_m;
-            map.document.height_scale_m = s.height_scale_m;
-            map.document.height_base_m = s.height_base_m;
-            map.document.water_level_m = s.water_level_m;
-            map.document.sector_size = s.sector_size;
-            state.pending_full_bake = true;
+            state.execute_continuing(Command::EditMapSettings { before, after: s });
         }
-        if !ui.input(|i| i.pointer.any_down()) && !ui.ctx().text_edit_focused() {
-            self.flush(state);
-        }
-    }
-
-    /// Records a live edit as one command.
-    pub fn flush(&mut self, state: &mut EditorState) {
-        let Some(before) = self.pending.take() else {
-            return;
-        };
-        let Some(map) = state.map.as_ref() else {
-            return;
-        };
-        let after = MapSettings::of(&map.document);
-        if after != before {
-            state.record_applied(Command::EditMapSettings { before, after });
-        }
-    }
-
-    /// Whether an edit is in progress (the height texture follows it).
-    #[must_use]
-    pub fn is_editing(&self) -> bool {
-        self.pending.is_some()
     }
 }

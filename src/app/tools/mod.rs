@@ -1,6 +1,6 @@
 //! Editor tools: what a click or drag in the viewport does. A tool is one file here that
 //! implements [`EditorTool`]: its name, shortcut and help lines, its options panel, its
-//! viewport input and its drawing. The [`tool_list!`] at the end of this file is the one
+//! viewport input and its drawing. The `tool_list!` at the end of this file is the one
 //! list of tools: the toolbar, the shortcut keys, the Help window and the options panel are
 //! all generated from it, so a new tool is one new file plus one line there (see
 //! `docs/architecture.md`, "Adding a tool").

@@ -1,5 +1,6 @@
 //! The paint brush tool: a drag paints cost, walls or clears onto the paint layer of the
-//! selected movement type (or of all types). A stroke is one undo step; the brush itself
+//! selected movement type (or of all types). Each pointer move executes a command; the
+//! history folds a stroke's commands into one undo step. The brush itself
 //! (dabs, falloff, what a mode does to a cell) is the model's
 //! [`brush`](crate::app::model::brush).
 
@@ -19,23 +20,21 @@ pub struct PaintTool {
 }
 
 impl PaintTool {
+    /// Paints from the last pointer position to `screen`: one command, part of the stroke.
     fn extend(&mut self, canvas: &Canvas<'_>, state: &mut EditorState, screen: egui::Pos2) {
         let cell = canvas.cell_from_screen(screen);
-        let (Some(stroke), Some(map)) = (self.stroke.as_mut(), state.map.as_mut()) else {
+        let (Some(stroke), Some(map)) = (self.stroke.as_mut(), state.map.as_ref()) else {
             return;
         };
-        if let Some(rect) = stroke.extend_to(&mut map.document, cell) {
-            state.paint_dirty = Some(state.paint_dirty.map_or(rect, |r| r.union(&rect)));
-            state.pending_dirty = Some(state.pending_dirty.map_or(rect, |r| r.union(&rect)));
+        if let Some(command) = stroke.extend_to(&map.document, cell) {
+            state.execute_continuing(command);
         }
     }
 
+    /// Ends the stroke: its commands are one undo step.
     fn finish(&mut self, state: &mut EditorState) {
-        let (Some(stroke), Some(map)) = (self.stroke.take(), state.map.as_mut()) else {
-            return;
-        };
-        if let Some(command) = stroke.finish(&mut map.document) {
-            state.record_applied(command);
+        if self.stroke.take().is_some() {
+            state.end_gesture();
         }
     }
 }
@@ -134,9 +133,10 @@ impl EditorTool for PaintTool {
                         .map(|t| PaintTarget::Type(t.name.clone()))
                 }),
             };
-            if let (Some(map), Some(target)) = (state.map.as_mut(), target) {
+            if let (Some(map), Some(target)) = (state.map.as_ref(), target) {
                 let (w, h) = (map.heightmap.width, map.heightmap.height);
-                self.stroke = Some(Stroke::begin(&mut map.document, w, h, self.brush, target));
+                self.stroke = Some(Stroke::begin(&map.document, w, h, self.brush, target));
+                state.end_gesture();
                 if let Some(origin) = ui.input(|i| i.pointer.press_origin()) {
                     self.extend(canvas, state, origin);
                 }

@@ -8,6 +8,7 @@
 //! This module holds the shared heightmap, harness and pointer helpers; the tests are grouped
 //! by what they drive in the submodules.
 
+mod commands;
 mod crowd;
 mod files;
 mod painting;
