@@ -45,6 +45,21 @@ pub fn info_cmd(path: &Path, json: bool) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    for l in &pkg.links {
+        println!(
+            "link       {} {} ({},{})→({},{}) {} {:.1} m wide, cost {}{}",
+            l.id,
+            l.kind.name(),
+            l.a.x,
+            l.a.y,
+            l.b.x,
+            l.b.y,
+            if l.two_way { "both ways" } else { "one way" },
+            l.width_m,
+            l.traversal_cost(m.cell_size_m),
+            if l.enabled { "" } else { ", disabled" }
+        );
+    }
     let cells = u64::from(m.width) * u64::from(m.height);
     for (i, l) in m.layers.iter().enumerate() {
         let params = match &l.params {
@@ -142,6 +157,7 @@ fn info_json(pkg: &package::Package) -> serde_json::Value {
         "version": pkg.version,
         "manifest": pkg.manifest,
         "layers": layers,
+        "links": pkg.links.len(),
     })
 }
 

@@ -13,6 +13,7 @@ fn small_package() -> (navstudio::nav::NavData, Vec<u8>) {
         layer_params: vec!["land".into(), "hover".into(), "large".into()],
         bake_options: vec![("sector_size".into(), "10".into())],
         hierarchy: None,
+        links: Vec::new(),
     };
     let bytes = package::to_bytes(&baked.nav, &meta);
     (std::sync::Arc::unwrap_or_clone(baked.nav), bytes)

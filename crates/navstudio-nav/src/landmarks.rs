@@ -26,6 +26,7 @@ use super::layer::NavLayer;
 mod build;
 
 pub use build::LandmarkBuilder;
+pub(crate) use build::pick_landmarks;
 pub(crate) use build::pick_near_perimeter;
 
 /// Landmarks per layer. On the 2048² benchmark map 16 expand 16 % fewer nodes per request

@@ -33,5 +33,6 @@ pub(crate) fn test_document(
         movement_types,
         paint: Vec::new(),
         stamps: Vec::new(),
+        links: Vec::new(),
     }
 }

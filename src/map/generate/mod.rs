@@ -258,6 +258,7 @@ fn document(name: &str, paint: Vec<PaintLayer>, stamps: Vec<StampPlacement>) -> 
         movement_types: default_movement_types(),
         paint,
         stamps,
+        links: Vec::new(),
     }
 }
 

@@ -223,7 +223,7 @@ fn tables_to_landmarks(tables: Vec<Vec<u32>>, n: usize, step: Option<u32>) -> Op
 
 /// Landmark nodes: the nodes nearest to the map's corners and edge midpoints, among the
 /// nodes of the island holding the most nodes (other islands keep the octile heuristic).
-pub(super) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
+pub(crate) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
     let candidates: Vec<(u32, (u32, u32), u32)> = layer
         .nodes
         .iter()

@@ -295,7 +295,11 @@ impl NavWorld {
     /// being recomputed, and goals moved across a sector border (see [`Self::move_goal`]).
     #[must_use]
     pub fn pending_rebuilds(&self) -> usize {
-        self.dirty.len() + self.landmark_builds.len() + self.goal_moves.len() + self.replans.len()
+        self.dirty.len()
+            + self.landmark_builds.len()
+            + self.goal_moves.len()
+            + self.replans.len()
+            + usize::from(self.links_pending())
     }
 
     /// Drains the rebuild queue for about `budget`. Moved goals are re-planned first (at
@@ -309,6 +313,10 @@ impl NavWorld {
     pub fn rebuild(&mut self, budget: Duration) -> bool {
         let start = Instant::now();
         if !self.replan_moved_goals(start, budget) {
+            return false;
+        }
+        // Link changes: one unit of their own (see `links.rs`).
+        if self.apply_link_changes() && start.elapsed() >= budget {
             return false;
         }
         if !self.costs_changed {
@@ -359,6 +367,8 @@ impl NavWorld {
                 return false;
             }
         }
+        // Island ids may have been renumbered: reachability across links follows them.
+        self.refresh_link_reach();
         let mut builds = std::mem::take(&mut self.landmark_builds);
         while let Some((&layer, slot)) = builds.iter_mut().next() {
             if slot.is_none() {
