@@ -243,10 +243,13 @@ impl WorldNavigator {
         let Some(layer) = self.world.nav().layers.get(p.layer) else {
             return false;
         };
-        p.exits
-            .values()
-            .flatten()
-            .all(|&(_, node)| (node as usize) < layer.nodes.len())
+        p.exits.values().flatten().all(|&(_, node)| {
+            // A link's end node follows the portal nodes the path was planned over.
+            (node as usize) < layer.nodes.len()
+                || p.links.as_ref().is_some_and(|ll| {
+                    ll.base as usize == layer.nodes.len() && ll.end(node).is_some()
+                })
+        })
     }
 
     fn cell_of(&self, p: Vec2) -> Option<(u32, u32)> {
