@@ -266,7 +266,7 @@ impl NavLink {
         }
         match self.cost {
             LinkCost::PerMetre(v) | LinkCost::Time(v)
-                if !(v.is_finite() && v >= 0.0 && v <= 1e6) =>
+                if !(v.is_finite() && (0.0..=1e6).contains(&v)) =>
             {
                 return bad("the cost per metre or time must be a number from 0 to 1,000,000");
             }

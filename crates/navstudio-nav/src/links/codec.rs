@@ -94,7 +94,7 @@ pub fn from_bytes(bytes: &[u8], width: u32, height: u32) -> Result<Vec<NavLink>,
         let value = f32_at(36);
         let cost = match r[34] {
             0 => LinkCost::PerMetre(value),
-            1 if value.is_finite() && value >= 0.0 && value <= (1 << 24) as f32 => {
+            1 if value.is_finite() && (0.0..=(1 << 24) as f32).contains(&value) => {
                 LinkCost::Direct(value as u32)
             }
             2 => LinkCost::Time(value),

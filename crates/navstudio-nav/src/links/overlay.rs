@@ -19,7 +19,7 @@ use crate::integrate::{IntegrationField, IntegratorScratch, UNREACHED, integrate
 use crate::layer::NavLayer;
 
 /// One end of a link as a portal-graph node.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EndNode {
     /// Index of the link in the world's link list.
     pub link: u32,
@@ -35,10 +35,16 @@ pub struct EndNode {
     pub center: (u32, u32),
     /// The flow tile of the sector toward the end's cells (row-major over the sector).
     pub tile: Arc<[u8]>,
+    /// The end's block of cells as the link names it.
+    pub area: super::LinkEnd,
+    /// The link's kind.
+    pub kind: super::LinkKind,
+    /// The link's width. `[Units: m]`
+    pub width_m: f32,
 }
 
 /// A movement type's link end nodes and their edges.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LayerLinks {
     /// Node id of end 0: the layer's portal node count.
     pub base: u32,
@@ -117,6 +123,9 @@ impl LayerLinks {
                     cells: std::mem::take(cells),
                     center: *center,
                     tile: Arc::from(&[][..]),
+                    area: if side == 1 { link.b } else { link.a },
+                    kind: link.kind,
+                    width_m: link.width_m,
                 });
             }
         }

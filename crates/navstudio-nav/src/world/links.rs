@@ -14,8 +14,6 @@ use crate::links::{LinkError, NavLink, validate_links};
 pub struct LinkStep {
     /// The link's id.
     pub id: u32,
-    /// Index of the link in [`NavWorld::links`].
-    pub index: usize,
     /// The cell to arrive at: the centre of the link's other end.
     pub exit: (u32, u32),
     /// The exit end's cells (an agent may arrive anywhere on them).
@@ -299,20 +297,17 @@ impl NavWorld {
                 return None;
             }
             let other = links.end(node ^ 1)?;
-            let link = self.links.links.get(end.link as usize)?;
-            let exit_area = if other.side { link.b } else { link.a };
             let exit = if other.cells.contains(&other.center) {
                 other.center
             } else {
                 *other.cells.get(other.cells.len() / 2)?
             };
             Some(LinkStep {
-                id: link.id,
-                index: end.link as usize,
+                id: end.id,
                 exit,
-                exit_area,
-                kind: link.kind,
-                width_m: link.width_m,
+                exit_area: other.area,
+                kind: end.kind,
+                width_m: end.width_m,
             })
         })
     }
