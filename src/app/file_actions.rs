@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::backend::{self, LoadedMap};
-use super::panels::{MapSettingsPanel, MovementPanel};
+use super::panels::MovementPanel;
 use super::{App, FileAction, PathDialog, autosave, new_map_dialog};
 
 impl App {
@@ -100,7 +100,6 @@ impl App {
     pub(super) fn open_loaded(&mut self, loaded: LoadedMap) {
         self.shared_document.reset();
         self.movement_panel = MovementPanel::default();
-        self.map_panel = MapSettingsPanel::default();
         if self.state.read_only.is_some() {
             // Leaving a package view, which turned the height overlay off.
             self.state.overlays.height = true;

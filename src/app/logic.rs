@@ -24,6 +24,12 @@ impl App {
         self.handle_shortcuts(ctx);
         self.handle_dropped_files(ctx);
         self.handle_close_request(ctx);
+        let mut cx = super::tools::ToolCx {
+            state: &mut self.state,
+            crowd: &mut self.crowd,
+            goal: &self.goal_preview,
+        };
+        self.tools.settle(&mut cx);
         if std::mem::take(&mut self.quit_requested) {
             ctx.send_viewport_cmd(ViewportCommand::Close);
         }

@@ -196,6 +196,33 @@ fn write_cells(layer: Option<&mut PaintLayer>, changes: &[CellChange], after: bo
     }
 }
 
+/// Folds the later `next` changes (ascending by cell) into `changes` (ascending): a cell in
+/// both keeps its first `before` and takes the later `after`.
+fn merge_changes(changes: &mut Vec<CellChange>, next: Vec<CellChange>) {
+    let mut added = Vec::new();
+    for change in next {
+        match changes.binary_search_by_key(&change.index, |c| c.index) {
+            Ok(i) => changes[i].after = change.after,
+            Err(_) => added.push(change),
+        }
+    }
+    if added.is_empty() {
+        return;
+    }
+    let old = std::mem::take(changes);
+    changes.reserve(old.len() + added.len());
+    let (mut a, mut b) = (old.into_iter().peekable(), added.into_iter().peekable());
+    loop {
+        let take_a = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => x.index < y.index,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        changes.extend(if take_a { a.next() } else { b.next() });
+    }
+}
+
 impl Command {
     /// What applying or undoing this command changes.
     #[must_use]
@@ -312,6 +339,57 @@ impl Command {
         self.effect()
     }
 
+    /// Folds `next`, a later part of the same gesture (a stroke's next pointer move, a
+    /// slider's next value), into this command, so that the two are one undo step. Gives
+    /// `next` back when it does not continue this command (another kind, or it edits
+    /// something else).
+    #[must_use]
+    pub fn absorb(&mut self, next: Self) -> Option<Self> {
+        match (self, next) {
+            (
+                Self::PaintStroke {
+                    layer,
+                    changes,
+                    rect,
+                    ..
+                },
+                Self::PaintStroke {
+                    layer: next_layer,
+                    created: None,
+                    changes: next_changes,
+                    rect: next_rect,
+                    ..
+                },
+            ) if *layer == next_layer => {
+                merge_changes(changes, next_changes);
+                *rect = rect.union(&next_rect);
+                None
+            }
+            (
+                Self::EditMovementType { index, after, .. },
+                Self::EditMovementType {
+                    index: next_index,
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *index == next_index && *after == next_before => {
+                *after = next_after;
+                None
+            }
+            (
+                Self::EditMapSettings { after, .. },
+                Self::EditMapSettings {
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *after == next_before => {
+                *after = next_after;
+                None
+            }
+            (_, next) => Some(next),
+        }
+    }
+
     /// A short description for the Edit menu ("Undo paint stroke").
     #[must_use]
     pub fn label(&self) -> &'static str {
@@ -339,12 +417,48 @@ impl Command {
 pub struct History {
     commands: Vec<Command>,
     position: usize,
+    /// The last command belongs to a gesture still going on (a drag): the gesture's next
+    /// command is folded into it ([`Command::absorb`]).
+    open: bool,
 }
 
 impl History {
     /// Records an applied command, dropping everything that was undone. `saved_at` is the
     /// position of the saved state; it becomes unreachable when it lay in the dropped part.
     pub fn push(&mut self, command: Command, saved_at: &mut Option<usize>) {
+        self.open = false;
+        self.push_new(command, saved_at);
+    }
+
+    /// Records an applied command that is part of a gesture: folded into the gesture's
+    /// command when it continues it, else pushed as the gesture's first.
+    pub fn push_continuing(&mut self, command: Command, saved_at: &mut Option<usize>) {
+        let mut command = command;
+        if self.open
+            && self.position == self.commands.len()
+            && let Some(last) = self.commands.last_mut()
+        {
+            match last.absorb(command) {
+                None => {
+                    // The saved state was the command before this part: no longer in history.
+                    if *saved_at == Some(self.position) {
+                        *saved_at = None;
+                    }
+                    return;
+                }
+                Some(next) => command = next,
+            }
+        }
+        self.push_new(command, saved_at);
+        self.open = true;
+    }
+
+    /// Ends the gesture: the next command is a new undo step.
+    pub fn end_gesture(&mut self) {
+        self.open = false;
+    }
+
+    fn push_new(&mut self, command: Command, saved_at: &mut Option<usize>) {
         self.commands.truncate(self.position);
         if saved_at.is_some_and(|s| s > self.position) {
             *saved_at = None;
@@ -355,6 +469,7 @@ impl History {
 
     /// Undoes the last applied command.
     pub fn undo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        self.open = false;
         let command = self.commands.get(self.position.checked_sub(1)?)?;
         let effect = command.undo(document);
         self.position -= 1;
@@ -363,6 +478,7 @@ impl History {
 
     /// Re-applies the next undone command.
     pub fn redo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        self.open = false;
         let command = self.commands.get(self.position)?;
         let effect = command.apply(document);
         self.position += 1;

@@ -15,7 +15,7 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
     harness.get_by_label("Stamp").click();
     settle(&mut harness);
     assert_eq!(
-        harness.state().state.tool,
+        harness.state().tools.active(),
         navstudio::app::tools::Tool::Stamp
     );
     harness.get_by_label("wall_block_3x3").click();
