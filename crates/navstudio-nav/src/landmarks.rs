@@ -27,7 +27,7 @@ mod build;
 mod prepare;
 
 pub use build::LandmarkBuilder;
-pub(crate) use prepare::pick_near_perimeter;
+pub(crate) use prepare::{pick_landmarks, pick_near_perimeter};
 
 /// Landmarks per layer. On the 2048² benchmark map 16 expand 16 % fewer nodes per request
 /// than 8 (24: 28 %), for 64 B per portal node (16-bit distances; 10 MB for its land layer)

@@ -98,8 +98,7 @@ impl Prep {
 
 /// Landmark nodes: the nodes nearest to the map's corners and edge midpoints, among the
 /// nodes of the island holding the most nodes (other islands keep the octile heuristic).
-#[cfg(test)]
-pub(super) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
+pub(crate) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
     let candidates: Vec<(u32, (u32, u32), u32)> = layer
         .nodes
         .iter()

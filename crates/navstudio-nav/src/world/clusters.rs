@@ -47,6 +47,11 @@ impl NavWorld {
 
     /// Whether `layer`'s requests search over the sector hierarchy.
     pub(super) fn uses_clusters(&self, layer: usize) -> bool {
+        // The hierarchy knows nothing of links: a type with links is searched flat, with
+        // landmark tables over its link end nodes too.
+        if self.layer_has_links(layer) {
+            return false;
+        }
         match self.search_mode {
             SearchMode::Flat => false,
             SearchMode::Clusters => true,
@@ -190,6 +195,10 @@ impl NavWorld {
     /// border graph when its requests use one, over the portal graph otherwise (picking
     /// the landmarks in the build's first pieces).
     pub(super) fn start_landmark_build(&mut self, layer: usize) -> Option<LandmarkBuilder> {
+        if self.layer_has_links(layer) {
+            // Its tables cover the end nodes: the type's next request builds them.
+            return None;
+        }
         if self.uses_clusters(layer) {
             self.ensure_hierarchy_with(layer, false);
             let l = &self.nav.layers[layer];

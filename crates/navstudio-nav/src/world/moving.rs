@@ -155,8 +155,9 @@ impl NavWorld {
         let mut new: Vec<(u32, u32)> = Vec::with_capacity(cells.len());
         for &c in cells {
             let island = l.islands.island_at(c.0, c.1);
-            if island != 0
-                && p.goal_islands.binary_search(&island).is_ok()
+            if p.goal_islands
+                .iter()
+                .any(|&g| self.island_reaches(p.layer, island, g))
                 && !p.sources.contains(&c)
                 && !new.contains(&c)
             {

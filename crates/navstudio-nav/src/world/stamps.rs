@@ -296,7 +296,11 @@ impl NavWorld {
     /// being recomputed, and goals moved across a sector border (see [`Self::move_goal`]).
     #[must_use]
     pub fn pending_rebuilds(&self) -> usize {
-        self.dirty.len() + self.landmark_builds.len() + self.goal_moves.len() + self.replans.len()
+        self.dirty.len()
+            + self.landmark_builds.len()
+            + self.goal_moves.len()
+            + self.replans.len()
+            + usize::from(self.links_pending())
     }
 
     /// Drains the rebuild queue for about `budget`. Moved goals are re-planned first (at
@@ -315,6 +319,13 @@ impl NavWorld {
         if !self.replan_moved_goals(&mut clock) {
             return false;
         }
+        // Link changes: one unit of their own (see `links.rs`).
+        if self.apply_link_changes() {
+            clock.worked();
+            if clock.spent() {
+                return false;
+            }
+        }
         if !self.costs_changed {
             return self.replan_live_paths(&mut clock);
         }
@@ -326,6 +337,8 @@ impl NavWorld {
             self.rebuild_batch();
             clock.done(&mut self.unit_costs, Unit::Batch, at);
         }
+        // Island ids may have been renumbered: reachability across links follows them.
+        self.refresh_link_reach();
         if !self.advance_landmark_builds(&mut clock) {
             return false;
         }
