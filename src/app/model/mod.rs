@@ -35,5 +35,6 @@ pub(crate) fn test_document(
         movement_types,
         paint: Vec::new(),
         stamps: Vec::new(),
+        links: Vec::new(),
     }
 }
