@@ -20,7 +20,7 @@ const SIZE: u32 = 1024;
 fn bench_links(c: &mut Criterion) {
     let baked = common::baked_benchmark_map(SIZE, Some(vec!["land".into()]));
     let costs = baked.nav.layers[0].cost.to_cells();
-    let nav = std::sync::Arc::new(baked.nav);
+    let nav = baked.nav;
     let mut rng = Rng(47);
     let passable = |rng: &mut Rng| loop {
         let c = (rng.below(SIZE), rng.below(SIZE));

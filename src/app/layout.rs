@@ -312,6 +312,12 @@ impl App {
                             format!("{}: island {island}", l.name)
                         });
                     }
+                    // Nav links with an end here: units of the types named step onto
+                    // them; the islands they join stay apart in the ids.
+                    for line in &info.links {
+                        ui.separator();
+                        ui.monospace(line);
+                    }
                 }
                 None => {
                     ui.weak(self.tools.get(self.tools.active()).status_hint());

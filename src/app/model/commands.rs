@@ -2,7 +2,9 @@
 //! has exactly one undo/redo history. Commands carry the values they replace; applying a
 //! command reports an [`Effect`] that tells the editor what to re-bake.
 
-use crate::map::{MapDocument, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement};
+use crate::map::{
+    MapDocument, MapLink, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement,
+};
 
 use super::stamp_placement::{library, placement_rect};
 use crate::nav::grid::CellRect;
@@ -14,6 +16,8 @@ pub enum Effect {
     Cells(CellRect),
     /// Anything may have changed (movement types, map settings): bake everything.
     Everything,
+    /// Only the nav links changed: no cost changes, the run-time previews take the links.
+    Links,
 }
 
 /// One painted cell's value before and after a stroke.
@@ -140,6 +144,29 @@ pub enum Command {
         /// The placement after.
         after: StampPlacement,
     },
+    /// A nav link was added.
+    AddLink {
+        /// Its index in `document.links` (the end, for a new link).
+        index: usize,
+        /// The link.
+        link: MapLink,
+    },
+    /// A nav link was deleted.
+    RemoveLink {
+        /// Its former index in `document.links`.
+        index: usize,
+        /// The deleted link.
+        link: MapLink,
+    },
+    /// A nav link was changed (an end moved, an option set).
+    EditLink {
+        /// Its index in `document.links`.
+        index: usize,
+        /// The link before.
+        before: MapLink,
+        /// The link after.
+        after: MapLink,
+    },
 }
 
 /// The cells a placement's footprint covers (negative coordinates cut off); `None` for a
@@ -238,6 +265,7 @@ impl Command {
                     _ => Effect::Everything,
                 }
             }
+            Self::AddLink { .. } | Self::RemoveLink { .. } | Self::EditLink { .. } => Effect::Links,
             _ => Effect::Everything,
         }
     }
@@ -291,6 +319,15 @@ impl Command {
                     *p = after.clone();
                 }
             }
+            Self::AddLink { index, link } => {
+                insert_clamped(&mut document.links, *index, link.clone())
+            }
+            Self::RemoveLink { index, .. } => remove_if_present(&mut document.links, *index),
+            Self::EditLink { index, after, .. } => {
+                if let Some(l) = document.links.get_mut(*index) {
+                    *l = after.clone();
+                }
+            }
         }
         self.effect()
     }
@@ -333,6 +370,15 @@ impl Command {
             Self::MoveStamp { index, before, .. } => {
                 if let Some(p) = document.stamps.get_mut(*index) {
                     *p = before.clone();
+                }
+            }
+            Self::AddLink { index, .. } => remove_if_present(&mut document.links, *index),
+            Self::RemoveLink { index, link } => {
+                insert_clamped(&mut document.links, *index, link.clone());
+            }
+            Self::EditLink { index, before, .. } => {
+                if let Some(l) = document.links.get_mut(*index) {
+                    *l = before.clone();
                 }
             }
         }
@@ -386,6 +432,17 @@ impl Command {
                 *after = next_after;
                 None
             }
+            (
+                Self::EditLink { index, after, .. },
+                Self::EditLink {
+                    index: next_index,
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *index == next_index && *after == next_before => {
+                *after = next_after;
+                None
+            }
             (_, next) => Some(next),
         }
     }
@@ -406,6 +463,15 @@ impl Command {
                     "move stamp"
                 } else {
                     "rotate stamp"
+                }
+            }
+            Self::AddLink { .. } => "add link",
+            Self::RemoveLink { .. } => "delete link",
+            Self::EditLink { before, after, .. } => {
+                if before.a == after.a && before.b == after.b {
+                    "link edit"
+                } else {
+                    "move link end"
                 }
             }
         }

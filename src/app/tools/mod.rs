@@ -250,6 +250,7 @@ tool_list! {
     Inspect => inspect::InspectTool,
     Paint => paint::PaintTool,
     Stamp => stamp::StampTool,
+    Link => link::LinkTool,
     Goal => goal::GoalTool,
     Spawn => spawn::SpawnTool,
     Command => command::CommandTool,

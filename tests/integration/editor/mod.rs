@@ -11,6 +11,7 @@
 mod commands;
 mod crowd;
 mod files;
+mod links;
 mod painting;
 mod stamps;
 mod tools;
