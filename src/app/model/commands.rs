@@ -113,6 +113,10 @@ pub enum Command {
         ty: MovementType,
         /// The deleted paint layers with their former indices, ascending.
         layers: Vec<(usize, PaintLayer)>,
+        /// The links that named the type, with their indices, as they were: deleting the
+        /// type takes its name off them (a link left naming none is disabled, as naming
+        /// none means every type).
+        links: Vec<(usize, MapLink)>,
     },
     /// Map-wide settings changed.
     EditMapSettings {
@@ -182,6 +186,13 @@ fn rename_targets(document: &mut MapDocument, from: &str, to: &str) {
     for layer in &mut document.paint {
         if layer.target == PaintTarget::Type(from.to_owned()) {
             layer.target = PaintTarget::Type(to.to_owned());
+        }
+    }
+    for link in &mut document.links {
+        for name in &mut link.types {
+            if name == from {
+                to.clone_into(name);
+            }
         }
     }
 }
@@ -303,10 +314,23 @@ impl Command {
             Self::AddMovementType { index, ty } => {
                 insert_clamped(&mut document.movement_types, *index, ty.clone());
             }
-            Self::RemoveMovementType { index, layers, .. } => {
+            Self::RemoveMovementType {
+                index,
+                ty,
+                layers,
+                links,
+            } => {
                 remove_if_present(&mut document.movement_types, *index);
                 for (i, _) in layers.iter().rev() {
                     remove_if_present(&mut document.paint, *i);
+                }
+                for (i, _) in links {
+                    if let Some(link) = document.links.get_mut(*i) {
+                        link.types.retain(|t| *t != ty.name);
+                        if link.types.is_empty() {
+                            link.enabled = false;
+                        }
+                    }
                 }
             }
             Self::EditMapSettings { after, .. } => after.write_to(document),
@@ -356,10 +380,20 @@ impl Command {
             Self::AddMovementType { index, .. } => {
                 remove_if_present(&mut document.movement_types, *index);
             }
-            Self::RemoveMovementType { index, ty, layers } => {
+            Self::RemoveMovementType {
+                index,
+                ty,
+                layers,
+                links,
+            } => {
                 insert_clamped(&mut document.movement_types, *index, ty.clone());
                 for (i, layer) in layers {
                     insert_clamped(&mut document.paint, *i, layer.clone());
+                }
+                for (i, link) in links {
+                    if let Some(l) = document.links.get_mut(*i) {
+                        *l = link.clone();
+                    }
                 }
             }
             Self::EditMapSettings { before, .. } => before.write_to(document),
@@ -708,6 +742,7 @@ mod tests {
             index: 0,
             ty: d.movement_types[0].clone(),
             layers: vec![(0, d.paint[0].clone())],
+            links: Vec::new(),
         };
         let before = d.clone();
         remove.apply(&mut d);
