@@ -166,6 +166,8 @@ pub struct App {
     /// A confirmation of a file action ("Exported …", "Saved …") and when it was given: shown
     /// for [`NOTICE_SECS`], replaced by the next one; warnings go to `state.messages`.
     notice: Option<(String, std::time::Instant)>,
+    /// An export asked for while the bake was running: written once the bake is current.
+    pending_export: Option<PathBuf>,
     show_help: bool,
     allow_close: bool,
     quit_requested: bool,
@@ -221,6 +223,7 @@ impl App {
             confirm: None,
             error: None,
             notice: None,
+            pending_export: None,
             show_help: false,
             allow_close: false,
             quit_requested: false,

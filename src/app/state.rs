@@ -26,9 +26,9 @@ pub struct EditorState {
     pub selected_type: usize,
     /// Stamp tool: chosen stamp, preview rotation, selected placement, drag.
     pub stamp: StampSelection,
-    /// Whether the active tool reads the nav data (set by the tools each frame), so rect
-    /// re-bakes send it back.
-    pub tool_reads_nav: bool,
+    /// Whether something besides the overlays and the goal reads the nav data — the active
+    /// tool, an export waiting for its bake — set each frame, so rect re-bakes send it back.
+    pub nav_wanted: bool,
     /// Which overlays are visible.
     pub overlays: OverlaySettings,
     /// Undo/redo history.
@@ -160,7 +160,7 @@ impl Default for EditorState {
             baked: None,
             selected_type: 0,
             stamp: StampSelection::default(),
-            tool_reads_nav: false,
+            nav_wanted: false,
             overlays: OverlaySettings::default(),
             history: History::default(),
             pending_dirty: None,
@@ -231,7 +231,7 @@ impl EditorState {
     #[must_use]
     pub fn wants_nav(&self) -> bool {
         let o = &self.overlays;
-        self.tool_reads_nav || self.goal.goal.is_some() || o.islands || o.portals || o.clear_sectors
+        self.nav_wanted || self.goal.goal.is_some() || o.islands || o.portals || o.clear_sectors
     }
 
     /// Applies a command, records it for undo and marks what must be re-baked.

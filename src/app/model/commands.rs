@@ -84,7 +84,8 @@ pub enum Command {
         created: Option<(PaintTarget, String)>,
         /// Number of cells of a new layer.
         cell_count: usize,
-        /// Changed cells, in ascending index order.
+        /// Changed cells, in the order the stroke changed them (each pointer move's cells
+        /// ascending); a cell the stroke changed again appears again.
         changes: Vec<CellChange>,
         /// Bounding rectangle of the changes.
         rect: CellRect,
@@ -225,39 +226,19 @@ fn replace_movement_type(
     }
 }
 
+/// Writes the changes' afters in order, or (undoing) their befores in reverse order, so a
+/// cell changed more than once ends at its last after, or back at its first before.
 fn write_cells(layer: Option<&mut PaintLayer>, changes: &[CellChange], after: bool) {
     let Some(layer) = layer else { return };
-    for change in changes {
+    let mut write = |change: &CellChange| {
         if let Some(cell) = layer.cells.get_mut(change.index as usize) {
             *cell = if after { change.after } else { change.before };
         }
-    }
-}
-
-/// Folds the later `next` changes (ascending by cell) into `changes` (ascending): a cell in
-/// both keeps its first `before` and takes the later `after`.
-fn merge_changes(changes: &mut Vec<CellChange>, next: Vec<CellChange>) {
-    let mut added = Vec::new();
-    for change in next {
-        match changes.binary_search_by_key(&change.index, |c| c.index) {
-            Ok(i) => changes[i].after = change.after,
-            Err(_) => added.push(change),
-        }
-    }
-    if added.is_empty() {
-        return;
-    }
-    let old = std::mem::take(changes);
-    changes.reserve(old.len() + added.len());
-    let (mut a, mut b) = (old.into_iter().peekable(), added.into_iter().peekable());
-    loop {
-        let take_a = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => x.index < y.index,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        changes.extend(if take_a { a.next() } else { b.next() });
+    };
+    if after {
+        changes.iter().for_each(&mut write);
+    } else {
+        changes.iter().rev().for_each(&mut write);
     }
 }
 
@@ -441,7 +422,9 @@ impl Command {
                     ..
                 },
             ) if *layer == next_layer => {
-                merge_changes(changes, next_changes);
+                // In order: redo writes the afters forward (the last wins), undo the befores
+                // backward (the first wins). Appending keeps a long stroke's frames O(move).
+                changes.extend(next_changes);
                 *rect = rect.union(&next_rect);
                 None
             }

@@ -288,7 +288,7 @@ impl Tools {
         if !Self::available(self.active, cx.state) {
             self.select(Tool::ALL[0], cx);
         }
-        cx.state.tool_reads_nav = self.get(self.active).reads_nav();
+        cx.state.nav_wanted = self.get(self.active).reads_nav();
     }
 
     /// Whether the active tool is in a gesture that undo must not cut.

@@ -7,9 +7,7 @@
 use egui::{Color32, Rect, RichText, Stroke as LineStroke, vec2};
 
 use super::{Canvas, EditorTool, ToolCx};
-use crate::app::model::stamp_placement::{
-    StampRect, hit_test, library, placement_rect, rotated_size,
-};
+use crate::app::model::stamp_placement::{StampRect, library, placement_rect, rotated_size};
 use crate::app::model::stamp_selection::StampDrag;
 use crate::app::overlays::cost_color;
 use crate::map::{StampCell, StampPlacement};
@@ -17,6 +15,45 @@ use crate::map::{StampCell, StampPlacement};
 /// The stamp tool (its choice and selection live in `EditorState::stamp`).
 #[derive(Debug, Default)]
 pub struct StampTool;
+
+/// The least on-screen size of a placed stamp's marker: at fit zoom a 3 × 3 stamp covers a
+/// few pixels, so it is drawn (and picked) as a square this wide. `[Units: points]`
+pub const MIN_STAMP_PX: f32 = 14.0;
+
+/// Where a stamp whose footprint covers `footprint` on screen is drawn and picked: the
+/// footprint, grown about its centre to at least [`MIN_STAMP_PX`] a side.
+#[must_use]
+pub fn marker_rect(footprint: Rect) -> Rect {
+    Rect::from_center_size(
+        footprint.center(),
+        footprint.size().max(vec2(MIN_STAMP_PX, MIN_STAMP_PX)),
+    )
+}
+
+/// Draws a placed stamp's marker: its outline in `line` over a dark halo, so it reads on
+/// light and dark ground alike, and a light fill when the footprint was grown to be seen.
+pub fn stamp_marker_ui(painter: &egui::Painter, footprint: Rect, line: LineStroke) {
+    let marker = marker_rect(footprint);
+    if marker != footprint {
+        painter.rect_filled(marker, 2.0, Color32::from_white_alpha(60));
+    }
+    let halo = LineStroke::new(line.width + 2.0, Color32::from_black_alpha(150));
+    painter.rect_stroke(marker, 2.0, halo, egui::StrokeKind::Middle);
+    painter.rect_stroke(marker, 2.0, line, egui::StrokeKind::Middle);
+}
+
+/// The topmost placed stamp whose marker holds screen point `p`.
+fn stamp_at(canvas: &Canvas<'_>, stamps: &[StampPlacement], p: egui::Pos2) -> Option<usize> {
+    stamps
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, placement)| {
+            placement_rect(library(), placement)
+                .is_some_and(|r| marker_rect(screen_rect(canvas, r)).contains(p))
+        })
+        .map(|(i, _)| i)
+}
 
 /// Screen rectangle of a stamp footprint.
 fn screen_rect(canvas: &Canvas<'_>, r: StampRect) -> Rect {
@@ -182,7 +219,7 @@ impl EditorTool for StampTool {
         {
             let (x, y) = canvas.cell_at(origin);
             let stamps = &map.document.stamps;
-            if let Some(index) = hit_test(library(), stamps, x, y)
+            if let Some(index) = stamp_at(canvas, stamps, origin)
                 && let Some(placement) = stamps.get(index)
             {
                 state.stamp.selected = Some(index);
@@ -209,7 +246,7 @@ impl EditorTool for StampTool {
             let hit = state
                 .map
                 .as_ref()
-                .and_then(|m| hit_test(library(), &m.document.stamps, x, y))
+                .and_then(|m| stamp_at(canvas, &m.document.stamps, p))
                 .filter(|_| !shift);
             if hit.is_some() {
                 state.stamp.selected = hit;
@@ -243,16 +280,19 @@ impl EditorTool for StampTool {
         };
         let (width, height) = canvas.size;
         let stamps = &map.document.stamps;
-        let hovered = canvas.response.hover_pos().is_some();
+        let pointer = canvas
+            .response
+            .hover_pos()
+            .filter(|_| state.stamp.drag.is_none());
         let hover = canvas
             .hover_cell
             .map(|(x, y)| (x as i32, y as i32))
-            .filter(|_| hovered && state.stamp.drag.is_none());
+            .filter(|_| pointer.is_some());
         let shift = canvas.ui.input(|i| i.modifiers.shift);
-        let hover_hit = hover
-            .and_then(|(x, y)| hit_test(library(), stamps, x, y))
+        let hover_hit = pointer
+            .and_then(|p| stamp_at(canvas, stamps, p))
             .filter(|_| !shift);
-        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 150));
+        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 200));
         let bright = LineStroke::new(1.5, Color32::WHITE);
         let selected = LineStroke::new(2.5, Color32::from_rgb(255, 210, 60));
         for (i, placement) in stamps.iter().enumerate() {
@@ -270,7 +310,7 @@ impl EditorTool for StampTool {
             };
             let screen = screen_rect(canvas, r);
             if screen.intersects(canvas.rect) {
-                painter.rect_stroke(screen, 0.0, line, egui::StrokeKind::Middle);
+                stamp_marker_ui(painter, screen, line);
             }
         }
         if let Some(drag) = &state.stamp.drag {

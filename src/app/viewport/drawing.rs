@@ -12,6 +12,7 @@ use crate::app::model::stamp_placement::{StampRect, library, placement_rect};
 use crate::app::overlays::OverlayTextures;
 use crate::app::state::EditorState;
 use crate::app::tools::command::GATE_COLOUR;
+use crate::app::tools::stamp::stamp_marker_ui;
 use crate::app::tools::{Canvas, ToolCx, Tools};
 use crate::nav::{NavData, SectorCost};
 
@@ -443,12 +444,13 @@ impl Viewport {
         )
     }
 
-    /// The Stamps overlay: placed stamps' outlines, with their ids where there is room.
+    /// The Stamps overlay: placed stamps' outlines (at least `MIN_STAMP_PX` wide, so they
+    /// show at fit zoom), with their ids where there is room.
     fn stamp_outlines_ui(&self, painter: &egui::Painter, state: &EditorState) {
         let Some(map) = state.map.as_ref() else {
             return;
         };
-        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 150));
+        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 200));
         for placement in &map.document.stamps {
             let Some(r) = placement_rect(library(), placement) else {
                 continue;
@@ -457,7 +459,7 @@ impl Viewport {
             if !screen.intersects(self.rect) {
                 continue;
             }
-            painter.rect_stroke(screen, 0.0, thin, egui::StrokeKind::Middle);
+            stamp_marker_ui(painter, screen, thin);
             if screen.width() >= 36.0 && screen.height() >= 14.0 {
                 painter.text(
                     screen.min + vec2(3.0, 2.0),

@@ -10,6 +10,7 @@
 
 mod commands;
 mod crowd;
+mod export;
 mod files;
 mod links;
 mod painting;

@@ -20,12 +20,17 @@ use super::landmarks::{LandmarkBuilder, Landmarks};
 use super::layer::NavLayer;
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
+mod budget;
 mod clusters;
 mod goal_field;
+mod landmark_builds;
 mod links;
 mod moving;
+mod replan;
 mod request;
 mod sample;
+#[cfg(test)]
+mod slicing_tests;
 mod stamps;
 mod streaming;
 
@@ -256,6 +261,11 @@ pub struct NavWorld {
     costs_changed: bool,
     /// Live paths still to re-plan after a drained rebuild queue, taken from the back.
     replans: Vec<PathId>,
+    /// The path at the back of `replans` once its goal field is built (see `replan.rs`).
+    replan_ready: Option<PathId>,
+    /// What each kind of rebuild unit took lately, to stop a call before one that would
+    /// overrun its budget.
+    unit_costs: budget::UnitCosts,
     /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
@@ -327,6 +337,8 @@ impl NavWorld {
             move_stats: GoalMoveStats::default(),
             costs_changed: false,
             replans: Vec::new(),
+            replan_ready: None,
+            unit_costs: budget::UnitCosts::default(),
             search_graphs: Vec::new(),
             hierarchies: Vec::new(),
             stored_hierarchies: Vec::new(),
