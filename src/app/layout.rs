@@ -334,6 +334,12 @@ impl App {
                         "sector {},{} (#{})",
                         info.sector.0, info.sector.1, info.sector.2
                     ));
+                    // Nav links with an end here: units of the types named step onto
+                    // them; the islands they join stay apart in the ids.
+                    for line in &info.links {
+                        ui.separator();
+                        ui.monospace(line);
+                    }
                 }
                 None => {
                     ui.weak(self.tools.get(self.tools.active()).status_hint());

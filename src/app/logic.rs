@@ -56,6 +56,9 @@ impl App {
                 &map.document,
             );
         }
+        let state = &self.state;
+        self.crowd
+            .sync_links(state.preview_version(), || state.nav_links());
         // The frame's own duration, capped so a stalled frame does not fast-forward.
         let dt = f64::from(ctx.input(|i| i.stable_dt).min(0.1));
         self.crowd.tick(dt);

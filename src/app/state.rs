@@ -48,6 +48,9 @@ pub struct EditorState {
     pub nav: Option<Arc<NavData>>,
     /// Bumped whenever `nav` changes, so views built from it know to rebuild.
     pub nav_version: u64,
+    /// Bumped whenever the document's links change (they are not baked into `nav`: the
+    /// run-time previews take them from the document).
+    pub links_version: u64,
     /// Whether a rect re-bake went out without sending its nav data back (nothing showed
     /// it): `nav` is older than the costs, and is fetched once something reads it.
     pub nav_behind: bool,
@@ -167,6 +170,7 @@ impl Default for EditorState {
             messages: Vec::new(),
             nav: None,
             nav_version: 0,
+            links_version: 0,
             nav_behind: false,
             goal: GoalPick::default(),
             read_only: None,
@@ -339,6 +343,32 @@ impl EditorState {
         self.execute(Command::RemoveStamp { index, placement });
     }
 
+    /// The document's links for the nav data's movement types (matched by name), as the
+    /// run-time previews take them.
+    #[must_use]
+    pub fn nav_links(&self) -> Vec<crate::nav::links::NavLink> {
+        let (Some(map), Some(nav)) = (self.map.as_ref(), self.nav.as_ref()) else {
+            return Vec::new();
+        };
+        let doc = &map.document;
+        let indices: Vec<usize> = nav
+            .layers
+            .iter()
+            .filter_map(|l| doc.movement_types.iter().position(|m| m.name == l.name))
+            .collect();
+        let (w, h) = (nav.spec.width, nav.spec.height);
+        doc.nav_links(&indices)
+            .into_iter()
+            .filter(|l| l.validate(w, h).is_ok())
+            .collect()
+    }
+
+    /// The version of what the run-time previews are built from: the nav data and the links.
+    #[must_use]
+    pub fn preview_version(&self) -> u64 {
+        self.nav_version ^ (self.links_version << 40)
+    }
+
     fn note_effect(&mut self, effect: super::model::commands::Effect) {
         use super::model::commands::Effect;
         let (width, height) = self.map_size();
@@ -354,6 +384,7 @@ impl EditorState {
                 self.pending_dirty = Some(self.pending_dirty.map_or(rect, |r| r.union(&rect)));
                 self.paint_dirty = Some(self.paint_dirty.map_or(rect, |r| r.union(&rect)));
             }
+            Effect::Links => self.links_version += 1,
             Effect::Everything => {
                 self.pending_full_bake = true;
                 if let Some(map) = &self.map {

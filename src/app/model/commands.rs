@@ -2,7 +2,9 @@
 //! has exactly one undo/redo history. Commands carry the values they replace; applying a
 //! command reports an [`Effect`] that tells the editor what to re-bake.
 
-use crate::map::{MapDocument, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement};
+use crate::map::{
+    MapDocument, MapLink, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement,
+};
 
 use super::stamp_placement::{library, placement_rect};
 use crate::nav::grid::CellRect;
@@ -14,6 +16,8 @@ pub enum Effect {
     Cells(CellRect),
     /// Anything may have changed (movement types, map settings): bake everything.
     Everything,
+    /// Only the nav links changed: no cost changes, the run-time previews take the links.
+    Links,
 }
 
 /// One painted cell's value before and after a stroke.
@@ -110,6 +114,10 @@ pub enum Command {
         ty: MovementType,
         /// The deleted paint layers with their former indices, ascending.
         layers: Vec<(usize, PaintLayer)>,
+        /// The links that named the type, with their indices, as they were: deleting the
+        /// type takes its name off them (a link left naming none is disabled, as naming
+        /// none means every type).
+        links: Vec<(usize, MapLink)>,
     },
     /// Map-wide settings changed.
     EditMapSettings {
@@ -141,6 +149,29 @@ pub enum Command {
         /// The placement after.
         after: StampPlacement,
     },
+    /// A nav link was added.
+    AddLink {
+        /// Its index in `document.links` (the end, for a new link).
+        index: usize,
+        /// The link.
+        link: MapLink,
+    },
+    /// A nav link was deleted.
+    RemoveLink {
+        /// Its former index in `document.links`.
+        index: usize,
+        /// The deleted link.
+        link: MapLink,
+    },
+    /// A nav link was changed (an end moved, an option set).
+    EditLink {
+        /// Its index in `document.links`.
+        index: usize,
+        /// The link before.
+        before: MapLink,
+        /// The link after.
+        after: MapLink,
+    },
 }
 
 /// The cells a placement's footprint covers (negative coordinates cut off); `None` for a
@@ -156,6 +187,13 @@ fn rename_targets(document: &mut MapDocument, from: &str, to: &str) {
     for layer in &mut document.paint {
         if layer.target == PaintTarget::Type(from.to_owned()) {
             layer.target = PaintTarget::Type(to.to_owned());
+        }
+    }
+    for link in &mut document.links {
+        for name in &mut link.types {
+            if name == from {
+                to.clone_into(name);
+            }
         }
     }
 }
@@ -219,6 +257,7 @@ impl Command {
                     _ => Effect::Everything,
                 }
             }
+            Self::AddLink { .. } | Self::RemoveLink { .. } | Self::EditLink { .. } => Effect::Links,
             _ => Effect::Everything,
         }
     }
@@ -256,10 +295,23 @@ impl Command {
             Self::AddMovementType { index, ty } => {
                 insert_clamped(&mut document.movement_types, *index, ty.clone());
             }
-            Self::RemoveMovementType { index, layers, .. } => {
+            Self::RemoveMovementType {
+                index,
+                ty,
+                layers,
+                links,
+            } => {
                 remove_if_present(&mut document.movement_types, *index);
                 for (i, _) in layers.iter().rev() {
                     remove_if_present(&mut document.paint, *i);
+                }
+                for (i, _) in links {
+                    if let Some(link) = document.links.get_mut(*i) {
+                        link.types.retain(|t| *t != ty.name);
+                        if link.types.is_empty() {
+                            link.enabled = false;
+                        }
+                    }
                 }
             }
             Self::EditMapSettings { after, .. } => after.write_to(document),
@@ -270,6 +322,15 @@ impl Command {
             Self::MoveStamp { index, after, .. } => {
                 if let Some(p) = document.stamps.get_mut(*index) {
                     *p = after.clone();
+                }
+            }
+            Self::AddLink { index, link } => {
+                insert_clamped(&mut document.links, *index, link.clone())
+            }
+            Self::RemoveLink { index, .. } => remove_if_present(&mut document.links, *index),
+            Self::EditLink { index, after, .. } => {
+                if let Some(l) = document.links.get_mut(*index) {
+                    *l = after.clone();
                 }
             }
         }
@@ -300,10 +361,20 @@ impl Command {
             Self::AddMovementType { index, .. } => {
                 remove_if_present(&mut document.movement_types, *index);
             }
-            Self::RemoveMovementType { index, ty, layers } => {
+            Self::RemoveMovementType {
+                index,
+                ty,
+                layers,
+                links,
+            } => {
                 insert_clamped(&mut document.movement_types, *index, ty.clone());
                 for (i, layer) in layers {
                     insert_clamped(&mut document.paint, *i, layer.clone());
+                }
+                for (i, link) in links {
+                    if let Some(l) = document.links.get_mut(*i) {
+                        *l = link.clone();
+                    }
                 }
             }
             Self::EditMapSettings { before, .. } => before.write_to(document),
@@ -314,6 +385,15 @@ impl Command {
             Self::MoveStamp { index, before, .. } => {
                 if let Some(p) = document.stamps.get_mut(*index) {
                     *p = before.clone();
+                }
+            }
+            Self::AddLink { index, .. } => remove_if_present(&mut document.links, *index),
+            Self::RemoveLink { index, link } => {
+                insert_clamped(&mut document.links, *index, link.clone());
+            }
+            Self::EditLink { index, before, .. } => {
+                if let Some(l) = document.links.get_mut(*index) {
+                    *l = before.clone();
                 }
             }
         }
@@ -369,6 +449,17 @@ impl Command {
                 *after = next_after;
                 None
             }
+            (
+                Self::EditLink { index, after, .. },
+                Self::EditLink {
+                    index: next_index,
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *index == next_index && *after == next_before => {
+                *after = next_after;
+                None
+            }
             (_, next) => Some(next),
         }
     }
@@ -389,6 +480,15 @@ impl Command {
                     "move stamp"
                 } else {
                     "rotate stamp"
+                }
+            }
+            Self::AddLink { .. } => "add link",
+            Self::RemoveLink { .. } => "delete link",
+            Self::EditLink { before, after, .. } => {
+                if before.a == after.a && before.b == after.b {
+                    "link edit"
+                } else {
+                    "move link end"
                 }
             }
         }
@@ -625,6 +725,7 @@ mod tests {
             index: 0,
             ty: d.movement_types[0].clone(),
             layers: vec![(0, d.paint[0].clone())],
+            links: Vec::new(),
         };
         let before = d.clone();
         remove.apply(&mut d);

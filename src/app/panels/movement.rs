@@ -100,10 +100,19 @@ impl MovementPanel {
                             .filter(|(_, l)| l.target == PaintTarget::Type(cur.name.clone()))
                             .map(|(i, l)| (i, l.clone()))
                             .collect();
+                        let links = map
+                            .document
+                            .links
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, l)| l.types.contains(&cur.name))
+                            .map(|(i, l)| (i, l.clone()))
+                            .collect();
                         command = Some(Command::RemoveMovementType {
                             index: state.selected_type,
                             ty: cur.clone(),
                             layers,
+                            links,
                         });
                     }
                 }

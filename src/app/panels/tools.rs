@@ -140,7 +140,7 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.checkbox(&mut o.sectors, "Sector grid")
         .on_hover_text("Drawn once sectors are at least 12 px wide");
     ui.checkbox(&mut o.stamps, "Stamps").on_hover_text(
-        "Outlines and ids of placed stamps (outlines always show with the stamp tool)",
+        "Outlines and ids of placed stamps, and the nav links with an arrow for each way they go (both always show with their own tool)",
     );
     let label = ui.label("Overlay opacity");
     ui.add(egui::Slider::new(&mut o.opacity, 0.1..=1.0))

@@ -6,6 +6,7 @@
 use egui::{Color32, Pos2, Rect, Stroke as LineStroke, vec2};
 
 use super::{Canvas, EditorTool, ToolCx};
+use crate::app::goal_preview::GoalPreview;
 use crate::app::state::{EditorState, GoalPick};
 
 /// The goal tool (the pick lives in `EditorState::goal`, which the preview reads).
@@ -15,7 +16,7 @@ pub struct GoalTool;
 /// Whether `cell` cannot be reached from the goal tool's source (or, with no source, from
 /// its goal; with neither, whether it is a wall) for the selected type: island ids, a
 /// constant-time check.
-fn unreachable(state: &EditorState, (x, y): (u32, u32)) -> bool {
+fn unreachable(state: &EditorState, goal: &GoalPreview, (x, y): (u32, u32)) -> bool {
     let Some(l) = state
         .nav
         .as_deref()
@@ -25,6 +26,10 @@ fn unreachable(state: &EditorState, (x, y): (u32, u32)) -> bool {
     };
     let here = l.islands.island_at(x, y);
     match state.goal.source.or(state.goal.goal) {
+        // Different ground islands may be joined by links: the preview's world knows.
+        Some((rx, ry)) if here != l.islands.island_at(rx, ry) && here != 0 => !goal
+            .reaches(state.selected_type, (rx, ry), (x, y))
+            .unwrap_or(false),
         Some((rx, ry)) => here != l.islands.island_at(rx, ry) || here == 0,
         None => here == 0,
     }
@@ -122,6 +127,14 @@ impl EditorTool for GoalTool {
                         r.route_portals.len()
                     ));
                     ui.end_row();
+                    if !t.links.is_empty() {
+                        ui.label("Links");
+                        let ids: Vec<String> =
+                            t.links.iter().map(|&(_, id)| format!("link {id}")).collect();
+                        ui.label(ids.join(", "))
+                            .on_hover_text("The nav links the route takes, in order");
+                        ui.end_row();
+                    }
                 }
             }
         });
@@ -169,7 +182,7 @@ impl EditorTool for GoalTool {
     /// A "no entry" sign at the cursor over ground that cannot reach the pick.
     fn draw(&self, painter: &egui::Painter, canvas: &Canvas<'_>, cx: &ToolCx<'_>) {
         if let (Some(p), Some(cell)) = (canvas.response.hover_pos(), canvas.hover_cell)
-            && unreachable(cx.state, cell)
+            && unreachable(cx.state, cx.goal, cell)
         {
             stop_sign(painter, p + vec2(14.0, 14.0));
             canvas.ui.ctx().set_cursor_icon(egui::CursorIcon::NotAllowed);

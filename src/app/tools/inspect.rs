@@ -105,6 +105,9 @@ pub struct CellInfo {
     pub why: Vec<TypeCost>,
     /// Sector column, row and row-major id.
     pub sector: (u32, u32, u32),
+    /// The nav links with an end on the cell, one line each: which end, where the link
+    /// leads and what it is.
+    pub links: Vec<String>,
 }
 
 /// Reads cell `(x, y)`; `None` off the map.
@@ -147,6 +150,26 @@ pub fn inspect_cell(map: &OpenMap, baked: Option<&BakeOutput>, x: u32, y: u32) -
         costs,
         why,
         sector: (sx, sy, sy * w.div_ceil(sector_size) + sx),
+        links: doc
+            .links
+            .iter()
+            .filter_map(|l| {
+                let at = |e: &crate::nav::links::LinkEnd| e.contains((x, y));
+                let (role, other) = if at(&l.a) {
+                    ("entry", &l.b)
+                } else if at(&l.b) {
+                    (if l.two_way { "entry" } else { "exit" }, &l.a)
+                } else {
+                    return None;
+                };
+                let (ox, oy) = other.center();
+                let to = if role == "exit" { "from" } else { "to" };
+                Some(format!(
+                    "{}: {role} {to} ({ox}, {oy})",
+                    super::link::describe(l)
+                ))
+            })
+            .collect(),
     })
 }
 

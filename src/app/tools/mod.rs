@@ -250,6 +250,7 @@ tool_list! {
     Inspect => inspect::InspectTool,
     Paint => paint::PaintTool,
     Stamp => stamp::StampTool,
+    Link => link::LinkTool,
     Goal => goal::GoalTool,
     Spawn => spawn::SpawnTool,
     Command => command::CommandTool,
@@ -368,7 +369,7 @@ mod tests {
         let labels: Vec<&str> = Tool::ALL.iter().map(|t| t.label()).collect();
         assert_eq!(
             labels,
-            ["Inspect", "Paint", "Stamp", "Goal", "Spawn", "Command"],
+            ["Inspect", "Paint", "Stamp", "Link", "Goal", "Spawn", "Command"],
             "toolbar order is the list's"
         );
     }

@@ -130,6 +130,10 @@ impl Viewport {
         }
         if overlays.stamps {
             self.stamp_outlines_ui(painter, state);
+            // The link tool draws them itself, with its selection.
+            if tools.active() != crate::app::tools::Tool::Link {
+                crate::app::tools::link::draw_links(painter, canvas, &map.document, None);
+            }
         }
         let tool = tools.get(tools.active());
         if let Some((x, y)) = self.hover_cell
@@ -292,6 +296,27 @@ impl Viewport {
                 points,
                 LineStroke::new(3.0, Color32::from_rgb(255, 70, 200)),
             ));
+        }
+        if let Some(traced) = &result.traced {
+            // The links the route takes: the jump from entry to exit, with the link's id.
+            let link = Color32::from_rgb(90, 220, 255);
+            for &(k, id) in &traced.links {
+                let (Some(&a), Some(&b)) = (traced.cells.get(k), traced.cells.get(k + 1)) else {
+                    continue;
+                };
+                let (pa, pb) = (
+                    at(a.0 as f32 + 0.5, a.1 as f32 + 0.5),
+                    at(b.0 as f32 + 0.5, b.1 as f32 + 0.5),
+                );
+                painter.line_segment([pa, pb], LineStroke::new(5.0, link));
+                painter.text(
+                    pa + (pb - pa) * 0.5 + vec2(8.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    format!("link {id}"),
+                    egui::FontId::proportional(13.0),
+                    link,
+                );
+            }
         }
         for &(x, y) in &result.route_portals {
             painter.circle_stroke(

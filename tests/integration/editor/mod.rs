@@ -12,6 +12,7 @@ mod commands;
 mod crowd;
 mod export;
 mod files;
+mod links;
 mod painting;
 mod stamps;
 mod tools;

@@ -81,6 +81,18 @@ impl NavWorld {
         Ok(())
     }
 
+    /// Replaces every link at run time (an editor's document changed them); requests take
+    /// them after [`Self::rebuild`], which re-plans the live paths.
+    ///
+    /// # Errors
+    /// As [`Self::set_links`]; nothing changes then.
+    pub fn replace_links(&mut self, links: Vec<NavLink>) -> Result<(), LinkError> {
+        let spec = self.nav.spec;
+        validate_links(&links, spec.width, spec.height)?;
+        *self.next_links() = links;
+        Ok(())
+    }
+
     /// Removes link `id` at run time; requests stop taking it after [`Self::rebuild`].
     ///
     /// # Errors
