@@ -684,5 +684,31 @@ fn a_dated_random_sample_of_crowd_cases_gets_everyone_home() {
     );
 }
 
+/// Random cases the dated sample once failed, kept as fixed cases: each names what it
+/// caught. Infantry of a mixed selection whose lane lies where the tanks' route cannot
+/// stand, walked back onto the route every time it stepped toward its lane (rejoining the
+/// route near the goal); a tank whose flow led straight into the wall beside a gap (the
+/// slide round the wall).
+#[test]
+fn random_cases_the_dated_sample_once_failed_get_everyone_home() {
+    use navstudio::crowd::quality::random::{random_case, run_random};
+    let archetypes = default_archetypes();
+    let mut failures = Vec::new();
+    for (seed, k, mode) in [
+        (20792, 4, AvoidanceMode::Boids),
+        (20820, 4, AvoidanceMode::Boids),
+        (20818, 4, AvoidanceMode::Context),
+        (20807, 14, AvoidanceMode::Orca),
+    ] {
+        let case = random_case(seed, k, SAMPLE_SCALE, &archetypes);
+        let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
+        eprintln!("seed {seed}: {}", quality::table_row(&row.report));
+        if !row.all_home() {
+            failures.push(format!("seed {seed}: {}", quality::table_row(&row.report)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Agent counts of the dated sample as a share of the drawn ones (4–60 agents a group).
 const SAMPLE_SCALE: f32 = 0.2;
