@@ -98,8 +98,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         };
         let dir = match a.path[i] {
             Some(path)
-                if self.config.techniques.stuck_recovery
-                    && a.state[i].is_stalled()
+                if a.state[i].is_stalled()
                     && a.wall_normal[i] != Vec2::ZERO
                     && dist > 2.0 * cell =>
             {
@@ -127,7 +126,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     self.nav.is_wall(a.type_index[i] as usize, x, y)
                 })
         };
-        let dir = if self.config.techniques.rejoin_route && dist > cell && needs_route() {
+        let dir = if dist > cell && needs_route() {
             self.rejoin_direction(i).unwrap_or(dir)
         } else {
             dir
@@ -305,7 +304,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         None
     }
 
-    /// Rejoining the route (`Techniques::rejoin_route`): for an agent whose path was
+    /// Rejoining the route: for an agent whose path was
     /// planned for another movement type and whose cell is a wall for that type, the
     /// direction to the centre of the nearest cell both types may use (ties by scan
     /// order), searched out to the path type's wall buffer plus two cells; `None` when

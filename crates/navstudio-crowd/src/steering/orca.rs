@@ -41,7 +41,6 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let through_standing = a.state[i].is_stalled()
             && self.config.avoidance == AvoidanceMode::Orca
             && a.no_progress_secs[i] >= THROUGH_STANDING_STUCK_TIMES * self.config.stuck_secs;
-        let hard_on = self.config.techniques.hard_contacts;
         let mut planes = [HalfPlane::default(); MAX_NEIGHBOURS];
         let mut count = 0;
         for n in neighbours {
@@ -57,10 +56,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             let theirs = self.priority_of(i, nb);
             let mut share = theirs / (own + theirs).max(1e-9);
-            // A deep overlap is not shared by priority (`hard_contacts`): the agent takes
+            // A deep overlap is not shared by priority (hard contacts): the agent takes
             // at least half of opening it, the one with the right of way or the heavier too.
             let touch = a.radius_m[i] + nb.radius_m;
-            let hard = crate::resolve::hard_depth(a.radius_m[i], nb.radius_m, hard_on);
+            let hard = crate::resolve::hard_depth(a.radius_m[i], nb.radius_m, true);
             if n.dist_sq < (touch - hard).max(0.0).powi(2) {
                 share = share.max(0.5);
             }
