@@ -80,7 +80,8 @@ pub enum Command {
         created: Option<(PaintTarget, String)>,
         /// Number of cells of a new layer.
         cell_count: usize,
-        /// Changed cells, in ascending index order.
+        /// Changed cells, in the order the stroke changed them (each pointer move's cells
+        /// ascending); a cell the stroke changed again appears again.
         changes: Vec<CellChange>,
         /// Bounding rectangle of the changes.
         rect: CellRect,
@@ -187,12 +188,19 @@ fn replace_movement_type(
     }
 }
 
+/// Writes the changes' afters in order, or (undoing) their befores in reverse order, so a
+/// cell changed more than once ends at its last after, or back at its first before.
 fn write_cells(layer: Option<&mut PaintLayer>, changes: &[CellChange], after: bool) {
     let Some(layer) = layer else { return };
-    for change in changes {
+    let mut write = |change: &CellChange| {
         if let Some(cell) = layer.cells.get_mut(change.index as usize) {
             *cell = if after { change.after } else { change.before };
         }
+    };
+    if after {
+        changes.iter().for_each(&mut write);
+    } else {
+        changes.iter().rev().for_each(&mut write);
     }
 }
 
@@ -312,6 +320,59 @@ impl Command {
         self.effect()
     }
 
+    /// Folds `next`, a later part of the same gesture (a stroke's next pointer move, a
+    /// slider's next value), into this command, so that the two are one undo step. Gives
+    /// `next` back when it does not continue this command (another kind, or it edits
+    /// something else).
+    #[must_use]
+    pub fn absorb(&mut self, next: Self) -> Option<Self> {
+        match (self, next) {
+            (
+                Self::PaintStroke {
+                    layer,
+                    changes,
+                    rect,
+                    ..
+                },
+                Self::PaintStroke {
+                    layer: next_layer,
+                    created: None,
+                    changes: next_changes,
+                    rect: next_rect,
+                    ..
+                },
+            ) if *layer == next_layer => {
+                // In order: redo writes the afters forward (the last wins), undo the befores
+                // backward (the first wins). Appending keeps a long stroke's frames O(move).
+                changes.extend(next_changes);
+                *rect = rect.union(&next_rect);
+                None
+            }
+            (
+                Self::EditMovementType { index, after, .. },
+                Self::EditMovementType {
+                    index: next_index,
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *index == next_index && *after == next_before => {
+                *after = next_after;
+                None
+            }
+            (
+                Self::EditMapSettings { after, .. },
+                Self::EditMapSettings {
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *after == next_before => {
+                *after = next_after;
+                None
+            }
+            (_, next) => Some(next),
+        }
+    }
+
     /// A short description for the Edit menu ("Undo paint stroke").
     #[must_use]
     pub fn label(&self) -> &'static str {
@@ -339,12 +400,48 @@ impl Command {
 pub struct History {
     commands: Vec<Command>,
     position: usize,
+    /// The last command belongs to a gesture still going on (a drag): the gesture's next
+    /// command is folded into it ([`Command::absorb`]).
+    open: bool,
 }
 
 impl History {
     /// Records an applied command, dropping everything that was undone. `saved_at` is the
     /// position of the saved state; it becomes unreachable when it lay in the dropped part.
     pub fn push(&mut self, command: Command, saved_at: &mut Option<usize>) {
+        self.open = false;
+        self.push_new(command, saved_at);
+    }
+
+    /// Records an applied command that is part of a gesture: folded into the gesture's
+    /// command when it continues it, else pushed as the gesture's first.
+    pub fn push_continuing(&mut self, command: Command, saved_at: &mut Option<usize>) {
+        let mut command = command;
+        if self.open
+            && self.position == self.commands.len()
+            && let Some(last) = self.commands.last_mut()
+        {
+            match last.absorb(command) {
+                None => {
+                    // The saved state was the command before this part: no longer in history.
+                    if *saved_at == Some(self.position) {
+                        *saved_at = None;
+                    }
+                    return;
+                }
+                Some(next) => command = next,
+            }
+        }
+        self.push_new(command, saved_at);
+        self.open = true;
+    }
+
+    /// Ends the gesture: the next command is a new undo step.
+    pub fn end_gesture(&mut self) {
+        self.open = false;
+    }
+
+    fn push_new(&mut self, command: Command, saved_at: &mut Option<usize>) {
         self.commands.truncate(self.position);
         if saved_at.is_some_and(|s| s > self.position) {
             *saved_at = None;
@@ -355,6 +452,7 @@ impl History {
 
     /// Undoes the last applied command.
     pub fn undo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        self.open = false;
         let command = self.commands.get(self.position.checked_sub(1)?)?;
         let effect = command.undo(document);
         self.position -= 1;
@@ -363,6 +461,7 @@ impl History {
 
     /// Re-applies the next undone command.
     pub fn redo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        self.open = false;
         let command = self.commands.get(self.position)?;
         let effect = command.apply(document);
         self.position += 1;

@@ -1,5 +1,5 @@
-//! The inspect tool: everything the editor knows about one cell, for the status bar —
-//! including *why* each movement type's cost is what it is.
+//! The inspect tool: hovering shows everything the editor knows about one cell in the status
+//! bar — including *why* each movement type's cost is what it is; a drag pans.
 
 use crate::app::backend::BakeOutput;
 use crate::app::model::OpenMap;
@@ -7,6 +7,8 @@ use crate::app::model::stamp_placement::library;
 use crate::bake::terrain_cost::terrain_cost;
 use crate::map::{PaintForce, PaintTarget, StampCell, WaterRule};
 use crate::nav::grid::WALL;
+
+use super::{Canvas, EditorTool, ToolCx};
 
 /// One reason behind a cell's final cost for one movement type, in bake-stage order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -278,6 +280,30 @@ fn terrain_reason(
         (false, true) => Why::TooSteep,
         (false, false) => Why::Slope(base),
     }
+}
+
+/// The inspect tool: reads cells, changes nothing.
+#[derive(Debug, Default)]
+pub struct InspectTool;
+
+impl EditorTool for InspectTool {
+    fn name() -> &'static str {
+        "Inspect"
+    }
+
+    fn shortcut() -> egui::Key {
+        egui::Key::I
+    }
+
+    fn description() -> &'static str {
+        "Hover to read a cell's height, slope, cost and sector."
+    }
+
+    fn options_ui(&mut self, ui: &mut egui::Ui, _cx: &mut ToolCx<'_>) {
+        ui.weak("Hover the map: the status bar shows the cell. Drag to pan.");
+    }
+
+    fn input(&mut self, _canvas: &Canvas<'_>, _cx: &mut ToolCx<'_>) {}
 }
 
 #[cfg(test)]

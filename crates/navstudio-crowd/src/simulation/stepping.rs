@@ -176,6 +176,8 @@ impl Simulation {
             overlap_count += u64::from(u.overlap_count);
             overlap_max = overlap_max.max(u.overlap_max);
         }
+        let now = (self.step_index + 1) as f64 * f64::from(self.config.step_secs);
+        self.cross_links(&*nav, now);
         self.grid
             .rebuild(&self.agents.pos_world, self.grid_cell_m());
         if self.config.techniques.resolve_contacts {
