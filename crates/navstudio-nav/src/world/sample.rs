@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
-use crate::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, WALL};
+use crate::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
 use crate::layer::NavLayer;
 
 /// Look-ahead targets by cell, filled by [`NavWorld::sample_flow`] on first use: a
@@ -264,14 +264,14 @@ impl NavWorld {
     pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
         let p = self.paths.get(&id)?;
         let spec = self.nav.layers[p.layer].cost.spec;
-        let island = self.island_at(p.layer, source);
-        if island == 0 || p.goal_islands.binary_search(&island).is_err() {
+        if !self.path_reaches(id, source) {
             return None;
         }
         let mut cell = source;
         let mut cells = vec![cell];
         let mut waypoints = vec![cell];
         let mut length = 0.0;
+        let mut links = Vec::new();
         let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
         // Quarter-cell steps off the route: twice across the map at most, so a walk that
         // slides back and forth in a corner ends (as `None`) within the call's bound.
@@ -283,7 +283,17 @@ impl NavWorld {
                     waypoints,
                     length,
                     goal: cell,
+                    links,
                 });
+            }
+            // At a link the route takes: across it to its exit (a jump in the string).
+            if let Some(step) = self.link_step_at(p, cell) {
+                links.push((cells.len() - 1, step.id));
+                length += euclidean(cell, step.exit);
+                cells.push(step.exit);
+                waypoints.push(step.exit);
+                cell = step.exit;
+                continue;
             }
             let Some(f) = self.flow_at(p, cell) else {
                 let walked = cells.len();
@@ -304,6 +314,7 @@ impl NavWorld {
                     waypoints,
                     length,
                     goal,
+                    links,
                 });
             }
             let to = if let Some(to) = self.pulled_target(p, cell) {
@@ -600,10 +611,15 @@ impl<'a> FlowCursor<'a> {
         let (x0, y0, w) = self.origin;
         let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
         self.exits.iter().find_map(|&(_, node)| {
-            let tile = l
-                .flows
-                .tiles
-                .get(*l.flows.node_tile.get(node as usize)? as usize)?;
+            let tile: &[u8] = match self.path.links.as_ref().and_then(|ll| ll.end(node)) {
+                // A link's entry: the flow ends there (see `NavWorld::link_at`).
+                Some(end) if end.cells.contains(&cell) => return Some(FLOW_PATHABLE | DIR_NONE),
+                Some(end) => &end.tile,
+                None => l
+                    .flows
+                    .tiles
+                    .get(*l.flows.node_tile.get(node as usize)? as usize)?,
+            };
             let f = *tile.get(i)?;
             (f & 0x0F != DIR_NONE).then_some(f)
         })
