@@ -555,8 +555,8 @@ fn run_fmm(
     diagonals.resize(len, 0);
     for y in 0..h {
         let row = padded(y * w);
-        for p in row..row + w {
-            diagonals[p] = diagonal_bits(pad_cost, p, pw);
+        for (p, bits) in diagonals.iter_mut().enumerate().skip(row).take(w) {
+            *bits = diagonal_bits(pad_cost, p, pw);
         }
     }
     // The ring holds every key from the current one to the current one plus the largest
@@ -813,7 +813,10 @@ const SE: u8 = 8;
 fn diagonal_bits(cost: &[u8], p: usize, pw: usize) -> u8 {
     let (n, s) = (cost[p - pw] != WALL, cost[p + pw] != WALL);
     let (w, e) = (cost[p - 1] != WALL, cost[p + 1] != WALL);
-    u8::from(n & w) * NW | u8::from(n & e) * NE | u8::from(s & w) * SW | u8::from(s & e) * SE
+    (u8::from(n & w) * NW)
+        | (u8::from(n & e) * NE)
+        | (u8::from(s & w) * SW)
+        | (u8::from(s & e) * SE)
 }
 
 /// Border of walls around [`run_fmm`]'s copy of the window, in cells: two, so a neighbour's
