@@ -7,7 +7,7 @@
 use super::grid::{
     DIR_NONE, DIRECTIONS, DIRECTIONS16, FLOW_FINE_CCW, FLOW_FINE_CW, FLOW_LOS, FLOW_PATHABLE, WALL,
 };
-use super::integrate::{INT_LOS, IntegrationField, UNREACHED};
+use super::integrate::{INT_LOS, IntegrationField};
 
 /// Orthogonal directions first, so an orthogonal move wins a tie against a diagonal one.
 const SEARCH_ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
@@ -28,11 +28,29 @@ fn nearest16(vx: f32, vy: f32) -> usize {
         (1, 1)
     };
     let (dx, dy) = if ay <= ax { (big, small) } else { (small, big) };
-    let target = (
+    let (tx, ty) = (
         if vx < 0.0 { -dx } else { dx },
         if vy < 0.0 { -dy } else { dy },
     );
-    DIRECTIONS16.iter().position(|&d| d == target).unwrap_or(0)
+    usize::from(INDEX16[((ty + 2) * 5 + tx + 2) as usize])
+}
+
+/// The index into [`DIRECTIONS16`] of each lattice vector `(dx, dy)` with both in `-2..=2`,
+/// at `(dy + 2) * 5 + dx + 2` (0 for vectors not in the table).
+const INDEX16: [u8; 25] = {
+    let mut t = [0; 25];
+    let mut k = 0;
+    while k < DIRECTIONS16.len() {
+        let (dx, dy) = DIRECTIONS16[k];
+        t[((dy + 2) * 5 + dx + 2) as usize] = k as u8;
+        k += 1;
+    }
+    t
+};
+
+thread_local! {
+    /// [`flow_from_integration`]'s padded copy of the distances, kept per thread.
+    static PADDED: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Writes the flow field of a `w × h` window into `out` (`w × h` long).
@@ -75,67 +93,65 @@ pub fn flow_from_integration(
         .min(field.dist.len());
     let hu = n.checked_div(wu).unwrap_or(0);
     let n = wu * hu;
-    for y in 0..hu {
-        let row = y * wu;
-        for x in 0..wu {
-            let i = row + x;
-            if costs[i] == WALL {
-                out[i] = DIR_NONE;
-                continue;
-            }
-            if field.cost[i] == UNREACHED {
-                out[i] = FLOW_PATHABLE | DIR_NONE;
-                continue;
-            }
-            let own = field.dist[i];
-            // Index of each of the 8 neighbours (DIRECTIONS order), `usize::MAX` if off the
-            // window or a wall; diagonals also need both orthogonal cells beside them.
-            let (up, right, down, left) = (y > 0, x + 1 < wu, y + 1 < hu, x > 0);
-            let open = |ok: bool, j: usize| {
-                if ok && costs[j] != WALL {
-                    j
-                } else {
-                    usize::MAX
-                }
-            };
-            let n_ = open(up, i.wrapping_sub(wu));
-            let e = open(right, i + 1);
-            let s_ = open(down, i + wu);
-            let w_ = open(left, i.wrapping_sub(1));
-            let diag = |a: usize, b: usize, j: usize| {
-                if a != usize::MAX && b != usize::MAX && costs[j] != WALL {
-                    j
-                } else {
-                    usize::MAX
-                }
-            };
-            let around = [
-                n_,
-                diag(n_, e, i.wrapping_sub(wu).wrapping_add(1)),
-                e,
-                diag(s_, e, i + wu + 1),
-                s_,
-                diag(s_, w_, (i + wu).wrapping_sub(1)),
-                w_,
-                diag(n_, w_, i.wrapping_sub(wu + 1)),
-            ];
-            let dist = |j: usize| {
-                if j == usize::MAX {
-                    f32::INFINITY
-                } else {
-                    field.dist[j]
-                }
-            };
-            let los = if field.flags[i] & INT_LOS != 0 {
-                FLOW_LOS
-            } else {
-                0
-            };
-            let byte = gradient_step(own, &around, &dist)
-                .unwrap_or_else(|| cheapest_step(own, &around, &dist));
-            out[i] = FLOW_PATHABLE | los | byte;
+    // The window's distances inside a border of infinity, so no neighbour needs a bounds
+    // check. A neighbour of a reached cell is reached exactly when it is passable (the
+    // integrator reaches every passable 4-neighbour of a reached cell, and a diagonal one
+    // with both cells beside it), so a finite distance doubles as "open".
+    let pw = wu + 2;
+    PADDED.with_borrow_mut(|dist| {
+        dist.clear();
+        dist.resize(pw * (hu + 2), f32::INFINITY);
+        for y in 0..hu {
+            let prow = (y + 1) * pw + 1;
+            dist[prow..prow + wu].copy_from_slice(&field.dist[y * wu..y * wu + wu]);
         }
-    }
+        for y in 0..hu {
+            let rows = &dist[y * pw..(y + 3) * pw];
+            let (up, rest) = rows.split_at(pw);
+            let (mid, down) = rest.split_at(pw);
+            let cells = up
+                .windows(3)
+                .zip(mid.windows(3))
+                .zip(down.windows(3))
+                .zip(&costs[y * wu..y * wu + wu])
+                .zip(&field.flags[y * wu..y * wu + wu]);
+            for (((((u, m), d), &cost), &flags), o) in cells.zip(&mut out[y * wu..y * wu + wu]) {
+                let (&[nw, n_, ne], &[w_, own, e], &[sw, s_, se]) = (u, m, d) else {
+                    continue;
+                };
+                if cost == WALL {
+                    *o = DIR_NONE;
+                    continue;
+                }
+                if own == f32::INFINITY {
+                    *o = FLOW_PATHABLE | DIR_NONE;
+                    continue;
+                }
+                // A diagonal neighbour counts only with both cells beside it open.
+                let diagonal = |a: f32, b: f32, d: f32| {
+                    if a < f32::INFINITY && b < f32::INFINITY {
+                        d
+                    } else {
+                        f32::INFINITY
+                    }
+                };
+                let around = [
+                    n_,
+                    diagonal(n_, e, ne),
+                    e,
+                    diagonal(s_, e, se),
+                    s_,
+                    diagonal(s_, w_, sw),
+                    w_,
+                    diagonal(n_, w_, nw),
+                ];
+                let los = if flags & INT_LOS != 0 { FLOW_LOS } else { 0 };
+                let byte =
+                    gradient_step(own, &around).unwrap_or_else(|| cheapest_step(own, &around));
+                *o = FLOW_PATHABLE | los | byte;
+            }
+        }
+    });
     for &(cell, dir) in exits {
         if cell < n && costs[cell] != WALL {
             out[cell] = (out[cell] & FLOW_LOS) | FLOW_PATHABLE | (dir & 0x0F);
@@ -144,12 +160,13 @@ pub fn flow_from_integration(
 }
 
 /// The step and fine flag from the field's gradient (see [`flow_from_integration`]); `None`
-/// when the gradient is flat or its step is blocked or not downhill.
-fn gradient_step(own: f32, around: &[usize; 8], dist: &impl Fn(usize) -> f32) -> Option<u8> {
+/// when the gradient is flat or its step is blocked or not downhill. `around` are the 8
+/// neighbours' distances (in [`DIRECTIONS`] order), infinite where not open.
+fn gradient_step(own: f32, around: &[f32; 8]) -> Option<u8> {
+    let open = |d: usize| around[d] < f32::INFINITY;
     // Upwind differences: along each axis, toward the cheaper neighbour if it is cheaper than
     // the cell, by how much cheaper.
-    let axis = |neg: usize, pos: usize| {
-        let (a, b) = (dist(neg), dist(pos));
+    let axis = |a: f32, b: f32| {
         if a < b && a < own {
             -(own - a)
         } else if b < a && b < own {
@@ -173,17 +190,17 @@ fn gradient_step(own: f32, around: &[usize; 8], dist: &impl Fn(usize) -> f32) ->
         } else {
             std::f32::consts::SQRT_2
         };
-        (own - dist(around[d])) / len
+        (own - around[d]) / len
     };
-    let step = if a != b && around[b] != usize::MAX && slope(b) > slope(a) {
+    let step = if a != b && open(b) && slope(b) > slope(a) {
         b
     } else {
         a
     };
-    if around[step] == usize::MAX || dist(around[step]) >= own {
+    if !open(step) || around[step] >= own {
         return None;
     }
-    let fine = if a == b || around[a] == usize::MAX || around[b] == usize::MAX {
+    let fine = if a == b || !open(a) || !open(b) {
         0
     } else if step == a {
         FLOW_FINE_CW
@@ -193,13 +210,13 @@ fn gradient_step(own: f32, around: &[usize; 8], dist: &impl Fn(usize) -> f32) ->
     Some(step as u8 | fine)
 }
 
-/// The step to the cheapest of the 8 open neighbours, if cheaper than the cell, else
-/// [`DIR_NONE`].
-fn cheapest_step(own: f32, around: &[usize; 8], dist: &impl Fn(usize) -> f32) -> u8 {
+/// The step to the cheapest of the 8 open neighbours (distances in `around`, infinite where
+/// not open), if cheaper than the cell, else [`DIR_NONE`].
+fn cheapest_step(own: f32, around: &[f32; 8]) -> u8 {
     let mut best = own;
     let mut best_dir = DIR_NONE;
     for dir in SEARCH_ORDER {
-        let d = dist(around[dir as usize]);
+        let d = around[dir as usize];
         if d < best {
             best = d;
             best_dir = dir;
