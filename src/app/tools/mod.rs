@@ -369,7 +369,9 @@ mod tests {
         let labels: Vec<&str> = Tool::ALL.iter().map(|t| t.label()).collect();
         assert_eq!(
             labels,
-            ["Inspect", "Paint", "Stamp", "Link", "Goal", "Spawn", "Command"],
+            [
+                "Inspect", "Paint", "Stamp", "Link", "Goal", "Spawn", "Command"
+            ],
             "toolbar order is the list's"
         );
     }
