@@ -263,7 +263,28 @@ impl App {
     }
 
     fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        // The zoom on the right first; the cell's read-out gets the rest and is cut off at
+        // it rather than drawn over it ("island 1" next to "118 %" read "island 1118 %").
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.monospace(format!(
+                "{:.0} %",
+                self.viewport.transform.px_per_cell * 100.0
+            ));
+            if self.worker.is_busy() {
+                ui.weak("baking");
+                ui.spinner();
+            }
+            ui.separator();
+            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                ui.set_clip_rect(ui.max_rect().intersect(ui.clip_rect()));
+                self.status_read_out_ui(ui);
+            });
+        });
+    }
+
+    /// The status bar's read-out of the hovered cell, or the active tool's hint.
+    fn status_read_out_ui(&self, ui: &mut egui::Ui) {
+        {
             let info = self.viewport.hover_cell.and_then(|(x, y)| {
                 let map = self.state.map.as_ref()?;
                 inspect_cell(map, self.state.baked.as_ref(), x, y)
@@ -284,6 +305,19 @@ impl App {
                         None => ui.monospace("slope –"),
                     };
                     ui.separator();
+                    // The island of the selected movement type: cells of one id reach
+                    // each other (0: a wall), as the Islands overlay colours them. Before
+                    // the costs, so a narrow window cuts off the sector instead.
+                    let ty = self.state.selected_type;
+                    if let Some(l) = self.state.nav.as_ref().and_then(|n| n.layers.get(ty)) {
+                        let island = l.islands.island_at(info.x, info.y);
+                        ui.monospace(if island == 0 {
+                            format!("{}: no island", l.name)
+                        } else {
+                            format!("{}: island {island}", l.name)
+                        });
+                        ui.separator();
+                    }
                     // Cost per movement type and why (slope, water, buffer, blur, paint,
                     // stamp, clear), read back from the bake's intermediate grids.
                     for t in &info.why {
@@ -300,18 +334,6 @@ impl App {
                         "sector {},{} (#{})",
                         info.sector.0, info.sector.1, info.sector.2
                     ));
-                    // The island of the selected movement type: cells of one id reach
-                    // each other (0: a wall), as the Islands overlay colours them.
-                    let ty = self.state.selected_type;
-                    if let Some(l) = self.state.nav.as_ref().and_then(|n| n.layers.get(ty)) {
-                        ui.separator();
-                        let island = l.islands.island_at(info.x, info.y);
-                        ui.monospace(if island == 0 {
-                            format!("{}: no island", l.name)
-                        } else {
-                            format!("{}: island {island}", l.name)
-                        });
-                    }
                     // Nav links with an end here: units of the types named step onto
                     // them; the islands they join stay apart in the ids.
                     for line in &info.links {
@@ -323,17 +345,7 @@ impl App {
                     ui.weak(self.tools.get(self.tools.active()).status_hint());
                 }
             }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.monospace(format!(
-                    "{:.0} %",
-                    self.viewport.transform.px_per_cell * 100.0
-                ));
-                if self.worker.is_busy() {
-                    ui.weak("baking");
-                    ui.spinner();
-                }
-            });
-        });
+        }
     }
 
     fn windows_ui(&mut self, ctx: &egui::Context) {
