@@ -36,6 +36,8 @@ fn main() -> Result<(), String> {
     let seed: u64 = seed.parse().map_err(|e| format!("SEED: {e}"))?;
     let pkg = package::read(Path::new(pkg)).map_err(|e| e.to_string())?;
     let mut world = NavWorld::from_nav(pkg.nav);
+    // The package's nav links, as the C API's world takes them.
+    world.set_links(pkg.links).map_err(|e| e.to_string())?;
     let (w, h) = (world.nav().spec.width, world.nav().spec.height);
     let layers = world.nav().layers.len() as u32;
     let mut rng = Rng(seed);
