@@ -155,7 +155,7 @@ impl Zigzag {
 
 fn paint_2048(c: &mut Criterion) {
     let mut h = opened_2048();
-    h.state_mut().state.tool = Tool::Paint;
+    h.state_mut().select_tool(Tool::Paint);
     h.step();
     let mut zig = Zigzag { k: 0 };
     let start = screen(&h, zig.next());
@@ -385,7 +385,7 @@ fn crowd_20k(c: &mut Criterion) {
     let mut h = opened_2048();
     {
         let app = h.state_mut();
-        app.state.tool = Tool::Spawn;
+        app.select_tool(Tool::Spawn);
         app.crowd.playing = false;
         app.crowd.spawn_count = 20_000;
         // 20,000 infantry over a 400 m square of the map's open middle.

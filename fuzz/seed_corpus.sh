@@ -17,6 +17,18 @@ gen=$(mktemp -d)
 "$NAV" bake "$gen/mid.ron" -o "$gen/mid.navpkg" >/dev/null
 "$NAV" bake maps/small.ron -o "$gen/small.navpkg" >/dev/null
 
+# A map with links, so the links chunk is in the corpus.
+python3 - "$gen/mid.ron" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read().rstrip()
+assert text.endswith(")")
+links = ('    links: [(id: 1, a: (x: 2, y: 2, w: 1, h: 1), b: (x: 30, y: 30, w: 2, h: 2)),'
+         ' (id: 2, a: (x: 5, y: 30, w: 1, h: 1), b: (x: 30, y: 5, w: 1, h: 1), two_way: false,'
+         ' kind: Drop, cost: Direct(3))],\n')
+open(path, "w").write(text[:-1] + links + ")\n")
+PY
+"$NAV" bake "$gen/mid.ron" -o "$gen/links.navpkg" >/dev/null
 cp "$gen"/*.navpkg tests/bad_inputs/*.navpkg $C/package_reader/
 cp maps/*.ron "$gen"/*.ron tests/bad_inputs/*.ron $C/map_document/
 cp tests/bad_inputs/*.map $C/moving_ai/

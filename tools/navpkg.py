@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A second, independent reader of navstudio nav packages (format version 2).
+"""A second, independent reader of navstudio nav packages (format versions 2 and 3).
 
 Written from docs/package-format.md alone, with the standard library and the `zstandard`
 package, to prove that page is enough to read a package outside Rust. As a library:
@@ -129,6 +129,11 @@ def _swapped(raw):
     return a
 
 
+# Chunk kinds this reader reads (a package may require only these).
+KNOWN_KINDS = {"windows", "graph", "sector_islands", "cost", "island_fields", "flows",
+               "alt_landmarks", "hierarchy", "links"}
+
+
 def read(path):
     """Reads and decodes a version 2 package; raises PackageError on anything wrong."""
     with open(path, "rb") as f:
@@ -136,12 +141,17 @@ def read(path):
     if len(data) < HEADER_LEN or data[:8] != MAGIC:
         raise PackageError(f"{path}: not a nav package")
     version, manifest_len, manifest_crc, _ = struct.unpack_from("<IIII", data, 8)
-    if version != 2:
-        raise PackageError(f"{path}: format version {version}; this reader reads version 2")
+    if version not in (2, 3):
+        raise PackageError(f"{path}: format version {version}; this reader reads versions 2 and 3")
     text = data[HEADER_LEN : HEADER_LEN + manifest_len]
     if len(text) != manifest_len or zlib.crc32(text) != manifest_crc:
         raise PackageError(f"{path}: manifest truncated or corrupted")
     pkg = Package(json.loads(text))
+    pkg.version = version
+    # Version 3: the chunk kinds a reader must understand to use the package.
+    for kind in pkg.manifest.get("requires", []):
+        if kind not in KNOWN_KINDS:
+            raise PackageError(f"{path}: requires chunk kind {kind!r}, which this reader does not read")
 
     chunks = {}
     expected = HEADER_LEN + manifest_len
@@ -260,7 +270,36 @@ def read(path):
             b.finish()
             layer.flow_tiles += count
             layer.flow_nodes += node_count
+    pkg.links = read_links(chunks.get((0, "links", None)), pkg, path)
     return pkg
+
+
+LINK_KINDS = ("walk", "ride", "teleport", "drop")
+LINK_COST_MODES = ("per_metre", "direct", "time")
+
+
+def read_links(raw, pkg, path):
+    """The links chunk: a u32 count, then 52-byte records (docs/package-format.md)."""
+    if raw is None:
+        return []
+    b = Bytes(raw, "links chunk")
+    count = b.u32()
+    links = []
+    for i in range(count):
+        rec = b.take(52)
+        (link_id, ax, ay, aw, ah, bx, by, bw, bh, types, flags, kind, mode, zero, value, width,
+         capacity, period) = struct.unpack("<IIIHHIIHHIBBBBffIf", rec)
+        if flags & ~3 or zero or kind > 3 or mode > 2:
+            raise PackageError(f"{path}: link record {i} has an unknown kind, cost mode or flag")
+        for x, y, w, h in ((ax, ay, aw, ah), (bx, by, bw, bh)):
+            if not (1 <= w <= 16 and 1 <= h <= 16) or x + w > pkg.width or y + h > pkg.height:
+                raise PackageError(f"{path}: link {link_id} has an end off the map")
+        links.append({"id": link_id, "a": (ax, ay, aw, ah), "b": (bx, by, bw, bh), "types": types,
+                      "two_way": bool(flags & 1), "enabled": not flags & 2,
+                      "kind": LINK_KINDS[kind], "cost": (LINK_COST_MODES[mode], value),
+                      "width_m": width, "capacity": capacity, "period_s": period})
+    b.finish()
+    return links
 
 
 # --- checking against the navstudio binary -----------------------------------------------
@@ -315,7 +354,8 @@ def check(path, binary):
         if ours != theirs:
             problems.append(f"{what}: this reader {ours!r}, navstudio {theirs!r}")
 
-    same("format version", 2, info["version"])
+    same("format version", pkg.version, info["version"])
+    same("links", len(pkg.links), info.get("links", 0))
     same("map size", (pkg.width, pkg.height), (info["manifest"]["width"], info["manifest"]["height"]))
     with tempfile.TemporaryDirectory() as tmp:
         for layer, theirs in zip(pkg.layers, info["layers"]):
@@ -364,7 +404,8 @@ def island_colour(island):
 def main(argv):
     if len(argv) == 2:
         pkg = read(argv[1])
-        print(f"{argv[1]}: {pkg.width} × {pkg.height}, {len(pkg.manifest['chunks'])} chunks")
+        print(f"{argv[1]}: {pkg.width} × {pkg.height}, {len(pkg.manifest['chunks'])} chunks, "
+              f"{len(pkg.links)} links")
         for layer in pkg.layers:
             walls = layer.cost.count(WALL)
             print(f"  {layer.name}: {len(layer.windows)} windows, {layer.edges} edges, "

@@ -7,10 +7,14 @@ use navstudio::package::{self, PackageMeta};
 
 fn check(bytes: &[u8]) {
     if let Ok(pkg) = package::from_bytes(bytes) {
-        let again = package::to_bytes(&pkg.nav, &PackageMeta::default());
+        let meta = PackageMeta {
+            links: pkg.links.clone(),
+            ..PackageMeta::default()
+        };
+        let again = package::to_bytes(&pkg.nav, &meta);
         let reread = package::from_bytes(&again).expect("a package we wrote must read back");
         assert!(
-            reread.nav == pkg.nav,
+            reread.nav == pkg.nav && reread.links == pkg.links,
             "re-encoded package reads differently"
         );
     }

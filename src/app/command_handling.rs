@@ -4,7 +4,7 @@
 
 use egui::{Key, KeyboardShortcut, Modifiers, ViewportCommand};
 
-use super::tools::Tool;
+use super::tools::ToolCx;
 use super::{App, FileAction};
 
 impl App {
@@ -32,12 +32,8 @@ impl App {
         // undo that removes or re-adds layers under it corrupts the document (the monkey
         // test found a redo mid-stroke leaving two layers with the same side file). The
         // keys are consumed and ignored; the stroke becomes one undo step on release.
-        if self.viewport.is_painting() {
+        if self.tools.is_busy() {
             (redo, undo) = (false, false);
-        }
-        if redo || undo {
-            self.movement_panel.flush(&mut self.state);
-            self.map_panel.flush(&mut self.state);
         }
         if redo {
             self.state.redo();
@@ -53,43 +49,17 @@ impl App {
         }
         let plain = |key| KeyboardShortcut::new(Modifiers::NONE, key);
         ctx.input_mut(|i| {
-            for (key, tool) in [
-                (Key::B, Tool::Paint),
-                (Key::I, Tool::Inspect),
-                (Key::S, Tool::Stamp),
-                (Key::G, Tool::Goal),
-                (Key::A, Tool::Spawn),
-                (Key::C, Tool::Command),
-            ] {
-                if i.consume_shortcut(&plain(key)) && self.state.tool_available(tool) {
-                    self.state.tool = tool;
-                }
-            }
-            if matches!(self.state.tool, Tool::Goal) && i.consume_shortcut(&plain(Key::Escape)) {
-                self.state.goal = super::state::GoalPick::default();
-            }
-            if matches!(self.state.tool, Tool::Stamp) {
-                if i.consume_shortcut(&plain(Key::R)) {
-                    self.state.rotate_stamp();
-                }
-                if i.consume_shortcut(&plain(Key::Delete))
-                    || i.consume_shortcut(&plain(Key::Backspace))
-                {
-                    self.state.delete_selected_stamp();
-                }
-                if i.consume_shortcut(&plain(Key::Escape)) {
-                    self.state.stamp.selected = None;
-                    self.state.stamp.drag = None;
-                }
-            }
+            let mut cx = ToolCx {
+                state: &mut self.state,
+                crowd: &mut self.crowd,
+                goal: &self.goal_preview,
+            };
+            self.tools.keys(i, &mut cx);
             if i.consume_shortcut(&plain(Key::P)) {
                 self.crowd.playing = !self.crowd.playing;
             }
             if i.consume_shortcut(&plain(Key::Period)) {
                 self.crowd.step_once();
-            }
-            if matches!(self.state.tool, Tool::Command) && i.consume_shortcut(&plain(Key::Escape)) {
-                self.crowd.selection.clear();
             }
             if i.consume_shortcut(&plain(Key::F)) || i.consume_shortcut(&plain(Key::Home)) {
                 self.viewport.fit_requested = true;

@@ -39,6 +39,9 @@ pub struct CrowdPreview {
     /// there is no crowd.
     latest: Option<(Arc<NavData>, Vec<f32>)>,
     nav_version: u64,
+    /// The document's links and their version (see `EditorState::links_version`): a new
+    /// navigator takes them, a live one through its rebuild queue.
+    links: (u64, Vec<crate::nav::links::NavLink>),
     /// Agent archetypes (each bound to a movement type by name).
     pub archetypes: Vec<AgentArchetype>,
     /// Index of the archetype the spawn tool places.
@@ -89,6 +92,7 @@ impl Default for CrowdPreview {
             nav: None,
             latest: None,
             nav_version: 0,
+            links: (0, Vec::new()),
             archetypes: default_archetypes(),
             archetype: 0,
             spawn_count: 200,
@@ -154,10 +158,26 @@ impl CrowdPreview {
         if self.nav.is_none()
             && let Some((nav, buffers)) = self.latest.take()
         {
-            self.nav = Some(WorldNavigator::new(
-                NavWorld::from_nav(Arc::clone(&nav)),
-                buffers,
-            ));
+            let mut world = NavWorld::from_nav(Arc::clone(&nav));
+            // Checked against the map when taken from the document.
+            let _ = world.set_links(self.links.1.clone());
+            self.nav = Some(WorldNavigator::new(world, buffers));
+        }
+    }
+
+    /// Follows the document's links: a live navigator takes them through its rebuild
+    /// queue (its crowd then re-plans), a later one when it is built.
+    pub fn sync_links(
+        &mut self,
+        version: u64,
+        links: impl FnOnce() -> Vec<crate::nav::links::NavLink>,
+    ) {
+        if version == self.links.0 {
+            return;
+        }
+        self.links = (version, links());
+        if let Some(nav) = self.nav.as_mut() {
+            let _ = nav.world.replace_links(self.links.1.clone());
         }
     }
 
@@ -197,7 +217,9 @@ impl CrowdPreview {
             return;
         }
         self.latest = None;
-        let mut navigator = WorldNavigator::new(NavWorld::from_nav(Arc::clone(nav)), buffers);
+        let mut world = NavWorld::from_nav(Arc::clone(nav));
+        let _ = world.set_links(self.links.1.clone());
+        let mut navigator = WorldNavigator::new(world, buffers);
         for (agents, goal) in &self.orders {
             let _ = self.sim.order_move(&mut navigator, agents, *goal);
         }

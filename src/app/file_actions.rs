@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::backend::{self, LoadedMap};
-use super::panels::{MapSettingsPanel, MovementPanel};
+use super::panels::MovementPanel;
 use super::{App, FileAction, PathDialog, autosave, new_map_dialog};
 
 impl App {
@@ -100,7 +100,6 @@ impl App {
     pub(super) fn open_loaded(&mut self, loaded: LoadedMap) {
         self.shared_document.reset();
         self.movement_panel = MovementPanel::default();
-        self.map_panel = MapSettingsPanel::default();
         if self.state.read_only.is_some() {
             // Leaving a package view, which turned the height overlay off.
             self.state.overlays.height = true;
@@ -200,17 +199,68 @@ impl App {
     /// Writes the shown bake as a nav package (atomically); refuses while the bake is out of
     /// date, so the file always matches the document.
     pub fn export_package(&mut self, path: &Path) {
+        if self.state.map.is_none() {
+            self.error = Some("Nothing to export yet: open a map and let it bake.".to_owned());
+            return;
+        }
+        if self.export_ready() {
+            self.write_package(path);
+        } else if self.bake_will_finish() {
+            // A click while the bake runs (often the very bake the click's own edit started,
+            // a typed value committed by the press) is kept, not dropped.
+            self.pending_export = Some(path.to_owned());
+            self.notice = Some((
+                format!(
+                    "Exporting to {} once the bake is up to date…",
+                    path.display()
+                ),
+                std::time::Instant::now(),
+            ));
+        } else {
+            self.error = Some(
+                "The bake is out of date and automatic re-baking is off: press Bake, then export again."
+                    .to_owned(),
+            );
+        }
+    }
+
+    /// Writes an export that waited for its bake, once the bake is up to date (or gives up
+    /// with a message when no bake will come).
+    pub(super) fn finish_pending_export(&mut self) {
+        let Some(path) = self.pending_export.clone() else {
+            return;
+        };
+        if self.export_ready() {
+            self.pending_export = None;
+            self.write_package(&path);
+        } else if !self.bake_will_finish() {
+            self.pending_export = None;
+            self.error = Some(format!(
+                "{} was not written: the bake stopped before it was up to date. Press Bake, then export again.",
+                path.display()
+            ));
+        }
+    }
+
+    /// Whether a package written now would hold the document's current nav data.
+    fn export_ready(&self) -> bool {
+        self.is_baked() && !self.state.nav_behind && self.state.nav.is_some()
+    }
+
+    /// Whether the shown bake will become current without the designer pressing Bake.
+    fn bake_will_finish(&self) -> bool {
+        self.worker.is_busy()
+            || self.tools.is_busy()
+            || self.state.nav_behind
+            || (!self.bake_suspended && (self.auto_rebake || self.state.baked.is_none()))
+    }
+
+    /// Writes the shown bake as a nav package.
+    fn write_package(&mut self, path: &Path) {
         let (Some(map), Some(nav)) = (&self.state.map, &self.state.nav) else {
             self.error = Some("Nothing to export yet: open a map and let it bake.".to_owned());
             return;
         };
-        if !self.is_baked() {
-            self.error = Some(
-                "The bake is still running or out of date: export again once the Bake panel says \"up to date\"."
-                    .to_owned(),
-            );
-            return;
-        }
         let types: Vec<usize> = nav
             .layers
             .iter()

@@ -6,33 +6,12 @@ use std::path::PathBuf;
 use egui::{Color32, RichText};
 
 use super::panels::{self, BakeAction, BakeView};
-use super::tools::{Tool, inspect_cell};
+use super::tools::{ToolCx, Tools, inspect_cell};
 use super::{App, FileAction};
 
-/// Shortcut list for the Help window and tooltips: (keys, what they do).
-const SHORTCUTS: [(&str, &str); 23] = [
-    ("B", "Paint brush"),
-    ("I", "Inspect"),
-    (
-        "S",
-        "Stamp: click to place, click a stamp to select, drag to move",
-    ),
-    ("R", "Stamp tool: rotate the preview, or the selected stamp"),
-    (
-        "Delete / Backspace",
-        "Stamp tool: remove the selected stamp",
-    ),
-    ("Shift+click", "Stamp tool: place over another stamp"),
-    ("Esc", "Stamp tool: deselect"),
-    ("G", "Goal: click a goal"),
-    ("Shift+click", "Goal tool: set the source (shows its route)"),
-    ("Esc", "Goal tool: clear the goal and source"),
-    ("A", "Spawn: drag a rectangle (or click) to spawn agents"),
-    ("C", "Command: drag a box or click to select agents"),
-    (
-        "Right click",
-        "Spawn / Command: order the selection (or everyone) there",
-    ),
+/// The Help window's lines after the tools' own (which come from the list of tools):
+/// (keys, what they do).
+const SHORTCUTS: [(&str, &str); 10] = [
     ("P", "Crowd: play / pause"),
     (".", "Crowd: one step"),
     ("F / Home", "Fit the map in the view"),
@@ -58,11 +37,16 @@ impl App {
                 // the panel scrolls inside it instead of widening it and moving the map.
                 egui::ScrollArea::both().auto_shrink(false).show(ui, |ui| {
                     section(ui, "Tools", true, |ui| {
-                        panels::tools_ui(ui, &mut self.state, &self.goal_preview)
+                        let mut cx = ToolCx {
+                            state: &mut self.state,
+                            crowd: &mut self.crowd,
+                            goal: &self.goal_preview,
+                        };
+                        panels::tools_ui(ui, &mut self.tools, &mut cx);
                     });
                     // Map (folded) before the long Overlays list, so its header is in view.
                     section(ui, "Map", false, |ui| {
-                        self.map_panel.ui(ui, &mut self.state)
+                        panels::map_settings_ui(ui, &mut self.state)
                     });
                     section(ui, "Overlays", true, |ui| {
                         panels::overlays_ui(ui, &mut self.state)
@@ -100,16 +84,21 @@ impl App {
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
-                self.viewport.ui(
-                    ui,
-                    &mut self.state,
-                    &self.textures,
-                    &self.goal_preview,
-                    &mut self.crowd,
-                )
+                let mut cx = ToolCx {
+                    state: &mut self.state,
+                    crowd: &mut self.crowd,
+                    goal: &self.goal_preview,
+                };
+                self.viewport
+                    .ui(ui, &mut self.tools, &mut cx, &self.textures);
             });
         let ctx = ui.ctx().clone();
         self.windows_ui(&ctx);
+        // A panel's gesture (a slider drag, typing in a field) is one undo step: it ends once
+        // the pointer is up and no field has the keyboard.
+        if !ctx.input(|i| i.pointer.any_down()) && !ctx.text_edit_focused() {
+            self.state.end_gesture();
+        }
         self.perf.end();
     }
 
@@ -226,7 +215,6 @@ impl App {
                     )
                     .clicked()
                 {
-                    self.movement_panel.flush(&mut self.state);
                     self.state.undo();
                 }
                 if ui
@@ -275,7 +263,28 @@ impl App {
     }
 
     fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        // The zoom on the right first; the cell's read-out gets the rest and is cut off at
+        // it rather than drawn over it ("island 1" next to "118 %" read "island 1118 %").
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.monospace(format!(
+                "{:.0} %",
+                self.viewport.transform.px_per_cell * 100.0
+            ));
+            if self.worker.is_busy() {
+                ui.weak("baking");
+                ui.spinner();
+            }
+            ui.separator();
+            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                ui.set_clip_rect(ui.max_rect().intersect(ui.clip_rect()));
+                self.status_read_out_ui(ui);
+            });
+        });
+    }
+
+    /// The status bar's read-out of the hovered cell, or the active tool's hint.
+    fn status_read_out_ui(&self, ui: &mut egui::Ui) {
+        {
             let info = self.viewport.hover_cell.and_then(|(x, y)| {
                 let map = self.state.map.as_ref()?;
                 inspect_cell(map, self.state.baked.as_ref(), x, y)
@@ -296,6 +305,19 @@ impl App {
                         None => ui.monospace("slope –"),
                     };
                     ui.separator();
+                    // The island of the selected movement type: cells of one id reach
+                    // each other (0: a wall), as the Islands overlay colours them. Before
+                    // the costs, so a narrow window cuts off the sector instead.
+                    let ty = self.state.selected_type;
+                    if let Some(l) = self.state.nav.as_ref().and_then(|n| n.layers.get(ty)) {
+                        let island = l.islands.island_at(info.x, info.y);
+                        ui.monospace(if island == 0 {
+                            format!("{}: no island", l.name)
+                        } else {
+                            format!("{}: island {island}", l.name)
+                        });
+                        ui.separator();
+                    }
                     // Cost per movement type and why (slope, water, buffer, blur, paint,
                     // stamp, clear), read back from the bake's intermediate grids.
                     for t in &info.why {
@@ -312,39 +334,18 @@ impl App {
                         "sector {},{} (#{})",
                         info.sector.0, info.sector.1, info.sector.2
                     ));
-                    // The island of the selected movement type: cells of one id reach
-                    // each other (0: a wall), as the Islands overlay colours them.
-                    let ty = self.state.selected_type;
-                    if let Some(l) = self.state.nav.as_ref().and_then(|n| n.layers.get(ty)) {
+                    // Nav links with an end here: units of the types named step onto
+                    // them; the islands they join stay apart in the ids.
+                    for line in &info.links {
                         ui.separator();
-                        let island = l.islands.island_at(info.x, info.y);
-                        ui.monospace(if island == 0 {
-                            format!("{}: no island", l.name)
-                        } else {
-                            format!("{}: island {island}", l.name)
-                        });
+                        ui.monospace(line);
                     }
                 }
                 None => {
-                    ui.weak(match self.state.tool {
-                        Tool::Paint => {
-                            "Paint: drag on the map. Space + drag pans, wheel zooms, F fits."
-                        }
-                        _ => "Hover the map to inspect a cell. Drag pans, wheel zooms, F fits.",
-                    });
+                    ui.weak(self.tools.get(self.tools.active()).status_hint());
                 }
             }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.monospace(format!(
-                    "{:.0} %",
-                    self.viewport.transform.px_per_cell * 100.0
-                ));
-                if self.worker.is_busy() {
-                    ui.weak("baking");
-                    ui.spinner();
-                }
-            });
-        });
+        }
     }
 
     fn windows_ui(&mut self, ctx: &egui::Context) {
@@ -393,6 +394,11 @@ impl App {
             .show(ctx, |ui| {
                 ui.label("Keyboard and mouse");
                 egui::Grid::new("shortcuts").num_columns(2).striped(true).show(ui, |ui| {
+                    for (keys, what) in Tools::help_lines() {
+                        ui.monospace(keys);
+                        ui.label(what);
+                        ui.end_row();
+                    }
                     for (keys, what) in SHORTCUTS {
                         ui.monospace(keys);
                         ui.label(what);

@@ -24,10 +24,18 @@ impl App {
         self.handle_shortcuts(ctx);
         self.handle_dropped_files(ctx);
         self.handle_close_request(ctx);
+        let mut cx = super::tools::ToolCx {
+            state: &mut self.state,
+            crowd: &mut self.crowd,
+            goal: &self.goal_preview,
+        };
+        self.tools.settle(&mut cx);
+        self.state.nav_wanted |= self.pending_export.is_some();
         if std::mem::take(&mut self.quit_requested) {
             ctx.send_viewport_cmd(ViewportCommand::Close);
         }
         self.request_bakes();
+        self.finish_pending_export();
         self.refresh_textures(ctx);
         self.crowd_logic(ctx);
         self.autosave_step(false);
@@ -48,6 +56,9 @@ impl App {
                 &map.document,
             );
         }
+        let state = &self.state;
+        self.crowd
+            .sync_links(state.preview_version(), || state.nav_links());
         // The frame's own duration, capped so a stalled frame does not fast-forward.
         let dt = f64::from(ctx.input(|i| i.stable_dt).min(0.1));
         self.crowd.tick(dt);

@@ -5,7 +5,7 @@
 //! - the model, [`model`]: the open document, its undo history and the
 //!   [`Command`](model::commands::Command)s that edit it; no egui;
 //! - on the model: [`state`] (what is open, selected, baked), [`tools`], [`backend`] (calls
-//!   into `map` and `bake`), [`worker`] (the bake thread), [`goal`] (the goal preview
+//!   into `map` and `bake`), [`worker`] (the bake thread), [`goal_preview`] (the goal preview
 //!   thread), [`crowd_preview`], [`crowd_jams`], [`crowd_scenarios`], [`autosave`],
 //!   [`recent`], [`background`], and the overlay pixels ([`overlays::colors`],
 //!   [`overlays::images`]);
@@ -23,7 +23,7 @@ pub mod crowd_jams;
 pub mod crowd_preview;
 pub mod crowd_scenarios;
 mod file_actions;
-pub mod goal;
+pub mod goal_preview;
 mod layout;
 mod logic;
 pub mod model;
@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use self::overlays::OverlayTextures;
-use self::panels::{MapSettingsPanel, MovementPanel};
+use self::panels::MovementPanel;
 use self::state::EditorState;
 use self::viewport::Viewport;
 use self::worker::Worker;
@@ -129,8 +129,10 @@ pub struct App {
     worker: Worker,
     viewport: Viewport,
     textures: OverlayTextures,
+    /// The tools (one of each, and the active one).
+    pub tools: tools::Tools,
     /// The goal tool's run-time preview.
-    pub goal_preview: goal::GoalPreview,
+    pub goal_preview: goal_preview::GoalPreview,
     /// The crowd preview (spawn, command, play).
     pub crowd: crowd_preview::CrowdPreview,
     /// The document copy shared with bake requests, updated in place by the dirty rect.
@@ -149,7 +151,6 @@ pub struct App {
     /// Where never-saved maps are autosaved (`None`: they are not; tests and embedded uses).
     recovery_root: Option<PathBuf>,
     movement_panel: MovementPanel,
-    map_panel: MapSettingsPanel,
     auto_rebake: bool,
     /// A full bake was cancelled: automatic rebakes wait for the Bake button.
     bake_suspended: bool,
@@ -165,6 +166,8 @@ pub struct App {
     /// A confirmation of a file action ("Exported …", "Saved …") and when it was given: shown
     /// for [`NOTICE_SECS`], replaced by the next one; warnings go to `state.messages`.
     notice: Option<(String, std::time::Instant)>,
+    /// An export asked for while the bake was running: written once the bake is current.
+    pending_export: Option<PathBuf>,
     show_help: bool,
     allow_close: bool,
     quit_requested: bool,
@@ -197,7 +200,8 @@ impl App {
             worker,
             viewport: Viewport::default(),
             textures: OverlayTextures::default(),
-            goal_preview: goal::GoalPreview::default(),
+            tools: tools::Tools::default(),
+            goal_preview: goal_preview::GoalPreview::default(),
             crowd: crowd_preview::CrowdPreview::default(),
             scenario_panel: panels::scenarios::ScenarioPanel::default(),
             perf: perf::FrameStats::default(),
@@ -208,7 +212,6 @@ impl App {
             recovery_untitled: false,
             recovery_root: None,
             movement_panel: MovementPanel::default(),
-            map_panel: MapSettingsPanel::default(),
             auto_rebake: true,
             bake_suspended: false,
             full_timings: Vec::new(),
@@ -220,6 +223,7 @@ impl App {
             confirm: None,
             error: None,
             notice: None,
+            pending_export: None,
             show_help: false,
             allow_close: false,
             quit_requested: false,
@@ -242,13 +246,23 @@ impl App {
     /// Whether the worker is idle and the shown bake matches the document.
     #[must_use]
     pub fn is_baked(&self) -> bool {
-        !self.worker.is_busy() && self.state.bake_is_current() && !self.viewport.is_painting()
+        !self.worker.is_busy() && self.state.bake_is_current() && !self.tools.is_busy()
     }
 
     /// Whether a bake request (full or rect) is queued or running on the bake thread.
     #[must_use]
     pub fn bake_in_flight(&self) -> bool {
         self.worker.is_busy()
+    }
+
+    /// Makes `tool` active, as its button or shortcut does, if it is available now.
+    pub fn select_tool(&mut self, tool: tools::Tool) {
+        let mut cx = tools::ToolCx {
+            state: &mut self.state,
+            crowd: &mut self.crowd,
+            goal: &self.goal_preview,
+        };
+        self.tools.select(tool, &mut cx);
     }
 
     /// The viewport's screen rectangle (last frame) and transform, for tests and tools.

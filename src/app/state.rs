@@ -13,8 +13,7 @@ use super::backend::{BakeOutput, LoadedMap};
 use super::model::OpenMap;
 use super::model::commands::{Command, History};
 use super::model::stamp_placement;
-use super::tools::stamp::StampTool;
-use super::tools::{BrushSettings, Tool};
+use super::model::stamp_selection::StampSelection;
 
 /// Everything the editor edits and shows, without UI code.
 #[derive(Debug)]
@@ -25,12 +24,11 @@ pub struct EditorState {
     pub baked: Option<BakeOutput>,
     /// Index of the selected movement type.
     pub selected_type: usize,
-    /// The active tool.
-    pub tool: Tool,
-    /// Brush options.
-    pub brush: BrushSettings,
     /// Stamp tool: chosen stamp, preview rotation, selected placement, drag.
-    pub stamp: StampTool,
+    pub stamp: StampSelection,
+    /// Whether something besides the overlays and the goal reads the nav data — the active
+    /// tool, an export waiting for its bake — set each frame, so rect re-bakes send it back.
+    pub nav_wanted: bool,
     /// Which overlays are visible.
     pub overlays: OverlaySettings,
     /// Undo/redo history.
@@ -50,6 +48,9 @@ pub struct EditorState {
     pub nav: Option<Arc<NavData>>,
     /// Bumped whenever `nav` changes, so views built from it know to rebuild.
     pub nav_version: u64,
+    /// Bumped whenever the document's links change (they are not baked into `nav`: the
+    /// run-time previews take them from the document).
+    pub links_version: u64,
     /// Whether a rect re-bake went out without sending its nav data back (nothing showed
     /// it): `nav` is older than the costs, and is fetched once something reads it.
     pub nav_behind: bool,
@@ -158,9 +159,8 @@ impl Default for EditorState {
             map: None,
             baked: None,
             selected_type: 0,
-            tool: Tool::Inspect,
-            brush: BrushSettings::default(),
-            stamp: StampTool::default(),
+            stamp: StampSelection::default(),
+            nav_wanted: false,
             overlays: OverlaySettings::default(),
             history: History::default(),
             pending_dirty: None,
@@ -170,6 +170,7 @@ impl Default for EditorState {
             messages: Vec::new(),
             nav: None,
             nav_version: 0,
+            links_version: 0,
             nav_behind: false,
             goal: GoalPick::default(),
             read_only: None,
@@ -217,16 +218,6 @@ impl EditorState {
         self.set_nav(output.shared_nav.clone());
         self.baked = Some(output);
         self.read_only = Some(path);
-        if !self.tool_available(self.tool) {
-            self.tool = Tool::Inspect;
-        }
-    }
-
-    /// Whether `tool` can be used now: the editing tools are off while a package is viewed.
-    #[must_use]
-    pub fn tool_available(&self, tool: Tool) -> bool {
-        tool.is_available()
-            && !(self.read_only.is_some() && matches!(tool, Tool::Paint | Tool::Stamp))
     }
 
     /// Replaces the nav data (a new bake, or a patch that carried it).
@@ -240,11 +231,7 @@ impl EditorState {
     #[must_use]
     pub fn wants_nav(&self) -> bool {
         let o = &self.overlays;
-        matches!(self.tool, Tool::Goal)
-            || self.goal.goal.is_some()
-            || o.islands
-            || o.portals
-            || o.clear_sectors
+        self.nav_wanted || self.goal.goal.is_some() || o.islands || o.portals || o.clear_sectors
     }
 
     /// Applies a command, records it for undo and marks what must be re-baked.
@@ -257,11 +244,21 @@ impl EditorState {
         self.history.push(command, &mut self.saved_at);
     }
 
-    /// Records a command whose effect is already in the document (a finished brush stroke).
-    pub fn record_applied(&mut self, command: Command) {
-        let effect = command.effect();
+    /// Applies a command that is part of a gesture (a brush stroke's pointer move, a
+    /// slider's drag, typing in a field): the gesture's commands are one undo step, until
+    /// [`Self::end_gesture`].
+    pub fn execute_continuing(&mut self, command: Command) {
+        let Some(map) = self.map.as_mut().filter(|_| self.read_only.is_none()) else {
+            return;
+        };
+        let effect = command.apply(&mut map.document);
         self.note_effect(effect);
-        self.history.push(command, &mut self.saved_at);
+        self.history.push_continuing(command, &mut self.saved_at);
+    }
+
+    /// Ends the gesture [`Self::execute_continuing`] was extending.
+    pub fn end_gesture(&mut self) {
+        self.history.end_gesture();
     }
 
     /// Undoes the last command, if any.
@@ -346,6 +343,32 @@ impl EditorState {
         self.execute(Command::RemoveStamp { index, placement });
     }
 
+    /// The document's links for the nav data's movement types (matched by name), as the
+    /// run-time previews take them.
+    #[must_use]
+    pub fn nav_links(&self) -> Vec<crate::nav::links::NavLink> {
+        let (Some(map), Some(nav)) = (self.map.as_ref(), self.nav.as_ref()) else {
+            return Vec::new();
+        };
+        let doc = &map.document;
+        let indices: Vec<usize> = nav
+            .layers
+            .iter()
+            .filter_map(|l| doc.movement_types.iter().position(|m| m.name == l.name))
+            .collect();
+        let (w, h) = (nav.spec.width, nav.spec.height);
+        doc.nav_links(&indices)
+            .into_iter()
+            .filter(|l| l.validate(w, h).is_ok())
+            .collect()
+    }
+
+    /// The version of what the run-time previews are built from: the nav data and the links.
+    #[must_use]
+    pub fn preview_version(&self) -> u64 {
+        self.nav_version ^ (self.links_version << 40)
+    }
+
     fn note_effect(&mut self, effect: super::model::commands::Effect) {
         use super::model::commands::Effect;
         let (width, height) = self.map_size();
@@ -361,6 +384,7 @@ impl EditorState {
                 self.pending_dirty = Some(self.pending_dirty.map_or(rect, |r| r.union(&rect)));
                 self.paint_dirty = Some(self.paint_dirty.map_or(rect, |r| r.union(&rect)));
             }
+            Effect::Links => self.links_version += 1,
             Effect::Everything => {
                 self.pending_full_bake = true;
                 if let Some(map) = &self.map {

@@ -136,6 +136,7 @@ pub fn package_meta(doc: &MapDocument, type_indices: &[usize]) -> crate::package
             setting("paint_layers", doc.paint.len().to_string()),
         ],
         hierarchy: None,
+        links: doc.nav_links(type_indices),
     }
 }
 

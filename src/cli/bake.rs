@@ -191,6 +191,8 @@ pub fn bake_cmd(
         SearchTables::Hierarchy => Some(true),
         SearchTables::Landmarks => Some(false),
     };
+    navstudio::nav::links::validate_links(&meta.links, baked.nav.spec.width, baked.nav.spec.height)
+        .map_err(|e| format!("{}: {e}", map_path.display()))?;
     // The heights and paint layers (4 bytes per cell each) are not needed to write the package.
     drop(loaded);
     if let Some(out) = output {

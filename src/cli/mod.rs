@@ -248,16 +248,12 @@ enum Command {
         /// Write the rows as JSON to this file too.
         #[arg(long)]
         json: Option<PathBuf>,
-        /// Turn a movement technique off (repeatable): resolve_contacts, pass_occupied_goal,
-        /// context_orca, context_pace, remember_resolutions, progress_priority,
-        /// stuck_recovery, fit_corridors, rejoin_route, pinned_priority, context_free_speed,
-        /// soft_mass_priority, context_keep_right, third_overlap_pass, body_walls,
-        /// hard_contacts, gap_neighbours, orca_contacts, corner_clearance, or all (the crowd
-        /// without them).
+        /// Turn a crowd switch off (repeatable): resolve_contacts (the contact rule), or all
+        /// (flow following and separation alone).
         #[arg(long)]
         off: Vec<String>,
-        /// Turn a movement technique on (repeatable; after --off): context_orca,
-        /// progress_priority, pinned_priority and corner_clearance are off by default.
+        /// Turn a crowd switch on (repeatable; after --off): context_orca and
+        /// corner_clearance are off by default.
         #[arg(long)]
         on: Vec<String>,
         /// Write a PNG of the crowd every 2 simulated seconds into this folder (made if

@@ -45,6 +45,21 @@ pub fn info_cmd(path: &Path, json: bool) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    for l in &pkg.links {
+        println!(
+            "link       {} {} ({},{})→({},{}) {} {:.1} m wide, cost {}{}",
+            l.id,
+            l.kind.name(),
+            l.a.x,
+            l.a.y,
+            l.b.x,
+            l.b.y,
+            if l.two_way { "both ways" } else { "one way" },
+            l.width_m,
+            l.traversal_cost(m.cell_size_m),
+            if l.enabled { "" } else { ", disabled" }
+        );
+    }
     let cells = u64::from(m.width) * u64::from(m.height);
     for (i, l) in m.layers.iter().enumerate() {
         let params = match &l.params {
@@ -142,7 +157,51 @@ fn info_json(pkg: &package::Package) -> serde_json::Value {
         "version": pkg.version,
         "manifest": pkg.manifest,
         "layers": layers,
+        "links": pkg.links.len(),
     })
+}
+
+/// Prints a route's window crossings and link traversals, one line each.
+fn print_route(
+    l: &navstudio::nav::NavLayer,
+    links: Option<&navstudio::nav::links::overlay::LayerLinks>,
+    route: &[u32],
+) {
+    let mut i = 0;
+    while i < route.len() {
+        let (a, next) = (route[i], route.get(i + 1).copied());
+        if let Some(ll) = links
+            && let Some(end) = ll.end(a)
+        {
+            if let Some(b) = next.filter(|&b| ll.is_traversal(a, b))
+                && let Some(exit) = ll.end(b)
+            {
+                println!(
+                    "  sector {:>6} → take link {} at ({},{}) to ({},{})",
+                    end.sector, end.id, end.center.0, end.center.1, exit.center.0, exit.center.1
+                );
+                i += 2;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        if let (Some(n), Some(b)) = (l.nodes.get(a as usize), next)
+            && b == a ^ 1
+        {
+            println!(
+                "  sector {:>6} → leave through window {} at cells ({},{})+{}",
+                n.sector,
+                a / 2,
+                n.cells.x,
+                n.cells.y,
+                n.cells.len
+            );
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
 }
 
 /// Which layer `export` writes.
@@ -421,6 +480,7 @@ pub fn path_cmd(
         .zip(&p.routes)
         .map(|(&s, r)| (s, r.nodes.clone()))
         .collect();
+    let links = p.links.clone();
     for (from, route) in planned {
         println!(
             "from ({},{}): {} portal nodes on the route",
@@ -428,17 +488,7 @@ pub fn path_cmd(
             from.1,
             route.len()
         );
-        for pair in route.chunks(2) {
-            let n = &l.nodes[pair[0] as usize];
-            println!(
-                "  sector {:>6} → leave through window {} at cells ({},{})+{}",
-                n.sector,
-                pair[0] / 2,
-                n.cells.x,
-                n.cells.y,
-                n.cells.len
-            );
-        }
+        print_route(l, links.as_deref(), &route);
         let traced = world.trace_path(id, from).ok_or_else(|| {
             format!(
                 "following the flow from ({},{}) did not reach a goal",
@@ -451,6 +501,13 @@ pub fn path_cmd(
             goal_name(traced.goal),
             traced.cells.len() - 1
         );
+        for &(at, link) in &traced.links {
+            let (a, b) = (traced.cells[at], traced.cells[at + 1]);
+            println!(
+                "  link     {link} taken from ({},{}) to ({},{})",
+                a.0, a.1, b.0, b.1
+            );
+        }
     }
     let fail = |e: navstudio::nav::PathError| format!("{}: {e}", pkg_path.display());
     if !follow_ups.add_from.is_empty() {

@@ -61,6 +61,10 @@ pub struct MapDocument {
     /// Placed stamps, applied in order (later stamps win).
     #[serde(default)]
     pub stamps: Vec<StampPlacement>,
+    /// Nav links: bridges, ferries, ramps, ladders, teleporters and drops (see
+    /// `docs/map-format.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<super::MapLink>,
 }
 
 /// The name used in messages for a document that has no file yet.
@@ -241,7 +245,8 @@ impl MapDocument {
             validate_movement(path, i, movement)?;
         }
         self.validate_paint(path)?;
-        self.validate_stamps(path)
+        self.validate_stamps(path)?;
+        self.validate_links(path)
     }
 
     fn validate_paint(&self, path: &Path) -> Result<(), MapError> {

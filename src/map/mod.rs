@@ -7,6 +7,7 @@ pub mod error;
 pub mod generate;
 pub mod heightmap;
 pub mod io;
+pub mod links;
 pub mod movement;
 pub mod new_map;
 pub mod paint;
@@ -23,6 +24,7 @@ pub use io::{
     LoadedMap, finish_interrupted_save, load_map, new_map_from_heightmap, save_map,
     save_map_with_size,
 };
+pub use links::MapLink;
 pub use movement::{MovementType, WaterRule, default_movement_types};
 pub use new_map::{MovementPreset, NewMapSettings};
 pub use paint::{PaintCell, PaintForce, PaintLayer, PaintTarget};

@@ -352,6 +352,7 @@ impl NewMapSettings {
             movement_types: self.preset.movement_types(),
             paint: Vec::new(),
             stamps: Vec::new(),
+            links: Vec::new(),
         }
     }
 }

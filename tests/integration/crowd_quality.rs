@@ -41,19 +41,6 @@ fn run_configured(
     report
 }
 
-/// Case `name` run twice, `switch(config, on)` turning a technique on, then off: the
-/// reports with it and without it.
-fn with_and_without(
-    name: &str,
-    scale: f32,
-    mode: AvoidanceMode,
-    switch: impl Fn(&mut SimConfig, bool),
-) -> (CaseReport, CaseReport) {
-    let with = run_configured(name, scale, mode, |c| switch(c, true));
-    let without = run_configured(name, scale, mode, |c| switch(c, false));
-    (with, without)
-}
-
 /// Every agent arrives, none is stuck, all within 2× the geometric bound, overlap mean
 /// ≤ 5 % and max ≤ 30 % of the smaller radius, no wall penetration — in every mode.
 fn assert_case_meets_targets(name: &str) {
@@ -133,43 +120,25 @@ fn the_bottleneck_bound_is_travel_plus_the_door_queue() {
     assert!((bound.travel_secs - travel).abs() < 1e-3, "{bound:?}");
 }
 
-/// Context steering through the rooms: with `context_pace` a group walking its own way at
-/// its own pace writes no danger, and the crowd crosses within the stricter 1.5 × the bound
-/// the issue asks of context steering in the rooms (1.07 × at this scale); without it each
-/// member slows for the one ahead and takes 1.39 ×.
+/// Context steering through the rooms: a group walking its own way at its own pace writes
+/// no danger, and the crowd crosses within the stricter 1.5 × the bound the issue asks of
+/// context steering in the rooms (1.07 × at this scale; when each member slowed for the
+/// one ahead it took 1.39 ×).
 #[test]
-fn context_pace_keeps_a_queue_walking_through_the_rooms() {
-    let (with, without) = with_and_without("rooms", SCALE, AvoidanceMode::Context, |c, pace| {
-        c.techniques.context_pace = pace;
-    });
+fn context_steering_keeps_a_queue_walking_through_the_rooms() {
+    let with = run_configured("rooms", SCALE, AvoidanceMode::Context, |_| {});
     assert!(with.meets(1.5), "{}", quality::table_row(&with));
-    // Without it the queue dawdles: at least a fifth longer (1.07 against 1.39 × the bound
-    // when this was written).
-    let ratio = |r: &CaseReport| r.ratio100.unwrap_or(f64::INFINITY);
-    assert!(
-        ratio(&without) > 1.2 * ratio(&with),
-        "{}",
-        quality::table_row(&without)
-    );
 }
 
-/// Context steering, the dense spawn pressing through its choke: with `queue_wait` an
-/// agent close behind an ally of its own order follows it, and the contact rule no longer
-/// slides it sideways off that ally every step, so the press turns far less (11.8 against
-/// 26.7 °/s at this scale when written).
+/// Context steering, the dense spawn pressing through its choke: an agent close behind an
+/// ally of its own order follows it (who waits), and the contact rule no longer slides it
+/// sideways off that ally every step, so the press turns little (11.8 °/s at this scale
+/// when written; 26.7 °/s when it slid).
 #[test]
-fn queue_wait_keeps_a_press_at_a_choke_from_turning() {
-    let (with, without) =
-        with_and_without("dense_choke", SCALE, AvoidanceMode::Context, |c, wait| {
-            c.techniques.queue_wait = wait;
-        });
+fn a_queue_waits_behind_its_ally_at_a_choke_without_turning() {
+    let with = run_configured("dense_choke", SCALE, AvoidanceMode::Context, |_| {});
     assert!(with.meets(1.5), "{}", quality::table_row(&with));
-    assert!(
-        with.jitter_deg_s < 0.6 * without.jitter_deg_s,
-        "with {}\nwithout {}",
-        quality::table_row(&with),
-        quality::table_row(&without)
-    );
+    assert!(with.jitter_deg_s < 16.0, "{}", quality::table_row(&with));
 }
 
 /// One idle infantryman stands in a 2 m door; a tank is ordered through it. With contact
@@ -239,18 +208,15 @@ fn a_tank_pushes_an_idle_ally_out_of_a_door() {
     );
 }
 
-/// An idle tank stands on an infantryman's goal. With `pass_occupied_goal` the infantryman
-/// arrives when it reaches the tank; without, it presses against the tank, never within
-/// its own radius of the goal, and ends stuck.
+/// An idle tank stands on an infantryman's goal. The infantryman arrives when it reaches
+/// the tank (it pressed against the tank for good before, never within its own radius of
+/// the goal).
 #[test]
 fn an_agent_whose_goal_is_taken_arrives_against_the_one_standing_there() {
     let map = CaseMap::walled(32, 32);
-    let run = |pass: bool| {
+    let run = || {
         let mut nav = map.navigator();
-        let techniques = Techniques {
-            pass_occupied_goal: pass,
-            ..Techniques::default()
-        };
+        let techniques = Techniques::default();
         let spawn = |archetype: &str, x: f32, group: u32| Spawn {
             archetype: archetype.into(),
             area: SpawnArea::Center {
@@ -279,8 +245,7 @@ fn an_agent_whose_goal_is_taken_arrives_against_the_one_standing_there() {
         }
         sim.agents().state[1]
     };
-    assert_eq!(run(true), AgentState::Arrived);
-    assert_ne!(run(false), AgentState::Arrived);
+    assert_eq!(run(), AgentState::Arrived);
 }
 
 /// The congestion map points at the door: on the bottleneck case the cell where travelling
@@ -328,87 +293,17 @@ fn congestion_gathers_at_the_door_of_the_bottleneck() {
     );
 }
 
-/// Mixed radii (tanks, infantry, large walkers through a 3 m and an 8 m gap), boids, at
-/// this scale, with the contact rule that removes each contact's closing speed in turn
-/// (`orca_contacts` off): contacts weighed by the fourth root of the mass leave a tank
-/// about a fifth of a contact with infantry, and the deepest overlap stays within the
-/// 30 % target (10 % measured); weighed by the mass itself (375 : 1) the heavy units drive
-/// on and crush infantry into the crowd beside them (23 % deepest, 3.9 % mean against
-/// 0.6 %, since `sample_flow` keeps agents off walls; 95 % before that).
-#[test]
-fn soft_mass_priority_keeps_heavy_units_from_crushing_infantry() {
-    let (with, without) =
-        with_and_without("mixed_radii", SCALE, AvoidanceMode::Boids, |c, soft| {
-            c.techniques.soft_mass_priority = soft;
-            c.techniques.orca_contacts = false;
-            // This technique alone: with the third position pass as well, this scale's
-            // three large walkers can wedge at the narrow gap's mouth.
-            c.techniques.third_overlap_pass = false;
-        });
-    assert!(
-        with.arrived_pct >= 100.0 && with.overlap_max_pct <= 30.0,
-        "{}",
-        quality::table_row(&with)
-    );
-    assert!(
-        without.overlap_max_pct > 2.0 * with.overlap_max_pct,
-        "with {} / without {}",
-        quality::table_row(&with),
-        quality::table_row(&without)
-    );
-}
-
-/// The dense spawn through the 3 m choke, boids, at this scale, with the contact rule
-/// that removes each contact's closing speed in turn (`orca_contacts` off): a third
-/// position pass opens the chains of agents pressed into each other behind the choke that
-/// two passes leave (measured mean overlap 0.5 % with it, 0.8 % without; the deepest,
-/// 11–12 % either way, depends on one pair and is not asserted).
-#[test]
-fn a_third_overlap_pass_opens_the_press_behind_a_choke() {
-    let (with, without) =
-        with_and_without("dense_choke", SCALE, AvoidanceMode::Boids, |c, third| {
-            c.techniques.third_overlap_pass = third;
-            c.techniques.orca_contacts = false;
-        });
-    assert!(
-        with.meets(quality::TARGET_RATIO),
-        "{}",
-        quality::table_row(&with)
-    );
-    assert!(
-        with.overlap_mean_pct < 0.8 * without.overlap_mean_pct,
-        "with {} / without {}",
-        quality::table_row(&with),
-        quality::table_row(&without)
-    );
-}
-
 /// The full circle swap (100 agents, each its own order, meeting in the middle), context
 /// steering: with ORCA picking the velocity nearest the proposed one over every neighbour
-/// at once, the crowd passes through the middle within 2× the bound (1.64 measured) and
-/// turns less; removing each contact's closing speed in turn, the agents jam into a knot
-/// that stands until their stuck timers let them press through (3.48 ×).
+/// at once, the crowd passes through the middle within 2× the bound (1.64 measured;
+/// removing each contact's closing speed in turn, the agents jammed into a knot: 3.48 ×).
 #[test]
 fn orca_contacts_let_a_circle_swap_pass_through_the_middle() {
-    let (with, without) =
-        with_and_without("circle", 1.0, AvoidanceMode::Context, |c, orca_contacts| {
-            c.techniques.orca_contacts = orca_contacts;
-        });
+    let with = run_configured("circle", 1.0, AvoidanceMode::Context, |_| {});
     assert!(
         with.meets(quality::TARGET_RATIO),
         "{}",
         quality::table_row(&with)
-    );
-    assert!(
-        without.ratio100.is_none_or(|r| r > quality::TARGET_RATIO),
-        "{}",
-        quality::table_row(&without)
-    );
-    assert!(
-        with.jitter_deg_s < 0.5 * without.jitter_deg_s,
-        "with {} / without {}",
-        quality::table_row(&with),
-        quality::table_row(&without)
     );
 }
 
@@ -682,6 +577,40 @@ fn a_dated_random_sample_of_crowd_cases_gets_everyone_home() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Random cases the dated sample once failed, kept as fixed cases: each names what it
+/// caught. Infantry of a mixed selection whose lane lies where the tanks' route cannot
+/// stand, walked back onto the route every time it stepped toward its lane (rejoining the
+/// route near the goal); a tank whose flow led straight into the wall beside a gap (the
+/// slide round the wall); ORCA door swaps whose queue walked through the crowd standing
+/// beyond the door as soon as it stalled and crushed it (overlap maxima 44 and 45 %; now
+/// only an agent stuck for long walks through standing agents); context steering in a
+/// pillared corridor whose first order, having the right of way, walked on into an agent
+/// of the second pressed back against it (30.5 %; a deep overlap is now shared at least
+/// half and half).
+#[test]
+fn random_cases_the_dated_sample_once_failed_get_everyone_home() {
+    use navstudio::crowd::quality::random::{random_case, run_random};
+    let archetypes = default_archetypes();
+    let mut failures = Vec::new();
+    for (seed, k, mode) in [
+        (20792, 4, AvoidanceMode::Boids),
+        (20820, 4, AvoidanceMode::Boids),
+        (20818, 4, AvoidanceMode::Context),
+        (20807, 14, AvoidanceMode::Orca),
+        (20802, 0, AvoidanceMode::Orca),
+        (20813, 10, AvoidanceMode::Orca),
+        (20814, 7, AvoidanceMode::Context),
+    ] {
+        let case = random_case(seed, k, SAMPLE_SCALE, &archetypes);
+        let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
+        eprintln!("seed {seed}: {}", quality::table_row(&row.report));
+        if !row.all_home() {
+            failures.push(format!("seed {seed}: {}", quality::table_row(&row.report)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Agent counts of the dated sample as a share of the drawn ones (4–60 agents a group).

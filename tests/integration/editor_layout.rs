@@ -107,7 +107,7 @@ fn the_viewport_stays_put_through_every_tool() {
         harness.get_by_label(tool.label()).click();
         harness.step();
         harness.step();
-        assert_eq!(harness.state().state.tool, tool);
+        assert_eq!(harness.state().tools.active(), tool);
         assert_eq!(
             harness.state().viewport().rect,
             before,

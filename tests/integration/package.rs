@@ -13,6 +13,7 @@ fn small_package() -> (navstudio::nav::NavData, Vec<u8>) {
         layer_params: vec!["land".into(), "hover".into(), "large".into()],
         bake_options: vec![("sector_size".into(), "10".into())],
         hierarchy: None,
+        links: Vec::new(),
     };
     let bytes = package::to_bytes(&baked.nav, &meta);
     (std::sync::Arc::unwrap_or_clone(baked.nav), bytes)
@@ -198,6 +199,74 @@ fn corrupted_chunks_with_valid_checksums_never_panic() {
     );
 }
 
+/// The links chunk decompressed, damaged and recompressed (so the damage reaches its
+/// decoder, not only the checksum): a typed error or links that check out, never a panic.
+#[test]
+fn damaged_links_chunks_never_panic() {
+    use navstudio::nav::links::{LinkKind, NavLink};
+    let nav = regional_nav();
+    let mut ferry = NavLink::walk(4, (1, 1), (60, 40));
+    ferry.kind = LinkKind::Ride {
+        capacity: 10,
+        period_s: 30.0,
+    };
+    let mut drop = NavLink::walk(9, (70, 3), (2, 50));
+    drop.kind = LinkKind::Drop;
+    drop.two_way = false;
+    let links = vec![ferry, drop];
+    let meta = PackageMeta {
+        links: links.clone(),
+        ..PackageMeta::default()
+    };
+    let bytes = package::to_bytes(&nav, &meta);
+    let pkg = package::from_bytes(&bytes).unwrap();
+    assert_eq!(pkg.links, links);
+    assert_eq!(pkg.version, 3);
+    let (manifest, chunks) = split(&bytes);
+    let k = manifest["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["kind"] == "links")
+        .unwrap();
+    let raw = zstd::decode_all(&chunks[k][..]).unwrap();
+    let mut rng = Rng(47);
+    let (mut errors, mut read) = (0, 0);
+    for round in 0..600 {
+        let mut r = raw.clone();
+        match round % 3 {
+            0 => r.truncate(rng.below(r.len() as u32) as usize),
+            1 => {
+                let i = rng.below(r.len() as u32) as usize;
+                r[i] = rng.below(256) as u8;
+            }
+            _ => r.extend(std::iter::repeat_n(0, 1 + rng.below(60) as usize)),
+        }
+        let mut c = chunks.clone();
+        c[k] = zstd::encode_all(&r[..], 3).unwrap();
+        let mut m = manifest.clone();
+        m["chunks"][k]["raw_len"] = r.len().into();
+        match package::from_bytes(&join(m, &c)) {
+            Err(PackageError::Invalid { what, .. }) => {
+                assert!(what.contains("link"), "{what}");
+                errors += 1;
+            }
+            Err(e) => panic!("round {round}: {e}"),
+            Ok(p) => {
+                read += 1;
+                let spec = p.nav.spec;
+                navstudio::nav::links::validate_links(&p.links, spec.width, spec.height).unwrap();
+            }
+        }
+    }
+    assert!(errors > 300, "{errors} errors, {read} read");
+    // A package that requires a kind this build does not know is refused.
+    let (mut m, c) = split(&bytes);
+    m["requires"] = serde_json::json!(["links", "levels_v9"]);
+    let err = package::from_bytes(&join(m, &c)).unwrap_err();
+    assert!(err.to_string().contains("levels_v9"), "{err}");
+}
+
 #[test]
 fn many_regions_round_trip_and_chunk_as_documented() {
     let nav = regional_nav();
@@ -332,10 +401,10 @@ fn header_and_index_lies_are_rejected() {
     ));
     // Newer and older versions.
     let mut b = bytes.clone();
-    b[8..12].copy_from_slice(&3_u32.to_le_bytes());
+    b[8..12].copy_from_slice(&4_u32.to_le_bytes());
     let err = package::from_bytes(&b).unwrap_err();
     assert!(
-        matches!(err, PackageError::NewerVersion { found: 3, .. }),
+        matches!(err, PackageError::NewerVersion { found: 4, .. }),
         "{err}"
     );
     assert!(err.to_string().contains("upgrade navstudio"));

@@ -54,6 +54,7 @@ fn version(v: i16) -> MapDocument {
             ),
         ],
         stamps: Vec::new(),
+        links: Vec::new(),
     }
 }
 

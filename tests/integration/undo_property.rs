@@ -87,12 +87,15 @@ fn apply(state: &mut EditorState, edit: &Edit) {
             } else {
                 PaintTarget::Type("land".to_owned())
             };
-            let mut stroke = Stroke::begin(&mut map.document, w, h, settings, target);
-            stroke.extend_to(&mut map.document, *from);
-            stroke.extend_to(&mut map.document, *to);
-            if let Some(command) = stroke.finish(&mut map.document) {
-                state.record_applied(command);
+            // As the paint tool does: each move a command, the stroke one undo step.
+            let mut stroke = Stroke::begin(&map.document, w, h, settings, target);
+            for p in [*from, *to] {
+                let document = &state.map.as_ref().unwrap().document;
+                if let Some(command) = stroke.extend_to(document, p) {
+                    state.execute_continuing(command);
+                }
             }
+            state.end_gesture();
         }
         Edit::Stamp {
             which,

@@ -106,6 +106,11 @@ fn main() {
         calls_us.len(),
         start.elapsed().as_secs_f64()
     );
+    let cpu_total: u64 = cpu_us.iter().sum();
     println!("wall: {}", percentiles(calls_us));
-    println!("cpu:  {}", percentiles(cpu_us));
+    println!(
+        "cpu:  {}; all calls {:.1} ms",
+        percentiles(cpu_us),
+        cpu_total as f64 / 1000.0
+    );
 }

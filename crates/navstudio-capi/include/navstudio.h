@@ -98,6 +98,29 @@ typedef uint8_t NavstudioAgentState;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// How agents traverse a link.
+typedef enum {
+    // Walked along: a bridge, a ramp, a ladder.
+    NAVSTUDIO_LINK_KIND_WALK = 0,
+    // Ridden: a ferry with `capacity` seats leaving every `period_s` seconds.
+    NAVSTUDIO_LINK_KIND_RIDE = 1,
+    // The agent vanishes at the entry and appears at the exit after `period_s` seconds.
+    NAVSTUDIO_LINK_KIND_TELEPORT = 2,
+    // A one-way drop (a cliff, a ledge).
+    NAVSTUDIO_LINK_KIND_DROP = 3,
+} NavstudioLinkKind;
+
+// How a link's traversal cost is given.
+typedef enum {
+    // `cost_value` per metre of the straight line between the ends' centres, 1 being
+    // clear ground.
+    NAVSTUDIO_LINK_COST_MODE_PER_METRE = 0,
+    // `cost_value` cost units (clear cells crossed), whatever the length.
+    NAVSTUDIO_LINK_COST_MODE_DIRECT = 1,
+    // `cost_value` seconds, costed at a walking unit's 4 m/s.
+    NAVSTUDIO_LINK_COST_MODE_TIME = 2,
+} NavstudioLinkCostMode;
+
 // A crowd simulation. Opaque; made by [`navstudio_crowd_create`], freed by
 // [`navstudio_crowd_free`].
 typedef struct NavstudioCrowd NavstudioCrowd;
@@ -170,6 +193,59 @@ typedef struct {
     // Whether the group spread over lanes (otherwise every agent heads for the goal).
     bool lanes;
 } NavstudioOrderReport;
+
+// A nav link: a connection between two ends (a cell, or a block of up to 16 × 16 cells in
+// one sector) that the ground does not offer.
+typedef struct {
+    // Unique id, reported when an agent takes the link.
+    uint32_t id;
+    // The entry end of a one-way link. `[Units: cells]`
+    NavstudioRect a;
+    // The exit end. `[Units: cells]`
+    NavstudioRect b;
+    // Movement types that may use it: bit `i` for type `i`.
+    uint32_t movement_types;
+    // Whether agents may also go from `b` to `a` (false for a drop).
+    bool two_way;
+    // A disabled link (a destroyed bridge) is kept but taken by nobody.
+    bool enabled;
+    // How agents traverse it.
+    NavstudioLinkKind kind;
+    // How `cost_value` is meant.
+    NavstudioLinkCostMode cost_mode;
+    // The traversal cost, per `cost_mode`. `[Limit: >= 0]`
+    float cost_value;
+    // Width: how many agents use it side by side. `[Units: m] [Limit: > 0]`
+    float width_m;
+    // A ride's seats per departure (ignored for other kinds). `[Limit: >= 1]`
+    uint32_t capacity;
+    // A ride's seconds between departures, a teleport's seconds in transit. `[Units: s]`
+    float period_s;
+} NavstudioLink;
+
+// Where an agent on a path stands at a link it must take now, from [`navstudio_link_at`].
+typedef struct {
+    // The link's id.
+    uint32_t link_id;
+    // How to traverse it.
+    uint32_t kind;
+    // The cell to arrive at: on the link's other end.
+    NavstudioCell exit;
+    // The link's width. `[Units: m]`
+    float width_m;
+} NavstudioLinkStep;
+
+// One link a traced path takes, from [`navstudio_trace_links`].
+typedef struct {
+    // The link's id.
+    uint32_t link_id;
+    // The cell the trace leaves the ground at.
+    NavstudioCell entry;
+    // The cell it arrives at.
+    NavstudioCell exit;
+    // Index of `entry` among the cells [`navstudio_trace_path`] gives.
+    uint32_t cell_index;
+} NavstudioLinkTraversal;
 
 // The map's sizes, from [`navstudio_world_info`].
 typedef struct {
@@ -429,6 +505,95 @@ const char *navstudio_last_error(void);
 //
 // Threading: any thread.
 const char *navstudio_version(void);
+
+// A two-way walk link between cells `a` and `b` for every movement type, costed as clear
+// ground, 2 m wide, with id `id`: a starting point to change fields of.
+//
+// Threading: any thread.
+//
+// # Safety
+// `out_link` writable.
+NavstudioStatus navstudio_link_default(uint32_t id,
+                                       NavstudioCell a,
+                                       NavstudioCell b,
+                                       NavstudioLink *out_link);
+
+// Adds a link. Requests take it once [`navstudio_rebuild`] has run (live paths are then
+// re-planned, as after cost changes). `INVALID_ARGUMENT` (with the field named) for an end
+// off the map or larger than 16 cells a side, a width, cost, capacity or period out of
+// range, a two-way drop, or an id already used.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle; `link` readable.
+NavstudioStatus navstudio_add_link(NavstudioWorld *world, const NavstudioLink *link);
+
+// Removes link `id` (effective after [`navstudio_rebuild`]). `NO_SUCH_HANDLE` when no link
+// has that id.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle.
+NavstudioStatus navstudio_remove_link(NavstudioWorld *world, uint32_t id);
+
+// Enables or disables link `id` (a bridge destroyed or rebuilt), effective after
+// [`navstudio_rebuild`]. `NO_SUCH_HANDLE` when no link has that id.
+//
+// Threading: changes the world: no other call on it at the same time.
+//
+// # Safety
+// `world` must be a live handle.
+NavstudioStatus navstudio_set_link_enabled(NavstudioWorld *world, uint32_t id, bool enabled);
+
+// The links requests use now (the package's, with the changes a rebuild has taken):
+// `*out_count` always receives how many; they are copied to `out_links` when it is not
+// NULL, or `BUFFER_TOO_SMALL` when `capacity` is smaller.
+//
+// Threading: read-only (see [`navstudio_world_info`]).
+//
+// # Safety
+// `world` must be a live handle; `out_links` NULL or `capacity` writable links;
+// `out_count` writable.
+NavstudioStatus navstudio_links(const NavstudioWorld *world,
+                                NavstudioLink *out_links,
+                                size_t capacity,
+                                size_t *out_count);
+
+// Whether an agent at `position` (cell units) on `path` stands on the entry of a link its
+// route takes next: then `*out_at_link` is true and `*out_step` says which link and where it
+// leads, and the agent traverses it (walks along it, boards, teleports or drops, by its
+// kind) instead of following [`navstudio_sample_flow`], whose flow ends there. Elsewhere
+// `*out_at_link` is false and `*out_step` is zeroed.
+//
+// Errors: `NO_SUCH_HANDLE`, `INVALID_ARGUMENT` (NaN), `OFF_MAP`.
+//
+// Threading: read-only (see [`navstudio_sample_flow`]).
+//
+// # Safety
+// `world` must be a live handle; `out_at_link` and `out_step` writable.
+NavstudioStatus navstudio_link_at(const NavstudioWorld *world,
+                                  uint32_t path,
+                                  NavstudioVec2 position,
+                                  bool *out_at_link,
+                                  NavstudioLinkStep *out_step);
+
+// The links [`navstudio_trace_path`] from `source` takes, in order: `*out_count` always
+// receives how many; they are copied to `out_links` when it is not NULL, or
+// `BUFFER_TOO_SMALL` when `capacity` is smaller. Errors as [`navstudio_trace_path`].
+//
+// Threading: read-only (see [`navstudio_sample_flow`]).
+//
+// # Safety
+// `world` must be a live handle; `out_links` NULL or `capacity` writable traversals;
+// `out_count` writable.
+NavstudioStatus navstudio_trace_links(const NavstudioWorld *world,
+                                      uint32_t path,
+                                      NavstudioCell source,
+                                      NavstudioLinkTraversal *out_links,
+                                      size_t capacity,
+                                      size_t *out_count);
 
 // Plans a path for `source_count` sources (an array of cells) to `goal` for one movement
 // type, and writes its handle to `*out_path`. Sources on other islands than the goal are

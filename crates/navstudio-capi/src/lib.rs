@@ -21,12 +21,14 @@
 mod changes;
 mod crowd;
 mod ffi;
+mod links;
 mod paths;
 mod world;
 
 pub use changes::*;
 pub use crowd::*;
 pub use ffi::{NavstudioStatus, navstudio_last_error, navstudio_version};
+pub use links::*;
 pub use paths::*;
 pub use world::*;
 
@@ -63,6 +65,8 @@ pub struct NavstudioRect {
     /// Rows. `[Limit: >= 1]`
     pub height: u32,
 }
+
+pub(crate) use paths::on_map as paths_on_map;
 
 impl NavstudioCell {
     fn pair(self) -> (u32, u32) {

@@ -77,7 +77,7 @@ pub struct Agents {
     /// The path it follows.
     pub path: Vec<Option<PathId>>,
     /// The movement type that path was planned for: its own, or a more restrictive one
-    /// in a mixed selection (whose walls it may stand in: see `Techniques::rejoin_route`).
+    /// in a mixed selection (whose walls it may stand in: it then rejoins the route).
     pub path_type: Vec<u32>,
     /// What it is doing.
     pub state: Vec<AgentState>,
@@ -96,8 +96,7 @@ pub struct Agents {
     /// decision (`SimConfig::decision_secs`). `[Units: m/s]`
     pub decision: Vec<Vec2>,
     /// Unit normal, away from the wall, of the wall it was pressed against last step
-    /// (zero when it touched none): a neighbour pushing it that way cannot make it give
-    /// way (`Techniques::pinned_priority`).
+    /// (zero when it touched none): stuck recovery goes round it.
     pub wall_normal: Vec<Vec2>,
 }
 

@@ -61,6 +61,23 @@ pub struct FlowSample {
     pub line_of_sight: bool,
 }
 
+/// A nav link an agent stands at and must take now (see [`Navigator::link_at`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkCrossing {
+    /// The link's id.
+    pub id: u32,
+    /// How to traverse it.
+    pub kind: navstudio_nav::links::LinkKind,
+    /// The exit end's block of cells, `(min, max)` corners in world metres.
+    pub exit_min: Vec2,
+    /// See `exit_min`.
+    pub exit_max: Vec2,
+    /// The centre of the exit cell the route goes on from. `[Units: m]`
+    pub exit_world: Vec2,
+    /// Width of the link. `[Units: m]`
+    pub width_m: f32,
+}
+
 /// Path planning and flow sampling as the crowd needs them.
 ///
 /// `Sync` because the crowd samples flow from several threads at once; `request_path` and
@@ -113,6 +130,14 @@ pub trait Navigator: Sync {
     /// route yet toward the next portal. `None` = no direction (at the goal, off the route,
     /// unreachable, released path).
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample>;
+
+    /// When an agent at `pos_world` on `path` stands on the entry of a nav link its route
+    /// takes next, the link: the crowd then carries the agent across it by its kind (the
+    /// flow ends at the entry). The default knows no links.
+    fn link_at(&self, path: PathId, pos_world: Vec2) -> Option<LinkCrossing> {
+        let _ = (path, pos_world);
+        None
+    }
 
     /// Moves the goal of `path` to `goal_world` (a chased agent's position), for agents now
     /// at `sources_world`: `true` when the path leads there from now on; `false` when this

@@ -26,6 +26,7 @@ use super::vec2::Vec2;
 
 mod arrival;
 mod follow;
+mod links;
 mod orders;
 mod spawn;
 mod stepping;
@@ -105,6 +106,8 @@ pub struct Simulation {
     /// [`Navigator::walls_version`] and [`Navigator::routes_version`] last acted on.
     seen_walls_version: u64,
     seen_routes_version: u64,
+    /// Agents on nav links (see `links.rs`).
+    links: links::LinkTraffic,
 }
 
 impl Simulation {
@@ -139,6 +142,7 @@ impl Simulation {
             collision_states: false,
             seen_walls_version: 0,
             seen_routes_version: 0,
+            links: links::LinkTraffic::default(),
         }
     }
 

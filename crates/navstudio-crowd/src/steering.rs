@@ -14,8 +14,8 @@
 //! flow velocity; [`AvoidanceMode::Context`] replaces them by context steering over
 //! direction slots. Both keep separation and the physical contact push. In boids and
 //! context steering the proposed velocity then goes through the contact rule: ORCA over
-//! every neighbour (`orca_contacts`), or each contact's closing speed removed in turn
-//! ([`super::resolve`]). Walls are handled after steering by [`super::walls::move_body`]
+//! every neighbour, each side of a pair taking avoidance by priority ([`super::resolve`]).
+//! Walls are handled after steering by [`super::walls::move_body`]
 //! in every mode.
 //!
 //! This module holds the per-agent step (`StepContext::update`: neighbours, the mode's
@@ -261,24 +261,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // them up.
         if cfg.techniques.resolve_contacts && cfg.avoidance != AvoidanceMode::Orca {
             let proposed = new_vel;
-            new_vel = if cfg.techniques.orca_contacts {
-                self.orca(i, slot, neighbours, new_vel, cfg.contact_horizon_secs)
-            } else {
-                self.constrain_contacts(i, slot, neighbours, new_vel)
-            };
-            if cfg.techniques.queue_wait && cfg.avoidance == AvoidanceMode::Context {
+            new_vel = self.orca(i, slot, neighbours, new_vel, cfg.contact_horizon_secs);
+            if cfg.avoidance == AvoidanceMode::Context {
                 new_vel = self.follow_in_queue(i, slot, neighbours, proposed, new_vel);
             }
         }
         let displacement = new_vel * dt + push;
         let t = a.type_index[i] as usize;
-        let body = body_walls_of(
-            self.nav,
-            t,
-            a.radius_m[i],
-            self.nav_grid.cell_size_m,
-            cfg.techniques.body_walls,
-        );
+        let body = body_walls_of(self.nav, t, a.radius_m[i], self.nav_grid.cell_size_m, true);
         let moved = move_body(
             p,
             new_vel,
@@ -325,70 +315,6 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
     }
 
-    /// The contact rule without ORCA ([`resolve::constrain_contacts`]): each contact's
-    /// excess closing speed removed in turn, shared by priority. A stuck agent presses on
-    /// (a deadlock of polite agents never clears), but only so far into others.
-    fn constrain_contacts(
-        &self,
-        i: usize,
-        slot: usize,
-        neighbours: &[Neighbour],
-        new_vel: Vec2,
-    ) -> Vec2 {
-        let a = self.agents;
-        let cfg = self.config;
-        let dt = cfg.step_secs;
-        let p = a.pos_world[i];
-        let press = if !a.state[i].is_stalled() {
-            0.0
-        } else if a.no_progress_secs[i] < 2.0 * cfg.stuck_secs {
-            resolve::STUCK_PRESS_SHARE
-        } else {
-            // Stuck for long: whatever it takes (still less than going through).
-            1.0
-        };
-        let own = &self.near[slot];
-        let by_progress = cfg.techniques.progress_priority;
-        let pinned = cfg.techniques.pinned_priority;
-        let hard = cfg.techniques.hard_contacts;
-        let mut contacts = [resolve::Contact::default(); MAX_NEIGHBOURS];
-        let mut count = 0;
-        let own_speed = new_vel.length();
-        for n in neighbours {
-            let nb = &self.near[n.slot as usize];
-            let reach_m = a.radius_m[i] + nb.radius_m - press * a.radius_m[i].min(nb.radius_m);
-            // Only neighbours this step's closing speed could matter for.
-            let limit = reach_m + resolve::contact_horizon(own_speed + nb.speed_mps, dt);
-            if n.dist_sq < limit * limit {
-                let offset = nb.pos_world - p;
-                let mut priority = if by_progress {
-                    self.priority_of(i, nb)
-                        * resolve::progress_factor(own.goal_dist_m, nb.goal_dist_m)
-                } else {
-                    self.priority_of(i, nb)
-                };
-                // Read from the agents, not the snapshot: only contacts need it, and
-                // only with the switch on.
-                if pinned
-                    && a.wall_normal
-                        .get(nb.index as usize)
-                        .is_some_and(|&n| resolve::pushes_into_wall(offset, n))
-                {
-                    priority = priority.max(own.priority * resolve::PINNED_PRIORITY_FACTOR);
-                }
-                contacts[count] = resolve::Contact {
-                    offset,
-                    vel: nb.vel,
-                    reach_m,
-                    priority,
-                    hard_depth_m: resolve::hard_depth(a.radius_m[i], nb.radius_m, hard),
-                };
-                count += 1;
-            }
-        }
-        resolve::constrain_contacts(new_vel, own.priority, &contacts[..count], dt)
-    }
-
     /// Radius of the disc collided against walls: the body minus the type's wall buffer
     /// (which already keeps the body off the real walls), never below a tenth of a cell.
     fn wall_radius(&self, i: usize) -> f32 {
@@ -397,7 +323,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             self.agents.radius_m[i],
             self.nav.wall_buffer_m(t),
             self.nav_grid.cell_size_m,
-            self.config.techniques.fit_corridors,
+            true,
         )
     }
 
@@ -421,7 +347,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // distance): a large agent's centre lies far off while its body touches.
         let max_r = self.separation_reach_m - self.config.separation_margin_m;
         let spread = max_r - self.min_radius_m;
-        let by_gap = self.config.techniques.gap_neighbours && spread > 1e-6;
+        let by_gap = spread > 1e-6;
         let query = if by_gap { radius + spread } else { radius };
         let r_sq = radius * radius;
         let cap = self.config.max_neighbours.clamp(1, MAX_NEIGHBOURS);

@@ -28,7 +28,7 @@ pub fn collision_radius(radius_m: f32, wall_buffer_m: f32, cell_size_m: f32) -> 
 /// keeps.
 pub const CORRIDOR_RADIUS_CELLS: f32 = 0.45;
 
-/// [`collision_radius`], and with `fit_corridors` (`Techniques::fit_corridors`) at most
+/// [`collision_radius`], and with `fit_corridors` (corridors fit the agent, always on) at most
 /// [`CORRIDOR_RADIUS_CELLS`] of a cell for a type with a wall buffer, so the disc fits
 /// every corridor of the buffered layer its route may use. `[Units: m]`
 #[must_use]

@@ -243,10 +243,13 @@ impl WorldNavigator {
         let Some(layer) = self.world.nav().layers.get(p.layer) else {
             return false;
         };
-        p.exits
-            .values()
-            .flatten()
-            .all(|&(_, node)| (node as usize) < layer.nodes.len())
+        p.exits.values().flatten().all(|&(_, node)| {
+            // A link's end node follows the portal nodes the path was planned over.
+            (node as usize) < layer.nodes.len()
+                || p.links.as_ref().is_some_and(|ll| {
+                    ll.base as usize == layer.nodes.len() && ll.end(node).is_some()
+                })
+        })
     }
 
     fn cell_of(&self, p: Vec2) -> Option<(u32, u32)> {
@@ -343,13 +346,11 @@ impl Navigator for WorldNavigator {
             .iter()
             .filter_map(|&p| self.cell_of(p))
             .collect();
-        let islands: Vec<u32> = goals
-            .iter()
-            .map(|&g| self.world.island_at(type_index, g))
-            .collect();
+        // On a goal's island, or on one that links lead from to a goal's.
         cells.retain(|&c| {
-            let island = self.world.island_at(type_index, c);
-            island != 0 && islands.contains(&island)
+            goals
+                .iter()
+                .any(|&g| self.world.is_reachable(type_index, c, g))
         });
         let mut seen = HashSet::new();
         cells.retain(|&c| seen.insert(c));
@@ -439,6 +440,24 @@ impl Navigator for WorldNavigator {
         Some(FlowSample {
             direction: Vec2::new(dx, dy),
             line_of_sight: p.is_goal(cell) || self.world.has_line_of_sight(id, cell),
+        })
+    }
+
+    fn link_at(&self, path: PathId, pos_world: Vec2) -> Option<crate::navigator::LinkCrossing> {
+        let id = *self.paths.get(&path.0)?;
+        let s = self.world.nav().cell_size_m;
+        let step = self.world.link_at(id, (pos_world.x / s, pos_world.y / s))?;
+        let area = step.exit_area;
+        Some(crate::navigator::LinkCrossing {
+            id: step.id,
+            kind: step.kind,
+            exit_min: Vec2::new(area.x as f32 * s, area.y as f32 * s),
+            exit_max: Vec2::new((area.x + area.w) as f32 * s, (area.y + area.h) as f32 * s),
+            exit_world: Vec2::new(
+                (step.exit.0 as f32 + 0.5) * s,
+                (step.exit.1 as f32 + 0.5) * s,
+            ),
+            width_m: step.width_m,
         })
     }
 

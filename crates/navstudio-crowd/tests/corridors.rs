@@ -54,31 +54,23 @@ fn all_arrive<N: Navigator>(sim: &mut Simulation, nav: &mut N, secs: f32) -> boo
 }
 
 /// The large layer's only route leads through a one-cell corridor; a walker's disc of its
-/// radius less the buffer (1 m) never enters it, the corridor-fitting disc does.
+/// radius less the buffer (1 m) would never enter it, the corridor-fitting disc does.
 #[test]
 fn a_large_walker_passes_the_corridor_its_route_leads_through() {
     let walker = default_archetypes()
         .into_iter()
         .find(|a| a.name == "large walker")
         .unwrap();
-    for fit in [true, false] {
+    {
         let mut nav = gap_map();
-        let techniques = Techniques {
-            fit_corridors: fit,
-            ..Techniques::default()
-        };
-        let mut sim = Simulation::new(config(techniques), 3);
+        let mut sim = Simulation::new(config(Techniques::default()), 3);
         let id = sim
             .add_agent(&nav, &walker, Vec2::new(8.5, 11.5), 0)
             .unwrap()
             .unwrap();
         let report = sim.order_move(&mut nav, &[id], Vec2::new(40.5, 11.5));
         assert_eq!(report.moving, 1);
-        assert_eq!(
-            all_arrive(&mut sim, &mut nav, 40.0),
-            fit,
-            "fit_corridors {fit}"
-        );
+        assert!(all_arrive(&mut sim, &mut nav, 40.0));
     }
 }
 
@@ -122,8 +114,8 @@ impl Navigator for Lenient {
 }
 
 /// A mixed selection follows the large walker's route; an infantry standing beside a wall,
-/// in a cell that is a wall for the large type, has no flow there: without rejoining the
-/// route it stands for ever, with it it steps out to the route and arrives.
+/// in a cell that is a wall for the large type, has no flow there: it steps out to the
+/// route and arrives (it stood there for ever before it rejoined the route).
 #[test]
 fn an_infantry_in_the_large_types_walls_rejoins_the_route() {
     let archetypes = default_archetypes();
@@ -132,13 +124,9 @@ fn an_infantry_in_the_large_types_walls_rejoins_the_route() {
         .find(|a| a.name == "large walker")
         .unwrap();
     let infantry = archetypes.iter().find(|a| a.name == "infantry").unwrap();
-    for rejoin in [true, false] {
+    {
         let mut nav = Lenient(gap_map());
-        let techniques = Techniques {
-            rejoin_route: rejoin,
-            ..Techniques::default()
-        };
-        let mut sim = Simulation::new(config(techniques), 5);
+        let mut sim = Simulation::new(config(Techniques::default()), 5);
         let a = sim
             .add_agent(&nav, walker, Vec2::new(8.5, 11.5), 0)
             .unwrap()
@@ -151,7 +139,7 @@ fn an_infantry_in_the_large_types_walls_rejoins_the_route() {
         let report = sim.order_move(&mut nav, &[a, b], Vec2::new(40.5, 11.5));
         assert_eq!((report.moving, report.routes), (2, 1), "one route for both");
         let arrived = all_arrive(&mut sim, &mut nav, 40.0);
-        assert_eq!(arrived, rejoin, "rejoin_route {rejoin}");
+        assert!(arrived, "the infantry rejoins the route and arrives");
     }
 }
 

@@ -24,9 +24,10 @@
 use super::layer::NavLayer;
 
 mod build;
+mod prepare;
 
 pub use build::LandmarkBuilder;
-pub(crate) use build::pick_near_perimeter;
+pub(crate) use prepare::{pick_landmarks, pick_near_perimeter};
 
 /// Landmarks per layer. On the 2048² benchmark map 16 expand 16 % fewer nodes per request
 /// than 8 (24: 28 %), for 64 B per portal node (16-bit distances; 10 MB for its land layer)
@@ -365,7 +366,8 @@ pub(crate) mod tests {
 
     use std::sync::atomic::AtomicBool;
 
-    use super::build::{Csr, distances_from, pick_landmarks};
+    use super::build::{Csr, distances_from};
+    use super::prepare::pick_landmarks;
     use super::*;
     use crate::grid::{GridSpec, WALL};
     use crate::{CostField, build_layer};
@@ -423,6 +425,44 @@ pub(crate) mod tests {
                 }
             })
             .collect()
+    }
+
+    /// A build from [`LandmarkBuilder::start`] paused after every piece (a deadline already
+    /// past), stored in a search order a landmark at a time, gives exactly the tables of one
+    /// go, reordered.
+    #[test]
+    fn a_build_paused_after_every_piece_equals_one_built_in_one_go() {
+        for seed in 1..=3 {
+            let layer = random_layer_sized(seed, 90, 6);
+            let n = layer.nodes.len() as u32;
+            // Any permutation will do: odd ids first, then even ones, backwards.
+            let rank: Vec<u32> = (0..n)
+                .map(|v| if v % 2 == 1 { v / 2 } else { n - 1 - v / 2 })
+                .collect();
+            let whole = Landmarks::build(&layer).unwrap().reordered(&rank);
+            let mut builder = LandmarkBuilder::start(&layer);
+            let (mut searching, mut storing) = (0, 0);
+            while !builder.step_until(&layer, Some(std::time::Instant::now())) {
+                searching += 1;
+            }
+            assert_eq!(
+                builder.sources(),
+                pick_landmarks(&layer, LANDMARK_COUNT),
+                "seed {seed}: the landmarks picked in pieces"
+            );
+            while !builder.finish_until(&layer, Some(&rank), Some(std::time::Instant::now())) {
+                storing += 1;
+            }
+            // Tests store 100 nodes per piece.
+            assert!(
+                searching > 2 * LANDMARK_COUNT && storing > LANDMARK_COUNT * (n as usize / 100),
+                "seed {seed}: {searching} pauses searching, {storing} storing {n} nodes"
+            );
+            assert!(
+                builder.into_landmarks() == Some(whole),
+                "seed {seed}: the paused build's tables differ"
+            );
+        }
     }
 
     #[test]

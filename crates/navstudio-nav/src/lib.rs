@@ -12,6 +12,7 @@ pub mod integrate;
 pub mod islands;
 pub mod landmarks;
 pub mod layer;
+pub mod links;
 pub mod los;
 pub mod package;
 pub mod permutations;

@@ -29,6 +29,8 @@ pub struct SearchGraph {
     /// Per search id, whether it is a border node of the sector hierarchy (an edge leaves
     /// its cluster or enters it).
     border: Vec<bool>,
+    /// Link end nodes appended after the portal nodes (see [`SearchGraph::with_links`]).
+    link_ends: usize,
 }
 
 /// One node of a [`SearchGraph`].
@@ -270,6 +272,7 @@ impl SearchGraph {
             nodes,
             edges,
             sectors_x: sx,
+            link_ends: 0,
         }
     }
 
@@ -287,10 +290,16 @@ impl SearchGraph {
         sector_cluster_key(s % self.sectors_x, s / self.sectors_x)
     }
 
-    /// Number of nodes.
+    /// Number of nodes (portal nodes and link end nodes).
     #[must_use]
     pub fn len(&self) -> usize {
         self.order.len()
+    }
+
+    /// Number of portal nodes: the nodes before the link end nodes.
+    #[must_use]
+    pub fn portal_len(&self) -> usize {
+        self.order.len() - self.link_ends
     }
 
     /// Whether the graph has no node.
@@ -329,6 +338,67 @@ impl SearchGraph {
         (r.x, r.y)
     }
 
+    /// This layout with a movement type's link end nodes (see
+    /// [`crate::links::overlay`]) appended after the portal nodes, their in-sector edges and
+    /// the link traversals merged into every node's edges. The end nodes are never border
+    /// nodes: a layer with links is searched flat.
+    #[must_use]
+    pub fn with_links(mut self, links: &crate::links::overlay::LayerLinks) -> Self {
+        if links.ends.is_empty() {
+            return self;
+        }
+        let n = self.order.len() as u32;
+        let closing = self.nodes.pop().unwrap_or_default();
+        for (k, end) in links.ends.iter().enumerate() {
+            let node = links.base + k as u32;
+            self.rank.push(n + k as u32);
+            self.order.push(node);
+            self.border.push(false);
+            self.link_ends += 1;
+            self.nodes.push(SearchNode {
+                first: 0,
+                x: end.center.0,
+                y: end.center.1,
+                sector: end.sector,
+            });
+        }
+        self.nodes.push(closing);
+        let total = self.order.len();
+        let mut extra: Vec<Vec<(u32, u32)>> = vec![Vec::new(); total];
+        for &(from, to, w) in &links.edges {
+            if let (Some(&a), Some(&b)) = (self.rank.get(from as usize), self.rank.get(to as usize))
+            {
+                extra[a as usize].push((b, w));
+            }
+        }
+        let old_edges = std::mem::take(&mut self.edges);
+        // The old ranges: portal nodes' records as they were, the closing one's `first` last.
+        let mut old_first: Vec<u32> = self.nodes[..n as usize].iter().map(|r| r.first).collect();
+        old_first.push(closing.first);
+        let mut edges = Vec::with_capacity(old_edges.len() + links.edges.len());
+        for id in 0..total {
+            self.nodes[id].first = edges.len() as u32;
+            if id < n as usize {
+                let range = old_first[id] as usize..old_first[id + 1] as usize;
+                edges.extend_from_slice(&old_edges[range]);
+            }
+            edges.extend_from_slice(&extra[id]);
+        }
+        self.nodes[total].first = edges.len() as u32;
+        self.edges = edges;
+        self
+    }
+
+    /// The whole layout's edges in compressed sparse rows by search id, `(offsets,
+    /// targets, weights)`: what landmark tables over a graph with links are built on.
+    #[must_use]
+    pub(crate) fn search_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let offsets = self.nodes.iter().map(|r| r.first).collect();
+        let targets = self.edges.iter().map(|e| e.0).collect();
+        let weights = self.edges.iter().map(|e| e.1).collect();
+        (offsets, targets, weights)
+    }
+
     /// `(target, weight)` of the edges leaving search id `id`, in search ids.
     pub(crate) fn edges(&self, id: u32) -> &[(u32, u32)] {
         let a = self.nodes[id as usize].first as usize;
@@ -349,13 +419,17 @@ impl SearchGraph {
     /// [`crate::NavWorld::open`]).
     #[must_use]
     pub(crate) fn portal_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-        let n = self.len();
+        // Link end nodes (see `with_links`) come after the portal nodes and are left out.
+        let n = self.portal_len();
         let mut offsets = Vec::with_capacity(n + 1);
         let mut targets = Vec::with_capacity(self.edges.len());
         let mut weights = Vec::with_capacity(self.edges.len());
         offsets.push(0);
         for node in 0..n as u32 {
             for (t, w) in self.portal_edges(node) {
+                if t as usize >= n {
+                    continue;
+                }
                 targets.push(t);
                 weights.push(w);
             }

@@ -189,6 +189,7 @@ pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
         movement_types,
         paint: Vec::new(),
         stamps: Vec::new(),
+        links: Vec::new(),
     };
     let cells = width as usize * height as usize;
     let types = nav

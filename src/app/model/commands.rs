@@ -2,7 +2,9 @@
 //! has exactly one undo/redo history. Commands carry the values they replace; applying a
 //! command reports an [`Effect`] that tells the editor what to re-bake.
 
-use crate::map::{MapDocument, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement};
+use crate::map::{
+    MapDocument, MapLink, MovementType, PaintCell, PaintLayer, PaintTarget, StampPlacement,
+};
 
 use super::stamp_placement::{library, placement_rect};
 use crate::nav::grid::CellRect;
@@ -14,6 +16,8 @@ pub enum Effect {
     Cells(CellRect),
     /// Anything may have changed (movement types, map settings): bake everything.
     Everything,
+    /// Only the nav links changed: no cost changes, the run-time previews take the links.
+    Links,
 }
 
 /// One painted cell's value before and after a stroke.
@@ -80,7 +84,8 @@ pub enum Command {
         created: Option<(PaintTarget, String)>,
         /// Number of cells of a new layer.
         cell_count: usize,
-        /// Changed cells, in ascending index order.
+        /// Changed cells, in the order the stroke changed them (each pointer move's cells
+        /// ascending); a cell the stroke changed again appears again.
         changes: Vec<CellChange>,
         /// Bounding rectangle of the changes.
         rect: CellRect,
@@ -109,6 +114,10 @@ pub enum Command {
         ty: MovementType,
         /// The deleted paint layers with their former indices, ascending.
         layers: Vec<(usize, PaintLayer)>,
+        /// The links that named the type, with their indices, as they were: deleting the
+        /// type takes its name off them (a link left naming none is disabled, as naming
+        /// none means every type).
+        links: Vec<(usize, MapLink)>,
     },
     /// Map-wide settings changed.
     EditMapSettings {
@@ -140,6 +149,29 @@ pub enum Command {
         /// The placement after.
         after: StampPlacement,
     },
+    /// A nav link was added.
+    AddLink {
+        /// Its index in `document.links` (the end, for a new link).
+        index: usize,
+        /// The link.
+        link: MapLink,
+    },
+    /// A nav link was deleted.
+    RemoveLink {
+        /// Its former index in `document.links`.
+        index: usize,
+        /// The deleted link.
+        link: MapLink,
+    },
+    /// A nav link was changed (an end moved, an option set).
+    EditLink {
+        /// Its index in `document.links`.
+        index: usize,
+        /// The link before.
+        before: MapLink,
+        /// The link after.
+        after: MapLink,
+    },
 }
 
 /// The cells a placement's footprint covers (negative coordinates cut off); `None` for a
@@ -155,6 +187,13 @@ fn rename_targets(document: &mut MapDocument, from: &str, to: &str) {
     for layer in &mut document.paint {
         if layer.target == PaintTarget::Type(from.to_owned()) {
             layer.target = PaintTarget::Type(to.to_owned());
+        }
+    }
+    for link in &mut document.links {
+        for name in &mut link.types {
+            if name == from {
+                to.clone_into(name);
+            }
         }
     }
 }
@@ -187,12 +226,19 @@ fn replace_movement_type(
     }
 }
 
+/// Writes the changes' afters in order, or (undoing) their befores in reverse order, so a
+/// cell changed more than once ends at its last after, or back at its first before.
 fn write_cells(layer: Option<&mut PaintLayer>, changes: &[CellChange], after: bool) {
     let Some(layer) = layer else { return };
-    for change in changes {
+    let mut write = |change: &CellChange| {
         if let Some(cell) = layer.cells.get_mut(change.index as usize) {
             *cell = if after { change.after } else { change.before };
         }
+    };
+    if after {
+        changes.iter().for_each(&mut write);
+    } else {
+        changes.iter().rev().for_each(&mut write);
     }
 }
 
@@ -211,6 +257,7 @@ impl Command {
                     _ => Effect::Everything,
                 }
             }
+            Self::AddLink { .. } | Self::RemoveLink { .. } | Self::EditLink { .. } => Effect::Links,
             _ => Effect::Everything,
         }
     }
@@ -248,10 +295,23 @@ impl Command {
             Self::AddMovementType { index, ty } => {
                 insert_clamped(&mut document.movement_types, *index, ty.clone());
             }
-            Self::RemoveMovementType { index, layers, .. } => {
+            Self::RemoveMovementType {
+                index,
+                ty,
+                layers,
+                links,
+            } => {
                 remove_if_present(&mut document.movement_types, *index);
                 for (i, _) in layers.iter().rev() {
                     remove_if_present(&mut document.paint, *i);
+                }
+                for (i, _) in links {
+                    if let Some(link) = document.links.get_mut(*i) {
+                        link.types.retain(|t| *t != ty.name);
+                        if link.types.is_empty() {
+                            link.enabled = false;
+                        }
+                    }
                 }
             }
             Self::EditMapSettings { after, .. } => after.write_to(document),
@@ -262,6 +322,15 @@ impl Command {
             Self::MoveStamp { index, after, .. } => {
                 if let Some(p) = document.stamps.get_mut(*index) {
                     *p = after.clone();
+                }
+            }
+            Self::AddLink { index, link } => {
+                insert_clamped(&mut document.links, *index, link.clone())
+            }
+            Self::RemoveLink { index, .. } => remove_if_present(&mut document.links, *index),
+            Self::EditLink { index, after, .. } => {
+                if let Some(l) = document.links.get_mut(*index) {
+                    *l = after.clone();
                 }
             }
         }
@@ -292,10 +361,20 @@ impl Command {
             Self::AddMovementType { index, .. } => {
                 remove_if_present(&mut document.movement_types, *index);
             }
-            Self::RemoveMovementType { index, ty, layers } => {
+            Self::RemoveMovementType {
+                index,
+                ty,
+                layers,
+                links,
+            } => {
                 insert_clamped(&mut document.movement_types, *index, ty.clone());
                 for (i, layer) in layers {
                     insert_clamped(&mut document.paint, *i, layer.clone());
+                }
+                for (i, link) in links {
+                    if let Some(l) = document.links.get_mut(*i) {
+                        *l = link.clone();
+                    }
                 }
             }
             Self::EditMapSettings { before, .. } => before.write_to(document),
@@ -308,8 +387,81 @@ impl Command {
                     *p = before.clone();
                 }
             }
+            Self::AddLink { index, .. } => remove_if_present(&mut document.links, *index),
+            Self::RemoveLink { index, link } => {
+                insert_clamped(&mut document.links, *index, link.clone());
+            }
+            Self::EditLink { index, before, .. } => {
+                if let Some(l) = document.links.get_mut(*index) {
+                    *l = before.clone();
+                }
+            }
         }
         self.effect()
+    }
+
+    /// Folds `next`, a later part of the same gesture (a stroke's next pointer move, a
+    /// slider's next value), into this command, so that the two are one undo step. Gives
+    /// `next` back when it does not continue this command (another kind, or it edits
+    /// something else).
+    #[must_use]
+    pub fn absorb(&mut self, next: Self) -> Option<Self> {
+        match (self, next) {
+            (
+                Self::PaintStroke {
+                    layer,
+                    changes,
+                    rect,
+                    ..
+                },
+                Self::PaintStroke {
+                    layer: next_layer,
+                    created: None,
+                    changes: next_changes,
+                    rect: next_rect,
+                    ..
+                },
+            ) if *layer == next_layer => {
+                // In order: redo writes the afters forward (the last wins), undo the befores
+                // backward (the first wins). Appending keeps a long stroke's frames O(move).
+                changes.extend(next_changes);
+                *rect = rect.union(&next_rect);
+                None
+            }
+            (
+                Self::EditMovementType { index, after, .. },
+                Self::EditMovementType {
+                    index: next_index,
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *index == next_index && *after == next_before => {
+                *after = next_after;
+                None
+            }
+            (
+                Self::EditMapSettings { after, .. },
+                Self::EditMapSettings {
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *after == next_before => {
+                *after = next_after;
+                None
+            }
+            (
+                Self::EditLink { index, after, .. },
+                Self::EditLink {
+                    index: next_index,
+                    before: next_before,
+                    after: next_after,
+                },
+            ) if *index == next_index && *after == next_before => {
+                *after = next_after;
+                None
+            }
+            (_, next) => Some(next),
+        }
     }
 
     /// A short description for the Edit menu ("Undo paint stroke").
@@ -330,6 +482,15 @@ impl Command {
                     "rotate stamp"
                 }
             }
+            Self::AddLink { .. } => "add link",
+            Self::RemoveLink { .. } => "delete link",
+            Self::EditLink { before, after, .. } => {
+                if before.a == after.a && before.b == after.b {
+                    "link edit"
+                } else {
+                    "move link end"
+                }
+            }
         }
     }
 }
@@ -339,12 +500,48 @@ impl Command {
 pub struct History {
     commands: Vec<Command>,
     position: usize,
+    /// The last command belongs to a gesture still going on (a drag): the gesture's next
+    /// command is folded into it ([`Command::absorb`]).
+    open: bool,
 }
 
 impl History {
     /// Records an applied command, dropping everything that was undone. `saved_at` is the
     /// position of the saved state; it becomes unreachable when it lay in the dropped part.
     pub fn push(&mut self, command: Command, saved_at: &mut Option<usize>) {
+        self.open = false;
+        self.push_new(command, saved_at);
+    }
+
+    /// Records an applied command that is part of a gesture: folded into the gesture's
+    /// command when it continues it, else pushed as the gesture's first.
+    pub fn push_continuing(&mut self, command: Command, saved_at: &mut Option<usize>) {
+        let mut command = command;
+        if self.open
+            && self.position == self.commands.len()
+            && let Some(last) = self.commands.last_mut()
+        {
+            match last.absorb(command) {
+                None => {
+                    // The saved state was the command before this part: no longer in history.
+                    if *saved_at == Some(self.position) {
+                        *saved_at = None;
+                    }
+                    return;
+                }
+                Some(next) => command = next,
+            }
+        }
+        self.push_new(command, saved_at);
+        self.open = true;
+    }
+
+    /// Ends the gesture: the next command is a new undo step.
+    pub fn end_gesture(&mut self) {
+        self.open = false;
+    }
+
+    fn push_new(&mut self, command: Command, saved_at: &mut Option<usize>) {
         self.commands.truncate(self.position);
         if saved_at.is_some_and(|s| s > self.position) {
             *saved_at = None;
@@ -355,6 +552,7 @@ impl History {
 
     /// Undoes the last applied command.
     pub fn undo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        self.open = false;
         let command = self.commands.get(self.position.checked_sub(1)?)?;
         let effect = command.undo(document);
         self.position -= 1;
@@ -363,6 +561,7 @@ impl History {
 
     /// Re-applies the next undone command.
     pub fn redo(&mut self, document: &mut MapDocument) -> Option<Effect> {
+        self.open = false;
         let command = self.commands.get(self.position)?;
         let effect = command.apply(document);
         self.position += 1;
@@ -526,6 +725,7 @@ mod tests {
             index: 0,
             ty: d.movement_types[0].clone(),
             layers: vec![(0, d.paint[0].clone())],
+            links: Vec::new(),
         };
         let before = d.clone();
         remove.apply(&mut d);

@@ -3,10 +3,12 @@
 //! workers sit on this layer, and the panels, overlays and viewport draw on top of them
 //! (see `docs/architecture.md`).
 
+pub mod brush;
 pub mod commands;
 pub mod open_map;
 pub mod shared_doc;
 pub mod stamp_placement;
+pub mod stamp_selection;
 
 pub use open_map::OpenMap;
 
@@ -33,5 +35,6 @@ pub(crate) fn test_document(
         movement_types,
         paint: Vec::new(),
         stamps: Vec::new(),
+        links: Vec::new(),
     }
 }

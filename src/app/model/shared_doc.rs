@@ -75,6 +75,7 @@ fn copy_settings(to: &mut MapDocument, from: &MapDocument) {
         movement_types,
         paint: _,
         stamps,
+        links,
     } = from;
     to.version = *version;
     to.name.clone_from(name);
@@ -86,6 +87,7 @@ fn copy_settings(to: &mut MapDocument, from: &MapDocument) {
     to.sector_size = *sector_size;
     to.movement_types.clone_from(movement_types);
     to.stamps.clone_from(stamps);
+    to.links.clone_from(links);
 }
 
 /// Brings `copy` up to `document`; returns whether a whole layer was copied (a layer added,

@@ -21,7 +21,7 @@ use images::{contribution_image, cost_images, image_from, paint_for_type};
 pub use tiled::TiledTexture;
 
 use super::backend::BakeOutput;
-use super::goal::GoalPreview;
+use super::goal_preview::GoalPreview;
 use super::model::OpenMap;
 use super::state::OverlaySettings;
 use crate::nav::NavData;

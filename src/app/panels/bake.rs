@@ -62,10 +62,12 @@ pub fn bake_ui(ui: &mut Ui, view: &BakeView<'_>, auto_rebake: &mut bool) -> Opti
     });
     if ui
         .add_enabled(
-            view.baked.is_some() && !view.busy && !view.read_only,
+            (view.baked.is_some() || view.busy) && !view.read_only,
             egui::Button::new("Export nav package…"),
         )
-        .on_hover_text("Write the bake as NAME.navpkg, the file a game loads")
+        .on_hover_text(
+            "Write the bake as NAME.navpkg, the file a game loads; while a bake runs, it is written once the bake is up to date",
+        )
         .clicked()
     {
         action = Some(BakeAction::Export);

@@ -10,4 +10,4 @@ pub mod tools;
 
 pub use bake::{BakeAction, BakeView, bake_ui};
 pub use movement::MovementPanel;
-pub use tools::{MapSettingsPanel, overlays_ui, tools_ui};
+pub use tools::{map_settings_ui, overlays_ui, tools_ui};

@@ -2,8 +2,10 @@
 //! edit their parameters, and shape the slope→cost curve by dragging its points over a
 //! histogram of the map's slopes.
 //!
-//! Widgets edit the document live (so the overlay follows a slider); the edit becomes one
-//! command when the pointer is released, so one drag is one undo step.
+//! Every change is a command, executed as it happens (so the overlay follows a slider); the
+//! history folds one drag's commands into one undo step. A rename is typed into the panel's
+//! own draft and sent as one command when the field loses the keyboard (Enter, a click
+//! elsewhere), so paint layers never pass through the names typed on the way.
 
 use egui::{Color32, Ui};
 use egui_plot::{Bar, BarChart, Line, MarkerShape, Plot, PlotPoint, Points, VLine};
@@ -24,8 +26,8 @@ const GRAB_RADIUS: f32 = 14.0;
 /// The panel's state between frames.
 #[derive(Debug, Default)]
 pub struct MovementPanel {
-    /// A live edit not yet recorded: the type's index and its value before the edit.
-    pending: Option<(usize, MovementType)>,
+    /// A name being typed: the type's index and the text so far.
+    name_draft: Option<(usize, String)>,
     /// The curve point being dragged.
     dragging_point: Option<usize>,
 }
@@ -98,21 +100,28 @@ impl MovementPanel {
                             .filter(|(_, l)| l.target == PaintTarget::Type(cur.name.clone()))
                             .map(|(i, l)| (i, l.clone()))
                             .collect();
+                        let links = map
+                            .document
+                            .links
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, l)| l.types.contains(&cur.name))
+                            .map(|(i, l)| (i, l.clone()))
+                            .collect();
                         command = Some(Command::RemoveMovementType {
                             index: state.selected_type,
                             ty: cur.clone(),
                             layers,
+                            links,
                         });
                     }
                 }
             })
         });
         if let Some(command) = command {
-            self.flush(state);
             state.execute(command);
         }
         if let Some(i) = select {
-            self.flush(state);
             state.selected_type = i.min(
                 state
                     .map
@@ -139,8 +148,25 @@ impl MovementPanel {
         if !editable {
             ui.weak("As recorded in the package (read-only).");
         }
+        let mut name = match &self.name_draft {
+            Some((i, name)) if *i == index => name.clone(),
+            _ => before.name.clone(),
+        };
         ui.add_enabled_ui(editable, |ui| {
-            parameters_ui(ui, &mut draft);
+            let name_field = parameters_ui(ui, &mut draft, &mut name);
+            if name_field.has_focus() {
+                self.name_draft = Some((index, name.clone()));
+            } else {
+                self.name_draft = None;
+                let types = state.map.as_ref().map_or(&[][..], |m| &m.document.movement_types);
+                let unique = types
+                    .iter()
+                    .enumerate()
+                    .all(|(i, t)| i == index || t.name != name.trim());
+                if !name.trim().is_empty() && unique {
+                    name.trim().clone_into(&mut draft.name);
+                }
+            }
             clamp_to_limits(&mut draft);
             small_radius_notes_ui(ui, &draft, cell_size_m);
             ui.add_space(6.0);
@@ -152,47 +178,12 @@ impl MovementPanel {
         });
 
         if draft != before && editable {
-            if self.pending.as_ref().is_none_or(|(i, _)| *i != index) {
-                self.flush(state);
-                self.pending = Some((index, before));
-            }
-            if let Some(ty) = state
-                .map
-                .as_mut()
-                .and_then(|m| m.document.movement_types.get_mut(index))
-            {
-                *ty = draft;
-            }
-            state.pending_full_bake = true;
+            state.execute_continuing(Command::EditMovementType {
+                index,
+                before,
+                after: draft,
+            });
         }
-        let pointer_down = ui.input(|i| i.pointer.any_down());
-        if !pointer_down && !ui.ctx().text_edit_focused() {
-            self.flush(state);
-        }
-    }
-
-    /// Records a live edit as one command.
-    pub fn flush(&mut self, state: &mut EditorState) {
-        let Some((index, before)) = self.pending.take() else {
-            return;
-        };
-        let Some(map) = state.map.as_mut() else {
-            return;
-        };
-        let Some(after) = map.document.movement_types.get(index).cloned() else {
-            return;
-        };
-        if after == before {
-            return;
-        }
-        // Restore, then execute, so the command's own apply (which also renames paint
-        // targets) is what changes the document.
-        map.document.movement_types[index] = before.clone();
-        state.execute(Command::EditMovementType {
-            index,
-            before,
-            after,
-        });
     }
 
     fn curve_ui(&mut self, ui: &mut Ui, ty: &mut MovementType, baked: Option<&BakeOutput>) {
@@ -416,16 +407,18 @@ fn small_radius_notes_ui(ui: &mut Ui, ty: &MovementType, cell_size_m: f32) {
     }
 }
 
-fn parameters_ui(ui: &mut Ui, ty: &mut MovementType) {
+/// The type's parameters; the name field edits `name` (the panel's draft). Returns the
+/// name field's response.
+fn parameters_ui(ui: &mut Ui, ty: &mut MovementType, name: &mut String) -> egui::Response {
     egui::Grid::new("movement_params")
         .num_columns(2)
         .spacing([8.0, 4.0])
         .show(ui, |ui| {
-            labelled(
+            let name_field = labelled(
                 ui,
                 "Name",
-                "Unique name; paint layers follow a rename",
-                |ui| ui.add(egui::TextEdit::singleline(&mut ty.name).desired_width(140.0)),
+                "Unique name, applied on Enter; paint layers follow a rename",
+                |ui| ui.add(egui::TextEdit::singleline(name).desired_width(140.0)),
             );
             labelled(ui, "Max slope", "Cells steeper than this are walls", |ui| {
                 ui.add(
@@ -504,7 +497,9 @@ fn parameters_ui(ui: &mut Ui, ty: &mut MovementType) {
                 "Cost added right next to a wall, fading to 0 at the blur radius",
                 |ui| ui.add(egui::Slider::new(&mut ty.blur_strength, 0.0..=253.0)),
             );
-        });
+            name_field
+        })
+        .inner
 }
 
 #[cfg(test)]

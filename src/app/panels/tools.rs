@@ -3,31 +3,30 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::app::goal::{GoalPreview, LOS_COLOR, UNREACHABLE_COLOR, heat_color};
+use crate::app::goal_preview::{LOS_COLOR, UNREACHABLE_COLOR, heat_color};
 use crate::app::model::commands::{Command, MapSettings};
-use crate::app::model::stamp_placement::{library, rotated_size};
 use crate::app::overlays::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
     island_color, paint_color, slope_color,
 };
 use crate::app::panels::legend::{ramp_legend_ui, swatch_ui};
-use crate::app::state::{EditorState, GoalPick};
-use crate::app::tools::{BrushMode, BrushShape, BrushTarget, Tool};
+use crate::app::state::EditorState;
+use crate::app::tools::{Tool, ToolCx, Tools};
 use crate::app::widgets::{cell_size_field, labelled_row_ui, sector_size_field};
 use crate::map::{PaintCell, PaintForce};
 
-/// Tool buttons and the active tool's options.
-pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
+/// Tool buttons and the active tool's options, from the list of tools.
+pub fn tools_ui(ui: &mut Ui, tools: &mut Tools, cx: &mut ToolCx<'_>) {
     ui.horizontal_wrapped(|ui| {
         for tool in Tool::ALL {
             let text = format!("{} ({})", tool.description(), tool.shortcut());
-            let button = egui::Button::selectable(state.tool == tool, tool.label());
+            let button = egui::Button::selectable(tools.active() == tool, tool.label());
             let response = ui
-                .add_enabled(state.tool_available(tool), button)
+                .add_enabled(Tools::available(tool, cx.state), button)
                 .on_hover_text(&text)
                 .on_disabled_hover_text(&text);
             if response.clicked() {
-                state.tool = tool;
+                tools.select(tool, cx);
             }
         }
     });
@@ -40,20 +39,7 @@ pub fn tools_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
         .auto_shrink([false, false])
         .show(ui, |ui| {
             ui.set_min_height(TOOL_OPTIONS_HEIGHT);
-            match state.tool {
-                Tool::Inspect => {
-                    ui.weak("Hover the map: the status bar shows the cell. Drag to pan.");
-                }
-                Tool::Paint => brush_options_ui(ui, state),
-                Tool::Goal => goal_options_ui(ui, state, preview),
-                Tool::Stamp => stamp_options_ui(ui, state),
-                Tool::Spawn => {
-                    ui.weak("Drag a rectangle (or click) to spawn agents; right-click orders them. Archetype, count and play controls are in the Crowd panel.");
-                }
-                Tool::Command => {
-                    ui.weak("Drag a box or click to select agents; right-click orders the selection (everyone when none is selected). Esc deselects.");
-                }
-            }
+            tools.active_mut().options_ui(ui, cx);
         });
 }
 
@@ -69,130 +55,6 @@ fn extent_text(width_m: f32, height_m: f32) -> String {
 
 /// Height of the tool options area. `[Units: points]`
 const TOOL_OPTIONS_HEIGHT: f32 = 230.0;
-
-fn brush_options_ui(ui: &mut Ui, state: &mut EditorState) {
-    let brush = &mut state.brush;
-    ui.horizontal_wrapped(|ui| {
-        for mode in BrushMode::ALL {
-            ui.selectable_value(&mut brush.mode, mode, mode.label());
-        }
-    });
-    egui::Grid::new("brush_options")
-        .num_columns(2)
-        .spacing([8.0, 4.0])
-        .show(ui, |ui| {
-            ui.label("Shape");
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut brush.shape, BrushShape::Round, "Round");
-                ui.selectable_value(&mut brush.shape, BrushShape::Square, "Square");
-            });
-            ui.end_row();
-            let label = ui.label("Size");
-            ui.add(
-                egui::Slider::new(&mut brush.radius_cells, 0.5..=64.0)
-                    .logarithmic(true)
-                    .suffix(" cells"),
-            )
-            .labelled_by(label.id)
-            .on_hover_text("Brush radius in cells");
-            ui.end_row();
-            let enabled = matches!(brush.mode, BrushMode::AddCost | BrushMode::RemoveCost);
-            let label = ui.label("Strength");
-            ui.add_enabled(enabled, egui::Slider::new(&mut brush.strength, 1.0..=254.0))
-                .labelled_by(label.id)
-                .on_hover_text("Cost added or removed at the brush centre");
-            ui.end_row();
-            let label = ui.label("Falloff");
-            ui.add(egui::Slider::new(&mut brush.falloff, 0.0..=1.0))
-                .labelled_by(label.id)
-                .on_hover_text("0: hard edge; 1: fades from the centre");
-            ui.end_row();
-            ui.label("Target");
-            let selected_name = state
-                .map
-                .as_ref()
-                .and_then(|m| m.document.movement_types.get(state.selected_type))
-                .map_or_else(|| "selected type".to_owned(), |t| t.name.clone());
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut brush.target, BrushTarget::SelectedType, selected_name)
-                    .on_hover_text("Paint only for the movement type selected on the right");
-                ui.selectable_value(&mut brush.target, BrushTarget::AllTypes, "all types")
-                    .on_hover_text("Paint for every movement type");
-            });
-            ui.end_row();
-        });
-}
-
-/// The stamp tool's picker, preview rotation and the selected placement.
-fn stamp_options_ui(ui: &mut Ui, state: &mut EditorState) {
-    ui.weak(
-        "Click: place. Click a stamp: select; drag: move. R: rotate. Delete: remove. \
-         Shift+click: place over a stamp. Esc: deselect.",
-    );
-    egui::Grid::new("stamp_picker")
-        .num_columns(2)
-        .spacing([8.0, 2.0])
-        .show(ui, |ui| {
-            for stamp in &library().stamps {
-                let chosen = state.stamp.chosen.as_deref() == Some(stamp.id.as_str());
-                let (w, h) = rotated_size(stamp, 0);
-                if ui
-                    .add(egui::Button::selectable(chosen, &stamp.id))
-                    .on_hover_text(&stamp.name)
-                    .clicked()
-                {
-                    state.stamp.chosen = Some(stamp.id.clone());
-                }
-                ui.weak(format!("{w} × {h}"));
-                ui.end_row();
-            }
-        });
-    ui.horizontal(|ui| {
-        ui.label("Rotation");
-        for (r, text) in ["0°", "90°", "180°", "270°"].into_iter().enumerate() {
-            ui.selectable_value(&mut state.stamp.rotation, r as u8, text)
-                .on_hover_text("Clockwise turn of the stamp a click places (R turns it)");
-        }
-    });
-    ui.add_space(4.0);
-    let Some((index, placement)) = state.selected_stamp() else {
-        ui.weak("No stamp selected: click one on the map.");
-        return;
-    };
-    ui.label(RichText::new("Selected stamp").strong());
-    egui::Grid::new("stamp_selected")
-        .num_columns(2)
-        .show(ui, |ui| {
-            ui.label("Stamp");
-            ui.label(format!("{} (#{})", placement.stamp, index + 1));
-            ui.end_row();
-            ui.label("Position");
-            ui.label(format!("{}, {}", placement.x, placement.y));
-            ui.end_row();
-            ui.label("Rotation");
-            ui.label(format!("{}°", u32::from(placement.rotation) * 90));
-            ui.end_row();
-        });
-    ui.horizontal(|ui| {
-        if ui
-            .button("Rotate")
-            .on_hover_text("Turn it a quarter clockwise about its centre (R)")
-            .clicked()
-        {
-            state.rotate_stamp();
-        }
-        if ui
-            .button("Delete")
-            .on_hover_text("Remove it from the map (Delete)")
-            .clicked()
-        {
-            state.delete_selected_stamp();
-        }
-        if ui.button("Deselect").on_hover_text("Esc").clicked() {
-            state.stamp.selected = None;
-        }
-    });
-}
 
 /// Overlay toggles, each with its legend.
 pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
@@ -278,7 +140,7 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.checkbox(&mut o.sectors, "Sector grid")
         .on_hover_text("Drawn once sectors are at least 12 px wide");
     ui.checkbox(&mut o.stamps, "Stamps").on_hover_text(
-        "Outlines and ids of placed stamps (outlines always show with the stamp tool)",
+        "Outlines and ids of placed stamps, and the nav links with an arrow for each way they go (both always show with their own tool)",
     );
     let label = ui.label("Overlay opacity");
     ui.add(egui::Slider::new(&mut o.opacity, 0.1..=1.0))
@@ -336,86 +198,11 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     }
 }
 
-/// The goal tool's options and what the preview found.
-fn goal_options_ui(ui: &mut Ui, state: &mut EditorState, preview: &GoalPreview) {
-    ui.weak(
-        "Click: goal. Ctrl+click: add a goal (flow goes to the nearest). Shift+click: source (shows its route). Esc: clear. Drag pans.",
-    );
-    let type_name = state
-        .map
-        .as_ref()
-        .and_then(|m| m.document.movement_types.get(state.selected_type))
-        .map_or_else(String::new, |t| t.name.clone());
-    ui.label(format!(
-        "Movement type: {type_name} (pick it in Movement types)"
-    ));
-    if state.nav.is_none() {
-        ui.weak("Waiting for the bake…");
-        return;
-    }
-    let cell =
-        |c: Option<(u32, u32)>| c.map_or_else(|| "—".to_owned(), |(x, y)| format!("{x}, {y}"));
-    egui::Grid::new("goal_info").num_columns(2).show(ui, |ui| {
-        ui.label("Goal");
-        if state.goal.more_goals.is_empty() {
-            ui.label(cell(state.goal.goal));
-        } else {
-            ui.label(format!(
-                "{} goals (first {})",
-                1 + state.goal.more_goals.len(),
-                cell(state.goal.goal)
-            ));
-        }
-        ui.end_row();
-        ui.label("Source");
-        ui.label(cell(state.goal.source));
-        ui.end_row();
-        if let Some(r) = &preview.result {
-            ui.label("Planned");
-            ui.label(format!("{:.1} ms", r.elapsed.as_secs_f64() * 1000.0))
-                .on_hover_text(format!(
-                    "Path request, trace and heat map. {} sources requested so far, {} routed sectors on the source's path",
-                    r.sources, r.routed_sectors
-                ));
-            ui.end_row();
-            if let Some(t) = &r.traced {
-                ui.label("Traced");
-                let to = if r.goals.len() > 1 {
-                    let k = r.goals.iter().position(|&g| g == t.goal).unwrap_or(0);
-                    format!(" to goal {}", k + 1)
-                } else {
-                    String::new()
-                };
-                ui.label(format!(
-                    "{:.1} cells via {} portals{to}",
-                    t.length,
-                    r.route_portals.len()
-                ));
-                ui.end_row();
-            }
-        }
-    });
-    if let Some(problem) = &preview.problem {
-        ui.colored_label(Color32::from_rgb(255, 150, 90), problem);
-    }
-    if (state.goal.goal.is_some() || state.goal.source.is_some())
-        && ui.button("Clear goal").clicked()
+/// Map-wide settings: name, cell size, height scale, water level, sector size. Each change
+/// is an `EditMapSettings` command; one drag or one typed value is one undo step.
+pub fn map_settings_ui(ui: &mut Ui, state: &mut EditorState) {
     {
-        state.goal = GoalPick::default();
-    }
-}
-
-/// Map-wide settings: name, cell size, height scale, water level, sector size.
-/// Returns a command when an edit finished.
-#[derive(Debug, Default)]
-pub struct MapSettingsPanel {
-    pending: Option<MapSettings>,
-}
-
-impl MapSettingsPanel {
-    /// Draws the settings.
-    pub fn ui(&mut self, ui: &mut Ui, state: &mut EditorState) {
-        let Some(map) = state.map.as_mut() else {
+        let Some(map) = state.map.as_ref() else {
             return;
         };
         let before = MapSettings::of(&map.document);
@@ -495,39 +282,7 @@ impl MapSettingsPanel {
         s.height_scale_m = s.height_scale_m.max(0.0);
         s.sector_size = s.sector_size.clamp(1, 255);
         if s != before && editable {
-            if self.pending.is_none() {
-                self.pending = Some(before);
-            }
-            map.document.name.clone_from(&s.name);
-            map.document.cell_size_m = s.cell_size_m;
-            map.document.height_scale_m = s.height_scale_m;
-            map.document.height_base_m = s.height_base_m;
-            map.document.water_level_m = s.water_level_m;
-            map.document.sector_size = s.sector_size;
-            state.pending_full_bake = true;
+            state.execute_continuing(Command::EditMapSettings { before, after: s });
         }
-        if !ui.input(|i| i.pointer.any_down()) && !ui.ctx().text_edit_focused() {
-            self.flush(state);
-        }
-    }
-
-    /// Records a live edit as one command.
-    pub fn flush(&mut self, state: &mut EditorState) {
-        let Some(before) = self.pending.take() else {
-            return;
-        };
-        let Some(map) = state.map.as_ref() else {
-            return;
-        };
-        let after = MapSettings::of(&map.document);
-        if after != before {
-            state.record_applied(Command::EditMapSettings { before, after });
-        }
-    }
-
-    /// Whether an edit is in progress (the height texture follows it).
-    #[must_use]
-    pub fn is_editing(&self) -> bool {
-        self.pending.is_some()
     }
 }

@@ -1,5 +1,5 @@
-//! The inspect tool: everything the editor knows about one cell, for the status bar —
-//! including *why* each movement type's cost is what it is.
+//! The inspect tool: hovering shows everything the editor knows about one cell in the status
+//! bar — including *why* each movement type's cost is what it is; a drag pans.
 
 use crate::app::backend::BakeOutput;
 use crate::app::model::OpenMap;
@@ -7,6 +7,8 @@ use crate::app::model::stamp_placement::library;
 use crate::bake::terrain_cost::terrain_cost;
 use crate::map::{PaintForce, PaintTarget, StampCell, WaterRule};
 use crate::nav::grid::WALL;
+
+use super::{Canvas, EditorTool, ToolCx};
 
 /// One reason behind a cell's final cost for one movement type, in bake-stage order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +105,9 @@ pub struct CellInfo {
     pub why: Vec<TypeCost>,
     /// Sector column, row and row-major id.
     pub sector: (u32, u32, u32),
+    /// The nav links with an end on the cell, one line each: which end, where the link
+    /// leads and what it is.
+    pub links: Vec<String>,
 }
 
 /// Reads cell `(x, y)`; `None` off the map.
@@ -145,6 +150,26 @@ pub fn inspect_cell(map: &OpenMap, baked: Option<&BakeOutput>, x: u32, y: u32) -
         costs,
         why,
         sector: (sx, sy, sy * w.div_ceil(sector_size) + sx),
+        links: doc
+            .links
+            .iter()
+            .filter_map(|l| {
+                let at = |e: &crate::nav::links::LinkEnd| e.contains((x, y));
+                let (role, other) = if at(&l.a) {
+                    ("entry", &l.b)
+                } else if at(&l.b) {
+                    (if l.two_way { "entry" } else { "exit" }, &l.a)
+                } else {
+                    return None;
+                };
+                let (ox, oy) = other.center();
+                let to = if role == "exit" { "from" } else { "to" };
+                Some(format!(
+                    "{}: {role} {to} ({ox}, {oy})",
+                    super::link::describe(l)
+                ))
+            })
+            .collect(),
     })
 }
 
@@ -278,6 +303,30 @@ fn terrain_reason(
         (false, true) => Why::TooSteep,
         (false, false) => Why::Slope(base),
     }
+}
+
+/// The inspect tool: reads cells, changes nothing.
+#[derive(Debug, Default)]
+pub struct InspectTool;
+
+impl EditorTool for InspectTool {
+    fn name() -> &'static str {
+        "Inspect"
+    }
+
+    fn shortcut() -> egui::Key {
+        egui::Key::I
+    }
+
+    fn description() -> &'static str {
+        "Hover to read a cell's height, slope, cost and sector."
+    }
+
+    fn options_ui(&mut self, ui: &mut egui::Ui, _cx: &mut ToolCx<'_>) {
+        ui.weak("Hover the map: the status bar shows the cell. Drag to pan.");
+    }
+
+    fn input(&mut self, _canvas: &Canvas<'_>, _cx: &mut ToolCx<'_>) {}
 }
 
 #[cfg(test)]

@@ -1,153 +1,352 @@
 //! The stamp tool: pick a stamp from the library, preview it under the cursor, rotate it,
 //! place it; click a placed stamp to select it, drag to move it, delete it. Every edit is
-//! one [`Command`] (`PlaceStamp`, `MoveStamp`, `RemoveStamp`). The placement geometry it
-//! uses is the model's
-//! ([`stamp_placement`](crate::app::model::stamp_placement)); this module holds the tool's own state.
+//! one command (`PlaceStamp`, `MoveStamp`, `RemoveStamp`); what is chosen and selected is
+//! the model's [`StampSelection`](crate::app::model::stamp_selection::StampSelection), kept
+//! in the editor state so undo can forget a selection whose stamp is gone.
 
-use crate::app::model::commands::Command;
-use crate::app::model::stamp_placement::{centred_on, kept_on_map, library};
-use crate::map::{Stamp, StampLibrary, StampPlacement};
+use egui::{Color32, Rect, RichText, Stroke as LineStroke, vec2};
 
-/// A drag of a placed stamp in progress: the document is only changed on release.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StampDrag {
-    /// The placement being moved.
-    pub index: usize,
-    /// The placement when the drag started.
-    pub before: StampPlacement,
-    /// Cell offset of the grab point from the placement's top-left corner.
-    pub grab: (i32, i32),
-    /// Where it would land now.
-    pub current: StampPlacement,
+use super::{Canvas, EditorTool, ToolCx};
+use crate::app::model::stamp_placement::{StampRect, library, placement_rect, rotated_size};
+use crate::app::model::stamp_selection::StampDrag;
+use crate::app::overlays::cost_color;
+use crate::map::{StampCell, StampPlacement};
+
+/// The stamp tool (its choice and selection live in `EditorState::stamp`).
+#[derive(Debug, Default)]
+pub struct StampTool;
+
+/// The least on-screen size of a placed stamp's marker: at fit zoom a 3 × 3 stamp covers a
+/// few pixels, so it is drawn (and picked) as a square this wide. `[Units: points]`
+pub const MIN_STAMP_PX: f32 = 14.0;
+
+/// Where a stamp whose footprint covers `footprint` on screen is drawn and picked: the
+/// footprint, grown about its centre to at least [`MIN_STAMP_PX`] a side.
+#[must_use]
+pub fn marker_rect(footprint: Rect) -> Rect {
+    Rect::from_center_size(
+        footprint.center(),
+        footprint.size().max(vec2(MIN_STAMP_PX, MIN_STAMP_PX)),
+    )
 }
 
-impl StampDrag {
-    /// Starts dragging `placement` (index `index`) grabbed at cell `(x, y)`.
-    #[must_use]
-    pub fn start(index: usize, placement: &StampPlacement, x: i32, y: i32) -> Self {
-        Self {
-            index,
-            before: placement.clone(),
-            grab: (x - placement.x, y - placement.y),
-            current: placement.clone(),
-        }
+/// Draws a placed stamp's marker: its outline in `line` over a dark halo, so it reads on
+/// light and dark ground alike, and a light fill when the footprint was grown to be seen.
+pub fn stamp_marker_ui(painter: &egui::Painter, footprint: Rect, line: LineStroke) {
+    let marker = marker_rect(footprint);
+    if marker != footprint {
+        painter.rect_filled(marker, 2.0, Color32::from_white_alpha(60));
     }
+    let halo = LineStroke::new(line.width + 2.0, Color32::from_black_alpha(150));
+    painter.rect_stroke(marker, 2.0, halo, egui::StrokeKind::Middle);
+    painter.rect_stroke(marker, 2.0, line, egui::StrokeKind::Middle);
+}
 
-    /// Follows the pointer to cell `(x, y)`, kept on the map.
-    pub fn update(&mut self, library: &StampLibrary, x: i32, y: i32, width: u32, height: u32) {
-        let moved = StampPlacement {
-            x: x - self.grab.0,
-            y: y - self.grab.1,
-            ..self.before.clone()
-        };
-        self.current = kept_on_map(library, &moved, width, height);
-    }
-
-    /// The command for the finished drag, or `None` if the stamp did not move.
-    #[must_use]
-    pub fn finish(self) -> Option<Command> {
-        (self.current != self.before).then_some(Command::MoveStamp {
-            index: self.index,
-            before: self.before,
-            after: self.current,
+/// The topmost placed stamp whose marker holds screen point `p`.
+fn stamp_at(canvas: &Canvas<'_>, stamps: &[StampPlacement], p: egui::Pos2) -> Option<usize> {
+    stamps
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, placement)| {
+            placement_rect(library(), placement)
+                .is_some_and(|r| marker_rect(screen_rect(canvas, r)).contains(p))
         })
-    }
+        .map(|(i, _)| i)
 }
 
-/// The stamp tool's state between frames.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StampTool {
-    /// Id of the stamp the preview shows and a click places.
-    pub chosen: Option<String>,
-    /// Rotation of the preview, in clockwise quarter turns. `[Limit: 0..=3]`
-    pub rotation: u8,
-    /// Index of the selected placement in `document.stamps`.
-    pub selected: Option<usize>,
-    /// A move in progress.
-    pub drag: Option<StampDrag>,
+/// Screen rectangle of a stamp footprint.
+fn screen_rect(canvas: &Canvas<'_>, r: StampRect) -> Rect {
+    Rect::from_min_max(
+        canvas.screen_from_cell((r.x0 as f32, r.y0 as f32)),
+        canvas.screen_from_cell((r.x1 as f32, r.y1 as f32)),
+    )
 }
 
-impl Default for StampTool {
-    fn default() -> Self {
-        Self {
-            chosen: library().stamps.first().map(|s| s.id.clone()),
-            rotation: 0,
-            selected: None,
-            drag: None,
+/// A stamp's cells, translucent: walls dark, cost cells tinted by cost, transparent cells
+/// left out.
+fn stamp_cells_ui(painter: &egui::Painter, canvas: &Canvas<'_>, placement: &StampPlacement) {
+    let Some(fp) = library()
+        .get(&placement.stamp)
+        .and_then(|s| s.footprint(placement.rotation).ok())
+    else {
+        return;
+    };
+    let ppc = canvas.px_per_cell();
+    for y in 0..fp.height {
+        for x in 0..fp.width {
+            let color = match fp.get(x, y) {
+                Some(StampCell::Wall) => Color32::from_rgba_unmultiplied(16, 12, 24, 210),
+                Some(StampCell::Cost(c)) => cost_color(c, 170),
+                _ => continue,
+            };
+            let cell = (
+                (placement.x + x as i32) as f32,
+                (placement.y + y as i32) as f32,
+            );
+            let min = canvas.screen_from_cell(cell);
+            painter.rect_filled(Rect::from_min_size(min, vec2(ppc, ppc)), 0.0, color);
         }
     }
 }
 
-impl StampTool {
-    /// The chosen stamp, if the library has it.
-    #[must_use]
-    pub fn chosen_stamp(&self) -> Option<&'static Stamp> {
-        library().get(self.chosen.as_deref()?)
+impl EditorTool for StampTool {
+    fn name() -> &'static str {
+        "Stamp"
     }
 
-    /// The preview placement centred on cell `(x, y)`.
-    #[must_use]
-    pub fn preview_at(&self, x: i32, y: i32) -> Option<StampPlacement> {
-        Some(centred_on(self.chosen_stamp()?, self.rotation, x, y))
+    fn shortcut() -> egui::Key {
+        egui::Key::S
     }
 
-    /// Forgets a selection or drag that no longer fits a document with `count` stamps
-    /// (after undo, redo or opening another map).
-    pub fn forget_missing(&mut self, count: usize) {
-        if self.selected.is_some_and(|i| i >= count) {
-            self.selected = None;
-        }
-        if self.drag.as_ref().is_some_and(|d| d.index >= count) {
-            self.drag = None;
-        }
+    fn description() -> &'static str {
+        "Place stamps from the library (buildings, walls, bridges): click to place, R rotates; click a stamp to select, drag to move, Delete removes."
     }
-}
 
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-    use crate::app::model::stamp_placement::tests::at;
+    fn help() -> &'static [(&'static str, &'static str)] {
+        &[
+            ("R", "rotate the preview, or the selected stamp"),
+            ("Delete / Backspace", "remove the selected stamp"),
+            ("Shift+click", "place over another stamp"),
+            ("Esc", "deselect"),
+        ]
+    }
 
-    #[test]
-    fn drag_moves_by_the_grab_offset_and_makes_one_command() {
-        let lib = library();
-        let p = at("wall_block_3x3", 10, 10, 2);
-        let mut drag = StampDrag::start(3, &p, 11, 12);
-        assert_eq!(drag.grab, (1, 2));
-        drag.update(lib, 20, 5, 64, 64);
-        assert_eq!(drag.current, at("wall_block_3x3", 19, 3, 2));
-        drag.update(lib, 0, 0, 64, 64);
-        assert_eq!(
-            drag.current,
-            at("wall_block_3x3", 0, 0, 2),
-            "kept on the map"
+    fn edits_document() -> bool {
+        true
+    }
+
+    fn options_ui(&mut self, ui: &mut egui::Ui, cx: &mut ToolCx<'_>) {
+        let state = &mut *cx.state;
+        ui.weak(
+            "Click: place. Click a stamp: select; drag: move. R: rotate. Delete: remove. \
+             Shift+click: place over a stamp. Esc: deselect.",
         );
-        assert_eq!(
-            drag.clone().finish(),
-            Some(Command::MoveStamp {
-                index: 3,
-                before: p.clone(),
-                after: at("wall_block_3x3", 0, 0, 2),
-            })
-        );
-        drag.update(lib, 11, 12, 64, 64);
-        assert_eq!(drag.finish(), None, "back where it was: no command");
-    }
-
-    #[test]
-    fn selection_is_forgotten_when_its_stamp_is_gone() {
-        let mut tool = StampTool {
-            selected: Some(2),
-            ..StampTool::default()
+        egui::Grid::new("stamp_picker")
+            .num_columns(2)
+            .spacing([8.0, 2.0])
+            .show(ui, |ui| {
+                for stamp in &library().stamps {
+                    let chosen = state.stamp.chosen.as_deref() == Some(stamp.id.as_str());
+                    let (w, h) = rotated_size(stamp, 0);
+                    if ui
+                        .add(egui::Button::selectable(chosen, &stamp.id))
+                        .on_hover_text(&stamp.name)
+                        .clicked()
+                    {
+                        state.stamp.chosen = Some(stamp.id.clone());
+                    }
+                    ui.weak(format!("{w} × {h}"));
+                    ui.end_row();
+                }
+            });
+        ui.horizontal(|ui| {
+            ui.label("Rotation");
+            for (r, text) in ["0°", "90°", "180°", "270°"].into_iter().enumerate() {
+                ui.selectable_value(&mut state.stamp.rotation, r as u8, text)
+                    .on_hover_text("Clockwise turn of the stamp a click places (R turns it)");
+            }
+        });
+        ui.add_space(4.0);
+        let Some((index, placement)) = state.selected_stamp() else {
+            ui.weak("No stamp selected: click one on the map.");
+            return;
         };
-        tool.forget_missing(3);
-        assert_eq!(tool.selected, Some(2));
-        tool.forget_missing(2);
-        assert_eq!(tool.selected, None);
-        assert!(
-            tool.chosen_stamp().is_some(),
-            "a stamp is chosen by default"
+        ui.label(RichText::new("Selected stamp").strong());
+        egui::Grid::new("stamp_selected")
+            .num_columns(2)
+            .show(ui, |ui| {
+                ui.label("Stamp");
+                ui.label(format!("{} (#{})", placement.stamp, index + 1));
+                ui.end_row();
+                ui.label("Position");
+                ui.label(format!("{}, {}", placement.x, placement.y));
+                ui.end_row();
+                ui.label("Rotation");
+                ui.label(format!("{}°", u32::from(placement.rotation) * 90));
+                ui.end_row();
+            });
+        ui.horizontal(|ui| {
+            if ui
+                .button("Rotate")
+                .on_hover_text("Turn it a quarter clockwise about its centre (R)")
+                .clicked()
+            {
+                state.rotate_stamp();
+            }
+            if ui
+                .button("Delete")
+                .on_hover_text("Remove it from the map (Delete)")
+                .clicked()
+            {
+                state.delete_selected_stamp();
+            }
+            if ui.button("Deselect").on_hover_text("Esc").clicked() {
+                state.stamp.selected = None;
+            }
+        });
+    }
+
+    fn keys(&mut self, input: &mut egui::InputState, cx: &mut ToolCx<'_>) {
+        let plain = |key| egui::KeyboardShortcut::new(egui::Modifiers::NONE, key);
+        if input.consume_shortcut(&plain(egui::Key::R)) {
+            cx.state.rotate_stamp();
+        }
+        if input.consume_shortcut(&plain(egui::Key::Delete))
+            || input.consume_shortcut(&plain(egui::Key::Backspace))
+        {
+            cx.state.delete_selected_stamp();
+        }
+        if input.consume_shortcut(&plain(egui::Key::Escape)) {
+            cx.state.stamp.selected = None;
+            cx.state.stamp.drag = None;
+        }
+    }
+
+    /// A click on a stamp selects it, elsewhere places the chosen stamp (Shift+click places
+    /// even over a stamp); dragging a stamp moves it, one command on release.
+    fn input(&mut self, canvas: &Canvas<'_>, cx: &mut ToolCx<'_>) {
+        let (ui, response) = (canvas.ui, canvas.response);
+        let state = &mut *cx.state;
+        let (width, height) = canvas.size;
+        let primary = egui::PointerButton::Primary;
+        let shift = ui.input(|i| i.modifiers.shift);
+        if response.drag_started_by(primary)
+            && state.stamp.drag.is_none()
+            && !shift
+            && let Some(origin) = ui.input(|i| i.pointer.press_origin())
+            && let Some(map) = state.map.as_ref()
+        {
+            let (x, y) = canvas.cell_at(origin);
+            let stamps = &map.document.stamps;
+            if let Some(index) = stamp_at(canvas, stamps, origin)
+                && let Some(placement) = stamps.get(index)
+            {
+                state.stamp.selected = Some(index);
+                state.stamp.drag = Some(StampDrag::start(index, placement, x, y));
+            }
+        }
+        if let Some(p) = canvas.pointer() {
+            let (x, y) = canvas.cell_at(p);
+            if let Some(drag) = state.stamp.drag.as_mut() {
+                drag.update(library(), x, y, width, height);
+            }
+        }
+        let released = response.drag_stopped_by(primary) || !ui.input(|i| i.pointer.primary_down());
+        if released
+            && let Some(drag) = state.stamp.drag.take()
+            && let Some(command) = drag.finish()
+        {
+            state.execute(command);
+        }
+        if response.clicked_by(primary)
+            && let Some(p) = response.interact_pointer_pos()
+        {
+            let (x, y) = canvas.cell_at(p);
+            let hit = state
+                .map
+                .as_ref()
+                .and_then(|m| stamp_at(canvas, &m.document.stamps, p))
+                .filter(|_| !shift);
+            if hit.is_some() {
+                state.stamp.selected = hit;
+            } else {
+                state.stamp.selected = None;
+                if let Some(placement) = state.stamp.preview_at(x, y) {
+                    state.place_stamp(placement);
+                }
+            }
+        }
+    }
+
+    fn release(&mut self, cx: &mut ToolCx<'_>) {
+        cx.state.stamp.drag = None;
+    }
+
+    fn owns_primary_drag(&self, cx: &ToolCx<'_>) -> bool {
+        cx.state.stamp.drag.is_some()
+    }
+
+    fn outlines_hover_cell(&self) -> bool {
+        false
+    }
+
+    /// Placed stamps' outlines (the Stamps overlay draws them too, with ids), the hovered
+    /// and selected ones brighter, the drag ghost and the preview under the cursor.
+    fn draw(&self, painter: &egui::Painter, canvas: &Canvas<'_>, cx: &ToolCx<'_>) {
+        let state = &*cx.state;
+        let Some(map) = state.map.as_ref() else {
+            return;
+        };
+        let (width, height) = canvas.size;
+        let stamps = &map.document.stamps;
+        let pointer = canvas
+            .response
+            .hover_pos()
+            .filter(|_| state.stamp.drag.is_none());
+        let hover = canvas
+            .hover_cell
+            .map(|(x, y)| (x as i32, y as i32))
+            .filter(|_| pointer.is_some());
+        let shift = canvas.ui.input(|i| i.modifiers.shift);
+        let hover_hit = pointer
+            .and_then(|p| stamp_at(canvas, stamps, p))
+            .filter(|_| !shift);
+        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 200));
+        let bright = LineStroke::new(1.5, Color32::WHITE);
+        let selected = LineStroke::new(2.5, Color32::from_rgb(255, 210, 60));
+        for (i, placement) in stamps.iter().enumerate() {
+            let line = if state.stamp.selected == Some(i) {
+                selected
+            } else if hover_hit == Some(i) {
+                bright
+            } else if !state.overlays.stamps {
+                thin
+            } else {
+                continue;
+            };
+            let Some(r) = placement_rect(library(), placement) else {
+                continue;
+            };
+            let screen = screen_rect(canvas, r);
+            if screen.intersects(canvas.rect) {
+                stamp_marker_ui(painter, screen, line);
+            }
+        }
+        if let Some(drag) = &state.stamp.drag {
+            stamp_cells_ui(painter, canvas, &drag.current);
+            if let Some(r) = placement_rect(library(), &drag.current) {
+                painter.rect_stroke(
+                    screen_rect(canvas, r),
+                    0.0,
+                    selected,
+                    egui::StrokeKind::Middle,
+                );
+            }
+            canvas.ui.ctx().set_cursor_icon(egui::CursorIcon::Grabbing);
+            return;
+        }
+        if hover_hit.is_some() {
+            canvas.ui.ctx().set_cursor_icon(egui::CursorIcon::Grab);
+            return;
+        }
+        let Some(preview) = hover.and_then(|(x, y)| state.stamp.preview_at(x, y)) else {
+            return;
+        };
+        let Some(r) = placement_rect(library(), &preview) else {
+            return;
+        };
+        stamp_cells_ui(painter, canvas, &preview);
+        let outline = if r.is_inside(width, height) {
+            LineStroke::new(1.5, Color32::from_rgba_unmultiplied(255, 255, 255, 230))
+        } else {
+            LineStroke::new(2.0, Color32::from_rgb(255, 60, 60))
+        };
+        painter.rect_stroke(
+            screen_rect(canvas, r),
+            0.0,
+            outline,
+            egui::StrokeKind::Middle,
         );
     }
 }

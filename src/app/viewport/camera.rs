@@ -3,8 +3,6 @@
 
 use egui::{Pos2, Rect, Vec2, vec2};
 
-use super::Viewport;
-
 /// Flow arrows are drawn once cells are this wide: one per cell from
 /// [`ARROW_SPACING_PX`] on, one per block of cells below it. `[Units: screen points per cell]`
 pub const ARROW_MIN_PX_PER_CELL: f32 = 3.0;
@@ -78,14 +76,6 @@ impl ViewTransform {
         self.px_per_cell = (self.px_per_cell * factor).clamp(MIN_PX_PER_CELL, MAX_PX_PER_CELL);
         let moved = self.screen_from_cell(viewport, anchor);
         self.offset += screen - moved;
-    }
-}
-
-impl Viewport {
-    /// The integer cell under a screen point (may lie off the map).
-    pub(super) fn cell_at(&self, screen: Pos2) -> (i32, i32) {
-        let (cx, cy) = self.transform.cell_from_screen(self.rect, screen);
-        (cx.floor() as i32, cy.floor() as i32)
     }
 }
 

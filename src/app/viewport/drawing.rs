@@ -1,22 +1,20 @@
 //! The canvas's drawing: overlay textures in their stacking order, nav shapes (portals,
-//! flow arrows, route, markers), congestion, agents, the sector grid, stamps, and the
-//! hover outline or brush footprint.
+//! flow arrows, route, markers), congestion, agents, the sector grid, stamp outlines, the
+//! hovered cell, and then the active tool's own drawing.
 
 use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 
 use super::camera::{ARROW_MIN_PX_PER_CELL, arrow_stride};
 use super::{ArrowKey, Viewport};
 use crate::app::crowd_preview::CrowdPreview;
-use crate::app::goal::GoalPreview;
-use crate::app::model::stamp_placement::{StampRect, hit_test, library, placement_rect};
-use crate::app::overlays::{OverlayTextures, cost_color};
+use crate::app::goal_preview::GoalPreview;
+use crate::app::model::stamp_placement::{StampRect, library, placement_rect};
+use crate::app::overlays::OverlayTextures;
 use crate::app::state::EditorState;
-use crate::app::tools::{BrushShape, Tool};
-use crate::map::{StampCell, StampPlacement};
+use crate::app::tools::command::GATE_COLOUR;
+use crate::app::tools::stamp::stamp_marker_ui;
+use crate::app::tools::{Canvas, ToolCx, Tools};
 use crate::nav::{NavData, SectorCost};
-
-/// Colour of the crowd's gate line.
-const GATE_COLOUR: Color32 = Color32::from_rgb(255, 150, 40);
 
 impl Viewport {
     /// Draws the canvas after this frame's input, over the background `ui` already filled.
@@ -24,11 +22,12 @@ impl Viewport {
         &mut self,
         ui: &egui::Ui,
         response: &egui::Response,
-        state: &EditorState,
+        canvas: &Canvas<'_>,
+        tools: &Tools,
+        cx: &mut ToolCx<'_>,
         textures: &OverlayTextures,
-        goal: &GoalPreview,
-        crowd: &mut CrowdPreview,
     ) {
+        let (state, goal) = (&*cx.state, cx.goal);
         let rect = self.rect;
         let painter = &ui.painter_at(rect);
         let Some(map) = state.map.as_ref() else {
@@ -95,6 +94,7 @@ impl Viewport {
             self.nav_shapes_ui(painter, rect, map_rect, state, nav, goal);
         }
         let cell_m = map.document.cell_size_m.max(1e-6);
+        let crowd = &mut *cx.crowd;
         if crowd.show_congestion
             && let Some(congestion) = crowd.sim().congestion()
         {
@@ -105,25 +105,8 @@ impl Viewport {
             }
         }
         self.agents_ui(painter, rect, crowd, cell_m);
-        if let (Some(from), Some(p)) = (self.agent_drag_from, response.hover_pos()) {
-            let a = self.transform.screen_from_cell(rect, from);
-            let color = if matches!(state.tool, Tool::Spawn) {
-                Color32::from_rgb(120, 230, 120)
-            } else {
-                Color32::from_rgb(255, 220, 90)
-            };
-            if self.gate_drag {
-                painter.line_segment([a, p], LineStroke::new(2.5, GATE_COLOUR));
-            } else {
-                painter.rect_stroke(
-                    Rect::from_two_pos(a, p),
-                    0.0,
-                    LineStroke::new(1.5, color),
-                    egui::StrokeKind::Middle,
-                );
-            }
-        }
 
+        let state = &*cx.state;
         let ppc = self.transform.px_per_cell;
         let sector = f32::from(map.document.sector_size.max(1));
         if overlays.sectors && ppc * sector >= 12.0 {
@@ -145,70 +128,28 @@ impl Viewport {
                 sy += sector;
             }
         }
-
-        // Hover: the cell outline, and the brush footprint while painting.
-        self.hover_cell = response.hover_pos().and_then(|p| {
-            let (cx, cy) = self.transform.cell_from_screen(rect, p);
-            (cx >= 0.0 && cy >= 0.0 && cx < width as f32 && cy < height as f32)
-                .then_some((cx as u32, cy as u32))
-        });
-        if overlays.stamps || matches!(state.tool, Tool::Stamp) {
-            self.stamps_ui(ui, painter, state, response.hover_pos().is_some());
-        }
-        if let (Some(p), Tool::Goal) = (response.hover_pos(), state.tool)
-            && self.hover_unreachable(state)
-        {
-            stop_sign(painter, p + vec2(14.0, 14.0));
-            ui.ctx().set_cursor_icon(egui::CursorIcon::NotAllowed);
-        }
-        if let Some(p) = response.hover_pos() {
-            if matches!(state.tool, Tool::Paint) {
-                let r = state.brush.radius_cells * ppc;
-                let outline =
-                    LineStroke::new(1.5, Color32::from_rgba_unmultiplied(255, 255, 255, 200));
-                match state.brush.shape {
-                    BrushShape::Round => {
-                        painter.circle_stroke(p, r, outline);
-                    }
-                    BrushShape::Square => {
-                        painter.rect_stroke(
-                            Rect::from_center_size(p, vec2(2.0 * r, 2.0 * r)),
-                            0.0,
-                            outline,
-                            egui::StrokeKind::Middle,
-                        );
-                    }
-                }
-            } else if let Some((x, y)) = self.hover_cell
-                && ppc >= 4.0
-                && !matches!(state.tool, Tool::Stamp)
-            {
-                let a = self.transform.screen_from_cell(rect, (x as f32, y as f32));
-                painter.rect_stroke(
-                    Rect::from_min_size(a, vec2(ppc, ppc)),
-                    0.0,
-                    LineStroke::new(1.0, Color32::WHITE),
-                    egui::StrokeKind::Outside,
-                );
+        if overlays.stamps {
+            self.stamp_outlines_ui(painter, state);
+            // The link tool draws them itself, with its selection.
+            if tools.active() != crate::app::tools::Tool::Link {
+                crate::app::tools::link::draw_links(painter, canvas, &map.document, None);
             }
         }
-    }
-
-    /// Whether the hovered cell cannot be reached from the goal tool's source (or, with no
-    /// source, from its goal; with neither, whether it is a wall) for the selected type:
-    /// island ids, a constant-time check.
-    fn hover_unreachable(&self, state: &EditorState) -> bool {
-        let (Some((x, y)), Some(nav)) = (self.hover_cell, state.nav.as_deref()) else {
-            return false;
-        };
-        let Some(l) = nav.layers.get(state.selected_type) else {
-            return false;
-        };
-        let here = l.islands.island_at(x, y);
-        match state.goal.source.or(state.goal.goal) {
-            Some((rx, ry)) => here != l.islands.island_at(rx, ry) || here == 0,
-            None => here == 0,
+        let tool = tools.get(tools.active());
+        if let Some((x, y)) = self.hover_cell
+            && response.hover_pos().is_some()
+            && ppc >= 4.0
+            && tool.outlines_hover_cell()
+        {
+            let a = self.transform.screen_from_cell(rect, (x as f32, y as f32));
+            painter.rect_stroke(
+                Rect::from_min_size(a, vec2(ppc, ppc)),
+                0.0,
+                LineStroke::new(1.0, Color32::WHITE),
+                egui::StrokeKind::Outside,
+            );
         }
+        tool.draw(painter, canvas, cx);
     }
 
     /// Shapes drawn from the nav data: clear sectors, portal windows and graph, flow arrows,
@@ -356,6 +297,27 @@ impl Viewport {
                 LineStroke::new(3.0, Color32::from_rgb(255, 70, 200)),
             ));
         }
+        if let Some(traced) = &result.traced {
+            // The links the route takes: the jump from entry to exit, with the link's id.
+            let link = Color32::from_rgb(90, 220, 255);
+            for &(k, id) in &traced.links {
+                let (Some(&a), Some(&b)) = (traced.cells.get(k), traced.cells.get(k + 1)) else {
+                    continue;
+                };
+                let (pa, pb) = (
+                    at(a.0 as f32 + 0.5, a.1 as f32 + 0.5),
+                    at(b.0 as f32 + 0.5, b.1 as f32 + 0.5),
+                );
+                painter.line_segment([pa, pb], LineStroke::new(5.0, link));
+                painter.text(
+                    pa + (pb - pa) * 0.5 + vec2(8.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    format!("link {id}"),
+                    egui::FontId::proportional(13.0),
+                    link,
+                );
+            }
+        }
         for &(x, y) in &result.route_portals {
             painter.circle_stroke(
                 at(x as f32 + 0.5, y as f32 + 0.5),
@@ -482,61 +444,14 @@ impl Viewport {
         )
     }
 
-    /// A stamp's cells, translucent: walls dark, cost cells tinted by cost, transparent
-    /// cells left out.
-    fn stamp_cells_ui(&self, painter: &egui::Painter, placement: &StampPlacement) {
-        let Some(fp) = library()
-            .get(&placement.stamp)
-            .and_then(|s| s.footprint(placement.rotation).ok())
-        else {
-            return;
-        };
-        let ppc = self.transform.px_per_cell;
-        for y in 0..fp.height {
-            for x in 0..fp.width {
-                let color = match fp.get(x, y) {
-                    Some(StampCell::Wall) => Color32::from_rgba_unmultiplied(16, 12, 24, 210),
-                    Some(StampCell::Cost(c)) => cost_color(c, 170),
-                    _ => continue,
-                };
-                let cell = (
-                    (placement.x + x as i32) as f32,
-                    (placement.y + y as i32) as f32,
-                );
-                let min = self.transform.screen_from_cell(self.rect, cell);
-                painter.rect_filled(Rect::from_min_size(min, vec2(ppc, ppc)), 0.0, color);
-            }
-        }
-    }
-
-    /// Placed stamps' outlines (ids with the Stamps overlay); with the stamp tool the
-    /// selection, the drag ghost and the preview under the cursor.
-    fn stamps_ui(
-        &self,
-        ui: &egui::Ui,
-        painter: &egui::Painter,
-        state: &EditorState,
-        hovered: bool,
-    ) {
+    /// The Stamps overlay: placed stamps' outlines (at least `MIN_STAMP_PX` wide, so they
+    /// show at fit zoom), with their ids where there is room.
+    fn stamp_outlines_ui(&self, painter: &egui::Painter, state: &EditorState) {
         let Some(map) = state.map.as_ref() else {
             return;
         };
-        let (width, height) = (map.heightmap.width, map.heightmap.height);
-        let tool = matches!(state.tool, Tool::Stamp);
-        let stamps = &map.document.stamps;
-        let hover = self
-            .hover_cell
-            .map(|(x, y)| (x as i32, y as i32))
-            .filter(|_| tool && hovered && state.stamp.drag.is_none());
-        let shift = ui.input(|i| i.modifiers.shift);
-        let hover_hit = hover
-            .and_then(|(x, y)| hit_test(library(), stamps, x, y))
-            .filter(|_| !shift);
-        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 150));
-        let bright = LineStroke::new(1.5, Color32::WHITE);
-        let selected = LineStroke::new(2.5, Color32::from_rgb(255, 210, 60));
-        let ids = state.overlays.stamps;
-        for (i, placement) in stamps.iter().enumerate() {
+        let thin = LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 200));
+        for placement in &map.document.stamps {
             let Some(r) = placement_rect(library(), placement) else {
                 continue;
             };
@@ -544,15 +459,8 @@ impl Viewport {
             if !screen.intersects(self.rect) {
                 continue;
             }
-            let line = if tool && state.stamp.selected == Some(i) {
-                selected
-            } else if hover_hit == Some(i) {
-                bright
-            } else {
-                thin
-            };
-            painter.rect_stroke(screen, 0.0, line, egui::StrokeKind::Middle);
-            if ids && screen.width() >= 36.0 && screen.height() >= 14.0 {
+            stamp_marker_ui(painter, screen, thin);
+            if screen.width() >= 36.0 && screen.height() >= 14.0 {
                 painter.text(
                     screen.min + vec2(3.0, 2.0),
                     egui::Align2::LEFT_TOP,
@@ -562,44 +470,5 @@ impl Viewport {
                 );
             }
         }
-        if !tool {
-            return;
-        }
-        if let Some(drag) = &state.stamp.drag {
-            self.stamp_cells_ui(painter, &drag.current);
-            if let Some(r) = placement_rect(library(), &drag.current) {
-                painter.rect_stroke(self.screen_rect(r), 0.0, selected, egui::StrokeKind::Middle);
-            }
-            ui.ctx().set_cursor_icon(egui::CursorIcon::Grabbing);
-            return;
-        }
-        if hover_hit.is_some() {
-            ui.ctx().set_cursor_icon(egui::CursorIcon::Grab);
-            return;
-        }
-        let Some(preview) = hover.and_then(|(x, y)| state.stamp.preview_at(x, y)) else {
-            return;
-        };
-        let Some(r) = placement_rect(library(), &preview) else {
-            return;
-        };
-        self.stamp_cells_ui(painter, &preview);
-        let outline = if r.is_inside(width, height) {
-            LineStroke::new(1.5, Color32::from_rgba_unmultiplied(255, 255, 255, 230))
-        } else {
-            LineStroke::new(2.0, Color32::from_rgb(255, 60, 60))
-        };
-        painter.rect_stroke(self.screen_rect(r), 0.0, outline, egui::StrokeKind::Middle);
     }
-}
-
-/// A small "no entry" sign: red disc with a white bar.
-fn stop_sign(painter: &egui::Painter, centre: Pos2) {
-    painter.circle_filled(centre, 9.0, Color32::from_rgb(210, 30, 30));
-    painter.circle_stroke(centre, 9.0, LineStroke::new(1.5, Color32::WHITE));
-    painter.rect_filled(
-        Rect::from_center_size(centre, vec2(11.0, 3.5)),
-        1.0,
-        Color32::WHITE,
-    );
 }

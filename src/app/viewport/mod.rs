@@ -1,11 +1,11 @@
 //! The map canvas: pan (middle/right drag, or space + left drag), zoom to the cursor
 //! (wheel), fit to the map (F / Home), overlays as nearest-neighbour textures, the sector
-//! grid, the brush footprint, stamp outlines and the stamp tool's preview.
+//! grid, stamp outlines; the active tool handles clicks and drags and draws over them.
 //!
-//! Split by concern: `camera` (the screen ↔ cell transform the tools use), `input` (what
-//! each tool does with a click or drag) and `drawing` (what is painted, in order).
+//! Split by concern: `camera` (the screen ↔ cell transform the tools use), `input`
+//! (navigation, then the active tool's input) and `drawing` (what is painted, in order).
 
-mod camera;
+pub mod camera;
 mod drawing;
 mod input;
 
@@ -13,11 +13,8 @@ use egui::{Color32, Rect, Sense};
 
 pub use camera::{ARROW_MIN_PX_PER_CELL, ARROW_SPACING_PX, ViewTransform, arrow_stride};
 
-use super::crowd_preview::CrowdPreview;
-use super::goal::GoalPreview;
 use super::overlays::OverlayTextures;
-use super::state::EditorState;
-use super::tools::Stroke;
+use super::tools::{Canvas, ToolCx, Tools};
 
 /// The canvas's own state between frames.
 #[derive(Debug)]
@@ -30,11 +27,6 @@ pub struct Viewport {
     pub rect: Rect,
     /// The cell under the pointer.
     pub hover_cell: Option<(u32, u32)>,
-    stroke: Option<Stroke>,
-    /// Where a spawn or selection rectangle started (continuous cell coordinates).
-    agent_drag_from: Option<(f32, f32)>,
-    /// The drag from `agent_drag_from` draws the crowd's gate line (Shift with Command).
-    gate_drag: bool,
     /// The flow arrows last sampled, so a still preview is not sampled again every frame.
     arrows: ArrowCache,
 }
@@ -56,7 +48,7 @@ struct ArrowCache {
 /// What arrows were sampled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ArrowKey {
-    /// [`super::goal::GoalPreview::arrows_version`].
+    /// [`super::goal_preview::GoalPreview::arrows_version`].
     preview: u64,
     /// The editor's nav version and movement type, whose walls get no arrow.
     nav: (u64, usize),
@@ -72,9 +64,6 @@ impl Default for Viewport {
             fit_requested: true,
             rect: Rect::NOTHING,
             hover_cell: None,
-            stroke: None,
-            agent_drag_from: None,
-            gate_drag: false,
             arrows: ArrowCache::default(),
         }
     }
@@ -83,7 +72,7 @@ impl Default for Viewport {
 impl Viewport {
     /// The flow arrows last sampled: the cell rectangle `(x0, y0, x1, y1)` and per cell,
     /// row-major, the direction drawn (`None`: a wall or no flow); `None` before any were
-    /// drawn. Tests check them against [`super::goal::GoalPreview::flow_at`].
+    /// drawn. Tests check them against [`super::goal_preview::GoalPreview::flow_at`].
     #[must_use]
     pub fn sampled_arrows(&self) -> Option<(CellSpan, u32, &[Arrow])> {
         let key = self.arrows.key?;
@@ -105,27 +94,19 @@ impl Viewport {
         Some((x0.max(0.0) as u32, y0.max(0.0) as u32, x1 as u32, y1 as u32))
     }
 
-    /// Whether a brush stroke is in progress.
-    #[must_use]
-    pub fn is_painting(&self) -> bool {
-        self.stroke.is_some()
-    }
-
-    /// Draws the canvas and handles its input. Paint strokes edit the document directly
-    /// while dragging and become one command when the button is released.
+    /// Draws the canvas and handles its input: navigation here, the rest by the active tool.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        state: &mut EditorState,
+        tools: &mut Tools,
+        cx: &mut ToolCx<'_>,
         textures: &OverlayTextures,
-        goal: &GoalPreview,
-        crowd: &mut CrowdPreview,
     ) {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         self.rect = rect;
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 0.0, Color32::from_rgb(18, 20, 24));
-        let Some(map) = state.map.as_ref() else {
+        let Some(map) = cx.state.map.as_ref() else {
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
@@ -141,7 +122,31 @@ impl Viewport {
             self.transform = ViewTransform::fit(rect, width, height);
             self.fit_requested = false;
         }
-        self.input(ui, &response, state, crowd, width, height);
-        self.draw(ui, &response, state, textures, goal, crowd);
+        self.input(ui, &response, tools, cx, (width, height));
+        // After this frame's pan and zoom, so the tool draws where the pointer is.
+        self.hover_cell = response.hover_pos().and_then(|p| {
+            let (x, y) = self.transform.cell_from_screen(rect, p);
+            (x >= 0.0 && y >= 0.0 && x < width as f32 && y < height as f32)
+                .then_some((x as u32, y as u32))
+        });
+        let canvas = self.canvas(ui, &response, (width, height));
+        self.draw(ui, &response, &canvas, tools, cx, textures);
+    }
+
+    /// The canvas as the tools see it this frame.
+    fn canvas<'a>(
+        &self,
+        ui: &'a egui::Ui,
+        response: &'a egui::Response,
+        size: (u32, u32),
+    ) -> Canvas<'a> {
+        Canvas {
+            ui,
+            response,
+            rect: self.rect,
+            transform: self.transform,
+            size,
+            hover_cell: self.hover_cell,
+        }
     }
 }

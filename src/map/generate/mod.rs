@@ -180,8 +180,12 @@ pub fn generate(spec: &GenerateSpec) -> GeneratedMap {
         }
     };
     let heights = heights_m.par_iter().map(|&m| quantise_m(m)).collect();
+    let mut document = document(spec.kind.name(), paint, stamps);
+    if spec.kind == MapKind::Showcase && width > 0 && height > 0 {
+        document.links = showcase::Layout::new(spec).links();
+    }
     GeneratedMap {
-        document: document(spec.kind.name(), paint, stamps),
+        document,
         heights,
         width,
         height,
@@ -258,6 +262,7 @@ fn document(name: &str, paint: Vec<PaintLayer>, stamps: Vec<StampPlacement>) -> 
         movement_types: default_movement_types(),
         paint,
         stamps,
+        links: Vec::new(),
     }
 }
 

@@ -342,7 +342,7 @@ impl Layout {
                 "creek_bridge",
                 (self.bridge_x as f32 + 1.0, (b0 + b1) as f32 / 2.0),
                 4.0,
-                "a bridge stamp clears the creek's water and steep banks",
+                "a bridge link carries land and large units over the creek; hover units keep its water",
             ),
             mark(
                 "outcrop",
@@ -351,6 +351,25 @@ impl Layout {
                 "rock with a designer-cleared pass cut through its cliffs",
             ),
         ]
+    }
+
+    /// The creek's bridge: a link from bank to bank for land and large units (3 m wide),
+    /// so hover units keep the water under it.
+    pub(super) fn links(&self) -> Vec<crate::map::MapLink> {
+        let (b0, b1) = self.bridge_rows();
+        let x = u32::try_from(self.bridge_x).unwrap_or(0);
+        let end = |y: i64| crate::nav::links::LinkEnd {
+            x,
+            y: u32::try_from(y).unwrap_or(0),
+            w: 3,
+            h: 2,
+        };
+        let mut bridge = crate::map::MapLink::walk(1, (0, 0), (0, 0));
+        bridge.a = end(b0);
+        bridge.b = end(b1);
+        bridge.types = vec!["land".to_owned(), "large".to_owned()];
+        bridge.width_m = 3.0;
+        vec![bridge]
     }
 
     fn stamps(&self) -> Vec<StampPlacement> {
@@ -366,7 +385,6 @@ impl Layout {
             stamp("tower_2x2", rx - 6, ry + 4, 0),
             stamp("wall_block_3x3", px - 20, py + 10, 0),
             stamp("tower_2x2", lx - 1, ly - 1, 0),
-            stamp("bridge_3x8", self.bridge_x, self.bridge_rows().0, 0),
             stamp("factory_6x4", ex - 2, ey - 3, 1),
             stamp("tower_2x2", ex - 16, ey - 14, 0),
             stamp("tower_2x2", ex + 14, ey - 14, 0),

@@ -103,7 +103,7 @@ fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
     assert_eq!(spawned.len(), 20);
     // A technique switched off in the Crowd panel runs live and is saved with the scenario.
     click_label(&mut harness, "Movement techniques");
-    click_label(&mut harness, "orca_contacts");
+    click_label(&mut harness, "resolve_contacts");
     assert!(
         !harness
             .state()
@@ -111,7 +111,7 @@ fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
             .sim()
             .config()
             .techniques
-            .orca_contacts
+            .resolve_contacts
     );
     let goal = screen_of(&harness, 30.5, 24.5);
     right_click(&mut harness, goal);
@@ -141,7 +141,7 @@ fn crowd_scenario_saves_beside_the_map_and_replays_the_same_trajectories() {
     assert_eq!(saved.spawns[0].count, 20);
     assert_eq!(saved.orders.len(), 1);
     assert_eq!(saved.orders[0].at_step, 0);
-    assert!(!saved.config.techniques.orca_contacts);
+    assert!(!saved.config.techniques.resolve_contacts);
     // The click went through the screen transform: equal up to float rounding.
     let goal_world = saved.orders[0].goal_world;
     assert!(

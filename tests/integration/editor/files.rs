@@ -185,7 +185,7 @@ fn a_nav_package_opens_read_only_with_its_costs_and_a_working_goal_tool() {
     harness.key_press(Key::S);
     harness.step();
     assert_eq!(
-        harness.state().state.tool,
+        harness.state().tools.active(),
         navstudio::app::tools::Tool::Inspect
     );
 
@@ -226,7 +226,10 @@ fn a_nav_package_opens_read_only_with_its_costs_and_a_working_goal_tool() {
     let app = harness.state();
     assert!(app.state.read_only.is_none());
     assert!(app.state.overlays.height);
-    assert!(app.state.tool_available(navstudio::app::tools::Tool::Paint));
+    assert!(navstudio::app::tools::Tools::available(
+        navstudio::app::tools::Tool::Paint,
+        &app.state
+    ));
     assert_eq!(
         app.state.baked.as_ref().unwrap().types[0].wall_count,
         land_walls

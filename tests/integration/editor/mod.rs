@@ -8,8 +8,11 @@
 //! This module holds the shared heightmap, harness and pointer helpers; the tests are grouped
 //! by what they drive in the submodules.
 
+mod commands;
 mod crowd;
+mod export;
 mod files;
+mod links;
 mod painting;
 mod stamps;
 mod tools;
@@ -75,7 +78,7 @@ fn baked_bands() -> (tempfile::TempDir, Harness<'static, App>) {
 fn pick_tool(harness: &mut Harness<'_, App>, tool: navstudio::app::tools::Tool) {
     harness.get_by_label(tool.label()).click();
     harness.step();
-    assert_eq!(harness.state().state.tool, tool);
+    assert_eq!(harness.state().tools.active(), tool);
 }
 
 fn stamps(harness: &Harness<'_, App>) -> Vec<(String, i32, i32, u8)> {

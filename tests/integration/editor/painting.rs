@@ -19,7 +19,7 @@ fn paint_stroke_rebakes_and_undo_restores() {
     harness.get_by_label("Paint").click();
     harness.step();
     assert_eq!(
-        harness.state().state.tool,
+        harness.state().tools.active(),
         navstudio::app::tools::Tool::Paint
     );
 
@@ -146,8 +146,8 @@ fn hovering_a_painted_wall_says_why_per_movement_type() {
     use navstudio::app::tools::{BrushMode, Why, inspect_cell};
     let (_dir, mut harness) = baked_bands();
     pick_tool(&mut harness, navstudio::app::tools::Tool::Paint);
-    harness.state_mut().state.brush.mode = BrushMode::ForceWall;
-    harness.state_mut().state.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
+    harness.state_mut().tools.paint.brush.mode = BrushMode::ForceWall;
+    harness.state_mut().tools.paint.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
     drag_cells(&mut harness, (4.5, 10.5), (14.5, 10.5));
     wait_baked(&mut harness);
 
@@ -200,7 +200,7 @@ fn paint_made_during_a_full_bake_is_kept_and_baked() {
     let mut harness = harness(App::new(Some(&path)).unwrap());
     wait_baked(&mut harness);
     pick_tool(&mut harness, navstudio::app::tools::Tool::Paint);
-    harness.state_mut().state.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
+    harness.state_mut().tools.paint.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
 
     let cost_of = |h: &Harness<'_, App>| -> Vec<Vec<u8>> {
         let baked = h.state().state.baked.as_ref().unwrap();

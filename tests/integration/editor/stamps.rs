@@ -1,5 +1,7 @@
 //! The stamp tool: place, rotate, move and delete, each one undo step.
 
+use std::path::Path;
+
 use super::*;
 
 #[test]
@@ -15,7 +17,7 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
     harness.get_by_label("Stamp").click();
     settle(&mut harness);
     assert_eq!(
-        harness.state().state.tool,
+        harness.state().tools.active(),
         navstudio::app::tools::Tool::Stamp
     );
     harness.get_by_label("wall_block_3x3").click();
@@ -125,4 +127,49 @@ fn stamp_tool_places_rotates_moves_and_deletes() {
     assert_eq!(stamps(&harness), vec![block, moved]);
     wait_baked(&mut harness);
     assert_eq!(land_cost(&harness, 10, 24), 255);
+}
+
+#[test]
+fn at_fit_zoom_a_stamp_is_drawn_and_picked_at_a_readable_size() {
+    use navstudio::app::tools::stamp::{MIN_STAMP_PX, marker_rect};
+    let showcase = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&showcase)).unwrap());
+    wait_baked(&mut harness);
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Stamp);
+    // The showcase's first tower (2 × 2 cells at 153, 165) covers a few pixels at fit zoom.
+    let (index, x, y) = harness
+        .state()
+        .state
+        .map
+        .as_ref()
+        .unwrap()
+        .document
+        .stamps
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.stamp == "tower_2x2")
+        .map(|(i, p)| (i, p.x as f32, p.y as f32))
+        .unwrap();
+    let footprint = egui::Rect::from_min_max(
+        screen_of(&harness, x, y),
+        screen_of(&harness, x + 2.0, y + 2.0),
+    );
+    assert!(
+        footprint.width() < 8.0,
+        "the footprint is tiny at fit zoom ({footprint:?})"
+    );
+    let marker = marker_rect(footprint);
+    assert_eq!(marker.center(), footprint.center());
+    assert!(marker.width() >= MIN_STAMP_PX && marker.height() >= MIN_STAMP_PX);
+    // A click inside the marker but off the footprint selects the stamp, placing nothing.
+    let count = stamps(&harness).len();
+    let p = footprint.center() + egui::vec2(0.5 * MIN_STAMP_PX - 1.5, 0.0);
+    assert!(!footprint.contains(p) && marker.contains(p));
+    harness.hover_at(p);
+    harness.step();
+    harness.drag_at(p);
+    harness.drop_at(p);
+    settle(&mut harness);
+    assert_eq!(harness.state().state.stamp.selected, Some(index));
+    assert_eq!(stamps(&harness).len(), count, "nothing was placed");
 }

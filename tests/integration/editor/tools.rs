@@ -11,13 +11,13 @@ fn shortcuts_switch_tools_and_widgets_are_accessible() {
     harness.key_press(Key::B);
     harness.step();
     assert_eq!(
-        harness.state().state.tool,
+        harness.state().tools.active(),
         navstudio::app::tools::Tool::Paint
     );
     harness.key_press(Key::I);
     harness.step();
     assert_eq!(
-        harness.state().state.tool,
+        harness.state().tools.active(),
         navstudio::app::tools::Tool::Inspect
     );
     // `run` also checks that every widget has an accessible name.
@@ -148,12 +148,12 @@ fn flow_arrows_drawn_are_the_previews_flow() {
 
 #[test]
 fn goal_preview_covers_ground_that_cannot_reach_the_goal() {
-    use navstudio::app::goal::UNREACHABLE_COLOR;
+    use navstudio::app::goal_preview::UNREACHABLE_COLOR;
     let (_dir, mut harness) = baked_bands();
     // A painted wall from top to bottom at x = 20 cuts the flat ground into two islands.
     pick_tool(&mut harness, navstudio::app::tools::Tool::Paint);
-    harness.state_mut().state.brush.mode = navstudio::app::tools::BrushMode::ForceWall;
-    harness.state_mut().state.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
+    harness.state_mut().tools.paint.brush.mode = navstudio::app::tools::BrushMode::ForceWall;
+    harness.state_mut().tools.paint.brush.target = navstudio::app::tools::BrushTarget::AllTypes;
     drag_cells(&mut harness, (20.5, 0.5), (20.5, 47.5));
     wait_baked(&mut harness);
     // The stroke went out while nothing showed nav data: the Goal tool fetches it.

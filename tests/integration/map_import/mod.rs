@@ -84,6 +84,7 @@ fn sample_document(heightmap_file: &str) -> MapDocument {
         movement_types: default_movement_types(),
         paint: Vec::new(),
         stamps: Vec::new(),
+        links: Vec::new(),
     }
 }
 

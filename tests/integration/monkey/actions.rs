@@ -41,7 +41,7 @@ impl Monkey {
         if !app.state.messages.is_empty() && chance(&mut self.rng, 0.3) {
             return Action::DismissMessages;
         }
-        let tool = app.state.tool;
+        let tool = app.tools.active();
         let agents = app.crowd.sim().agents().len();
         let types = app
             .state

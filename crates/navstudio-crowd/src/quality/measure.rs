@@ -205,7 +205,7 @@ fn wall_radius<N: Navigator + ?Sized>(sim: &Simulation, nav: &N, i: usize) -> f3
         a.radius_m[i],
         nav.wall_buffer_m(t),
         nav.grid().cell_size_m,
-        sim.config().techniques.fit_corridors,
+        true,
     )
 }
 

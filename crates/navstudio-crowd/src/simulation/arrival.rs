@@ -35,13 +35,14 @@ impl Simulation {
                 queue.push(i);
             }
         }
-        if self.config.techniques.pass_occupied_goal {
-            for i in 0..n {
-                if travelling(self.agents.state[i]) && self.goal_taken_by_touching(i) {
-                    self.agents.state[i] = AgentState::Arrived;
-                    done_orders.push(self.agents.order[i]);
-                    queue.push(i);
-                }
+        // An agent whose goal is taken by a standing agent it touches arrives against it,
+        // instead of circling the spot for ever (context steering's "pass the agent on your
+        // waypoint").
+        for i in 0..n {
+            if travelling(self.agents.state[i]) && self.goal_taken_by_touching(i) {
+                self.agents.state[i] = AgentState::Arrived;
+                done_orders.push(self.agents.order[i]);
+                queue.push(i);
             }
         }
         for i in 0..n {
@@ -175,7 +176,6 @@ impl Simulation {
     pub(super) fn track_progress<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
         let dt = self.config.step_secs;
         let stuck_secs = self.config.stuck_secs;
-        let rejoin = self.config.techniques.stuck_recovery;
         let a = &mut self.agents;
         let mut off_flow: BTreeMap<PathId, Vec<Vec2>> = BTreeMap::new();
         for i in 0..a.len() {
@@ -193,8 +193,7 @@ impl Simulation {
                 if a.no_progress_secs[i] >= stuck_secs {
                     a.state[i] = AgentState::Stuck;
                     let period = |t: f32| (t / stuck_secs) as u32;
-                    if rejoin
-                        && period(a.no_progress_secs[i]) > period(before)
+                    if period(a.no_progress_secs[i]) > period(before)
                         && let Some(path) = a.path[i]
                         && !nav.covers(path, a.pos_world[i])
                     {

@@ -135,12 +135,8 @@ impl Simulation {
                     let lane = lanes[k];
                     // The agent must fit there: a lane against a wall held a tank a body's
                     // width short of it, stuck for good.
-                    let disc = wall_disc_radius(
-                        self.agents.radius_m[i],
-                        nav.wall_buffer_m(t),
-                        cell,
-                        self.config.techniques.fit_corridors,
-                    );
+                    let disc =
+                        wall_disc_radius(self.agents.radius_m[i], nav.wall_buffer_m(t), cell, true);
                     let usable = disc_is_clear(lane, disc, cell, |x, y| nav.is_wall(t, x, y))
                         && segment_is_clear(goal_world / cell, lane / cell, |x, y| {
                             nav.is_wall(t, x, y)

@@ -17,7 +17,9 @@ use super::Simulation;
 
 /// Position passes that open overlaps after each step.
 const PROJECTION_PASSES: usize = 2;
-/// With `third_overlap_pass`, one more.
+/// One more: Jacobi passes open a share of each overlap from the positions as they are,
+/// and where a heavy agent or a crowd presses from behind two passes leave a chain of light
+/// agents pressed into each other.
 const EXTRA_PROJECTION_PASSES: usize = 1;
 /// Agents per parallel work item.
 const CHUNK: usize = 256;
@@ -111,13 +113,12 @@ impl Simulation {
         self.updates.resize(n, AgentUpdate::default());
         {
             let agents = &self.agents;
-            let soft_mass = self.config.techniques.soft_mass_priority;
             self.near.clear();
             self.near.par_extend(
                 self.grid
                     .sorted_agents()
                     .par_iter()
-                    .map(|&i| NearAgent::of(agents, i as usize, soft_mass)),
+                    .map(|&i| NearAgent::of(agents, i as usize, true)),
             );
             let min_radius_m = self
                 .agents
@@ -175,6 +176,8 @@ impl Simulation {
             overlap_count += u64::from(u.overlap_count);
             overlap_max = overlap_max.max(u.overlap_max);
         }
+        let now = (self.step_index + 1) as f64 * f64::from(self.config.step_secs);
+        self.cross_links(&*nav, now);
         self.grid
             .rebuild(&self.agents.pos_world, self.grid_cell_m());
         if self.config.techniques.resolve_contacts {
@@ -239,16 +242,7 @@ impl Simulation {
         let cell = nav.grid().cell_size_m;
         let ids: Vec<usize> = (0..active.len()).filter(|&i| active[i]).collect();
         let mut moved = vec![Vec2::ZERO; ids.len()];
-        let fit = self.config.techniques.fit_corridors;
-        let pinned = self.config.techniques.pinned_priority;
-        let soft = self.config.techniques.soft_mass_priority;
-        let body_walls = self.config.techniques.body_walls;
-        let hard = self.config.techniques.hard_contacts;
-        let passes = if self.config.techniques.third_overlap_pass {
-            PROJECTION_PASSES + EXTRA_PROJECTION_PASSES
-        } else {
-            PROJECTION_PASSES
-        };
+        let passes = PROJECTION_PASSES + EXTRA_PROJECTION_PASSES;
         for _ in 0..passes {
             let (a, grid, max_r) = (&self.agents, &self.grid, self.max_radius_m);
             moved
@@ -261,17 +255,18 @@ impl Simulation {
                         grid,
                         i,
                         a.radius_m[i] + max_r,
-                        pinned,
-                        soft,
-                        hard,
+                        // Not pinned priority; soft mass and hard contacts.
+                        false,
+                        true,
+                        true,
                     );
                     *out = if c == Vec2::ZERO {
                         a.pos_world[i]
                     } else {
                         let t = a.type_index[i] as usize;
                         let wall_r =
-                            wall_disc_radius(a.radius_m[i], nav.wall_buffer_m(t), cell, fit);
-                        let body = body_walls_of(nav, t, a.radius_m[i], cell, body_walls);
+                            wall_disc_radius(a.radius_m[i], nav.wall_buffer_m(t), cell, true);
+                        let body = body_walls_of(nav, t, a.radius_m[i], cell, true);
                         move_body(
                             a.pos_world[i],
                             a.vel[i],

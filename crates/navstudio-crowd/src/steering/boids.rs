@@ -58,10 +58,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             if touching {
                 let depth = touch - dist;
-                let soft = self.config.techniques.soft_mass_priority;
                 let (own_m, other_m) = (
-                    resolve::contact_mass(a.mass[i], soft),
-                    resolve::contact_mass(nb.mass, soft),
+                    resolve::contact_mass(a.mass[i], true),
+                    resolve::contact_mass(nb.mass, true),
                 );
                 let share = other_m / (own_m + other_m);
                 push += away * (depth * share * self.config.contact_relaxation);
@@ -129,17 +128,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         } else {
             -1.0
         };
-        let (side, resolution) = if self.config.techniques.remember_resolutions
-            && memory.with == j as u32
-            && memory.secs_left > 0.0
-        {
+        let (side, resolution) = if memory.with == j as u32 && memory.secs_left > 0.0 {
             (memory.side, memory)
         } else {
-            let secs_left = if self.config.techniques.remember_resolutions {
-                REMEMBER_SECS
-            } else {
-                0.0
-            };
+            let secs_left = REMEMBER_SECS;
             (
                 fresh,
                 Resolution {

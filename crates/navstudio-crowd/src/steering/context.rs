@@ -8,7 +8,7 @@ use crate::vec2::{Vec2, floor_i32};
 
 use super::{MAX_NEIGHBOURS, NearAgent, Neighbour, StepContext, away_from};
 
-/// With `context_keep_right`, the danger of an oncoming neighbour is centred this far
+/// The danger of an oncoming neighbour is centred this far
 /// (tangent of the angle, here ~27°) to the agent's left of the neighbour's direction.
 const KEEP_RIGHT_LEAN: f32 = 0.5;
 /// With `queue_wait`, a walker counts as ahead within this angle of the heading (cosine,
@@ -55,23 +55,20 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let use_orca = self.config.techniques.context_orca;
         let proximity = if use_orca { 0 } else { neighbours.len() };
         // Danger of a neighbour that walks our way at our pace, relative to one that stands:
-        // none for a member of our own order with `context_pace` (contacts keep its gap).
+        // none for a member of our own order (contacts keep its gap): half of a standing
+        // one's made a queue slow down the closer it packed.
         let own_order = if a.state[i].is_travelling() {
             a.order[i]
         } else {
             NO_ORDER
         };
         let pace_of = |nb: &NearAgent| {
-            if self.config.techniques.context_pace
-                && own_order != NO_ORDER
-                && nb.moving_order == own_order
-            {
+            if own_order != NO_ORDER && nb.moving_order == own_order {
                 0.0
             } else {
                 0.5
             }
         };
-        let keep_right = self.config.techniques.context_keep_right;
         let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32); MAX_NEIGHBOURS];
         for (entry, n) in near.iter_mut().zip(&neighbours[..proximity]) {
             let nb = &self.near[n.slot as usize];
@@ -83,7 +80,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // Keep right: the danger of a neighbour coming toward us leans to our left of
             // it, so the slots passing it on our right are the freer ones — and it, doing
             // the same, passes us on its right (lanes instead of a standoff).
-            let lobe = if keep_right && nb.vel.dot(toward) < 0.0 {
+            let lobe = if nb.vel.dot(toward) < 0.0 {
                 (toward - toward.perp() * KEEP_RIGHT_LEAN).normalize_or_zero()
             } else {
                 toward
@@ -184,12 +181,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let dir = Vec2::from_angle((best as f32 + offset) * step_rad);
         let speed_share = if use_orca {
             dir.dot(goal_dir).max(0.0).min(1.0 - danger[best])
-        } else if self.config.techniques.context_free_speed {
-            // Speed from the danger alone: a detour slot is walked at the pace its danger
-            // allows, not slowed again by how far it turns from the goal.
-            (1.0 - danger[best]).clamp(0.0, 1.0)
         } else {
-            score[best].min(1.0)
+            // Speed from the danger alone: a detour slot is walked at the pace its danger
+            // allows, not slowed again by how far it turns from the goal (at its score,
+            // side-stepping at 60° halved the pace, and where crowds met all crawled).
+            (1.0 - danger[best]).clamp(0.0, 1.0)
         };
         dir * (desired_speed * speed_share)
     }

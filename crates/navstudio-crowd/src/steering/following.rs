@@ -4,7 +4,7 @@
 
 use crate::navigator::Navigator;
 use crate::vec2::Vec2;
-use crate::walls::segment_is_clear;
+use crate::walls::{disc_is_clear, segment_is_clear};
 
 use super::StepContext;
 
@@ -12,6 +12,14 @@ use super::StepContext;
 /// with a clear straight line to its lane, walks straight there whatever the flow says
 /// (see [`StepContext::desired_velocity`]).
 const LANE_STRAIGHT_CELLS: f32 = 4.0;
+
+/// A stalled agent whose way leads into the wall it presses against within this cosine
+/// of head-on goes round it ([`StepContext::round_the_wall`]).
+const HEAD_ON_WALL_COS: f32 = 0.7;
+
+/// How far along a wall [`StepContext::round_the_wall`] looks for a way round, beyond the
+/// agent's diameter. `[Units: cells]`
+const ROUND_WALL_CELLS: f32 = 4.0;
 
 /// The smallest distance from its goal at which an agent starts to slow down (see
 /// [`StepContext::desired_velocity`]). `[Units: m]`
@@ -90,16 +98,35 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         };
         let dir = match a.path[i] {
             Some(path)
-                if self.config.techniques.stuck_recovery
-                    && a.state[i].is_stalled()
+                if a.state[i].is_stalled()
                     && a.wall_normal[i] != Vec2::ZERO
                     && dist > 2.0 * cell =>
             {
-                self.recovery_direction(i, path).unwrap_or(dir)
+                let dir = self.recovery_direction(i, path).unwrap_or(dir);
+                let normal = a.wall_normal[i];
+                // Only for long: a queue pressed against the wall beside a door waits its
+                // turn, and sliding along the wall into the queue's side helps nobody.
+                if dir.dot(normal) < -HEAD_ON_WALL_COS
+                    && a.no_progress_secs[i] >= 2.0 * self.config.stuck_secs
+                {
+                    self.round_the_wall(i, dir, normal).unwrap_or(dir)
+                } else {
+                    dir
+                }
             }
             _ => dir,
         };
-        let dir = if self.config.techniques.rejoin_route && dist > cell {
+        // Near its own goal in a straight line its own type walks, an agent needs no flow:
+        // its goal (a lane of a mixed selection) may lie where the route's more
+        // restrictive type cannot stand, and rejoining the route there pulled it back
+        // from its goal every time it stepped toward it.
+        let needs_route = || {
+            dist > LANE_STRAIGHT_CELLS * cell
+                || !segment_is_clear(p / cell, goal / cell, |x, y| {
+                    self.nav.is_wall(a.type_index[i] as usize, x, y)
+                })
+        };
+        let dir = if dist > cell && needs_route() {
             self.rejoin_direction(i).unwrap_or(dir)
         } else {
             dir
@@ -240,7 +267,44 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         (dir != Vec2::ZERO).then_some(dir)
     }
 
-    /// Rejoining the route (`Techniques::rejoin_route`): for an agent whose path was
+    /// A stalled agent pressed against a wall that its way (`dir`) leads straight into
+    /// (the flow is planned for the centre line of a cell, and a wide disc on it meets the
+    /// wall beside a gap before the gap): the way along the wall to the nearer place where
+    /// its disc can step on along `dir`, each side searched in quarter cells out to the
+    /// agent's diameter plus [`ROUND_WALL_CELLS`] while the disc fits; `None` when
+    /// neither side opens. Sliding cannot find it: a push straight into a wall has no
+    /// component along it.
+    pub(super) fn round_the_wall(&self, i: usize, dir: Vec2, normal: Vec2) -> Option<Vec2> {
+        let a = self.agents;
+        let t = a.type_index[i] as usize;
+        let cell = self.nav_grid.cell_size_m;
+        let r = self.wall_radius(i);
+        let p = a.pos_world[i];
+        let wall = |x, y| self.nav.is_wall(t, x, y);
+        let step = 0.25 * cell;
+        let steps = ((2.0 * r + ROUND_WALL_CELLS * cell) / step).ceil() as i32;
+        let mut open = [true, true];
+        for k in 1..=steps {
+            for (side, tangent) in [normal.perp(), -normal.perp()].into_iter().enumerate() {
+                if !open[side] {
+                    continue;
+                }
+                let q = p + tangent * (k as f32 * step);
+                // Touching the wall it slides along is fine; entering it is not.
+                if !disc_is_clear(q, 0.95 * r, cell, wall) {
+                    open[side] = false;
+                } else if disc_is_clear(q + dir * (0.5 * cell), r, cell, wall) {
+                    return Some(tangent);
+                }
+            }
+            if open == [false, false] {
+                break;
+            }
+        }
+        None
+    }
+
+    /// Rejoining the route: for an agent whose path was
     /// planned for another movement type and whose cell is a wall for that type, the
     /// direction to the centre of the nearest cell both types may use (ties by scan
     /// order), searched out to the path type's wall buffer plus two cells; `None` when

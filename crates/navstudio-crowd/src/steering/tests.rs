@@ -29,9 +29,9 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
         a.goal_world.push(Vec2::new(40.0, 40.0));
     }
     let nav = GridNavigator::new(1.0, 64, 64);
-    // Centre distances: `gap_neighbours` orders mixed radii by gap (its own test below).
-    let mut config = SimConfig::default();
-    config.techniques.gap_neighbours = false;
+    // Centre distances: the context's smallest radius is set to the largest, so no
+    // neighbour is ordered by the gap to its disc (that has its own test below).
+    let config = SimConfig::default();
     let reach = 1.2 + config.separation_margin_m;
     let separation_only = SimConfig {
         weights: SteeringWeights {
@@ -61,7 +61,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             order_destinations: &[],
             replanning: false,
             separation_reach_m: reach,
-            min_radius_m: 0.0,
+            min_radius_m: 1.2,
             step_index: 0,
             collision_states: true,
         };
@@ -123,13 +123,13 @@ fn priority_sum_drops_low_priorities() {
 }
 
 /// Two agents closing head-on whose lateral offset flips sign between two steps (each
-/// side-stepped, which moved the other's closest approach across its path): without
-/// remembered resolutions the agent re-decides and steps back the other way, the
-/// oscillation of seed §001; with them it keeps the side it chose.
+/// side-stepped, which moved the other's closest approach across its path): with the
+/// resolution remembered it keeps the side it chose; deciding afresh (no memory) it would
+/// step back the other way, the oscillation of seed §001.
 #[test]
 fn a_remembered_resolution_keeps_its_side_when_the_offset_flips() {
     let nav = GridNavigator::new(1.0, 16, 16);
-    let side_at = |lateral_m: f32, techniques: Techniques, memory: Resolution| {
+    let side_at = |lateral_m: f32, memory: Resolution| {
         let mut a = Agents::default();
         for (x, y, vx) in [(4.0, 8.0, 2.0), (6.5, 8.0 + lateral_m, -2.0)] {
             let (pos, vel) = (Vec2::new(x, y), Vec2::new(vx, 0.0));
@@ -142,25 +142,18 @@ fn a_remembered_resolution_keeps_its_side_when_the_offset_flips() {
                 Vec2::new(x + 10.0 * vx, y),
             );
         }
-        let config = SimConfig {
-            techniques,
-            ..SimConfig::default()
-        };
+        let config = SimConfig::default();
         with_neighbours(&a, &nav, &config, 0, |ctx, _, n| {
             let (force, decided) = ctx.side_step(0, n, Vec2::new(2.0, 0.0), memory);
             (force.y.signum(), decided)
         })
     };
-    for (remember, keeps) in [(true, true), (false, false)] {
-        let techniques = Techniques {
-            remember_resolutions: remember,
-            ..Techniques::default()
-        };
-        let (first, memory) = side_at(0.1, techniques, Resolution::default());
-        let (second, _) = side_at(-0.1, techniques, memory);
-        assert_eq!(first, -1.0, "the neighbour below: step up (−y)");
-        assert_eq!(second == first, keeps, "remember {remember}");
-    }
+    let (first, memory) = side_at(0.1, Resolution::default());
+    let (second, _) = side_at(-0.1, memory);
+    let (afresh, _) = side_at(-0.1, Resolution::default());
+    assert_eq!(first, -1.0, "the neighbour below: step up (−y)");
+    assert_eq!(second, first, "the remembered side holds");
+    assert_eq!(afresh, -first, "decided afresh it flips");
 }
 
 #[test]
@@ -171,13 +164,13 @@ fn coincident_agents_separate_in_opposite_directions() {
 }
 
 /// Context steering round an agent standing 0.4 m ahead: the chosen slot turns off the
-/// goal. With `context_free_speed` it is walked at the pace its danger leaves; without,
-/// also slowed by how far it turns (`interest − danger`), so meeting crowds crawl.
+/// goal, and is walked at the pace its danger leaves, not also slowed by how far it turns
+/// (at `interest − danger` meeting crowds crawled): at least half the wanted 4 m/s.
 #[test]
-fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
+fn context_steering_walks_a_detour_at_the_pace_its_danger_leaves() {
     let mut nav = GridNavigator::new(1.0, 16, 16);
     nav.add_type("land", vec![1; 16 * 16]).unwrap();
-    let chosen = |free: bool| {
+    let chosen = || {
         let mut a = Agents::default();
         for (x, vx, state) in [(4.0, 2.0, AgentState::Moving), (5.2, 0.0, AgentState::Idle)] {
             let order = if state == AgentState::Moving {
@@ -190,21 +183,17 @@ fn context_free_speed_walks_a_detour_at_the_pace_its_danger_leaves() {
         }
         let config = SimConfig {
             avoidance: AvoidanceMode::Context,
-            techniques: Techniques {
-                context_free_speed: free,
-                ..Techniques::default()
-            },
             ..SimConfig::default()
         };
         with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
             ctx.context(0, slot, n, Vec2::new(4.0, 0.0))
         })
     };
-    let (free, scored) = (chosen(true), chosen(false));
+    let free = chosen();
     assert!(free.y.abs() > 0.25 * free.length(), "a detour: {free:?}");
     assert!(
-        free.length() > scored.length() + 0.4,
-        "free {free:?} vs scored {scored:?}"
+        free.length() > 2.0,
+        "at the pace its danger leaves: {free:?}"
     );
 }
 
@@ -278,23 +267,19 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
     assert!(to_destination.x > 0.0, "the flow: {to_destination:?}");
 }
 
-/// Context steering, two agents of different orders meeting head-on 1.6 m apart: with
-/// `context_keep_right` the oncoming neighbour's danger leans to the agent's left, and it
-/// turns to its right (+y for an agent heading +x, the side contacts side-step to), as
-/// the neighbour does to its own; without, the danger is symmetric round the neighbour and
-/// the slot order picks the side.
+/// Context steering, two agents of different orders meeting head-on 1.6 m apart: the
+/// oncoming neighbour's danger leans to the agent's left, and it turns to its right (+y
+/// for an agent heading +x, the side contacts side-step to), as the neighbour does to its
+/// own (with a danger symmetric round the neighbour, the slot order picked the side, the
+/// same side of the world for both, and they met again).
 #[test]
 fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     let mut nav = GridNavigator::new(1.0, 16, 16);
     nav.add_type("land", vec![1; 16 * 16]).unwrap();
-    let chosen = |keep_right: bool, agent: usize| {
+    let chosen = |agent: usize| {
         let a = oncoming_pair(4.0, 5.6);
         let config = SimConfig {
             avoidance: AvoidanceMode::Context,
-            techniques: Techniques {
-                context_keep_right: keep_right,
-                ..Techniques::default()
-            },
             ..SimConfig::default()
         };
         let heading = Vec2::new(a.vel[agent].x.signum(), 0.0);
@@ -305,13 +290,9 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
         v.dot(heading.perp()) / v.length().max(1e-6)
     };
     for agent in [0, 1] {
-        let right = chosen(true, agent);
+        let right = chosen(agent);
         assert!(right > 0.3, "agent {agent} keeps right: {right}");
     }
-    // Without it the symmetric danger leaves the side to the slot order: both turn to the
-    // same side of the world (one to its right, the other to its left) and meet again.
-    let (first, second) = (chosen(false, 0), chosen(false, 1));
-    assert!(first * second < 0.0, "without: {first} and {second}");
 }
 
 /// Two infantry of different orders on the line y = 8 m, at `x0` walking +x and at `x1`
@@ -389,9 +370,9 @@ fn with_neighbours<R>(
     f(&ctx, slot, &n[..count])
 }
 
-/// `gap_neighbours`: infantry in a ring of twelve others 1 m off, and a large walker
-/// (2.5 m) whose disc touches it 2.8 m off. By centre distance the ten nearest are all
-/// infantry and the walker is not among them; by gap it comes first.
+/// Neighbours by gap: infantry in a ring of twelve others 1 m off, and a large walker
+/// (2.5 m) whose disc touches it 2.8 m off. By centre distance (checked directly) the ten
+/// nearest are all infantry and the walker is not among them; by gap it comes first.
 #[test]
 fn a_touching_large_neighbour_is_among_the_nearest_by_gap() {
     let nav = GridNavigator::new(1.0, 32, 32);
@@ -415,18 +396,20 @@ fn a_touching_large_neighbour_is_among_the_nearest_by_gap() {
     a.radius_m[walker] = 2.5;
     a.mass[walker] = 60_000.0;
     a.neighbour_radius_m[walker] = 8.0;
-    let sees_walker = |by_gap: bool| {
-        let mut config = SimConfig::default();
-        config.techniques.gap_neighbours = by_gap;
-        with_neighbours(&a, &nav, &config, 0, |ctx, _, n| {
-            n.iter()
-                .position(|n| ctx.near[n.slot as usize].index as usize == walker)
-        })
-    };
-    assert_eq!(sees_walker(true), Some(0), "by gap the walker is nearest");
-    assert_eq!(
-        sees_walker(false),
-        None,
+    let config = SimConfig::default();
+    let seen = with_neighbours(&a, &nav, &config, 0, |ctx, _, n| {
+        n.iter()
+            .position(|n| ctx.near[n.slot as usize].index as usize == walker)
+    });
+    assert_eq!(seen, Some(0), "by gap the walker is nearest");
+    let mut by_centre: Vec<(f32, usize)> = (1..a.len())
+        .map(|j| ((a.pos_world[j] - centre).length(), j))
+        .collect();
+    by_centre.sort_by(|x, y| x.0.total_cmp(&y.0));
+    assert!(
+        by_centre[..config.max_neighbours]
+            .iter()
+            .all(|&(_, j)| j != walker),
         "by centre it is not among the ten"
     );
 }
@@ -472,4 +455,54 @@ fn collision_states_follow_a_predicted_collision_from_unresolved_to_clear() {
     }
     // 0.25 s at 60 Hz.
     assert_eq!(steps, 15);
+}
+
+/// `context_orca`: context steering behind an agent of another order walking the same
+/// way at the same pace 1.2 m ahead. Proximity danger grows with closeness whatever the
+/// neighbour does, so the agent slows; with the neighbour's ORCA half-plane as the danger
+/// nothing forbids walking on behind it at the same pace, so it keeps (nearly) its speed.
+#[test]
+fn context_orca_writes_no_danger_for_a_neighbour_walking_away_at_our_pace() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let speed = |context_orca: bool| {
+        let mut a = Agents::default();
+        let v = Vec2::new(2.0, 0.0);
+        let goal = Vec2::new(15.0, 8.0);
+        push_agent(&mut a, Vec2::new(4.0, 8.0), v, AgentState::Moving, 0, goal);
+        push_agent(&mut a, Vec2::new(5.2, 8.0), v, AgentState::Moving, 1, goal);
+        let config = SimConfig {
+            avoidance: AvoidanceMode::Context,
+            techniques: Techniques {
+                context_orca,
+                ..Techniques::default()
+            },
+            ..SimConfig::default()
+        };
+        with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
+            ctx.context(0, slot, n, Vec2::new(2.0, 0.0))
+        })
+        .x
+    };
+    let (with, without) = (speed(true), speed(false));
+    assert!(with > 1.8, "with context_orca it walks on: {with}");
+    assert!(
+        without < with - 0.3,
+        "proximity danger slows it: {without} vs {with}"
+    );
+}
+
+/// A scenario saved when the algorithm's parts were switches still loads: the retired
+/// names are ignored, the remaining switches read.
+#[test]
+fn techniques_saved_with_retired_switches_still_load() {
+    let t: Techniques =
+        ron::from_str("(resolve_contacts: false, orca_contacts: true, queue_wait: false)").unwrap();
+    assert_eq!(
+        t,
+        Techniques {
+            resolve_contacts: false,
+            ..Techniques::default()
+        }
+    );
 }

@@ -5,10 +5,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use std::time::Instant;
+
 use rayon::prelude::*;
 
-use super::{FAR, FAR_STORED, LANDMARK_COUNT, Landmarks};
-use crate::grid::GridSpec;
+use super::prepare::{Prep, reversed_csr};
+use super::{FAR, FAR_STORED, Landmarks};
 use crate::layer::NavLayer;
 use crate::portals::csr_edges;
 
@@ -26,18 +28,50 @@ pub struct LandmarkBuilder {
     tables: Vec<Vec<u32>>,
     /// The next table, part-searched by [`Self::step_until`].
     current: Option<DistanceRun>,
+    /// Longest finite distance in `tables` (the stored step follows from it).
+    longest: u32,
+    /// What is left of picking the landmarks and reversing the graph, for a builder from
+    /// [`Self::start`]; `sources` and `reverse` are empty until it is done.
+    prep: Option<Prep>,
+    /// Stored landmark columns made so far by [`Self::finish_until`], in order; the last
+    /// one is complete up to node `stored`.
+    columns: Vec<Vec<[u16; 2]>>,
+    /// Nodes of the last column in `columns` stored so far.
+    stored: usize,
 }
+
+/// Nodes whose entries one piece of [`LandmarkBuilder::finish_until`] stores (few in tests,
+/// so that small maps pause inside a column too).
+const STORE_PIECE: usize = if cfg!(test) { 100 } else { 1 << 15 };
 
 impl LandmarkBuilder {
     /// Picks the landmarks of `layer`, over its portal graph.
     #[must_use]
     pub fn new(layer: &NavLayer) -> Self {
+        let mut builder = Self::start(layer);
+        if let Some((sources, reverse)) =
+            builder.prep.take().and_then(|mut p| p.advance(layer, None))
+        {
+            (builder.sources, builder.reverse) = (sources, reverse);
+        }
+        builder
+    }
+
+    /// A build of `layer`'s landmarks that picks them and reverses the graph in
+    /// [`Self::step_until`] too, a piece at a time, so that a time-sliced rebuild keeps its
+    /// budget from the first piece on.
+    #[must_use]
+    pub fn start(layer: &NavLayer) -> Self {
         Self {
-            sources: pick_landmarks(layer, LANDMARK_COUNT),
+            sources: Vec::new(),
             forward: None,
-            reverse: reversed(layer),
+            reverse: (Vec::new(), Vec::new(), Vec::new()),
             tables: Vec::new(),
             current: None,
+            longest: 0,
+            prep: Some(Prep::new(layer)),
+            columns: Vec::new(),
+            stored: 0,
         }
     }
 
@@ -52,13 +86,17 @@ impl LandmarkBuilder {
             reverse,
             tables: Vec::new(),
             current: None,
+            longest: 0,
+            prep: None,
+            columns: Vec::new(),
+            stored: 0,
         }
     }
 
     /// Computes the next two tables (in parallel); `true` when all are done. `layer` must be
     /// the one the builder was made for, unchanged.
     pub fn step(&mut self, layer: &NavLayer) -> bool {
-        if self.current.is_some() {
+        if self.prep.is_some() || self.current.is_some() {
             return self.step_until(layer, None);
         }
         let total = self.sources.len() * 2;
@@ -95,17 +133,36 @@ impl LandmarkBuilder {
                 distances_from(graph, sources[t / 2])
             })
             .collect();
-        self.tables.extend(done);
+        for table in done {
+            self.push_table(table);
+        }
         self.tables.len() >= total
+    }
+
+    /// Adds a finished table, keeping [`Self::longest`] up to date.
+    fn push_table(&mut self, table: Vec<u32>) {
+        let longest = table.iter().copied().filter(|&d| d != FAR).max();
+        self.longest = self.longest.max(longest.unwrap_or(0));
+        self.tables.push(table);
     }
 
     /// Searches one table at a time on this thread, pausing inside a search once `deadline`
     /// has passed (checked every few thousand nodes), so a time-sliced rebuild keeps its
-    /// budget however big the graph; `true` when every table is done. `None` runs to the
-    /// end of the current table.
-    pub fn step_until(&mut self, layer: &NavLayer, deadline: Option<std::time::Instant>) -> bool {
+    /// budget however big the graph; `true` when every table is done. A builder from
+    /// [`Self::start`] first picks its landmarks and reverses the graph, pausing likewise
+    /// between pieces. `None` runs to the end of the current table.
+    pub fn step_until(&mut self, layer: &NavLayer, deadline: Option<Instant>) -> bool {
         /// Nodes settled between looks at the clock (well under 0.1 ms).
         const POPS: usize = 2048;
+        if let Some(prep) = self.prep.as_mut() {
+            let Some((sources, reverse)) = prep.advance(layer, deadline) else {
+                return false;
+            };
+            (self.sources, self.reverse, self.prep) = (sources, reverse, None);
+            if past(deadline) {
+                return self.is_done();
+            }
+        }
         let total = self.sources.len() * 2;
         loop {
             let t = self.tables.len();
@@ -139,14 +196,14 @@ impl LandmarkBuilder {
                 if run.advance(&graph, POPS) {
                     break;
                 }
-                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                if past(deadline) {
                     return false;
                 }
             }
             if let Some(done) = self.current.take() {
-                self.tables.push(done.dist);
+                self.push_table(done.dist);
             }
-            if deadline.is_none_or(|d| std::time::Instant::now() >= d) {
+            if deadline.is_none_or(|d| Instant::now() >= d) {
                 return self.tables.len() >= total;
             }
         }
@@ -155,7 +212,7 @@ impl LandmarkBuilder {
     /// Whether every table is done (only [`Self::finish`] is left).
     #[must_use]
     pub fn is_done(&self) -> bool {
-        self.tables.len() >= self.sources.len() * 2
+        self.prep.is_none() && self.tables.len() >= self.sources.len() * 2
     }
 
     /// Whether it searches a graph of its own ([`Self::over_graph`]).
@@ -174,33 +231,123 @@ impl LandmarkBuilder {
     /// [`LandmarkBuilder::finish`] storing distances in units of `step` cost units (by
     /// default the least that fits the longest distance in 16 bits).
     pub(super) fn finish_with_step(self, layer: &NavLayer, step: Option<u32>) -> Option<Landmarks> {
-        if self.sources.is_empty() || self.tables.len() != 2 * self.sources.len() {
+        if self.sources.is_empty() || !self.is_done() || !self.columns.is_empty() {
             return None;
         }
-        let n = self
-            .forward
+        let n = self.node_count(layer);
+        let step = step.unwrap_or_else(|| self.stored_step());
+        let columns = self
+            .tables
+            .chunks_exact(2)
+            .map(|pair| stored_column(&pair[0], &pair[1], n, step))
+            .collect();
+        Some(Landmarks { columns, step })
+    }
+
+    /// Once every table is done: stores the tables as [`LandmarkBuilder::finish`] does, with
+    /// node `v`'s entries at `rank[v]` when `rank` has an entry per node (as
+    /// [`Landmarks::reordered`] puts them), a block of nodes of one landmark at a time,
+    /// pausing once `deadline` has passed; `true` when all are stored (then
+    /// [`Self::into_landmarks`]). `None` stores them all.
+    pub fn finish_until(
+        &mut self,
+        layer: &NavLayer,
+        rank: Option<&[u32]>,
+        deadline: Option<Instant>,
+    ) -> bool {
+        if !self.is_done() {
+            return false;
+        }
+        let n = self.node_count(layer);
+        let rank = rank.filter(|r| r.len() == n);
+        let step = self.stored_step();
+        loop {
+            let k = self.columns.len();
+            if self.stored >= n && k >= self.sources.len() {
+                return true;
+            }
+            if self.stored >= n || k == 0 {
+                // The previous column is complete: its tables are no longer needed.
+                if let Some(done) = k.checked_sub(1) {
+                    self.tables[2 * done] = Vec::new();
+                    self.tables[2 * done + 1] = Vec::new();
+                }
+                self.columns.push(vec![[FAR_STORED; 2]; n]);
+                self.stored = 0;
+            }
+            let k = self.columns.len() - 1;
+            let end = (self.stored + STORE_PIECE).min(n);
+            store_entries(
+                &mut self.columns[k],
+                (&self.tables[2 * k], &self.tables[2 * k + 1]),
+                self.stored..end,
+                step,
+                rank,
+            );
+            self.stored = end;
+            if past(deadline) {
+                return self.stored >= n && self.columns.len() >= self.sources.len();
+            }
+        }
+    }
+
+    /// The tables [`Self::finish_until`] stored; `None` for a layer without nodes or an
+    /// unfinished build.
+    #[must_use]
+    pub fn into_landmarks(self) -> Option<Landmarks> {
+        let complete = self.columns.last().is_some_and(|c| self.stored >= c.len());
+        if self.sources.is_empty() || self.columns.len() != self.sources.len() || !complete {
+            return None;
+        }
+        let step = self.stored_step();
+        Some(Landmarks {
+            columns: self.columns,
+            step,
+        })
+    }
+
+    /// The landmark nodes (empty until picked).
+    #[cfg(test)]
+    pub(super) fn sources(&self) -> &[u32] {
+        &self.sources
+    }
+
+    /// Nodes the tables cover.
+    fn node_count(&self, layer: &NavLayer) -> usize {
+        self.forward
             .as_ref()
-            .map_or(layer.nodes.len(), |f| f.0.len().saturating_sub(1));
-        tables_to_landmarks(self.tables, n, step)
+            .map_or(layer.nodes.len(), |f| f.0.len().saturating_sub(1))
+    }
+
+    /// Cost units per stored unit: the least that fits the longest distance in 16 bits.
+    fn stored_step(&self) -> u32 {
+        self.longest.div_ceil(u32::from(FAR_STORED - 1)).max(1)
     }
 }
 
-/// Landmark tables from forward and backward distance tables (in that order per landmark)
-/// over `n` nodes.
-fn tables_to_landmarks(tables: Vec<Vec<u32>>, n: usize, step: Option<u32>) -> Option<Landmarks> {
-    if tables.is_empty() || !tables.len().is_multiple_of(2) {
-        return None;
-    }
-    let step = step.unwrap_or_else(|| {
-        let longest = tables
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|&d| d != FAR)
-            .max()
-            .unwrap_or(0);
-        longest.div_ceil(u32::from(FAR_STORED - 1)).max(1)
-    });
+/// Whether `deadline` has passed.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// One landmark's stored column over `n` nodes from its forward and backward tables, in
+/// units of `step`.
+fn stored_column(forward: &[u32], backward: &[u32], n: usize, step: u32) -> Vec<[u16; 2]> {
+    let mut column = vec![[FAR_STORED; 2]; n];
+    store_entries(&mut column, (forward, backward), 0..n, step, None);
+    column
+}
+
+/// Stores the entries of nodes `range` from the `(forward, backward)` tables into `column`
+/// in units of `step`, node `v` at `rank[v]` when given (nodes beyond the tables stay
+/// unreachable).
+fn store_entries(
+    column: &mut [[u16; 2]],
+    (forward, backward): (&[u32], &[u32]),
+    range: std::ops::Range<usize>,
+    step: u32,
+    rank: Option<&[u32]>,
+) {
     let store = |d: u32| {
         if d == FAR {
             FAR_STORED
@@ -208,95 +355,13 @@ fn tables_to_landmarks(tables: Vec<Vec<u32>>, n: usize, step: Option<u32>) -> Op
             u16::try_from(d / step).unwrap_or(FAR_STORED - 1)
         }
     };
-    let columns = tables
-        .chunks_exact(2)
-        .map(|pair| {
-            let mut column = vec![[FAR_STORED; 2]; n];
-            for (entry, (&fwd, &bwd)) in column.iter_mut().zip(pair[0].iter().zip(&pair[1])) {
-                *entry = [store(fwd), store(bwd)];
-            }
-            column
-        })
-        .collect();
-    Some(Landmarks { columns, step })
-}
-
-/// Landmark nodes: the nodes nearest to the map's corners and edge midpoints, among the
-/// nodes of the island holding the most nodes (other islands keep the octile heuristic).
-pub(super) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
-    let candidates: Vec<(u32, (u32, u32), u32)> = layer
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (i as u32, n.center, n.island))
-        .collect();
-    pick_near_perimeter(layer.cost.spec, &candidates, count)
-}
-
-/// Of `candidates` (`(id, centre cell, island)`), the ids of the ones on the island with the
-/// most candidates nearest to `count` points evenly spaced along the map's perimeter.
-pub(crate) fn pick_near_perimeter(
-    spec: GridSpec,
-    candidates: &[(u32, (u32, u32), u32)],
-    count: usize,
-) -> Vec<u32> {
-    if candidates.is_empty() {
-        return Vec::new();
+    for v in range {
+        let (Some(&fwd), Some(&bwd)) = (forward.get(v), backward.get(v)) else {
+            break;
+        };
+        let to = rank.map_or(v, |r| r[v] as usize);
+        column[to] = [store(fwd), store(bwd)];
     }
-    let mut per_island: Vec<(u32, u32)> = candidates.iter().map(|c| (c.2, 0)).collect();
-    per_island.sort_unstable();
-    per_island.dedup();
-    for c in candidates {
-        if let Ok(i) = per_island.binary_search_by_key(&c.2, |&(id, _)| id) {
-            per_island[i].1 += 1;
-        }
-    }
-    let Some(&(island, _)) = per_island
-        .iter()
-        .max_by_key(|&&(id, nodes)| (nodes, Reverse(id)))
-    else {
-        return Vec::new();
-    };
-    let (w, h) = (spec.width.saturating_sub(1), spec.height.saturating_sub(1));
-    // Evenly spaced along the perimeter, starting at the top-left corner.
-    let perimeter = 2 * (u64::from(w) + u64::from(h));
-    let (w, h) = (u64::from(w), u64::from(h));
-    let targets: Vec<(u32, u32)> = (0..count as u64)
-        .map(|k| {
-            // Walk the perimeter clockwise: top, right, bottom, left edge.
-            let t = perimeter * k / count as u64;
-            let p = if t < w {
-                (t, 0)
-            } else if t < w + h {
-                (w, t - w)
-            } else if t < 2 * w + h {
-                (w - (t - w - h), h)
-            } else {
-                (0, h - (t - 2 * w - h).min(h))
-            };
-            (p.0 as u32, p.1 as u32)
-        })
-        .collect();
-    let mut picked: Vec<u32> = Vec::with_capacity(count);
-    for &(tx, ty) in &targets {
-        let nearest = candidates
-            .iter()
-            .filter(|c| c.2 == island)
-            .min_by_key(|c| {
-                let (dx, dy) = (c.1.0.abs_diff(tx), c.1.1.abs_diff(ty));
-                (
-                    u64::from(dx) * u64::from(dx) + u64::from(dy) * u64::from(dy),
-                    c.0,
-                )
-            })
-            .map(|c| c.0);
-        if let Some(node) = nearest
-            && !picked.contains(&node)
-        {
-            picked.push(node);
-        }
-    }
-    picked
 }
 
 /// A graph in compressed sparse row form.
@@ -304,44 +369,6 @@ pub(super) struct Csr<'a> {
     pub(super) offsets: &'a [u32],
     pub(super) targets: &'a [u32],
     pub(super) weights: &'a [u32],
-}
-
-/// The portal graph with every edge reversed, as `(offsets, targets, weights)`.
-fn reversed(layer: &NavLayer) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let g = &layer.graph;
-    reversed_csr(&g.offsets, &g.targets, &g.weights)
-}
-
-/// A graph in compressed sparse row form with every edge reversed.
-pub(super) fn reversed_csr(
-    offsets: &[u32],
-    targets: &[u32],
-    weights: &[u32],
-) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let n = offsets.len().saturating_sub(1);
-    let mut rev_offsets = vec![0u32; n + 1];
-    for &t in targets {
-        if (t as usize) < n {
-            rev_offsets[t as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        rev_offsets[i + 1] += rev_offsets[i];
-    }
-    let mut fill = rev_offsets.clone();
-    let mut rev_targets = vec![0u32; targets.len()];
-    let mut rev_weights = vec![0u32; targets.len()];
-    for from in 0..n as u32 {
-        for (to, w) in csr_edges(offsets, targets, weights, from) {
-            let Some(slot) = fill.get_mut(to as usize) else {
-                continue;
-            };
-            rev_targets[*slot as usize] = from;
-            rev_weights[*slot as usize] = w;
-            *slot += 1;
-        }
-    }
-    (rev_offsets, rev_targets, rev_weights)
 }
 
 /// Largest edge weight for which [`distances_from`] uses Dial's buckets (one per weight).

@@ -33,8 +33,13 @@ pub use write::{PackageMeta, encode_section, manifest_for, to_bytes, write};
 
 /// First 8 bytes of every package.
 pub const MAGIC: [u8; 8] = *b"NAVSTPKG";
-/// The package format version this build writes; it reads this version and version 1.
-pub const FORMAT_VERSION: u32 = 2;
+/// The newest package format version this build reads and writes. Version 3 is version 2
+/// with the manifest's `requires` list: the chunk kinds a reader must understand to use the
+/// package (`links` when the map has links). A package that requires nothing is written as
+/// version 2, byte for byte as before, so older readers still open it.
+pub const FORMAT_VERSION: u32 = 3;
+/// The version a package that requires no chunk kind is written as.
+pub const BASE_VERSION: u32 = 2;
 /// The oldest format version this build reads.
 pub const OLDEST_VERSION: u32 = 1;
 /// Size of the fixed header of a version 2 package.
@@ -155,6 +160,9 @@ pub enum ChunkKind {
     /// border nodes (maps from [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, instead of
     /// [`ChunkKind::Landmarks`]).
     Hierarchy,
+    /// Map-wide (listed under movement type 0), at most one: the nav links
+    /// ([`crate::links`]). A package with links lists `links` in the manifest's `requires`.
+    Links,
 }
 
 impl ChunkKind {
@@ -164,7 +172,7 @@ impl ChunkKind {
     pub const REGIONAL: [Self; 3] = [Self::Cost, Self::IslandFields, Self::Flows];
 
     /// The kinds stored at most once per movement type, which a reader can do without.
-    pub const OPTIONAL: [Self; 2] = [Self::Landmarks, Self::Hierarchy];
+    pub const OPTIONAL: [Self; 3] = [Self::Landmarks, Self::Hierarchy, Self::Links];
 
     /// The name the manifest uses.
     #[must_use]
@@ -172,6 +180,7 @@ impl ChunkKind {
         match self {
             Self::Landmarks => "alt_landmarks",
             Self::Hierarchy => "hierarchy",
+            Self::Links => "links",
             Self::Windows => "windows",
             Self::Graph => "graph",
             Self::SectorIslands => "sector_islands",
@@ -201,7 +210,7 @@ impl ChunkKind {
             Self::Cost => SectionKind::Cost,
             Self::Flows => SectionKind::Flows,
             // Sizes of the landmark tables count with the graph, whose search they speed.
-            Self::Landmarks | Self::Hierarchy => SectionKind::Graph,
+            Self::Landmarks | Self::Hierarchy | Self::Links => SectionKind::Graph,
         }
     }
 }
@@ -269,6 +278,10 @@ pub struct Manifest {
     /// The chunk index, in file order (version 2; empty in version 1).
     #[serde(default)]
     pub chunks: Vec<ChunkInfo>,
+    /// Chunk kinds a reader must understand to use the package (version 3); a reader
+    /// refuses a package that requires a kind it does not know.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
 }
 
 /// How many bytes one kind of data of one movement type takes: a version 1 section, or
@@ -290,7 +303,7 @@ pub struct SectionInfo {
 /// A package read from disk: the manifest, the section sizes and the navigation data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Package {
-    /// The format version of the file (1 or 2).
+    /// The format version of the file (1, 2 or 3).
     pub version: u32,
     /// The readable manifest.
     pub manifest: Manifest,
@@ -305,6 +318,8 @@ pub struct Package {
     /// [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors); decoded on the type's first
     /// request.
     pub hierarchies: Vec<Option<StoredHierarchy>>,
+    /// The nav links (none in packages without a `links` chunk).
+    pub links: Vec<crate::links::NavLink>,
 }
 
 /// One movement type's sector hierarchy (with its landmark tables) as the package stores

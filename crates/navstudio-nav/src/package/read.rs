@@ -14,8 +14,8 @@ use super::decode::{
     parse_island_fields, parse_sector_islands, parse_windows, portal_bounds,
 };
 use super::{
-    ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package, PackageError,
-    RegionGrid, SectionInfo, SectionKind, StoredHierarchy, StoredLandmarks,
+    BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package,
+    PackageError, RegionGrid, SectionInfo, SectionKind, StoredHierarchy, StoredLandmarks,
 };
 use crate::hierarchy::{CLUSTER_SECTORS, Hierarchy};
 use crate::landmarks::{LANDMARK_COUNT, Landmarks};
@@ -65,7 +65,7 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
     }
     match header.u32("header").map_err(|f| err.fault(f))? {
         1 => super::read_v1::from_bytes_at(bytes, err),
-        FORMAT_VERSION => read_v2(bytes, err),
+        version @ (BASE_VERSION | FORMAT_VERSION) => read_v2(bytes, err, version),
         found if found > FORMAT_VERSION => Err(PackageError::NewerVersion {
             path: path.to_path_buf(),
             found,
@@ -80,7 +80,7 @@ fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
     }
 }
 
-fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
+fn read_v2(bytes: &[u8], err: Faults<'_>, version: u32) -> Result<Package, PackageError> {
     let (manifest_len, manifest_crc) = header_v2(bytes, err)?;
     let manifest_bytes = ByteReader::new(bytes.get(HEADER_LEN..).unwrap_or_default())
         .take(manifest_len, "manifest")
@@ -178,9 +178,15 @@ fn read_v2(bytes: &[u8], err: Faults<'_>) -> Result<Package, PackageError> {
     let (layers, tables): (Vec<_>, Vec<_>) = layers.into_iter().unzip();
     let (landmarks, hierarchies): (Vec<_>, Vec<_>) = tables.into_iter().unzip();
 
+    let links = match by_key.get(&(0, ChunkKind::Links, None)) {
+        Some(&i) => crate::links::codec::from_bytes(&raw[i], spec.width, spec.height)
+            .map_err(|w| err.invalid(format!("links chunk: {w}")))?,
+        None => Vec::new(),
+    };
     let sections = section_sizes(&manifest);
     Ok(Package {
-        version: FORMAT_VERSION,
+        version,
+        links,
         nav: NavData {
             spec,
             cell_size_m: manifest.cell_size_m,
@@ -217,6 +223,15 @@ pub(super) fn manifest_v2(
     let manifest: Manifest = serde_json::from_slice(manifest_bytes)
         .map_err(|e| err.invalid(format!("the manifest is not readable JSON ({e})")))?;
     let spec = check_manifest(&manifest).map_err(|w| err.invalid(w))?;
+    if let Some(unknown) = manifest
+        .requires
+        .iter()
+        .find(|k| ChunkKind::from_name(k).is_none())
+    {
+        return Err(err.invalid(format!(
+            "it requires chunk kind \"{unknown}\", which this navstudio does not read; upgrade navstudio"
+        )));
+    }
     if !(1..=MAX_REGION_SECTORS).contains(&manifest.region_sectors) {
         return Err(err.invalid(format!(
             "region size {} sectors is out of range",
@@ -302,6 +317,11 @@ pub(super) fn check_index(
                 c.kind, c.layer, c.region
             )));
         };
+        if kind == ChunkKind::Links && layer != 0 {
+            return Err(err.invalid(format!(
+                "chunk {index} (links) names movement type {layer}; the links chunk is map-wide and names type 0"
+            )));
+        }
         if std::mem::replace(slot, true) {
             return Err(err.invalid(format!("chunk {index} ({}) appears twice", c.kind)));
         }
@@ -386,6 +406,9 @@ fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u
         (ChunkKind::IslandFields, Some(_)) => 4 + 8 * region_sectors + 8 * region_cells,
         (ChunkKind::Flows, Some(_)) => 8 + region_nodes * (8 + ss * ss),
         (ChunkKind::SectorIslands, None) => 8 + 4 * sectors,
+        (ChunkKind::Links, None) => {
+            4 + (crate::links::codec::RECORD_LEN * crate::links::codec::MAX_LINKS) as u64
+        }
         (ChunkKind::Landmarks, None) => {
             12 + 4 * (4 * LANDMARK_COUNT as u64) * sectors * nodes_per_sector
         }

@@ -139,6 +139,7 @@ pub(super) fn from_bytes_at(bytes: &[u8], err: Faults<'_>) -> Result<Package, Pa
         .collect::<Result<Vec<_>, _>>()?;
 
     Ok(Package {
+        links: Vec::new(),
         version: 1,
         // Version 1 stored no landmark tables: a world computes them on first use.
         landmarks: vec![None; layers.len()],

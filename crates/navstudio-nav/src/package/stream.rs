@@ -27,7 +27,7 @@ use super::decode::{
 };
 use super::read::{check_index, header_v2, manifest_v2};
 use super::{
-    ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
+    BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
     StoredHierarchy, StoredLandmarks,
 };
 use crate::hierarchy::Hierarchy;
@@ -64,6 +64,8 @@ pub struct PackageStream {
 /// that reads the rest on demand.
 #[derive(Debug)]
 pub struct OpenedPackage {
+    /// The nav links (see [`crate::links`]).
+    pub links: Vec<crate::links::NavLink>,
     /// Every movement type with its island ids per sector only: no island fields (the cells'
     /// ids in mixed sectors) until [`PackageStream::load_island_fields`], no windows, nodes or
     /// graph until [`PackageStream::load_globals`], no cost or flow tiles until
@@ -73,7 +75,7 @@ pub struct OpenedPackage {
     pub stream: PackageStream,
 }
 
-/// Whether the file at `path` is a version 2 package (the only version that streams).
+/// Whether the file at `path` is a version 2 or 3 package (the versions that stream).
 ///
 /// # Errors
 /// [`PackageError::Io`] when the file cannot be read.
@@ -87,7 +89,10 @@ pub fn is_streamable(path: &Path) -> Result<bool, PackageError> {
     let n = file.read(&mut head).map_err(io)?;
     Ok(n == head.len()
         && head[..MAGIC.len()] == MAGIC
-        && u32::from_le_bytes([head[8], head[9], head[10], head[11]]) == FORMAT_VERSION)
+        && matches!(
+            u32::from_le_bytes([head[8], head[9], head[10], head[11]]),
+            BASE_VERSION | FORMAT_VERSION
+        ))
 }
 
 /// Opens a version 2 package for streaming.
@@ -115,7 +120,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
         });
     }
     let version = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != BASE_VERSION {
         return Err(err.invalid(format!(
             "format version {version} does not stream; read it with package::read"
         )));
@@ -137,6 +142,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     let mut island_fields: Vec<Vec<usize>> = vec![Vec::new(); layer_count];
     let mut regional = vec![vec![[usize::MAX; 2]; region_count]; layer_count];
     let mut globals = vec![[None; 4]; layer_count];
+    let mut links_chunk = None;
     for c in &chunks {
         match (c.kind, c.region) {
             (ChunkKind::Cost, Some(r)) => regional[c.layer][r as usize][0] = c.index,
@@ -146,6 +152,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
             (ChunkKind::Landmarks, _) => globals[c.layer][2] = Some(c.index),
             (ChunkKind::Hierarchy, _) => globals[c.layer][3] = Some(c.index),
             (ChunkKind::SectorIslands, _) => sector_islands[c.layer] = Some(c.index),
+            (ChunkKind::Links, _) => links_chunk = Some(c.index),
             (ChunkKind::IslandFields, _) => island_fields[c.layer].push(c.index),
             // check_index lets no regional chunk go without its region.
             (ChunkKind::Cost | ChunkKind::Flows, None) => {}
@@ -178,7 +185,16 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
         .enumerate()
         .map(|(layer, (index, stored))| stream.decode_islands(layer, index, &stored))
         .collect::<Result<_, _>>()?;
+    let links = match links_chunk {
+        Some(index) => {
+            let raw = stream.decompressed(index, &stream.stored(index)?)?;
+            crate::links::codec::from_bytes(&raw, regions.spec.width, regions.spec.height)
+                .map_err(|w| err.invalid(format!("links chunk: {w}")))?
+        }
+        None => Vec::new(),
+    };
     Ok(OpenedPackage {
+        links,
         nav: NavData {
             spec: regions.spec,
             cell_size_m: stream.manifest.cell_size_m,

@@ -10,8 +10,8 @@ use rayon::prelude::*;
 use super::atomic;
 use super::codec::ByteWriter;
 use super::{
-    ChunkInfo, ChunkKind, FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest, PackageError,
-    REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
+    BASE_VERSION, ChunkInfo, ChunkKind, FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest,
+    PackageError, REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
 use crate::hierarchy::Hierarchy;
 use crate::landmarks::Landmarks;
@@ -32,6 +32,8 @@ pub struct PackageMeta {
     /// per portal node (`Some(false)`), or whichever pays on the map's size (`None`, see
     /// [`crate::hierarchy::pays_off`]).
     pub hierarchy: Option<bool>,
+    /// The nav links, stored in the `links` chunk (the package then requires it).
+    pub links: Vec<crate::links::NavLink>,
 }
 
 /// Builds the manifest for `nav`, without the chunk index.
@@ -77,6 +79,11 @@ fn manifest_with(
             .collect(),
         region_sectors: REGION_SECTORS,
         chunks: Vec::new(),
+        requires: if meta.links.is_empty() {
+            Vec::new()
+        } else {
+            vec![ChunkKind::Links.name().to_owned()]
+        },
     }
 }
 
@@ -212,6 +219,13 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
                 })
         })
         .collect();
+    if !meta.links.is_empty() {
+        jobs.push(ChunkJob {
+            layer: 0,
+            kind: ChunkKind::Links,
+            region: None,
+        });
+    }
     for region in 0..regions.count() {
         for layer in 0..layer_count {
             jobs.extend(ChunkKind::REGIONAL.map(|kind| ChunkJob {
@@ -232,6 +246,7 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
             let l = &nav.layers[job.layer as usize];
             let f = &flows[job.layer as usize];
             let raw = match job.region {
+                None if job.kind == ChunkKind::Links => crate::links::codec::to_bytes(&meta.links),
                 None if job.kind == ChunkKind::SectorIslands => sector_islands(l),
                 None => encode_section_with(job.kind.section(), l, f),
                 Some(r) => encode_region(
@@ -289,7 +304,12 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let mut head = ByteWriter::default();
     head.bytes.reserve(HEADER_LEN + manifest_text.len());
     head.raw(&MAGIC);
-    head.u32(FORMAT_VERSION);
+    // Nothing required: version 2, which readers from before `requires` open.
+    head.u32(if manifest.requires.is_empty() {
+        BASE_VERSION
+    } else {
+        FORMAT_VERSION
+    });
     head.len_u32(manifest_text.len());
     head.u32(crc32fast::hash(manifest_text.as_bytes()));
     head.u32(0);
@@ -375,7 +395,8 @@ fn encode_region(
         | ChunkKind::Graph
         | ChunkKind::SectorIslands
         | ChunkKind::Landmarks
-        | ChunkKind::Hierarchy => {}
+        | ChunkKind::Hierarchy
+        | ChunkKind::Links => {}
     }
     w.bytes
 }

@@ -47,6 +47,11 @@ impl NavWorld {
 
     /// Whether `layer`'s requests search over the sector hierarchy.
     pub(super) fn uses_clusters(&self, layer: usize) -> bool {
+        // The hierarchy knows nothing of links: a type with links is searched flat, with
+        // landmark tables over its link end nodes too.
+        if self.layer_has_links(layer) {
+            return false;
+        }
         match self.search_mode {
             SearchMode::Flat => false,
             SearchMode::Clusters => true,
@@ -187,8 +192,13 @@ impl NavWorld {
     }
 
     /// Starts recomputing `layer`'s landmark tables after a rebuild: over the hierarchy's
-    /// border graph when its requests use one, over the portal graph otherwise.
+    /// border graph when its requests use one, over the portal graph otherwise (picking
+    /// the landmarks in the build's first pieces).
     pub(super) fn start_landmark_build(&mut self, layer: usize) -> Option<LandmarkBuilder> {
+        if self.layer_has_links(layer) {
+            // Its tables cover the end nodes: the type's next request builds them.
+            return None;
+        }
         if self.uses_clusters(layer) {
             self.ensure_hierarchy_with(layer, false);
             let l = &self.nav.layers[layer];
@@ -196,16 +206,17 @@ impl NavWorld {
             let h = self.hierarchies.get(layer)?.as_ref()?;
             return ClusterLandmarks::builder(&h.hierarchy, l, graph);
         }
-        Some(LandmarkBuilder::new(&self.nav.layers[layer]))
+        Some(LandmarkBuilder::start(&self.nav.layers[layer]))
     }
 
-    /// Puts the tables of a finished build in place.
+    /// Puts the tables of a build whose tables are stored
+    /// ([`LandmarkBuilder::finish_until`], over the portal graph in the search's order) in
+    /// place.
     pub(super) fn finish_landmark_build(&mut self, layer: usize, done: LandmarkBuilder) {
-        let l = &self.nav.layers[layer];
         if done.is_over_own_graph() {
             if let Some(h) = self.hierarchies.get_mut(layer).and_then(Option::as_mut) {
                 h.landmarks = done
-                    .finish(l)
+                    .into_landmarks()
                     .map(|tables| ClusterLandmarks::from_tables(&h.hierarchy, tables));
             }
             return;
@@ -213,12 +224,7 @@ impl NavWorld {
         if self.landmarks.len() <= layer {
             self.landmarks.resize_with(layer + 1, || None);
         }
-        self.search_graph(layer);
-        let l = &self.nav.layers[layer];
-        let ranked = self.search_graphs[layer]
-            .as_ref()
-            .and_then(|graph| done.finish(l).map(|m| m.reordered(graph.search_ids())));
-        self.landmarks[layer] = ranked;
+        self.landmarks[layer] = done.into_landmarks();
     }
 
     /// Builds every layer's search structures now — landmark tables, or the hierarchy where

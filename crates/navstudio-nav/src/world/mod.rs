@@ -20,17 +20,24 @@ use super::landmarks::{LandmarkBuilder, Landmarks};
 use super::layer::NavLayer;
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
+mod budget;
 mod clusters;
 mod goal_field;
+mod landmark_builds;
+mod links;
 mod moving;
+mod replan;
 mod request;
 mod sample;
+#[cfg(test)]
+mod slicing_tests;
 mod stamps;
 mod streaming;
 
 pub use clusters::{LayerHierarchy, SearchMode};
 pub use goal_field::GoalField;
 use goal_field::{GoalFieldCache, cheapest_field};
+pub use links::LinkStep;
 pub use moving::{GoalMove, GoalMoveStats};
 use sample::PulledCache;
 use stamps::AppliedStamp;
@@ -161,6 +168,9 @@ pub struct PathState {
     /// `(portal node, remaining cost to the goal)` of the goal sectors' nodes and of every
     /// node on a route, in the order found: where a source added later merges in.
     finishes: Vec<(u32, u32)>,
+    /// The movement type's link end nodes the routes were planned over (their flow tiles,
+    /// and which exits are link entries); `None` for a type without links.
+    pub links: Option<Arc<crate::links::overlay::LayerLinks>>,
 }
 
 /// A path as an agent steered by [`NavWorld::sample_flow`] walks it: the pulled string.
@@ -175,6 +185,9 @@ pub struct TracedPath {
     pub length: f64,
     /// The goal the path arrives at (of a goal set: the one this source flows to).
     pub goal: (u32, u32),
+    /// The links traversed, in order: `(index into cells of the entry cell, link id)`; the
+    /// next cell is on the link's exit.
+    pub links: Vec<(usize, u32)>,
 }
 
 impl PathState {
@@ -248,6 +261,11 @@ pub struct NavWorld {
     costs_changed: bool,
     /// Live paths still to re-plan after a drained rebuild queue, taken from the back.
     replans: Vec<PathId>,
+    /// The path at the back of `replans` once its goal field is built (see `replan.rs`).
+    replan_ready: Option<PathId>,
+    /// What each kind of rebuild unit took lately, to stop a call before one that would
+    /// overrun its budget.
+    unit_costs: budget::UnitCosts,
     /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
@@ -268,6 +286,8 @@ pub struct NavWorld {
     cluster_local: crate::hierarchy::LocalSearch,
     /// The package file and region residency of a world opened with [`NavWorld::open`].
     streamed: Option<streaming::Streamed>,
+    /// The links, their end nodes per movement type and reachability across them.
+    links: links::WorldLinks,
     finish: FinishCosts,
     scratch: SearchScratch,
     integ: IntegratorScratch,
@@ -283,6 +303,10 @@ impl NavWorld {
         let mut world = Self::from_nav(package.nav);
         world.stored_landmarks = package.landmarks;
         world.stored_hierarchies = package.hierarchies;
+        // The reader checked them against the map.
+        if world.set_links(package.links).is_err() {
+            world.links = links::WorldLinks::default();
+        }
         world
     }
 
@@ -313,6 +337,8 @@ impl NavWorld {
             move_stats: GoalMoveStats::default(),
             costs_changed: false,
             replans: Vec::new(),
+            replan_ready: None,
+            unit_costs: budget::UnitCosts::default(),
             search_graphs: Vec::new(),
             hierarchies: Vec::new(),
             stored_hierarchies: Vec::new(),
@@ -321,6 +347,7 @@ impl NavWorld {
             cluster_open: Vec::new(),
             cluster_local: crate::hierarchy::LocalSearch::default(),
             streamed: None,
+            links: links::WorldLinks::default(),
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),
@@ -401,6 +428,10 @@ impl NavWorld {
         if self.landmarks.len() < self.nav.layers.len() {
             self.landmarks.resize_with(self.nav.layers.len(), || None);
         }
+        if self.layer_has_links(layer) {
+            self.ensure_link_landmarks(layer);
+            return;
+        }
         let l = &self.nav.layers[layer];
         let stale = self.landmarks[layer]
             .as_ref()
@@ -438,7 +469,11 @@ impl NavWorld {
                 .resize_with(self.nav.layers.len(), || None);
         }
         if self.search_graphs[layer].is_none() {
-            let graph = SearchGraph::new(&self.nav.layers[layer]);
+            let mut graph = SearchGraph::new(&self.nav.layers[layer]);
+            if self.layer_has_links(layer) {
+                // The end nodes follow the layer's nodes as they are now.
+                graph = graph.with_links(&self.build_layer_links(layer));
+            }
             self.search_graphs[layer] = Some(graph);
         }
         self.release_portal_edges(layer);
@@ -477,11 +512,13 @@ impl NavWorld {
         self.goal_cache.stats()
     }
 
-    /// Whether `b` can be reached from `a` by movement type `layer`: equal non-zero island ids.
+    /// Whether `b` can be reached from `a` by movement type `layer`: equal non-zero island
+    /// ids, or islands a chain of links the type may use joins in that direction (a one-way
+    /// drop reaches the foot of the cliff from the top, not the top from the foot). Two
+    /// binary searches over the islands links touch and one bit.
     #[must_use]
     pub fn is_reachable(&self, layer: usize, a: (u32, u32), b: (u32, u32)) -> bool {
-        let ia = self.island_at(layer, a);
-        ia != 0 && ia == self.island_at(layer, b)
+        self.island_reaches(layer, self.island_at(layer, a), self.island_at(layer, b))
     }
 
     /// Island id of `cell` for movement type `layer` (0 for walls, cells off the map and

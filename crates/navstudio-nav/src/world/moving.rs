@@ -3,8 +3,9 @@
 //! old route stays in use, and the new route replaces it under the same [`PathId`]. Sources
 //! added later merge into the routes already planned.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use super::budget::{Slice, Unit};
 use super::goal_field::{cheapest_field, sector_costs_from};
 use super::sample::PulledCache;
 use super::{NavWorld, PathError, PathId};
@@ -154,8 +155,9 @@ impl NavWorld {
         let mut new: Vec<(u32, u32)> = Vec::with_capacity(cells.len());
         for &c in cells {
             let island = l.islands.island_at(c.0, c.1);
-            if island != 0
-                && p.goal_islands.binary_search(&island).is_ok()
+            if p.goal_islands
+                .iter()
+                .any(|&g| self.island_reaches(p.layer, island, g))
                 && !p.sources.contains(&c)
                 && !new.contains(&c)
             {
@@ -201,18 +203,18 @@ impl NavWorld {
         self.move_stats
     }
 
-    /// Re-plans queued goal moves, one path at a time, until `budget` from `start` is spent
-    /// (at least one per call, so the queue always advances). Each new route replaces its
-    /// path's whole state at once, so agents switch between two complete routes. Returns
-    /// `true` when the queue is empty.
-    pub(super) fn replan_moved_goals(&mut self, start: Instant, budget: Duration) -> bool {
-        let mut first = true;
+    /// Re-plans queued goal moves, one path at a time, while `clock` allows (at least one
+    /// per call, so the queue always advances). Each new route replaces its path's whole
+    /// state at once, so agents switch between two complete routes. Returns `true` when the
+    /// queue is empty.
+    pub(super) fn replan_moved_goals(&mut self, clock: &mut Slice) -> bool {
         while let Some(&id) = self.goal_moves.keys().next() {
-            if !first && start.elapsed() >= budget {
+            if !clock.may_start(&self.unit_costs, Unit::MovedGoal) {
                 return false;
             }
-            first = false;
+            let at = Instant::now();
             self.replan_moved_goal(id);
+            clock.done(&mut self.unit_costs, Unit::MovedGoal, at);
         }
         true
     }

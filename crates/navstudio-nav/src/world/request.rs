@@ -67,7 +67,9 @@ impl NavWorld {
             return false;
         };
         let island = self.island_at(p.layer, cell);
-        island != 0 && p.goal_islands.binary_search(&island).is_ok()
+        p.goal_islands
+            .iter()
+            .any(|&g| self.island_reaches(p.layer, island, g))
     }
 
     pub(super) fn plan(
@@ -97,10 +99,12 @@ impl NavWorld {
         if goal_islands.is_empty() {
             return Err(PathError::GoalIsWall(first_goal));
         }
+        // On a goal's island, or on one that links lead from to a goal's.
+        let reaches = |from: u32, to: u32| self.island_reaches(layer, from, to);
         let reachable: Vec<(u32, u32)> = sources
             .iter()
             .copied()
-            .filter(|&c| goal_islands.binary_search(&island(c)).is_ok())
+            .filter(|&c| goal_islands.iter().any(|&g| reaches(island(c), g)))
             .collect();
         if reachable.is_empty() {
             if let Some(&wall) = sources.first()
@@ -114,8 +118,8 @@ impl NavWorld {
         let mut source_islands: Vec<u32> = reachable.iter().map(|&c| island(c)).collect();
         source_islands.sort_unstable();
         source_islands.dedup();
-        goal_islands.retain(|i| source_islands.binary_search(i).is_ok());
-        let kept = |g: &(u32, u32)| source_islands.binary_search(&island(*g)).is_ok();
+        goal_islands.retain(|&g| source_islands.iter().any(|&s| reaches(s, g)));
+        let kept = |g: &(u32, u32)| goal_islands.binary_search(&island(*g)).is_ok();
         let Some(&goal) = goals.iter().find(|g| kept(g)) else {
             return Err(PathError::Unreachable(first_goal));
         };
@@ -143,6 +147,7 @@ impl NavWorld {
             corridor: None,
             pulled: PulledCache::default(),
             finishes: Vec::new(),
+            links: None,
         };
         // A streamed world loads what the search reads: the goals' and sources' sectors.
         self.evict_regions();
@@ -183,6 +188,7 @@ impl NavWorld {
             |((x0, y0), (x1, y1)), &(x, y)| ((x0.min(x), y0.min(y)), (x1.max(x), y1.max(y))),
         );
         self.ensure_request_sectors(layer, new_sources, &p.goals)?;
+        self.ensure_link_sectors(layer)?;
         // A map of one cluster has no border nodes to put landmark tables on: the flat
         // search with its tables is then both exact and faster.
         let clustered = self.uses_clusters(layer) && {
@@ -196,6 +202,24 @@ impl NavWorld {
         }
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
+        // Link end nodes in the goal sectors finish too (an island a ferry alone reaches has
+        // no portal to finish on), at their cost to the sector's nearest goal.
+        let link_layer = self
+            .links
+            .layers
+            .get(layer)
+            .cloned()
+            .flatten()
+            .filter(|ll| !ll.is_empty());
+        if p.links.is_none()
+            && let Some(ll) = &link_layer
+        {
+            for (&sector, cells) in &goal_sectors {
+                let costs = ll.costs_from(l, sector, cells, &mut self.integ);
+                p.finishes.extend(costs);
+            }
+        }
+        p.links = link_layer;
         let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) else {
             return Err(PathError::UnknownType(layer));
         };
@@ -205,7 +229,7 @@ impl NavWorld {
             .and_then(Option::as_ref)
             .filter(|_| clustered);
         let remaining = &mut self.finish;
-        remaining.reset(l.nodes.len());
+        remaining.reset(graph.len());
         let mut bounds = match hierarchy {
             Some(h) => h.landmarks.as_ref().map(ClusterLandmarks::bounds),
             None => self
@@ -289,6 +313,9 @@ impl NavWorld {
                 continue;
             }
             let mut starts = sector_costs_from(l, src_sector, &[src], &mut self.integ);
+            if let Some(ll) = &p.links {
+                starts.extend(ll.costs_from(l, src_sector, &[src], &mut self.integ));
+            }
             // What the window offers from the source, in the graph's measure.
             let start_in_window = starts
                 .iter()
@@ -419,7 +446,12 @@ impl NavWorld {
                         p.route_first.insert(entered);
                     }
                 }
-                if sector != entered {
+                // A link's entry is its sector's exit, even to the same sector (a ladder).
+                let traversal = p
+                    .links
+                    .as_ref()
+                    .is_some_and(|ll| ll.is_traversal(graph.node_id(a), graph.node_id(b)));
+                if sector != entered || traversal {
                     let rest = remaining.get(a).unwrap_or(u32::MAX);
                     let node = graph.node_id(a);
                     let list: &mut Vec<(u32, u32)> = p.exits.entry(sector).or_default();
@@ -438,7 +470,14 @@ impl NavWorld {
         // Where only split sectors use it, a path without one needs none (and keeps the
         // cheap in-sector goal moves of `move_goal`).
         let split = self.seamless_where_split && p.exits.values().any(|e| e.len() > 1);
-        p.corridor = (everywhere || split).then(|| {
+        // The corridor integrates over the ground: a route over a link keeps the tiles.
+        let over_link = p.links.as_ref().is_some_and(|ll| {
+            p.exits
+                .values()
+                .flatten()
+                .any(|&(_, n)| ll.end(n).is_some())
+        });
+        p.corridor = (!over_link && (everywhere || split)).then(|| {
             let around_goals = p
                 .goal_fields
                 .iter()

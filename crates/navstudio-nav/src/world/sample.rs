@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
-use crate::grid::{CLEAR, DIR_NONE, DIRECTIONS, FLOW_LOS, WALL};
+use crate::grid::{CLEAR, DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
 use crate::layer::NavLayer;
 
 /// Look-ahead targets by cell, filled by [`NavWorld::sample_flow`] on first use: a
@@ -252,16 +252,17 @@ impl NavWorld {
         let p = self.paths.get(&id)?;
         let l = &self.nav.layers[p.layer];
         let (cost, spec) = (&l.cost, l.cost.spec);
-        let island = self.island_at(p.layer, source);
-        if island == 0 || p.goal_islands.binary_search(&island).is_err() {
+        if !self.path_reaches(id, source) {
             return None;
         }
         let mut string = Pulled {
             cells: vec![source],
             waypoints: vec![source],
             length: 0.0,
+            links: Vec::new(),
         };
-        // The flow's steps since the last point fixed (the source or the end of a walk).
+        // The flow's steps since the last point fixed (the source, the end of a walk or of a
+        // link).
         let mut anchor = source;
         let mut run: Vec<((u32, u32), f32)> = Vec::new();
         let mut cell = source;
@@ -270,11 +271,14 @@ impl NavWorld {
         // slides back and forth in a corner ends (as `None`) within the call's bound.
         let mut walk_steps = 8 * (spec.width as usize + spec.height as usize);
         for _ in 0..cap {
+            // At a link the route takes: across it to its exit (a jump in the string).
+            let link = self.link_step_at(p, cell);
             let f = self.flow_at(p, cell);
             let end = p.is_goal(cell) || f.is_some_and(|f| f & FLOW_LOS != 0);
-            if end || f.is_none() {
+            if end || f.is_none() || link.is_some() {
                 if let Some(goal) = self.pull_run(p, anchor, &run, &mut string) {
-                    let passes = if self.flow_lookahead < 2 {
+                    // Relaxing runs over the string's cells, which a link's jump breaks.
+                    let passes = if self.flow_lookahead < 2 || !string.links.is_empty() {
                         0
                     } else {
                         RELAX_PASSES
@@ -286,6 +290,15 @@ impl NavWorld {
                 }
                 run.clear();
                 anchor = cell;
+            }
+            if let Some(step) = link {
+                string.links.push((string.cells.len() - 1, step.id));
+                string.length += euclidean(cell, step.exit);
+                string.cells.push(step.exit);
+                string.waypoints.push(step.exit);
+                cell = step.exit;
+                anchor = cell;
+                continue;
             }
             let Some(f) = f else {
                 let walked = string.cells.len();
@@ -393,12 +406,14 @@ impl NavWorld {
                 cells: Vec::new(),
                 waypoints: Vec::new(),
                 length: 0.0,
+                links: Vec::new(),
             };
         };
         let mut out = Pulled {
             cells: vec![first],
             waypoints: vec![first],
             length: 0.0,
+            links: Vec::new(),
         };
         let (mut at, mut i) = (first, 0);
         while i < chain.len() {
@@ -422,6 +437,7 @@ impl NavWorld {
                 cells: string.cells.clone(),
                 waypoints: string.waypoints.clone(),
                 length: string.length,
+                links: string.links.clone(),
             }
         }
     }
@@ -435,6 +451,8 @@ struct Pulled {
     cells: Vec<(u32, u32)>,
     waypoints: Vec<(u32, u32)>,
     length: f64,
+    /// As [`TracedPath::links`].
+    links: Vec<(usize, u32)>,
 }
 
 impl Pulled {
@@ -444,6 +462,7 @@ impl Pulled {
             waypoints: self.waypoints,
             length: self.length,
             goal,
+            links: self.links,
         }
     }
 }
@@ -804,10 +823,15 @@ impl<'a> FlowCursor<'a> {
         let (x0, y0, w) = self.origin;
         let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
         self.exits.iter().find_map(|&(_, node)| {
-            let tile = l
-                .flows
-                .tiles
-                .get(*l.flows.node_tile.get(node as usize)? as usize)?;
+            let tile: &[u8] = match self.path.links.as_ref().and_then(|ll| ll.end(node)) {
+                // A link's entry: the flow ends there (see `NavWorld::link_at`).
+                Some(end) if end.cells.contains(&cell) => return Some(FLOW_PATHABLE | DIR_NONE),
+                Some(end) => &end.tile,
+                None => l
+                    .flows
+                    .tiles
+                    .get(*l.flows.node_tile.get(node as usize)? as usize)?,
+            };
             let f = *tile.get(i)?;
             (f & 0x0F != DIR_NONE).then_some(f)
         })

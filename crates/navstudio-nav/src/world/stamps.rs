@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::budget::{Slice, Unit};
 use super::sample::PulledCache;
-use super::{NavWorld, PathId, StampHandle};
+use super::{NavWorld, StampHandle};
 use crate::grid::WALL;
 use crate::layer::rebuild_sectors;
 
@@ -295,150 +296,98 @@ impl NavWorld {
     /// being recomputed, and goals moved across a sector border (see [`Self::move_goal`]).
     #[must_use]
     pub fn pending_rebuilds(&self) -> usize {
-        self.dirty.len() + self.landmark_builds.len() + self.goal_moves.len() + self.replans.len()
+        self.dirty.len()
+            + self.landmark_builds.len()
+            + self.goal_moves.len()
+            + self.replans.len()
+            + usize::from(self.links_pending())
     }
 
     /// Drains the rebuild queue for about `budget`. Moved goals are re-planned first (at
     /// least one per call), as they are what agents wait on. Then dirty sectors are rebuilt
     /// in batches (portals, graph edges, islands, flow tiles of them and their neighbours),
-    /// in sector order, and landmark tables recomputed a slice of a search at a time; when
-    /// they are done, cached goal fields are dropped and live paths re-planned, one at a
-    /// time. Every part looks at the clock between units of work (on a 1024² map each about
-    /// 2 ms of CPU at most: a batch of sectors, a landmark table's finishing, a path's
-    /// re-plan), and each call does at least one unit. Returns `true` when nothing is left.
+    /// in sector order, and landmark tables recomputed a piece at a time (picking the
+    /// landmarks, searches, storing the tables); when they are done, cached goal fields are
+    /// dropped and live paths re-planned, one at a time, each in two units (its goal field,
+    /// then its route), published whole. Work that runs whole starts only when what is left
+    /// of the budget is expected to hold it (see `budget.rs`); sliced work checks the clock
+    /// every few thousand nodes; each call does at least one unit. Where a call stops
+    /// depends on the clock, what a drained queue leaves does not. Returns `true` when
+    /// nothing is left.
     pub fn rebuild(&mut self, budget: Duration) -> bool {
-        let start = Instant::now();
-        if !self.replan_moved_goals(start, budget) {
+        let mut clock = Slice::new(budget);
+        if !self.replan_moved_goals(&mut clock) {
             return false;
         }
+        // Link changes: one unit of their own (see `links.rs`).
+        if self.apply_link_changes() {
+            clock.worked();
+            if clock.spent() {
+                return false;
+            }
+        }
         if !self.costs_changed {
-            return self.replan_live_paths(start, budget);
+            return self.replan_live_paths(&mut clock);
         }
-        // Whether this call did a unit of work yet: the clock stops it only after one, so a
-        // loop with any budget finishes.
-        let mut worked = false;
         while !self.dirty.is_empty() {
-            let Some(&(layer, _)) = self.dirty.iter().next() else {
-                break;
-            };
-            let batch: Vec<u32> = self
-                .dirty
-                .iter()
-                .filter(|(l, _)| *l == layer)
-                .take(BATCH)
-                .map(|&(_, s)| s)
-                .collect();
-            for &s in &batch {
-                self.dirty.remove(&(layer, s));
-            }
-            // The hierarchy is in the old search ids: its clusters around the batch are
-            // recomputed on the layer's next request or below, the others moved.
-            let had_hierarchy = self.mark_clusters_dirty(layer, &batch);
-            rebuild_sectors(&mut Arc::make_mut(&mut self.nav).layers[layer], &batch);
-            self.forget_pulled();
-            if let Some(graph) = self.search_graphs.get_mut(layer) {
-                *graph = None;
-            }
-            // Landmark tables are indexed by node id and hold the old costs: recompute them
-            // (below, time-sliced too) for layers that had them.
-            let stored = self
-                .stored_landmarks
-                .get_mut(layer)
-                .and_then(Option::take)
-                .is_some();
-            let built = self
-                .landmarks
-                .get_mut(layer)
-                .and_then(Option::take)
-                .is_some();
-            if stored || built || had_hierarchy || self.landmark_builds.contains_key(&layer) {
-                self.landmark_builds.insert(layer, None);
-            }
-            worked = true;
-            if start.elapsed() >= budget && !self.dirty.is_empty() {
+            if !clock.may_start(&self.unit_costs, Unit::Batch) {
                 return false;
             }
+            let at = Instant::now();
+            self.rebuild_batch();
+            clock.done(&mut self.unit_costs, Unit::Batch, at);
         }
-        let mut builds = std::mem::take(&mut self.landmark_builds);
-        while let Some((&layer, slot)) = builds.iter_mut().next() {
-            if slot.is_none() {
-                if worked && start.elapsed() >= budget {
-                    self.landmark_builds = builds;
-                    return false;
-                }
-                *slot = self.start_landmark_build(layer);
-                worked = true;
-            }
-            let Some(builder) = slot.as_mut() else {
-                builds.remove(&layer);
-                continue;
-            };
-            let searched = !builder.is_done();
-            let l = &self.nav.layers[layer];
-            if !builder.step_until(l, Some(start + budget)) {
-                self.landmark_builds = builds;
-                return false;
-            }
-            worked |= searched;
-            if worked && start.elapsed() >= budget {
-                self.landmark_builds = builds;
-                return false;
-            }
-            // The tables are put in the search graph's order: laying it out is a unit of
-            // its own, then finishing the tables another.
-            let flat = !builder.is_over_own_graph();
-            if flat && self.search_graphs.get(layer).is_none_or(Option::is_none) {
-                self.search_graph(layer);
-                if start.elapsed() >= budget {
-                    self.landmark_builds = builds;
-                    return false;
-                }
-            }
-            if let Some(done) = builds.remove(&layer).flatten() {
-                self.finish_landmark_build(layer, done);
-                worked = true;
-            }
+        // Island ids may have been renumbered: reachability across links follows them.
+        self.refresh_link_reach();
+        if !self.advance_landmark_builds(&mut clock) {
+            return false;
         }
         self.costs_changed = false;
         self.goal_cache.clear();
         if self.replan_on_rebuild {
             self.replans = self.paths.keys().rev().copied().collect();
+            self.replan_ready = None;
         }
-        if worked && start.elapsed() >= budget && !self.replans.is_empty() {
-            return false;
-        }
-        self.replan_live_paths(start, budget)
+        self.replan_live_paths(&mut clock)
     }
 
-    /// Re-plans the live paths a drained queue left (see [`Self::rebuild`]) until `budget`
-    /// from `start` is spent; `true` when none is left.
-    fn replan_live_paths(&mut self, start: Instant, budget: Duration) -> bool {
-        while let Some(id) = self.replans.pop() {
-            self.replan_path(id);
-            if start.elapsed() >= budget && !self.replans.is_empty() {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Plans path `id` again from its sources to its goals under the same id, or drops it
-    /// when it can no longer be routed.
-    fn replan_path(&mut self, id: PathId) {
-        let Some(old) = self.paths.get(&id) else {
+    /// Rebuilds the next batch of dirty sectors (of the first layer with any).
+    fn rebuild_batch(&mut self) {
+        let Some(&(layer, _)) = self.dirty.iter().next() else {
             return;
         };
-        let (layer, sources) = (old.layer, old.sources.clone());
-        let goals: Vec<(u32, u32)> = std::iter::once(old.goal)
-            .chain(old.goals.iter().copied())
+        let batch: Vec<u32> = self
+            .dirty
+            .iter()
+            .filter(|(l, _)| *l == layer)
+            .take(BATCH)
+            .map(|&(_, s)| s)
             .collect();
-        match self.plan(layer, &sources, &goals) {
-            Ok(state) => {
-                self.paths.insert(id, state);
-            }
-            Err(_) => {
-                self.paths.remove(&id);
-            }
+        for &s in &batch {
+            self.dirty.remove(&(layer, s));
+        }
+        // The hierarchy is in the old search ids: its clusters around the batch are
+        // recomputed on the layer's next request or below, the others moved.
+        let had_hierarchy = self.mark_clusters_dirty(layer, &batch);
+        rebuild_sectors(&mut Arc::make_mut(&mut self.nav).layers[layer], &batch);
+        self.forget_pulled();
+        if let Some(graph) = self.search_graphs.get_mut(layer) {
+            *graph = None;
+        }
+        // Landmark tables are indexed by node id and hold the old costs: recompute them
+        // (in the queue, time-sliced too) for layers that had them.
+        let stored = self
+            .stored_landmarks
+            .get_mut(layer)
+            .and_then(Option::take)
+            .is_some();
+        let built = self
+            .landmarks
+            .get_mut(layer)
+            .and_then(Option::take)
+            .is_some();
+        if stored || built || had_hierarchy || self.landmark_builds.contains_key(&layer) {
+            self.landmark_builds.insert(layer, None);
         }
     }
 }

@@ -105,6 +105,8 @@ impl NavWorld {
         let regions = opened.stream.regions().count() as usize;
         let layers = opened.nav.layers.len();
         let mut world = Self::from_nav(opened.nav);
+        // The reader checked them against the map.
+        let _ = world.set_links(opened.links);
         world.stored_landmarks = vec![None; layers];
         world.stored_hierarchies = vec![None; layers];
         world.streamed = Some(Streamed {

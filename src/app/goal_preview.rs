@@ -85,6 +85,8 @@ struct GoalJob {
     world: Option<(NavWorld, u64)>,
     /// Heat map and LOS shown: the image is built with the result.
     show: (bool, bool),
+    /// The document's links (a fresh world takes them).
+    links: Vec<crate::nav::links::NavLink>,
     repaint: Option<egui::Context>,
 }
 
@@ -163,6 +165,8 @@ fn run_goal_thread(jobs: &Receiver<GoalJob>, done: &Sender<GoalDone>) {
             _ => {
                 let mut world = NavWorld::from_nav(Arc::clone(&job.nav));
                 world.set_landmarks(false);
+                // Checked against the map when taken from the document.
+                let _ = world.set_links(std::mem::take(&mut job.links));
                 world
             }
         };
@@ -242,7 +246,10 @@ fn compute(
     let mut user_source = None;
     if let Some(src) = pick.source {
         let island = l.islands.island_at(src.0, src.1);
-        if islands.binary_search(&island).is_ok() {
+        // Island ids are the ground's: links may join the source's to a goal's.
+        if islands.binary_search(&island).is_ok()
+            || goals.iter().any(|&g| world.is_reachable(layer, src, g))
+        {
             sources = vec![src];
             user_source = Some(src);
         } else {
@@ -270,7 +277,12 @@ fn compute(
                 p.routes.first().map_or_else(Vec::new, |r| {
                     r.nodes
                         .iter()
-                        .filter_map(|&n| l.nodes.get(n as usize).map(|node| node.center))
+                        .filter_map(|&n| {
+                            l.nodes.get(n as usize).map(|node| node.center).or_else(|| {
+                                // A link's end node: its centre.
+                                p.links.as_ref()?.end(n).map(|e| e.center)
+                            })
+                        })
                         .collect()
                 })
             } else {
@@ -345,6 +357,13 @@ fn compute(
 }
 
 impl GoalPreview {
+    /// Whether `to` is reachable from `from` for `layer` in the preview's world, links
+    /// counted; `None` while the world is on the goal thread.
+    #[must_use]
+    pub fn reaches(&self, layer: usize, from: (u32, u32), to: (u32, u32)) -> Option<bool> {
+        self.world.as_ref().map(|w| w.is_reachable(layer, from, to))
+    }
+
     /// Asks for a new preview if the nav data, the selected type or the pick changed, and
     /// takes a finished one. `show` is the heat map and LOS visibility (the image is built
     /// with the preview); `repaint` is woken when a preview is ready. Returns whether
@@ -356,7 +375,11 @@ impl GoalPreview {
         repaint: Option<&egui::Context>,
     ) -> bool {
         let mut changed = self.take_finished();
-        let key = (state.nav_version, state.selected_type, state.goal.clone());
+        let key = (
+            state.preview_version(),
+            state.selected_type,
+            state.goal.clone(),
+        );
         if self.key.as_ref() == Some(&key) {
             return changed;
         }
@@ -383,6 +406,7 @@ impl GoalPreview {
             nav: Arc::clone(nav),
             world,
             show,
+            links: state.nav_links(),
             repaint: repaint.cloned(),
         };
         if self.thread.is_none() {

@@ -1,11 +1,12 @@
-//! The paint brush: dabs along the pointer path write into a paint layer. A stroke is
+//! The paint brush: dabs along the pointer path paint a paint layer. A stroke is
 //! spacing-independent — each cell keeps the strongest brush weight it received during the
 //! stroke, and its new value is computed from its value before the stroke — so a slow drag
-//! and a fast one give the same result, and the finished stroke is one undoable command.
+//! and a fast one give the same result. Each pointer move is a command; the history folds a
+//! stroke's commands into one undo step.
 
 use std::collections::BTreeMap;
 
-use crate::map::{MapDocument, PaintCell, PaintForce, PaintLayer, PaintTarget};
+use crate::map::{MapDocument, PaintCell, PaintForce, PaintTarget};
 
 use crate::app::model::commands::{CellChange, Command};
 use crate::nav::grid::CellRect;
@@ -153,26 +154,28 @@ impl BrushSettings {
     }
 }
 
-/// A brush stroke in progress. Its dabs are written into the document as the pointer
-/// moves (so the overlay follows the brush), and [`Stroke::finish`] turns it into one
-/// [`Command`] for the history.
+/// A brush stroke in progress. Each pointer move becomes a [`Command`] for the cells it
+/// changed ([`Stroke::extend_to`]); the editor executes those as parts of one gesture, which
+/// the history folds into one undo step. The stroke never writes the document itself.
 #[derive(Clone, Debug)]
 pub struct Stroke {
     settings: BrushSettings,
     layer: usize,
-    created: Option<(PaintTarget, String)>,
+    /// The layer to create (target and side file) with the first command that changes a
+    /// cell, when the document has none for the target yet.
+    create: Option<(PaintTarget, String)>,
     width: u32,
     height: u32,
     /// Cell index → (value before the stroke, strongest weight so far).
     touched: BTreeMap<u32, (PaintCell, f32)>,
     last_pos_cell: Option<(f32, f32)>,
-    rect: CellRect,
 }
 
 impl Stroke {
-    /// Starts a stroke on the layer for `target`, adding that layer when missing.
+    /// Starts a stroke on the layer for `target` (which its first command adds when missing).
+    #[must_use]
     pub fn begin(
-        document: &mut MapDocument,
+        document: &MapDocument,
         width: u32,
         height: u32,
         settings: BrushSettings,
@@ -183,70 +186,85 @@ impl Stroke {
             .paint
             .iter()
             .position(|l| l.target == target && l.cells.len() == cell_count);
-        let (layer, created) = match existing {
+        let (layer, create) = match existing {
             Some(i) => (i, None),
             None => {
                 let file = document.unused_paint_file(&target);
-                document.paint.push(PaintLayer {
-                    target: target.clone(),
-                    file: file.clone(),
-                    cells: vec![PaintCell::default(); cell_count],
-                });
-                (document.paint.len() - 1, Some((target, file)))
+                (document.paint.len(), Some((target, file)))
             }
         };
         Self {
             settings,
             layer,
-            created,
+            create,
             width,
             height,
             touched: BTreeMap::new(),
             last_pos_cell: None,
-            rect: CellRect {
-                x0: 0,
-                y0: 0,
-                x1: 0,
-                y1: 0,
-            },
         }
     }
 
     /// Paints dabs from the previous pointer position to `pos_cell` (continuous cell
     /// coordinates: cell `(x, y)` spans `x..x+1`), spaced so fast drags leave no gaps.
-    /// Returns the cells that changed.
-    pub fn extend_to(
-        &mut self,
-        document: &mut MapDocument,
-        pos_cell: (f32, f32),
-    ) -> Option<CellRect> {
+    /// Returns the command that changes those cells of `document`, `None` when none change.
+    pub fn extend_to(&mut self, document: &MapDocument, pos_cell: (f32, f32)) -> Option<Command> {
         let from = self.last_pos_cell.unwrap_or(pos_cell);
         self.last_pos_cell = Some(pos_cell);
         let spacing = (self.settings.radius_cells * 0.25).max(0.25);
         let length = (pos_cell.0 - from.0).hypot(pos_cell.1 - from.1);
         let steps = (length / spacing).ceil().max(1.0) as usize;
-        let mut changed: Option<CellRect> = None;
+        let cells = if self.create.is_some() {
+            None
+        } else {
+            Some(&document.paint.get(self.layer)?.cells)
+        };
+        // Cell index → (value in the document, value after this move).
+        let mut segment: BTreeMap<u32, (PaintCell, PaintCell)> = BTreeMap::new();
         for k in 0..=steps {
             let t = k as f32 / steps as f32;
             let centre = (
                 from.0 + (pos_cell.0 - from.0) * t,
                 from.1 + (pos_cell.1 - from.1) * t,
             );
-            if let Some(rect) = self.dab(document, centre) {
-                changed = Some(changed.map_or(rect, |c| c.union(&rect)));
-            }
+            self.dab(cells.map(Vec::as_slice), centre, &mut segment);
         }
-        changed
+        let mut rect: Option<CellRect> = None;
+        let changes: Vec<CellChange> = segment
+            .into_iter()
+            .filter(|(_, (before, after))| before != after)
+            .map(|(index, (before, after))| {
+                let r = CellRect::cell(index % self.width, index / self.width);
+                rect = Some(rect.map_or(r, |c| c.union(&r)));
+                CellChange {
+                    index,
+                    before,
+                    after,
+                }
+            })
+            .collect();
+        let rect = rect?;
+        Some(Command::PaintStroke {
+            layer: self.layer,
+            created: self.create.take(),
+            cell_count: self.width as usize * self.height as usize,
+            changes,
+            rect,
+        })
     }
 
-    fn dab(&mut self, document: &mut MapDocument, centre: (f32, f32)) -> Option<CellRect> {
-        let layer = document.paint.get_mut(self.layer)?;
+    /// One dab at `centre` over the layer's `cells` (`None`: a layer not created yet, all
+    /// cells unpainted), into this move's `segment`.
+    fn dab(
+        &mut self,
+        cells: Option<&[PaintCell]>,
+        centre: (f32, f32),
+        segment: &mut BTreeMap<u32, (PaintCell, PaintCell)>,
+    ) {
         let r = self.settings.radius_cells.max(0.5);
         let x0 = (centre.0 - r).floor().max(0.0) as u32;
         let y0 = (centre.1 - r).floor().max(0.0) as u32;
         let x1 = ((centre.0 + r).ceil().max(0.0) as u32).min(self.width);
         let y1 = ((centre.1 + r).ceil().max(0.0) as u32).min(self.height);
-        let mut changed: Option<CellRect> = None;
         for y in y0..y1 {
             for x in x0..x1 {
                 let weight = self
@@ -256,57 +274,22 @@ impl Stroke {
                     continue;
                 }
                 let index = y * self.width + x;
-                let Some(cell) = layer.cells.get_mut(index as usize) else {
-                    continue;
+                let current = match cells {
+                    Some(cells) => match cells.get(index as usize) {
+                        Some(&c) => c,
+                        None => continue,
+                    },
+                    None => PaintCell::default(),
                 };
-                let entry = self.touched.entry(index).or_insert((*cell, 0.0));
+                let entry = self.touched.entry(index).or_insert((current, 0.0));
                 if weight <= entry.1 {
                     continue;
                 }
                 entry.1 = weight;
                 let new = self.settings.paint(entry.0, weight);
-                if new != *cell {
-                    *cell = new;
-                    let r = CellRect::cell(x, y);
-                    changed = Some(changed.map_or(r, |c| c.union(&r)));
-                }
+                segment.entry(index).or_insert((current, current)).1 = new;
             }
         }
-        if let Some(c) = changed {
-            self.rect = self.rect.union(&c);
-        }
-        changed
-    }
-
-    /// Ends the stroke: the command that redoes it, or `None` when nothing changed (a layer
-    /// the stroke created is then removed again).
-    pub fn finish(self, document: &mut MapDocument) -> Option<Command> {
-        let layer_cells = document.paint.get(self.layer).map(|l| &l.cells);
-        let changes: Vec<CellChange> = self
-            .touched
-            .iter()
-            .filter_map(|(&index, &(before, _))| {
-                let after = *layer_cells?.get(index as usize)?;
-                (after != before).then_some(CellChange {
-                    index,
-                    before,
-                    after,
-                })
-            })
-            .collect();
-        if changes.is_empty() {
-            if self.created.is_some() && self.layer < document.paint.len() {
-                document.paint.remove(self.layer);
-            }
-            return None;
-        }
-        Some(Command::PaintStroke {
-            layer: self.layer,
-            created: self.created,
-            cell_count: self.width as usize * self.height as usize,
-            changes,
-            rect: self.rect,
-        })
     }
 }
 
@@ -314,6 +297,7 @@ impl Stroke {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::app::model::commands::History;
     use crate::map::MovementType;
 
     fn doc() -> MapDocument {
@@ -338,6 +322,28 @@ mod tests {
         assert_eq!(sq.weight(2.0, 2.0), 1.0);
     }
 
+    /// Drags a stroke through `points`, applying each move's command as the editor does
+    /// (one gesture in a history); returns the history.
+    fn drag(
+        document: &mut MapDocument,
+        size: (u32, u32),
+        settings: BrushSettings,
+        target: PaintTarget,
+        points: impl IntoIterator<Item = (f32, f32)>,
+    ) -> History {
+        let mut history = History::default();
+        let mut saved = Some(0);
+        let mut s = Stroke::begin(document, size.0, size.1, settings, target);
+        for p in points {
+            if let Some(command) = s.extend_to(document, p) {
+                command.apply(document);
+                history.push_continuing(command, &mut saved);
+            }
+        }
+        history.end_gesture();
+        history
+    }
+
     #[test]
     fn fast_drag_leaves_no_gap_and_matches_slow_drag() {
         let settings = BrushSettings {
@@ -348,33 +354,88 @@ mod tests {
         };
         let target = PaintTarget::All;
         let mut fast = doc();
-        let mut s = Stroke::begin(&mut fast, 64, 16, settings, target.clone());
-        s.extend_to(&mut fast, (2.5, 8.5));
-        s.extend_to(&mut fast, (60.5, 8.5)); // one jump of 58 cells
-        let cmd = s.finish(&mut fast).unwrap();
+        // One jump of 58 cells.
+        let mut history = drag(
+            &mut fast,
+            (64, 16),
+            settings,
+            target.clone(),
+            [(2.5, 8.5), (60.5, 8.5)],
+        );
+        assert_eq!(history.position(), 1, "one stroke, one undo step");
         for x in 2..=60 {
             assert_eq!(fast.paint[0].cells[8 * 64 + x].delta, 10, "gap at x={x}");
         }
         let mut slow = doc();
-        let mut s = Stroke::begin(&mut slow, 64, 16, settings, target);
-        for k in 0..=580 {
-            s.extend_to(&mut slow, (2.5 + k as f32 * 0.1, 8.5));
-        }
-        s.finish(&mut slow).unwrap();
+        let slow_history = drag(
+            &mut slow,
+            (64, 16),
+            settings,
+            target,
+            (0..=580).map(|k| (2.5 + k as f32 * 0.1, 8.5)),
+        );
+        assert_eq!(slow_history.position(), 1, "581 moves, one undo step");
         assert_eq!(
             fast.paint, slow.paint,
             "result must not depend on pointer speed"
         );
-        // Undo restores the document without the new layer.
-        cmd.undo(&mut fast);
+        // Undo restores the document without the new layer; redo paints it again.
+        let painted = fast.paint.clone();
+        history.undo(&mut fast);
         assert!(fast.paint.is_empty());
+        history.redo(&mut fast);
+        assert_eq!(fast.paint, painted);
+    }
+
+    #[test]
+    fn overlapping_moves_keep_the_first_before_and_the_last_after() {
+        // Add-cost dabs at full weight over a cell painted 5 before the stroke: the stroke
+        // paints from the value before it, so the cell ends at 5 + 30 however often dabbed.
+        let settings = BrushSettings {
+            radius_cells: 0.5,
+            falloff: 0.0,
+            strength: 30.0,
+            ..BrushSettings::default()
+        };
+        let mut d = doc();
+        let first = drag(&mut d, (8, 8), settings, PaintTarget::All, [(3.5, 3.5)]);
+        assert_eq!(first.position(), 1);
+        let before = d.paint.clone();
+        let mut h = drag(
+            &mut d,
+            (8, 8),
+            settings,
+            PaintTarget::All,
+            [(3.5, 3.5), (4.5, 3.5), (3.5, 3.5)],
+        );
+        assert_eq!(d.paint[0].cells[3 * 8 + 3].delta, 60);
+        assert_eq!(d.paint[0].cells[3 * 8 + 4].delta, 30);
+        let Some(Command::PaintStroke { changes, .. }) = h.next_undo() else {
+            panic!("the stroke is one command");
+        };
+        let first = changes.iter().find(|c| c.index == 3 * 8 + 3).unwrap();
+        assert_eq!(first.before.delta, 30, "the value before the stroke");
+        let after = d.paint.clone();
+        h.undo(&mut d);
+        assert_eq!(d.paint, before);
+        h.redo(&mut d);
+        assert_eq!(d.paint, after, "redo ends at the last value");
+        h.undo(&mut d);
+        assert_eq!(d.paint, before);
     }
 
     #[test]
     fn empty_stroke_leaves_no_layer_and_no_command() {
         let mut d = doc();
-        let s = Stroke::begin(&mut d, 8, 8, BrushSettings::default(), PaintTarget::All);
-        assert!(s.finish(&mut d).is_none());
+        // Off the map: no cell changes.
+        let h = drag(
+            &mut d,
+            (8, 8),
+            BrushSettings::default(),
+            PaintTarget::All,
+            [(-20.5, -20.5)],
+        );
+        assert_eq!(h.position(), 0);
         assert!(d.paint.is_empty());
     }
 
