@@ -302,46 +302,7 @@ pub fn has_line_of_sight(costs: &[u8], w: u32, h: u32, from: (i32, i32), to: (i3
     )
 }
 
-/// Whether the straight segment between the centres of cells `from` and `to` touches only
-/// cells `open` accepts (`from` itself excepted). A segment through a cell corner needs both
-/// side cells (`open` is told which calls are such side cells), so it never squeezes between
-/// two diagonal walls. Shared by the goal field's line of sight and the run time's flow
-/// look-ahead.
-pub fn segment_clear(
-    from: (i64, i64),
-    to: (i64, i64),
-    mut open: impl FnMut(i64, i64, bool) -> bool,
-) -> bool {
-    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
-    let (nx, ny) = (dx.abs(), dy.abs());
-    let (sx, sy) = (dx.signum(), dy.signum());
-    let (mut x, mut y) = from;
-    let (mut ix, mut iy) = (0_i64, 0_i64);
-    // Amanatides–Woo in integers: compare where the segment crosses the next vertical and the
-    // next horizontal cell boundary, (2 ix + 1) / 2 nx against (2 iy + 1) / 2 ny.
-    while ix < nx || iy < ny {
-        let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
-        if decision == 0 {
-            if !open(x + sx, y, true) || !open(x, y + sy, true) {
-                return false;
-            }
-            x += sx;
-            y += sy;
-            ix += 1;
-            iy += 1;
-        } else if decision < 0 {
-            x += sx;
-            ix += 1;
-        } else {
-            y += sy;
-            iy += 1;
-        }
-        if !open(x, y, false) {
-            return false;
-        }
-    }
-    true
-}
+pub use crate::los::segment_clear;
 
 /// The largest whole number of `w`-wide rows within `n` cells, as a cell count: a cost slice
 /// shorter than the window is treated as a shorter window rather than read out of bounds.

@@ -8,12 +8,12 @@
 const CORNER_INSET: f64 = 1.0 / 64.0;
 
 /// Whether the whole of cell `cell` sees the centre of cell `goal`: the segments from its
-/// centre and from its corners (inset by [`CORNER_INSET`]) touch only cells `clear` accepts
+/// centre and from its corners (inset by 1/64 of a cell) touch only cells `clear` accepts
 /// (the goal's own cell aside), so an agent steering straight at the goal from anywhere in
 /// the cell — not only from its centre — clips no wall corner. From the centre a segment
-/// through a cell corner needs both side cells ([`crate::integrate::segment_clear`]).
+/// through a cell corner needs both side cells ([`segment_clear`]).
 pub fn cell_sees(clear: impl Fn(i64, i64) -> bool, goal: (i64, i64), cell: (i64, i64)) -> bool {
-    if !crate::integrate::segment_clear(goal, cell, |x, y, _| clear(x, y)) {
+    if !segment_clear(goal, cell, |x, y, _| clear(x, y)) {
         return false;
     }
     let (gx, gy) = goal;
@@ -82,6 +82,47 @@ fn segment_clear_f64(a: (f64, f64), b: (f64, f64), open: impl Fn(i64, i64) -> bo
             ty += tdy;
         }
         if !open(x, y) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the straight segment between the centres of cells `from` and `to` touches only
+/// cells `open` accepts (`from` itself excepted). A segment through a cell corner needs both
+/// side cells (`open` is told which calls are such side cells), so it never squeezes between
+/// two diagonal walls. Shared by the goal field's line of sight and the run time's flow
+/// look-ahead.
+pub fn segment_clear(
+    from: (i64, i64),
+    to: (i64, i64),
+    mut open: impl FnMut(i64, i64, bool) -> bool,
+) -> bool {
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let (nx, ny) = (dx.abs(), dy.abs());
+    let (sx, sy) = (dx.signum(), dy.signum());
+    let (mut x, mut y) = from;
+    let (mut ix, mut iy) = (0_i64, 0_i64);
+    // Amanatides–Woo in integers: compare where the segment crosses the next vertical and the
+    // next horizontal cell boundary, (2 ix + 1) / 2 nx against (2 iy + 1) / 2 ny.
+    while ix < nx || iy < ny {
+        let decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx;
+        if decision == 0 {
+            if !open(x + sx, y, true) || !open(x, y + sy, true) {
+                return false;
+            }
+            x += sx;
+            y += sy;
+            ix += 1;
+            iy += 1;
+        } else if decision < 0 {
+            x += sx;
+            ix += 1;
+        } else {
+            y += sy;
+            iy += 1;
+        }
+        if !open(x, y, false) {
             return false;
         }
     }
