@@ -13,6 +13,7 @@ pub mod islands;
 pub mod landmarks;
 pub mod layer;
 pub mod links;
+pub mod los;
 pub mod package;
 pub mod permutations;
 pub mod portals;

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
-use crate::grid::{DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
+use crate::grid::{CLEAR, DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
 use crate::layer::NavLayer;
 
 /// Look-ahead targets by cell, filled by [`NavWorld::sample_flow`] on first use: a
@@ -142,14 +142,31 @@ impl NavWorld {
             .is_some_and(|f| f & FLOW_LOS != 0)
     }
 
+    /// The goal `cell` (outside the goal field's line of sight) sees over clear
+    /// cells from anywhere in the cell ([`crate::los::cell_sees`], the goal field's own test),
+    /// if that goal is one the path's flow leads there: the goal nearest in a straight line.
+    /// A straight line over cells of the least cost is the cheapest way there, and no other
+    /// goal can be reached for less than its straight-line distance.
+    fn goal_in_sight(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
+        let cost = &self.nav.layers[p.layer].cost;
+        let spec = cost.spec;
+        let d2 = |g: &(u32, u32)| {
+            let (dx, dy) = (
+                i64::from(g.0) - i64::from(cell.0),
+                i64::from(g.1) - i64::from(cell.1),
+            );
+            dx * dx + dy * dy
+        };
+        let goal = *p.goals.iter().min_by_key(|g| d2(g))?;
+        let clear = |x: i64, y: i64| spec.contains(x, y) && cost.get(x as u32, y as u32) == CLEAR;
+        let c = |c: (u32, u32)| (i64::from(c.0), i64::from(c.1));
+        crate::los::cell_sees(clear, c(goal), c(cell)).then_some(goal)
+    }
+
     /// The furthest cell of the flow from `cell`, at most the look-ahead (see
-    /// [`Self::set_flow_lookahead`]) steps along it, that `cell` reaches by a straight segment
-    /// in plain sight and no dearer than the flow: every cell the segment touches is on the
-    /// route (has flow for this path) and costs no more than the dearest flow cell up to the
-    /// target (through a cell corner, both side cells), and the segment's price (its length times the mean cost of the cells it
-    /// passes through) is no more than the flow's own up to the target (each step's length
-    /// times the mean cost of its two cells). `None` when only the next flow cell qualifies
-    /// or the flow stops at once.
+    /// [`Self::set_flow_lookahead`]) steps along it, that `cell` reaches in plain sight and no
+    /// dearer than the flow (see [`farthest_in_sight`]). `None` when only the next flow
+    /// cell qualifies or the flow stops at once.
     fn pulled_target(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
         let k = (self.flow_lookahead as usize).min(MAX_FLOW_LOOKAHEAD);
         if k < 2 {
@@ -158,12 +175,8 @@ impl NavWorld {
         let l = &self.nav.layers[p.layer];
         let (cost, spec) = (&l.cost, l.cost.spec);
         let mut flow = FlowCursor::new(l, p);
-        // The flow cells ahead, each with the dearest cost on the way to it and the price
-        // of following the flow to it.
-        let mut chain = [((0_u32, 0_u32), 0_u8, 0.0_f32); MAX_FLOW_LOOKAHEAD];
+        let mut chain = [((0_u32, 0_u32), 0.0_f32); MAX_FLOW_LOOKAHEAD];
         let mut len = 0;
-        let mut dearest = cost.get(cell.0, cell.1);
-        let mut price = 0.0_f32;
         let mut at = cell;
         while len < k && !p.is_goal(at) {
             let Some(f) = flow.at(at) else {
@@ -182,45 +195,13 @@ impl NavWorld {
             if !spec.contains(nx, ny) {
                 break;
             }
-            let from_cost = cost.get(at.0, at.1);
+            let from = at;
             at = (nx as u32, ny as u32);
-            let to_cost = cost.get(at.0, at.1);
-            dearest = dearest.max(to_cost);
-            let step = if dx != 0 && dy != 0 {
-                std::f32::consts::SQRT_2
-            } else {
-                1.0
-            };
-            price += step * 0.5 * (f32::from(from_cost) + f32::from(to_cost));
-            chain[len] = (at, dearest, price);
+            chain[len] = (at, step_price(cost, from, at));
             len += 1;
         }
-        // From the furthest back: the first one in sight will do.
-        (1..len)
-            .rev()
-            .map(|j| chain[j])
-            .find_map(|(to, limit, flow_price)| {
-                if limit == WALL {
-                    return None;
-                }
-                let (mut sum, mut n) = (0_u32, 0_u32);
-                // Through a cell corner both side cells must be open: an agent has a body, so
-                // the string keeps off wall corners (the crowd's corner clearance relies on it).
-                let clear = segment_clear(cell, to, |x, y, side| {
-                    spec.contains(x, y) && {
-                        let c = cost.get(x as u32, y as u32);
-                        if !side {
-                            sum += u32::from(c);
-                            n += 1;
-                        }
-                        c <= limit && flow.at((x as u32, y as u32)).is_some()
-                    }
-                });
-                // The segment's cells, the start's half included as the flow's first step is.
-                let mean = (sum + u32::from(cost.get(cell.0, cell.1))) as f32 / (n + 1) as f32;
-                let length = euclidean(cell, to) as f32;
-                (clear && length * mean <= flow_price * (1.0 + 1e-5)).then_some(to)
-            })
+        let j = farthest_in_sight(cost, &mut flow, cell, &chain[..len], true, |_| false)?;
+        Some(chain[j].0)
     }
 
     /// [`Self::pulled_target`] through the path's cache.
@@ -252,93 +233,324 @@ impl NavWorld {
         target
     }
 
-    /// Follows the path from `source` until the goal or line of sight, as an agent steered by
-    /// [`Self::sample_flow`] does: straight at the look-ahead target where there is one (see
-    /// [`Self::steer_target`]), else one flow step, and straight at the goal once in sight.
-    /// The result is the pulled string: its waypoints and its Euclidean length. Off the
-    /// path's route (a cell that is not one of its sources, nor on the sectors its flow
-    /// covers) it walks as `sample_flow` steers, in steps of a quarter cell, until it is on
-    /// the route (sliding along walls it meets). `None` for a source that is a wall or on an
-    /// island without the path's goal, and when the walk is stuck or does not reach the goal.
+    /// Follows the path from `source` to its goal and pulls the string: the flow's cell steps
+    /// (walking off the route as [`Self::sample_flow`] steers, in quarter-cell steps, sliding
+    /// along walls, until on the route), then from the source the straight segment to the
+    /// furthest cell of that trace in plain sight and no dearer than the trace (the rule
+    /// [`Self::steer_target`] applies over its look-ahead, here over the whole trace, as
+    /// Detour pulls a corridor, and across any cell no dearer than the trace, where an agent's
+    /// look-ahead keeps to the route's sectors so that the flow covers every cell it
+    /// enters), from there the next, and straight at the goal from the first point that sees
+    /// it (inside the goal field its line-of-sight flag, beyond it the same whole-cell test
+    /// per point, so the trace's line of sight carries across portal windows); that string
+    /// is then pulled twice more over its own cells, back then forth. The result is the
+    /// string: its waypoints, the cells its segments touch and its Euclidean length. `None` for a source
+    /// that is a wall or on an island without the path's goal, and when the walk is stuck or
+    /// does not reach the goal.
     #[must_use]
     pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
         let p = self.paths.get(&id)?;
-        let spec = self.nav.layers[p.layer].cost.spec;
+        let l = &self.nav.layers[p.layer];
+        let (cost, spec) = (&l.cost, l.cost.spec);
         if !self.path_reaches(id, source) {
             return None;
         }
+        let mut string = Pulled {
+            cells: vec![source],
+            waypoints: vec![source],
+            length: 0.0,
+            links: Vec::new(),
+        };
+        // The flow's steps since the last point fixed (the source, the end of a walk or of a
+        // link).
+        let mut anchor = source;
+        let mut run: Vec<((u32, u32), f32)> = Vec::new();
         let mut cell = source;
-        let mut cells = vec![cell];
-        let mut waypoints = vec![cell];
-        let mut length = 0.0;
-        let mut links = Vec::new();
         let cap = 4 * (spec.width as usize + spec.height as usize) + spec.cell_count() / 8;
         // Quarter-cell steps off the route: twice across the map at most, so a walk that
         // slides back and forth in a corner ends (as `None`) within the call's bound.
         let mut walk_steps = 8 * (spec.width as usize + spec.height as usize);
         for _ in 0..cap {
-            if p.is_goal(cell) {
-                return Some(TracedPath {
-                    cells,
-                    waypoints,
-                    length,
-                    goal: cell,
-                    links,
-                });
-            }
             // At a link the route takes: across it to its exit (a jump in the string).
-            if let Some(step) = self.link_step_at(p, cell) {
-                links.push((cells.len() - 1, step.id));
-                length += euclidean(cell, step.exit);
-                cells.push(step.exit);
-                waypoints.push(step.exit);
+            let link = self.link_step_at(p, cell);
+            let f = self.flow_at(p, cell);
+            let end = p.is_goal(cell) || f.is_some_and(|f| f & FLOW_LOS != 0);
+            if end || f.is_none() || link.is_some() {
+                if let Some(goal) = self.pull_run(p, anchor, &run, &mut string) {
+                    // Relaxing runs over the string's cells, which a link's jump breaks.
+                    let passes = if self.flow_lookahead < 2 || !string.links.is_empty() {
+                        0
+                    } else {
+                        RELAX_PASSES
+                    };
+                    for pass in 0..passes {
+                        string = self.relax(p, &string, pass % 2 == 0);
+                    }
+                    return Some(string.into_traced(goal));
+                }
+                run.clear();
+                anchor = cell;
+            }
+            if let Some(step) = link {
+                string.links.push((string.cells.len() - 1, step.id));
+                string.length += euclidean(cell, step.exit);
+                string.cells.push(step.exit);
+                string.waypoints.push(step.exit);
                 cell = step.exit;
+                anchor = cell;
                 continue;
             }
-            let Some(f) = self.flow_at(p, cell) else {
-                let walked = cells.len();
-                cell = self.walk_to_route(id, p, cell, &mut cells, &mut length, &mut walk_steps)?;
-                for &c in &cells[walked..] {
-                    push_waypoint(&mut waypoints, c);
+            let Some(f) = f else {
+                let walked = string.cells.len();
+                cell = self.walk_to_route(
+                    id,
+                    p,
+                    cell,
+                    &mut string.cells,
+                    &mut string.length,
+                    &mut walk_steps,
+                )?;
+                for i in walked..string.cells.len() {
+                    push_waypoint(&mut string.waypoints, string.cells[i]);
                 }
+                anchor = cell;
                 continue;
             };
-            if f & FLOW_LOS != 0 {
-                let goal = self.seen_goal(p, cell);
-                length += euclidean(cell, goal);
-                if goal != cell {
-                    waypoints.push(goal);
-                }
-                return Some(TracedPath {
-                    cells,
-                    waypoints,
-                    length,
-                    goal,
-                    links,
-                });
+            let (dx, dy) = flow_step(f)?;
+            let (nx, ny) = (
+                i64::from(cell.0) + i64::from(dx),
+                i64::from(cell.1) + i64::from(dy),
+            );
+            if !spec.contains(nx, ny) {
+                return None;
             }
-            let to = if let Some(to) = self.pulled_target(p, cell) {
-                push_line(&mut cells, cell, to);
-                to
-            } else {
-                let (dx, dy) = flow_step(f)?;
-                let (nx, ny) = (
-                    i64::from(cell.0) + i64::from(dx),
-                    i64::from(cell.1) + i64::from(dy),
-                );
-                if !spec.contains(nx, ny) {
-                    return None;
-                }
-                let to = (nx as u32, ny as u32);
-                cells.push(to);
-                to
-            };
-            length += euclidean(cell, to);
-            push_waypoint(&mut waypoints, to);
+            let to = (nx as u32, ny as u32);
+            run.push((to, step_price(cost, cell, to)));
             cell = to;
         }
         None
     }
+
+    /// Pulls the string from `anchor` (its last point) along `run` (the flow's steps from
+    /// there), appending to `string`: from each point straight at the goal if it sees one
+    /// (returned), else to the furthest cell of the run in plain sight
+    /// ([`farthest_in_sight`]), else to the next cell.
+    fn pull_run(
+        &self,
+        p: &PathState,
+        anchor: (u32, u32),
+        run: &[((u32, u32), f32)],
+        string: &mut Pulled,
+    ) -> Option<(u32, u32)> {
+        let l = &self.nav.layers[p.layer];
+        let mut flow = FlowCursor::new(l, p);
+        let mut at = anchor;
+        let mut i = 0;
+        loop {
+            let goal = if p.is_goal(at) {
+                Some(at)
+            } else {
+                match flow.at(at) {
+                    Some(f) if f & FLOW_LOS != 0 => Some(flow.seen_goal(at)),
+                    Some(_) => self.goal_in_sight(p, at),
+                    None => None,
+                }
+            };
+            if let Some(goal) = goal {
+                if goal != at {
+                    push_line(&mut string.cells, at, goal);
+                    string.length += euclidean(at, goal);
+                    string.waypoints.push(goal);
+                }
+                return Some(goal);
+            }
+            if i >= run.len() {
+                return None;
+            }
+            // A look-ahead below 2 follows the flow cell by cell, as agents then do.
+            let j = if self.flow_lookahead < 2 {
+                0
+            } else {
+                farthest_in_sight(&l.cost, &mut flow, at, &run[i..], false, |_| true).unwrap_or(0)
+            };
+            let to = run[i + j].0;
+            push_line(&mut string.cells, at, to);
+            string.length += euclidean(at, to);
+            push_waypoint(&mut string.waypoints, to);
+            at = to;
+            i += j + 1;
+        }
+    }
+}
+
+impl NavWorld {
+    /// The string pulled again over its own cells (the same rule as the first pull,
+    /// [`farthest_in_sight`]), from its end back to its start when `backward`: a bend the
+    /// first pull left at a trace cell past the corner it turns at moves back to that corner
+    /// (pulled from the other side), and a forward pass then cuts what is left, as an agent
+    /// steering at the target ahead of each cell it enters does. Never longer than `string`.
+    fn relax(&self, p: &PathState, string: &Pulled, backward: bool) -> Pulled {
+        let l = &self.nav.layers[p.layer];
+        let cost = &l.cost;
+        let mut flow = FlowCursor::new(l, p);
+        let mut cells = string.cells.clone();
+        if backward {
+            cells.reverse();
+        }
+        let chain: Vec<((u32, u32), f32)> = cells
+            .windows(2)
+            .map(|w| (w[1], step_price(cost, w[0], w[1])))
+            .collect();
+        let Some(&first) = cells.first() else {
+            return Pulled {
+                cells: Vec::new(),
+                waypoints: Vec::new(),
+                length: 0.0,
+                links: Vec::new(),
+            };
+        };
+        let mut out = Pulled {
+            cells: vec![first],
+            waypoints: vec![first],
+            length: 0.0,
+            links: Vec::new(),
+        };
+        let (mut at, mut i) = (first, 0);
+        while i < chain.len() {
+            let j =
+                farthest_in_sight(cost, &mut flow, at, &chain[i..], false, |_| true).unwrap_or(0);
+            let to = chain[i + j].0;
+            push_line(&mut out.cells, at, to);
+            out.length += euclidean(at, to);
+            push_waypoint(&mut out.waypoints, to);
+            at = to;
+            i += j + 1;
+        }
+        if backward {
+            out.cells.reverse();
+            out.waypoints.reverse();
+        }
+        if out.length <= string.length {
+            out
+        } else {
+            Pulled {
+                cells: string.cells.clone(),
+                waypoints: string.waypoints.clone(),
+                length: string.length,
+                links: string.links.clone(),
+            }
+        }
+    }
+}
+
+/// Passes of [`NavWorld::relax`] after the first pull of a trace.
+const RELAX_PASSES: usize = 2;
+
+/// A string being pulled by [`NavWorld::trace_path`].
+struct Pulled {
+    cells: Vec<(u32, u32)>,
+    waypoints: Vec<(u32, u32)>,
+    length: f64,
+    /// As [`TracedPath::links`].
+    links: Vec<(usize, u32)>,
+}
+
+impl Pulled {
+    fn into_traced(self, goal: (u32, u32)) -> TracedPath {
+        TracedPath {
+            cells: self.cells,
+            waypoints: self.waypoints,
+            length: self.length,
+            goal,
+            links: self.links,
+        }
+    }
+}
+
+/// How many cells past the last one in sight [`farthest_in_sight`] keeps looking: the
+/// cells a trace hidden behind a corner needs to come back into view after a small wiggle.
+const PULL_SLACK: usize = 12;
+
+/// The price of one flow step from `a` to its neighbour `b`: its length times the mean cost
+/// of its two cells.
+fn step_price(cost: &crate::CostField, a: (u32, u32), b: (u32, u32)) -> f32 {
+    let step = if a.0 != b.0 && a.1 != b.1 {
+        std::f32::consts::SQRT_2
+    } else {
+        1.0
+    };
+    step * 0.5 * (f32::from(cost.get(a.0, a.1)) + f32::from(cost.get(b.0, b.1)))
+}
+
+/// String pulling, shared by [`NavWorld::steer_target`] (over the look-ahead) and
+/// [`NavWorld::trace_path`] (over the whole trace): the index of the furthest cell of `chain`
+/// (the trace after `from`, each cell with the price of the step into it) that `from` reaches by a straight segment in plain sight and no dearer than the
+/// trace: every cell the segment touches is open to it (`open_anywhere` says so, else it
+/// must be on the route: have flow for this path) and costs no more than the dearest trace cell
+/// up to the target (through a cell corner, both side cells), and the segment's price (its
+/// length times the mean cost of the cells it passes through) is no more than the trace's
+/// own up to the target. With `scan_back` (an agent's short look-ahead) it tries from the
+/// chain's end back, else forward, stopping [`PULL_SLACK`] cells after the last cell in
+/// sight. `None` when only the first cell qualifies.
+fn farthest_in_sight(
+    cost: &crate::CostField,
+    flow: &mut FlowCursor,
+    from: (u32, u32),
+    chain: &[((u32, u32), f32)],
+    scan_back: bool,
+    open_anywhere: impl Fn((u32, u32)) -> bool,
+) -> Option<usize> {
+    let spec = cost.spec;
+    // Per chain cell: the dearest cost on the trace up to it and the trace's price to it.
+    let mut dearest = cost.get(from.0, from.1);
+    let mut price = 0.0_f32;
+    let limits: Vec<(u8, f32)> = chain
+        .iter()
+        .map(|&(to, step)| {
+            dearest = dearest.max(cost.get(to.0, to.1));
+            price += step;
+            (dearest, price)
+        })
+        .collect();
+    let mut sees = |j: usize| {
+        let (to, (limit, trace_price)) = (chain[j].0, limits[j]);
+        if limit == WALL {
+            return false;
+        }
+        let (mut sum, mut n) = (0_u32, 0_u32);
+        // Through a cell corner both side cells must be open: an agent has a body, so the
+        // string keeps off wall corners (the crowd's corner clearance relies on it).
+        let clear = segment_clear(from, to, |x, y, side| {
+            spec.contains(x, y) && {
+                let c = cost.get(x as u32, y as u32);
+                if !side {
+                    sum += u32::from(c);
+                    n += 1;
+                }
+                let cell = (x as u32, y as u32);
+                c <= limit && (open_anywhere(cell) || flow.at(cell).is_some())
+            }
+        });
+        // The segment's cells, the start's half included as the flow's first step is.
+        let mean = (sum + u32::from(cost.get(from.0, from.1))) as f32 / (n + 1) as f32;
+        let length = euclidean(from, to) as f32;
+        clear && length * mean <= trace_price * (1.0 + 1e-5)
+    };
+    if scan_back {
+        return (1..chain.len()).rev().find(|&j| sees(j));
+    }
+    let mut best = None;
+    let mut last_seen = 0;
+    for j in 1..chain.len() {
+        if j - last_seen > PULL_SLACK {
+            break;
+        }
+        if sees(j) {
+            best = Some(j);
+            last_seen = j;
+        }
+    }
+    best
 }
 
 /// Appends `to` to a string of waypoints, dropping the last point when it lies on the
