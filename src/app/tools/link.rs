@@ -188,6 +188,12 @@ impl LinkTool {
         let id = links.iter().map(|l| l.id).max().map_or(1, |m| m + 1);
         let mut link = self.template.clone();
         link.id = id;
+        // The options name types by name, and a type may have been deleted or renamed since
+        // they were set: keep the names the map has (none left means every type, as a
+        // link's empty list does).
+        let known = |t: &String| map.document.movement_types.iter().any(|m| m.name == *t);
+        link.types.retain(known);
+        self.template.types.retain(known);
         link.a = LinkEnd::cell(a.0, a.1);
         link.b = LinkEnd::cell(b.0, b.1);
         if link.kind == LinkKind::Drop {
