@@ -120,6 +120,9 @@ struct ScreenshotPlan {
     /// seconds to play it for (`NAVSTUDIO_SCREENSHOT_AFTER_SECS`), at 8× speed.
     scenario: Option<crate::crowd::Scenario>,
     after_secs: f64,
+    /// A Goal tool pick to show first (`NAVSTUDIO_SCREENSHOT_ROUTE=TYPE:SX,SY:GX,GY`): the
+    /// movement type, the source and the goal, as Shift+click and click set them.
+    route: Option<screenshot::RoutePick>,
 }
 
 /// The editor application.
@@ -313,7 +316,8 @@ impl eframe::App for App {
 ///
 /// Set `NAVSTUDIO_SCREENSHOT=shot.png` to save the window once the first bake is shown and
 /// close (for README images); with `NAVSTUDIO_SCREENSHOT_SCENARIO=FILE.scenario.ron` and
-/// `NAVSTUDIO_SCREENSHOT_AFTER_SECS=S`, a crowd scenario plays for S simulated seconds first.
+/// `NAVSTUDIO_SCREENSHOT_AFTER_SECS=S`, a crowd scenario plays for S simulated seconds first;
+/// with `NAVSTUDIO_SCREENSHOT_ROUTE=TYPE:SX,SY:GX,GY` the Goal tool shows that type's route.
 ///
 /// # Errors
 /// No display is available, or the window or its renderer could not be created.
@@ -342,12 +346,22 @@ pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0.0);
+    let route = std::env::var("NAVSTUDIO_SCREENSHOT_ROUTE").ok().and_then(|r| {
+        let parsed = screenshot::parse_route(&r);
+        if parsed.is_none() {
+            eprintln!(
+                "navstudio: NAVSTUDIO_SCREENSHOT_ROUTE={r} is not TYPE:SX,SY:GX,GY (e.g. hover:20,454:60,454); the screenshot shows no route"
+            );
+        }
+        parsed
+    });
     app.screenshot = std::env::var_os("NAVSTUDIO_SCREENSHOT").map(|p| ScreenshotPlan {
         path: PathBuf::from(p),
         frames_after_bake: 5,
         requested: false,
         scenario,
         after_secs,
+        route,
     });
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
