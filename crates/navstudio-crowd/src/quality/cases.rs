@@ -129,7 +129,7 @@ fn center_spawn(archetype: &str, at: Vec2, count: u32, group: u32) -> Spawn {
     }
 }
 
-fn rect_spawn(archetype: &str, min: Vec2, max: Vec2, count: u32, group: u32) -> Spawn {
+pub(super) fn rect_spawn(archetype: &str, min: Vec2, max: Vec2, count: u32, group: u32) -> Spawn {
     Spawn {
         archetype: archetype.to_owned(),
         area: SpawnArea::Rect {
@@ -141,7 +141,7 @@ fn rect_spawn(archetype: &str, min: Vec2, max: Vec2, count: u32, group: u32) -> 
     }
 }
 
-fn order(group: u32, goal: Vec2) -> Order {
+pub(super) fn order(group: u32, goal: Vec2) -> Order {
     Order {
         group,
         goal_world: goal,

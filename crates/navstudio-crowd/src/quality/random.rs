@@ -12,7 +12,7 @@ use navstudio_nav::grid::WALL;
 use serde::Serialize;
 
 use super::bound::{Geodesics, lower_bound};
-use super::cases::{CaseMap, CrowdCase};
+use super::cases::{CaseMap, CrowdCase, order, rect_spawn as rect};
 use super::{CaseReport, RunLimit, run_limited};
 use crate::rng::{SplitMix64, mix64};
 use crate::{
@@ -149,28 +149,6 @@ struct Draw<'a> {
     scale: f32,
 }
 
-fn rect(archetype: &str, min: Vec2, max: Vec2, count: u32, group: u32) -> Spawn {
-    Spawn {
-        archetype: archetype.to_owned(),
-        area: SpawnArea::Rect {
-            min_world: min,
-            max_world: max,
-        },
-        count,
-        group,
-    }
-}
-
-fn order(group: u32, goal: Vec2) -> Order {
-    Order {
-        group,
-        goal_world: goal,
-        more_goals_world: Vec::new(),
-        at_step: 0,
-    }
-}
-
-/// Rows of a rectangle holding `count` infantry loosely (about 2.5 m² each) `depth` deep.
 fn rect_for(count: u32, depth: f32) -> f32 {
     (count as f32 * 2.5 / depth).max(4.0)
 }
