@@ -28,7 +28,10 @@ mod eliminate;
 pub use codec::ParsedHierarchy;
 use eliminate::Eliminator;
 mod landmarks;
+mod levels;
 mod local_marks;
+
+pub use levels::{LEVEL_SHIFTS, Levels, OpenCells, UnpackScratch};
 
 pub use landmarks::ClusterLandmarks;
 use local_marks::LocalMarks;
@@ -614,6 +617,10 @@ pub struct ClusterQuery<'a> {
     pub open: &'a [bool],
     /// Landmark bounds over border nodes, by border index.
     pub bounds: Option<&'a super::landmarks::LandmarkBounds<'a>>,
+    /// The levels above the clusters, when the search crosses them.
+    pub levels: Option<&'a Levels>,
+    /// The landmark tables the bounds come from (they guide the levels' unpacking).
+    pub landmarks: Option<&'a ClusterLandmarks>,
 }
 
 impl ClusterQuery<'_> {

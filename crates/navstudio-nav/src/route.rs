@@ -10,7 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::hierarchy::{ClusterQuery, Hierarchy, LocalSearch};
+use super::hierarchy::{ClusterQuery, Hierarchy, LocalSearch, OpenCells, UnpackScratch};
 use super::landmarks::LandmarkBounds;
 pub use super::search_graph::SearchGraph;
 
@@ -36,6 +36,10 @@ pub struct SearchScratch {
     /// search's own indices (see `ClusterSpace`).
     opened: Vec<(u32, u32, u32)>,
     cluster_finishes: FinishCosts,
+    /// Of a search over the hierarchy's levels: the cells holding opened clusters, and the
+    /// memory of the searches that unpack its route.
+    open_cells: OpenCells,
+    unpack: UnpackScratch,
 }
 
 /// Search state of one node; fields are valid while `stamp` is the current generation
@@ -214,17 +218,30 @@ pub fn search(
         Some(q) => {
             let mut opened = std::mem::take(&mut scratch.opened);
             let mut finishes = std::mem::take(&mut scratch.cluster_finishes);
+            let mut cells = std::mem::take(&mut scratch.open_cells);
             let found = {
-                let space = ClusterSpace::new(graph, q, ends, &mut opened, &mut finishes);
+                let space =
+                    ClusterSpace::new(graph, q, ends, &mut opened, &mut finishes, &mut cells);
                 run(&space, ends, scratch)
             };
             (scratch.opened, scratch.cluster_finishes) = (opened, finishes);
+            scratch.open_cells = cells;
             found
         }
         None => run(&FlatSpace { graph, ends }, ends, scratch),
     }?;
     let route = &mut scratch.route;
     if let Some(q) = ends.clusters {
+        if let Some(levels) = q.levels {
+            levels.unpack(
+                q.hierarchy,
+                q.landmarks,
+                route,
+                &scratch.open_cells,
+                &|key| q.is_open(key),
+                &mut scratch.unpack,
+            );
+        }
         q.hierarchy
             .refine(graph, route, &|key| q.is_open(key), &mut scratch.local);
     }
@@ -293,6 +310,8 @@ struct ClusterSpace<'a> {
     opened: &'a [(u32, u32, u32)],
     /// Remaining costs of the finishing nodes, by index.
     finishes: &'a FinishCosts,
+    /// Cells of the levels that hold opened clusters.
+    open_cells: &'a OpenCells,
     len: usize,
 }
 
@@ -303,6 +322,7 @@ impl<'a> ClusterSpace<'a> {
         ends: &SearchEnds<'_>,
         opened: &'a mut Vec<(u32, u32, u32)>,
         finishes: &'a mut FinishCosts,
+        open_cells: &'a mut OpenCells,
     ) -> Self {
         let h = query.hierarchy;
         let mut len = h.border_count() as u32;
@@ -312,6 +332,15 @@ impl<'a> ClusterSpace<'a> {
                 opened.push((lo, hi, len));
                 len += hi - lo;
             }
+        }
+        if let Some(levels) = query.levels {
+            let keys = query
+                .open
+                .iter()
+                .enumerate()
+                .filter(|(_, open)| **open)
+                .map(|(key, _)| key as u32);
+            levels.mark_open(keys, open_cells);
         }
         let opened: &'a [(u32, u32, u32)] = opened;
         finishes.reset(len as usize);
@@ -325,6 +354,7 @@ impl<'a> ClusterSpace<'a> {
             query,
             opened,
             finishes,
+            open_cells,
             len: len as usize,
         }
     }
@@ -389,8 +419,16 @@ impl Space for ClusterSpace<'_> {
         let h = self.query.hierarchy;
         // In a cluster the search has not opened, a border node's edges are its shortcuts
         // and its edges out of the cluster, all to border nodes.
+        // Over the levels, at the highest whose cell holds no opened cluster.
         if (i as usize) < h.border_count() && !self.query.is_open(h.border_key(i)) {
-            for &(t, w) in h.border_edges(i) {
+            let edges = match self.query.levels {
+                Some(levels) => {
+                    let level = levels.level_of(i, h.border_key(i), self.open_cells);
+                    levels.edges(h, level, i)
+                }
+                None => h.border_edges(i),
+            };
+            for &(t, w) in edges {
                 relax(t, w);
             }
             return;

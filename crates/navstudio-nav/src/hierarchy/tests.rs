@@ -57,9 +57,11 @@ fn comb_layer() -> NavLayer {
 /// search says.
 #[test]
 fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
+    // Seeds 6 and 7: 8 × 8 clusters, so two levels above them.
     let layers = (1..=4)
         .map(|seed| (seed, random_layer_sized(seed, 160, 5)))
-        .chain([(5, comb_layer())]);
+        .chain([(5, comb_layer())])
+        .chain((6..=7).map(|seed| (seed, random_layer_sized(seed, 320, 5))));
     for (seed, layer) in layers {
         let graph = SearchGraph::new(&layer);
         let hierarchy = Hierarchy::build(&graph);
@@ -73,6 +75,10 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
         );
         assert!(hierarchy.border_count() < graph.len() / 2);
         let marks = hierarchy.landmarks(&layer, &graph).unwrap();
+        let levels = Levels::build(&hierarchy);
+        if seed >= 6 {
+            assert_eq!(levels.count(), 2, "seed {seed}: levels above 8 × 8 clusters");
+        }
         let mut state = seed;
         let mut next = move |m: u64| {
             state = state
@@ -124,11 +130,13 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                 far += 1;
             }
             let goal = layer.nodes[finishes[0].0 as usize].center;
-            for with_bounds in [false, true] {
+            for (with_bounds, with_levels) in [(false, false), (true, false), (true, true)] {
                 let query = ClusterQuery {
                     hierarchy: &hierarchy,
                     open: &open,
                     bounds: with_bounds.then_some(&bounds),
+                    levels: with_levels.then_some(&levels),
+                    landmarks: with_levels.then_some(&marks),
                 };
                 let ends = SearchEnds {
                     starts: &search_starts,
@@ -142,7 +150,10 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                 };
                 let route = search(&graph, &ends, &mut scratch).unwrap();
                 if with_bounds {
-                    assert_eq!(route.cost, truth, "seed {seed}: cost with bounds");
+                    assert_eq!(
+                        route.cost, truth,
+                        "seed {seed}: cost with bounds (levels: {with_levels})"
+                    );
                 } else {
                     // The octile heuristic between window centres may overestimate a little
                     // (see `route::search`); the route is still a real one.

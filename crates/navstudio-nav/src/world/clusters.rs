@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::NavWorld;
-use crate::hierarchy::{ClusterLandmarks, Hierarchy, pays_off};
+use crate::hierarchy::{ClusterLandmarks, Hierarchy, Levels, pays_off};
 use crate::landmarks::LandmarkBuilder;
 use crate::search_graph::{SearchGraph, sector_cluster_key};
 
@@ -30,6 +30,8 @@ pub struct LayerHierarchy {
     pub hierarchy: Hierarchy,
     /// Landmark tables over the border nodes (`None` when off or the layer has none).
     pub landmarks: Option<ClusterLandmarks>,
+    /// The levels above the clusters (`None` on maps too small for one).
+    pub levels: Option<Levels>,
 }
 
 impl NavWorld {
@@ -134,9 +136,11 @@ impl NavWorld {
                 } else {
                     None
                 };
+            let levels = Some(Levels::build(&hierarchy)).filter(|l| l.count() > 0);
             self.hierarchies[layer] = Some(LayerHierarchy {
                 hierarchy,
                 landmarks,
+                levels,
             });
             return;
         }
@@ -150,9 +154,11 @@ impl NavWorld {
                 (hierarchy, landmarks)
             });
         let landmarks = landmarks.filter(|_| self.use_landmarks);
+        let levels = Some(Levels::build(&hierarchy)).filter(|l| l.count() > 0);
         self.hierarchies[layer] = Some(LayerHierarchy {
             hierarchy,
             landmarks,
+            levels,
         });
     }
 

@@ -363,6 +363,8 @@ impl NavWorld {
                 hierarchy: &h.hierarchy,
                 open: open.as_slice(),
                 bounds: bounds.as_ref(),
+                levels: h.levels.as_ref(),
+                landmarks: h.landmarks.as_ref(),
             });
             let ends = SearchEnds {
                 starts: &starts,
