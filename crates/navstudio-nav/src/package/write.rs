@@ -156,12 +156,22 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     } else {
         ChunkKind::Landmarks
     };
-    let build = |l: &NavLayer| {
+    let build = |(i, l): (usize, &NavLayer)| {
         if clustered {
             if l.nodes.is_empty() {
                 return None;
             }
-            let graph = SearchGraph::new(l);
+            // Over the type's links too: a reader lays its graph out with their end nodes.
+            let mut graph = SearchGraph::new(l);
+            if !meta.links.is_empty() {
+                let ends = crate::links::overlay::LayerLinks::build(
+                    l,
+                    i,
+                    &meta.links,
+                    nav.cell_size_m,
+                );
+                graph = graph.with_links(&ends);
+            }
             let hierarchy = Hierarchy::build(&graph);
             let landmarks = hierarchy.landmarks(l, &graph);
             Some(hierarchy.to_bytes(landmarks.as_ref()))
@@ -172,8 +182,8 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let store = |raw: Option<Vec<u8>>| raw.map(|raw| (raw.len(), compress(&raw)));
     let mut tables: Vec<Option<(usize, Vec<u8>)>> = Vec::with_capacity(nav.layers.len());
     let mut waiting = None;
-    for l in &nav.layers {
-        let (stored, raw) = rayon::join(|| waiting.take().map(store), || build(l));
+    for (i, l) in nav.layers.iter().enumerate() {
+        let (stored, raw) = rayon::join(|| waiting.take().map(store), || build((i, l)));
         tables.extend(stored);
         waiting = Some(raw);
     }

@@ -49,11 +49,6 @@ impl NavWorld {
 
     /// Whether `layer`'s requests search over the sector hierarchy.
     pub(super) fn uses_clusters(&self, layer: usize) -> bool {
-        // The hierarchy knows nothing of links: a type with links is searched flat, with
-        // landmark tables over its link end nodes too.
-        if self.layer_has_links(layer) {
-            return false;
-        }
         match self.search_mode {
             SearchMode::Flat => false,
             SearchMode::Clusters => true,
@@ -103,12 +98,22 @@ impl NavWorld {
                 .get_mut(layer)
                 .and_then(Option::take)
         };
+        // A type with links lays its graph out with their end nodes first: the stored
+        // hierarchy (built with the package's links) covers them.
+        if self.layer_has_links(layer) {
+            self.search_graph(layer);
+        }
         let unsorted = self.search_graphs.get(layer).is_none_or(Option::is_none);
         let l = &self.nav.layers[layer];
+        let nodes = self
+            .search_graphs
+            .get(layer)
+            .and_then(Option::as_ref)
+            .map_or(l.nodes.len(), SearchGraph::len);
         let parse = |s: crate::package::StoredHierarchy| {
             s.decompress()
                 .ok()
-                .and_then(|raw| Hierarchy::parse(&raw, l.nodes.len()).ok())
+                .and_then(|raw| Hierarchy::parse(&raw, nodes).ok())
         };
         let parsed = match stored {
             Some(s) if unsorted => {
@@ -201,16 +206,16 @@ impl NavWorld {
     /// border graph when its requests use one, over the portal graph otherwise (picking
     /// the landmarks in the build's first pieces).
     pub(super) fn start_landmark_build(&mut self, layer: usize) -> Option<LandmarkBuilder> {
-        if self.layer_has_links(layer) {
-            // Its tables cover the end nodes: the type's next request builds them.
-            return None;
-        }
         if self.uses_clusters(layer) {
             self.ensure_hierarchy_with(layer, false);
             let l = &self.nav.layers[layer];
             let graph = self.search_graphs.get(layer)?.as_ref()?;
             let h = self.hierarchies.get(layer)?.as_ref()?;
             return ClusterLandmarks::builder(&h.hierarchy, l, graph);
+        }
+        if self.layer_has_links(layer) {
+            // Its tables cover the end nodes: the type's next request builds them.
+            return None;
         }
         Some(LandmarkBuilder::start(&self.nav.layers[layer]))
     }

@@ -301,12 +301,13 @@ impl NavWorld {
     #[must_use]
     pub fn from_package(package: crate::package::Package) -> Self {
         let mut world = Self::from_nav(package.nav);
-        world.stored_landmarks = package.landmarks;
-        world.stored_hierarchies = package.hierarchies;
-        // The reader checked them against the map.
+        // The reader checked them against the map. Set first: a change of links drops
+        // the stored tables, and these were built with them.
         if world.set_links(package.links).is_err() {
             world.links = links::WorldLinks::default();
         }
+        world.stored_landmarks = package.landmarks;
+        world.stored_hierarchies = package.hierarchies;
         world
     }
 
