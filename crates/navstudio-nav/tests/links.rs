@@ -211,7 +211,7 @@ fn oracle_routes(mode: SearchMode, least: u32, spread: u32) {
         }
         if mode == SearchMode::Clusters {
             let h = world.hierarchy(0).expect("searched over the hierarchy");
-            with_levels += usize::from(h.levels.is_some());
+            with_levels += usize::from(h.hierarchy.levels().is_some());
         }
     }
     println!("{checked} routes checked, {over_links} cheaper over links, {with_levels} maps with levels");

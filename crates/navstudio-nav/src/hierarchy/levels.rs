@@ -20,6 +20,8 @@ use rayon::prelude::*;
 
 use super::{ClusterLandmarks, Hierarchy};
 
+mod codec;
+
 /// Cluster-key bits of each level's cells (two per doubling of the side). Levels whose cell
 /// would hold the whole map are not built.
 pub const LEVEL_SHIFTS: [u32; 4] = [2, 4, 6, 8];
@@ -47,6 +49,8 @@ struct Level {
     first: Vec<u32>,
     /// `(target border index, weight)`.
     edges: Vec<(u32, u32)>,
+    /// `(cell, first border index, end)` per cell holding border nodes, in order.
+    cells: Vec<(u32, u32, u32)>,
 }
 
 impl Level {
@@ -68,15 +72,30 @@ impl Levels {
     /// in parallel).
     #[must_use]
     pub fn build(hierarchy: &Hierarchy) -> Self {
+        Self::rebuild(&Self::default(), hierarchy, &|_| true)
+    }
+
+    /// The levels above `hierarchy`, a rebuild of the one `old` was built over, reusing the
+    /// shortcuts of `old`'s cells that hold no cluster `dirty` names (by key) and whose
+    /// members sit where they did: equal to [`Self::build`] of `hierarchy`.
+    #[must_use]
+    pub fn rebuild(old: &Self, hierarchy: &Hierarchy, dirty: &(dyn Fn(u32) -> bool + Sync)) -> Self {
         let top = hierarchy.border_key.last().copied().unwrap_or(0);
         let mut levels: Vec<Level> = Vec::new();
-        for &shift in &LEVEL_SHIFTS {
+        for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
             if top >> shift == 0 {
                 break;
             }
+            let before = old.levels.get(j).filter(|l| l.shift == shift);
             let level = match levels.last() {
-                Some(below) => build_level(hierarchy, &|b| below.edges(b), shift),
-                None => build_level(hierarchy, &|b| hierarchy.border_edges(b), shift),
+                Some(below) => build_level(hierarchy, &|b| below.edges(b), shift, before, dirty),
+                None => build_level(
+                    hierarchy,
+                    &|b| hierarchy.border_edges(b),
+                    shift,
+                    before,
+                    dirty,
+                ),
             };
             levels.push(level);
         }
@@ -330,13 +349,9 @@ impl UnpackScratch {
     }
 }
 
-/// The level whose cells are `shift` bits of cluster key, over the level below whose
-/// edges `below` gives.
-fn build_level<'a>(
-    hierarchy: &'a Hierarchy,
-    below: &(dyn Fn(u32) -> &'a [(u32, u32)] + Sync),
-    shift: u32,
-) -> Level {
+/// The member flags and cells of the level whose cells are `shift` bits of cluster key.
+#[allow(clippy::type_complexity)]
+fn members_and_cells(hierarchy: &Hierarchy, shift: u32) -> (Vec<bool>, Vec<(u32, u32, u32)>) {
     let n = hierarchy.border_count();
     let key = &hierarchy.border_key;
     let cell = |b: u32| key[b as usize] >> shift;
@@ -349,18 +364,39 @@ fn build_level<'a>(
             }
         }
     }
-    let mut ranges = Vec::new();
-    let mut lo = 0u32;
-    for b in 1..=n as u32 {
-        if b == n as u32 || cell(b) != cell(lo) {
-            ranges.push((lo, b));
-            lo = b;
+    let mut cells = Vec::new();
+    if n > 0 {
+        let mut lo = 0u32;
+        for b in 1..=n as u32 {
+            if b == n as u32 || cell(b) != cell(lo) {
+                cells.push((cell(lo), lo, b));
+                lo = b;
+            }
         }
     }
+    (member, cells)
+}
+
+/// The level whose cells are `shift` bits of cluster key, over the level below whose
+/// edges `below` gives; a cell of `before` (the same level before a rebuild) holding no
+/// `dirty` cluster and its members where they were keeps its shortcuts.
+fn build_level<'a>(
+    hierarchy: &'a Hierarchy,
+    below: &(dyn Fn(u32) -> &'a [(u32, u32)] + Sync),
+    shift: u32,
+    before: Option<&Level>,
+    dirty: &(dyn Fn(u32) -> bool + Sync),
+) -> Level {
+    let n = hierarchy.border_count();
+    let (member, cells) = members_and_cells(hierarchy, shift);
     let member_ref = &member;
-    let lists: Vec<Vec<(u32, Vec<(u32, u32)>)>> = ranges
+    let lists: Vec<Vec<(u32, Vec<(u32, u32)>)>> = cells
         .par_iter()
-        .map(|&(lo, hi)| cell_edges(hierarchy, below, member_ref, (lo, hi)))
+        .map(|&(cell, lo, hi)| {
+            before
+                .and_then(|old| reused_cell(hierarchy, old, member_ref, (cell, lo, hi), dirty))
+                .unwrap_or_else(|| cell_edges(hierarchy, below, member_ref, (lo, hi)))
+        })
         .collect();
     let mut first = Vec::with_capacity(n + 1);
     let mut edges = Vec::new();
@@ -380,7 +416,59 @@ fn build_level<'a>(
         member,
         first,
         edges,
+        cells,
     }
+}
+
+/// Cell `cell` (border indices `lo..hi` now) with `old`'s shortcuts moved to its new range
+/// and its members' edges out of it taken from `hierarchy`; `None` if a cluster of the cell
+/// is `dirty`, or the cell's size or members changed.
+fn reused_cell(
+    hierarchy: &Hierarchy,
+    old: &Level,
+    member: &[bool],
+    (cell, lo, hi): (u32, u32, u32),
+    dirty: &(dyn Fn(u32) -> bool + Sync),
+) -> Option<Vec<(u32, Vec<(u32, u32)>)>> {
+    let i = old.cells.binary_search_by_key(&cell, |&(c, _, _)| c).ok()?;
+    let (_, old_lo, old_hi) = old.cells[i];
+    if old_hi - old_lo != hi - lo {
+        return None;
+    }
+    let keys = &hierarchy.border_key[lo as usize..hi as usize];
+    let mut previous = None;
+    for &k in keys {
+        if previous != Some(k) && dirty(k) {
+            return None;
+        }
+        previous = Some(k);
+    }
+    let same = (0..hi - lo).all(|v| member[(lo + v) as usize] == old.member[(old_lo + v) as usize]);
+    if !same {
+        return None;
+    }
+    let mut out = Vec::new();
+    for v in 0..hi - lo {
+        let from = lo + v;
+        if !member[from as usize] {
+            continue;
+        }
+        let mut list: Vec<(u32, u32)> = old
+            .edges(old_lo + v)
+            .iter()
+            .filter(|&&(t, _)| t >= old_lo && t < old_hi)
+            .map(|&(t, w)| (t - old_lo + lo, w))
+            .collect();
+        list.extend(
+            hierarchy
+                .border_edges(from)
+                .iter()
+                .copied()
+                .filter(|&(t, _)| t < lo || t >= hi),
+        );
+        out.push((from, list));
+    }
+    Some(out)
 }
 
 /// The edges of the members of the cell spanning border indices `lo..hi`: shortcuts to the

@@ -205,6 +205,47 @@ fn a_rebuild_recomputes_the_clusters_around_changed_sectors_and_moves_the_rest()
         rebuilt == fresh,
         "the rebuilt hierarchy differs from a fresh build"
     );
+}
+
+/// The levels of a rebuilt hierarchy recompute the cells around changed sectors and move
+/// the rest: equal to a fresh build. Claiming no cluster changed keeps old shortcuts,
+/// which then differ — so the rebuild does reuse them.
+#[test]
+fn a_rebuild_recomputes_the_levels_around_changed_sectors_and_moves_the_rest() {
+    use crate::search_graph::sector_cluster_key;
+    // 64 × 64 sectors: 8 × 8 clusters, two levels.
+    let mut layer = random_layer_sized(6, 320, 5);
+    let mut old = Hierarchy::build(&SearchGraph::new(&layer));
+    old.build_levels();
+    // Sectors (20..=23, 20) made dearer, walls kept, so the windows stay as they were.
+    let mut changed = Vec::new();
+    for x in 20..=23 {
+        let sector = 20 * 64 + x;
+        let (x0, y0, _, _) = layer.cost.spec.sector_rect(sector);
+        let tile: Vec<u8> = (0..25)
+            .map(|i| {
+                let c = layer.cost.get(x0 + i % 5, y0 + i / 5);
+                if c == crate::grid::WALL { c } else { 9 }
+            })
+            .collect();
+        layer.cost.set_sector(sector, &tile);
+        changed.push(sector);
+    }
+    crate::layer::rebuild_sectors(&mut layer, &changed);
+    let graph = SearchGraph::new(&layer);
+    let mut fresh = Hierarchy::build(&graph);
+    fresh.build_levels();
+    assert_eq!(fresh.levels().map(Levels::count), Some(2));
+    let mut dirty = std::collections::BTreeSet::new();
+    for y in 19..=21 {
+        for x in 19..=24 {
+            dirty.insert(sector_cluster_key(x, y));
+        }
+    }
+    let rebuilt = Hierarchy::rebuild(&old, &graph, &|k| dirty.contains(&k));
+    assert!(rebuilt.levels() == fresh.levels(), "rebuilt levels differ");
+    let stale = Hierarchy::rebuild(&old, &graph, &|_| false);
+    assert!(stale.levels() != fresh.levels(), "no level was reused");
     let stale = Hierarchy::rebuild(&old, &graph, &|_| false);
     assert!(stale != fresh, "nothing was reused");
 }

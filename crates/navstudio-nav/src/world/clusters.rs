@@ -30,8 +30,6 @@ pub struct LayerHierarchy {
     pub hierarchy: Hierarchy,
     /// Landmark tables over the border nodes (`None` when off or the layer has none).
     pub landmarks: Option<ClusterLandmarks>,
-    /// The levels above the clusters (`None` on maps too small for one).
-    pub levels: Option<Levels>,
 }
 
 impl NavWorld {
@@ -110,10 +108,13 @@ impl NavWorld {
             .get(layer)
             .and_then(Option::as_ref)
             .map_or(l.nodes.len(), SearchGraph::len);
+        // The levels decode once the hierarchy (their border nodes) is in place.
         let parse = |s: crate::package::StoredHierarchy| {
-            s.decompress()
+            let parsed = s
+                .decompress()
                 .ok()
-                .and_then(|raw| Hierarchy::parse(&raw, nodes).ok())
+                .and_then(|raw| Hierarchy::parse(&raw, nodes).ok());
+            (parsed, s.decompress_levels().and_then(Result::ok))
         };
         let parsed = match stored {
             Some(s) if unsorted => {
@@ -126,8 +127,9 @@ impl NavWorld {
                 parsed
             }
             Some(s) => parse(s),
-            None => None,
+            None => (None, None),
         };
+        let (parsed, stored_levels) = parsed;
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
         let Some(graph) = self.search_graphs[layer].as_ref() else {
@@ -141,29 +143,31 @@ impl NavWorld {
                 } else {
                     None
                 };
-            let levels = Some(Levels::build(&hierarchy)).filter(|l| l.count() > 0);
             self.hierarchies[layer] = Some(LayerHierarchy {
                 hierarchy,
                 landmarks,
-                levels,
             });
             return;
         }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
         // checksum matched) is built as for a package without one.
-        let (hierarchy, landmarks) = parsed
+        let (mut hierarchy, landmarks) = parsed
             .and_then(|parsed| Hierarchy::from_parsed(parsed, graph).ok())
             .unwrap_or_else(|| {
                 let hierarchy = Hierarchy::build(graph);
                 let landmarks = hierarchy.landmarks(l, graph);
                 (hierarchy, landmarks)
             });
+        // Levels a package does not store (version 2, or written before them) are built
+        // here, as are levels that do not fit the hierarchy.
+        match stored_levels.and_then(|raw| Levels::from_bytes(&raw, &hierarchy).ok()) {
+            Some(levels) => hierarchy.set_levels(levels),
+            None => hierarchy.build_levels(),
+        }
         let landmarks = landmarks.filter(|_| self.use_landmarks);
-        let levels = Some(Levels::build(&hierarchy)).filter(|l| l.count() > 0);
         self.hierarchies[layer] = Some(LayerHierarchy {
             hierarchy,
             landmarks,
-            levels,
         });
     }
 

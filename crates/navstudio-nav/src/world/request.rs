@@ -363,7 +363,7 @@ impl NavWorld {
                 hierarchy: &h.hierarchy,
                 open: open.as_slice(),
                 bounds: bounds.as_ref(),
-                levels: h.levels.as_ref(),
+                levels: h.hierarchy.levels(),
                 landmarks: h.landmarks.as_ref(),
             });
             let ends = SearchEnds {
