@@ -3,7 +3,7 @@
 use super::*;
 use crate::landmarks::tests::random_layer_sized;
 use crate::route::tests::oracle;
-use crate::route::{FinishCosts, SearchEnds, SearchScratch, search};
+use crate::route::{FinishCosts, SearchEnds, SearchScratch, search, search_until};
 
 /// Each step of `steps` (`(search id, cost from the source)`) is an edge of `graph` costing
 /// the difference of the two costs.
@@ -90,6 +90,7 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
         let mut scratch = SearchScratch::default();
         let mut local = LocalSearch::default();
         let mut far = 0;
+        let mut stepped_calls = 0;
         for _ in 0..60 {
             // Starts: the nodes of one sector, at random costs.
             let sector = layer.nodes[next(n) as usize].sector;
@@ -149,6 +150,22 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                     clusters: Some(&query),
                 };
                 let route = search(&graph, &ends, &mut scratch).unwrap();
+                // Stepped a few dozen expansions at a time, the search finds the same.
+                if with_levels {
+                    let whole = crate::route::last_route(&scratch).to_vec();
+                    let mut stepped = SearchScratch::default();
+                    let mut calls = 0;
+                    let again = loop {
+                        calls += 1;
+                        let past = std::time::Instant::now();
+                        if let Some(found) = search_until(&graph, &ends, &mut stepped, Some(past)) {
+                            break found.unwrap();
+                        }
+                    };
+                    assert_eq!(again, route, "seed {seed}: stepped search ({calls} calls)");
+                    assert_eq!(crate::route::last_route(&stepped), whole.as_slice());
+                    stepped_calls += calls;
+                }
                 if with_bounds {
                     assert_eq!(
                         route.cost, truth,
@@ -173,6 +190,7 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
             far >= 20,
             "seed {seed}: only {far} requests left their cluster"
         );
+        assert!(stepped_calls > 120, "seed {seed}: searches stopped too rarely");
     }
 }
 
