@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use navstudio::crowd::rng::SplitMix64;
-use navstudio::nav::{NavWorld, StreamOptions};
+use navstudio::nav::{NavWorld, SearchMode, StreamOptions};
 
 /// What `navstudio bench-paths` measures.
 pub struct BenchPathsArgs<'a> {
@@ -25,14 +25,20 @@ pub struct BenchPathsArgs<'a> {
     pub seed: u64,
     /// Print one JSON object instead of text.
     pub json: bool,
+    /// The portal search; the package's choice when `None`.
+    pub search: Option<SearchMode>,
 }
 
 /// Runs the benchmark and prints its figures.
 pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
     let name = args.package.display();
     let open = |what: &str| -> Result<NavWorld, String> {
-        NavWorld::open(args.package, StreamOptions::default())
-            .map_err(|e| format!("{name}: {e} ({what})"))
+        let mut world = NavWorld::open(args.package, StreamOptions::default())
+            .map_err(|e| format!("{name}: {e} ({what})"))?;
+        if let Some(mode) = args.search {
+            world.set_search_mode(mode);
+        }
+        Ok(world)
     };
     let start = Instant::now();
     let mut world = open("opening it")?;

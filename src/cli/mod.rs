@@ -387,6 +387,10 @@ enum Command {
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Portal search: `auto` (the package's: the hierarchy with its levels on big
+        /// maps), `flat`, `hierarchy` (its clusters only) or `levels`.
+        #[arg(long, value_parser = parse_search)]
+        search: Option<navstudio::nav::SearchMode>,
     },
 }
 
@@ -410,8 +414,9 @@ fn parse_search(s: &str) -> Result<navstudio::nav::SearchMode, String> {
         "auto" => Ok(SearchMode::Auto),
         "flat" => Ok(SearchMode::Flat),
         "hierarchy" | "clusters" => Ok(SearchMode::Clusters),
+        "levels" => Ok(SearchMode::Levels),
         _ => Err(format!(
-            "'{s}' is not a portal search; use auto, flat or hierarchy"
+            "'{s}' is not a portal search; use auto, flat, hierarchy or levels"
         )),
     }
 }
@@ -650,6 +655,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             threads,
             seed,
             json,
+            search,
         }) => bench_paths::bench_paths_cmd(&bench_paths::BenchPathsArgs {
             package: &package,
             type_name: type_name.as_deref(),
@@ -657,6 +663,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             threads: usize::from(threads),
             seed,
             json,
+            search,
         }),
         Some(Command::Path {
             package,

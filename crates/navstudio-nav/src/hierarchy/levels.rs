@@ -22,9 +22,13 @@ use super::{ClusterLandmarks, Hierarchy};
 
 mod codec;
 
-/// Cluster-key bits of each level's cells (two per doubling of the side). Levels whose cell
-/// would hold the whole map are not built.
+/// Cluster-key bits of each level's cells (two per doubling of the side).
 pub const LEVEL_SHIFTS: [u32; 4] = [2, 4, 6, 8];
+
+/// Cells a level must have at least (by the Z-order key range): a level of a few big
+/// cells costs more to build (a Dijkstra per rim node over a quarter of the map) than its
+/// searches save.
+const MIN_CELLS: u32 = 16;
 
 /// Cost marker of nodes a search has not reached.
 const FAR: u32 = u32::MAX;
@@ -83,7 +87,7 @@ impl Levels {
         let top = hierarchy.border_key.last().copied().unwrap_or(0);
         let mut levels: Vec<Level> = Vec::new();
         for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
-            if top >> shift == 0 {
+            if (top >> shift) + 1 < MIN_CELLS {
                 break;
             }
             let before = old.levels.get(j).filter(|l| l.shift == shift);

@@ -13,14 +13,19 @@ use crate::search_graph::{SearchGraph, sector_cluster_key};
 /// Which portal search path requests run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SearchMode {
-    /// The hierarchy on maps of at least [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, or when the
-    /// package stores one; the flat search otherwise.
+    /// The hierarchy with its levels on maps of at least
+    /// [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, or when the package stores one;
+    /// the flat search otherwise.
     #[default]
     Auto,
     /// Always the flat portal A*.
     Flat,
-    /// Always the sector hierarchy (built on a layer's first request if not stored).
+    /// Always the sector hierarchy, its clusters only (built on a layer's first request if
+    /// not stored).
     Clusters,
+    /// Always the sector hierarchy with its levels above the clusters (see
+    /// [`crate::hierarchy::Levels`]).
+    Levels,
 }
 
 /// One layer's sector hierarchy with its landmark tables.
@@ -49,7 +54,7 @@ impl NavWorld {
     pub(super) fn uses_clusters(&self, layer: usize) -> bool {
         match self.search_mode {
             SearchMode::Flat => false,
-            SearchMode::Clusters => true,
+            SearchMode::Clusters | SearchMode::Levels => true,
             SearchMode::Auto => {
                 let stored = self
                     .stored_hierarchies

@@ -363,7 +363,10 @@ impl NavWorld {
                 hierarchy: &h.hierarchy,
                 open: open.as_slice(),
                 bounds: bounds.as_ref(),
-                levels: h.hierarchy.levels(),
+                levels: h
+                    .hierarchy
+                    .levels()
+                    .filter(|_| self.search_mode != super::SearchMode::Clusters),
                 landmarks: h.landmarks.as_ref(),
             });
             let ends = SearchEnds {

@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn levels_round_trip_and_damage_is_an_error_never_a_panic() {
-        let layer = random_layer_sized(6, 320, 5);
+        let layer = random_layer_sized(6, 320, 3);
         let graph = SearchGraph::new(&layer);
         let hierarchy = Hierarchy::build(&graph);
         let levels = Levels::build(&hierarchy);
@@ -197,7 +197,7 @@ mod tests {
         let bytes = levels.to_bytes();
         let b = hierarchy.border_count();
         assert_eq!(Levels::from_bytes(&bytes, &hierarchy).unwrap(), levels);
-        let other = Hierarchy::build(&SearchGraph::new(&random_layer_sized(7, 320, 5)));
+        let other = Hierarchy::build(&SearchGraph::new(&random_layer_sized(7, 320, 3)));
         assert!(Levels::from_bytes(&bytes, &other).is_err());
         for cut in (0..bytes.len()).step_by(7) {
             assert!(Levels::from_bytes(&bytes[..cut], &hierarchy).is_err(), "cut at {cut}");
