@@ -25,7 +25,7 @@ pub use cost::{CostField, SectorCost};
 pub use grid::GridSpec;
 pub use layer::{NavLayer, build_layer, rebuild_sectors};
 pub use world::{
-    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, SearchMode,
+    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, PendingPath, SearchMode,
     StreamOptions, StreamStats, TracedPath,
 };
 
