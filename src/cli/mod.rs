@@ -391,6 +391,10 @@ enum Command {
         /// maps), `flat`, `hierarchy` (its clusters only) or `levels`.
         #[arg(long, value_parser = parse_search)]
         search: Option<navstudio::nav::SearchMode>,
+        /// Answer each request in calls of this many milliseconds (`advance_path`), as a
+        /// game spreads requests over frames; prints each call's time and overrun.
+        #[arg(long = "budget-ms")]
+        budget_ms: Option<f64>,
     },
 }
 
@@ -656,6 +660,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             json,
             search,
+            budget_ms,
         }) => bench_paths::bench_paths_cmd(&bench_paths::BenchPathsArgs {
             package: &package,
             type_name: type_name.as_deref(),
@@ -664,6 +669,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             seed,
             json,
             search,
+            budget_ms,
         }),
         Some(Command::Path {
             package,
