@@ -55,11 +55,7 @@ fn split_map() -> World {
         &cancel,
     )
     .unwrap_or_else(|| panic!("not built"));
-    let nav = NavData {
-        spec,
-        cell_size_m: 2.0,
-        layers: vec![layer],
-    };
+    let nav = NavData::new(spec, 2.0, vec![layer]);
     World::from_bytes(&package_bytes(&nav)).unwrap_or_else(|e| panic!("{e:?}"))
 }
 

@@ -37,11 +37,7 @@ fn nav_from_cells(w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     };
     let never = std::sync::atomic::AtomicBool::new(false);
     let layer = build_layer("land", CostField::from_cells(spec, costs), &|_| {}, &never).unwrap();
-    NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    }
+    NavData::new(spec, 1.0, vec![layer])
 }
 
 /// Cheapest cost from `from` to every cell: a 4-neighbour step costs the cell entered, a

@@ -64,11 +64,7 @@ pub fn random_nav(seed: u64, w: u32, h: u32) -> NavData {
                 .unwrap_or_else(|| panic!("layer {name} not built"))
         })
         .collect();
-    NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers,
-    }
+    NavData::new(spec, 1.0, layers)
 }
 
 /// The package bytes of `nav`, from the Rust writer.

@@ -63,16 +63,20 @@ impl NavWorld {
     /// the island of one of them.
     #[must_use]
     pub fn path_reaches(&self, id: PathId, cell: (u32, u32)) -> bool {
-        let Some(p) = self.paths.get(&id) else {
-            return false;
-        };
+        self.paths
+            .get(&id)
+            .is_some_and(|p| self.state_reaches(p, cell))
+    }
+
+    /// [`Self::path_reaches`] for a path held outside the world (a query's).
+    pub(crate) fn state_reaches(&self, p: &PathState, cell: (u32, u32)) -> bool {
         let island = self.island_at(p.layer, cell);
         p.goal_islands
             .iter()
             .any(|&g| self.island_reaches(p.layer, island, g))
     }
 
-    pub(super) fn plan(
+    pub(crate) fn plan(
         &mut self,
         layer: usize,
         sources: &[(u32, u32)],
@@ -235,7 +239,7 @@ impl NavWorld {
             None => self
                 .landmarks
                 .get(layer)
-                .and_then(Option::as_ref)
+                .and_then(Option::as_deref)
                 .map(Landmarks::bounds),
         };
         // A hierarchical search opens its source's cluster and every finishing node's.
