@@ -132,6 +132,19 @@ impl PathQuery {
         })
     }
 
+    /// Whether `b` can be reached from `a` by movement type `ty` on version `data` (see
+    /// [`NavWorld::is_reachable`]): no search, two island look-ups.
+    pub fn is_reachable(&mut self, data: &Arc<NavData>, ty: MoveType, a: Cell, b: Cell) -> bool {
+        self.world(data, None)
+            .is_reachable(ty.index(), a.into(), b.into())
+    }
+
+    /// Island id of `cell` for movement type `ty` on version `data` (0 for walls and cells
+    /// off the map; see [`NavWorld::island_at`]).
+    pub fn island_at(&mut self, data: &Arc<NavData>, ty: MoveType, cell: Cell) -> u32 {
+        self.world(data, None).island_at(ty.index(), cell.into())
+    }
+
     /// Desired unit direction at `pos` on `path` (see [`NavWorld::sample_flow`]).
     pub fn sample_flow(&mut self, path: &Path, pos: (f32, f32)) -> Option<(f32, f32)> {
         self.world(&path.data, None)

@@ -15,8 +15,15 @@ impl NavWorld {
     /// links) never show in a version already handed out; the next call returns the next
     /// version once the rebuild queue has rebuilt the graph and tables they touch (until
     /// then, the last version published). Copies no tiles: the version and the world share
-    /// them until the world changes one.
+    /// them until the world changes one. A streamed world ([`Self::open`]) reads every
+    /// region of its package first and keeps them: a version holds the whole map (a type
+    /// with a damaged region is published as far as it was read; [`Self::stream_error`]
+    /// names the region).
     pub fn data(&mut self) -> Arc<NavData> {
+        if !self.holds_everything() {
+            let all: Vec<usize> = (0..self.nav.layers.len()).collect();
+            self.keep_layers(&all);
+        }
         let settled = self.dirty.is_empty()
             && self.landmark_builds.is_empty()
             && !self.links_pending()
