@@ -394,9 +394,7 @@ pub unsafe extern "C" fn navstudio_query_trace_path(
                 } else if !q.path_reaches(&p.path, from) {
                     Failure::new(
                         NavstudioStatus::Unreachable,
-                        format!(
-                            "the source ({x}, {y}) is on another island than the path's goal"
-                        ),
+                        format!("the source ({x}, {y}) is on another island than the path's goal"),
                     )
                 } else {
                     Failure::new(
@@ -437,7 +435,9 @@ unsafe fn data_ref<'a>(data: *const NavstudioData) -> Result<&'a Arc<NavData>, F
 ///
 /// # Safety
 /// `path`, when non-null, must be a live handle.
-unsafe fn path_ref<'a>(path: *const NavstudioSharedPath) -> Result<&'a NavstudioSharedPath, Failure> {
+unsafe fn path_ref<'a>(
+    path: *const NavstudioSharedPath,
+) -> Result<&'a NavstudioSharedPath, Failure> {
     // SAFETY: a non-null handle is a live `Box<NavstudioSharedPath>`, never written (contract).
     unsafe { path.as_ref() }.ok_or_else(|| Failure::null("path"))
 }

@@ -151,7 +151,10 @@ fn two_threads_answer_like_the_rust_api() {
             .unwrap_or_else(|e| panic!("world_data: {e:?}"));
         let shared = Shared(data);
         let got = on_two_threads(&shared, &requests);
-        let expected: Vec<Answer> = requests.iter().map(|&r| answer_rust(&mut rust, r)).collect();
+        let expected: Vec<Answer> = requests
+            .iter()
+            .map(|&r| answer_rust(&mut rust, r))
+            .collect();
         let traced = expected.iter().filter(|a| matches!(a, Ok(Ok(_)))).count();
         assert!(traced >= 20, "round {round}: only {traced} traced");
         for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
