@@ -134,7 +134,7 @@ fn two_threads_answer_like_the_rust_api() {
     let mut rust = NavWorld::from_package(package::from_bytes(&bytes).unwrap_or_else(|e| {
         panic!("{e}");
     }));
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let requests: Vec<(u32, (u32, u32), (u32, u32))> = (0..80)
         .map(|_| {
             (

@@ -19,6 +19,7 @@ pub mod package;
 pub mod permutations;
 pub mod portals;
 mod query;
+pub mod rng;
 pub mod route;
 pub mod search_graph;
 mod vocab;

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use navstudio_nav::rng::SplitMix64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -12,26 +13,10 @@ use navstudio_nav::{
     SearchMode, TracedPath, build_layer,
 };
 
-/// SplitMix64, seeded per test (the seed is printed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-}
-
 /// A `size²` map of rooms: wall lines every 24 cells with a few doors, scattered walls and
 /// costlier cells, two movement types (the second avoids the costly cells).
 fn rooms(size: u32, seed: u64) -> NavData {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut land = vec![1u8; (size * size) as usize];
     for c in &mut land {
         match rng.below(20) {
@@ -73,7 +58,7 @@ struct Answer {
 type Request = (MoveType, Cell, Cell);
 
 fn requests(data: &NavData, n: usize, seed: u64) -> Vec<Request> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let size = data.spec.width;
     (0..n)
         .map(|_| {
@@ -218,7 +203,7 @@ fn readers_during_stamps_and_rebuilds() {
                 }
             });
         }
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         for round in 0..12 {
             let (x, y) = (rng.below(180), rng.below(180));
             let layers = if round % 3 == 0 { vec![0, 1] } else { vec![0] };
