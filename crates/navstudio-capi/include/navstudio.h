@@ -389,8 +389,12 @@ NavstudioStatus navstudio_archetype_default(const char *name, NavstudioArchetype
 // Adds one idle agent of `archetype` at `position_world` (metres) in `group`, and writes
 // its id (0, 1, 2 … in order of adding) to `*out_agent`.
 //
+// A crowd holds at most 100,000 agents (`[Limit: agents per crowd <= 100 000]`): one step
+// of the whole crowd is then one call's work (see [`navstudio_crowd_step`]).
+//
 // Errors: `INVALID_ARGUMENT` for an archetype value outside its range (see
-// [`NavstudioArchetype`]) or a NaN or infinite position, `UNKNOWN_MOVEMENT_TYPE`,
+// [`NavstudioArchetype`]), a NaN or infinite position, or a crowd already at 100,000
+// agents, `UNKNOWN_MOVEMENT_TYPE`,
 // `OFF_MAP` for a position off the map, `WALL` for a position in a wall for the
 // archetype's movement type.
 //
@@ -427,23 +431,28 @@ NavstudioStatus navstudio_crowd_order(NavstudioCrowd *crowd,
                                       NavstudioVec2 goal_world,
                                       NavstudioOrderReport *out_report);
 
-// Runs `steps` fixed steps of the simulation (1/60 s each). `[Limit: steps <= 60]` (one
-// second of game time per call, so no call runs unbounded; call again for more): more is
-// `INVALID_ARGUMENT`. Steps use the process-wide thread pool (as many threads as cores, or
+// Runs `steps` fixed steps of the simulation (1/60 s each).
+// `[Limit: steps <= 60 and steps × agents <= 120 000]` (one second of game time, and a
+// bounded amount of work, per call, so no call runs unbounded: 60 steps of up to 2,000
+// agents, 12 steps of 10,000, 1 step of 100,000; call again for more): more is
+// `INVALID_ARGUMENT`, and the sentence says how many steps fit. Steps use the process-wide thread pool (as many threads as cores, or
 // `RAYON_NUM_THREADS`); the result does not depend on how many.
 //
 // Threading: changes the crowd and the world: no other call on either at the same time.
 //
 // # Safety
 // `crowd` and `world` must be live handles.
-NavstudioStatus navstudio_crowd_step(NavstudioCrowd *crowd, NavstudioWorld *world, uint32_t steps);
+NavstudioStatus navstudio_crowd_step(NavstudioCrowd *crowd,
+                                     NavstudioWorld *world,
+                                     uint32_t steps);
 
 // Advances the simulation by `dt_secs` of game time in fixed steps of 1/60 s and writes the
 // steps taken to `*out_steps` (may be NULL). Time is kept exactly: what is left under a
 // step carries over to the next call, so 600 calls of 1/60 s take 600 steps and 1440
-// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball):
-// of the time beyond the 8th step one step's worth is kept for the next call and the rest
-// is dropped, so after a stall the crowd runs behind game time rather than catching up;
+// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball),
+// and at most 120 000 / agents (the work bound of [`navstudio_crowd_step`]; from 15,001
+// agents fewer than 8). Of the time beyond the last step allowed one step's worth is kept
+// for the next call and the rest is dropped, so after a stall the crowd runs behind game time rather than catching up;
 // `*out_steps` says how many were taken. `dt_secs` must be finite and >= 0
 // (`INVALID_ARGUMENT`).
 //
