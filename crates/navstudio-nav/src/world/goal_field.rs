@@ -288,6 +288,12 @@ impl GoalFieldCache {
         self.fields.clear();
     }
 
+    /// Keeps only the fields of the movement types `keep` says yes to (the others' links
+    /// changed under them).
+    pub(super) fn retain_layers(&mut self, keep: impl Fn(usize) -> bool) {
+        self.fields.retain(|(layer, _), _| keep(*layer));
+    }
+
     /// The counters, with the fields held now.
     pub(super) fn stats(&self) -> CacheStats {
         CacheStats {
