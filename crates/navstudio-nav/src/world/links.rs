@@ -351,10 +351,7 @@ impl NavWorld {
             return None;
         }
         let sector = spec.sector_of(cell.0, cell.1);
-        let exits = p.exits.get(&sector)?;
-        // The first exit of the sector that is a link entry holding the cell: the one whose
-        // tile led the agent here.
-        exits.iter().find_map(|&(_, node)| {
+        let step = |node: u32| {
             let end = links.end(node)?;
             if !end.cells.contains(&cell) {
                 return None;
@@ -372,6 +369,13 @@ impl NavWorld {
                 kind: end.kind,
                 width_m: end.width_m,
             })
+        };
+        // The first exit of the sector that is a link entry holding the cell: the one whose
+        // tile led the agent here; else a link the goal field there leads onto.
+        let exits = p.exits.get(&sector).map_or(&[][..], Vec::as_slice);
+        exits.iter().find_map(|&(_, node)| step(node)).or_else(|| {
+            let (field, ..) = p.field_at(p.cover(sector), cell)?;
+            field.link_entries.iter().find_map(|&node| step(node))
         })
     }
 }
