@@ -25,6 +25,8 @@ mod clusters;
 mod goal_field;
 mod landmark_builds;
 mod links;
+#[cfg(test)]
+mod links_tests;
 mod moving;
 mod replan;
 mod request;
