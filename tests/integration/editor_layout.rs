@@ -285,3 +285,61 @@ fn a_click_on_the_speed_slider_track_sets_the_speed() {
         "speed {before} → {after} after a click at {at:?} on {slider:?}"
     );
 }
+
+/// Every tool's options fit the tool options area, in the fullest state the showcase gives
+/// each (a stamp selected, a goal set with a source and a second goal, the bridge link
+/// selected and made a ferry, agents placed): a designer never has to find a control (the Stamp tool's
+/// Rotation, say) below a scroll.
+#[test]
+fn every_tool_s_options_fit_without_scrolling() {
+    use navstudio::app::panels::tools::tool_options_overflow;
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    {
+        let app = harness.state_mut();
+        assert!(
+            !app.state.map.as_ref().unwrap().document.stamps.is_empty(),
+            "the showcase has stamps"
+        );
+        app.state.stamp.selected = Some(0);
+        app.state.goal.goal = Some((40, 40));
+        app.state.goal.source = Some((60, 60));
+        app.state.goal.add_goal((80, 40));
+        app.crowd.spawn_rect(
+            navstudio::crowd::Vec2::new(40.0, 40.0),
+            navstudio::crowd::Vec2::new(60.0, 60.0),
+        );
+    }
+    let mut over = Vec::new();
+    for tool in Tool::ALL {
+        harness.get_by_label(tool.label()).click();
+        for _ in 0..4 {
+            harness.step();
+        }
+        if tool == Tool::Link {
+            // The showcase's bridge, selected and made a ferry: its longest options.
+            harness.get_by_label("link 1").click();
+            harness.step();
+            harness.get_by_label("Ride").click();
+            for _ in 0..4 {
+                harness.step();
+            }
+            let doc = &harness.state().state.map.as_ref().unwrap().document;
+            assert!(matches!(
+                doc.links[0].kind,
+                navstudio::nav::links::LinkKind::Ride { .. }
+            ));
+        }
+        let overflow = tool_options_overflow(&harness.ctx);
+        eprintln!("{}: {overflow:.0} px past the options area", tool.label());
+        if overflow > 0.0 {
+            over.push(format!("{} ({overflow:.0} px)", tool.label()));
+        }
+    }
+    assert!(
+        over.is_empty(),
+        "options reach below the tool options area: {}",
+        over.join(", ")
+    );
+}

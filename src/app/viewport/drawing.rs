@@ -7,7 +7,7 @@ use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 use super::camera::{ARROW_MIN_PX_PER_CELL, arrow_stride};
 use super::{ArrowKey, Viewport};
 use crate::app::crowd_preview::CrowdPreview;
-use crate::app::goal_preview::GoalPreview;
+use crate::app::goal_preview::{GoalPreview, LOS_WINDOW_COLOR};
 use crate::app::model::stamp_placement::{StampRect, library, placement_rect};
 use crate::app::overlays::OverlayTextures;
 use crate::app::state::EditorState;
@@ -230,6 +230,28 @@ impl Viewport {
         let Some(result) = goal.result.as_ref() else {
             return;
         };
+        if overlays.line_of_sight {
+            // Line of sight is known only inside the goal fields' windows: outlined, so its
+            // edge on open ground reads as the window's, not as something in the terrain.
+            let stroke = LineStroke::new(1.5, LOS_WINDOW_COLOR);
+            for &(x0, y0, w, h) in &result.los_windows {
+                let (x0, y0, x1, y1) = (x0 as f32, y0 as f32, (x0 + w) as f32, (y0 + h) as f32);
+                if !in_view(x0, y0, x1, y1) {
+                    continue;
+                }
+                let corners = [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)];
+                painter.extend(egui::Shape::dashed_line(&corners, stroke, 6.0, 4.0));
+                if (x1 - x0) * ppc >= 160.0 {
+                    painter.text(
+                        corners[0] + vec2(4.0, 3.0),
+                        egui::Align2::LEFT_TOP,
+                        "line of sight worked out up to here",
+                        egui::FontId::proportional(12.0),
+                        LOS_WINDOW_COLOR,
+                    );
+                }
+            }
+        }
         if overlays.flow && ppc >= ARROW_MIN_PX_PER_CELL {
             let arrow = LineStroke::new(1.2, Color32::from_rgba_unmultiplied(255, 255, 255, 220));
             // Zoomed out, one arrow per block of `stride` × `stride` cells, sampled at the
