@@ -343,3 +343,25 @@ fn every_tool_s_options_fit_without_scrolling() {
         over.join(", ")
     );
 }
+
+/// F1 opens the Help window and F1 again closes it. (Under Xvfb with software Vulkan the
+/// window shows each frame one present late: the Help appears on screen with the next
+/// event, see docs/editor.md.)
+#[test]
+fn f1_opens_and_closes_the_help() {
+    let small = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
+    let mut harness = harness(App::new(Some(&small)).unwrap());
+    wait_baked(&mut harness);
+    assert!(harness.query_by_label("Keyboard and mouse").is_none());
+    harness.key_press(egui::Key::F1);
+    harness.step();
+    harness.step();
+    assert!(
+        harness.query_by_label("Keyboard and mouse").is_some(),
+        "F1 opened no Help"
+    );
+    harness.key_press(egui::Key::F1);
+    harness.step();
+    harness.step();
+    assert!(harness.query_by_label("Keyboard and mouse").is_none());
+}
