@@ -365,3 +365,73 @@ fn f1_opens_and_closes_the_help() {
     harness.step();
     assert!(harness.query_by_label("Keyboard and mouse").is_none());
 }
+
+/// Heights stay real from the New map dialog through the status bar, the saved map and its
+/// reopening: a heightmap whose black is 1165 m shows its flat 10 m-above-black ground as
+/// 1175 m before and after a save, and the Map panel's lowest height and water level come
+/// back as set.
+#[test]
+fn real_heights_survive_a_save_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = write_ridge(dir.path());
+    let mut harness = harness(App::new(Some(&png)).unwrap());
+    harness.step();
+    {
+        let dialog = harness.state_mut().new_map_dialog_mut().unwrap();
+        dialog.settings.height_black_m = 1165.0;
+        dialog.settings.height_white_m = 1265.0;
+        dialog.water_on = true;
+        dialog.water_level_m = 1170.0;
+    }
+    harness.get_by_label("Create map").click();
+    harness.step();
+    wait_baked(&mut harness);
+    let shown_height = |h: &mut egui_kittest::Harness<'_, App>| {
+        use egui_kittest::kittest::NodeT;
+        let vp = h.state().viewport();
+        let p = vp.transform.screen_from_cell(vp.rect, (5.5, 5.5));
+        h.hover_at(p);
+        h.step();
+        h.step();
+        h.query_by_label_contains("height 11").map(|n| {
+            let node = n.accesskit_node();
+            format!(
+                "{}{}",
+                node.label().unwrap_or_default(),
+                node.value().unwrap_or_default()
+            )
+        })
+    };
+    let settings = |h: &egui_kittest::Harness<'_, App>| {
+        let d = &h.state().state.map.as_ref().unwrap().document;
+        (d.height_base_m, d.height_scale_m, d.water_level_m)
+    };
+    assert_eq!(
+        shown_height(&mut harness).as_deref(),
+        Some("height 1175.00 m")
+    );
+    assert_eq!(settings(&harness), (1165.0, 100.0, 1170.0));
+
+    let ron = dir.path().join("ridge.ron");
+    harness.state_mut().save_as(&ron);
+    assert!(!harness.state().state.is_modified());
+    drop(harness);
+    let mut reopened = crate::gui_common::harness(App::new(Some(&ron)).unwrap());
+    wait_baked(&mut reopened);
+    assert_eq!(settings(&reopened), (1165.0, 100.0, 1170.0));
+    assert_eq!(
+        shown_height(&mut reopened).as_deref(),
+        Some("height 1175.00 m")
+    );
+    // The Map panel shows the real lowest height and water level.
+    reopened.get_by_label("Map").click();
+    reopened.step();
+    reopened.step();
+    let value_of = |h: &egui_kittest::Harness<'_, App>, label: &str| {
+        use egui_kittest::kittest::{By, NodeT};
+        h.query_all(By::new().label(label))
+            .find_map(|n| n.accesskit_node().numeric_value())
+    };
+    assert_eq!(value_of(&reopened, "Lowest height"), Some(1165.0));
+    assert_eq!(value_of(&reopened, "Water level"), Some(1170.0));
+}
