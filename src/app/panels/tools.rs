@@ -43,7 +43,7 @@ pub fn tools_ui(ui: &mut Ui, tools: &mut Tools, cx: &mut ToolCx<'_>) {
         });
     let overflow = (shown.content_size.y - shown.inner_rect.height()).max(0.0);
     ui.ctx()
-        .data_mut(|d| d.insert_temp(egui::Id::new(TOOL_OPTIONS_OVERFLOW), overflow));
+        .data_mut(|d| d.insert_temp(egui::Id::unique(TOOL_OPTIONS_OVERFLOW), overflow));
 }
 
 /// Where the last frame's options overflow is kept (see [`tool_options_overflow`]).
@@ -54,7 +54,7 @@ const TOOL_OPTIONS_OVERFLOW: &str = "tool options overflow";
 /// laid out to fit, so nothing (a stamp's rotation, a link's ends) hides below the fold.
 #[must_use]
 pub fn tool_options_overflow(ctx: &egui::Context) -> f32 {
-    ctx.data(|d| d.get_temp(egui::Id::new(TOOL_OPTIONS_OVERFLOW)))
+    ctx.data(|d| d.get_temp(egui::Id::unique(TOOL_OPTIONS_OVERFLOW)))
         .unwrap_or(0.0)
 }
 

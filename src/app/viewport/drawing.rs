@@ -7,7 +7,7 @@ use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 use super::camera::{ARROW_MIN_PX_PER_CELL, arrow_stride};
 use super::{ArrowKey, Viewport};
 use crate::app::crowd_preview::CrowdPreview;
-use crate::app::goal_preview::{GoalPreview, LOS_WINDOW_COLOR};
+use crate::app::goal_preview::GoalPreview;
 use crate::app::model::stamp_placement::{StampRect, library, placement_rect};
 use crate::app::overlays::OverlayTextures;
 use crate::app::state::EditorState;
@@ -233,7 +233,8 @@ impl Viewport {
         if overlays.line_of_sight {
             // Line of sight is known only inside the goal fields' windows: outlined, so its
             // edge on open ground reads as the window's, not as something in the terrain.
-            let stroke = LineStroke::new(1.5, LOS_WINDOW_COLOR);
+            let color = crate::app::goal_preview::LOS_WINDOW_COLOR;
+            let stroke = LineStroke::new(1.5, color);
             for &(x0, y0, w, h) in &result.los_windows {
                 let (x0, y0, x1, y1) = (x0 as f32, y0 as f32, (x0 + w) as f32, (y0 + h) as f32);
                 if !in_view(x0, y0, x1, y1) {
@@ -247,7 +248,7 @@ impl Viewport {
                         egui::Align2::LEFT_TOP,
                         "line of sight worked out up to here",
                         egui::FontId::proportional(12.0),
-                        LOS_WINDOW_COLOR,
+                        color,
                     );
                 }
             }
@@ -431,6 +432,13 @@ impl Viewport {
                     let r = (agents.radius_m[i] / cell_m * ppc).max(2.5);
                     painter.circle_stroke(c, r * 2.2, stuck_ring);
                 }
+            }
+        }
+        // Each standing move order's spot, as an RTS marks a right-click: a ringed cross.
+        for target in crowd.order_targets() {
+            let c = to_screen(target);
+            if visible.contains(c) {
+                crate::app::tools::command::order_marker_ui(painter, c);
             }
         }
         if let Some(gate) = &crowd.gate {
