@@ -2,14 +2,20 @@
 //! first request, then answer random reachable requests across the map, warm, on one or more
 //! threads, and report the request times, the wall time and the process's memory.
 //!
-//! Each thread opens its own streamed `NavWorld` (a world answers one request at a time), so
-//! `--threads T` shows the throughput of T independent worlds and the memory of all of them.
+//! Without `--threads` one streamed `NavWorld` answers, as a single-threaded game would run
+//! it. `--threads T` reads the package whole into one shared `NavData` and answers on T
+//! threads, each with its own `PathQuery`, as a game's job threads would: `--threads 1`
+//! against `--threads 2` is what a second thread buys.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use navstudio::crowd::rng::SplitMix64;
-use navstudio::nav::{NavWorld, SearchMode, StreamOptions};
+use std::sync::Arc;
+
+use navstudio::nav::{
+    Cell, GridSpec, MoveType, NavData, NavWorld, PathQuery, QueryOptions, SearchMode, StreamOptions,
+};
 
 /// What `navstudio bench-paths` measures.
 pub struct BenchPathsArgs<'a> {
@@ -19,17 +25,39 @@ pub struct BenchPathsArgs<'a> {
     pub type_name: Option<&'a str>,
     /// Warm requests to answer after the first.
     pub requests: usize,
-    /// Threads, each with its own world.
-    pub threads: usize,
+    /// Threads sharing one `NavData`, each with its own query; `None`: one streamed world.
+    pub threads: Option<usize>,
     /// Seed of the random pairs.
     pub seed: u64,
     /// Print one JSON object instead of text.
     pub json: bool,
     /// The portal search; the package's choice when `None`.
     pub search: Option<SearchMode>,
-    /// Answer each request in calls of this budget (`NavWorld::advance_path`), as a game
-    /// spreads requests over frames. `[Units: ms]`
+    /// Answer each request in calls of this budget (`advance_path`), as a game spreads
+    /// requests over frames. `[Units: ms]`
     pub budget_ms: Option<f64>,
+}
+
+/// A request's time (over all its calls when budgeted) and each budgeted call's.
+type Timed = (Duration, Vec<Duration>);
+
+/// Times a request answered by `call` (one call without a budget; with one, calls until it
+/// says the path is ready).
+fn timed<E>(budgeted: bool, mut call: impl FnMut() -> Option<Result<(), E>>) -> Result<Timed, E> {
+    let mut calls = Vec::new();
+    loop {
+        let t = Instant::now();
+        let answer = call();
+        calls.push(t.elapsed());
+        if let Some(answer) = answer {
+            answer?;
+            let total = calls.iter().sum();
+            if !budgeted {
+                calls.clear();
+            }
+            return Ok((total, calls));
+        }
+    }
 }
 
 /// Runs the benchmark and prints its figures.
@@ -41,6 +69,14 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
             "--budget-ms {b}: give a positive number of milliseconds per call, such as 1"
         ));
     }
+    match args.threads {
+        None => streamed(args),
+        Some(threads) => shared(args, threads.max(1)),
+    }
+}
+
+/// One streamed world answers every request.
+fn streamed(args: &BenchPathsArgs<'_>) -> Result<(), String> {
     let name = args.package.display();
     let open = |what: &str| -> Result<NavWorld, String> {
         let mut world = NavWorld::open(args.package, StreamOptions::default())
@@ -50,6 +86,7 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         }
         Ok(world)
     };
+    let budget = budget_of(args);
     let start = Instant::now();
     let mut world = open("opening it")?;
     let layer = match args.type_name {
@@ -73,75 +110,158 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         .get(layer)
         .map(|l| l.name.clone())
         .ok_or_else(|| format!("{name}: the package has no movement types"))?;
-    let pairs = far_pairs(&world, layer, args.requests + 1, args.seed)
+    let spec = world.nav().spec;
+    let pairs = far_pairs(spec, |a, b| world.is_reachable(layer, a, b), args.requests + 1, args.seed)
         .ok_or_else(|| {
             format!(
                 "{name}: found too few pairs of '{type_name}' cells on one island at least half the map apart; bench a map with more open ground"
             )
         })?;
-    let budget = args.budget_ms.map(|ms| Duration::from_secs_f64(ms / 1e3));
-    // A request's time (over all its calls when budgeted) and each call's.
     let request = |world: &mut NavWorld, (a, b): CellPair| -> Result<Timed, String> {
         let refused = |e| format!("{name}: request ({},{}) → ({},{}): {e}", a.0, a.1, b.0, b.1);
-        let Some(budget) = budget else {
-            let t = Instant::now();
-            let id = world.request_path(layer, &[a], b).map_err(refused)?;
-            let took = t.elapsed();
+        let mut pending = budget.map(|_| world.start_path(layer, &[a], &[b]));
+        let mut answered = None;
+        let times = timed(budget.is_some(), || {
+            let answer = match (&mut pending, budget) {
+                (Some(p), Some(b)) => world.advance_path(p, b)?,
+                _ => world.request_path(layer, &[a], b),
+            };
+            Some(answer.map(|id| answered = Some(id)))
+        })
+        .map_err(refused)?;
+        if let Some(id) = answered {
             world.release_path(id);
-            return Ok((took, Vec::new()));
-        };
-        let mut pending = world.start_path(layer, &[a], &[b]);
-        let mut calls = Vec::new();
-        let id = loop {
-            let t = Instant::now();
-            let answer = world.advance_path(&mut pending, budget);
-            calls.push(t.elapsed());
-            if let Some(answer) = answer {
-                break answer.map_err(refused)?;
-            }
-        };
-        world.release_path(id);
-        Ok((calls.iter().sum(), calls))
+        }
+        Ok(times)
     };
     request(&mut world, pairs[0])?;
     let first = start.elapsed();
 
-    let threads = args.threads.max(1);
-    let (first_pair, warm) = (pairs[0], &pairs[1..]);
-    let wall = Instant::now();
-    let mut timed: Vec<Timed> = Vec::with_capacity(warm.len());
-    if threads == 1 {
-        for &p in warm {
-            timed.push(request(&mut world, p)?);
-        }
-    } else {
-        let chunk = warm.len().div_ceil(threads);
-        let results: Vec<Result<Vec<Timed>, String>> = std::thread::scope(|s| {
-            let handles: Vec<_> = warm
-                .chunks(chunk)
-                .map(|part| {
-                    let (open, request) = (&open, &request);
-                    s.spawn(move || {
-                        let mut world = open("opening it on a worker thread")?;
-                        // Warm this world's regions as the main one was.
-                        request(&mut world, first_pair)?;
-                        part.iter().map(|&p| request(&mut world, p)).collect()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err("a worker thread panicked".to_owned()))
-                })
-                .collect()
-        });
-        for r in results {
-            timed.extend(r?);
-        }
+    let warm = &pairs[1..];
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let mut times: Vec<Timed> = Vec::with_capacity(warm.len());
+    for &p in warm {
+        times.push(request(&mut world, p)?);
     }
-    let wall = wall.elapsed();
+    let (wall, cpu) = (wall.elapsed(), cpu_seconds() - cpu);
+    report(
+        args,
+        &type_name,
+        spec,
+        first,
+        (wall, cpu),
+        times,
+        "streamed",
+    );
+    Ok(())
+}
+
+/// T threads share one `NavData`, each answering its share of the requests with its own
+/// `PathQuery`.
+fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
+    let name = args.package.display();
+    let start = Instant::now();
+    let data = Arc::new(NavData::read(args.package).map_err(|e| format!("{name}: {e}"))?);
+    let ty = match args.type_name {
+        None if data.layers.is_empty() => {
+            return Err(format!("{name}: the package has no movement types"));
+        }
+        None => MoveType::new(0),
+        Some(t) => data.move_type(t).ok_or_else(|| {
+            let names: Vec<&str> = data.move_types().map(|(_, n)| n).collect();
+            format!(
+                "{name}: no movement type '{t}'; the package has {}",
+                names.join(", ")
+            )
+        })?,
+    };
+    let type_name = data.layers[ty.index()].name.clone();
+    let budget = budget_of(args);
+    let request = |q: &mut PathQuery, (a, b): CellPair| -> Result<Timed, String> {
+        let refused = |e| format!("{name}: request ({},{}) → ({},{}): {e}", a.0, a.1, b.0, b.1);
+        let (a, b) = (Cell::from(a), Cell::from(b));
+        let mut pending = budget.map(|_| q.start_path(&data, ty, &[a], &[b]));
+        timed(budget.is_some(), || {
+            let answer = match (&mut pending, budget) {
+                (Some(p), Some(budget)) => q.advance_path(p, budget)?,
+                _ => q.request_path(&data, ty, &[a], b),
+            };
+            // Dropped at once: a game would keep it in its path table.
+            Some(answer.map(drop))
+        })
+        .map_err(refused)
+    };
+    let options = QueryOptions {
+        search_mode: args.search.unwrap_or_default(),
+        ..QueryOptions::default()
+    };
+    let mut query = PathQuery::new(options);
+    let pairs = far_pairs(
+        data.spec,
+        |a, b| query.is_reachable(&data, ty, Cell::from(a), Cell::from(b)),
+        args.requests + 1,
+        args.seed,
+    )
+    .ok_or_else(|| {
+        format!(
+            "{name}: found too few pairs of '{type_name}' cells on one island at least half the map apart; bench a map with more open ground"
+        )
+    })?;
+    request(&mut query, pairs[0])?;
+    let first = start.elapsed();
+    let (first_pair, warm) = (pairs[0], &pairs[1..]);
+    let chunk = warm.len().div_ceil(threads).max(1);
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let results: Vec<Result<Vec<Timed>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = warm
+            .chunks(chunk)
+            .map(|part| {
+                let request = &request;
+                s.spawn(move || {
+                    let mut q = PathQuery::new(options);
+                    // The tables are built; this warms the query's own scratch.
+                    request(&mut q, first_pair)?;
+                    part.iter().map(|&p| request(&mut q, p)).collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a worker thread panicked".to_owned()))
+            })
+            .collect()
+    });
+    let (wall, cpu) = (wall.elapsed(), cpu_seconds() - cpu);
+    let mut times = Vec::with_capacity(warm.len());
+    for r in results {
+        times.extend(r?);
+    }
+    report(
+        args,
+        &type_name,
+        data.spec,
+        first,
+        (wall, cpu),
+        times,
+        "shared",
+    );
+    Ok(())
+}
+
+/// Prints the figures (text or one JSON object).
+fn report(
+    args: &BenchPathsArgs<'_>,
+    type_name: &str,
+    spec: GridSpec,
+    first: Duration,
+    (wall, cpu): (Duration, f64),
+    timed: Vec<Timed>,
+    data: &str,
+) {
+    let name = args.package.display();
+    let threads = args.threads.unwrap_or(1);
     let mut times: Vec<Duration> = timed.iter().map(|t| t.0).collect();
     let mut calls: Vec<Duration> = timed.iter().flat_map(|t| t.1.iter().copied()).collect();
     let mut per_request: Vec<usize> = timed.iter().map(|t| t.1.len()).collect();
@@ -159,8 +279,8 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         quantile(&times, 0.99),
         times.last().copied().map_or(f64::NAN, ms),
     );
-    // Budgeted: each call's time and its overrun of the budget.
-    let budget_ms = budget.map_or(0.0, ms);
+    // Budgeted: each call's time, and its overrun of the budget at the p99.
+    let budget_ms = args.budget_ms.unwrap_or(0.0);
     let (call_median, call_p99, call_max) = (
         quantile(&calls, 0.5),
         quantile(&calls, 0.99),
@@ -169,11 +289,11 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
     let overrun_p99 = (call_p99 - budget_ms).max(0.0);
     let calls_median = per_request.get(per_request.len() / 2).copied().unwrap_or(0);
     let calls_max = per_request.last().copied().unwrap_or(0);
+    let budgeted = args.budget_ms.is_some();
     let resident = resident_mib();
-    let spec = world.nav().spec;
     if args.json {
         println!(
-            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"seed\":{},\"open_and_first_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"resident_mib\":{resident:.1}{}}}",
+            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"data\":{data:?},\"seed\":{},\"open_and_first_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"cpu_s\":{cpu:.3},\"resident_mib\":{resident:.1}{}}}",
             name.to_string(),
             type_name,
             spec.width,
@@ -182,7 +302,7 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
             args.seed,
             ms(first),
             wall.as_secs_f64(),
-            if budget.is_some() {
+            if budgeted {
                 format!(
                     ",\"budget_ms\":{budget_ms},\"call_median_ms\":{call_median:.4},\"call_p99_ms\":{call_p99:.4},\"call_max_ms\":{call_max:.4},\"overrun_p99_ms\":{overrun_p99:.4},\"calls_median\":{calls_median},\"calls_max\":{calls_max}"
                 )
@@ -197,32 +317,40 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         );
         println!("open and first request  {:.1} ms", ms(first));
         println!(
-            "{} warm requests across the map (pairs at least half the map apart, seed {}) on {threads} thread(s)",
+            "{} warm requests across the map (pairs at least half the map apart, seed {}) on {threads} thread(s), {data} data",
             times.len(),
             args.seed
         );
         println!("request  median {median:.3} ms   p99 {p99:.3} ms   max {max:.3} ms");
-        if budget.is_some() {
+        if budgeted {
             println!(
                 "calls    budget {budget_ms:.3} ms: median {call_median:.3} ms   p99 {call_p99:.3} ms (overrun {overrun_p99:.3} ms)   max {call_max:.3} ms; {calls_median} per request (median), {calls_max} at most"
             );
         }
-        println!("wall     {:.3} s", wall.as_secs_f64());
+        println!(
+            "wall     {:.3} s ({cpu:.2} s of CPU over all threads)",
+            wall.as_secs_f64()
+        );
         println!("resident {resident:.0} MiB (the whole process)");
     }
-    Ok(())
 }
 
 /// A request's source and goal cells.
 type CellPair = ((u32, u32), (u32, u32));
 
-/// A request's time (all its calls when budgeted) and each budgeted call's.
-type Timed = (Duration, Vec<Duration>);
+/// The budget per call `--budget-ms` asks for.
+fn budget_of(args: &BenchPathsArgs<'_>) -> Option<Duration> {
+    args.budget_ms.map(|ms| Duration::from_secs_f64(ms / 1e3))
+}
 
-/// `count` random pairs of cells on one island of `layer`, at least half the map apart along
+/// `count` random pairs of cells one can reach from the other, at least half the map apart along
 /// one axis; `None` when the map gives too few (a tenth of a million tries each).
-fn far_pairs(world: &NavWorld, layer: usize, count: usize, seed: u64) -> Option<Vec<CellPair>> {
-    let spec = world.nav().spec;
+fn far_pairs(
+    spec: GridSpec,
+    mut reachable: impl FnMut((u32, u32), (u32, u32)) -> bool,
+    count: usize,
+    seed: u64,
+) -> Option<Vec<CellPair>> {
     let mut rng = SplitMix64::new(seed);
     let mut below = |n: u32| rng.below(n);
     let mut pairs = Vec::with_capacity(count);
@@ -235,7 +363,7 @@ fn far_pairs(world: &NavWorld, layer: usize, count: usize, seed: u64) -> Option<
         let a = (below(spec.width), below(spec.height));
         let b = (below(spec.width), below(spec.height));
         let apart = a.0.abs_diff(b.0) >= spec.width / 2 || a.1.abs_diff(b.1) >= spec.height / 2;
-        if apart && world.is_reachable(layer, a, b) {
+        if apart && reachable(a, b) {
             pairs.push((a, b));
         }
     }
@@ -253,4 +381,20 @@ fn resident_mib() -> f64 {
                 .and_then(|kib| kib.parse::<f64>().ok())
         })
         .map_or(f64::NAN, |kib| kib / 1024.0)
+}
+
+/// CPU seconds (user + system) the process has used, all threads, where the system reports
+/// them (NaN elsewhere): with the wall time, what the threads did in parallel.
+fn cpu_seconds() -> f64 {
+    // Fields 14 and 15 of /proc/self/stat, in clock ticks (100 a second on Linux); the
+    // command name (field 2) may hold spaces, so count from its closing parenthesis.
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = &s[s.rfind(')')? + 2..];
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+            Some(ticks / 100.0)
+        })
+        .unwrap_or(f64::NAN)
 }

@@ -551,7 +551,11 @@ fn run<S: Space>(
     let node_mask = (1u64 << node_bits) - 1;
     let states = &mut scratch.nodes;
     let heap = &mut scratch.heap;
-    let starts = if resumed.is_some() { &[][..] } else { ends.starts };
+    let starts = if resumed.is_some() {
+        &[][..]
+    } else {
+        ends.starts
+    };
     for &(id, cost) in starts {
         let Some(node) = space.index(id) else {
             continue;

@@ -45,14 +45,7 @@ fn map(rng: &mut Rng) -> (NavData, Vec<u8>) {
     };
     let never = std::sync::atomic::AtomicBool::new(false);
     let layer = build_layer("land", CostField::from_cells(spec, &costs), &|_| {}, &never).unwrap();
-    (
-        NavData {
-            spec,
-            cell_size_m: 1.0,
-            layers: vec![layer],
-        },
-        costs,
-    )
+    (NavData::new(spec, 1.0, vec![layer]), costs)
 }
 
 #[test]
@@ -113,5 +106,8 @@ fn a_budgeted_request_plans_the_path_one_call_plans() {
     }
     println!("{compared} paths compared, up to {most_calls} calls each");
     assert!(compared >= 24, "only {compared} requests were answered");
-    assert!(most_calls >= 10, "no request took more than {most_calls} calls");
+    assert!(
+        most_calls >= 10,
+        "no request took more than {most_calls} calls"
+    );
 }

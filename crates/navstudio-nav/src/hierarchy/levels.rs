@@ -83,7 +83,11 @@ impl Levels {
     /// shortcuts of `old`'s cells that hold no cluster `dirty` names (by key) and whose
     /// members sit where they did: equal to [`Self::build`] of `hierarchy`.
     #[must_use]
-    pub fn rebuild(old: &Self, hierarchy: &Hierarchy, dirty: &(dyn Fn(u32) -> bool + Sync)) -> Self {
+    pub fn rebuild(
+        old: &Self,
+        hierarchy: &Hierarchy,
+        dirty: &(dyn Fn(u32) -> bool + Sync),
+    ) -> Self {
         let top = hierarchy.border_key.last().copied().unwrap_or(0);
         let mut levels: Vec<Level> = Vec::new();
         for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
@@ -204,7 +208,8 @@ impl Levels {
             hops.clear();
             hops.push((a, b, level));
             while let Some((a, b, level)) = hops.pop() {
-                let (Some(ba), Some(bb)) = (hierarchy.border_index(a.0), hierarchy.border_index(b.0))
+                let (Some(ba), Some(bb)) =
+                    (hierarchy.border_index(a.0), hierarchy.border_index(b.0))
                 else {
                     out.push(b);
                     continue;
@@ -222,7 +227,9 @@ impl Levels {
                 };
                 let cell = hierarchy.border_key(ba) >> shift;
                 let lo = hierarchy.border_key.partition_point(|&k| k >> shift < cell) as u32;
-                let hi = hierarchy.border_key.partition_point(|&k| k >> shift <= cell) as u32;
+                let hi = hierarchy
+                    .border_key
+                    .partition_point(|&k| k >> shift <= cell) as u32;
                 let way = scratch.stretch(
                     self,
                     hierarchy,
@@ -302,7 +309,8 @@ impl UnpackScratch {
         let least = gb.saturating_sub(ga);
         self.dist[a as usize] = 0;
         self.touched.push(a);
-        self.heap.push(Reverse(u64::from(h(a)) << 32 | u64::from(a)));
+        self.heap
+            .push(Reverse(u64::from(h(a)) << 32 | u64::from(a)));
         let mut found = a == b;
         'search: while let Some(Reverse(key)) = self.heap.pop() {
             let (f, v) = ((key >> 32) as u32, key as u32);
@@ -342,7 +350,8 @@ impl UnpackScratch {
         self.way.clear();
         let mut at = b;
         while at != a {
-            self.way.push((at, ga.saturating_add(self.dist[at as usize])));
+            self.way
+                .push((at, ga.saturating_add(self.dist[at as usize])));
             at = self.parent[at as usize];
             if at == FAR {
                 return None;

@@ -30,8 +30,8 @@ use super::{
     BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
     StoredHierarchy, StoredLandmarks,
 };
-use crate::hierarchy::MAX_LINK_ENDS;
 use crate::hierarchy::Hierarchy;
+use crate::hierarchy::MAX_LINK_ENDS;
 use crate::islands::{IslandField, Islands, MIXED};
 use crate::landmarks::Landmarks;
 use crate::permutations::FlowPermutations;
@@ -197,11 +197,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     };
     Ok(OpenedPackage {
         links,
-        nav: NavData {
-            spec: regions.spec,
-            cell_size_m: stream.manifest.cell_size_m,
-            layers,
-        },
+        nav: NavData::new(regions.spec, stream.manifest.cell_size_m, layers),
         stream,
     })
 }
@@ -536,10 +532,14 @@ impl PackageStream {
                 let stored = self.stored(index)?;
                 let raw_len = self.manifest.chunks[index].raw_len;
                 decompress_prefix(&stored, Hierarchy::HEADER_LEN)
-                    .and_then(|header| Hierarchy::check_header(&header, raw_len, nodes.len(), MAX_LINK_ENDS))
+                    .and_then(|header| {
+                        Hierarchy::check_header(&header, raw_len, nodes.len(), MAX_LINK_ENDS)
+                    })
                     .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))?;
                 let levels = levels_index
-                    .map(|j| Ok::<_, PackageError>((self.stored(j)?, self.manifest.chunks[j].raw_len)))
+                    .map(|j| {
+                        Ok::<_, PackageError>((self.stored(j)?, self.manifest.chunks[j].raw_len))
+                    })
                     .transpose()?;
                 Ok(StoredHierarchy {
                     stored,

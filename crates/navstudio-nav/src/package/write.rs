@@ -164,12 +164,8 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
             // Over the type's links too: a reader lays its graph out with their end nodes.
             let mut graph = SearchGraph::new(l);
             if !meta.links.is_empty() {
-                let ends = crate::links::overlay::LayerLinks::build(
-                    l,
-                    i,
-                    &meta.links,
-                    nav.cell_size_m,
-                );
+                let ends =
+                    crate::links::overlay::LayerLinks::build(l, i, &meta.links, nav.cell_size_m);
                 graph = graph.with_links(&ends);
             }
             let hierarchy = Hierarchy::build(&graph);
@@ -209,9 +205,7 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     }
     // Levels change which routes a search finds: a reader must search them.
     if level_tables.iter().any(Option::is_some) {
-        manifest
-            .requires
-            .push(ChunkKind::Levels.name().to_owned());
+        manifest.requires.push(ChunkKind::Levels.name().to_owned());
     }
     let regions = RegionGrid {
         spec: nav.spec,

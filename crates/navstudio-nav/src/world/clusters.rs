@@ -4,6 +4,7 @@
 //! its graph is rebuilt.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::NavWorld;
 use crate::hierarchy::{ClusterLandmarks, Hierarchy, Levels, pays_off};
@@ -42,6 +43,7 @@ impl NavWorld {
     /// cost bound; the hierarchy expands far fewer nodes across big maps.
     pub fn set_search_mode(&mut self, mode: SearchMode) {
         self.search_mode = mode;
+        self.published = None;
     }
 
     /// The portal search chosen.
@@ -112,7 +114,7 @@ impl NavWorld {
             .search_graphs
             .get(layer)
             .and_then(Option::as_ref)
-            .map_or(l.nodes.len(), SearchGraph::len);
+            .map_or(l.nodes.len(), |g| g.len());
         // The levels decode once the hierarchy (their border nodes) is in place.
         let parse = |s: crate::package::StoredHierarchy| {
             let parsed = s
@@ -128,7 +130,7 @@ impl NavWorld {
                     self.search_graphs
                         .resize_with(self.nav.layers.len(), || None);
                 }
-                self.search_graphs[layer] = Some(graph);
+                self.search_graphs[layer] = Some(Arc::new(graph));
                 parsed
             }
             Some(s) => parse(s),
@@ -148,10 +150,10 @@ impl NavWorld {
                 } else {
                     None
                 };
-            self.hierarchies[layer] = Some(LayerHierarchy {
+            self.hierarchies[layer] = Some(Arc::new(LayerHierarchy {
                 hierarchy,
                 landmarks,
-            });
+            }));
             return;
         }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
@@ -170,10 +172,10 @@ impl NavWorld {
             None => hierarchy.build_levels(),
         }
         let landmarks = landmarks.filter(|_| self.use_landmarks);
-        self.hierarchies[layer] = Some(LayerHierarchy {
+        self.hierarchies[layer] = Some(Arc::new(LayerHierarchy {
             hierarchy,
             landmarks,
-        });
+        }));
     }
 
     /// Before sectors `batch` of `layer` are rebuilt: keeps the layer's hierarchy (decoding a
@@ -193,6 +195,7 @@ impl NavWorld {
             self.ensure_hierarchy(layer);
         }
         if let Some(h) = self.hierarchies.get_mut(layer).and_then(Option::take) {
+            let h = Arc::unwrap_or_clone(h);
             self.stale_hierarchies[layer] = Some((h.hierarchy, BTreeSet::new()));
         }
         let Some((_, dirty)) = self.stale_hierarchies[layer].as_mut() else {
@@ -235,6 +238,7 @@ impl NavWorld {
     pub(super) fn finish_landmark_build(&mut self, layer: usize, done: LandmarkBuilder) {
         if done.is_over_own_graph() {
             if let Some(h) = self.hierarchies.get_mut(layer).and_then(Option::as_mut) {
+                let h = Arc::make_mut(h);
                 h.landmarks = done
                     .into_landmarks()
                     .map(|tables| ClusterLandmarks::from_tables(&h.hierarchy, tables));
@@ -244,7 +248,7 @@ impl NavWorld {
         if self.landmarks.len() <= layer {
             self.landmarks.resize_with(layer + 1, || None);
         }
-        self.landmarks[layer] = done.into_landmarks();
+        self.landmarks[layer] = done.into_landmarks().map(Arc::new);
     }
 
     /// Builds every layer's search structures now — landmark tables, or the hierarchy where
@@ -260,6 +264,6 @@ impl NavWorld {
     /// The hierarchy of `layer`, if built.
     #[must_use]
     pub fn hierarchy(&self, layer: usize) -> Option<&LayerHierarchy> {
-        self.hierarchies.get(layer).and_then(Option::as_ref)
+        self.hierarchies.get(layer).and_then(Option::as_deref)
     }
 }

@@ -27,6 +27,25 @@ pub struct PendingPath {
 }
 
 impl PendingPath {
+    /// A request not started.
+    pub(crate) fn new(layer: usize, sources: &[(u32, u32)], goals: &[(u32, u32)]) -> Self {
+        Self {
+            layer,
+            sources: sources.to_vec(),
+            goals: goals.to_vec(),
+            planned: None,
+            scratch: SearchScratch::default(),
+            open: Vec::new(),
+            calls: 0,
+        }
+    }
+
+    /// The movement type requested.
+    #[must_use]
+    pub fn layer(&self) -> usize {
+        self.layer
+    }
+
     /// Calls of [`NavWorld::advance_path`] made so far.
     #[must_use]
     pub fn calls(&self) -> u32 {
@@ -52,15 +71,7 @@ impl NavWorld {
         sources: &[(u32, u32)],
         goals: &[(u32, u32)],
     ) -> PendingPath {
-        PendingPath {
-            layer,
-            sources: sources.to_vec(),
-            goals: goals.to_vec(),
-            planned: None,
-            scratch: SearchScratch::default(),
-            open: Vec::new(),
-            calls: 0,
-        }
+        PendingPath::new(layer, sources, goals)
     }
 
     /// Works on `pending` for about `budget`: `None` while the path is not ready,
@@ -86,7 +97,7 @@ impl NavWorld {
     }
 
     /// [`Self::advance_path`] without keeping the path: the planned state once ready.
-    pub(super) fn advance_plan(
+    pub(crate) fn advance_plan(
         &mut self,
         pending: &mut PendingPath,
         deadline: Instant,

@@ -67,7 +67,9 @@ impl Levels {
             ));
         }
         if count > 16 {
-            return Err(format!("the levels claim {count} levels, at most 16 fit a map"));
+            return Err(format!(
+                "the levels claim {count} levels, at most 16 fit a map"
+            ));
         }
         let mut levels: Vec<Level> = Vec::with_capacity(count);
         for _ in 0..count {
@@ -123,7 +125,9 @@ impl Levels {
                 for slot in &mut list[first[b as usize] as usize..first[b as usize + 1] as usize] {
                     let t = r.next()?.wrapping_add(b);
                     if t as usize >= border {
-                        return Err(format!("a level's edge leads to border node {t} of {border}"));
+                        return Err(format!(
+                            "a level's edge leads to border node {t} of {border}"
+                        ));
                     }
                     slot.0 = t;
                 }
@@ -200,11 +204,16 @@ mod tests {
         let other = Hierarchy::build(&SearchGraph::new(&random_layer_sized(7, 320, 3)));
         assert!(Levels::from_bytes(&bytes, &other).is_err());
         for cut in (0..bytes.len()).step_by(7) {
-            assert!(Levels::from_bytes(&bytes[..cut], &hierarchy).is_err(), "cut at {cut}");
+            assert!(
+                Levels::from_bytes(&bytes[..cut], &hierarchy).is_err(),
+                "cut at {cut}"
+            );
         }
         let mut state = 99u64;
         for _ in 0..400 {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(7);
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(7);
             let mut damaged = bytes.clone();
             let i = (state >> 33) as usize % damaged.len();
             damaged[i] ^= 1 << ((state >> 20) % 8);
