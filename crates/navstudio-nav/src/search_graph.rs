@@ -433,8 +433,8 @@ impl SearchGraph {
         let mut order = vec![0u32; total];
         let mut border = vec![false; total];
         let mut records = vec![SearchNode::default(); total + 1];
-        for old in 0..n {
-            let id = new_of_old[old] as usize;
+        for (old, &id) in new_of_old.iter().enumerate() {
+            let id = id as usize;
             order[id] = self.order[old];
             border[id] = self.border[old];
             records[id] = self.nodes[old];

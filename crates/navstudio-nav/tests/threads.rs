@@ -186,6 +186,7 @@ fn readers_during_stamps_and_rebuilds() {
     let mut world = NavWorld::from_nav(rooms(192, seed));
     let current = RwLock::new(world.data());
     let reqs = requests(&world.data(), 400, seed);
+    #[allow(clippy::type_complexity)]
     let log: Mutex<Vec<(Arc<NavData>, Request, Option<Answer>)>> = Mutex::new(Vec::new());
     let writing = std::sync::atomic::AtomicBool::new(true);
     std::thread::scope(|s| {

@@ -30,6 +30,13 @@ pub const LEVEL_SHIFTS: [u32; 4] = [2, 4, 6, 8];
 /// searches save.
 const MIN_CELLS: u32 = 16;
 
+/// Members' edges of one cell: `(member, [(target, weight)])`.
+type CellEdges = Vec<(u32, Vec<(u32, u32)>)>;
+
+/// A hop of a route being unpacked: `(from, to, level of its edge)`, each end as
+/// `(search id, cost from the source)`.
+type Hop = ((u32, u32), (u32, u32), usize);
+
 /// Cost marker of nodes a search has not reached.
 const FAR: u32 = u32::MAX;
 
@@ -191,7 +198,7 @@ impl Levels {
         let mut out = Vec::with_capacity(route.len() * 2);
         out.push(route[0]);
         // Hops `(from, to, level of the edge)` still to unpack, next first at the back.
-        let mut hops: Vec<((u32, u32), (u32, u32), usize)> = Vec::new();
+        let mut hops: Vec<Hop> = Vec::new();
         for pair in route.windows(2) {
             let (a, b) = (pair[0], pair[1]);
             let level = match (hierarchy.border_index(a.0), hierarchy.border_index(b.0)) {
@@ -403,7 +410,7 @@ fn build_level<'a>(
     let n = hierarchy.border_count();
     let (member, cells) = members_and_cells(hierarchy, shift);
     let member_ref = &member;
-    let lists: Vec<Vec<(u32, Vec<(u32, u32)>)>> = cells
+    let lists: Vec<CellEdges> = cells
         .par_iter()
         .map(|&(cell, lo, hi)| {
             before
@@ -442,7 +449,7 @@ fn reused_cell(
     member: &[bool],
     (cell, lo, hi): (u32, u32, u32),
     dirty: &(dyn Fn(u32) -> bool + Sync),
-) -> Option<Vec<(u32, Vec<(u32, u32)>)>> {
+) -> Option<CellEdges> {
     let i = old.cells.binary_search_by_key(&cell, |&(c, _, _)| c).ok()?;
     let (_, old_lo, old_hi) = old.cells[i];
     if old_hi - old_lo != hi - lo {
@@ -494,7 +501,7 @@ fn cell_edges<'a>(
     below: &(dyn Fn(u32) -> &'a [(u32, u32)] + Sync),
     member: &[bool],
     (lo, hi): (u32, u32),
-) -> Vec<(u32, Vec<(u32, u32)>)> {
+) -> CellEdges {
     let len = (hi - lo) as usize;
     let mut dist = vec![FAR; len];
     // The least positive cost at which a cheapest way here passes a member.
