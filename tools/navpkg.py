@@ -129,9 +129,11 @@ def _swapped(raw):
     return a
 
 
-# Chunk kinds this reader reads (a package may require only these).
+# Chunk kinds this reader reads (a package may require only these). The search tables
+# (alt_landmarks, hierarchy, levels) are known and left undecoded: this reader plans no
+# paths, so the routes they shape are not its answers.
 KNOWN_KINDS = {"windows", "graph", "sector_islands", "cost", "island_fields", "flows",
-               "alt_landmarks", "hierarchy", "links"}
+               "alt_landmarks", "hierarchy", "levels", "links"}
 
 
 def read(path):
