@@ -174,7 +174,9 @@ fn walls_painted_at_run_time_leave_the_hierarchy_a_fresh_build_gives() {
     )
     .unwrap();
     let graph = SearchGraph::new(&fresh);
-    let built = Hierarchy::build(&graph);
+    let mut built = Hierarchy::build(&graph);
+    // The levels too: rebuilt cell by cell, they equal a fresh build's.
+    built.build_levels();
     let marks = built.landmarks(&fresh, &graph);
     let kept = w.hierarchy(0).unwrap();
     assert!(kept.hierarchy == built, "the rebuilt hierarchy differs");
@@ -202,7 +204,8 @@ fn a_package_stores_the_hierarchy_and_a_damaged_one_fails_on_first_use() {
     let bytes = package::to_bytes(&nav, &meta);
     let read = package::from_bytes(&bytes).unwrap();
     assert!(read.hierarchies[0].is_some() && read.landmarks[0].is_none());
-    let mut built = world(&nav, SearchMode::Clusters, false);
+    // Searched as the package's default is, over the levels (which it stores too).
+    let mut built = world(&nav, SearchMode::Levels, false);
     let mut stored = NavWorld::from_package(read.clone());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("terrain.navpkg");

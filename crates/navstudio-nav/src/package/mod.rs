@@ -18,6 +18,8 @@
 pub mod atomic;
 mod codec;
 mod decode;
+#[cfg(test)]
+mod levels_tests;
 mod read;
 mod read_v1;
 mod ron_v1;
