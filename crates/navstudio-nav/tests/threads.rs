@@ -57,6 +57,9 @@ struct Answer {
 
 type Request = (MoveType, Cell, Cell);
 
+/// A reader's answer with the version it started on.
+type Logged = (Arc<NavData>, Request, Option<Answer>);
+
 fn requests(data: &NavData, n: usize, seed: u64) -> Vec<Request> {
     let mut rng = SplitMix64::new(seed);
     let size = data.spec.width;
@@ -186,7 +189,7 @@ fn readers_during_stamps_and_rebuilds() {
     let mut world = NavWorld::from_nav(rooms(192, seed));
     let current = RwLock::new(world.data());
     let reqs = requests(&world.data(), 400, seed);
-    let log: Mutex<Vec<(Arc<NavData>, Request, Option<Answer>)>> = Mutex::new(Vec::new());
+    let log: Mutex<Vec<Logged>> = Mutex::new(Vec::new());
     let writing = std::sync::atomic::AtomicBool::new(true);
     std::thread::scope(|s| {
         for t in 0..3 {
