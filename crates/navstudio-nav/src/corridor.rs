@@ -3,11 +3,16 @@
 //! instead of one precomputed tile per sector whose window cells all start equal. Flow then
 //! crosses sector borders without the kink toward each window; the price is a per-request
 //! integration that cannot be shared between goals.
+//!
+//! Its split-sector form ([`Corridor::from_exits`]) integrates only the sectors a path leaves
+//! by several exits, each from its exits' windows started at their remaining costs.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use super::flow::flow_from_integration;
 use super::grid::{DIR_NONE, DIRECTIONS, FLOW_PATHABLE, WALL};
+use super::integrate::{IntegrationField, IntegratorScratch, integrate_costs};
 use super::layer::NavLayer;
 
 /// Orthogonal directions first, so they win ties (as in the flow pass).
@@ -137,6 +142,78 @@ impl Corridor {
                     c.flow[slot][i] = FLOW_PATHABLE | best.1;
                 }
             }
+        }
+        c
+    }
+
+    /// The sectors of `exits` (per routed sector, `(remaining cost, portal node)` of the
+    /// ways a path leaves it) that have more than one exit, each integrated inside its own
+    /// rectangle from all its exits' window cells at once, every window cell started at its
+    /// exit's remaining cost (plus its own cost, as a tile starts it), and from the goals
+    /// that lie in it at 0. So each cell leads to the exit of least *total* remaining cost
+    /// (its way to the window plus the exit's cost from there), and a window cell points
+    /// across its border only when its own exit is its cheapest way out.
+    ///
+    /// Why not the first exit whose tile reaches a cell, or one integration from the goal
+    /// over the route's sectors: a sector crossed by routes merged from several sources
+    /// can have a pocket beside a neighbour whose only exit leads back into it. The first
+    /// rule sends the pocket to whichever exit sorts first, the goal's integration to the
+    /// neighbour (its way on lies through sectors where the tiles, not the integration,
+    /// steer); either way the neighbour's tile sends it back, a 2-cycle where agents
+    /// stand. Here every step inside the sector lowers the cell's total and a crossing
+    /// leaves by an exit at that total, the same costs the route's tiles descend.
+    #[must_use]
+    pub fn from_exits(
+        layer: &NavLayer,
+        exits: &BTreeMap<u32, Vec<(u32, u32)>>,
+        goals: &[(u32, u32)],
+    ) -> Self {
+        let spec = layer.cost.spec;
+        let mut c = Self::default();
+        let (mut field, mut scratch) = (IntegrationField::new(), IntegratorScratch::new());
+        let (mut costs, mut seeds, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
+        for (&s, list) in exits.iter().filter(|(_, l)| l.len() > 1) {
+            let (x0, y0, w, h) = spec.sector_rect(s);
+            layer.cost.sector_cells(s, &mut costs);
+            // (seed cost, local cell, direction across the border): cheapest first, so a
+            // cell on two windows (a corner) keeps its cheaper exit.
+            seeds.clear();
+            for &(rest, node) in list {
+                let Some(n) = layer.nodes.get(node as usize).filter(|n| n.sector == s) else {
+                    continue;
+                };
+                for i in 0..n.cells.len {
+                    let (x, y) = n.cells.cell(i);
+                    let local = ((y - y0) * w + (x - x0)) as usize;
+                    let start = rest.saturating_add(u32::from(costs[local]));
+                    seeds.push((start, local, n.exit_dir));
+                }
+            }
+            for &(gx, gy) in goals {
+                if spec.sector_of(gx, gy) == s {
+                    seeds.push((0, ((gy - y0) * w + (gx - x0)) as usize, DIR_NONE));
+                }
+            }
+            seeds.retain(|&(start, local, _)| start != u32::MAX && costs[local] != WALL);
+            if seeds.is_empty() {
+                continue;
+            }
+            seeds.sort_unstable();
+            let starts: Vec<(usize, u32)> = seeds.iter().map(|&(d, i, _)| (i, d)).collect();
+            integrate_costs(&costs, w, h, &starts, &mut field, &mut scratch);
+            // A window cell that a cheaper exit reaches below its own start descends to
+            // that exit like any other cell.
+            dirs.clear();
+            for &(start, local, dir) in &seeds {
+                if field.cost[local] >= start && !dirs.iter().any(|&(i, _)| i == local) {
+                    dirs.push((local, dir));
+                }
+            }
+            let mut flow = vec![0; (w * h) as usize];
+            flow_from_integration(&costs, w, h, &field, &dirs, &mut flow);
+            c.slots.insert(s, c.cost.len());
+            c.cost.push(field.cost.clone());
+            c.flow.push(flow);
         }
         c
     }

@@ -478,6 +478,9 @@ impl NavWorld {
                 .any(|&(_, n)| ll.end(n).is_some())
         });
         p.corridor = (!over_link && (everywhere || split)).then(|| {
+            if !everywhere {
+                return crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals);
+            }
             let around_goals = p
                 .goal_fields
                 .iter()
