@@ -146,13 +146,15 @@ impl Corridor {
         c
     }
 
-    /// The sectors of `exits` (per routed sector, `(remaining cost, portal node)` of the
-    /// ways a path leaves it) that have more than one exit, each integrated inside its own
-    /// rectangle from all its exits' window cells at once, every window cell started at its
-    /// exit's remaining cost (plus its own cost, as a tile starts it), and from the goals
-    /// that lie in it at 0. So each cell leads to the exit of least *total* remaining cost
-    /// (its way to the window plus the exit's cost from there), and a window cell points
-    /// across its border only when its own exit is its cheapest way out.
+    /// Every sector of `exits` (per routed sector, `(remaining cost, portal node)` of the
+    /// ways a path leaves it) that can be left by more than one way, integrated inside its
+    /// own rectangle from all those ways' window cells at once, every window cell started
+    /// at its way's remaining cost (plus its own cost, as a tile starts it), and from the
+    /// goals that lie in it at 0. The ways out are the sector's route exits and every
+    /// window into another routed sector, priced at the cheapest total through that
+    /// sector's own route exits from the window's far side (the portal graph's in-sector
+    /// weights). So each cell leads to the way out of least *total* remaining cost, and a
+    /// window cell points across its border only when its own way is its cheapest.
     ///
     /// Why not the first exit whose tile reaches a cell, or one integration from the goal
     /// over the route's sectors: a sector crossed by routes merged from several sources
@@ -160,8 +162,12 @@ impl Corridor {
     /// rule sends the pocket to whichever exit sorts first, the goal's integration to the
     /// neighbour (its way on lies through sectors where the tiles, not the integration,
     /// steer); either way the neighbour's tile sends it back, a 2-cycle where agents
-    /// stand. Here every step inside the sector lowers the cell's total and a crossing
-    /// leaves by an exit at that total, the same costs the route's tiles descend.
+    /// stand. And a sector's only route exit can lie round a wall from cells beside a
+    /// neighbouring routed sector, whose way on starts a step across the border: its tile
+    /// sends those cells the long way round while the look-ahead of the cells across the
+    /// border cuts through them, and an agent on the border swaps between the two. Here
+    /// every step inside the sector lowers the cell's total and a crossing leaves at that
+    /// total, on the costs the route's tiles descend.
     #[must_use]
     pub fn from_exits(
         layer: &NavLayer,
@@ -169,17 +175,61 @@ impl Corridor {
         goals: &[(u32, u32)],
     ) -> Self {
         let spec = layer.cost.spec;
-        let mut c = Self::default();
+        let graph = &layer.graph;
+        let nodes = &layer.nodes;
+        let centre_cost =
+            |n: &super::portals::PortalNode| u32::from(layer.cost.get(n.center.0, n.center.1));
+        // Remaining cost from portal node `t` of a routed sector: its cheapest route exit.
+        let onward = |t: u32| -> Option<u32> {
+            let list = exits.get(&nodes.get(t as usize)?.sector)?;
+            list.iter()
+                .filter_map(|&(rest, e)| {
+                    if e == t {
+                        return Some(rest);
+                    }
+                    let (_, w) = graph.edges(t).find(|&(to, _)| to == e)?;
+                    Some(w.saturating_add(rest))
+                })
+                .min()
+        };
+        let mut c = Self {
+            everywhere: true,
+            ..Self::default()
+        };
         let (mut field, mut scratch) = (IntegrationField::new(), IntegratorScratch::new());
         let (mut costs, mut seeds, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
-        for (&s, list) in exits.iter().filter(|(_, l)| l.len() > 1) {
+        for (&s, list) in exits {
             let (x0, y0, w, h) = spec.sector_rect(s);
+            // (remaining cost, node) of the ways out: the route's exits, then the windows
+            // into other routed sectors.
+            let mut ways: Vec<(u32, u32)> = list.clone();
+            // Only windows downstream of every route exit: where the far side's way on
+            // costs less than the sector's cheapest exit. Of two sectors, at most one is
+            // downstream of the other, so no pair of windows sends cells back and forth
+            // (upstream, the route's own crossings would come back across the border
+            // wherever a window's far end integrates a little dearer than its centre).
+            let cheapest = list.iter().map(|&(rest, _)| rest).min().unwrap_or(u32::MAX);
+            for &n in graph.nodes_of_sector(s) {
+                let t = n ^ 1;
+                if ways.iter().any(|&(_, e)| e == n) {
+                    continue;
+                }
+                let (Some(node), Some(rest)) = (nodes.get(t as usize), onward(t)) else {
+                    continue;
+                };
+                if rest < cheapest {
+                    ways.push((rest.saturating_add(centre_cost(node)), n));
+                }
+            }
+            if ways.len() < 2 {
+                continue; // the tile of its one exit steers
+            }
             layer.cost.sector_cells(s, &mut costs);
             // (seed cost, local cell, direction across the border): cheapest first, so a
             // cell on two windows (a corner) keeps its cheaper exit.
             seeds.clear();
-            for &(rest, node) in list {
-                let Some(n) = layer.nodes.get(node as usize).filter(|n| n.sector == s) else {
+            for &(rest, node) in &ways {
+                let Some(n) = nodes.get(node as usize).filter(|n| n.sector == s) else {
                     continue;
                 };
                 for i in 0..n.cells.len {
@@ -216,6 +266,12 @@ impl Corridor {
             c.flow.push(flow);
         }
         c
+    }
+
+    /// Whether the corridor covers no sector.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
     }
 
     /// Flow byte at a cell, if the corridor covers it and reaches it with a direction.

@@ -361,9 +361,10 @@ impl NavWorld {
         self.seamless = on;
     }
 
-    /// Where a path leaves a sector by more than one exit (a room with two doors that
-    /// different routes take), each cell takes the exit of least total remaining cost (its
-    /// way to the exit's window plus the exit's cost to the goal, see
+    /// Where a path can leave a routed sector by more than one way (a room with two doors
+    /// that different routes take, or a window into another routed sector beside cells
+    /// whose route exit lies round a wall), each cell takes the way of least total
+    /// remaining cost (its way to the window plus the cost to the goal from there, see
     /// [`crate::corridor::Corridor::from_exits`]), where the tiles would send every cell the
     /// first exit's tile reaches to that exit. Elsewhere the shared tiles steer, which keep a
     /// crowd spread over each portal window (the integration from one goal cell draws

@@ -467,9 +467,9 @@ impl NavWorld {
         self.ensure_sectors(layer, p.exits.keys().copied())?;
         let l = &self.nav.layers[layer];
         let everywhere = self.seamless;
-        // Where only split sectors use it, a path without one needs none (and keeps the
-        // cheap in-sector goal moves of `move_goal`).
-        let split = self.seamless_where_split && p.exits.values().any(|e| e.len() > 1);
+        // Where only sectors with several ways out use it, a path without one needs none
+        // (and keeps the cheap in-sector goal moves of `move_goal`).
+        let split = self.seamless_where_split;
         // The corridor integrates over the ground: a route over a link keeps the tiles.
         let over_link = p.links.as_ref().is_some_and(|ll| {
             p.exits
@@ -477,23 +477,25 @@ impl NavWorld {
                 .flatten()
                 .any(|&(_, n)| ll.end(n).is_some())
         });
-        p.corridor = (!over_link && (everywhere || split)).then(|| {
-            if !everywhere {
-                return crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals);
-            }
-            let around_goals = p
-                .goal_fields
-                .iter()
-                .flat_map(|gf| sectors_in(spec, gf.rect))
-                .collect::<Vec<_>>();
-            let starts = p.sources.iter().map(|&(x, y)| spec.sector_of(x, y));
-            crate::corridor::Corridor::build(
-                l,
-                p.exits.keys().copied().chain(around_goals).chain(starts),
-                &p.goals,
-                everywhere,
-            )
-        });
+        p.corridor = (!over_link && (everywhere || split))
+            .then(|| {
+                if !everywhere {
+                    return crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals);
+                }
+                let around_goals = p
+                    .goal_fields
+                    .iter()
+                    .flat_map(|gf| sectors_in(spec, gf.rect))
+                    .collect::<Vec<_>>();
+                let starts = p.sources.iter().map(|&(x, y)| spec.sector_of(x, y));
+                crate::corridor::Corridor::build(
+                    l,
+                    p.exits.keys().copied().chain(around_goals).chain(starts),
+                    &p.goals,
+                    everywhere,
+                )
+            })
+            .filter(|c| !c.is_empty());
         p.pulled = PulledCache::default();
         Ok(())
     }
