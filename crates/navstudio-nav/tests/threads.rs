@@ -179,6 +179,7 @@ fn move_type_by_name() {
 
 /// An answer a reader gave: the version it read, the request, the answer.
 type Logged = (Arc<NavData>, Request, Option<Answer>);
+
 /// Readers answer while a writer stamps walls and rebuilds; each answer is compared with a
 /// fresh world on the version the reader started on.
 #[test]
