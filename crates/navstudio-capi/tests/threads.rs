@@ -29,9 +29,6 @@ fn status_of(e: &PathError) -> NavstudioStatus {
 /// refusal).
 type Answer = Result<Result<(u64, usize), NavstudioStatus>, NavstudioStatus>;
 
-/// A request: movement type, source, goal.
-type Request = (u32, (u32, u32), (u32, u32));
-
 /// A data handle that may cross threads (the header allows any number of threads on it).
 struct Shared(*mut NavstudioData);
 // SAFETY: a data handle is never changed after it is made (the header's threading rules).
@@ -93,6 +90,9 @@ fn answer_rust(world: &mut NavWorld, (layer, from, to): Request) -> Answer {
         None => Err(NavstudioStatus::NoFlow),
     })
 }
+
+/// A request: movement type, source cell, goal cell.
+type Request = (u32, (u32, u32), (u32, u32));
 
 /// Answers `requests` on two threads over `data`, request `i` on thread `i % 2`.
 fn on_two_threads(data: &Shared, requests: &[Request]) -> Vec<Answer> {

@@ -12,7 +12,7 @@ use std::time::Duration;
 use navstudio_nav::grid::WALL;
 use navstudio_nav::links::{LinkCost, LinkKind, NavLink};
 use navstudio_nav::package::{self, PackageMeta};
-use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, PathError, build_layer};
+use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, PathError, SearchMode, build_layer};
 
 fn nav_from_cells(w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     let spec = GridSpec {
@@ -113,6 +113,20 @@ fn random_links(rng: &mut SplitMix64, costs: &[u8], w: u32, h: u32, n: u32) -> V
 /// whether a request is refused must agree with the oracle's reachability.
 #[test]
 fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
+    oracle_routes(SearchMode::Flat, 20, 12);
+}
+
+/// The same over the sector hierarchy and its levels: maps of 50–79 cells in sectors of
+/// one cell are 7–10 clusters a side, so the links' end nodes sit in clusters, teleports
+/// and drops join clusters and levels, and the search crosses the levels above them.
+#[test]
+fn route_costs_with_random_links_over_the_hierarchy_equal_the_cell_grid_oracle() {
+    oracle_routes(SearchMode::Levels, 50, 30);
+}
+
+/// Random maps of `least + below(spread)` cells a side with random links, searched in
+/// `mode`, against the oracle.
+fn oracle_routes(mode: SearchMode, least: u32, spread: u32) {
     let seed = std::env::var("LINK_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -121,12 +135,14 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
     let mut rng = SplitMix64::new(seed);
     let mut checked = 0;
     let mut over_links = 0;
+    let mut with_levels = 0;
     for map in 0..12 {
-        let (w, h) = (20 + rng.below(12), 20 + rng.below(12));
+        let (w, h) = (least + rng.below(spread), least + rng.below(spread));
         let costs = random_map(&mut rng, w, h);
         let count = 3 + rng.below(8);
         let links = random_links(&mut rng, &costs, w, h, count);
         let mut world = NavWorld::from_nav(nav_from_cells(w, h, 1, &costs));
+        world.set_search_mode(mode);
         world.set_heuristic_weight(1.0);
         world.set_links(links.clone()).unwrap();
         for _ in 0..25 {
@@ -151,7 +167,7 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
                     assert_eq!(
                         u64::from(cost),
                         d,
-                        "map {map} (seed {seed}) {src:?}->{goal:?}: route cost vs oracle"
+                        "map {map} (seed {seed}, {mode:?}) {src:?}->{goal:?}: route cost vs oracle"
                     );
                     let ground = oracle(&costs, w, h, &[], src)[(goal.1 * w + goal.0) as usize];
                     if u64::from(cost) < ground {
@@ -172,8 +188,17 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
                 Err(e) => panic!("map {map}: {e}"),
             }
         }
+        if mode == SearchMode::Levels {
+            let h = world.hierarchy(0).expect("searched over the hierarchy");
+            with_levels += usize::from(h.hierarchy.levels().is_some());
+        }
     }
-    println!("{checked} routes checked, {over_links} cheaper over links");
+    println!(
+        "{checked} routes checked, {over_links} cheaper over links, {with_levels} maps with levels"
+    );
+    if mode == SearchMode::Levels {
+        assert!(with_levels >= 6, "only {with_levels} maps had levels");
+    }
     assert!(
         checked > 100 && over_links > 10,
         "{checked} routes, {over_links} over links"
@@ -324,4 +349,96 @@ fn the_package_keeps_links_and_a_damaged_links_chunk_is_an_error() {
         package::from_bytes(&damaged),
         Err(package::PackageError::Checksum { .. })
     ));
+}
+
+/// A 64 × 48 map in sectors of 16 with a river (x 38..41) that a ford (y 28..31) crosses:
+/// both banks and the ford lie in the window of a goal field around (44, 8), so the ground
+/// way round is one the goal field knows.
+fn river_with_near_ford() -> (Vec<u8>, u32, u32) {
+    let (w, h) = (64, 48);
+    let mut costs = vec![1_u8; (w * h) as usize];
+    for y in (0..h).filter(|y| !(28..32).contains(y)) {
+        for x in 38..41 {
+            costs[(y * w + x) as usize] = WALL;
+        }
+    }
+    (costs, w, h)
+}
+
+/// Follows the path's flow from `from` (link traversals included) until the goal cell,
+/// for at most `steps`: the links taken and the distance walked on the ground.
+fn follow(
+    world: &NavWorld,
+    id: navstudio_nav::PathId,
+    from: (f32, f32),
+    goal: (u32, u32),
+) -> (Vec<u32>, f32) {
+    let (mut pos, mut taken, mut walked) = (from, Vec::new(), 0.0_f32);
+    for _ in 0..2000 {
+        if (pos.0 as u32, pos.1 as u32) == goal {
+            return (taken, walked);
+        }
+        if let Some(step) = world.link_at(id, pos) {
+            taken.push(step.id);
+            pos = (step.exit.0 as f32 + 0.5, step.exit.1 as f32 + 0.5);
+            continue;
+        }
+        let Some((dx, dy)) = world.sample_flow(id, pos) else {
+            panic!("off the route at {pos:?} after links {taken:?}");
+        };
+        pos = (pos.0 + 0.25 * dx, pos.1 + 0.25 * dy);
+        walked += 0.25;
+    }
+    panic!("no arrival from {from:?}: at {pos:?}, links {taken:?}, walked {walked}");
+}
+
+/// A goal just past a link's exit, with the link's entry in the goal's own sector and the
+/// ground way round (by the ford) inside the goal field's window: the path takes the link —
+/// the goal field counts it — whether the source is far away or on the near bank in the
+/// goal's window, in the default mode and in seamless mode (whose corridor counts links
+/// too). Over the link it is about 12 from the bank at x 32 to the goal; round by the ford
+/// about 50.
+#[test]
+fn a_goal_near_a_link_exit_is_reached_over_the_link_by_goal_field_and_corridor() {
+    let (costs, w, h) = river_with_near_ford();
+    let goal = (44, 8);
+    let mut bridge = NavLink::walk(1, (37, 8), (41, 8));
+    bridge.cost = LinkCost::Direct(4);
+    for seamless in [false, true] {
+        let mut world = NavWorld::from_nav(nav_from_cells(w, h, 16, &costs));
+        world.set_seamless(seamless);
+        world.set_links(vec![bridge.clone()]).unwrap();
+        for src in [(5, 8), (33, 10), (36, 3)] {
+            let id = world.request_path(0, &[src], goal).unwrap();
+            let oracle = oracle(&costs, w, h, std::slice::from_ref(&bridge), src);
+            let best = oracle[(goal.1 * w + goal.0) as usize];
+            let traced = world.trace_path(id, src).unwrap();
+            assert_eq!(
+                traced.links.iter().map(|l| l.1).collect::<Vec<_>>(),
+                [1],
+                "seamless {seamless}, from {src:?}: the trace takes the bridge (oracle {best})"
+            );
+            let (taken, walked) =
+                follow(&world, id, (src.0 as f32 + 0.5, src.1 as f32 + 0.5), goal);
+            assert_eq!(
+                taken,
+                [1],
+                "seamless {seamless}, from {src:?}: agents take it"
+            );
+            // The oracle's cost less the link's 4 is the ground walked (clear cells cost 1);
+            // the flow's 8 directions walk it shorter, never round by the ford.
+            assert!(
+                walked <= (best - 4) as f32 + 2.0,
+                "seamless {seamless}, from {src:?}: walked {walked}, oracle ground {}",
+                best - 4
+            );
+            if seamless {
+                assert!(
+                    world.path(id).unwrap().corridor.is_some(),
+                    "from {src:?}: seamless mode builds the corridor over the link"
+                );
+            }
+            world.release_path(id);
+        }
+    }
 }

@@ -57,9 +57,6 @@ struct Answer {
 
 type Request = (MoveType, Cell, Cell);
 
-/// A reader's answer with the version it started on.
-type Logged = (Arc<NavData>, Request, Option<Answer>);
-
 fn requests(data: &NavData, n: usize, seed: u64) -> Vec<Request> {
     let mut rng = SplitMix64::new(seed);
     let size = data.spec.width;
@@ -179,6 +176,9 @@ fn move_type_by_name() {
     let names: Vec<&str> = data.move_types().map(|(_, n)| n).collect();
     assert_eq!(names, ["land", "hover"]);
 }
+
+/// An answer a reader gave: the version it read, the request, the answer.
+type Logged = (Arc<NavData>, Request, Option<Answer>);
 
 /// Readers answer while a writer stamps walls and rebuilds; each answer is compared with a
 /// fresh world on the version the reader started on.

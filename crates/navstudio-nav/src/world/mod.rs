@@ -25,7 +25,10 @@ mod clusters;
 mod goal_field;
 mod landmark_builds;
 mod links;
+#[cfg(test)]
+mod links_tests;
 mod moving;
+mod pending;
 mod replan;
 mod request;
 mod sample;
@@ -40,6 +43,7 @@ pub use goal_field::GoalField;
 use goal_field::{GoalFieldCache, cheapest_field};
 pub use links::LinkStep;
 pub use moving::{GoalMove, GoalMoveStats};
+pub use pending::PendingPath;
 use sample::PulledCache;
 pub(crate) use shared::build_layer_tables;
 use stamps::AppliedStamp;
@@ -303,12 +307,13 @@ impl NavWorld {
     #[must_use]
     pub fn from_package(package: crate::package::Package) -> Self {
         let mut world = Self::from_nav(package.nav);
-        world.stored_landmarks = package.landmarks;
-        world.stored_hierarchies = package.hierarchies;
-        // The reader checked them against the map.
+        // The reader checked them against the map. Set first: a change of links drops
+        // the stored tables, and these were built with them.
         if world.set_links(package.links).is_err() {
             world.links = links::WorldLinks::default();
         }
+        world.stored_landmarks = package.landmarks;
+        world.stored_hierarchies = package.hierarchies;
         world
     }
 
@@ -381,13 +386,15 @@ impl NavWorld {
         self.seamless = on;
     }
 
-    /// Seamless flow only where a path leaves a sector by more than one exit (a room with
-    /// two doors that different routes take): there each cell follows the route's
-    /// integration from the goal and so takes its nearer exit, where the tiles would send
-    /// every cell of the sector to the cheapest exit. Elsewhere the shared tiles steer, which
-    /// keep a crowd spread over each portal window (the integration from one goal cell draws
+    /// Where a path can leave a routed sector by more than one way (a room with two doors
+    /// that different routes take, or a window into another routed sector beside cells
+    /// whose route exit lies round a wall), each cell takes the way of least total
+    /// remaining cost (its way to the window plus the cost to the goal from there, see
+    /// [`crate::corridor::Corridor::from_exits`]), where the tiles would send every cell the
+    /// first exit's tile reaches to that exit. Elsewhere the shared tiles steer, which keep a
+    /// crowd spread over each portal window (the integration from one goal cell draws
     /// open-ground flow together onto the lines through the goal). [`Self::set_seamless`]
-    /// on uses the integration everywhere.
+    /// on uses the integration from the goal everywhere.
     pub fn set_seamless_where_split(&mut self, on: bool) {
         self.seamless_where_split = on;
     }
