@@ -31,7 +31,8 @@ pub mod metrics;
 pub mod navigator;
 pub mod quality;
 pub mod resolve;
-pub mod rng;
+/// The run time's seeded generator (one for every crate and test).
+pub use navstudio_nav::rng;
 pub mod scenario;
 pub mod simulation;
 pub mod spatial;

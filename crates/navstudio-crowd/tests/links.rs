@@ -39,11 +39,7 @@ fn world(link: NavLink) -> WorldNavigator {
         &AtomicBool::new(false),
     )
     .unwrap();
-    let mut world = NavWorld::from_nav(NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    });
+    let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
     world.set_links(vec![link]).unwrap();
     WorldNavigator::new(world, vec![0.0])
 }

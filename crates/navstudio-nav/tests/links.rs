@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use navstudio_nav::rng::SplitMix64;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
@@ -13,22 +14,6 @@ use navstudio_nav::links::{LinkCost, LinkKind, NavLink};
 use navstudio_nav::package::{self, PackageMeta};
 use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, PathError, build_layer};
 
-/// SplitMix64, seeded per test (the seed is printed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-}
-
 fn nav_from_cells(w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     let spec = GridSpec {
         width: w,
@@ -37,11 +22,7 @@ fn nav_from_cells(w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     };
     let never = std::sync::atomic::AtomicBool::new(false);
     let layer = build_layer("land", CostField::from_cells(spec, costs), &|_| {}, &never).unwrap();
-    NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    }
+    NavData::new(spec, 1.0, vec![layer])
 }
 
 /// Cheapest cost from `from` to every cell: a 4-neighbour step costs the cell entered, a
@@ -87,7 +68,7 @@ fn oracle(costs: &[u8], w: u32, h: u32, links: &[NavLink], from: (u32, u32)) -> 
     dist
 }
 
-fn random_map(rng: &mut Rng, w: u32, h: u32) -> Vec<u8> {
+fn random_map(rng: &mut SplitMix64, w: u32, h: u32) -> Vec<u8> {
     (0..w * h)
         .map(|_| match rng.below(10) {
             0..=2 => WALL,
@@ -97,8 +78,8 @@ fn random_map(rng: &mut Rng, w: u32, h: u32) -> Vec<u8> {
         .collect()
 }
 
-fn random_links(rng: &mut Rng, costs: &[u8], w: u32, h: u32, n: u32) -> Vec<NavLink> {
-    let open = |rng: &mut Rng| loop {
+fn random_links(rng: &mut SplitMix64, costs: &[u8], w: u32, h: u32, n: u32) -> Vec<NavLink> {
+    let open = |rng: &mut SplitMix64| loop {
         let c = (rng.below(w), rng.below(h));
         if costs[(c.1 * w + c.0) as usize] != WALL {
             return c;
@@ -137,7 +118,7 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x11AC_u64);
     println!("seed {seed} (set LINK_SEED to replay)");
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut checked = 0;
     let mut over_links = 0;
     for map in 0..12 {

@@ -235,6 +235,29 @@ impl Viewport {
         let Some(result) = goal.result.as_ref() else {
             return;
         };
+        if overlays.line_of_sight {
+            // Line of sight is known only inside the goal fields' windows: outlined, so its
+            // edge on open ground reads as the window's, not as something in the terrain.
+            let color = crate::app::goal_preview::LOS_WINDOW_COLOR;
+            let stroke = LineStroke::new(1.5, color);
+            for &(x0, y0, w, h) in &result.los_windows {
+                let (x0, y0, x1, y1) = (x0 as f32, y0 as f32, (x0 + w) as f32, (y0 + h) as f32);
+                if !in_view(x0, y0, x1, y1) {
+                    continue;
+                }
+                let corners = [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)];
+                painter.extend(egui::Shape::dashed_line(&corners, stroke, 6.0, 4.0));
+                if (x1 - x0) * ppc >= 160.0 {
+                    painter.text(
+                        corners[0] + vec2(4.0, 3.0),
+                        egui::Align2::LEFT_TOP,
+                        "line of sight worked out up to here",
+                        egui::FontId::proportional(12.0),
+                        color,
+                    );
+                }
+            }
+        }
         if overlays.flow && ppc >= ARROW_MIN_PX_PER_CELL {
             let arrow = LineStroke::new(1.2, Color32::from_rgba_unmultiplied(255, 255, 255, 220));
             // Zoomed out, one arrow per block of `stride` × `stride` cells, sampled at the
@@ -414,6 +437,13 @@ impl Viewport {
                     let r = (agents.radius_m[i] / cell_m * ppc).max(2.5);
                     painter.circle_stroke(c, r * 2.2, stuck_ring);
                 }
+            }
+        }
+        // Each standing move order's spot, as an RTS marks a right-click: a ringed cross.
+        for target in crowd.order_targets() {
+            let c = to_screen(target);
+            if visible.contains(c) {
+                crate::app::tools::command::order_marker_ui(painter, c);
             }
         }
         if let Some(gate) = &crowd.gate {

@@ -2,7 +2,8 @@
 //! of sight continues across sector borders), and the sector integrations that give the
 //! portal search its starts and finishes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use crate::flow::flow_from_integration;
@@ -122,20 +123,35 @@ pub(super) fn costs_within(
             cost[i] = cost[i].min(c);
         }
     }
-    // Bellman–Ford over a few dozen nodes: relax until nothing improves.
-    for _ in 0..nodes.len() {
-        let mut changed = false;
-        for (i, &node) in nodes.iter().enumerate() {
-            for (t, w) in graph.portal_edges(node) {
-                let through = index(t).map_or(UNREACHED, |j| cost[j].saturating_add(w));
-                if through < cost[i] {
-                    cost[i] = through;
-                    changed = true;
-                }
+    // Dijkstra backward from the goal sector's nodes over the edges inside the window: each
+    // edge `i → j` as `(j, i, weight)`, grouped by `j`. Same costs as relaxing every edge
+    // until nothing improves, for one pass over the edges instead of one per round.
+    let mut into: Vec<(u32, u32, u32)> = Vec::new();
+    for (i, &node) in nodes.iter().enumerate() {
+        for (t, w) in graph.portal_edges(node) {
+            if let Some(j) = index(t) {
+                into.push((j as u32, i as u32, w));
             }
         }
-        if !changed {
-            break;
+    }
+    into.sort_unstable();
+    let mut heap: BinaryHeap<Reverse<(u32, u32)>> = cost
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c != UNREACHED)
+        .map(|(i, &c)| Reverse((c, i as u32)))
+        .collect();
+    while let Some(Reverse((c, j))) = heap.pop() {
+        if c > cost[j as usize] {
+            continue;
+        }
+        let first = into.partition_point(|e| e.0 < j);
+        for &(_, i, w) in into[first..].iter().take_while(|e| e.0 == j) {
+            let through = c.saturating_add(w);
+            if through < cost[i as usize] {
+                cost[i as usize] = through;
+                heap.push(Reverse((through, i)));
+            }
         }
     }
     nodes.into_iter().zip(cost).collect()

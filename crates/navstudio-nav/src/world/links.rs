@@ -156,6 +156,7 @@ impl NavWorld {
     /// After the links changed (at load time): every movement type as in
     /// [`Self::links_changed_from`] with nothing kept.
     fn links_changed(&mut self) {
+        self.published = None;
         for layer in 0..self.nav.layers.len() {
             self.forget_layer_search(layer);
         }
@@ -336,7 +337,11 @@ impl NavWorld {
     /// ends there. `None` elsewhere.
     #[must_use]
     pub fn link_at(&self, id: PathId, pos: (f32, f32)) -> Option<LinkStep> {
-        let p = self.paths.get(&id)?;
+        self.link_at_on(self.paths.get(&id)?, pos)
+    }
+
+    /// [`Self::link_at`] on a path held outside the world (a query's).
+    pub(crate) fn link_at_on(&self, p: &super::PathState, pos: (f32, f32)) -> Option<LinkStep> {
         if pos.0 < 0.0 || pos.1 < 0.0 {
             return None;
         }
@@ -412,6 +417,6 @@ impl NavWorld {
         let mut builder =
             crate::landmarks::LandmarkBuilder::over_graph(graph.search_csr(), sources);
         while !builder.step(l) {}
-        self.landmarks[layer] = builder.finish(l);
+        self.landmarks[layer] = builder.finish(l).map(Arc::new);
     }
 }

@@ -423,11 +423,7 @@ mod tests {
 
     fn base() -> Arc<NavData> {
         let layers = vec![random_layer(11), random_layer(12)];
-        Arc::new(NavData {
-            spec: layers[0].cost.spec,
-            cell_size_m: 1.0,
-            layers,
-        })
+        Arc::new(NavData::new(layers[0].cost.spec, 1.0, layers))
     }
 
     fn apply(world: &mut NavWorld, op: &Op) -> Option<super::StampHandle> {
