@@ -34,11 +34,7 @@ fn river_world() -> NavWorld {
             build_layer(name, CostField::from_cells(spec, &c), &|_| {}, &never).unwrap()
         })
         .collect();
-    NavWorld::from_nav(std::sync::Arc::new(NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers,
-    }))
+    NavWorld::from_nav(std::sync::Arc::new(NavData::new(spec, 1.0, layers)))
 }
 
 fn land_bridge(id: u32, y: u32) -> NavLink {
