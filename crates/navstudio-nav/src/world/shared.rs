@@ -99,9 +99,8 @@ impl NavWorld {
             return;
         };
         let n = self.nav.layers.len();
-        for v in [&mut self.search_graphs] {
-            v.resize_with(n.max(v.len()), || None);
-        }
+        self.search_graphs
+            .resize_with(n.max(self.search_graphs.len()), || None);
         self.landmarks
             .resize_with(n.max(self.landmarks.len()), || None);
         self.hierarchies
