@@ -91,7 +91,7 @@ fn answer_rust(world: &mut NavWorld, (layer, from, to): (u32, (u32, u32), (u32, 
     })
 }
 
-/// A request: movement type, source, goal.
+/// A request: movement type, source cell, goal cell.
 type Request = (u32, (u32, u32), (u32, u32));
 
 /// Answers `requests` on two threads over `data`, request `i` on thread `i % 2`.

@@ -18,11 +18,11 @@ use super::integrate::{IntegrationField, IntegratorScratch, integrate_costs};
 use super::layer::NavLayer;
 use super::links::overlay::LayerLinks;
 
+/// A taken link seen from its exit cell: its entry's cells and the traversal's cost.
+type LinkStep<'a> = (&'a [(u32, u32)], u32);
+
 /// Orthogonal directions first, so they win ties (as in the flow pass).
 const SEARCH_ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
-
-/// From a taken link's exit cell: the entry's cells and the traversal's cost.
-type Across<'a> = (&'a [(u32, u32)], u32);
 
 /// Integrated costs and flow over a set of sectors.
 #[derive(Debug, Default)]
@@ -81,7 +81,7 @@ impl Corridor {
             Some((slot, ((y - y0) * w + (x - x0)) as usize))
         };
         // Per exit cell of a taken link, its entry's cells and the traversal's cost.
-        let mut across: BTreeMap<(u32, u32), Vec<Across<'_>>> = BTreeMap::new();
+        let mut across: BTreeMap<(u32, u32), Vec<LinkStep<'_>>> = BTreeMap::new();
         let mut entries: Vec<(u32, u32)> = Vec::new();
         if let Some((ll, taken)) = links {
             for &(entry, exit, cost) in &ll.traversals {

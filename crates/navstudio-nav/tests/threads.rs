@@ -177,7 +177,7 @@ fn move_type_by_name() {
     assert_eq!(names, ["land", "hover"]);
 }
 
-/// A reader's answer with the version it was made on.
+/// An answer a reader gave: the version it read, the request, the answer.
 type Logged = (Arc<NavData>, Request, Option<Answer>);
 
 /// Readers answer while a writer stamps walls and rebuilds; each answer is compared with a

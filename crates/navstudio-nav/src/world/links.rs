@@ -168,6 +168,8 @@ impl NavWorld {
     /// request); the others keep them, as a stamp elsewhere keeps a sector's tiles.
     /// Reachability is recomputed now. Returns the types that changed.
     fn links_changed_from(&mut self, old: &[NavLink]) -> Vec<usize> {
+        // A version handed out carries the old links: the next one is made anew.
+        self.published = None;
         let mut changed = Vec::new();
         for layer in 0..self.nav.layers.len() {
             let usable = |links: &[NavLink]| -> Vec<NavLink> {
@@ -195,6 +197,13 @@ impl NavWorld {
             *slot = None;
         }
         if let Some(slot) = self.hierarchies.get_mut(layer) {
+            *slot = None;
+        }
+        // A stored hierarchy covers the package's links, a stale one the links before.
+        if let Some(slot) = self.stored_hierarchies.get_mut(layer) {
+            *slot = None;
+        }
+        if let Some(slot) = self.stale_hierarchies.get_mut(layer) {
             *slot = None;
         }
         self.landmark_builds.remove(&layer);
