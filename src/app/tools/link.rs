@@ -111,7 +111,8 @@ fn end_rect(canvas: &Canvas<'_>, e: &LinkEnd) -> Rect {
     )
 }
 
-fn end_centre(canvas: &Canvas<'_>, e: &LinkEnd) -> Pos2 {
+/// The centre of a link end's block on screen.
+pub fn end_centre(canvas: &Canvas<'_>, e: &LinkEnd) -> Pos2 {
     end_rect(canvas, e).center()
 }
 

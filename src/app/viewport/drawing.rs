@@ -6,12 +6,14 @@ use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 
 use super::camera::{ARROW_MIN_PX_PER_CELL, arrow_stride};
 use super::{ArrowKey, Viewport};
+use crate::app::crowd_jams::link_traffic_text;
 use crate::app::crowd_preview::CrowdPreview;
 use crate::app::goal_preview::GoalPreview;
 use crate::app::model::stamp_placement::{StampRect, library, placement_rect};
 use crate::app::overlays::OverlayTextures;
 use crate::app::state::EditorState;
 use crate::app::tools::command::GATE_COLOUR;
+use crate::app::tools::link::end_centre;
 use crate::app::tools::stamp::stamp_marker_ui;
 use crate::app::tools::{Canvas, ToolCx, Tools};
 use crate::nav::{NavData, SectorCost};
@@ -105,6 +107,9 @@ impl Viewport {
             }
         }
         self.agents_ui(painter, rect, crowd, cell_m);
+        if crowd.show_congestion {
+            link_traffic_ui(painter, canvas, &map.document, crowd);
+        }
 
         let state = &*cx.state;
         let ppc = self.transform.px_per_cell;
@@ -509,5 +514,32 @@ impl Viewport {
                 );
             }
         }
+    }
+}
+
+/// On the congestion view, each link agents have used, labelled with its traffic (see
+/// [`link_traffic_text`]) in the gates' colour beside its middle: the cells record where
+/// agents wait, the label how many the link carries.
+fn link_traffic_ui(
+    painter: &egui::Painter,
+    canvas: &Canvas<'_>,
+    doc: &crate::map::MapDocument,
+    crowd: &CrowdPreview,
+) {
+    let (flows, now) = (crowd.sim().link_flows(), crowd.sim_secs());
+    for link in &doc.links {
+        let Some(flow) = flows.get(&link.id) else {
+            continue;
+        };
+        let (a, b) = (end_centre(canvas, &link.a), end_centre(canvas, &link.b));
+        let galley = painter.layout_no_wrap(
+            link_traffic_text(flow, now),
+            egui::FontId::proportional(13.0),
+            GATE_COLOUR,
+        );
+        let at = a + (b - a) * 0.5 + vec2(10.0, -galley.size().y / 2.0);
+        let back = Rect::from_min_size(at, galley.size()).expand(2.0);
+        painter.rect_filled(back, 2.0, Color32::from_black_alpha(170));
+        painter.galley(at, galley, GATE_COLOUR);
     }
 }
