@@ -477,25 +477,33 @@ impl NavWorld {
                 .flatten()
                 .any(|&(_, n)| ll.end(n).is_some())
         });
-        p.corridor = (!over_link && (everywhere || split))
-            .then(|| {
-                if !everywhere {
-                    return crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals);
-                }
-                let around_goals = p
-                    .goal_fields
-                    .iter()
-                    .flat_map(|gf| sectors_in(spec, gf.rect))
-                    .collect::<Vec<_>>();
-                let starts = p.sources.iter().map(|&(x, y)| spec.sector_of(x, y));
-                crate::corridor::Corridor::build(
-                    l,
-                    p.exits.keys().copied().chain(around_goals).chain(starts),
-                    &p.goals,
-                    everywhere,
-                )
-            })
-            .filter(|c| !c.is_empty());
+        let corridor = if over_link || !(everywhere || split) {
+            None
+        } else if everywhere {
+            let around_goals = p
+                .goal_fields
+                .iter()
+                .flat_map(|gf| sectors_in(spec, gf.rect))
+                .collect::<Vec<_>>();
+            let starts = p.sources.iter().map(|&(x, y)| spec.sector_of(x, y));
+            Some(crate::corridor::Corridor::build(
+                l,
+                p.exits.keys().copied().chain(around_goals).chain(starts),
+                &p.goals,
+                everywhere,
+            ))
+        } else {
+            // The windows downstream that some cell leaves by are exits too: the flow reads
+            // the integration in every sector with more than one.
+            let (c, taken) = crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals);
+            for (sector, rest, node) in taken {
+                let list = p.exits.entry(sector).or_default();
+                list.push((rest, node));
+                list.sort_unstable();
+            }
+            Some(c)
+        };
+        p.corridor = corridor.filter(|c| !c.is_empty());
         p.pulled = PulledCache::default();
         Ok(())
     }
