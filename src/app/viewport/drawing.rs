@@ -411,6 +411,28 @@ impl Viewport {
                 }
             }
         }
+        // Where each order still under way was given: a crosshair at the clicked spot,
+        // kept until its agents are home.
+        let mark = Color32::from_rgb(255, 255, 255);
+        for (order, goal, n) in crowd.travelling_orders() {
+            let c = to_screen(goal);
+            if !visible.contains(c) {
+                continue;
+            }
+            painter.circle_stroke(c, 9.0, LineStroke::new(2.5, Color32::BLACK));
+            painter.circle_stroke(c, 9.0, LineStroke::new(1.5, mark));
+            for d in [vec2(1.0, 0.0), vec2(0.0, 1.0)] {
+                painter.line_segment([c - d * 14.0, c - d * 4.0], LineStroke::new(1.5, mark));
+                painter.line_segment([c + d * 4.0, c + d * 14.0], LineStroke::new(1.5, mark));
+            }
+            painter.text(
+                c + vec2(12.0, -12.0),
+                egui::Align2::LEFT_BOTTOM,
+                format!("order {}: {n} on the way", order + 1),
+                egui::FontId::proportional(13.0),
+                mark,
+            );
+        }
         if let Some(gate) = &crowd.gate {
             let (a, b) = (to_screen(gate.a_world), to_screen(gate.b_world));
             painter.line_segment([a, b], LineStroke::new(2.5, GATE_COLOUR));

@@ -55,6 +55,15 @@ fn crowd_spawns_selects_orders_and_arrives_without_entering_walls() {
         "{:?}",
         harness.state().crowd.message
     );
+    // The viewport marks the order where the designer clicked while its agents travel.
+    let marks = harness.state().crowd.travelling_orders();
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    let (_, at, on_the_way) = marks[0];
+    assert!(
+        (at.x - 30.5).hypot(at.y - 24.5) < 0.1,
+        "order marked at {at:?}"
+    );
+    assert_eq!(on_the_way, 20);
     let costs = harness.state().state.baked.as_ref().unwrap().types[0]
         .final_cost
         .clone();
@@ -76,6 +85,18 @@ fn crowd_spawns_selects_orders_and_arrives_without_entering_walls() {
         .filter(|s| **s == AgentState::Arrived)
         .count();
     assert!(arrived >= 19, "only {arrived} of 20 arrived");
+    let marked: u32 = harness
+        .state()
+        .crowd
+        .travelling_orders()
+        .iter()
+        .map(|m| m.2)
+        .sum();
+    assert_eq!(
+        marked as usize,
+        20 - arrived,
+        "the mark stays while agents travel"
+    );
     for p in &agents.pos_world {
         let d = (p.x - 30.5).hypot(p.y - 24.5);
         assert!(d < 6.0, "an arrived agent is {d:.1} m from the goal");
