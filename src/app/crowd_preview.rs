@@ -147,24 +147,6 @@ impl CrowdPreview {
         &self.sim
     }
 
-    /// Every order some of whose agents are still on their way, once each, in order of
-    /// issue: `(order id, destination the designer clicked, agents on their way)`. The
-    /// viewport marks each destination until its agents are all home.
-    #[must_use]
-    pub fn travelling_orders(&self) -> Vec<(u32, crate::crowd::Vec2, u32)> {
-        let a = self.sim.agents();
-        let mut count: std::collections::BTreeMap<u32, u32> = std::collections::BTreeMap::new();
-        for (&state, &order) in a.state.iter().zip(&a.order) {
-            if state.is_travelling() {
-                *count.entry(order).or_default() += 1;
-            }
-        }
-        count
-            .into_iter()
-            .filter_map(|(order, n)| Some((order, self.sim.order_destination(order)?, n)))
-            .collect()
-    }
-
     /// Whether there is nav data to move on.
     #[must_use]
     pub fn is_ready(&self) -> bool {

@@ -125,8 +125,11 @@ fn a_goal_moved_inside_its_sector_costs_one_goal_field_and_no_search() {
         assert_eq!(world.pending_rebuilds(), 0);
         assert_eq!(world.path(id).unwrap().goal, to);
         // Every source reaches the new goal: no further than it did the old goal plus the
-        // move plus a sector, and within the worst-ratio bound single requests meet on the
-        // Moving AI scenarios (1.3 × a fresh request's path, plus a sector).
+        // move, or than a fresh request's path where that is longer (routes minimise cost,
+        // not length: on the showcase's slopes the cheapest way to a goal a few cells over
+        // can be the longer one, as the fresh request shows), plus a sector; and within the
+        // worst-ratio bound single requests meet on the Moving AI scenarios (1.3 × a fresh
+        // request's path, plus a sector).
         let mut fresh = NavWorld::from_nav(world.nav().clone());
         let f = fresh.request_path(0, &sources, to).unwrap();
         let moved_by = f64::from(goal.0.abs_diff(to.0).max(goal.1.abs_diff(to.1))) * 1.5;
@@ -139,7 +142,7 @@ fn a_goal_moved_inside_its_sector_costs_one_goal_field_and_no_search() {
             let old = old.as_ref().unwrap().1 as f64 / 1000.0;
             let ss = f64::from(spec.sector_size);
             assert!(
-                t.length <= old + moved_by + ss && t.length <= best * 1.3 + ss,
+                t.length <= (old + moved_by).max(best) + ss && t.length <= best * 1.3 + ss,
                 "{s:?} → {to:?}: {:.1} cells after the move, {old:.1} before, {best:.1} fresh",
                 t.length
             );

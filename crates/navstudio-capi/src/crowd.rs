@@ -20,6 +20,24 @@ use crate::world::{NavstudioWorld, poisoned, world_mut, world_ref};
 /// Most steps one [`navstudio_crowd_step`] call runs.
 const MAX_STEPS_PER_CALL: u32 = 60;
 
+/// Most agent-steps (agents × steps) one call runs. A step costs up to about 6 µs of CPU per
+/// agent, in a pile of agents added on one spot (`cargo run --release -p navstudio-capi
+/// --example crowd_extreme`), so a call stays well under the header's second on one core.
+const MAX_AGENT_STEPS_PER_CALL: u64 = 120_000;
+
+/// Most agents one crowd holds: one step of the whole crowd fits in one call.
+const MAX_AGENTS: usize = 100_000;
+
+/// Most steps one [`navstudio_crowd_advance`] call takes (a stalled frame must not snowball).
+const MAX_STEPS_PER_ADVANCE: u32 = 8;
+
+/// How many steps of a crowd of `agents` fit in one call: at least one (a crowd is capped
+/// at [`MAX_AGENTS`]), at most [`MAX_STEPS_PER_CALL`].
+fn steps_within_a_call(agents: u64) -> u32 {
+    let steps = MAX_AGENT_STEPS_PER_CALL / agents.max(1);
+    u32::try_from(steps).map_or(MAX_STEPS_PER_CALL, |s| s.clamp(1, MAX_STEPS_PER_CALL))
+}
+
 /// A crowd simulation. Opaque; made by [`navstudio_crowd_create`], freed by
 /// [`navstudio_crowd_free`].
 pub struct NavstudioCrowd {
@@ -254,8 +272,12 @@ pub unsafe extern "C" fn navstudio_archetype_default(
 /// Adds one idle agent of `archetype` at `position_world` (metres) in `group`, and writes
 /// its id (0, 1, 2 … in order of adding) to `*out_agent`.
 ///
+/// A crowd holds at most 100,000 agents (`[Limit: agents per crowd <= 100 000]`): one step
+/// of the whole crowd is then one call's work (see [`navstudio_crowd_step`]).
+///
 /// Errors: `INVALID_ARGUMENT` for an archetype value outside its range (see
-/// [`NavstudioArchetype`]) or a NaN or infinite position, `UNKNOWN_MOVEMENT_TYPE`,
+/// [`NavstudioArchetype`]), a NaN or infinite position, or a crowd already at 100,000
+/// agents, `UNKNOWN_MOVEMENT_TYPE`,
 /// `OFF_MAP` for a position off the map, `WALL` for a position in a wall for the
 /// archetype's movement type.
 ///
@@ -299,6 +321,12 @@ pub unsafe extern "C" fn navstudio_crowd_add_agent(
             neighbour_radius_m: a.neighbour_radius_m,
         };
         let pos = Vec2::new(position_world.x, position_world.y);
+        if c.sim.agents().len() >= MAX_AGENTS {
+            return Err(Failure::invalid(format!(
+                "the crowd holds {MAX_AGENTS} agents, the most one crowd holds; make another \
+                 crowd for more"
+            )));
+        }
         mutate(c, w, |c, w| {
             let id = c
                 .sim
@@ -454,9 +482,11 @@ fn refuse_goal(
     Ok(())
 }
 
-/// Runs `steps` fixed steps of the simulation (1/60 s each). `[Limit: steps <= 60]` (one
-/// second of game time per call, so no call runs unbounded; call again for more): more is
-/// `INVALID_ARGUMENT`. Steps use the process-wide thread pool (as many threads as cores, or
+/// Runs `steps` fixed steps of the simulation (1/60 s each).
+/// `[Limit: steps <= 60 and steps × agents <= 120 000]` (one second of game time, and a
+/// bounded amount of work, per call, so no call runs unbounded: 60 steps of up to 2,000
+/// agents, 12 steps of 10,000, 1 step of 100,000; call again for more): more is
+/// `INVALID_ARGUMENT`, and the sentence says how many steps fit. Steps use the process-wide thread pool (as many threads as cores, or
 /// `RAYON_NUM_THREADS`); the result does not depend on how many.
 ///
 /// Threading: changes the crowd and the world: no other call on either at the same time.
@@ -478,6 +508,14 @@ pub unsafe extern "C" fn navstudio_crowd_step(
                  game time); call navstudio_crowd_step again for more"
             )));
         }
+        let agents = c.sim.agents().len() as u64;
+        if u64::from(steps) * agents > MAX_AGENT_STEPS_PER_CALL {
+            return Err(Failure::invalid(format!(
+                "{steps} steps of {agents} agents in one call is more than \
+                 {MAX_AGENT_STEPS_PER_CALL} agent-steps; step this crowd at most {} at a time",
+                steps_within_a_call(agents)
+            )));
+        }
         mutate(c, w, |c, w| {
             for _ in 0..steps {
                 c.sim.step(&mut w.nav);
@@ -490,9 +528,10 @@ pub unsafe extern "C" fn navstudio_crowd_step(
 /// Advances the simulation by `dt_secs` of game time in fixed steps of 1/60 s and writes the
 /// steps taken to `*out_steps` (may be NULL). Time is kept exactly: what is left under a
 /// step carries over to the next call, so 600 calls of 1/60 s take 600 steps and 1440
-/// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball):
-/// of the time beyond the 8th step one step's worth is kept for the next call and the rest
-/// is dropped, so after a stall the crowd runs behind game time rather than catching up;
+/// calls of 1/144 s take 600. At most 8 steps per call (a stalled frame must not snowball),
+/// and at most 120 000 / agents (the work bound of [`navstudio_crowd_step`]; from 15,001
+/// agents fewer than 8). Of the time beyond the last step allowed one step's worth is kept
+/// for the next call and the rest is dropped, so after a stall the crowd runs behind game time rather than catching up;
 /// `*out_steps` says how many were taken. `dt_secs` must be finite and >= 0
 /// (`INVALID_ARGUMENT`).
 ///
@@ -515,6 +554,8 @@ pub unsafe extern "C" fn navstudio_crowd_advance(
                 "dt_secs {dt_secs} is not a finite time >= 0"
             )));
         }
+        let cap = steps_within_a_call(c.sim.agents().len() as u64).min(MAX_STEPS_PER_ADVANCE);
+        c.sim.config_mut().max_steps_per_advance = cap;
         mutate(c, w, |c, w| {
             let taken = c.sim.advance(&mut w.nav, dt_secs);
             if out_steps.is_null() {

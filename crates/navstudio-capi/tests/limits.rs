@@ -140,3 +140,117 @@ fn the_largest_allowed_values_step_a_crowd() {
         t.elapsed()
     );
 }
+
+/// Adds `n` agents of `a` on one spot (a pile: every scan of every agent meets all of them
+/// until they spread); returns their ids.
+fn pile(crowd: *mut NavstudioCrowd, w: &World, a: &NavstudioArchetype, n: usize) -> Vec<u32> {
+    let p = NavstudioVec2 { x: 24.5, y: 20.5 };
+    (0..n)
+        .map(|_| {
+            let mut id = u32::MAX;
+            // SAFETY: live handles, a valid archetype, writable output.
+            let s = unsafe { navstudio_crowd_add_agent(crowd, w.0, a, p, 0, &raw mut id) };
+            assert_eq!(s, NavstudioStatus::Ok, "{}", last_error());
+            id
+        })
+        .collect()
+}
+
+/// The work bound: one call steps at most 120,000 agent-steps. The most work a call may do,
+/// on the worst input for it (2,000 agents piled on one spot, the largest neighbour radius,
+/// some of the largest radius, ordered across the map), returns; one step more is refused
+/// with a sentence that says how many fit; `advance` takes fewer steps for a big crowd.
+#[test]
+fn a_call_steps_at_most_its_share_of_agent_steps_even_for_a_pile() {
+    let w = World::from_bytes(&package_bytes(&random_nav(2, 48, 40))).unwrap();
+    let crowd = crowd_on(&w);
+    let mut wide = infantry();
+    wide.neighbour_radius_m = 100.0;
+    let mut big = wide;
+    big.radius_m = 8.0;
+    big.mass = 1e7;
+    let mut ids = pile(crowd, &w, &big, 40);
+    ids.extend(pile(crowd, &w, &wide, 1960));
+    let goal = NavstudioVec2 { x: 40.5, y: 30.5 };
+    // SAFETY: live handles; `ids` holds `ids.len()` agents.
+    unsafe {
+        let s = navstudio_crowd_order(crowd, w.0, ids.as_ptr(), ids.len(), goal, null_mut());
+        assert!(matches!(
+            s,
+            NavstudioStatus::Ok | NavstudioStatus::Unreachable
+        ));
+        let t = std::time::Instant::now();
+        assert_eq!(navstudio_crowd_step(crowd, w.0, 60), NavstudioStatus::Ok);
+        println!("60 steps of a pile of 2,000 agents: {:?}", t.elapsed());
+        let one_more = pile(crowd, &w, &wide, 1);
+        assert_eq!(one_more.len(), 1);
+        assert_eq!(
+            navstudio_crowd_step(crowd, w.0, 60),
+            NavstudioStatus::InvalidArgument
+        );
+        let e = last_error();
+        assert!(
+            e.contains("2001 agents") && e.contains("at most 59"),
+            "the sentence says how many steps fit: {e}"
+        );
+        assert_eq!(navstudio_crowd_step(crowd, w.0, 59), NavstudioStatus::Ok);
+        let mut steps = 0u32;
+        assert_eq!(
+            navstudio_crowd_advance(crowd, w.0, 1.0, &raw mut steps),
+            NavstudioStatus::Ok
+        );
+        assert_eq!(steps, 8, "2,001 agents still take advance's 8 steps");
+        navstudio_crowd_free(crowd);
+    }
+}
+
+/// From 15,001 agents `advance` takes fewer than 8 steps a call (120,000 / agents), and a
+/// crowd holds at most 100,000 agents, refused with a sentence past that.
+#[test]
+fn a_big_crowd_advances_fewer_steps_a_call_and_a_crowd_is_capped() {
+    let w = World::from_bytes(&package_bytes(&random_nav(2, 48, 40))).unwrap();
+    let crowd = crowd_on(&w);
+    let ids = add(crowd, &w, &infantry(), 2000);
+    let spots: Vec<NavstudioVec2> = ids
+        .iter()
+        .map(|&i| NavstudioVec2 {
+            x: (i % 48) as f32 + 0.5,
+            y: (i / 48 % 40) as f32 + 0.5,
+        })
+        .collect();
+    let a = infantry();
+    let mut added = ids.len();
+    // SAFETY: live handles, a valid archetype, writable output.
+    unsafe {
+        let mut k = 0;
+        while added < 100_000 {
+            let mut id = u32::MAX;
+            let p = spots[k % spots.len()];
+            k += 1;
+            if navstudio_crowd_add_agent(crowd, w.0, &raw const a, p, 0, &raw mut id)
+                == NavstudioStatus::Ok
+            {
+                added += 1;
+            }
+            if added == 20_000 {
+                let mut steps = 0u32;
+                assert_eq!(
+                    navstudio_crowd_advance(crowd, w.0, 1.0, &raw mut steps),
+                    NavstudioStatus::Ok
+                );
+                assert_eq!(steps, 6, "120,000 / 20,000 agents");
+            }
+        }
+        let mut id = u32::MAX;
+        assert_eq!(
+            navstudio_crowd_add_agent(crowd, w.0, &raw const a, spots[0], 0, &raw mut id),
+            NavstudioStatus::InvalidArgument
+        );
+        assert!(last_error().contains("100000 agents"), "{}", last_error());
+        assert_eq!(
+            navstudio_crowd_step(crowd, w.0, 2),
+            NavstudioStatus::InvalidArgument
+        );
+        navstudio_crowd_free(crowd);
+    }
+}

@@ -2,12 +2,21 @@
 //! counting sort into one flat index array (no per-cell `Vec`). Agents within a cell stay in
 //! index order, so every query visits candidates in the same order on every run.
 
+use std::ops::ControlFlow;
+
 use super::vec2::{Vec2, floor_i32};
 
 /// The grid never holds more than this many cells per agent (plus a floor), so a huge map
 /// with a few agents does not allocate a huge grid; cells grow instead.
 const MAX_CELLS_PER_AGENT: usize = 4;
 const MIN_CELL_BUDGET: usize = 1024;
+
+/// A scan visits at most this many candidates. Agents are discs that push each other apart,
+/// so a scan's reach holds far fewer unless they are piled up (a client may add thousands on
+/// one spot); in a pile every scan would visit every agent and a step would grow with the
+/// square of the pile. Past the cap the rows nearest the centre come first, and the pile's
+/// agents weigh their nearest rows until the pile spreads.
+pub const MAX_CANDIDATES: usize = 256;
 
 /// A uniform grid of agent indices.
 #[derive(Clone, Debug, Default)]
@@ -108,9 +117,10 @@ impl SpatialGrid {
     }
 
     /// Calls `visit(agent_index, position)` for every agent in the cells overlapping the disc
-    /// of `radius_m` around `center_world` (a superset of those within the radius), in a
-    /// fixed order. Each row of cells is clipped to the disc's chord, so with cells smaller
-    /// than the radius far fewer candidates are visited than by the bounding square.
+    /// of `radius_m` around `center_world` (a superset of those within the radius; at most
+    /// [`MAX_CANDIDATES`]), rows nearest the centre first, in a fixed order. Each row of cells
+    /// is clipped to the disc's chord, so with cells smaller than the radius far fewer
+    /// candidates are visited than by the bounding square.
     pub fn for_each_in_disc(
         &self,
         center_world: Vec2,
@@ -121,24 +131,35 @@ impl SpatialGrid {
             self.for_each_candidate(center_world, radius_m, visit);
             return;
         }
-        self.for_each_slots_in_disc(center_world, radius_m, |slots| {
+        let mut left = MAX_CANDIDATES;
+        self.for_each_slots_in_disc(center_world, radius_m, |slots, _| {
+            let slots = slots.start..slots.end.min(slots.start + left);
+            left -= slots.len();
             for (&i, &p) in self.sorted[slots.clone()]
                 .iter()
                 .zip(&self.sorted_pos[slots])
             {
                 visit(i, p);
             }
+            if left == 0 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         });
     }
 
     /// The candidates of [`Self::for_each_in_disc`] as ranges of slots: positions in
-    /// [`Self::sorted_agents`] order, one range per row of cells. Data gathered in that order
-    /// is then read front to back. Nothing is visited for a non-finite centre or radius.
+    /// [`Self::sorted_agents`] order, one range per row of cells, rows in order of their
+    /// nearest distance from the centre, which `visit` is given (in metres) so it can stop
+    /// once no farther row can hold what it looks for. Data gathered in that order is then
+    /// read front to back. Nothing is visited for a non-finite centre or radius. The ranges
+    /// are not capped: a caller that may meet a pile caps them itself.
     pub fn for_each_slots_in_disc(
         &self,
         center_world: Vec2,
         radius_m: f32,
-        mut visit: impl FnMut(std::ops::Range<usize>),
+        mut visit: impl FnMut(std::ops::Range<usize>, f32) -> ControlFlow<()>,
     ) {
         if self.cols == 0 || self.sorted.is_empty() {
             return;
@@ -149,38 +170,77 @@ impl SpatialGrid {
         // In cell units, with slack for the rounding of `(p - origin) / cell` (a few ulps of
         // the coordinates), so an agent within the radius is never dropped.
         let rel = (center_world - self.origin_world) / self.cell_size_m;
-        let r = radius_m.max(0.0) / self.cell_size_m + 1e-3 + 1e-6 * (rel.x.abs() + rel.y.abs());
+        let slack = 1e-3 + 1e-6 * (rel.x.abs() + rel.y.abs());
+        let r = radius_m.max(0.0) / self.cell_size_m + slack;
         let max_x = self.cols as i32 - 1;
         let max_y = self.rows as i32 - 1;
-        let y0 = floor_i32(rel.y - r).clamp(0, max_y) as u32;
-        let y1 = floor_i32(rel.y + r).clamp(0, max_y) as u32;
-        for cy in y0..=y1 {
-            // Nearest distance from the centre to this row's band of y.
+        let y0 = floor_i32(rel.y - r).clamp(0, max_y);
+        let y1 = floor_i32(rel.y + r).clamp(0, max_y);
+        // Nearest distance from the centre to a row's band of y, in cells.
+        let gap = |cy: i32| {
             let band = cy as f32;
-            let dy = if rel.y < band {
+            if rel.y < band {
                 band - rel.y
             } else if rel.y > band + 1.0 {
                 rel.y - band - 1.0
             } else {
                 0.0
+            }
+        };
+        let mid = floor_i32(rel.y).clamp(y0, y1);
+        let (mut up, mut down) = (mid - 1, mid);
+        while up >= y0 || down <= y1 {
+            let cy = if down > y1 || (up >= y0 && gap(up) < gap(down)) {
+                up -= 1;
+                up + 1
+            } else {
+                down += 1;
+                down - 1
             };
+            let dy = gap(cy);
             let half = (r * r - dy * dy).max(0.0).sqrt();
             let x0 = floor_i32(rel.x - half).clamp(0, max_x) as usize;
             let x1 = floor_i32(rel.x + half).clamp(0, max_x) as usize;
             let row = cy as usize * self.cols as usize;
             let start = self.cell_start[row + x0] as usize;
             let end = self.cell_start[row + x1 + 1] as usize;
-            visit(start..end);
+            if visit(start..end, (dy - slack).max(0.0) * self.cell_size_m).is_break() {
+                return;
+            }
         }
     }
 
     /// Calls `visit(agent_index, position)` for every agent in the cells overlapping the
     /// square around `center_world` of half-size `radius_m` (a superset of those within the
     /// radius), in a fixed order. Positions are those given to the last [`Self::rebuild`].
+    /// Past [`MAX_CANDIDATES`] (a pile), only that many are visited, rows nearest the
+    /// centre first.
     pub fn for_each_candidate(
         &self,
         center_world: Vec2,
         radius_m: f32,
+        visit: impl FnMut(u32, Vec2),
+    ) {
+        self.scan_square(center_world, radius_m, MAX_CANDIDATES, visit);
+    }
+
+    /// [`Self::for_each_candidate`] without the cap, for measures that must see every pair.
+    pub fn for_each_candidate_uncapped(
+        &self,
+        center_world: Vec2,
+        radius_m: f32,
+        visit: impl FnMut(u32, Vec2),
+    ) {
+        self.scan_square(center_world, radius_m, usize::MAX, visit);
+    }
+
+    /// The square's rows top to bottom when they hold at most `cap` agents; otherwise `cap`
+    /// of them, rows nearest the centre first.
+    fn scan_square(
+        &self,
+        center_world: Vec2,
+        radius_m: f32,
+        cap: usize,
         mut visit: impl FnMut(u32, Vec2),
     ) {
         if self.cols == 0 || self.sorted.is_empty() {
@@ -188,16 +248,46 @@ impl SpatialGrid {
         }
         let (x0, y0) = self.clamp_cell(center_world - Vec2::new(radius_m, radius_m));
         let (x1, y1) = self.clamp_cell(center_world + Vec2::new(radius_m, radius_m));
-        for cy in y0..=y1 {
+        // Cells of one row are contiguous in `sorted`, so a row is one slice.
+        let row_slots = |cy: u32| {
             let row = (cy * self.cols) as usize;
-            let start = self.cell_start[row + x0 as usize] as usize;
-            let end = self.cell_start[row + x1 as usize + 1] as usize;
-            // Cells of one row are contiguous in `sorted`, so a row is one slice.
-            for (&i, &p) in self.sorted[start..end]
+            self.cell_start[row + x0 as usize] as usize
+                ..self.cell_start[row + x1 as usize + 1] as usize
+        };
+        let mut visit_slots = |slots: std::ops::Range<usize>| {
+            for (&i, &p) in self.sorted[slots.clone()]
                 .iter()
-                .zip(&self.sorted_pos[start..end])
+                .zip(&self.sorted_pos[slots])
             {
                 visit(i, p);
+            }
+        };
+        let total: usize = (y0..=y1).map(|cy| row_slots(cy).len()).sum();
+        if total <= cap {
+            for cy in y0..=y1 {
+                visit_slots(row_slots(cy));
+            }
+            return;
+        }
+        let (_, mid) = self.clamp_cell(center_world);
+        let mut left = cap;
+        for k in 0..=2 * (y1 - y0) {
+            // mid, mid - 1, mid + 1, mid - 2, …, within y0..=y1.
+            let step = (k as i64 + 1) / 2;
+            let cy = if k % 2 == 1 {
+                i64::from(mid) - step
+            } else {
+                i64::from(mid) + step
+            };
+            if cy < i64::from(y0) || cy > i64::from(y1) {
+                continue;
+            }
+            let slots = row_slots(cy as u32);
+            let slots = slots.start..slots.end.min(slots.start + left);
+            left -= slots.len();
+            visit_slots(slots);
+            if left == 0 {
+                return;
             }
         }
     }
@@ -275,6 +365,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A pile (more agents within reach than discs can hold) costs each scan at most
+    /// `MAX_CANDIDATES` visits, nearest rows first: an agent on the pile's row is seen,
+    /// rows far off are not; an uncapped scan sees all.
+    #[test]
+    fn a_scan_of_a_pile_visits_at_most_the_cap_nearest_rows_first() {
+        let mut positions = vec![Vec2::new(50.0, 50.0); 5000];
+        positions.push(Vec2::new(50.5, 50.2)); // on the pile's row
+        positions.push(Vec2::new(50.0, 55.0)); // five rows down
+        positions.push(Vec2::new(0.0, 0.0)); // spreads the grid over 50 m
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&positions, 1.0);
+        let mut seen = Vec::new();
+        grid.for_each_candidate(Vec2::new(50.0, 50.0), 6.0, |i, _| seen.push(i));
+        assert_eq!(seen.len(), MAX_CANDIDATES);
+        let mut distinct = seen.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), seen.len(), "an agent visited twice");
+        assert!(!seen.contains(&5001), "a far row comes after the cap");
+        let mut all = 0;
+        grid.for_each_candidate_uncapped(Vec2::new(50.0, 50.0), 6.0, |_, _| all += 1);
+        assert_eq!(all, 5002);
+        // Within the cap the order is top to bottom, as always: the row below comes last.
+        let few = [
+            Vec2::new(3.0, 3.0),
+            Vec2::new(3.0, 1.0),
+            Vec2::new(0.0, 0.0),
+        ];
+        grid.rebuild(&few, 1.0);
+        let mut order = Vec::new();
+        grid.for_each_candidate(Vec2::new(3.0, 2.0), 2.0, |i, _| order.push(i));
+        assert_eq!(order, [1, 0]);
     }
 
     #[test]

@@ -22,11 +22,13 @@
 //! force, contact resolution, wall sliding); the settings are in `config`, path following
 //! in `following`, and each avoidance mode in its own file (`boids`, `orca`, `context`).
 
+use std::ops::ControlFlow;
+
 use super::agents::{Agents, Collision, NO_ORDER, Resolution};
 use super::navigator::{NavGrid, Navigator};
 use super::resolve;
 use super::rng::mix64;
-use super::spatial::SpatialGrid;
+use super::spatial::{MAX_CANDIDATES, SpatialGrid};
 use super::vec2::Vec2;
 use super::walls::{body_walls_of, move_body, wall_disc_radius};
 
@@ -357,44 +359,63 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let mut keys = [u64::MAX; MAX_NEIGHBOURS];
         let last = cap - 1;
         let mut filled = 0;
-        self.grid.for_each_slots_in_disc(p, query, |slots| {
-            let start = slots.start;
-            for (k, n) in self.near[slots].iter().enumerate() {
-                let s = start + k;
-                let dist_sq = (n.pos_world - p).length_squared();
-                let key = if s == own_slot {
-                    u64::MAX
-                } else if by_gap {
-                    let gap = dist_sq.sqrt() - n.radius_m + self.min_radius_m;
-                    if gap <= radius {
-                        let g = gap.max(0.0);
-                        (u64::from((g * g).to_bits()) << 32) | s as u64
+        let mut left = MAX_CANDIDATES;
+        self.grid
+            .for_each_slots_in_disc(p, query, |slots, row_gap_m| {
+                // Rows come nearest first: once the list is full and this row cannot beat its
+                // last key, no later row can either.
+                let bound = if by_gap {
+                    (row_gap_m - spread).max(0.0)
+                } else {
+                    row_gap_m
+                };
+                if filled == cap && u64::from((bound * bound).to_bits()) << 32 > keys[last] {
+                    return ControlFlow::Break(());
+                }
+                let slots = slots.start..slots.end.min(slots.start + left);
+                left -= slots.len();
+                let start = slots.start;
+                for (k, n) in self.near[slots].iter().enumerate() {
+                    let s = start + k;
+                    let dist_sq = (n.pos_world - p).length_squared();
+                    let key = if s == own_slot {
+                        u64::MAX
+                    } else if by_gap {
+                        let gap = dist_sq.sqrt() - n.radius_m + self.min_radius_m;
+                        if gap <= radius {
+                            let g = gap.max(0.0);
+                            (u64::from((g * g).to_bits()) << 32) | s as u64
+                        } else {
+                            u64::MAX
+                        }
+                    } else if dist_sq <= r_sq {
+                        (u64::from(dist_sq.to_bits()) << 32) | s as u64
                     } else {
                         u64::MAX
+                    };
+                    // The kept set is the `cap` smallest keys whatever the visit order.
+                    if key >= keys[last] {
+                        continue;
                     }
-                } else if dist_sq <= r_sq {
-                    (u64::from(dist_sq.to_bits()) << 32) | s as u64
-                } else {
-                    u64::MAX
-                };
-                // The kept set is the `cap` smallest keys whatever the visit order.
-                if key >= keys[last] {
-                    continue;
+                    // Insert from the end of the filled part, not across the empty slots.
+                    let mut k = if filled < cap {
+                        filled += 1;
+                        filled - 1
+                    } else {
+                        last
+                    };
+                    while k > 0 && keys[k - 1] > key {
+                        keys[k] = keys[k - 1];
+                        k -= 1;
+                    }
+                    keys[k] = key;
                 }
-                // Insert from the end of the filled part, not across the empty slots.
-                let mut k = if filled < cap {
-                    filled += 1;
-                    filled - 1
+                if left == 0 {
+                    ControlFlow::Break(())
                 } else {
-                    last
-                };
-                while k > 0 && keys[k - 1] > key {
-                    keys[k] = keys[k - 1];
-                    k -= 1;
+                    ControlFlow::Continue(())
                 }
-                keys[k] = key;
-            }
-        });
+            });
         for (slot, &key) in out.iter_mut().zip(&keys[..filled]) {
             let s = key as u32;
             *slot = Neighbour {

@@ -2,7 +2,9 @@
 //! windows): one integration from the real goal over every sector a path routes through,
 //! instead of one precomputed tile per sector whose window cells all start equal. Flow then
 //! crosses sector borders without the kink toward each window; the price is a per-request
-//! integration that cannot be shared between goals.
+//! integration that cannot be shared between goals. The links a path takes join the
+//! integration: a link's entry costs its exit's cost plus the traversal, and the flow ends
+//! on the entry, where the agent takes the link.
 //!
 //! Its split-sector form ([`Corridor::from_exits`]) integrates only the sectors a path leaves
 //! by several exits, each from its exits' windows started at their remaining costs.
@@ -14,6 +16,10 @@ use super::flow::flow_from_integration;
 use super::grid::{DIR_NONE, DIRECTIONS, FLOW_PATHABLE, WALL};
 use super::integrate::{IntegrationField, IntegratorScratch, integrate_costs};
 use super::layer::NavLayer;
+use super::links::overlay::LayerLinks;
+
+/// A taken link seen from its exit cell: its entry's cells and the traversal's cost.
+type LinkStep<'a> = (&'a [(u32, u32)], u32);
 
 /// Orthogonal directions first, so they win ties (as in the flow pass).
 const SEARCH_ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
@@ -34,13 +40,16 @@ pub struct Corridor {
 
 impl Corridor {
     /// Integrates `layer` from `goals` (a goal set: from all of them at once) over `sectors`
-    /// (Dijkstra, 4-neighbour, entering a cell costs its cost) and derives the flow.
+    /// (Dijkstra, 4-neighbour, entering a cell costs its cost; from a link's exit to its
+    /// entry, the traversal's cost, for the links whose entry end nodes `taken` lists, of
+    /// `links`) and derives the flow.
     #[must_use]
     pub fn build(
         layer: &NavLayer,
         sectors: impl IntoIterator<Item = u32>,
         goals: &[(u32, u32)],
         everywhere: bool,
+        links: Option<(&LayerLinks, &[u32])>,
     ) -> Self {
         let spec = layer.cost.spec;
         let mut c = Self {
@@ -71,6 +80,24 @@ impl Corridor {
             let (x0, y0, w, _) = spec.sector_rect(s);
             Some((slot, ((y - y0) * w + (x - x0)) as usize))
         };
+        // Per exit cell of a taken link, its entry's cells and the traversal's cost.
+        let mut across: BTreeMap<(u32, u32), Vec<LinkStep<'_>>> = BTreeMap::new();
+        let mut entries: Vec<(u32, u32)> = Vec::new();
+        if let Some((ll, taken)) = links {
+            for &(entry, exit, cost) in &ll.traversals {
+                if !taken.contains(&(ll.base + entry)) {
+                    continue;
+                }
+                let (Some(a), Some(b)) = (ll.ends.get(entry as usize), ll.ends.get(exit as usize))
+                else {
+                    continue;
+                };
+                for &c in &b.cells {
+                    across.entry(c).or_default().push((&a.cells, cost));
+                }
+                entries.extend(&a.cells);
+            }
+        }
         let mut heap = BinaryHeap::new();
         for &goal in goals {
             let Some((gs, gi)) = at(&c, i64::from(goal.0), i64::from(goal.1)) else {
@@ -88,6 +115,17 @@ impl Corridor {
             };
             if d > c.cost[s][i] {
                 continue;
+            }
+            for &(cells, cost) in across.get(&(x, y)).map_or(&[][..], Vec::as_slice) {
+                let nd = d.saturating_add(cost);
+                for &(ex, ey) in cells {
+                    if let Some((es, ei)) = at(&c, i64::from(ex), i64::from(ey))
+                        && nd < c.cost[es][ei]
+                    {
+                        c.cost[es][ei] = nd;
+                        heap.push(Reverse((nd, ex, ey)));
+                    }
+                }
             }
             for (dx, dy) in [(0_i64, -1_i64), (1, 0), (0, 1), (-1, 0)] {
                 let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
@@ -121,7 +159,9 @@ impl Corridor {
                             .is_some_and(|(s, i)| tiles[s][i] != WALL && c.cost[s][i] != u32::MAX)
                     };
                     let mut best = (c.cost[slot][i], DIR_NONE);
-                    if best.0 != u32::MAX && best.0 > 0 {
+                    // A taken link's entry: the agent takes the link there.
+                    let entry = entries.contains(&(x as u32, y as u32));
+                    if best.0 != u32::MAX && best.0 > 0 && !entry {
                         for d in SEARCH_ORDER {
                             let (dx, dy) = DIRECTIONS[d as usize];
                             let (dx, dy) = (i64::from(dx), i64::from(dy));

@@ -94,6 +94,8 @@ pub struct IntegratorScratch {
     /// Per cell of the last [`integrate_with_los_set`] with several goals: the index of the
     /// goal whose LOS flood last tested it (`u32::MAX` where none came).
     owner: Vec<u32>,
+    /// The LOS flood's window of not-clear cells ([`crate::los::BlockedSums`]).
+    blocked: crate::los::BlockedSums,
 }
 
 impl IntegratorScratch {
@@ -217,6 +219,9 @@ pub fn integrate_with_los_set(
         return;
     }
     let xy = |c: usize| ((c % wu) as i32, (c / wu) as i32);
+    scratch
+        .blocked
+        .build(wu, hu, |x, y| costs[y * wu + x] != CLEAR);
 
     // LOS flood, breadth-first; a cell's distance is its straight line to the goal it sees.
     let mut head = 0;
@@ -237,10 +242,16 @@ pub fn integrate_with_los_set(
             if multi {
                 scratch.owner[nb] = k;
             }
-            if cell_sees(costs, w, h, goal_xy, xy(nb)) {
+            // The hull test answers most cells in a few look-ups and never says yes where
+            // the walks would say no; the walks settle the rest.
+            let (bx, by) = xy(nb);
+            let sees = scratch.blocked.hull_clear(
+                (i64::from(goal_xy.0), i64::from(goal_xy.1)),
+                (i64::from(bx), i64::from(by)),
+            ) || cell_sees(costs, w, h, goal_xy, (bx, by));
+            if sees {
                 field.flags[nb] = (field.flags[nb] & !INT_BLOCKED) | INT_LOS;
                 let (gx, gy) = goal_xy;
-                let (bx, by) = xy(nb);
                 field.dist[nb] = (((bx - gx) * (bx - gx) + (by - gy) * (by - gy)) as f32).sqrt();
                 scratch.queue.push(nb as u32);
             } else {

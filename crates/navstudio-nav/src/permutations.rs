@@ -487,6 +487,17 @@ pub fn sector_tiles(
     (out, tiles)
 }
 
+/// The straight line between two node centres `(ax, ay)` and `(bx, by)` (sector cells),
+/// rounded down: a lower bound on walking from one centre to the other, since every cell
+/// costs at least 1. A route is a chain of centres (the next edge starts at the centre of the
+/// window the last one reached), so an edge weighs at least this much; the cost to the
+/// window's *nearest* cell alone lets two windows meeting at a sector corner cost almost
+/// nothing between them, and a chain of them draws routes along sector corners.
+fn centre_line(ax: u32, ay: u32, bx: u32, by: u32) -> u32 {
+    let (dx, dy) = (f64::from(ax.abs_diff(bx)), f64::from(ay.abs_diff(by)));
+    dx.hypot(dy).floor() as u32
+}
+
 /// A portal node and its newly computed flow tile.
 pub type NodeTile = (u32, Arc<[u8]>);
 
@@ -530,6 +541,7 @@ fn compute_tile(
     flow.clear();
     flow.resize(n, 0);
     flow_from_integration(costs, w, h, field, exits, flow);
+    let (nx, ny) = (node.center.0 - x0, node.center.1 - y0);
     for (&(local, _), a) in queries.iter().zip(answers.iter_mut()) {
         let c = field.cost[local as usize];
         *a = if c == UNREACHED {
@@ -537,7 +549,8 @@ fn compute_tile(
         } else {
             // Eikonal: a cell reached diagonally costs less than its own cost above its
             // neighbours, so a costly centre can integrate below its own cost.
-            c.saturating_sub(u32::from(costs[local as usize]))
+            let to_window = c.saturating_sub(u32::from(costs[local as usize]));
+            to_window.max(centre_line(local % w, local / w, nx, ny))
         };
     }
     Arc::from(&flow[..])

@@ -119,11 +119,7 @@ fn every_cell_of_a_merged_route_reaches_the_goal() {
         let never = std::sync::atomic::AtomicBool::new(false);
         let layer =
             build_layer("land", CostField::from_cells(spec, &cells), &|_| {}, &never).unwrap();
-        let mut world = NavWorld::from_nav(NavData {
-            spec,
-            cell_size_m: 1.0,
-            layers: vec![layer],
-        });
+        let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
         world.set_heuristic_weight(1.0);
         world.set_seamless_where_split(true);
         let vertical = rng.int(0, 1) == 1;

@@ -107,7 +107,6 @@ fn goal_sets_on_moving_ai_maps_stay_within_the_scenario_bounds() {
             let goals = passable_cells(&costs, w, h, n_goals, &mut rng);
             let sources = passable_cells(&costs, w, h, 40, &mut rng);
             let optimum = dijkstra_octile(&costs, w, h, &goals);
-            let (nearest_4, _) = dijkstra_4(&costs, w, h, &goals);
             let Ok(id) = world.request_path_to_any(0, &sources, &goals) else {
                 continue;
             };
@@ -120,15 +119,17 @@ fn goal_sets_on_moving_ai_maps_stay_within_the_scenario_bounds() {
                     .trace_path(id, s)
                     .unwrap_or_else(|| panic!("{map}: {s:?} does not arrive at a goal"));
                 assert!(goals.contains(&t.goal));
-                // The goal reached is the nearest by integrated (4-neighbour) cost, which
-                // may differ from the nearest by octile length: a goal 2 cells diagonally
-                // away costs as much as one 4 cells straight ahead.
-                let best_4 = nearest_4[(s.1 * w + s.0) as usize];
-                let cost_4 = traced_cost_4(&costs, w, &t);
+                // The goal reached is the nearest by the integrator's measure, the Eikonal
+                // (near-Euclidean) distance, so on these unit-cost grids the traced length is
+                // held to the octile distance of the nearest goal (never less than the
+                // Euclidean one). A 4-neighbour measure would rank goals differently: one
+                // 169 across and 109 down costs 278 that way, one 4 across and 200 down 204,
+                // while both lie about 201 away in a straight line.
                 assert!(
-                    cost_4 as f64 <= best_4 as f64 * WORST_RATIO,
-                    "{map}: {s:?} → {:?} traced cost {cost_4} vs {best_4} to the nearest goal",
-                    t.goal
+                    t.length <= best * WORST_RATIO,
+                    "{map}: {s:?} → {:?} traced {:.1} vs {best:.1} to the octile-nearest goal",
+                    t.goal,
+                    t.length
                 );
                 // Toward the goal it reached, the scenario test's bounds.
                 let to_goal = dijkstra_octile(&costs, w, h, &[t.goal])[(s.1 * w + s.0) as usize];

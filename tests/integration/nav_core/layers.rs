@@ -71,9 +71,17 @@ fn layer_graph_and_tiles_match_direct_integration() {
                 }
                 let (cx, cy) = layer.nodes[m as usize].center;
                 let c = local(cx, cy);
-                let want = oracle[c]
-                    .is_finite()
-                    .then(|| (oracle[c].round() - f64::from(sector_costs[c])).max(0.0));
+                // Never below the straight line between the two centres (every cell costs
+                // at least 1).
+                let (nx, ny) = node.center;
+                let line = (f64::from(cx) - f64::from(nx))
+                    .hypot(f64::from(cy) - f64::from(ny))
+                    .floor();
+                let want = oracle[c].is_finite().then(|| {
+                    (oracle[c].round() - f64::from(sector_costs[c]))
+                        .max(0.0)
+                        .max(line)
+                });
                 let got = layer
                     .graph
                     .edges(m)

@@ -116,18 +116,19 @@ impl Recorder {
         let (mut sum, mut count, mut max) = (0.0f64, 0u64, self.overlap_max);
         for i in 0..a.len() {
             let (p, r) = (a.pos_world[i], a.radius_m[i]);
-            self.pairs.for_each_candidate(p, r + r_max, |j, q| {
-                let j = j as usize;
-                let reach = r + a.radius_m[j];
-                let d_sq = (q - p).length_squared();
-                if j <= i || d_sq >= reach * reach {
-                    return;
-                }
-                let depth = (reach - d_sq.sqrt()) / r.min(a.radius_m[j]);
-                sum += f64::from(depth);
-                count += 1;
-                max = max.max(depth);
-            });
+            self.pairs
+                .for_each_candidate_uncapped(p, r + r_max, |j, q| {
+                    let j = j as usize;
+                    let reach = r + a.radius_m[j];
+                    let d_sq = (q - p).length_squared();
+                    if j <= i || d_sq >= reach * reach {
+                        return;
+                    }
+                    let depth = (reach - d_sq.sqrt()) / r.min(a.radius_m[j]);
+                    sum += f64::from(depth);
+                    count += 1;
+                    max = max.max(depth);
+                });
         }
         self.overlap_sum += sum;
         self.overlap_pairs += count;
