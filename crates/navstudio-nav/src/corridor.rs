@@ -194,7 +194,10 @@ impl Corridor {
     /// window into another routed sector, priced at the cheapest total through that
     /// sector's own route exits from the window's far side (the portal graph's in-sector
     /// weights). So each cell leads to the way out of least *total* remaining cost, and a
-    /// window cell points across its border only when its own way is its cheapest.
+    /// window cell points across its border only when its own way is its cheapest. Also
+    /// returns the windows some cell leaves by, as `(sector, remaining cost, node)`: the
+    /// path lists them among the sector's exits, so its flow reads this integration there.
+    /// A sector with one route exit and no such window keeps its tile (no integration kept).
     ///
     /// Why not the first exit whose tile reaches a cell, or one integration from the goal
     /// over the route's sectors: a sector crossed by routes merged from several sources
@@ -213,7 +216,7 @@ impl Corridor {
         layer: &NavLayer,
         exits: &BTreeMap<u32, Vec<(u32, u32)>>,
         goals: &[(u32, u32)],
-    ) -> Self {
+    ) -> (Self, Vec<(u32, u32, u32)>) {
         let spec = layer.cost.spec;
         let graph = &layer.graph;
         let nodes = &layer.nodes;
@@ -232,10 +235,8 @@ impl Corridor {
                 })
                 .min()
         };
-        let mut c = Self {
-            everywhere: true,
-            ..Self::default()
-        };
+        let mut c = Self::default();
+        let mut taken = Vec::new();
         let (mut field, mut scratch) = (IntegrationField::new(), IntegratorScratch::new());
         let (mut costs, mut seeds, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
         for (&s, list) in exits {
@@ -268,7 +269,7 @@ impl Corridor {
             // (seed cost, local cell, direction across the border): cheapest first, so a
             // cell on two windows (a corner) keeps its cheaper exit.
             seeds.clear();
-            for &(rest, node) in &ways {
+            for (k, &(rest, node)) in ways.iter().enumerate() {
                 let Some(n) = nodes.get(node as usize).filter(|n| n.sector == s) else {
                     continue;
                 };
@@ -276,28 +277,38 @@ impl Corridor {
                     let (x, y) = n.cells.cell(i);
                     let local = ((y - y0) * w + (x - x0)) as usize;
                     let start = rest.saturating_add(u32::from(costs[local]));
-                    seeds.push((start, local, n.exit_dir));
+                    seeds.push((start, local, n.exit_dir, k));
                 }
             }
             for &(gx, gy) in goals {
                 if spec.sector_of(gx, gy) == s {
-                    seeds.push((0, ((gy - y0) * w + (gx - x0)) as usize, DIR_NONE));
+                    seeds.push((0, ((gy - y0) * w + (gx - x0)) as usize, DIR_NONE, 0));
                 }
             }
-            seeds.retain(|&(start, local, _)| start != u32::MAX && costs[local] != WALL);
+            seeds.retain(|&(start, local, _, _)| start != u32::MAX && costs[local] != WALL);
             if seeds.is_empty() {
                 continue;
             }
             seeds.sort_unstable();
-            let starts: Vec<(usize, u32)> = seeds.iter().map(|&(d, i, _)| (i, d)).collect();
+            let starts: Vec<(usize, u32)> = seeds.iter().map(|&(d, i, _, _)| (i, d)).collect();
             integrate_costs(&costs, w, h, &starts, &mut field, &mut scratch);
             // A window cell that a cheaper exit reaches below its own start descends to
             // that exit like any other cell.
             dirs.clear();
-            for &(start, local, dir) in &seeds {
+            let mut won = vec![false; ways.len()];
+            for &(start, local, dir, k) in &seeds {
                 if field.cost[local] >= start && !dirs.iter().any(|&(i, _)| i == local) {
                     dirs.push((local, dir));
+                    won[k] = true;
                 }
+            }
+            // A cell's descent ends at a window cell that is its own cheapest way out: a
+            // window with none leads nobody out, and with one route exit and no such
+            // window the sector's tile gives the same flow.
+            let side = list.len()..ways.len();
+            taken.extend(side.filter(|&k| won[k]).map(|k| (s, ways[k].0, ways[k].1)));
+            if list.len() < 2 && !won[list.len()..].contains(&true) {
+                continue;
             }
             let mut flow = vec![0; (w * h) as usize];
             flow_from_integration(&costs, w, h, &field, &dirs, &mut flow);
@@ -305,7 +316,7 @@ impl Corridor {
             c.cost.push(field.cost.clone());
             c.flow.push(flow);
         }
-        c
+        (c, taken)
     }
 
     /// Whether the corridor covers no sector.

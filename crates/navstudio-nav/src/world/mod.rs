@@ -150,7 +150,9 @@ pub struct PathState {
     pub sources: Vec<(u32, u32)>,
     /// Per routed sector, the portal nodes to leave it through as `(remaining cost to the
     /// goal, node)`, cheapest first. A sector split by walls can be crossed several times in
-    /// different parts; a cell uses the first exit whose tile reaches it.
+    /// different parts; a cell uses the first exit whose tile reaches it, or, where
+    /// [`NavWorld::set_seamless_where_split`] is on, the exit of least total cost (which may
+    /// add windows into a routed sector downstream that no route crosses).
     pub exits: BTreeMap<u32, Vec<(u32, u32)>>,
     /// The route of each source (portal nodes in travel order), for reports and for agents
     /// not yet on a routed sector.

@@ -552,8 +552,15 @@ impl NavWorld {
             ))
         } else if split && taken.is_empty() {
             // The split-sector form integrates over the ground: a route over a link keeps
-            // the tiles.
-            Some(crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals))
+            // the tiles. The windows downstream that some cell leaves by are exits too: the
+            // flow reads the integration in every sector with more than one.
+            let (c, side) = crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals);
+            for (sector, rest, node) in side {
+                let list = p.exits.entry(sector).or_default();
+                list.push((rest, node));
+                list.sort_unstable();
+            }
+            Some(c)
         } else {
             None
         }
