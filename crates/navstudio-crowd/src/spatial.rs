@@ -390,7 +390,11 @@ mod tests {
         grid.for_each_candidate_uncapped(Vec2::new(50.0, 50.0), 6.0, |_, _| all += 1);
         assert_eq!(all, 5002);
         // Within the cap the order is top to bottom, as always: the row below comes last.
-        let few = [Vec2::new(3.0, 3.0), Vec2::new(3.0, 1.0), Vec2::new(0.0, 0.0)];
+        let few = [
+            Vec2::new(3.0, 3.0),
+            Vec2::new(3.0, 1.0),
+            Vec2::new(0.0, 0.0),
+        ];
         grid.rebuild(&few, 1.0);
         let mut order = Vec::new();
         grid.for_each_candidate(Vec2::new(3.0, 2.0), 2.0, |i, _| order.push(i));

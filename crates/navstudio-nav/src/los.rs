@@ -329,7 +329,7 @@ mod tests {
     fn the_hull_test_on_hand_cases() {
         // 9 × 3, goal (8, 1), cell (0, 1): the hull spans y in [1 + 1/64, 2 - 1/64], so a
         // wall at (4, 0), inside the pair's bounding box dilated by a cell, is not touched.
-        let mut clear = vec![true; 27];
+        let mut clear = [true; 27];
         clear[4] = false;
         let is_clear =
             |x: i64, y: i64| x >= 0 && y >= 0 && x < 9 && y < 3 && clear[(y * 9 + x) as usize];
