@@ -112,6 +112,100 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// A thread's time on a core and time runnable but waiting for one, in ns, from Linux's
+/// schedstat file; `None` where it is missing.
+fn sched_ns(path: &str) -> Option<[u64; 2]> {
+    let s = std::fs::read_to_string(path).ok()?;
+    let mut it = s.split_whitespace().map(|v| v.parse::<u64>().ok());
+    Some([it.next()??, it.next()??])
+}
+
+/// Time on a core per thread name (the process's threads), in ns.
+fn cpu_by_thread_name() -> std::collections::BTreeMap<String, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return out;
+    };
+    for task in tasks.flatten() {
+        let dir = task.path();
+        let name = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if let Some([cpu, _]) = sched_ns(&dir.join("schedstat").to_string_lossy()) {
+            *out.entry(name.trim().to_owned()).or_insert(0) += cpu;
+        }
+    }
+    out
+}
+
+/// Where the main thread's frame time went, and what the other threads ran meanwhile: a
+/// frame is on a core, runnable but waiting for one (another thread or process had it), or
+/// blocked (waiting on another thread). Linux only; silent elsewhere.
+#[derive(Default)]
+struct FrameSplit {
+    frames: u32,
+    wall_ns: u64,
+    cpu_ns: u64,
+    queued_ns: u64,
+    threads_before: std::collections::BTreeMap<String, u64>,
+}
+
+impl FrameSplit {
+    fn start() -> Self {
+        Self {
+            threads_before: cpu_by_thread_name(),
+            ..Self::default()
+        }
+    }
+
+    /// Runs one frame (`step`), measured.
+    fn frame(&mut self, step: impl FnOnce()) -> Duration {
+        let before = sched_ns("/proc/thread-self/schedstat");
+        let t = Instant::now();
+        step();
+        let d = t.elapsed();
+        let after = sched_ns("/proc/thread-self/schedstat");
+        if let (Some(a), Some(b)) = (before, after) {
+            self.frames += 1;
+            self.wall_ns += d.as_nanos() as u64;
+            self.cpu_ns += b[0] - a[0];
+            self.queued_ns += b[1] - a[1];
+        }
+        d
+    }
+
+    fn report(&self, name: &str) {
+        if self.frames == 0 {
+            return;
+        }
+        let per = |ns: u64| ns as f64 / 1e6 / f64::from(self.frames);
+        let blocked = self.wall_ns.saturating_sub(self.cpu_ns + self.queued_ns);
+        eprintln!(
+            "{name}, main thread per frame (mean of {}): {:.3} ms wall = {:.3} on a core + {:.3} waiting for a core + {:.3} blocked",
+            self.frames,
+            per(self.wall_ns),
+            per(self.cpu_ns),
+            per(self.queued_ns),
+            per(blocked),
+        );
+        let after = cpu_by_thread_name();
+        let mut others: Vec<String> = after
+            .iter()
+            .map(|(k, &v)| {
+                (
+                    k,
+                    v.saturating_sub(self.threads_before.get(k).copied().unwrap_or(0)),
+                )
+            })
+            .filter(|&(_, v)| v > 0)
+            .map(|(k, v)| format!("{k} {:.3}", per(v)))
+            .collect();
+        others.sort();
+        eprintln!(
+            "{name}, ms on a core per frame by thread name: {}",
+            others.join(", ")
+        );
+    }
+}
+
 fn open_showcase(c: &mut Criterion) {
     let showcase = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/showcase.ron");
     let mut group = c.benchmark_group("editor");
@@ -168,15 +262,14 @@ fn paint_2048(c: &mut Criterion) {
     group.sample_size(20);
     group.measurement_time(Duration::from_secs(8));
     let mut frames = Vec::new();
+    let mut split = FrameSplit::start();
     group.bench_function("paint_frame_2048", |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
                 let p = screen(&h, zig.next());
                 h.hover_at(p);
-                let t = Instant::now();
-                h.step();
-                let d = t.elapsed();
+                let d = split.frame(|| h.step());
                 frames.push(ms(d));
                 total += d;
             }
@@ -184,6 +277,7 @@ fn paint_2048(c: &mut Criterion) {
         });
     });
     report("paint_frame_2048", &frames);
+    split.report("paint_frame_2048");
     let end = screen(&h, zig.next());
     press(&mut h, end, false);
     h.step();

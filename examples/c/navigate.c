@@ -9,10 +9,14 @@
  *   navigate PACKAGE --requests FILE
  *       answers each line "TYPE FX FY TX TY" of FILE with one line (see answer()); run.sh
  *       compares them with the Rust API's answers.
+ *   navigate PACKAGE --requests FILE --threads N
+ *       the same answers from N threads: one shared data handle, one query handle per
+ *       thread (request i on thread i % N), printed in the file's order.
  *
  * Build: see run.sh (cc navigate.c -I../../crates/navstudio-capi/include -lnavstudio_capi).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +85,90 @@ static int run_requests(NavstudioWorld *world, const char *file) {
         answer(world, type, (NavstudioCell){fx, fy}, (NavstudioCell){tx, ty});
     }
     fclose(f);
+    return 0;
+}
+
+/* One request of a threaded run and its answer line. */
+typedef struct {
+    char type[64];
+    NavstudioCell from, to;
+    char line[160];
+} Request;
+
+typedef struct {
+    const NavstudioData *data; /* shared by every thread, never changed */
+    Request *requests;
+    size_t count, first, step;
+} Worker;
+
+/* Answers requests first, first + step, ... with this thread's own query; the line is the
+ * one answer() prints. */
+static void *work(void *arg) {
+    Worker *w = arg;
+    NavstudioQuery *query = NULL;
+    CHECK(navstudio_query_create(&query));
+    for (size_t i = w->first; i < w->count; i += w->step) {
+        Request *r = &w->requests[i];
+        int n = snprintf(r->line, sizeof r->line, "%s %u %u %u %u ", r->type, r->from.x,
+                         r->from.y, r->to.x, r->to.y);
+        char *out = r->line + n;
+        size_t room = sizeof r->line - (size_t)n;
+        uint32_t layer = 0;
+        NavstudioStatus s = navstudio_data_movement_type_index(w->data, r->type, &layer);
+        NavstudioSharedPath *path = NULL;
+        if (s == NAVSTUDIO_STATUS_OK)
+            s = navstudio_query_request_path(query, w->data, layer, &r->from, 1, r->to, &path);
+        if (s != NAVSTUDIO_STATUS_OK) {
+            snprintf(out, room, "error %s\n", status_name(s));
+            continue;
+        }
+        double length = 0.0;
+        size_t cells = 0;
+        s = navstudio_query_trace_path(query, path, r->from, &length, NULL, 0, &cells);
+        if (s == NAVSTUDIO_STATUS_OK)
+            snprintf(out, room, "traced %.6f cells %zu\n", length, cells);
+        else
+            snprintf(out, room, "error %s\n", status_name(s));
+        navstudio_shared_path_free(path);
+    }
+    navstudio_query_free(query);
+    return NULL;
+}
+
+static int run_requests_threaded(const char *package, const char *file, int threads) {
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        perror(file);
+        return 1;
+    }
+    size_t count = 0, capacity = 64;
+    Request *requests = malloc(capacity * sizeof *requests);
+    if (!requests) exit(1);
+    unsigned fx, fy, tx, ty;
+    while (fscanf(f, "%63s %u %u %u %u", requests[count].type, &fx, &fy, &tx, &ty) == 5) {
+        requests[count].from = (NavstudioCell){fx, fy};
+        requests[count].to = (NavstudioCell){tx, ty};
+        if (++count == capacity) {
+            capacity *= 2;
+            Request *grown = realloc(requests, capacity * sizeof *requests);
+            if (!grown) exit(1);
+            requests = grown;
+        }
+    }
+    fclose(f);
+    NavstudioData *data = NULL;
+    CHECK(navstudio_data_open(package, &data));
+    pthread_t ids[16];
+    Worker workers[16];
+    if (threads < 1 || threads > 16) threads = 2;
+    for (int t = 0; t < threads; t++) {
+        workers[t] = (Worker){data, requests, count, (size_t)t, (size_t)threads};
+        if (pthread_create(&ids[t], NULL, work, &workers[t]) != 0) exit(1);
+    }
+    for (int t = 0; t < threads; t++) pthread_join(ids[t], NULL);
+    for (size_t i = 0; i < count; i++) fputs(requests[i].line, stdout);
+    navstudio_data_free(data);
+    free(requests);
     return 0;
 }
 
@@ -235,10 +323,12 @@ static int demo(NavstudioWorld *world, const char *type, NavstudioCell from, Nav
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s PACKAGE TYPE FX FY TX TY | PACKAGE --requests FILE\n",
+        fprintf(stderr, "usage: %s PACKAGE TYPE FX FY TX TY | PACKAGE --requests FILE [--threads N]\n",
                 argv[0]);
         return 2;
     }
+    if (argc == 6 && strcmp(argv[2], "--requests") == 0 && strcmp(argv[4], "--threads") == 0)
+        return run_requests_threaded(argv[1], argv[3], atoi(argv[5]));
     NavstudioWorld *world = NULL;
     CHECK(navstudio_world_open(argv[1], &world));
     int rc;
@@ -249,7 +339,7 @@ int main(int argc, char **argv) {
         NavstudioCell to = {(uint32_t)atoi(argv[5]), (uint32_t)atoi(argv[6])};
         rc = demo(world, argv[2], from, to);
     } else {
-        fprintf(stderr, "usage: %s PACKAGE TYPE FX FY TX TY | PACKAGE --requests FILE\n",
+        fprintf(stderr, "usage: %s PACKAGE TYPE FX FY TX TY | PACKAGE --requests FILE [--threads N]\n",
                 argv[0]);
         rc = 2;
     }

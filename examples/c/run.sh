@@ -5,7 +5,8 @@
 #   1. runs the demo (plan, follow the flow, stamp, rebuild, re-plan, crowd) and checks that
 #      its traced length is the line `navstudio path` prints for the same request;
 #   2. answers 100 random requests and diffs them with the Rust API's answers
-#      (crates/navstudio-capi/examples/oracle.rs);
+#      (crates/navstudio-capi/examples/oracle.rs), on one world and from two threads
+#      sharing one data handle, each with its own query handle;
 #   3. compiles the C# (P/Invoke) block of docs/engine-integration.md with Mono's mcs and
 #      runs it on the library (installs mono-mcs when root and missing; skipped, saying so,
 #      when it cannot be had);
@@ -40,7 +41,7 @@ lib="$target/debug"
 
 cc -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
     -I crates/navstudio-capi/include examples/c/navigate.c \
-    -L "$lib" -lnavstudio_capi -Wl,-rpath,"$lib" -lm -o "$work/navigate"
+    -L "$lib" -lnavstudio_capi -Wl,-rpath,"$lib" -lm -pthread -o "$work/navigate"
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 
@@ -73,6 +74,9 @@ traced=$(grep -c ' traced ' "$work/rust.txt" || true)
 echo "requests: $(wc -l <"$work/requests.txt"), traced by Rust: $traced"
 same_answers() { diff -u "$work/rust.txt" "$work/c.txt" && [ "$(wc -l <"$work/c.txt")" -eq 100 ] && [ "$traced" -ge 50 ]; }
 check "C API answers 100 random requests as the Rust API does" same_answers
+"$work/navigate" "$work/showcase.navpkg" --requests "$work/requests.txt" --threads 2 >"$work/c2.txt"
+check "C API answers them from two threads (shared data, a query each) as the Rust API does" \
+    diff -u "$work/rust.txt" "$work/c2.txt"
 
 # The header also compiles as C++ (Godot, Unreal), when a C++ compiler is there.
 if command -v c++ >/dev/null 2>&1; then

@@ -4,10 +4,8 @@
 use egui::{Color32, ColorImage};
 
 use super::overlays::TiledTexture;
-use crate::crowd::{CongestionMap, Vec2};
+use crate::crowd::{CongestionMap, LinkFlow, Throughput, Vec2};
 
-/// Throughput is counted over this much simulated time. `[Units: s]`
-const THROUGHPUT_WINDOW_SECS: f64 = 10.0;
 /// The overlay image is rebuilt at most this often (a 2048² map takes a few ms). `[Units: s]`
 const REDRAW_SECS: f64 = 0.5;
 /// Cells with less than this are left clear. `[Units: agent-s]`
@@ -20,10 +18,8 @@ pub struct Gate {
     pub a_world: Vec2,
     /// The other end. `[Units: m]`
     pub b_world: Vec2,
-    /// Simulated time of each crossing, oldest first. `[Units: s]`
-    crossings_secs: Vec<f64>,
-    /// Simulated time when the gate was drawn. `[Units: s]`
-    since_secs: f64,
+    /// The agents through it, counted from when it was drawn.
+    through: Throughput,
 }
 
 impl Gate {
@@ -33,42 +29,48 @@ impl Gate {
         Self {
             a_world,
             b_world,
-            crossings_secs: Vec::new(),
-            since_secs: now_secs,
+            through: Throughput::new(now_secs),
         }
     }
 
-    /// Counts every agent whose move from `before[i]` to `after[i]` crossed the gate.
+    /// Counts every agent whose move from `before[i]` to `after[i]` crossed the gate (an
+    /// agent carried across a link the gate crosses counts too: a teleport's jump is a move
+    /// from the entry to the exit).
     pub fn count(&mut self, before: &[Vec2], after: &[Vec2], now_secs: f64) {
         for (&p, &q) in before.iter().zip(after) {
             if segments_cross(p, q, self.a_world, self.b_world) {
-                self.crossings_secs.push(now_secs);
+                self.through.record(now_secs);
             }
         }
     }
 
     /// Agents through the gate since it was drawn.
     #[must_use]
-    pub fn total(&self) -> usize {
-        self.crossings_secs.len()
+    pub fn total(&self) -> u64 {
+        self.through.total()
     }
 
     /// Agents per second through the gate over the last ten simulated seconds (or since it
     /// was drawn, if that is shorter). `[Units: 1/s]`
     #[must_use]
     pub fn throughput(&self, now_secs: f64) -> f64 {
-        let window = THROUGHPUT_WINDOW_SECS.min(now_secs - self.since_secs);
-        if window <= 0.0 {
-            return 0.0;
-        }
-        let recent = self
-            .crossings_secs
-            .iter()
-            .rev()
-            .take_while(|&&t| t > now_secs - window)
-            .count();
-        recent as f64 / window
+        self.through.per_sec(now_secs)
     }
+}
+
+/// A link's traffic as the congestion view labels it: agents a second over the last ten
+/// simulated seconds, carried across so far, and waiting at its entrance (when any).
+#[must_use]
+pub fn link_traffic_text(flow: &LinkFlow, now_secs: f64) -> String {
+    let mut text = format!(
+        "{:.1}/s · {} across",
+        flow.crossed.per_sec(now_secs),
+        flow.crossed.total()
+    );
+    if flow.waiting > 0 {
+        text.push_str(&format!(" · {} waiting", flow.waiting));
+    }
+    text
 }
 
 /// Whether segment `p–q` crosses segment `a–b` (touching at an end counts once: the
@@ -169,6 +171,32 @@ mod tests {
         assert!((gate.throughput(6.0) - 2.0 / 6.0).abs() < 1e-9);
         // Past the ten-second window they no longer count.
         assert_eq!(gate.throughput(12.0), 0.0);
+    }
+
+    #[test]
+    fn a_gate_across_a_teleport_counts_the_jump() {
+        // A teleport moves an agent from its entry to its exit in one step: a gate between
+        // them counts it, one beside them does not.
+        let mut across = Gate::new(Vec2::new(5.0, -2.0), Vec2::new(5.0, 2.0), 0.0);
+        let mut beside = Gate::new(Vec2::new(5.0, 3.0), Vec2::new(5.0, 6.0), 0.0);
+        let (entry, exit) = ([Vec2::new(1.0, 0.0)], [Vec2::new(9.0, 0.0)]);
+        across.count(&entry, &exit, 0.5);
+        beside.count(&entry, &exit, 0.5);
+        assert_eq!((across.total(), beside.total()), (1, 0));
+    }
+
+    #[test]
+    fn link_traffic_reads_rate_total_and_queue() {
+        let mut flow = LinkFlow::default();
+        for t in [1.0, 2.0, 3.0, 4.0] {
+            flow.crossed.record(t);
+        }
+        assert_eq!(link_traffic_text(&flow, 10.0), "0.4/s · 4 across");
+        flow.waiting = 3;
+        assert_eq!(
+            link_traffic_text(&flow, 10.0),
+            "0.4/s · 4 across · 3 waiting"
+        );
     }
 
     #[test]

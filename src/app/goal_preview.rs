@@ -58,6 +58,10 @@ pub struct GoalResult {
     walls: Vec<u64>,
     /// Whole-map LOS flags (cells that steer straight at the goal).
     pub los: Vec<bool>,
+    /// The goal fields' windows `(x0, y0, w, h)`: line of sight is worked out only inside
+    /// them (the goal's sector and its 8 neighbours), so it ends at their edges even on open
+    /// ground; outside, units follow the flow tiles.
+    pub los_windows: Vec<(u32, u32, u32, u32)>,
     /// The designer's source, traced along the flow, when it reaches the goal.
     pub traced: Option<TracedPath>,
     /// Centres of the portal windows the source's route crosses, in travel order.
@@ -325,6 +329,7 @@ fn compute(
         walls[i / 64] |= 1 << (i % 64);
     }
     let mut los = vec![false; spec.cell_count()];
+    let los_windows = los_fields.iter().map(|&(rect, _)| rect).collect();
     for ((rx, ry, rw, _), los_flags) in los_fields {
         for (i, &seen) in los_flags.iter().enumerate() {
             if seen && rw > 0 {
@@ -347,6 +352,7 @@ fn compute(
         heat_max,
         walls,
         los,
+        los_windows,
         traced,
         route_portals,
         routed_sectors,
@@ -614,6 +620,9 @@ fn heat_image(
 
 /// Line-of-sight cells in the goal preview: they steer straight at the goal.
 pub const LOS_COLOR: Color32 = Color32::from_rgba_premultiplied(49, 126, 66, 140);
+
+/// The outline of the windows line of sight is worked out in.
+pub const LOS_WINDOW_COLOR: Color32 = Color32::from_rgb(110, 230, 140);
 
 /// Ground that cannot reach the goal (another island), in the goal preview: a dark grey
 /// that no cost or heat colour uses.

@@ -207,11 +207,7 @@ pub fn bake(
         footprints,
         type_indices,
         cost_layers,
-        nav: Arc::new(NavData {
-            spec,
-            cell_size_m: doc.cell_size_m,
-            layers,
-        }),
+        nav: Arc::new(NavData::new(spec, doc.cell_size_m, layers)),
     })
 }
 

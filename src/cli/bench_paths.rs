@@ -2,14 +2,18 @@
 //! first request, then answer random reachable requests across the map, warm, on one or more
 //! threads, and report the request times, the wall time and the process's memory.
 //!
-//! Each thread opens its own streamed `NavWorld` (a world answers one request at a time), so
-//! `--threads T` shows the throughput of T independent worlds and the memory of all of them.
+//! Without `--threads` one streamed `NavWorld` answers, as a single-threaded game would run
+//! it. `--threads T` reads the package whole into one shared `NavData` and answers on T
+//! threads, each with its own `PathQuery`, as a game's job threads would: `--threads 1`
+//! against `--threads 2` is what a second thread buys.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use navstudio::crowd::rng::SplitMix64;
-use navstudio::nav::{NavWorld, StreamOptions};
+use std::sync::Arc;
+
+use navstudio::nav::{Cell, GridSpec, MoveType, NavData, NavWorld, PathQuery, StreamOptions};
 
 /// What `navstudio bench-paths` measures.
 pub struct BenchPathsArgs<'a> {
@@ -19,8 +23,8 @@ pub struct BenchPathsArgs<'a> {
     pub type_name: Option<&'a str>,
     /// Warm requests to answer after the first.
     pub requests: usize,
-    /// Threads, each with its own world.
-    pub threads: usize,
+    /// Threads sharing one `NavData`, each with its own query; `None`: one streamed world.
+    pub threads: Option<usize>,
     /// Seed of the random pairs.
     pub seed: u64,
     /// Print one JSON object instead of text.
@@ -29,6 +33,14 @@ pub struct BenchPathsArgs<'a> {
 
 /// Runs the benchmark and prints its figures.
 pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
+    match args.threads {
+        None => streamed(args),
+        Some(threads) => shared(args, threads.max(1)),
+    }
+}
+
+/// One streamed world answers every request.
+fn streamed(args: &BenchPathsArgs<'_>) -> Result<(), String> {
     let name = args.package.display();
     let open = |what: &str| -> Result<NavWorld, String> {
         NavWorld::open(args.package, StreamOptions::default())
@@ -57,7 +69,8 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         .get(layer)
         .map(|l| l.name.clone())
         .ok_or_else(|| format!("{name}: the package has no movement types"))?;
-    let pairs = far_pairs(&world, layer, args.requests + 1, args.seed)
+    let spec = world.nav().spec;
+    let pairs = far_pairs(spec, |a, b| world.is_reachable(layer, a, b), args.requests + 1, args.seed)
         .ok_or_else(|| {
             format!(
                 "{name}: found too few pairs of '{type_name}' cells on one island at least half the map apart; bench a map with more open ground"
@@ -75,42 +88,121 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
     request(&mut world, pairs[0])?;
     let first = start.elapsed();
 
-    let threads = args.threads.max(1);
-    let (first_pair, warm) = (pairs[0], &pairs[1..]);
-    let wall = Instant::now();
+    let warm = &pairs[1..];
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
     let mut times: Vec<Duration> = Vec::with_capacity(warm.len());
-    if threads == 1 {
-        for &p in warm {
-            times.push(request(&mut world, p)?);
-        }
-    } else {
-        let chunk = warm.len().div_ceil(threads);
-        let results: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|s| {
-            let handles: Vec<_> = warm
-                .chunks(chunk)
-                .map(|part| {
-                    let (open, request) = (&open, &request);
-                    s.spawn(move || {
-                        let mut world = open("opening it on a worker thread")?;
-                        // Warm this world's regions as the main one was.
-                        request(&mut world, first_pair)?;
-                        part.iter().map(|&p| request(&mut world, p)).collect()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err("a worker thread panicked".to_owned()))
-                })
-                .collect()
-        });
-        for r in results {
-            times.extend(r?);
-        }
+    for &p in warm {
+        times.push(request(&mut world, p)?);
     }
-    let wall = wall.elapsed();
+    let (wall, cpu) = (wall.elapsed(), cpu_seconds() - cpu);
+    report(
+        args,
+        &type_name,
+        spec,
+        first,
+        (wall, cpu),
+        times,
+        "streamed",
+    );
+    Ok(())
+}
+
+/// T threads share one `NavData`, each answering its share of the requests with its own
+/// `PathQuery`.
+fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
+    let name = args.package.display();
+    let start = Instant::now();
+    let data = Arc::new(NavData::read(args.package).map_err(|e| format!("{name}: {e}"))?);
+    let ty = match args.type_name {
+        None if data.layers.is_empty() => {
+            return Err(format!("{name}: the package has no movement types"));
+        }
+        None => MoveType::new(0),
+        Some(t) => data.move_type(t).ok_or_else(|| {
+            let names: Vec<&str> = data.move_types().map(|(_, n)| n).collect();
+            format!(
+                "{name}: no movement type '{t}'; the package has {}",
+                names.join(", ")
+            )
+        })?,
+    };
+    let type_name = data.layers[ty.index()].name.clone();
+    let request = |q: &mut PathQuery, (a, b): CellPair| -> Result<Duration, String> {
+        let t = Instant::now();
+        let path = q
+            .request_path(&data, ty, &[Cell::from(a)], Cell::from(b))
+            .map_err(|e| format!("{name}: request ({},{}) → ({},{}): {e}", a.0, a.1, b.0, b.1))?;
+        let took = t.elapsed();
+        drop(path);
+        Ok(took)
+    };
+    let mut query = PathQuery::default();
+    let pairs = far_pairs(
+        data.spec,
+        |a, b| query.is_reachable(&data, ty, Cell::from(a), Cell::from(b)),
+        args.requests + 1,
+        args.seed,
+    )
+    .ok_or_else(|| {
+        format!(
+            "{name}: found too few pairs of '{type_name}' cells on one island at least half the map apart; bench a map with more open ground"
+        )
+    })?;
+    request(&mut query, pairs[0])?;
+    let first = start.elapsed();
+    let (first_pair, warm) = (pairs[0], &pairs[1..]);
+    let chunk = warm.len().div_ceil(threads).max(1);
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let results: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = warm
+            .chunks(chunk)
+            .map(|part| {
+                let request = &request;
+                s.spawn(move || {
+                    let mut q = PathQuery::default();
+                    // The tables are built; this warms the query's own scratch.
+                    request(&mut q, first_pair)?;
+                    part.iter().map(|&p| request(&mut q, p)).collect()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a worker thread panicked".to_owned()))
+            })
+            .collect()
+    });
+    let (wall, cpu) = (wall.elapsed(), cpu_seconds() - cpu);
+    let mut times = Vec::with_capacity(warm.len());
+    for r in results {
+        times.extend(r?);
+    }
+    report(
+        args,
+        &type_name,
+        data.spec,
+        first,
+        (wall, cpu),
+        times,
+        "shared",
+    );
+    Ok(())
+}
+
+/// Prints the figures (text or one JSON object).
+fn report(
+    args: &BenchPathsArgs<'_>,
+    type_name: &str,
+    spec: GridSpec,
+    first: Duration,
+    (wall, cpu): (Duration, f64),
+    mut times: Vec<Duration>,
+    data: &str,
+) {
+    let name = args.package.display();
+    let threads = args.threads.unwrap_or(1);
     times.sort_unstable();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let at = |q: f64| {
@@ -124,10 +216,9 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         times.last().copied().map_or(f64::NAN, ms),
     );
     let resident = resident_mib();
-    let spec = world.nav().spec;
     if args.json {
         println!(
-            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"seed\":{},\"open_and_first_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"resident_mib\":{resident:.1}}}",
+            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"data\":{data:?},\"seed\":{},\"open_and_first_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"cpu_s\":{cpu:.3},\"resident_mib\":{resident:.1}}}",
             name.to_string(),
             type_name,
             spec.width,
@@ -144,24 +235,30 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         );
         println!("open and first request  {:.1} ms", ms(first));
         println!(
-            "{} warm requests across the map (pairs at least half the map apart, seed {}) on {threads} thread(s)",
+            "{} warm requests across the map (pairs at least half the map apart, seed {}) on {threads} thread(s), {data} data",
             times.len(),
             args.seed
         );
         println!("request  median {median:.3} ms   p99 {p99:.3} ms   max {max:.3} ms");
-        println!("wall     {:.3} s", wall.as_secs_f64());
+        println!(
+            "wall     {:.3} s ({cpu:.2} s of CPU over all threads)",
+            wall.as_secs_f64()
+        );
         println!("resident {resident:.0} MiB (the whole process)");
     }
-    Ok(())
 }
 
 /// A request's source and goal cells.
 type CellPair = ((u32, u32), (u32, u32));
 
-/// `count` random pairs of cells on one island of `layer`, at least half the map apart along
+/// `count` random pairs of cells one can reach from the other, at least half the map apart along
 /// one axis; `None` when the map gives too few (a tenth of a million tries each).
-fn far_pairs(world: &NavWorld, layer: usize, count: usize, seed: u64) -> Option<Vec<CellPair>> {
-    let spec = world.nav().spec;
+fn far_pairs(
+    spec: GridSpec,
+    mut reachable: impl FnMut((u32, u32), (u32, u32)) -> bool,
+    count: usize,
+    seed: u64,
+) -> Option<Vec<CellPair>> {
     let mut rng = SplitMix64::new(seed);
     let mut below = |n: u32| rng.below(n);
     let mut pairs = Vec::with_capacity(count);
@@ -174,7 +271,7 @@ fn far_pairs(world: &NavWorld, layer: usize, count: usize, seed: u64) -> Option<
         let a = (below(spec.width), below(spec.height));
         let b = (below(spec.width), below(spec.height));
         let apart = a.0.abs_diff(b.0) >= spec.width / 2 || a.1.abs_diff(b.1) >= spec.height / 2;
-        if apart && world.is_reachable(layer, a, b) {
+        if apart && reachable(a, b) {
             pairs.push((a, b));
         }
     }
@@ -192,4 +289,20 @@ fn resident_mib() -> f64 {
                 .and_then(|kib| kib.parse::<f64>().ok())
         })
         .map_or(f64::NAN, |kib| kib / 1024.0)
+}
+
+/// CPU seconds (user + system) the process has used, all threads, where the system reports
+/// them (NaN elsewhere): with the wall time, what the threads did in parallel.
+fn cpu_seconds() -> f64 {
+    // Fields 14 and 15 of /proc/self/stat, in clock ticks (100 a second on Linux); the
+    // command name (field 2) may hold spaces, so count from its closing parenthesis.
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = &s[s.rfind(')')? + 2..];
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+            Some(ticks / 100.0)
+        })
+        .unwrap_or(f64::NAN)
 }

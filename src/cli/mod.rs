@@ -378,9 +378,10 @@ enum Command {
         /// Warm requests after the first.
         #[arg(long, default_value_t = 1000)]
         requests: usize,
-        /// Threads answering them, each with its own streamed world.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-        threads: u16,
+        /// Answer them on T threads sharing one copy of the data (read whole), each with its
+        /// own query; without it, one streamed world answers them.
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: Option<u16>,
         /// Seed of the random pairs.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -654,7 +655,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             package: &package,
             type_name: type_name.as_deref(),
             requests,
-            threads: usize::from(threads),
+            threads: threads.map(usize::from),
             seed,
             json,
         }),

@@ -151,19 +151,11 @@ fn bench_paths_measures_any_package_and_names_a_missing_type() {
     let pkg = baked("small", dir.path());
     let pkg_arg = pkg.to_str().unwrap();
 
-    for threads in ["1", "2"] {
-        let out = navstudio(
-            &[
-                "bench-paths",
-                pkg_arg,
-                "--requests",
-                "30",
-                "--threads",
-                threads,
-                "--json",
-            ],
-            root,
-        );
+    // Without --threads one streamed world answers; with it, threads share one NavData.
+    for threads in [None, Some("1"), Some("2")] {
+        let mut args = vec!["bench-paths", pkg_arg, "--requests", "30", "--json"];
+        args.extend(threads.iter().flat_map(|t| ["--threads", *t]));
+        let out = navstudio(&args, root);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
@@ -172,7 +164,13 @@ fn bench_paths_measures_any_package_and_names_a_missing_type() {
         );
         let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
         assert_eq!(v["requests"], 30, "{stdout}");
-        assert_eq!(v["threads"].to_string(), threads);
+        assert_eq!(v["threads"].to_string(), threads.unwrap_or("1"));
+        let data = if threads.is_some() {
+            "shared"
+        } else {
+            "streamed"
+        };
+        assert_eq!(v["data"], data, "{stdout}");
         let (median, p99, max) = (
             v["median_ms"].as_f64().unwrap(),
             v["p99_ms"].as_f64().unwrap(),
@@ -181,8 +179,12 @@ fn bench_paths_measures_any_package_and_names_a_missing_type() {
         assert!(0.0 < median && median <= p99 && p99 <= max, "{stdout}");
     }
 
-    let out = navstudio(&["bench-paths", pkg_arg, "--type", "boat"], root);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(stderr.contains("no movement type 'boat'"), "{stderr}");
+    for threads in [&[][..], &["--threads", "2"][..]] {
+        let mut args = vec!["bench-paths", pkg_arg, "--type", "boat"];
+        args.extend(threads);
+        let out = navstudio(&args, root);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(stderr.contains("no movement type 'boat'"), "{stderr}");
+    }
 }

@@ -94,11 +94,7 @@ pub fn world_from_cells(name: &str, w: u32, h: u32, sector_size: u32, costs: &[u
         &std::sync::atomic::AtomicBool::new(false),
     )
     .unwrap();
-    NavWorld::from_nav(NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    })
+    NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]))
 }
 
 /// The Moving AI maps and scenarios of `../shared/data` (or `$NAVSTUDIO_SHARED_DATA`), if

@@ -40,11 +40,7 @@ fn world() -> WorldNavigator {
         &AtomicBool::new(false),
     )
     .unwrap();
-    let nav = NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    };
+    let nav = NavData::new(spec, 1.0, vec![layer]);
     WorldNavigator::new(NavWorld::from_nav(nav), vec![0.0])
 }
 

@@ -128,11 +128,7 @@ fn rooms_with_doors(size: u32, seed: u64) -> NavData {
         &AtomicBool::new(false),
     )
     .unwrap();
-    NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    }
+    NavData::new(spec, 1.0, vec![layer])
 }
 
 /// The benchmark terrain (hills, lakes, cliffs) at 512², land type only: 52 × 52 sectors,

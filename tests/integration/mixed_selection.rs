@@ -55,15 +55,15 @@ fn layers() -> NavData {
         )
         .unwrap()
     };
-    NavData {
+    NavData::new(
         spec,
-        cell_size_m: 1.0,
-        layers: vec![
+        1.0,
+        vec![
             layer("land", &land),
             layer("hover", &hover),
             layer("large", &large),
         ],
-    }
+    )
 }
 
 /// Tanks, infantry and large walkers (and hovercraft if asked) left of the wall.

@@ -107,11 +107,7 @@ fn check_partition(layer: &NavLayer, costs: &[u8], what: &str) {
 }
 
 fn package_bytes(layer: &NavLayer) -> Vec<u8> {
-    let nav = NavData {
-        spec: layer.cost.spec,
-        cell_size_m: 1.0,
-        layers: vec![layer.clone()],
-    };
+    let nav = NavData::new(layer.cost.spec, 1.0, vec![layer.clone()]);
     package::to_bytes(&nav, &PackageMeta::default())
 }
 

@@ -96,11 +96,7 @@ fn regional_nav() -> navstudio::nav::NavData {
             .unwrap()
         })
         .collect();
-    NavData {
-        spec,
-        cell_size_m: 0.5,
-        layers,
-    }
+    NavData::new(spec, 0.5, layers)
 }
 
 #[test]

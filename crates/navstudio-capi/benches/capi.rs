@@ -25,7 +25,7 @@ fn bench_capi(c: &mut Criterion) {
     let bytes = package_bytes(&random_nav(4, SIZE, SIZE));
     let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).unwrap().nav);
     let mut capi = World::from_bytes(&bytes).unwrap();
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     let mut pairs = Vec::new();
     while pairs.len() < 32 {
         let a = (rng.below(SIZE), rng.below(SIZE));

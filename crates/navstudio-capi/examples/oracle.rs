@@ -4,28 +4,12 @@
 //!
 //! `cargo run -p navstudio-capi --example oracle -- PACKAGE COUNT SEED REQUESTS_OUT`
 
+use navstudio_nav::rng::SplitMix64;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use navstudio_nav::grid::WALL;
 use navstudio_nav::{NavWorld, PathError, package};
-
-/// SplitMix64: a seeded stream without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n.max(1))) as u32
-    }
-}
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
@@ -40,12 +24,12 @@ fn main() -> Result<(), String> {
     world.set_links(pkg.links).map_err(|e| e.to_string())?;
     let (w, h) = (world.nav().spec.width, world.nav().spec.height);
     let layers = world.nav().layers.len() as u32;
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut requests = String::new();
     for k in 0..count {
         let layer = rng.below(layers) as usize;
         // Mostly open cells (real requests); every tenth unfiltered, to cover the refusals.
-        let pick = |rng: &mut Rng| {
+        let pick = |rng: &mut SplitMix64| {
             let mut c = (rng.below(w), rng.below(h));
             for _ in 0..50 {
                 if k % 10 == 9 || world.nav().layers[layer].cost.get(c.0, c.1) != WALL {

@@ -63,7 +63,7 @@ fn main() {
     let frames: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(300);
     let bytes = package_bytes(&random_nav(5, SIZE, SIZE));
     let mut world = World::from_bytes(&bytes).unwrap();
-    let mut rng = Rng(17);
+    let mut rng = Rng::new(17);
     let mut paths = 0;
     while paths < 64 {
         let a = (rng.below(SIZE), rng.below(SIZE));

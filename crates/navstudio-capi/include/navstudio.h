@@ -9,6 +9,16 @@
  * calls that change it (non-const pointer); read-only calls (const pointer) may run on
  * many threads at once as long as no changing call runs. Different handles are
  * independent. Each function says which kind it is.
+ *
+ * Requests from many threads (as Detour's dtNavMesh / dtNavMeshQuery):
+ *   - NavstudioData (navstudio_data_open, or navstudio_world_data for a world's current
+ *     version) is never changed: any number of threads may use it at once. Changes to the
+ *     world make a new version; a data handle keeps the one it was given.
+ *   - NavstudioQuery (navstudio_query_create) is one thread's search scratch: one call at
+ *     a time on it. Make one per worker thread.
+ *   - NavstudioSharedPath (from navstudio_query_request_path) is never changed: any number
+ *     of threads may sample and trace it at once, each with its own query.
+ *   - Free a handle only when no call uses it; paths keep the data they were planned on.
  */
 
 #ifndef NAVSTUDIO_H
@@ -124,6 +134,19 @@ typedef enum {
 // A crowd simulation. Opaque; made by [`navstudio_crowd_create`], freed by
 // [`navstudio_crowd_free`].
 typedef struct NavstudioCrowd NavstudioCrowd;
+
+// One version of a map's navigation data, shared read-only between threads. Opaque; made
+// by [`navstudio_data_open`] or [`navstudio_world_data`], freed by [`navstudio_data_free`].
+typedef struct NavstudioData NavstudioData;
+
+// One thread's path queries: search scratch and goal fields. Opaque; made by
+// [`navstudio_query_create`], freed by [`navstudio_query_free`]. One call at a time.
+typedef struct NavstudioQuery NavstudioQuery;
+
+// A path planned by a query, on the data version it was planned on. Opaque and never
+// changed: any thread may sample or trace it with its own query. Freed by
+// [`navstudio_shared_path_free`].
+typedef struct NavstudioSharedPath NavstudioSharedPath;
 
 // An opened nav package: the run-time world. Opaque; made by [`navstudio_world_open`] or
 // [`navstudio_world_open_bytes`], freed by [`navstudio_world_free`].
@@ -786,6 +809,136 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
                                      NavstudioCell *out_cells,
                                      size_t cells_capacity,
                                      size_t *out_cell_count);
+
+// Reads a nav package file whole into a data handle threads share. `*out_data` holds the
+// handle, or NULL on failure (`NAVSTUDIO_STATUS_PACKAGE` naming the file and what is wrong,
+// `INVALID_ARGUMENT` for an empty path). Free it with [`navstudio_data_free`].
+//
+// Threading: any thread.
+//
+// # Safety
+// `path` must be NUL-terminated; `out_data` must point at writable storage for a pointer.
+NavstudioStatus navstudio_data_open(const char *path, NavstudioData **out_data);
+
+// The world's current version as a data handle threads share: the costs, stamps and links
+// the world's rebuild queue has finished with (while [`navstudio_rebuild`] still has work,
+// the version before). Later changes to the world do not show in it; ask again after the
+// next rebuild. A world opened from a file reads its whole package the first time.
+//
+// Threading: uses the world as a writing call does (no other call on the world at the
+// same time); the handle it gives is then free of the world, and may outlive it.
+//
+// # Safety
+// `world` must be a live handle; `out_data` must point at writable storage for a pointer.
+NavstudioStatus navstudio_world_data(NavstudioWorld *world, NavstudioData **out_data);
+
+// Frees a data handle. NULL is ignored. Paths planned on it keep what they need.
+//
+// Threading: no other call may use this handle during or after this one.
+//
+// # Safety
+// `data` must be NULL or a handle from `navstudio_data_open` / `navstudio_world_data` not
+// freed before.
+void navstudio_data_free(NavstudioData *data);
+
+// The map's sizes, as [`crate::navstudio_world_info`] gives them.
+//
+// Threading: any number of threads at once.
+//
+// # Safety
+// `data` must be a live handle; `out_info` writable.
+NavstudioStatus navstudio_data_info(const NavstudioData *data, NavstudioWorldInfo *out_info);
+
+// The index of the movement type called `name` (NUL-terminated UTF-8), for the query
+// functions. `UNKNOWN_MOVEMENT_TYPE` (naming the types there are) when there is none.
+//
+// Threading: any number of threads at once.
+//
+// # Safety
+// `data` must be a live handle, `name` NUL-terminated, `out_index` writable.
+NavstudioStatus navstudio_data_movement_type_index(const NavstudioData *data,
+                                                   const char *name,
+                                                   uint32_t *out_index);
+
+// A new query handle: one thread's search scratch. Make one per worker thread; free it
+// with [`navstudio_query_free`].
+//
+// Threading: any thread.
+//
+// # Safety
+// `out_query` must point at writable storage for a pointer.
+NavstudioStatus navstudio_query_create(NavstudioQuery **out_query);
+
+// Frees a query handle. NULL is ignored.
+//
+// Threading: no other call may use this handle during or after this one.
+//
+// # Safety
+// `query` must be NULL or a handle from `navstudio_query_create` not freed before.
+void navstudio_query_free(NavstudioQuery *query);
+
+// Plans a path for `source_count` sources to `goal` for one movement type on `data`, with
+// `query`'s scratch, and writes a new path handle to `*out_path` (NULL on failure). The
+// path is the one [`crate::navstudio_request_path`] plans on a world holding the same
+// data. Free it with [`navstudio_shared_path_free`].
+//
+// Errors: as [`crate::navstudio_request_path`]: `UNKNOWN_MOVEMENT_TYPE`, `OFF_MAP`,
+// `WALL`, `UNREACHABLE`, `INVALID_ARGUMENT` (no sources).
+//
+// Threading: any number of threads at once on the same `data`, each with its own `query`.
+//
+// # Safety
+// `query` and `data` must be live handles; `sources` must point at `source_count` cells;
+// `out_path` writable.
+NavstudioStatus navstudio_query_request_path(NavstudioQuery *query,
+                                             const NavstudioData *data,
+                                             uint32_t movement_type,
+                                             const NavstudioCell *sources,
+                                             size_t source_count,
+                                             NavstudioCell goal,
+                                             NavstudioSharedPath **out_path);
+
+// Frees a path handle. NULL is ignored.
+//
+// Threading: no other call may use this handle during or after this one.
+//
+// # Safety
+// `path` must be NULL or a handle from `navstudio_query_request_path` not freed before.
+void navstudio_shared_path_free(NavstudioSharedPath *path);
+
+// Desired unit direction at `position` (cell units) on `path`, as
+// [`crate::navstudio_sample_flow`] gives it for a world's path.
+//
+// Errors: `INVALID_ARGUMENT` (NaN or infinite position), `OFF_MAP`, `NO_FLOW`.
+//
+// Threading: any number of threads at once on the same path, each with its own `query`.
+//
+// # Safety
+// `query` and `path` must be live handles; `out_direction` writable.
+NavstudioStatus navstudio_query_sample_flow(NavstudioQuery *query,
+                                            const NavstudioSharedPath *path,
+                                            NavstudioVec2 position,
+                                            NavstudioVec2 *out_direction);
+
+// The path as an agent from `source` walks it, as [`navstudio_trace_path`] gives it for a
+// world's path: its length in cells, and its cells into `out_cells` (`cells_capacity` of
+// them; NULL with 0 asks for the count only, written to `*out_cell_count`).
+//
+// Errors: `OFF_MAP`, `WALL` (the source is a wall), `UNREACHABLE` (another island),
+// `NO_FLOW` (the walk does not reach the goal), `BUFFER_TOO_SMALL` (the count is written).
+//
+// Threading: any number of threads at once on the same path, each with its own `query`.
+//
+// # Safety
+// `query` and `path` must be live handles; `out_cells` NULL or `cells_capacity` writable
+// cells; `out_length_cells` and `out_cell_count` writable.
+NavstudioStatus navstudio_query_trace_path(NavstudioQuery *query,
+                                           const NavstudioSharedPath *path,
+                                           NavstudioCell source,
+                                           double *out_length_cells,
+                                           NavstudioCell *out_cells,
+                                           size_t cells_capacity,
+                                           size_t *out_cell_count);
 
 // Opens a nav package (`NAME.navpkg`) from a file, streamed: opening reads the island ids,
 // a movement type's graph is read on its first request and a region's tiles when a request

@@ -23,6 +23,7 @@ mod crowd;
 mod ffi;
 mod links;
 mod paths;
+mod shared;
 mod world;
 
 pub use changes::*;
@@ -30,6 +31,7 @@ pub use crowd::*;
 pub use ffi::{NavstudioStatus, navstudio_last_error, navstudio_version};
 pub use links::*;
 pub use paths::*;
+pub use shared::*;
 pub use world::*;
 
 /// A cell of the map. `[Units: cells]`

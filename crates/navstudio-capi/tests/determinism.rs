@@ -24,7 +24,7 @@ fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 /// Everything a game reads from paths, as bits: refusals, traces, flow samples.
 fn path_transcript(bytes: &[u8]) -> Vec<u64> {
     let mut w = World::from_bytes(bytes).unwrap_or_else(|e| panic!("{e:?}"));
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let mut out = Vec::new();
     for round in 0..2 {
         for _ in 0..60 {
@@ -104,7 +104,7 @@ fn crowd_transcript(bytes: &[u8], seed: u64) -> Vec<u32> {
             NavstudioStatus::Ok
         );
         let infantry = infantry.assume_init();
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let mut ids = Vec::new();
         while ids.len() < 700 {
             let p = NavstudioVec2 {

@@ -112,7 +112,7 @@ fn compare(rust: &mut NavWorld, c: &mut World, rng: &mut Rng, count: u32) -> u32
 #[test]
 fn paths_over_links_agree_with_the_rust_api() {
     let nav = random_nav(21, 96, 80);
-    let mut rng = Rng(47);
+    let mut rng = Rng::new(47);
     let cells = open_cells(&nav, &mut rng, 16);
     let links: Vec<NavLink> = cells
         .chunks(2)

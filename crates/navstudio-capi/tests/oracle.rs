@@ -105,7 +105,7 @@ fn c_api_answers_as_the_rust_api_before_and_after_a_stamp() {
             .nav,
     );
     let mut c = World::from_bytes(&bytes).unwrap_or_else(|e| panic!("{e:?}"));
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let traced = compare(&mut rust, &mut c, &mut rng, 120);
     assert!(traced > 100, "only {traced} traces compared");
 
@@ -149,7 +149,7 @@ fn goal_sets_answer_as_the_rust_api() {
     let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).expect("package").nav);
     let mut c = World::from_bytes(&bytes).expect("C world");
     let (w, h) = (nav.spec.width, nav.spec.height);
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut traced = 0;
     for _ in 0..60 {
         let layer = rng.below(2);
@@ -211,7 +211,7 @@ fn moved_goals_and_added_sources_answer_as_the_rust_api() {
     let mut rust = NavWorld::from_nav(package::from_bytes(&bytes).expect("package").nav);
     let mut c = World::from_bytes(&bytes).expect("C world");
     let (w, h) = (nav.spec.width, nav.spec.height);
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     let mut compared = 0;
     let mut queued = 0;
     for _ in 0..60 {
@@ -293,7 +293,7 @@ fn a_file_opened_streamed_answers_as_one_opened_from_bytes() {
     std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{e}"));
     let mut streamed = World::open(&path).unwrap_or_else(|e| panic!("{e:?}"));
     let mut whole = World::from_bytes(&bytes).unwrap_or_else(|e| panic!("{e:?}"));
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut traced = 0;
     for _ in 0..40 {
         let a = (rng.below(400), rng.below(360));

@@ -55,11 +55,7 @@ fn split_map() -> World {
         &cancel,
     )
     .unwrap_or_else(|| panic!("not built"));
-    let nav = NavData {
-        spec,
-        cell_size_m: 2.0,
-        layers: vec![layer],
-    };
+    let nav = NavData::new(spec, 2.0, vec![layer]);
     World::from_bytes(&package_bytes(&nav)).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
@@ -251,7 +247,7 @@ fn trace_path_starts_wherever_a_sample_flow_walk_arrives() {
     let mut w = split_map();
     let (source, goal) = ((10, 10), (30, 40));
     let path = w.request(0, &[source], goal).unwrap();
-    let mut rng = Rng(48);
+    let mut rng = Rng::new(48);
     let (mut walked, mut traced) = (0, 0);
     for _ in 0..200 {
         let from = (rng.below(40), rng.below(H));

@@ -31,7 +31,8 @@ pub mod metrics;
 pub mod navigator;
 pub mod quality;
 pub mod resolve;
-pub mod rng;
+/// The run time's seeded generator (one for every crate and test).
+pub use navstudio_nav::rng;
 pub mod scenario;
 pub mod simulation;
 pub mod spatial;
@@ -44,7 +45,7 @@ pub mod world_navigator;
 pub use agents::{AgentId, AgentState, Agents, Collision, NO_ORDER};
 pub use archetype::{AgentArchetype, default_archetypes, load_archetypes};
 pub use error::CrowdError;
-pub use metrics::{CongestionMap, StepMetrics};
+pub use metrics::{CongestionMap, LinkFlow, StepMetrics, Throughput};
 pub use navigator::{FlowSample, NavGrid, Navigator, PathId};
 pub use scenario::{Order, Scenario, Spawn, SpawnArea};
 pub use simulation::{OrderReport, Simulation};

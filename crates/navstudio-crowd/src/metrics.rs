@@ -92,3 +92,100 @@ impl CongestionMap {
         self.secs.iter().copied().fold(0.0, f32::max)
     }
 }
+
+/// Throughput is measured over this much simulated time. `[Units: s]`
+pub const THROUGHPUT_WINDOW_SECS: f64 = 10.0;
+
+/// Agents through something — a gate line the designer drew, a nav link — counted over
+/// simulated time: the total, and the rate over the last [`THROUGHPUT_WINDOW_SECS`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Throughput {
+    /// Agents through since counting started.
+    total: u64,
+    /// Simulated times of the crossings within the window of the latest one, oldest first.
+    /// `[Units: s]`
+    recent_secs: std::collections::VecDeque<f64>,
+    /// Simulated time counting started. `[Units: s]`
+    since_secs: f64,
+}
+
+impl Throughput {
+    /// Counting from simulated time `now_secs`.
+    #[must_use]
+    pub fn new(now_secs: f64) -> Self {
+        Self {
+            since_secs: now_secs,
+            ..Self::default()
+        }
+    }
+
+    /// One agent through at simulated time `now_secs`.
+    pub fn record(&mut self, now_secs: f64) {
+        self.total += 1;
+        self.recent_secs.push_back(now_secs);
+        while self
+            .recent_secs
+            .front()
+            .is_some_and(|&t| t <= now_secs - THROUGHPUT_WINDOW_SECS)
+        {
+            self.recent_secs.pop_front();
+        }
+    }
+
+    /// Agents through since counting started.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Agents per second over the last ten simulated seconds before `now_secs` (or since
+    /// counting started, if that is shorter). `[Units: 1/s]`
+    #[must_use]
+    pub fn per_sec(&self, now_secs: f64) -> f64 {
+        let window = THROUGHPUT_WINDOW_SECS.min(now_secs - self.since_secs);
+        if window <= 0.0 {
+            return 0.0;
+        }
+        let recent = self
+            .recent_secs
+            .iter()
+            .rev()
+            .take_while(|&&t| t > now_secs - window)
+            .count();
+        recent as f64 / window
+    }
+}
+
+/// Traffic on one nav link ([`crate::Simulation::link_flows`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkFlow {
+    /// Agents carried across (counted when they reach the exit).
+    pub crossed: Throughput,
+    /// Agents on the link now (walking it, dropping, riding, or waiting out a teleport).
+    pub on_link: u32,
+    /// Agents waiting at its entrance now: for a free lane of a walk link or a drop, or
+    /// for the next departure of a ride.
+    pub waiting: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throughput_counts_the_last_ten_seconds() {
+        let mut t = Throughput::new(0.0);
+        t.record(1.0);
+        t.record(1.0);
+        assert_eq!(t.total(), 2);
+        // Two in the first second: 2 per second; five seconds later, 2 in 6 s.
+        assert!((t.per_sec(1.0) - 2.0).abs() < 1e-9);
+        assert!((t.per_sec(6.0) - 2.0 / 6.0).abs() < 1e-9);
+        // Past the ten-second window they no longer count; the total stays.
+        assert_eq!(t.per_sec(12.0), 0.0);
+        t.record(20.0);
+        assert_eq!(t.total(), 3);
+        assert!((t.per_sec(20.0) - 0.1).abs() < 1e-9);
+        assert_eq!(t.recent_secs.len(), 1, "older crossings are let go");
+    }
+}

@@ -7,9 +7,9 @@
 
 use super::vec2::{Vec2, floor_i32};
 
-/// A planned route handed out by [`Navigator::request_path`]; opaque to the crowd.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PathId(pub u32);
+/// A planned route handed out by [`Navigator::request_path`]; opaque to the crowd. The run
+/// time's path id: one meaning in nav, crowd and the C API.
+pub use navstudio_nav::PathId;
 
 /// The size of the navigation grid.
 #[derive(Clone, Copy, Debug, PartialEq)]

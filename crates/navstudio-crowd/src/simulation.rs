@@ -184,6 +184,12 @@ impl Simulation {
         self.step_index
     }
 
+    /// Simulated time so far: steps taken × the step. `[Units: s]`
+    #[must_use]
+    pub fn sim_secs(&self) -> f64 {
+        self.step_index as f64 * f64::from(self.config.step_secs)
+    }
+
     /// Metrics of the last step.
     #[must_use]
     pub fn metrics(&self) -> StepMetrics {

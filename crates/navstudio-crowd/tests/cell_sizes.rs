@@ -38,11 +38,7 @@ fn world(cell_m: f32) -> WorldNavigator {
         &AtomicBool::new(false),
     )
     .unwrap();
-    let nav = NavData {
-        spec,
-        cell_size_m: cell_m,
-        layers: vec![layer],
-    };
+    let nav = NavData::new(spec, cell_m, vec![layer]);
     WorldNavigator::new(NavWorld::from_nav(nav), vec![0.0])
 }
 

@@ -6,6 +6,7 @@
 
 use std::sync::atomic::AtomicBool;
 
+use navstudio_crowd::metrics::THROUGHPUT_WINDOW_SECS;
 use navstudio_crowd::{
     AgentState, AvoidanceMode, SimConfig, Simulation, Vec2, WorldNavigator, default_archetypes,
 };
@@ -38,11 +39,7 @@ fn world(link: NavLink) -> WorldNavigator {
         &AtomicBool::new(false),
     )
     .unwrap();
-    let mut world = NavWorld::from_nav(NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    });
+    let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
     world.set_links(vec![link]).unwrap();
     WorldNavigator::new(world, vec![0.0])
 }
@@ -68,13 +65,15 @@ fn crossing(kind: LinkKind, width: u32) -> NavLink {
     l
 }
 
-/// Runs `n` infantry from a block on the north bank to a goal on the south bank; returns
-/// the seconds until all arrived (or `None` after `limit_s`) and the sim.
+/// Runs `n` infantry from a block on the north bank to a goal on the south bank, calling
+/// `watch` after each step; returns the seconds until all arrived (or `None` after
+/// `limit_s`) and the sim.
 fn run(
     nav: &mut WorldNavigator,
     mode: AvoidanceMode,
     n: usize,
     limit_s: f32,
+    watch: &mut dyn FnMut(&Simulation),
 ) -> (Option<f32>, Simulation, Vec2, Vec<Vec2>) {
     let infantry = default_archetypes().remove(0);
     let config = SimConfig {
@@ -103,6 +102,7 @@ fn run(
             return (Some(steps as f32 * step), sim, goal, starts);
         }
         sim.step(nav);
+        watch(&sim);
         steps += 1;
     }
     (None, sim, goal, starts)
@@ -128,7 +128,19 @@ fn a_hundred_infantry_cross_a_4_m_bridge_link_within_twice_the_lane_bound() {
         let exit = Vec2::new(40.0, RIVER.end as f32 + 1.0);
         // The farthest agent walks to the entry, over the link and on to the goal, and the
         // agents file through the lanes one body length apart.
-        let (time, sim, goal, starts) = run(&mut nav, mode, n, 600.0);
+        // The link's throughput as the crowd reports it (over full ten-second windows) and
+        // the queue at its entrance.
+        let (mut peak, mut queue) = (0.0_f64, 0_u32);
+        let mut watch = |sim: &Simulation| {
+            let now = sim.sim_secs();
+            if let Some(f) = sim.link_flows().get(&1) {
+                if now >= THROUGHPUT_WINDOW_SECS {
+                    peak = peak.max(f.crossed.per_sec(now));
+                }
+                queue = queue.max(f.waiting);
+            }
+        };
+        let (time, sim, goal, starts) = run(&mut nav, mode, n, 600.0, &mut watch);
         let walk = starts
             .iter()
             .map(|&p| (p - entry).length())
@@ -137,6 +149,8 @@ fn a_hundred_infantry_cross_a_4_m_bridge_link_within_twice_the_lane_bound() {
             + (goal - exit).length();
         let bound = walk / speed + n as f32 * spacing / (lanes * speed);
         let crossed = sim.link_crossings().get(&1).copied().unwrap_or(0);
+        // What the lanes carry: `lanes` agents per body length walked.
+        let capacity = f64::from(lanes * speed / spacing);
         let arrived = sim
             .agents()
             .state
@@ -144,7 +158,15 @@ fn a_hundred_infantry_cross_a_4_m_bridge_link_within_twice_the_lane_bound() {
             .filter(|&&s| s == AgentState::Arrived)
             .count();
         println!(
-            "{mode:?}: {arrived} of {n} arrived in {time:?} s, bound {bound:.1} s ({lanes} lanes), {crossed} crossed"
+            "{mode:?}: {arrived} of {n} arrived in {time:?} s, bound {bound:.1} s ({lanes} lanes), \
+             {crossed} crossed; link throughput peak {peak:.2}/s of {capacity:.2}/s, \
+             up to {queue} waiting at the entrance"
+        );
+        // Over ten seconds crossings end up to a few body lengths' walk apart from their
+        // starts: a tenth over the lane capacity at most.
+        assert!(
+            peak <= 1.1 * capacity + 0.1,
+            "{mode:?}: {peak:.2}/s through {lanes} lanes of {capacity:.2}/s"
         );
         let time = time.unwrap_or_else(|| panic!("{mode:?}: only {arrived} of {n} arrived"));
         assert!(time <= 2.0 * bound, "{mode:?}: {time} s > 2 × {bound:.1} s");
@@ -176,7 +198,14 @@ fn a_ferry_of_capacity_10_carries_the_group_in_batches() {
     );
     let n = 30;
     let mut nav = world(ferry);
-    let (time, sim, goal, starts) = run(&mut nav, AvoidanceMode::Boids, n, 400.0);
+    let (mut queue, mut aboard) = (0_u32, 0_u32);
+    let mut watch = |sim: &Simulation| {
+        if let Some(f) = sim.link_flows().get(&1) {
+            queue = queue.max(f.waiting);
+            aboard = aboard.max(f.on_link);
+        }
+    };
+    let (time, sim, goal, starts) = run(&mut nav, AvoidanceMode::Boids, n, 400.0, &mut watch);
     let entry = Vec2::new(40.0, RIVER.start as f32 - 1.0);
     let walk = starts
         .iter()
@@ -194,4 +223,64 @@ fn a_ferry_of_capacity_10_carries_the_group_in_batches() {
         "{time} s: the ferry carried more than 10 a trip"
     );
     assert_eq!(sim.link_crossings().get(&1).copied(), Some(n as u64));
+    // The crowd reports the wait and the loads, and no trip carries more than ten.
+    println!("ferry: up to {queue} waiting, up to {aboard} aboard");
+    assert!(
+        queue >= 1 && aboard >= 1,
+        "the ferry's wait and loads are reported"
+    );
+    assert!(aboard <= 10, "a trip carries at most ten ({aboard})");
+}
+
+/// A link one body wide has one lane: 40 infantry queue at its entrance, and the link's
+/// throughput, as the crowd reports it for the congestion view and the panel, fills the
+/// lane's capacity (one agent per body length walked) without passing it.
+#[test]
+fn a_one_lane_link_reports_its_queue_and_a_throughput_at_the_lane_capacity() {
+    let infantry = default_archetypes().remove(0);
+    let spacing = 2.0 * infantry.radius_m + 0.1;
+    let width = 1;
+    assert_eq!((width as f32 / spacing).floor(), 1.0, "one lane");
+    let capacity = f64::from(infantry.max_speed / spacing);
+    let n = 40;
+    for mode in [
+        AvoidanceMode::Boids,
+        AvoidanceMode::Orca,
+        AvoidanceMode::Context,
+    ] {
+        let mut nav = world(crossing(LinkKind::Walk, width));
+        let (mut peak, mut queue) = (0.0_f64, 0_u32);
+        let mut watch = |sim: &Simulation| {
+            let now = sim.sim_secs();
+            if let Some(f) = sim.link_flows().get(&1) {
+                if now >= THROUGHPUT_WINDOW_SECS {
+                    peak = peak.max(f.crossed.per_sec(now));
+                }
+                queue = queue.max(f.waiting);
+                // One lane: one agent per body length of the at most 10 m from the entry
+                // block to the exit.
+                assert!(
+                    f.on_link as f32 <= 1.0 + 10.0 / spacing,
+                    "{mode:?}: {} on one lane",
+                    f.on_link
+                );
+            }
+        };
+        let (time, sim, ..) = run(&mut nav, mode, n, 600.0, &mut watch);
+        println!(
+            "{mode:?}: {n} in {time:?} s; link throughput peak {peak:.2}/s of {capacity:.2}/s, \
+             up to {queue} waiting"
+        );
+        assert!(time.is_some(), "{mode:?}: every agent arrives");
+        assert_eq!(sim.link_crossings().get(&1).copied(), Some(n as u64));
+        assert!(queue >= 1, "{mode:?}: agents wait at the entrance");
+        assert!(
+            peak <= 1.1 * capacity + 0.1,
+            "{mode:?}: {peak:.2}/s through one lane of {capacity:.2}/s"
+        );
+        assert!(
+            peak >= 0.6 * capacity,
+            "{mode:?}: {peak:.2}/s, the queue should fill the lane's {capacity:.2}/s"
+        );
+    }
 }

@@ -5,6 +5,7 @@
 
 pub mod corridor;
 pub mod cost;
+mod data;
 pub mod flow;
 pub mod grid;
 pub mod hierarchy;
@@ -17,26 +18,21 @@ pub mod los;
 pub mod package;
 pub mod permutations;
 pub mod portals;
+mod query;
+pub mod rng;
 pub mod route;
 pub mod search_graph;
+mod vocab;
 pub mod world;
 
 pub use cost::{CostField, SectorCost};
+pub use data::NavData;
+pub use grid::CellRect;
 pub use grid::GridSpec;
 pub use layer::{NavLayer, build_layer, rebuild_sectors};
+pub use query::{Path, PathQuery, PathTable, QueryOptions};
+pub use vocab::{Cell, MoveType};
 pub use world::{
     DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, SearchMode,
     StreamOptions, StreamStats, TracedPath,
 };
-
-/// Everything a game needs to navigate one map: the grid, the cell size and one layer per
-/// movement type.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NavData {
-    /// Map and sector sizes.
-    pub spec: GridSpec,
-    /// Edge length of one cell. `[Units: m] [Limit: > 0]`
-    pub cell_size_m: f32,
-    /// One layer per movement type, in the document's movement-type order.
-    pub layers: Vec<NavLayer>,
-}

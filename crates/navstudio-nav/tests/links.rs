@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use navstudio_nav::rng::SplitMix64;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
@@ -13,22 +14,6 @@ use navstudio_nav::links::{LinkCost, LinkKind, NavLink};
 use navstudio_nav::package::{self, PackageMeta};
 use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, PathError, build_layer};
 
-/// SplitMix64, seeded per test (the seed is printed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-}
-
 fn nav_from_cells(w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     let spec = GridSpec {
         width: w,
@@ -37,11 +22,7 @@ fn nav_from_cells(w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     };
     let never = std::sync::atomic::AtomicBool::new(false);
     let layer = build_layer("land", CostField::from_cells(spec, costs), &|_| {}, &never).unwrap();
-    NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers: vec![layer],
-    }
+    NavData::new(spec, 1.0, vec![layer])
 }
 
 /// Cheapest cost from `from` to every cell: a 4-neighbour step costs the cell entered, a
@@ -87,7 +68,7 @@ fn oracle(costs: &[u8], w: u32, h: u32, links: &[NavLink], from: (u32, u32)) -> 
     dist
 }
 
-fn random_map(rng: &mut Rng, w: u32, h: u32) -> Vec<u8> {
+fn random_map(rng: &mut SplitMix64, w: u32, h: u32) -> Vec<u8> {
     (0..w * h)
         .map(|_| match rng.below(10) {
             0..=2 => WALL,
@@ -97,8 +78,8 @@ fn random_map(rng: &mut Rng, w: u32, h: u32) -> Vec<u8> {
         .collect()
 }
 
-fn random_links(rng: &mut Rng, costs: &[u8], w: u32, h: u32, n: u32) -> Vec<NavLink> {
-    let open = |rng: &mut Rng| loop {
+fn random_links(rng: &mut SplitMix64, costs: &[u8], w: u32, h: u32, n: u32) -> Vec<NavLink> {
+    let open = |rng: &mut SplitMix64| loop {
         let c = (rng.below(w), rng.below(h));
         if costs[(c.1 * w + c.0) as usize] != WALL {
             return c;
@@ -137,7 +118,7 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x11AC_u64);
     println!("seed {seed} (set LINK_SEED to replay)");
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut checked = 0;
     let mut over_links = 0;
     for map in 0..12 {
@@ -343,4 +324,96 @@ fn the_package_keeps_links_and_a_damaged_links_chunk_is_an_error() {
         package::from_bytes(&damaged),
         Err(package::PackageError::Checksum { .. })
     ));
+}
+
+/// A 64 × 48 map in sectors of 16 with a river (x 38..41) that a ford (y 28..31) crosses:
+/// both banks and the ford lie in the window of a goal field around (44, 8), so the ground
+/// way round is one the goal field knows.
+fn river_with_near_ford() -> (Vec<u8>, u32, u32) {
+    let (w, h) = (64, 48);
+    let mut costs = vec![1_u8; (w * h) as usize];
+    for y in (0..h).filter(|y| !(28..32).contains(y)) {
+        for x in 38..41 {
+            costs[(y * w + x) as usize] = WALL;
+        }
+    }
+    (costs, w, h)
+}
+
+/// Follows the path's flow from `from` (link traversals included) until the goal cell,
+/// for at most `steps`: the links taken and the distance walked on the ground.
+fn follow(
+    world: &NavWorld,
+    id: navstudio_nav::PathId,
+    from: (f32, f32),
+    goal: (u32, u32),
+) -> (Vec<u32>, f32) {
+    let (mut pos, mut taken, mut walked) = (from, Vec::new(), 0.0_f32);
+    for _ in 0..2000 {
+        if (pos.0 as u32, pos.1 as u32) == goal {
+            return (taken, walked);
+        }
+        if let Some(step) = world.link_at(id, pos) {
+            taken.push(step.id);
+            pos = (step.exit.0 as f32 + 0.5, step.exit.1 as f32 + 0.5);
+            continue;
+        }
+        let Some((dx, dy)) = world.sample_flow(id, pos) else {
+            panic!("off the route at {pos:?} after links {taken:?}");
+        };
+        pos = (pos.0 + 0.25 * dx, pos.1 + 0.25 * dy);
+        walked += 0.25;
+    }
+    panic!("no arrival from {from:?}: at {pos:?}, links {taken:?}, walked {walked}");
+}
+
+/// A goal just past a link's exit, with the link's entry in the goal's own sector and the
+/// ground way round (by the ford) inside the goal field's window: the path takes the link —
+/// the goal field counts it — whether the source is far away or on the near bank in the
+/// goal's window, in the default mode and in seamless mode (whose corridor counts links
+/// too). Over the link it is about 12 from the bank at x 32 to the goal; round by the ford
+/// about 50.
+#[test]
+fn a_goal_near_a_link_exit_is_reached_over_the_link_by_goal_field_and_corridor() {
+    let (costs, w, h) = river_with_near_ford();
+    let goal = (44, 8);
+    let mut bridge = NavLink::walk(1, (37, 8), (41, 8));
+    bridge.cost = LinkCost::Direct(4);
+    for seamless in [false, true] {
+        let mut world = NavWorld::from_nav(nav_from_cells(w, h, 16, &costs));
+        world.set_seamless(seamless);
+        world.set_links(vec![bridge.clone()]).unwrap();
+        for src in [(5, 8), (33, 10), (36, 3)] {
+            let id = world.request_path(0, &[src], goal).unwrap();
+            let oracle = oracle(&costs, w, h, std::slice::from_ref(&bridge), src);
+            let best = oracle[(goal.1 * w + goal.0) as usize];
+            let traced = world.trace_path(id, src).unwrap();
+            assert_eq!(
+                traced.links.iter().map(|l| l.1).collect::<Vec<_>>(),
+                [1],
+                "seamless {seamless}, from {src:?}: the trace takes the bridge (oracle {best})"
+            );
+            let (taken, walked) =
+                follow(&world, id, (src.0 as f32 + 0.5, src.1 as f32 + 0.5), goal);
+            assert_eq!(
+                taken,
+                [1],
+                "seamless {seamless}, from {src:?}: agents take it"
+            );
+            // The oracle's cost less the link's 4 is the ground walked (clear cells cost 1);
+            // the flow's 8 directions walk it shorter, never round by the ford.
+            assert!(
+                walked <= (best - 4) as f32 + 2.0,
+                "seamless {seamless}, from {src:?}: walked {walked}, oracle ground {}",
+                best - 4
+            );
+            if seamless {
+                assert!(
+                    world.path(id).unwrap().corridor.is_some(),
+                    "from {src:?}: seamless mode builds the corridor over the link"
+                );
+            }
+            world.release_path(id);
+        }
+    }
 }

@@ -144,7 +144,7 @@ pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
             .and_then(|(_, v)| v.parse::<f32>().ok())
     };
     let mut warnings = vec![format!(
-        "{} is a nav package, open read-only: paint, stamps and movement types are shown as baked; open the map's .ron to edit and re-bake.",
+        "{} is a nav package, open read-only: paint, stamps, links and movement types are shown as baked; open the map's .ron to edit and re-bake.",
         path.display()
     )];
     let movement_types = nav
@@ -173,6 +173,13 @@ pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
         })
         .collect();
     let (width, height) = (nav.spec.width, nav.spec.height);
+    // The package's links name types by their bit in its layer order.
+    let names: Vec<&str> = nav.layers.iter().map(|l| l.name.as_str()).collect();
+    let links = package
+        .links
+        .iter()
+        .map(|l| map::MapLink::from_nav(l, &names))
+        .collect();
     let document = MapDocument {
         version: map::FORMAT_VERSION,
         name: manifest.map_name.clone(),
@@ -189,7 +196,7 @@ pub fn load_package(path: &Path) -> Result<PackageView, BackendError> {
         movement_types,
         paint: Vec::new(),
         stamps: Vec::new(),
-        links: Vec::new(),
+        links,
     };
     let cells = width as usize * height as usize;
     let types = nav

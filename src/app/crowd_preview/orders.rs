@@ -85,6 +85,12 @@ impl CrowdPreview {
         self.follows.retain(|(a, _)| !replaced(a));
     }
 
+    /// Where the live move orders send their agents (world metres): the map marks each spot
+    /// a right-click ordered, as long as that order stands.
+    pub fn order_targets(&self) -> impl Iterator<Item = Vec2> + '_ {
+        self.orders.iter().map(|&(_, goal)| goal)
+    }
+
     /// Orders the selection (or every agent) to `goal_world`.
     pub fn order(&mut self, goal_world: Vec2) {
         let agents = self.ordered_agents();

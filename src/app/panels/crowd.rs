@@ -4,6 +4,7 @@
 use egui::{Color32, Ui};
 use egui_plot::{Legend, Line, Plot};
 
+use crate::app::crowd_jams::link_traffic_text;
 use crate::app::crowd_preview::{AgentColouring, CrowdPreview};
 use crate::crowd::{AgentState, AvoidanceMode, StepMetrics};
 
@@ -160,6 +161,13 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
         None => {
             ui.weak("Shift+drag with the Command tool to draw a gate and count agents through it");
         }
+    }
+    for (id, flow) in crowd.sim().link_flows() {
+        ui.label(format!("link {id}: {}", link_traffic_text(flow, now)))
+            .on_hover_text(
+                "Agents carried across the link over the last 10 s and so far, and agents \
+                 waiting at its entrance now (for a free lane, or for the next ride)",
+            );
     }
     if crowd.history.len() > 1 {
         let series = |f: &dyn Fn(&StepMetrics) -> f64| -> Vec<[f64; 2]> {

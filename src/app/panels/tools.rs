@@ -3,7 +3,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::app::goal_preview::{LOS_COLOR, UNREACHABLE_COLOR, heat_color};
+use crate::app::goal_preview::{LOS_COLOR, LOS_WINDOW_COLOR, UNREACHABLE_COLOR, heat_color};
 use crate::app::model::commands::{Command, MapSettings};
 use crate::app::overlays::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
@@ -33,7 +33,7 @@ pub fn tools_ui(ui: &mut Ui, tools: &mut Tools, cx: &mut ToolCx<'_>) {
     ui.add_space(4.0);
     // Every tool's options take the same height, scrolling when longer, so the sections
     // below (Overlays) stay where the mouse left them when the tool changes.
-    egui::ScrollArea::vertical()
+    let shown = egui::ScrollArea::vertical()
         .id_salt("tool options")
         .max_height(TOOL_OPTIONS_HEIGHT)
         .auto_shrink([false, false])
@@ -41,6 +41,21 @@ pub fn tools_ui(ui: &mut Ui, tools: &mut Tools, cx: &mut ToolCx<'_>) {
             ui.set_min_height(TOOL_OPTIONS_HEIGHT);
             tools.active_mut().options_ui(ui, cx);
         });
+    let overflow = (shown.content_size.y - shown.inner_rect.height()).max(0.0);
+    ui.ctx()
+        .data_mut(|d| d.insert_temp(egui::Id::unique(TOOL_OPTIONS_OVERFLOW), overflow));
+}
+
+/// Where the last frame's options overflow is kept (see [`tool_options_overflow`]).
+const TOOL_OPTIONS_OVERFLOW: &str = "tool options overflow";
+
+/// How far the active tool's options reached below the tool options area in the last frame
+/// (0 when they fit): what a designer would have to scroll to. Every tool's options are
+/// laid out to fit, so nothing (a stamp's rotation, a link's ends) hides below the fold.
+#[must_use]
+pub fn tool_options_overflow(ctx: &egui::Context) -> f32 {
+    ctx.data(|d| d.get_temp(egui::Id::unique(TOOL_OPTIONS_OVERFLOW)))
+        .unwrap_or(0.0)
 }
 
 /// A map's extent in metres, or in kilometres from 10 km on ("99.7 × 99.7 km", not
@@ -54,7 +69,7 @@ fn extent_text(width_m: f32, height_m: f32) -> String {
 }
 
 /// Height of the tool options area. `[Units: points]`
-const TOOL_OPTIONS_HEIGHT: f32 = 230.0;
+const TOOL_OPTIONS_HEIGHT: f32 = 280.0;
 
 /// Overlay toggles, each with its legend.
 pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
@@ -195,6 +210,13 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     ui.checkbox(&mut o.line_of_sight, "Line of sight");
     if o.line_of_sight {
         swatch_ui(ui, LOS_COLOR, "sees the goal: steers straight at it");
+        ui.label(
+            RichText::new(
+                "Dashed outline: line of sight is worked out only inside it (the goal's sector and its 8 neighbours); outside, units follow the flow arrows.",
+            )
+            .small()
+            .color(LOS_WINDOW_COLOR),
+        );
     }
 }
 

@@ -2,7 +2,7 @@
 //! orders the selection (everyone when none is selected) to a point, or follows the agent
 //! clicked; Shift+drag draws the crowd's gate line, which counts agents passing it.
 
-use egui::{Color32, Stroke as LineStroke};
+use egui::{Color32, Pos2, Stroke as LineStroke, vec2};
 
 use super::agent_drag::{AgentDrag, cell_m, order_on_right_click};
 use super::{Canvas, EditorTool, ToolCx};
@@ -87,3 +87,19 @@ impl EditorTool for CommandTool {
         }
     }
 }
+
+/// Radius of the marker of a move order's spot. `[Units: points]`
+pub const ORDER_MARKER_RADIUS: f32 = 8.0;
+
+/// The marker of a move order's spot: a white ring and cross with a dark halo, readable on
+/// any ground and unlike the agents' state colours and the goal tool's discs.
+pub fn order_marker_ui(painter: &egui::Painter, c: Pos2) {
+    let r = ORDER_MARKER_RADIUS;
+    for (width, color) in [(3.5, Color32::from_black_alpha(200)), (1.5, Color32::WHITE)] {
+        let line = LineStroke::new(width, color);
+        painter.circle_stroke(c, r, line);
+        painter.line_segment([c - vec2(r * 0.6, 0.0), c + vec2(r * 0.6, 0.0)], line);
+        painter.line_segment([c - vec2(0.0, r * 0.6), c + vec2(0.0, r * 0.6)], line);
+    }
+}
+

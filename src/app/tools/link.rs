@@ -111,7 +111,8 @@ fn end_rect(canvas: &Canvas<'_>, e: &LinkEnd) -> Rect {
     )
 }
 
-fn end_centre(canvas: &Canvas<'_>, e: &LinkEnd) -> Pos2 {
+/// The centre of a link end's block on screen.
+pub fn end_centre(canvas: &Canvas<'_>, e: &LinkEnd) -> Pos2 {
     end_rect(canvas, e).center()
 }
 
@@ -259,13 +260,14 @@ fn link_options_ui(ui: &mut egui::Ui, link: &mut MapLink, type_names: &[String])
             match &mut link.kind {
                 LinkKind::Ride { capacity, period_s } => {
                     let label = ui.label("Capacity");
-                    ui.add(egui::DragValue::new(capacity).range(1..=1000).suffix(" agents"))
-                        .labelled_by(label.id);
-                    ui.end_row();
-                    let label = ui.label("Period");
-                    ui.add(egui::DragValue::new(period_s).range(0.5..=3600.0).suffix(" s"))
-                        .labelled_by(label.id)
-                        .on_hover_text("Seconds between departures; a crossing takes half");
+                    ui.horizontal(|ui| {
+                        ui.add(egui::DragValue::new(capacity).range(1..=1000).suffix(" agents"))
+                            .labelled_by(label.id);
+                        let every = ui.label("every");
+                        ui.add(egui::DragValue::new(period_s).range(0.5..=3600.0).suffix(" s"))
+                            .labelled_by(every.id)
+                            .on_hover_text("Seconds between departures; a crossing takes half");
+                    });
                     ui.end_row();
                 }
                 LinkKind::Teleport { time_s } => {
@@ -276,16 +278,17 @@ fn link_options_ui(ui: &mut egui::Ui, link: &mut MapLink, type_names: &[String])
                 }
                 LinkKind::Walk | LinkKind::Drop => {}
             }
-            ui.label("Both ways");
-            ui.add_enabled(
-                link.kind != LinkKind::Drop,
-                egui::Checkbox::without_text(&mut link.two_way),
-            )
-            .on_hover_text("Off: only from the first end to the second (the arrow)");
-            ui.end_row();
-            ui.label("Enabled");
-            ui.checkbox(&mut link.enabled, "")
-                .on_hover_text("A disabled link stays on the map but nobody takes it");
+            // One row for both switches keeps the options within the tool options area.
+            ui.label("Use");
+            ui.horizontal(|ui| {
+                ui.add_enabled(
+                    link.kind != LinkKind::Drop,
+                    egui::Checkbox::new(&mut link.two_way, "both ways"),
+                )
+                .on_hover_text("Off: only from the first end to the second (the arrow)");
+                ui.checkbox(&mut link.enabled, "enabled")
+                    .on_hover_text("A disabled link stays on the map but nobody takes it");
+            });
             ui.end_row();
             let label = ui.label("Width");
             ui.add(
@@ -400,11 +403,13 @@ impl EditorTool for LinkTool {
         match self.selected(doc) {
             Some(index) => {
                 let before = doc.links[index].clone();
-                ui.label(RichText::new(format!("Selected: link {}", before.id)).strong());
-                ui.label(format!(
-                    "From ({}, {}) to ({}, {})",
-                    before.a.x, before.a.y, before.b.x, before.b.y
-                ));
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(format!("Selected: link {}", before.id)).strong());
+                    ui.label(format!(
+                        "from ({}, {}) to ({}, {})",
+                        before.a.x, before.a.y, before.b.x, before.b.y
+                    ));
+                });
                 let mut after = before.clone();
                 if link_options_ui(ui, &mut after, &type_names) {
                     let dragging = ui.input(|i| i.pointer.primary_down());
@@ -437,14 +442,21 @@ impl EditorTool for LinkTool {
             && !map.document.links.is_empty()
         {
             ui.add_space(4.0);
-            ui.label(RichText::new("Links").strong());
+            // Wrapped ids, each described on hover: many links still take a few rows.
             let mut pick = None;
-            for (i, link) in map.document.links.iter().enumerate() {
-                let on = self.selected == Some(i);
-                if ui.selectable_label(on, describe(link)).clicked() {
-                    pick = Some(i);
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new("Links").strong());
+                for (i, link) in map.document.links.iter().enumerate() {
+                    let on = self.selected == Some(i);
+                    if ui
+                        .selectable_label(on, format!("link {}", link.id))
+                        .on_hover_text(describe(link))
+                        .clicked()
+                    {
+                        pick = Some(i);
+                    }
                 }
-            }
+            });
             if pick.is_some() {
                 self.selected = pick;
             }

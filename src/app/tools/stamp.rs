@@ -122,24 +122,21 @@ impl EditorTool for StampTool {
             "Click: place. Click a stamp: select; drag: move. R: rotate. Delete: remove. \
              Shift+click: place over a stamp. Esc: deselect.",
         );
-        egui::Grid::new("stamp_picker")
-            .num_columns(2)
-            .spacing([8.0, 2.0])
-            .show(ui, |ui| {
-                for stamp in &library().stamps {
-                    let chosen = state.stamp.chosen.as_deref() == Some(stamp.id.as_str());
-                    let (w, h) = rotated_size(stamp, 0);
-                    if ui
-                        .add(egui::Button::selectable(chosen, &stamp.id))
-                        .on_hover_text(&stamp.name)
-                        .clicked()
-                    {
-                        state.stamp.chosen = Some(stamp.id.clone());
-                    }
-                    ui.weak(format!("{w} × {h}"));
-                    ui.end_row();
+        // Wrapped buttons, not a table: with the rotation and the selection they fit the
+        // tool options' fixed height, so nothing hides below its scroll.
+        ui.horizontal_wrapped(|ui| {
+            for stamp in &library().stamps {
+                let chosen = state.stamp.chosen.as_deref() == Some(stamp.id.as_str());
+                let (w, h) = rotated_size(stamp, 0);
+                if ui
+                    .add(egui::Button::selectable(chosen, &stamp.id))
+                    .on_hover_text(format!("{} ({w} × {h} cells)", stamp.name))
+                    .clicked()
+                {
+                    state.stamp.chosen = Some(stamp.id.clone());
                 }
-            });
+            }
+        });
         ui.horizontal(|ui| {
             ui.label("Rotation");
             for (r, text) in ["0°", "90°", "180°", "270°"].into_iter().enumerate() {
@@ -153,19 +150,14 @@ impl EditorTool for StampTool {
             return;
         };
         ui.label(RichText::new("Selected stamp").strong());
-        egui::Grid::new("stamp_selected")
-            .num_columns(2)
-            .show(ui, |ui| {
-                ui.label("Stamp");
-                ui.label(format!("{} (#{})", placement.stamp, index + 1));
-                ui.end_row();
-                ui.label("Position");
-                ui.label(format!("{}, {}", placement.x, placement.y));
-                ui.end_row();
-                ui.label("Rotation");
-                ui.label(format!("{}°", u32::from(placement.rotation) * 90));
-                ui.end_row();
-            });
+        ui.label(format!(
+            "{} (#{}) at {}, {}, turned {}°",
+            placement.stamp,
+            index + 1,
+            placement.x,
+            placement.y,
+            u32::from(placement.rotation) * 90
+        ));
         ui.horizontal(|ui| {
             if ui
                 .button("Rotate")

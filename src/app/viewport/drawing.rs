@@ -6,12 +6,14 @@ use egui::{Color32, Pos2, Rect, Stroke as LineStroke, pos2, vec2};
 
 use super::camera::{ARROW_MIN_PX_PER_CELL, arrow_stride};
 use super::{ArrowKey, Viewport};
+use crate::app::crowd_jams::link_traffic_text;
 use crate::app::crowd_preview::CrowdPreview;
 use crate::app::goal_preview::GoalPreview;
 use crate::app::model::stamp_placement::{StampRect, library, placement_rect};
 use crate::app::overlays::OverlayTextures;
 use crate::app::state::EditorState;
 use crate::app::tools::command::GATE_COLOUR;
+use crate::app::tools::link::end_centre;
 use crate::app::tools::stamp::stamp_marker_ui;
 use crate::app::tools::{Canvas, ToolCx, Tools};
 use crate::nav::{NavData, SectorCost};
@@ -105,6 +107,9 @@ impl Viewport {
             }
         }
         self.agents_ui(painter, rect, crowd, cell_m);
+        if crowd.show_congestion {
+            link_traffic_ui(painter, canvas, &map.document, crowd);
+        }
 
         let state = &*cx.state;
         let ppc = self.transform.px_per_cell;
@@ -230,6 +235,29 @@ impl Viewport {
         let Some(result) = goal.result.as_ref() else {
             return;
         };
+        if overlays.line_of_sight {
+            // Line of sight is known only inside the goal fields' windows: outlined, so its
+            // edge on open ground reads as the window's, not as something in the terrain.
+            let color = crate::app::goal_preview::LOS_WINDOW_COLOR;
+            let stroke = LineStroke::new(1.5, color);
+            for &(x0, y0, w, h) in &result.los_windows {
+                let (x0, y0, x1, y1) = (x0 as f32, y0 as f32, (x0 + w) as f32, (y0 + h) as f32);
+                if !in_view(x0, y0, x1, y1) {
+                    continue;
+                }
+                let corners = [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)];
+                painter.extend(egui::Shape::dashed_line(&corners, stroke, 6.0, 4.0));
+                if (x1 - x0) * ppc >= 160.0 {
+                    painter.text(
+                        corners[0] + vec2(4.0, 3.0),
+                        egui::Align2::LEFT_TOP,
+                        "line of sight worked out up to here",
+                        egui::FontId::proportional(12.0),
+                        color,
+                    );
+                }
+            }
+        }
         if overlays.flow && ppc >= ARROW_MIN_PX_PER_CELL {
             let arrow = LineStroke::new(1.2, Color32::from_rgba_unmultiplied(255, 255, 255, 220));
             // Zoomed out, one arrow per block of `stride` × `stride` cells, sampled at the
@@ -411,6 +439,13 @@ impl Viewport {
                 }
             }
         }
+        // Each standing move order's spot, as an RTS marks a right-click: a ringed cross.
+        for target in crowd.order_targets() {
+            let c = to_screen(target);
+            if visible.contains(c) {
+                crate::app::tools::command::order_marker_ui(painter, c);
+            }
+        }
         if let Some(gate) = &crowd.gate {
             let (a, b) = (to_screen(gate.a_world), to_screen(gate.b_world));
             painter.line_segment([a, b], LineStroke::new(2.5, GATE_COLOUR));
@@ -470,5 +505,32 @@ impl Viewport {
                 );
             }
         }
+    }
+}
+
+/// On the congestion view, each link agents have used, labelled with its traffic (see
+/// [`link_traffic_text`]) in the gates' colour beside its middle: the cells record where
+/// agents wait, the label how many the link carries.
+fn link_traffic_ui(
+    painter: &egui::Painter,
+    canvas: &Canvas<'_>,
+    doc: &crate::map::MapDocument,
+    crowd: &CrowdPreview,
+) {
+    let (flows, now) = (crowd.sim().link_flows(), crowd.sim_secs());
+    for link in &doc.links {
+        let Some(flow) = flows.get(&link.id) else {
+            continue;
+        };
+        let (a, b) = (end_centre(canvas, &link.a), end_centre(canvas, &link.b));
+        let galley = painter.layout_no_wrap(
+            link_traffic_text(flow, now),
+            egui::FontId::proportional(13.0),
+            GATE_COLOUR,
+        );
+        let at = a + (b - a) * 0.5 + vec2(10.0, -galley.size().y / 2.0);
+        let back = Rect::from_min_size(at, galley.size()).expand(2.0);
+        painter.rect_filled(back, 2.0, Color32::from_black_alpha(170));
+        painter.galley(at, galley, GATE_COLOUR);
     }
 }

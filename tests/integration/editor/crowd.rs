@@ -225,3 +225,60 @@ fn right_click_on_an_agent_orders_the_selection_to_follow_it() {
         assert!(d < 8.0, "follower {i} is {d:.1} m from the leader");
     }
 }
+
+/// Circles of `radius` the last frame painted, by centre.
+fn painted_circles(harness: &Harness<'_, App>, radius: f32) -> Vec<Pos2> {
+    fn walk(shape: &egui::Shape, radius: f32, out: &mut Vec<Pos2>) {
+        match shape {
+            egui::Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, radius, out)),
+            egui::Shape::Circle(c) if (c.radius - radius).abs() < 1e-3 => out.push(c.center),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for clipped in &harness.output().shapes {
+        walk(&clipped.shape, radius, &mut out);
+    }
+    out
+}
+
+/// A right-click's spot is marked on the map while its order stands; a new order for the
+/// same agents replaces the mark.
+#[test]
+fn the_right_clicked_spot_is_marked_while_its_order_stands() {
+    use navstudio::app::tools::command::ORDER_MARKER_RADIUS;
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Spawn);
+    harness.state_mut().crowd.spawn_count = 6;
+    harness.state_mut().crowd.playing = false;
+    drag_cells(&mut harness, (3.0, 18.0), (8.0, 24.0));
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Command);
+    let near = |a: Pos2, b: Pos2| (a - b).length() < 1.0;
+    let markers = |h: &Harness<'_, App>| painted_circles(h, ORDER_MARKER_RADIUS);
+    assert!(markers(&harness).is_empty(), "no order, no mark");
+
+    let first = screen_of(&harness, 30.5, 24.5);
+    right_click(&mut harness, first);
+    harness.step();
+    let targets: Vec<_> = harness.state().crowd.order_targets().collect();
+    assert!(
+        targets.len() == 1
+            && (targets[0] - navstudio::crowd::Vec2::new(30.5, 24.5)).length() < 1e-3,
+        "{targets:?}"
+    );
+    let shown = markers(&harness);
+    assert!(
+        shown.iter().any(|&c| near(c, first)),
+        "no mark at {first:?}: {shown:?}"
+    );
+
+    let second = screen_of(&harness, 12.5, 40.5);
+    right_click(&mut harness, second);
+    harness.step();
+    let shown = markers(&harness);
+    assert!(shown.iter().any(|&c| near(c, second)), "{shown:?}");
+    assert!(
+        !shown.iter().any(|&c| near(c, first)),
+        "the replaced order's mark stays: {shown:?}"
+    );
+}

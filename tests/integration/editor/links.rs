@@ -1,6 +1,6 @@
 //! The link tool: click two ends to add a link, drag an end, Delete removes it, each one
 //! undo step; the Goal tool's route takes a link across a painted wall; a saved map keeps
-//! its links.
+//! its links, and its package opened read-only shows them and routes over them.
 
 use super::*;
 use navstudio::app::tools::Tool;
@@ -94,4 +94,40 @@ fn link_tool_adds_moves_deletes_undoes_and_the_goal_route_takes_the_link() {
     harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     settle(&mut harness);
     assert_eq!(ends(&harness), vec![((10, 24), (32, 20))]);
+
+    // Exported and opened read-only, the package shows the link and the Goal tool's route
+    // takes it; the Link tool, an editing tool, is off.
+    let pkg = dir.path().join("linked.navpkg");
+    harness.state_mut().export_package(&pkg);
+    let exported = links(&harness);
+    let mut viewer = super::harness(App::new(Some(&pkg)).unwrap());
+    viewer.step();
+    assert_eq!(viewer.state().error_message(), None);
+    assert!(viewer.state().state.read_only.is_some());
+    assert_eq!(
+        links(&viewer),
+        exported,
+        "the package's links, as the map had them"
+    );
+    assert!(!navstudio::app::tools::Tools::available(
+        Tool::Link,
+        &viewer.state().state
+    ));
+    pick_tool(&mut viewer, Tool::Goal);
+    viewer.drag_at(screen_of(&viewer, 35.5, 20.5));
+    viewer.drop_at(screen_of(&viewer, 35.5, 20.5));
+    settle_goal(&mut viewer);
+    viewer.state_mut().state.goal.source = Some((5, 24));
+    settle_goal(&mut viewer);
+    let r = viewer
+        .state()
+        .goal_preview
+        .result
+        .as_ref()
+        .expect("a route over the package's link");
+    let traced = r.traced.as_ref().expect("the source's path is traced");
+    assert_eq!(
+        traced.links.iter().map(|&(_, id)| id).collect::<Vec<_>>(),
+        vec![1]
+    );
 }

@@ -217,3 +217,52 @@ fn zoomed_out_flow_arrows_are_one_per_block() {
     }
     assert!(dirs.iter().filter(|d| d.is_some()).count() > 20);
 }
+
+/// Line of sight is worked out only in the goal field's window (the goal's sector and its 8
+/// neighbours). The preview shows it there and nowhere else, on open ground it runs right up
+/// to the window's edge (so its square edge is the window's, which the view outlines), and
+/// the legend says so.
+#[test]
+fn line_of_sight_shows_only_its_window_and_the_legend_says_so() {
+    let (_dir, mut harness) = baked_bands();
+    harness.state_mut().state.overlays.line_of_sight = true;
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Goal);
+    let goal = (8u32, 24u32);
+    harness.drag_at(screen_of(&harness, 8.5, 24.5));
+    harness.drop_at(screen_of(&harness, 8.5, 24.5));
+    settle_goal(&mut harness);
+    let app = harness.state();
+    let s = u32::from(app.state.map.as_ref().unwrap().document.sector_size);
+    let r = app.goal_preview.result.as_ref().expect("a preview");
+    assert_eq!(r.goal, goal);
+    // The goal's sector and its neighbours, clipped to the map.
+    let span = |g: u32, end: u32| {
+        let first = (g / s).saturating_sub(1) * s;
+        (first, ((g / s + 2) * s).min(end) - first)
+    };
+    let ((x0, w), (y0, h)) = (span(goal.0, W), span(goal.1, H));
+    assert_eq!(r.los_windows, vec![(x0, y0, w, h)]);
+    let inside = |x: u32, y: u32| x >= x0 && x < x0 + w && y >= y0 && y < y0 + h;
+    for y in 0..H {
+        for x in 0..W {
+            if r.los[(y * W + x) as usize] {
+                assert!(inside(x, y), "({x}, {y}) sees the goal outside the window");
+            }
+        }
+    }
+    // The flat ground (x < 20) is open: inside the window every flat cell sees the goal, up
+    // to the window's edge.
+    for y in y0..y0 + h {
+        for x in x0..(x0 + w).min(20) {
+            assert!(r.los[(y * W + x) as usize], "({x}, {y}) on open ground");
+        }
+    }
+    assert!(y0 > 0, "the window ends inside the map (sector size {s})");
+    assert!(!r.los[((y0 - 1) * W + goal.0) as usize]);
+    assert!(
+        harness
+            .query_by_label_contains("line of sight is worked out only inside it")
+            .is_some(),
+        "the legend explains the window"
+    );
+}

@@ -10,27 +10,13 @@ use navstudio_capi::*;
 use navstudio_nav::package::{self, PackageMeta};
 use navstudio_nav::{CostField, GridSpec, NavData, build_layer};
 
-/// SplitMix64.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n.max(1))) as u32
-    }
-}
+/// The run time's seeded generator, under the name the tests use.
+pub use navstudio_nav::rng::SplitMix64 as Rng;
 
 /// A `w × h` map with two movement types: "land" (wall blocks, costs 1..=12) and "hover"
 /// (half the walls); sectors of 16.
 pub fn random_nav(seed: u64, w: u32, h: u32) -> NavData {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut land = vec![1u8; (w * h) as usize];
     for c in &mut land {
         if rng.below(4) == 0 {
@@ -64,11 +50,7 @@ pub fn random_nav(seed: u64, w: u32, h: u32) -> NavData {
                 .unwrap_or_else(|| panic!("layer {name} not built"))
         })
         .collect();
-    NavData {
-        spec,
-        cell_size_m: 1.0,
-        layers,
-    }
+    NavData::new(spec, 1.0, layers)
 }
 
 /// The package bytes of `nav`, from the Rust writer.

@@ -82,11 +82,7 @@ impl CaseMap {
             build_layer(name, CostField::from_cells(spec, cells), &|_| {}, &cancel)
         })
         .collect();
-        let nav = NavData {
-            spec,
-            cell_size_m: 1.0,
-            layers,
-        };
+        let nav = NavData::new(spec, 1.0, layers);
         WorldNavigator::new(NavWorld::from_nav(nav), vec![0.0, 0.0, LARGE_WALL_BUFFER_M])
     }
 }

@@ -20,6 +20,7 @@ use navstudio_nav::links::LinkKind;
 
 use super::Simulation;
 use crate::agents::AgentState;
+use crate::metrics::LinkFlow;
 use crate::navigator::{LinkCrossing, Navigator};
 use crate::vec2::Vec2;
 
@@ -48,8 +49,8 @@ pub(super) struct LinkTraffic {
     /// Per ride and direction, the agents waiting in the order they came, and the crossing
     /// each boards with.
     waiting: BTreeMap<(u32, i32, i32), (LinkCrossing, Vec<u32>)>,
-    /// Per link, agents carried across so far.
-    crossed: BTreeMap<u32, u64>,
+    /// Per link, its traffic: agents carried across, on it and waiting.
+    flows: BTreeMap<u32, LinkFlow>,
     /// Per link and direction, the lane the next teleported or ferried agent arrives in.
     next_lane: BTreeMap<(u32, i32, i32), u32>,
 }
@@ -88,8 +89,20 @@ fn lane_point(c: &LinkCrossing, from: Vec2, k: u32, count: u32, spacing: f32, r:
 impl Simulation {
     /// Agents carried across each link so far, by link id.
     #[must_use]
-    pub fn link_crossings(&self) -> &BTreeMap<u32, u64> {
-        &self.links.crossed
+    pub fn link_crossings(&self) -> BTreeMap<u32, u64> {
+        self.links
+            .flows
+            .iter()
+            .map(|(&id, f)| (id, f.crossed.total()))
+            .collect()
+    }
+
+    /// Traffic on each link agents have used, by link id: agents carried across (and how
+    /// many a second lately, see [`crate::Throughput::per_sec`] with [`Self::sim_secs`]),
+    /// on it now and waiting at its entrance now (as of the last step).
+    #[must_use]
+    pub fn link_flows(&self) -> &BTreeMap<u32, LinkFlow> {
+        &self.links.flows
     }
 
     /// Whether agent `i` is on a link (crossing or waiting for a ride).
@@ -105,6 +118,9 @@ impl Simulation {
         let dt = f64::from(self.config.step_secs);
         let traffic = &mut self.links;
         let a = &mut self.agents;
+        for f in traffic.flows.values_mut() {
+            (f.on_link, f.waiting) = (0, 0);
+        }
         // Rides that depart in this step board their first `capacity` waiting agents.
         for (&key, (c, queue)) in &mut traffic.waiting {
             let LinkKind::Ride { capacity, period_s } = c.kind else {
@@ -161,7 +177,7 @@ impl Simulation {
             }
             if t >= 1.0 && now >= c.end {
                 done.push(i as u32);
-                *traffic.crossed.entry(c.link).or_insert(0) += 1;
+                traffic.flows.entry(c.link).or_default().crossed.record(now);
             }
         }
         for i in done {
@@ -206,6 +222,7 @@ impl Simulation {
                             (px - from).length().total_cmp(&(py - from).length())
                         })
                     else {
+                        traffic.flows.entry(c.id).or_default().waiting += 1;
                         continue;
                     };
                     free[k] = now + f64::from(spacing / speed);
@@ -252,6 +269,14 @@ impl Simulation {
                         },
                     );
                 }
+            }
+        }
+        for c in traffic.crossing.values() {
+            let f = traffic.flows.entry(c.link).or_default();
+            if c.end.is_finite() {
+                f.on_link += 1;
+            } else {
+                f.waiting += 1;
             }
         }
     }

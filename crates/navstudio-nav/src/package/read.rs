@@ -187,11 +187,7 @@ fn read_v2(bytes: &[u8], err: Faults<'_>, version: u32) -> Result<Package, Packa
     Ok(Package {
         version,
         links,
-        nav: NavData {
-            spec,
-            cell_size_m: manifest.cell_size_m,
-            layers,
-        },
+        nav: NavData::new(spec, manifest.cell_size_m, layers),
         landmarks,
         hierarchies,
         manifest,

@@ -144,11 +144,7 @@ pub(super) fn from_bytes_at(bytes: &[u8], err: Faults<'_>) -> Result<Package, Pa
         // Version 1 stored no landmark tables: a world computes them on first use.
         landmarks: vec![None; layers.len()],
         hierarchies: vec![None; layers.len()],
-        nav: NavData {
-            spec,
-            cell_size_m: manifest.cell_size_m,
-            layers,
-        },
+        nav: NavData::new(spec, manifest.cell_size_m, layers),
         manifest,
         sections,
     })

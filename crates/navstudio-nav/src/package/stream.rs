@@ -195,11 +195,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     };
     Ok(OpenedPackage {
         links,
-        nav: NavData {
-            spec: regions.spec,
-            cell_size_m: stream.manifest.cell_size_m,
-            layers,
-        },
+        nav: NavData::new(regions.spec, stream.manifest.cell_size_m, layers),
         stream,
     })
 }

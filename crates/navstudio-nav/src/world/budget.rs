@@ -21,13 +21,15 @@ pub(super) enum Unit {
     Plan,
     /// Planning a path to its moved goal.
     MovedGoal,
+    /// Putting the waiting link changes in place.
+    Links,
 }
 
 /// Recent cost of each [`Unit`] kind.
 #[derive(Clone, Debug, Default)]
 pub(super) struct UnitCosts {
     /// Per kind, a moving average of its wall time; zero before the first.
-    estimate: [Duration; 6],
+    estimate: [Duration; 7],
 }
 
 impl UnitCosts {
@@ -39,6 +41,7 @@ impl UnitCosts {
             Unit::GoalField => 3,
             Unit::Plan => 4,
             Unit::MovedGoal => 5,
+            Unit::Links => 6,
         }
     }
 

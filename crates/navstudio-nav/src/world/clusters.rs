@@ -4,6 +4,7 @@
 //! its graph is rebuilt.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::NavWorld;
 use crate::hierarchy::{ClusterLandmarks, Hierarchy, pays_off};
@@ -37,6 +38,7 @@ impl NavWorld {
     /// cost bound; the hierarchy expands far fewer nodes across big maps.
     pub fn set_search_mode(&mut self, mode: SearchMode) {
         self.search_mode = mode;
+        self.published = None;
     }
 
     /// The portal search chosen.
@@ -115,7 +117,7 @@ impl NavWorld {
                     self.search_graphs
                         .resize_with(self.nav.layers.len(), || None);
                 }
-                self.search_graphs[layer] = Some(graph);
+                self.search_graphs[layer] = Some(Arc::new(graph));
                 parsed
             }
             Some(s) => parse(s),
@@ -134,10 +136,10 @@ impl NavWorld {
                 } else {
                     None
                 };
-            self.hierarchies[layer] = Some(LayerHierarchy {
+            self.hierarchies[layer] = Some(Arc::new(LayerHierarchy {
                 hierarchy,
                 landmarks,
-            });
+            }));
             return;
         }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
@@ -150,10 +152,10 @@ impl NavWorld {
                 (hierarchy, landmarks)
             });
         let landmarks = landmarks.filter(|_| self.use_landmarks);
-        self.hierarchies[layer] = Some(LayerHierarchy {
+        self.hierarchies[layer] = Some(Arc::new(LayerHierarchy {
             hierarchy,
             landmarks,
-        });
+        }));
     }
 
     /// Before sectors `batch` of `layer` are rebuilt: keeps the layer's hierarchy (decoding a
@@ -173,6 +175,7 @@ impl NavWorld {
             self.ensure_hierarchy(layer);
         }
         if let Some(h) = self.hierarchies.get_mut(layer).and_then(Option::take) {
+            let h = Arc::unwrap_or_clone(h);
             self.stale_hierarchies[layer] = Some((h.hierarchy, BTreeSet::new()));
         }
         let Some((_, dirty)) = self.stale_hierarchies[layer].as_mut() else {
@@ -215,6 +218,7 @@ impl NavWorld {
     pub(super) fn finish_landmark_build(&mut self, layer: usize, done: LandmarkBuilder) {
         if done.is_over_own_graph() {
             if let Some(h) = self.hierarchies.get_mut(layer).and_then(Option::as_mut) {
+                let h = Arc::make_mut(h);
                 h.landmarks = done
                     .into_landmarks()
                     .map(|tables| ClusterLandmarks::from_tables(&h.hierarchy, tables));
@@ -224,7 +228,7 @@ impl NavWorld {
         if self.landmarks.len() <= layer {
             self.landmarks.resize_with(layer + 1, || None);
         }
-        self.landmarks[layer] = done.into_landmarks();
+        self.landmarks[layer] = done.into_landmarks().map(Arc::new);
     }
 
     /// Builds every layer's search structures now — landmark tables, or the hierarchy where
@@ -240,6 +244,6 @@ impl NavWorld {
     /// The hierarchy of `layer`, if built.
     #[must_use]
     pub fn hierarchy(&self, layer: usize) -> Option<&LayerHierarchy> {
-        self.hierarchies.get(layer).and_then(Option::as_ref)
+        self.hierarchies.get(layer).and_then(Option::as_deref)
     }
 }

@@ -13,6 +13,7 @@ use crate::integrate::{
     integrate_with_los_set,
 };
 use crate::layer::NavLayer;
+use crate::links::overlay::LayerLinks;
 use crate::search_graph::SearchGraph;
 
 use super::CacheStats;
@@ -36,6 +37,10 @@ pub struct GoalField {
     /// With several goals, per window cell the index into `goals` of the goal a
     /// line-of-sight cell sees; empty with one goal.
     pub los_owner: Vec<u32>,
+    /// The link entries (end node ids) the field leads to: links with both ends in the
+    /// window that are cheaper than the ground from their entry (see [`add_link_seeds`]).
+    /// The field's flow ends on their cells, where the agent takes the link.
+    pub link_entries: Vec<u32>,
 }
 
 impl GoalField {
@@ -190,11 +195,13 @@ pub(super) fn within_any(
 }
 
 /// The goal field over the goal sector and its 8 neighbours (clipped to the map),
-/// integrated from `goals` (one or more cells of that sector, sorted).
+/// integrated from `goals` (one or more cells of that sector, sorted), and across the
+/// movement type's `links` whose ends both lie in the window.
 pub(super) fn build_goal_field(
     l: &NavLayer,
     graph: &SearchGraph,
     goals: &[(u32, u32)],
+    links: Option<&LayerLinks>,
     scratch: &mut IntegratorScratch,
 ) -> GoalField {
     let spec = l.cost.spec;
@@ -213,8 +220,16 @@ pub(super) fn build_goal_field(
     let goals_local: Vec<usize> = goals.iter().map(|&g| local(rect, g)).collect();
     integrate_with_los_set(&costs, rect.2, rect.3, &goals_local, &mut field, scratch);
     let los_owner = scratch.los_owner().to_vec();
+    let (link_entries, entry_cells) = match links {
+        Some(links) => add_link_seeds(&costs, rect, links, &mut field, scratch),
+        None => (Vec::new(), Vec::new()),
+    };
     let mut flow = vec![0; costs.len()];
-    let exits: Vec<(usize, u8)> = goals_local.iter().map(|&g| (g, DIR_NONE)).collect();
+    let exits: Vec<(usize, u8)> = goals_local
+        .iter()
+        .chain(&entry_cells)
+        .map(|&g| (g, DIR_NONE))
+        .collect();
     flow_from_integration(&costs, rect.2, rect.3, &field, &exits, &mut flow);
     debug_assert!(goals_local.iter().all(|&g| {
         field
@@ -231,7 +246,94 @@ pub(super) fn build_goal_field(
         within,
         goals: goals.to_vec(),
         los_owner,
+        link_entries,
     }
+}
+
+/// Carries `field` (integrated over the window `rect` of `costs` from the goals) across the
+/// links whose two ends lie in the window: an entry whose exit's cost plus the traversal is
+/// below its own cost seeds a second integration at that cost, and each cell keeps the
+/// cheaper of the two (no longer steering straight at the goal where the link won).
+/// Repeated while an entry gets cheaper, so chains of links count. Returns the entries
+/// used (end node ids) and their cells (window indices), where the field's flow ends.
+fn add_link_seeds(
+    costs: &[u8],
+    rect: (u32, u32, u32, u32),
+    links: &LayerLinks,
+    field: &mut IntegrationField,
+    scratch: &mut IntegratorScratch,
+) -> (Vec<u32>, Vec<usize>) {
+    let inside =
+        |cells: &[(u32, u32)]| !cells.is_empty() && cells.iter().all(|&c| in_rect(rect, c));
+    let mut second = IntegrationField::new();
+    for _ in 0..=links.traversals.len() {
+        let mut seeds: Vec<(usize, u32)> = Vec::new();
+        for &(entry, exit, cost) in &links.traversals {
+            let (Some(a), Some(b)) = (
+                links.ends.get(entry as usize),
+                links.ends.get(exit as usize),
+            ) else {
+                continue;
+            };
+            if !inside(&a.cells) || !inside(&b.cells) {
+                continue;
+            }
+            let Some(at_exit) = b.cells.iter().map(|&c| field.cost[local(rect, c)]).min() else {
+                continue;
+            };
+            let via = at_exit.saturating_add(cost);
+            if at_exit == UNREACHED || a.cells.iter().all(|&c| field.cost[local(rect, c)] <= via) {
+                continue;
+            }
+            seeds.extend(a.cells.iter().map(|&c| (local(rect, c), via)));
+        }
+        if seeds.is_empty() {
+            break;
+        }
+        integrate_costs(costs, rect.2, rect.3, &seeds, &mut second, scratch);
+        for i in 0..field.cost.len().min(second.cost.len()) {
+            if second.dist[i] < field.dist[i] {
+                field.dist[i] = second.dist[i];
+                field.cost[i] = second.cost[i];
+                field.flags[i] = (field.flags[i] | second.flags[i]) & !INT_LOS;
+            }
+        }
+    }
+    // The entries the final field leads onto: those whose cells cost what the link
+    // offers (a cheaper way found later may have made an earlier seed moot).
+    let mut used = Vec::new();
+    let mut cells = Vec::new();
+    for &(entry, exit, cost) in &links.traversals {
+        let (Some(a), Some(b)) = (
+            links.ends.get(entry as usize),
+            links.ends.get(exit as usize),
+        ) else {
+            continue;
+        };
+        if !inside(&a.cells) || !inside(&b.cells) {
+            continue;
+        }
+        let Some(at_exit) = b.cells.iter().map(|&c| field.cost[local(rect, c)]).min() else {
+            continue;
+        };
+        if at_exit == UNREACHED {
+            continue;
+        }
+        let via = at_exit.saturating_add(cost);
+        let on: Vec<usize> = a
+            .cells
+            .iter()
+            .map(|&c| local(rect, c))
+            .filter(|&i| field.cost[i] == via)
+            .collect();
+        if !on.is_empty() {
+            used.push(links.base + entry);
+            cells.extend(on);
+        }
+    }
+    used.sort_unstable();
+    used.dedup();
+    (used, cells)
 }
 
 /// A cached goal field's key: movement type and goal cells (of one sector, sorted).
@@ -268,6 +370,7 @@ impl GoalFieldCache {
         graph: &SearchGraph,
         layer: usize,
         goals: &[(u32, u32)],
+        links: Option<&LayerLinks>,
         scratch: &mut IntegratorScratch,
     ) -> Arc<GoalField> {
         self.clock += 1;
@@ -278,7 +381,7 @@ impl GoalFieldCache {
             return Arc::clone(field);
         }
         self.stats.misses += 1;
-        let field = Arc::new(build_goal_field(l, graph, goals, scratch));
+        let field = Arc::new(build_goal_field(l, graph, goals, links, scratch));
         self.fields.insert(key, (Arc::clone(&field), self.clock));
         self.evict();
         field
@@ -302,6 +405,12 @@ impl GoalFieldCache {
     /// Drops every field (costs changed under them).
     pub(super) fn clear(&mut self) {
         self.fields.clear();
+    }
+
+    /// Keeps only the fields of the movement types `keep` says yes to (the others' links
+    /// changed under them).
+    pub(super) fn retain_layers(&mut self, keep: impl Fn(usize) -> bool) {
+        self.fields.retain(|(layer, _), _| keep(*layer));
     }
 
     /// The counters, with the fields held now.

@@ -70,7 +70,7 @@ impl NavWorld {
             let rank = if flat {
                 self.search_graphs
                     .get(layer)
-                    .and_then(Option::as_ref)
+                    .and_then(Option::as_deref)
                     .map(SearchGraph::search_ids)
             } else {
                 None

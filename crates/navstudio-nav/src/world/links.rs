@@ -57,6 +57,7 @@ impl NavWorld {
         self.links.links = links;
         self.links.pending = None;
         self.links_changed();
+        self.goal_cache.clear();
         Ok(())
     }
 
@@ -128,39 +129,90 @@ impl NavWorld {
     }
 
     /// The rebuild queue's link unit: puts the waiting link changes in place and asks for
-    /// every live path to be re-planned; `true` if there were any.
+    /// the live paths of every movement type whose links changed to be re-planned; `true`
+    /// if there were any changes.
     pub(super) fn apply_link_changes(&mut self) -> bool {
         let Some(next) = self.links.pending.take() else {
             return false;
         };
-        self.links.links = next;
-        self.links_changed();
-        self.goal_cache.clear();
+        let old = std::mem::replace(&mut self.links.links, next);
+        let changed = self.links_changed_from(&old);
+        self.goal_cache
+            .retain_layers(|layer| !changed.contains(&layer));
         if self.replan_on_rebuild {
-            let mut ids: Vec<PathId> = self.paths.keys().rev().copied().collect();
+            let mut ids: Vec<PathId> = self
+                .paths
+                .iter()
+                .rev()
+                .filter(|(_, p)| changed.contains(&p.layer))
+                .map(|(&id, _)| id)
+                .collect();
             ids.retain(|id| !self.replans.contains(id));
             self.replans.extend(ids);
         }
         true
     }
 
-    /// After the links changed: search layouts, tables and end nodes go (rebuilt on each
-    /// type's next request), reachability is recomputed now.
+    /// After the links changed (at load time): every movement type as in
+    /// [`Self::links_changed_from`] with nothing kept.
     fn links_changed(&mut self) {
+        self.published = None;
         for layer in 0..self.nav.layers.len() {
-            self.forget_layer_links(layer);
-            if let Some(slot) = self.landmarks.get_mut(layer) {
-                *slot = None;
-            }
-            if let Some(slot) = self.stored_landmarks.get_mut(layer) {
-                *slot = None;
-            }
-            if let Some(slot) = self.hierarchies.get_mut(layer) {
-                *slot = None;
-            }
-            self.landmark_builds.remove(&layer);
+            self.forget_layer_search(layer);
         }
         self.refresh_link_reach();
+    }
+
+    /// After the links changed from `old`: the movement types whose usable links differ
+    /// lose their search layouts, tables and end nodes (rebuilt on each type's next
+    /// request); the others keep them, as a stamp elsewhere keeps a sector's tiles.
+    /// Reachability is recomputed now. Returns the types that changed.
+    fn links_changed_from(&mut self, old: &[NavLink]) -> Vec<usize> {
+        let mut changed = Vec::new();
+        for layer in 0..self.nav.layers.len() {
+            let usable = |links: &[NavLink]| -> Vec<NavLink> {
+                links.iter().filter(|l| l.allows(layer)).cloned().collect()
+            };
+            if usable(old) == usable(&self.links.links) {
+                // Same links for the type: only their places in the list may have moved.
+                self.renumber_layer_links(layer);
+            } else {
+                self.forget_layer_search(layer);
+                changed.push(layer);
+            }
+        }
+        self.refresh_link_reach();
+        changed
+    }
+
+    /// Drops `layer`'s search layout, end nodes and the tables built over them.
+    fn forget_layer_search(&mut self, layer: usize) {
+        self.forget_layer_links(layer);
+        if let Some(slot) = self.landmarks.get_mut(layer) {
+            *slot = None;
+        }
+        if let Some(slot) = self.stored_landmarks.get_mut(layer) {
+            *slot = None;
+        }
+        if let Some(slot) = self.hierarchies.get_mut(layer) {
+            *slot = None;
+        }
+        self.landmark_builds.remove(&layer);
+    }
+
+    /// Points `layer`'s end nodes at their links' places in the current list.
+    fn renumber_layer_links(&mut self, layer: usize) {
+        let Some(Some(built)) = self.links.layers.get_mut(layer) else {
+            return;
+        };
+        let links = &self.links.links;
+        let at = |id: u32| links.iter().position(|l| l.id == id).map(|i| i as u32);
+        if built.ends.iter().all(|e| at(e.id) == Some(e.link)) {
+            return;
+        }
+        for end in &mut Arc::make_mut(built).ends {
+            end.link = at(end.id).unwrap_or(end.link);
+        }
     }
 
     /// Drops `layer`'s search layout and link end nodes (rebuilt with it).
@@ -285,7 +337,11 @@ impl NavWorld {
     /// ends there. `None` elsewhere.
     #[must_use]
     pub fn link_at(&self, id: PathId, pos: (f32, f32)) -> Option<LinkStep> {
-        let p = self.paths.get(&id)?;
+        self.link_at_on(self.paths.get(&id)?, pos)
+    }
+
+    /// [`Self::link_at`] on a path held outside the world (a query's).
+    pub(crate) fn link_at_on(&self, p: &super::PathState, pos: (f32, f32)) -> Option<LinkStep> {
         if pos.0 < 0.0 || pos.1 < 0.0 {
             return None;
         }
@@ -300,10 +356,7 @@ impl NavWorld {
             return None;
         }
         let sector = spec.sector_of(cell.0, cell.1);
-        let exits = p.exits.get(&sector)?;
-        // The first exit of the sector that is a link entry holding the cell: the one whose
-        // tile led the agent here.
-        exits.iter().find_map(|&(_, node)| {
+        let step = |node: u32| {
             let end = links.end(node)?;
             if !end.cells.contains(&cell) {
                 return None;
@@ -321,6 +374,13 @@ impl NavWorld {
                 kind: end.kind,
                 width_m: end.width_m,
             })
+        };
+        // The first exit of the sector that is a link entry holding the cell: the one whose
+        // tile led the agent here; else a link the goal field there leads onto.
+        let exits = p.exits.get(&sector).map_or(&[][..], Vec::as_slice);
+        exits.iter().find_map(|&(_, node)| step(node)).or_else(|| {
+            let (field, ..) = p.field_at(p.cover(sector), cell)?;
+            field.link_entries.iter().find_map(|&node| step(node))
         })
     }
 }
@@ -357,6 +417,6 @@ impl NavWorld {
         let mut builder =
             crate::landmarks::LandmarkBuilder::over_graph(graph.search_csr(), sources);
         while !builder.step(l) {}
-        self.landmarks[layer] = builder.finish(l);
+        self.landmarks[layer] = builder.finish(l).map(Arc::new);
     }
 }

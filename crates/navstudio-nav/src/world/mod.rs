@@ -25,10 +25,13 @@ mod clusters;
 mod goal_field;
 mod landmark_builds;
 mod links;
+#[cfg(test)]
+mod links_tests;
 mod moving;
 mod replan;
 mod request;
 mod sample;
+mod shared;
 #[cfg(test)]
 mod slicing_tests;
 mod stamps;
@@ -40,6 +43,7 @@ use goal_field::{GoalFieldCache, cheapest_field};
 pub use links::LinkStep;
 pub use moving::{GoalMove, GoalMoveStats};
 use sample::PulledCache;
+pub(crate) use shared::build_layer_tables;
 use stamps::AppliedStamp;
 pub use streaming::{DEFAULT_CACHE_BUDGET, StreamOptions, StreamStats};
 
@@ -71,9 +75,7 @@ const ACTIVE_LANDMARKS: usize = 4;
 /// scale` prints the timings).
 const CLUSTER_ACTIVE_LANDMARKS: usize = 12;
 
-/// A live path request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PathId(pub u32);
+pub use crate::vocab::PathId;
 
 /// A stamp applied at run time, to remove it again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,7 +244,7 @@ pub struct NavWorld {
     heuristic_weight: f32,
     /// ALT landmark tables per layer, built on a layer's first request (see
     /// [`NavWorld::prepare_landmarks`]) and dropped when its graph is rebuilt.
-    landmarks: Vec<Option<Landmarks>>,
+    landmarks: Vec<Option<Arc<Landmarks>>>,
     /// Per layer, the tables its package stores, until the layer's first request decodes
     /// them; dropped when the layer's graph is rebuilt.
     stored_landmarks: Vec<Option<crate::package::StoredLandmarks>>,
@@ -269,10 +271,10 @@ pub struct NavWorld {
     /// Per layer, its portal graph laid out for the search (see [`SearchGraph`]), built on
     /// the layer's first request and dropped when its graph is rebuilt. Landmark tables and
     /// finishing costs are kept in its search ids.
-    search_graphs: Vec<Option<SearchGraph>>,
+    search_graphs: Vec<Option<Arc<SearchGraph>>>,
     /// Per layer, its sector hierarchy when its requests use one (see [`SearchMode`]); in
     /// its layer's search ids, so dropped with the search layout.
-    hierarchies: Vec<Option<LayerHierarchy>>,
+    hierarchies: Vec<Option<Arc<LayerHierarchy>>>,
     /// Per layer, the hierarchy its package stores, until the layer's first request
     /// decodes it; dropped when the layer's graph is rebuilt.
     stored_hierarchies: Vec<Option<crate::package::StoredHierarchy>>,
@@ -288,6 +290,8 @@ pub struct NavWorld {
     streamed: Option<streaming::Streamed>,
     /// The links, their end nodes per movement type and reachability across them.
     links: links::WorldLinks,
+    /// The last version [`Self::data`] handed out.
+    published: Option<Arc<NavData>>,
     finish: FinishCosts,
     scratch: SearchScratch,
     integ: IntegratorScratch,
@@ -313,10 +317,27 @@ impl NavWorld {
     /// A world over baked navigation data (fresh from the bake or `package::read(..)?.nav`),
     /// owned or shared: a shared `Arc<NavData>` is copied only when the world first changes
     /// it (a run-time stamp), so an editor's previews read the editor's own copy.
+    ///
+    /// Data read with [`NavData::read`] brings its links and stored tables along.
     #[must_use]
     pub fn from_nav(nav: impl Into<Arc<NavData>>) -> Self {
+        let mut world = Self::bare(nav.into());
+        if !world.nav.links().is_empty() {
+            // Checked when the data was read.
+            let _ = world.set_links(world.nav.links().to_vec());
+        }
+        let stored = world.nav.stored();
+        if !stored.landmarks.is_empty() || !stored.hierarchies.is_empty() {
+            world.stored_landmarks = stored.landmarks.clone();
+            world.stored_hierarchies = stored.hierarchies.clone();
+        }
+        world
+    }
+
+    /// A world over `nav` alone: without its links and stored tables.
+    fn bare(nav: Arc<NavData>) -> Self {
         Self {
-            nav: nav.into(),
+            nav,
             paths: BTreeMap::new(),
             next_path: 0,
             goal_cache: GoalFieldCache::default(),
@@ -348,6 +369,7 @@ impl NavWorld {
             cluster_local: crate::hierarchy::LocalSearch::default(),
             streamed: None,
             links: links::WorldLinks::default(),
+            published: None,
             finish: FinishCosts::default(),
             scratch: SearchScratch::default(),
             integ: IntegratorScratch::new(),
@@ -361,13 +383,15 @@ impl NavWorld {
         self.seamless = on;
     }
 
-    /// Seamless flow only where a path leaves a sector by more than one exit (a room with
-    /// two doors that different routes take): there each cell follows the route's
-    /// integration from the goal and so takes its nearer exit, where the tiles would send
-    /// every cell of the sector to the cheapest exit. Elsewhere the shared tiles steer, which
-    /// keep a crowd spread over each portal window (the integration from one goal cell draws
+    /// Where a path can leave a routed sector by more than one way (a room with two doors
+    /// that different routes take, or a window into another routed sector beside cells
+    /// whose route exit lies round a wall), each cell takes the way of least total
+    /// remaining cost (its way to the window plus the cost to the goal from there, see
+    /// [`crate::corridor::Corridor::from_exits`]), where the tiles would send every cell the
+    /// first exit's tile reaches to that exit. Elsewhere the shared tiles steer, which keep a
+    /// crowd spread over each portal window (the integration from one goal cell draws
     /// open-ground flow together onto the lines through the goal). [`Self::set_seamless`]
-    /// on uses the integration everywhere.
+    /// on uses the integration from the goal everywhere.
     pub fn set_seamless_where_split(&mut self, on: bool) {
         self.seamless_where_split = on;
     }
@@ -401,6 +425,7 @@ impl NavWorld {
     /// default). Off, no tables are built: for short-lived worlds on small maps.
     pub fn set_landmarks(&mut self, on: bool) {
         self.use_landmarks = on;
+        self.published = None;
         if !on {
             self.landmarks.clear();
             self.landmark_builds.clear();
@@ -455,8 +480,9 @@ impl NavWorld {
             let Some(graph) = self.search_graphs[layer].as_ref() else {
                 return;
             };
-            self.landmarks[layer] =
-                decoded.or_else(|| Landmarks::build(l).map(|m| m.reordered(graph.search_ids())));
+            self.landmarks[layer] = decoded
+                .or_else(|| Landmarks::build(l).map(|m| m.reordered(graph.search_ids())))
+                .map(Arc::new);
         }
     }
 
@@ -474,12 +500,12 @@ impl NavWorld {
                 // The end nodes follow the layer's nodes as they are now.
                 graph = graph.with_links(&self.build_layer_links(layer));
             }
-            self.search_graphs[layer] = Some(graph);
+            self.search_graphs[layer] = Some(Arc::new(graph));
         }
         self.release_portal_edges(layer);
         let l = &self.nav.layers[layer];
         // Built by now: the closure only gives the borrow a value.
-        self.search_graphs[layer].get_or_insert_with(|| SearchGraph::new(l))
+        self.search_graphs[layer].get_or_insert_with(|| Arc::new(SearchGraph::new(l)))
     }
 
     /// The navigation data (read-only). A streamed world ([`Self::open`]) holds what it

@@ -70,11 +70,13 @@ impl NavWorld {
         let Some(graph) = self.search_graphs[layer].as_ref() else {
             return;
         };
+        let links = self.links.layers.get(layer).and_then(Option::as_deref);
         self.goal_cache.get_or_build(
             &self.nav.layers[layer],
             graph,
             layer,
             &cells,
+            links,
             &mut self.integ,
         );
     }

@@ -63,16 +63,20 @@ impl NavWorld {
     /// the island of one of them.
     #[must_use]
     pub fn path_reaches(&self, id: PathId, cell: (u32, u32)) -> bool {
-        let Some(p) = self.paths.get(&id) else {
-            return false;
-        };
+        self.paths
+            .get(&id)
+            .is_some_and(|p| self.state_reaches(p, cell))
+    }
+
+    /// [`Self::path_reaches`] for a path held outside the world (a query's).
+    pub(crate) fn state_reaches(&self, p: &PathState, cell: (u32, u32)) -> bool {
         let island = self.island_at(p.layer, cell);
         p.goal_islands
             .iter()
             .any(|&g| self.island_reaches(p.layer, island, g))
     }
 
-    pub(super) fn plan(
+    pub(crate) fn plan(
         &mut self,
         layer: usize,
         sources: &[(u32, u32)],
@@ -235,7 +239,7 @@ impl NavWorld {
             None => self
                 .landmarks
                 .get(layer)
-                .and_then(Option::as_ref)
+                .and_then(Option::as_deref)
                 .map(Landmarks::bounds),
         };
         // A hierarchical search opens its source's cluster and every finishing node's.
@@ -288,9 +292,14 @@ impl NavWorld {
                     if let Some(cells) = goal_sectors.get(&(gy * spec.sectors_x() + gx))
                         && gx < spec.sectors_x()
                     {
-                        let new =
-                            self.goal_cache
-                                .get_or_build(l, graph, layer, cells, &mut self.integ);
+                        let new = self.goal_cache.get_or_build(
+                            l,
+                            graph,
+                            layer,
+                            cells,
+                            p.links.as_deref(),
+                            &mut self.integ,
+                        );
                         p.add_goal_field(spec, new);
                     }
                 }
@@ -409,9 +418,14 @@ impl NavWorld {
                 .last()
                 .and_then(|&(id, _)| goal_sectors.get(&graph.sector(id)))
             {
-                let new = self
-                    .goal_cache
-                    .get_or_build(l, graph, layer, cells, &mut self.integ);
+                let new = self.goal_cache.get_or_build(
+                    l,
+                    graph,
+                    layer,
+                    cells,
+                    p.links.as_deref(),
+                    &mut self.integ,
+                );
                 p.add_goal_field(spec, new);
             }
             let (goal_fields, field_cover) = (&p.goal_fields, &p.field_cover);
@@ -467,30 +481,40 @@ impl NavWorld {
         self.ensure_sectors(layer, p.exits.keys().copied())?;
         let l = &self.nav.layers[layer];
         let everywhere = self.seamless;
-        // Where only split sectors use it, a path without one needs none (and keeps the
-        // cheap in-sector goal moves of `move_goal`).
-        let split = self.seamless_where_split && p.exits.values().any(|e| e.len() > 1);
-        // The corridor integrates over the ground: a route over a link keeps the tiles.
-        let over_link = p.links.as_ref().is_some_and(|ll| {
+        // Where only sectors with several ways out use it, a path without one needs none
+        // (and keeps the cheap in-sector goal moves of `move_goal`).
+        let split = self.seamless_where_split;
+        // The links the routes take (their entries are exits of their sectors).
+        let taken: Vec<u32> = p.links.as_ref().map_or_else(Vec::new, |ll| {
             p.exits
                 .values()
                 .flatten()
-                .any(|&(_, n)| ll.end(n).is_some())
+                .map(|&(_, n)| n)
+                .filter(|&n| ll.end(n).is_some())
+                .collect()
         });
-        p.corridor = (!over_link && (everywhere || split)).then(|| {
+        p.corridor = if everywhere {
             let around_goals = p
                 .goal_fields
                 .iter()
                 .flat_map(|gf| sectors_in(spec, gf.rect))
                 .collect::<Vec<_>>();
             let starts = p.sources.iter().map(|&(x, y)| spec.sector_of(x, y));
-            crate::corridor::Corridor::build(
+            Some(crate::corridor::Corridor::build(
                 l,
                 p.exits.keys().copied().chain(around_goals).chain(starts),
                 &p.goals,
                 everywhere,
-            )
-        });
+                p.links.as_deref().map(|ll| (ll, taken.as_slice())),
+            ))
+        } else if split && taken.is_empty() {
+            // The split-sector form integrates over the ground: a route over a link keeps
+            // the tiles.
+            Some(crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals))
+        } else {
+            None
+        }
+        .filter(|c| !c.is_empty());
         p.pulled = PulledCache::default();
         Ok(())
     }
@@ -504,11 +528,13 @@ impl NavWorld {
     ) -> Option<Arc<GoalField>> {
         self.search_graph(layer);
         let graph = self.search_graphs[layer].as_ref()?;
+        let links = self.links.layers.get(layer).and_then(Option::as_deref);
         Some(self.goal_cache.get_or_build(
             &self.nav.layers[layer],
             graph,
             layer,
             goals,
+            links,
             &mut self.integ,
         ))
     }

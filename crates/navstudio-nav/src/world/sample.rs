@@ -40,7 +40,11 @@ impl NavWorld {
     /// cell's centre when it cannot slide.
     #[must_use]
     pub fn sample_flow(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
-        let p = self.paths.get(&id)?;
+        self.sample_flow_on(self.paths.get(&id)?, pos)
+    }
+
+    /// [`Self::sample_flow`] on a path held outside the world (a query's).
+    pub(crate) fn sample_flow_on(&self, p: &PathState, pos: (f32, f32)) -> Option<(f32, f32)> {
         let wanted = self.wanted_direction(p, pos)?;
         Some(keep_off_walls(&self.nav.layers[p.layer].cost, pos, wanted))
     }
@@ -53,7 +57,11 @@ impl NavWorld {
     /// are cached per cell, so a crowd asks this cheaply every step.
     #[must_use]
     pub fn steer_target(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
-        let p = self.paths.get(&id)?;
+        self.steer_target_on(self.paths.get(&id)?, pos)
+    }
+
+    /// [`Self::steer_target`] on a path held outside the world (a query's).
+    pub(crate) fn steer_target_on(&self, p: &PathState, pos: (f32, f32)) -> Option<(f32, f32)> {
         let spec = self.nav.layers[p.layer].cost.spec;
         let (px, py) = pos;
         if !(px >= 0.0 && py >= 0.0 && px < spec.width as f32 && py < spec.height as f32) {
@@ -138,8 +146,12 @@ impl NavWorld {
     pub fn has_line_of_sight(&self, id: PathId, cell: (u32, u32)) -> bool {
         self.paths
             .get(&id)
-            .and_then(|p| self.flow_at(p, cell))
-            .is_some_and(|f| f & FLOW_LOS != 0)
+            .is_some_and(|p| self.has_line_of_sight_on(p, cell))
+    }
+
+    /// [`Self::has_line_of_sight`] on a path held outside the world (a query's).
+    pub(crate) fn has_line_of_sight_on(&self, p: &PathState, cell: (u32, u32)) -> bool {
+        self.flow_at(p, cell).is_some_and(|f| f & FLOW_LOS != 0)
     }
 
     /// The goal `cell` (outside the goal field's line of sight) sees over clear
@@ -249,10 +261,14 @@ impl NavWorld {
     /// does not reach the goal.
     #[must_use]
     pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
-        let p = self.paths.get(&id)?;
+        self.trace_path_on(self.paths.get(&id)?, source)
+    }
+
+    /// [`Self::trace_path`] on a path held outside the world (a query's).
+    pub(crate) fn trace_path_on(&self, p: &PathState, source: (u32, u32)) -> Option<TracedPath> {
         let l = &self.nav.layers[p.layer];
         let (cost, spec) = (&l.cost, l.cost.spec);
-        if !self.path_reaches(id, source) {
+        if !self.state_reaches(p, source) {
             return None;
         }
         let mut string = Pulled {
@@ -303,7 +319,6 @@ impl NavWorld {
             let Some(f) = f else {
                 let walked = string.cells.len();
                 cell = self.walk_to_route(
-                    id,
                     p,
                     cell,
                     &mut string.cells,
@@ -693,7 +708,6 @@ impl NavWorld {
     /// `None` when it can move neither way, leaves the map, or runs out of `steps`.
     fn walk_to_route(
         &self,
-        id: PathId,
         p: &PathState,
         cell: (u32, u32),
         cells: &mut Vec<(u32, u32)>,
@@ -711,7 +725,7 @@ impl NavWorld {
         };
         while *steps > 0 {
             *steps -= 1;
-            let (dx, dy) = self.sample_flow(id, pos)?;
+            let (dx, dy) = self.sample_flow_on(p, pos)?;
             // Into a wall the walk slides along it, as an agent's disc does: the part of
             // the step along the wall is kept.
             let step = [(dx, dy), (dx, 0.0), (0.0, dy)]

@@ -16,11 +16,7 @@ fn base() -> Arc<NavData> {
         random_layer_sized(21, 120, 8),
         random_layer_sized(22, 120, 8),
     ];
-    Arc::new(NavData {
-        spec: layers[0].cost.spec,
-        cell_size_m: 1.0,
-        layers,
-    })
+    Arc::new(NavData::new(layers[0].cost.spec, 1.0, layers))
 }
 
 /// Xorshift draws below `n`, from `seed`.

@@ -320,11 +320,13 @@ impl NavWorld {
             return false;
         }
         // Link changes: one unit of their own (see `links.rs`).
-        if self.apply_link_changes() {
-            clock.worked();
-            if clock.spent() {
+        if self.links_pending() {
+            if !clock.may_start(&self.unit_costs, Unit::Links) {
                 return false;
             }
+            let at = Instant::now();
+            self.apply_link_changes();
+            clock.done(&mut self.unit_costs, Unit::Links, at);
         }
         if !self.costs_changed {
             return self.replan_live_paths(&mut clock);
@@ -421,11 +423,7 @@ mod tests {
 
     fn base() -> Arc<NavData> {
         let layers = vec![random_layer(11), random_layer(12)];
-        Arc::new(NavData {
-            spec: layers[0].cost.spec,
-            cell_size_m: 1.0,
-            layers,
-        })
+        Arc::new(NavData::new(layers[0].cost.spec, 1.0, layers))
     }
 
     fn apply(world: &mut NavWorld, op: &Op) -> Option<super::StampHandle> {

@@ -386,6 +386,16 @@ impl NavWorld {
         ready
     }
 
+    /// Whether a streamed world holds every region of every type and keeps them (true for
+    /// a world held whole).
+    pub(super) fn holds_everything(&self) -> bool {
+        self.streamed.as_ref().is_none_or(|s| {
+            s.slots
+                .iter()
+                .all(|slots| slots.iter().all(|slot| slot.kept))
+        })
+    }
+
     /// The last damaged region a run-time cost change could not load (its movement type was
     /// left unchanged); `None` if there was none, or the world holds its whole package.
     #[must_use]

@@ -1,5 +1,5 @@
-//! SplitMix64: a tiny seeded generator owned by each simulation, so runs repeat exactly and
-//! no global state is shared between simulations or threads.
+//! SplitMix64: a tiny seeded generator, the one every crate and test uses: each simulation
+//! owns one, so runs repeat exactly and no global state is shared between threads.
 
 /// SplitMix64 (Steele, Lea & Flood); passes BigCrush, one `u64` of state.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,215 @@
+//! [`NavData`]: one version of a map's navigation data, read-only and shared between
+//! threads through an `Arc`, as Detour's `dtNavMesh` is shared by its `dtNavMeshQuery`s.
+//!
+//! It holds the baked layers (cost tiles, portal graph, islands, flow tiles), the links,
+//! and the search tables each movement type's requests read (search layout, landmark
+//! tables, sector hierarchy). A table is built once, by the first query that needs it,
+//! and every thread then reads the same copy ([`std::sync::OnceLock`]). Run-time changes
+//! never write to a version: [`crate::NavWorld`] builds the next one, copying only the
+//! tiles it rewrites (they sit behind `Arc`s), and publishes it with
+//! [`crate::NavWorld::data`]; a query that started on a version finishes on it.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::grid::GridSpec;
+use crate::landmarks::Landmarks;
+use crate::layer::NavLayer;
+use crate::links::NavLink;
+use crate::links::overlay::LayerLinks;
+use crate::package::{StoredHierarchy, StoredLandmarks};
+use crate::search_graph::SearchGraph;
+use crate::vocab::MoveType;
+use crate::world::LayerHierarchy;
+
+/// Everything a game needs to navigate one map: the grid, the cell size, one layer per
+/// movement type, the links, and the search tables built from them.
+///
+/// `Send + Sync`: share it through an `Arc` and give each thread its own
+/// [`crate::PathQuery`]. Its fields are public for the bake and the editor, which build and
+/// change layers; a clone is made to be changed, so it starts without search tables.
+#[derive(Debug)]
+pub struct NavData {
+    /// Map and sector sizes.
+    pub spec: GridSpec,
+    /// Edge length of one cell. `[Units: m] [Limit: > 0]`
+    pub cell_size_m: f32,
+    /// One layer per movement type, in the document's movement-type order.
+    pub layers: Vec<NavLayer>,
+    /// The links requests use.
+    links: Arc<Vec<NavLink>>,
+    /// Per movement type, the tables a package stores, decoded by the first search of the
+    /// type instead of computed.
+    stored: Arc<StoredTables>,
+    /// Per movement type, the search tables once built.
+    tables: SearchTables,
+}
+
+/// The landmark tables and sector hierarchies a package stores, per movement type.
+#[derive(Debug, Default)]
+pub(crate) struct StoredTables {
+    pub(crate) landmarks: Vec<Option<StoredLandmarks>>,
+    pub(crate) hierarchies: Vec<Option<StoredHierarchy>>,
+}
+
+/// Per movement type, its search tables, built once and read by every thread.
+#[derive(Debug, Default)]
+pub(crate) struct SearchTables {
+    layers: Box<[OnceLock<LayerTables>]>,
+}
+
+/// What one movement type's requests read besides its layer.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LayerTables {
+    /// The portal graph laid out for the search (`None` when the type cannot be searched).
+    pub(crate) graph: Option<Arc<SearchGraph>>,
+    /// ALT tables over the portal graph (flat search).
+    pub(crate) landmarks: Option<Arc<Landmarks>>,
+    /// Sector hierarchy with its tables (clustered search).
+    pub(crate) hierarchy: Option<Arc<LayerHierarchy>>,
+    /// The type's link end nodes.
+    pub(crate) links: Option<Arc<LayerLinks>>,
+}
+
+impl NavData {
+    /// Navigation data over baked layers, without links.
+    #[must_use]
+    pub fn new(spec: GridSpec, cell_size_m: f32, layers: Vec<NavLayer>) -> Self {
+        let tables = SearchTables::new(layers.len());
+        Self {
+            spec,
+            cell_size_m,
+            layers,
+            links: Arc::default(),
+            stored: Arc::default(),
+            tables,
+        }
+    }
+
+    /// A package read whole ([`crate::package::read`]) as shared data: its links, and the
+    /// tables it stores (decoded by each type's first search).
+    #[must_use]
+    pub fn from_package(package: crate::package::Package) -> Self {
+        let mut data = package.nav;
+        data.links = Arc::new(package.links);
+        data.stored = Arc::new(StoredTables {
+            landmarks: package.landmarks,
+            hierarchies: package.hierarchies,
+        });
+        data.tables = SearchTables::new(data.layers.len());
+        data
+    }
+
+    /// Reads a package file whole (see [`crate::package::read`]).
+    ///
+    /// # Errors
+    /// A [`crate::package::PackageError`] naming the file.
+    pub fn read(path: &std::path::Path) -> Result<Self, crate::package::PackageError> {
+        Ok(Self::from_package(crate::package::read(path)?))
+    }
+
+    /// The movement type called `name` (as the document names it), if the map has one.
+    #[must_use]
+    pub fn move_type(&self, name: &str) -> Option<MoveType> {
+        self.layers
+            .iter()
+            .position(|l| l.name == name)
+            .map(MoveType::new)
+    }
+
+    /// The map's movement types with their names, in order.
+    pub fn move_types(&self) -> impl Iterator<Item = (MoveType, &str)> {
+        self.layers
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (MoveType::new(i), l.name.as_str()))
+    }
+
+    /// The links requests use.
+    #[must_use]
+    pub fn links(&self) -> &[NavLink] {
+        &self.links
+    }
+
+    /// Builds every movement type's search tables now, on this thread (at load time),
+    /// instead of in the first request of each type.
+    pub fn prepare(&self) {
+        for layer in 0..self.layers.len() {
+            let _ = self.layer_tables(layer);
+        }
+    }
+
+    /// `layer`'s search tables, built now by this thread if no thread has yet (the others
+    /// wait for it); `None` for a type out of range.
+    pub(crate) fn layer_tables(&self, layer: usize) -> Option<&LayerTables> {
+        let slot = self.tables.layers.get(layer)?;
+        Some(slot.get_or_init(|| crate::world::build_layer_tables(self, layer)))
+    }
+
+    /// Sets the tables `layer`'s requests read (a world publishing its version); no-op if
+    /// a thread built them first.
+    pub(crate) fn put_layer_tables(&self, layer: usize, tables: LayerTables) {
+        if let Some(slot) = self.tables.layers.get(layer) {
+            let _ = slot.set(tables);
+        }
+    }
+
+    pub(crate) fn stored(&self) -> &StoredTables {
+        &self.stored
+    }
+
+    /// This data with `links` and `stored` tables, and no search tables yet.
+    pub(crate) fn with_tables(mut self, links: Vec<NavLink>, stored: StoredTables) -> Self {
+        self.links = Arc::new(links);
+        self.stored = Arc::new(stored);
+        self.tables = SearchTables::new(self.layers.len());
+        self
+    }
+}
+
+impl SearchTables {
+    fn new(layers: usize) -> Self {
+        Self {
+            layers: (0..layers).map(|_| OnceLock::new()).collect(),
+        }
+    }
+}
+
+impl Clone for NavData {
+    /// The same layers and links, without the search tables and stored tables (a clone is
+    /// made to be changed, and tables of the old layers would not fit the new ones).
+    fn clone(&self) -> Self {
+        Self {
+            spec: self.spec,
+            cell_size_m: self.cell_size_m,
+            layers: self.layers.clone(),
+            links: Arc::clone(&self.links),
+            stored: Arc::default(),
+            tables: SearchTables::new(self.layers.len()),
+        }
+    }
+}
+
+impl PartialEq for NavData {
+    /// Equal maps: grid, cell size, layers and links (tables are derived from them).
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+            && self.cell_size_m == other.cell_size_m
+            && self.layers == other.layers
+            && self.links == other.links
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<NavData>();
+        shared::<crate::PathTable>();
+        fn sent<T: Send>() {}
+        sent::<crate::PathQuery>();
+        sent::<crate::Path>();
+    }
+}
