@@ -173,19 +173,25 @@ fn a_rebuild_recomputes_the_clusters_around_changed_sectors_and_moves_the_rest()
     use crate::search_graph::sector_cluster_key;
     let mut layer = random_layer_sized(3, 160, 5);
     let old = Hierarchy::build(&SearchGraph::new(&layer));
-    // A wall block and a costlier patch in sector (9, 9) of 32 × 32.
-    let sector = 9 * 32 + 9;
-    let mut tile: Vec<u8> = (0..25)
-        .map(|i| if i % 7 == 0 { crate::grid::WALL } else { 9 })
-        .collect();
-    tile[12] = 1;
-    layer.cost.set_sector(sector, &tile);
-    crate::layer::rebuild_sectors(&mut layer, &[sector]);
+    // Sectors (8..=10, 9) of 32 × 32 made clear (cost 1), their walls kept (so their
+    // windows, and their clusters' nodes, stay where they were): cheaper ways through.
+    let sectors: Vec<u32> = (8..=10).map(|x| 9 * 32 + x).collect();
+    for &sector in &sectors {
+        let (x0, y0, _, _) = layer.cost.spec.sector_rect(sector);
+        let tile: Vec<u8> = (0..25)
+            .map(|i| {
+                let was = layer.cost.get(x0 + i % 5, y0 + i / 5);
+                if was == crate::grid::WALL { was } else { 1 }
+            })
+            .collect();
+        layer.cost.set_sector(sector, &tile);
+    }
+    crate::layer::rebuild_sectors(&mut layer, &sectors);
     let graph = SearchGraph::new(&layer);
     let fresh = Hierarchy::build(&graph);
     let mut dirty = std::collections::BTreeSet::new();
     for y in 8..=10 {
-        for x in 8..=10 {
+        for x in 7..=11 {
             dirty.insert(sector_cluster_key(x, y));
         }
     }
@@ -194,6 +200,7 @@ fn a_rebuild_recomputes_the_clusters_around_changed_sectors_and_moves_the_rest()
         rebuilt == fresh,
         "the rebuilt hierarchy differs from a fresh build"
     );
+    assert!(old != fresh, "the change moved no shortcut");
     let stale = Hierarchy::rebuild(&old, &graph, &|_| false);
     assert!(stale != fresh, "nothing was reused");
 }
