@@ -183,7 +183,7 @@ impl BlockedSums {
     /// cell included — then every segment [`cell_sees`] walks lies in that hull and meets
     /// only clear cells. The hull is covered by the bounding boxes of pieces of it, split in
     /// two while a box holds a cell that is not clear; `false` (ask [`cell_sees`]) once a
-    /// piece [`FINEST_PIECE`] long still does. On open ground that is one look-up per cell
+    /// piece `FINEST_PIECE` long still does. On open ground that is one look-up per cell
     /// instead of three segment walks.
     #[must_use]
     pub fn hull_clear(&self, goal: (i64, i64), cell: (i64, i64)) -> bool {
