@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use navstudio::crowd::rng::SplitMix64;
 use std::sync::Arc;
 
-use navstudio::nav::{Cell, GridSpec, MoveType, NavData, NavWorld, PathQuery, StreamOptions};
+use navstudio::nav::{
+    Cell, GridSpec, MoveType, NavData, NavWorld, PathQuery, QueryOptions, SearchMode, StreamOptions,
+};
 
 /// What `navstudio bench-paths` measures.
 pub struct BenchPathsArgs<'a> {
@@ -29,10 +31,44 @@ pub struct BenchPathsArgs<'a> {
     pub seed: u64,
     /// Print one JSON object instead of text.
     pub json: bool,
+    /// The portal search; the package's choice when `None`.
+    pub search: Option<SearchMode>,
+    /// Answer each request in calls of this budget (`advance_path`), as a game spreads
+    /// requests over frames. `[Units: ms]`
+    pub budget_ms: Option<f64>,
+}
+
+/// A request's time (over all its calls when budgeted) and each budgeted call's.
+type Timed = (Duration, Vec<Duration>);
+
+/// Times a request answered by `call` (one call without a budget; with one, calls until it
+/// says the path is ready).
+fn timed<E>(budgeted: bool, mut call: impl FnMut() -> Option<Result<(), E>>) -> Result<Timed, E> {
+    let mut calls = Vec::new();
+    loop {
+        let t = Instant::now();
+        let answer = call();
+        calls.push(t.elapsed());
+        if let Some(answer) = answer {
+            answer?;
+            let total = calls.iter().sum();
+            if !budgeted {
+                calls.clear();
+            }
+            return Ok((total, calls));
+        }
+    }
 }
 
 /// Runs the benchmark and prints its figures.
 pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
+    if let Some(b) = args.budget_ms
+        && !(b.is_finite() && b > 0.0)
+    {
+        return Err(format!(
+            "--budget-ms {b}: give a positive number of milliseconds per call, such as 1"
+        ));
+    }
     match args.threads {
         None => streamed(args),
         Some(threads) => shared(args, threads.max(1)),
@@ -43,9 +79,14 @@ pub fn bench_paths_cmd(args: &BenchPathsArgs<'_>) -> Result<(), String> {
 fn streamed(args: &BenchPathsArgs<'_>) -> Result<(), String> {
     let name = args.package.display();
     let open = |what: &str| -> Result<NavWorld, String> {
-        NavWorld::open(args.package, StreamOptions::default())
-            .map_err(|e| format!("{name}: {e} ({what})"))
+        let mut world = NavWorld::open(args.package, StreamOptions::default())
+            .map_err(|e| format!("{name}: {e} ({what})"))?;
+        if let Some(mode) = args.search {
+            world.set_search_mode(mode);
+        }
+        Ok(world)
     };
+    let budget = budget_of(args);
     let start = Instant::now();
     let mut world = open("opening it")?;
     let layer = match args.type_name {
@@ -76,21 +117,29 @@ fn streamed(args: &BenchPathsArgs<'_>) -> Result<(), String> {
                 "{name}: found too few pairs of '{type_name}' cells on one island at least half the map apart; bench a map with more open ground"
             )
         })?;
-    let request = |world: &mut NavWorld, (a, b): CellPair| -> Result<Duration, String> {
-        let t = Instant::now();
-        let id = world
-            .request_path(layer, &[a], b)
-            .map_err(|e| format!("{name}: request ({},{}) → ({},{}): {e}", a.0, a.1, b.0, b.1))?;
-        let took = t.elapsed();
-        world.release_path(id);
-        Ok(took)
+    let request = |world: &mut NavWorld, (a, b): CellPair| -> Result<Timed, String> {
+        let refused = |e| format!("{name}: request ({},{}) → ({},{}): {e}", a.0, a.1, b.0, b.1);
+        let mut pending = budget.map(|_| world.start_path(layer, &[a], &[b]));
+        let mut answered = None;
+        let times = timed(budget.is_some(), || {
+            let answer = match (&mut pending, budget) {
+                (Some(p), Some(b)) => world.advance_path(p, b)?,
+                _ => world.request_path(layer, &[a], b),
+            };
+            Some(answer.map(|id| answered = Some(id)))
+        })
+        .map_err(refused)?;
+        if let Some(id) = answered {
+            world.release_path(id);
+        }
+        Ok(times)
     };
     request(&mut world, pairs[0])?;
     let first = start.elapsed();
 
     let warm = &pairs[1..];
     let (wall, cpu) = (Instant::now(), cpu_seconds());
-    let mut times: Vec<Duration> = Vec::with_capacity(warm.len());
+    let mut times: Vec<Timed> = Vec::with_capacity(warm.len());
     for &p in warm {
         times.push(request(&mut world, p)?);
     }
@@ -127,16 +176,26 @@ fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
         })?,
     };
     let type_name = data.layers[ty.index()].name.clone();
-    let request = |q: &mut PathQuery, (a, b): CellPair| -> Result<Duration, String> {
-        let t = Instant::now();
-        let path = q
-            .request_path(&data, ty, &[Cell::from(a)], Cell::from(b))
-            .map_err(|e| format!("{name}: request ({},{}) → ({},{}): {e}", a.0, a.1, b.0, b.1))?;
-        let took = t.elapsed();
-        drop(path);
-        Ok(took)
+    let budget = budget_of(args);
+    let request = |q: &mut PathQuery, (a, b): CellPair| -> Result<Timed, String> {
+        let refused = |e| format!("{name}: request ({},{}) → ({},{}): {e}", a.0, a.1, b.0, b.1);
+        let (a, b) = (Cell::from(a), Cell::from(b));
+        let mut pending = budget.map(|_| q.start_path(&data, ty, &[a], &[b]));
+        timed(budget.is_some(), || {
+            let answer = match (&mut pending, budget) {
+                (Some(p), Some(budget)) => q.advance_path(p, budget)?,
+                _ => q.request_path(&data, ty, &[a], b),
+            };
+            // Dropped at once: a game would keep it in its path table.
+            Some(answer.map(drop))
+        })
+        .map_err(refused)
     };
-    let mut query = PathQuery::default();
+    let options = QueryOptions {
+        search_mode: args.search.unwrap_or_default(),
+        ..QueryOptions::default()
+    };
+    let mut query = PathQuery::new(options);
     let pairs = far_pairs(
         data.spec,
         |a, b| query.is_reachable(&data, ty, Cell::from(a), Cell::from(b)),
@@ -153,13 +212,13 @@ fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
     let (first_pair, warm) = (pairs[0], &pairs[1..]);
     let chunk = warm.len().div_ceil(threads).max(1);
     let (wall, cpu) = (Instant::now(), cpu_seconds());
-    let results: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|s| {
+    let results: Vec<Result<Vec<Timed>, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = warm
             .chunks(chunk)
             .map(|part| {
                 let request = &request;
                 s.spawn(move || {
-                    let mut q = PathQuery::default();
+                    let mut q = PathQuery::new(options);
                     // The tables are built; this warms the query's own scratch.
                     request(&mut q, first_pair)?;
                     part.iter().map(|&p| request(&mut q, p)).collect()
@@ -198,27 +257,43 @@ fn report(
     spec: GridSpec,
     first: Duration,
     (wall, cpu): (Duration, f64),
-    mut times: Vec<Duration>,
+    timed: Vec<Timed>,
     data: &str,
 ) {
     let name = args.package.display();
     let threads = args.threads.unwrap_or(1);
+    let mut times: Vec<Duration> = timed.iter().map(|t| t.0).collect();
+    let mut calls: Vec<Duration> = timed.iter().flat_map(|t| t.1.iter().copied()).collect();
+    let mut per_request: Vec<usize> = timed.iter().map(|t| t.1.len()).collect();
     times.sort_unstable();
+    calls.sort_unstable();
+    per_request.sort_unstable();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let at = |q: f64| {
-        times
-            .get(((times.len() as f64 - 1.0) * q).round() as usize)
+    let quantile = |v: &[Duration], q: f64| {
+        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
             .copied()
+            .map_or(f64::NAN, ms)
     };
     let (median, p99, max) = (
-        at(0.5).map_or(f64::NAN, ms),
-        at(0.99).map_or(f64::NAN, ms),
+        quantile(&times, 0.5),
+        quantile(&times, 0.99),
         times.last().copied().map_or(f64::NAN, ms),
     );
+    // Budgeted: each call's time, and its overrun of the budget at the p99.
+    let budget_ms = args.budget_ms.unwrap_or(0.0);
+    let (call_median, call_p99, call_max) = (
+        quantile(&calls, 0.5),
+        quantile(&calls, 0.99),
+        calls.last().copied().map_or(f64::NAN, ms),
+    );
+    let overrun_p99 = (call_p99 - budget_ms).max(0.0);
+    let calls_median = per_request.get(per_request.len() / 2).copied().unwrap_or(0);
+    let calls_max = per_request.last().copied().unwrap_or(0);
+    let budgeted = args.budget_ms.is_some();
     let resident = resident_mib();
     if args.json {
         println!(
-            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"data\":{data:?},\"seed\":{},\"open_and_first_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"cpu_s\":{cpu:.3},\"resident_mib\":{resident:.1}}}",
+            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"data\":{data:?},\"seed\":{},\"open_and_first_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"cpu_s\":{cpu:.3},\"resident_mib\":{resident:.1}{}}}",
             name.to_string(),
             type_name,
             spec.width,
@@ -226,7 +301,14 @@ fn report(
             times.len(),
             args.seed,
             ms(first),
-            wall.as_secs_f64()
+            wall.as_secs_f64(),
+            if budgeted {
+                format!(
+                    ",\"budget_ms\":{budget_ms},\"call_median_ms\":{call_median:.4},\"call_p99_ms\":{call_p99:.4},\"call_max_ms\":{call_max:.4},\"overrun_p99_ms\":{overrun_p99:.4},\"calls_median\":{calls_median},\"calls_max\":{calls_max}"
+                )
+            } else {
+                String::new()
+            }
         );
     } else {
         println!(
@@ -240,6 +322,11 @@ fn report(
             args.seed
         );
         println!("request  median {median:.3} ms   p99 {p99:.3} ms   max {max:.3} ms");
+        if budgeted {
+            println!(
+                "calls    budget {budget_ms:.3} ms: median {call_median:.3} ms   p99 {call_p99:.3} ms (overrun {overrun_p99:.3} ms)   max {call_max:.3} ms; {calls_median} per request (median), {calls_max} at most"
+            );
+        }
         println!(
             "wall     {:.3} s ({cpu:.2} s of CPU over all threads)",
             wall.as_secs_f64()
@@ -250,6 +337,11 @@ fn report(
 
 /// A request's source and goal cells.
 type CellPair = ((u32, u32), (u32, u32));
+
+/// The budget per call `--budget-ms` asks for.
+fn budget_of(args: &BenchPathsArgs<'_>) -> Option<Duration> {
+    args.budget_ms.map(|ms| Duration::from_secs_f64(ms / 1e3))
+}
 
 /// `count` random pairs of cells one can reach from the other, at least half the map apart along
 /// one axis; `None` when the map gives too few (a tenth of a million tries each).

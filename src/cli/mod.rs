@@ -388,6 +388,14 @@ enum Command {
         /// One JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Portal search: `auto` (the package's: the hierarchy with its levels on big
+        /// maps), `flat`, `hierarchy` (its clusters only) or `levels`.
+        #[arg(long, value_parser = parse_search)]
+        search: Option<navstudio::nav::SearchMode>,
+        /// Answer each request in calls of this many milliseconds (`advance_path`), as a
+        /// game spreads requests over frames; prints each call's time and overrun.
+        #[arg(long = "budget-ms")]
+        budget_ms: Option<f64>,
     },
 }
 
@@ -411,8 +419,9 @@ fn parse_search(s: &str) -> Result<navstudio::nav::SearchMode, String> {
         "auto" => Ok(SearchMode::Auto),
         "flat" => Ok(SearchMode::Flat),
         "hierarchy" | "clusters" => Ok(SearchMode::Clusters),
+        "levels" => Ok(SearchMode::Levels),
         _ => Err(format!(
-            "'{s}' is not a portal search; use auto, flat or hierarchy"
+            "'{s}' is not a portal search; use auto, flat, hierarchy or levels"
         )),
     }
 }
@@ -651,6 +660,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
             threads,
             seed,
             json,
+            search,
+            budget_ms,
         }) => bench_paths::bench_paths_cmd(&bench_paths::BenchPathsArgs {
             package: &package,
             type_name: type_name.as_deref(),
@@ -658,6 +669,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
             threads: threads.map(usize::from),
             seed,
             json,
+            search,
+            budget_ms,
         }),
         Some(Command::Path {
             package,

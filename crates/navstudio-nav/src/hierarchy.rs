@@ -28,7 +28,10 @@ mod eliminate;
 pub use codec::ParsedHierarchy;
 use eliminate::Eliminator;
 mod landmarks;
+mod levels;
 mod local_marks;
+
+pub use levels::{LEVEL_SHIFTS, Levels, OpenCells, UnpackScratch};
 
 pub use landmarks::ClusterLandmarks;
 use local_marks::LocalMarks;
@@ -47,6 +50,9 @@ pub const CLUSTER_MIN_SECTORS: u64 = 200 * 200;
 pub fn pays_off(spec: crate::GridSpec) -> bool {
     u64::from(spec.sectors_x()) * u64::from(spec.sectors_y()) >= CLUSTER_MIN_SECTORS
 }
+
+/// Most link end nodes a layer's search graph can add to its portal nodes (two per link).
+pub const MAX_LINK_ENDS: usize = 2 * crate::links::codec::MAX_LINKS;
 
 /// Marker of a search id that is no border node.
 const NOT_BORDER: u32 = u32::MAX;
@@ -76,6 +82,8 @@ pub struct Hierarchy {
     border_center: Vec<(u32, u32)>,
     /// Landmarks inside each cluster that guide refinement, computed on first use.
     marks: LocalMarks,
+    /// The levels above the clusters, once built or read ([`Self::build_levels`]).
+    levels: Option<Levels>,
 }
 
 impl Hierarchy {
@@ -109,7 +117,30 @@ impl Hierarchy {
                     .unwrap_or_else(|| cluster_edges(graph, (lo, hi), scratch))
             })
             .collect();
-        Self::assemble(graph, clusters, border, border_of, per_cluster)
+        let mut fresh = Self::assemble(graph, clusters, border, border_of, per_cluster);
+        if let Some(levels) = &old.levels {
+            let levels = Levels::rebuild(levels, &fresh, dirty);
+            fresh.levels = Some(levels).filter(|l| l.count() > 0);
+        }
+        fresh
+    }
+
+    /// Builds the levels above the clusters (see [`Levels`]); none on a map whose clusters
+    /// fit one cell of 2 × 2.
+    pub fn build_levels(&mut self) {
+        let levels = Levels::build(self);
+        self.levels = Some(levels).filter(|l| l.count() > 0);
+    }
+
+    /// Puts levels read from a package in place.
+    pub fn set_levels(&mut self, levels: Levels) {
+        self.levels = Some(levels).filter(|l| l.count() > 0);
+    }
+
+    /// The levels above the clusters, if built.
+    #[must_use]
+    pub fn levels(&self) -> Option<&Levels> {
+        self.levels.as_ref()
     }
 
     /// The edges of cluster `key`'s border nodes, moved to the search-id range `(lo, hi)` of
@@ -201,6 +232,7 @@ impl Hierarchy {
             edges,
             border_key,
             border_center,
+            levels: None,
         }
     }
 
@@ -614,6 +646,11 @@ pub struct ClusterQuery<'a> {
     pub open: &'a [bool],
     /// Landmark bounds over border nodes, by border index.
     pub bounds: Option<&'a super::landmarks::LandmarkBounds<'a>>,
+    /// The levels above the clusters, when the search crosses them (the hierarchy's own,
+    /// or none for a search over the clusters alone).
+    pub levels: Option<&'a Levels>,
+    /// The landmark tables the bounds come from (they guide the levels' unpacking).
+    pub landmarks: Option<&'a ClusterLandmarks>,
 }
 
 impl ClusterQuery<'_> {

@@ -30,9 +30,9 @@ pub use data::NavData;
 pub use grid::CellRect;
 pub use grid::GridSpec;
 pub use layer::{NavLayer, build_layer, rebuild_sectors};
-pub use query::{Path, PathQuery, PathTable, QueryOptions};
+pub use query::{Path, PathQuery, PathTable, PendingRequest, QueryOptions};
 pub use vocab::{Cell, MoveType};
 pub use world::{
-    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, SearchMode,
-    StreamOptions, StreamStats, TracedPath,
+    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, PendingPath,
+    SearchMode, StreamOptions, StreamStats, TracedPath,
 };

@@ -68,6 +68,22 @@ pub struct Path {
     state: PathState,
 }
 
+/// A path request under way on a [`PathQuery`] (see [`PathQuery::start_path`]), on the
+/// data version it was started on.
+#[derive(Debug)]
+pub struct PendingRequest {
+    data: Arc<NavData>,
+    pending: crate::world::PendingPath,
+}
+
+impl PendingRequest {
+    /// Calls of [`PathQuery::advance_path`] made so far.
+    #[must_use]
+    pub fn calls(&self) -> u32 {
+        self.pending.calls()
+    }
+}
+
 /// Paths shared between threads by id: any thread inserts, reads and removes.
 #[derive(Default)]
 pub struct PathTable {
@@ -143,6 +159,44 @@ impl PathQuery {
     /// off the map; see [`NavWorld::island_at`]).
     pub fn island_at(&mut self, data: &Arc<NavData>, ty: MoveType, cell: Cell) -> u32 {
         self.world(data, None).island_at(ty.index(), cell.into())
+    }
+
+    /// Starts a request for a path from `sources` to the nearest of `goals` for movement
+    /// type `ty` on version `data`, doing no work yet: give it to [`Self::advance_path`]
+    /// each frame (as [`NavWorld::start_path`]).
+    #[must_use]
+    pub fn start_path(
+        &self,
+        data: &Arc<NavData>,
+        ty: MoveType,
+        sources: &[Cell],
+        goals: &[Cell],
+    ) -> PendingRequest {
+        let sources: Vec<(u32, u32)> = sources.iter().map(|&c| c.into()).collect();
+        let goals: Vec<(u32, u32)> = goals.iter().map(|&c| c.into()).collect();
+        PendingRequest {
+            data: Arc::clone(data),
+            pending: crate::world::PendingPath::new(ty.index(), &sources, &goals),
+        }
+    }
+
+    /// Works on `request` for about `budget`: `None` while the path is not ready, then the
+    /// path (the one [`Self::request_path_to_any`] plans) or why it was refused (as
+    /// [`NavWorld::advance_path`]). Other requests may run on this query between calls.
+    pub fn advance_path(
+        &mut self,
+        request: &mut PendingRequest,
+        budget: std::time::Duration,
+    ) -> Option<Result<Path, PathError>> {
+        let deadline = std::time::Instant::now() + budget;
+        let layer = request.pending.layer();
+        if layer >= request.data.layers.len() {
+            return Some(Err(PathError::UnknownType(layer)));
+        }
+        let data = Arc::clone(&request.data);
+        let world = self.world(&data, Some(layer));
+        let state = world.advance_plan(&mut request.pending, deadline)?;
+        Some(state.map(|state| Path { data, state }))
     }
 
     /// Desired unit direction at `pos` on `path` (see [`NavWorld::sample_flow`]).

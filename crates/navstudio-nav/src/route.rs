@@ -10,7 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::hierarchy::{ClusterQuery, Hierarchy, LocalSearch};
+use super::hierarchy::{ClusterQuery, Hierarchy, LocalSearch, OpenCells, UnpackScratch};
 use super::landmarks::LandmarkBounds;
 pub use super::search_graph::SearchGraph;
 
@@ -36,7 +36,31 @@ pub struct SearchScratch {
     /// search's own indices (see `ClusterSpace`).
     opened: Vec<(u32, u32, u32)>,
     cluster_finishes: FinishCosts,
+    /// Of a search over the hierarchy's levels: the cells holding opened clusters, and the
+    /// memory of the searches that unpack its route.
+    open_cells: OpenCells,
+    unpack: UnpackScratch,
+    /// Of a search suspended at a deadline ([`search_until`]): the best finish found so
+    /// far, `(total cost, node)`; `None` when no search is under way.
+    suspended: Option<Option<(u32, u32)>>,
 }
+
+impl SearchScratch {
+    /// Forgets a search suspended by [`search_until`]: the next search starts afresh.
+    pub fn abandon(&mut self) {
+        self.suspended = None;
+    }
+
+    /// Whether a search is suspended, waiting for [`search_until`] to go on.
+    #[must_use]
+    pub fn is_suspended(&self) -> bool {
+        self.suspended.is_some()
+    }
+}
+
+/// Expansions between two looks at the clock of a search with a deadline (a look costs
+/// about as much as an expansion).
+const CLOCK_EVERY: u32 = 32;
 
 /// Search state of one node; fields are valid while `stamp` is the current generation
 /// (open) or the one after it (expanded).
@@ -210,26 +234,57 @@ pub fn search(
     ends: &SearchEnds<'_>,
     scratch: &mut SearchScratch,
 ) -> Option<Route> {
+    scratch.abandon();
+    search_until(graph, ends, scratch, None).flatten()
+}
+
+/// [`search`] that stops at `deadline` (checked every few dozen expansions): `None` when
+/// it stopped before finishing, its state kept in `scratch` until a later call with the
+/// same `graph` and `ends` goes on from there (any other search first calls
+/// [`SearchScratch::abandon`], as [`search`] does). Going on in steps finds exactly the
+/// route one call finds. The route's refinement runs in the call that finishes.
+pub fn search_until(
+    graph: &SearchGraph,
+    ends: &SearchEnds<'_>,
+    scratch: &mut SearchScratch,
+    deadline: Option<std::time::Instant>,
+) -> Option<Option<Route>> {
     let cost = match ends.clusters {
         Some(q) => {
             let mut opened = std::mem::take(&mut scratch.opened);
             let mut finishes = std::mem::take(&mut scratch.cluster_finishes);
+            let mut cells = std::mem::take(&mut scratch.open_cells);
             let found = {
-                let space = ClusterSpace::new(graph, q, ends, &mut opened, &mut finishes);
-                run(&space, ends, scratch)
+                let space =
+                    ClusterSpace::new(graph, q, ends, &mut opened, &mut finishes, &mut cells);
+                run(&space, ends, scratch, deadline)
             };
             (scratch.opened, scratch.cluster_finishes) = (opened, finishes);
+            scratch.open_cells = cells;
             found
         }
-        None => run(&FlatSpace { graph, ends }, ends, scratch),
-    }?;
+        None => run(&FlatSpace { graph, ends }, ends, scratch, deadline),
+    };
+    let Some(cost) = cost? else {
+        return Some(None);
+    };
     let route = &mut scratch.route;
     if let Some(q) = ends.clusters {
+        if let Some(levels) = q.levels {
+            levels.unpack(
+                q.hierarchy,
+                q.landmarks,
+                route,
+                &scratch.open_cells,
+                &|key| q.is_open(key),
+                &mut scratch.unpack,
+            );
+        }
         q.hierarchy
             .refine(graph, route, &|key| q.is_open(key), &mut scratch.local);
     }
     let nodes = route.iter().map(|&(id, _)| graph.node_id(id)).collect();
-    Some(Route { nodes, cost })
+    Some(Some(Route { nodes, cost }))
 }
 
 /// The nodes one search runs over, by a dense index of its own.
@@ -293,6 +348,8 @@ struct ClusterSpace<'a> {
     opened: &'a [(u32, u32, u32)],
     /// Remaining costs of the finishing nodes, by index.
     finishes: &'a FinishCosts,
+    /// Cells of the levels that hold opened clusters.
+    open_cells: &'a OpenCells,
     len: usize,
 }
 
@@ -303,6 +360,7 @@ impl<'a> ClusterSpace<'a> {
         ends: &SearchEnds<'_>,
         opened: &'a mut Vec<(u32, u32, u32)>,
         finishes: &'a mut FinishCosts,
+        open_cells: &'a mut OpenCells,
     ) -> Self {
         let h = query.hierarchy;
         let mut len = h.border_count() as u32;
@@ -312,6 +370,15 @@ impl<'a> ClusterSpace<'a> {
                 opened.push((lo, hi, len));
                 len += hi - lo;
             }
+        }
+        if let Some(levels) = query.levels {
+            let keys = query
+                .open
+                .iter()
+                .enumerate()
+                .filter(|(_, open)| **open)
+                .map(|(key, _)| key as u32);
+            levels.mark_open(keys, open_cells);
         }
         let opened: &'a [(u32, u32, u32)] = opened;
         finishes.reset(len as usize);
@@ -325,6 +392,7 @@ impl<'a> ClusterSpace<'a> {
             query,
             opened,
             finishes,
+            open_cells,
             len: len as usize,
         }
     }
@@ -389,8 +457,16 @@ impl Space for ClusterSpace<'_> {
         let h = self.query.hierarchy;
         // In a cluster the search has not opened, a border node's edges are its shortcuts
         // and its edges out of the cluster, all to border nodes.
+        // Over the levels, at the highest whose cell holds no opened cluster.
         if (i as usize) < h.border_count() && !self.query.is_open(h.border_key(i)) {
-            for &(t, w) in h.border_edges(i) {
+            let edges = match self.query.levels {
+                Some(levels) => {
+                    let level = levels.level_of(i, h.border_key(i), self.open_cells);
+                    levels.edges(h, level, i)
+                }
+                None => h.border_edges(i),
+            };
+            for &(t, w) in edges {
                 relax(t, w);
             }
             return;
@@ -411,24 +487,34 @@ impl Space for ClusterSpace<'_> {
 }
 
 /// The search over `space`: fills `scratch.route` with `(search id, cost from the source)`
-/// and returns the route's total cost.
-fn run<S: Space>(space: &S, ends: &SearchEnds<'_>, scratch: &mut SearchScratch) -> Option<u32> {
+/// and returns the route's total cost (`Some(None)` when no node finishes); `None` when it
+/// stopped at `deadline`, to go on from there in the next call (see [`search_until`]).
+fn run<S: Space>(
+    space: &S,
+    ends: &SearchEnds<'_>,
+    scratch: &mut SearchScratch,
+    deadline: Option<std::time::Instant>,
+) -> Option<Option<u32>> {
+    let resumed = scratch.suspended.take();
     let n = space.len();
-    if scratch.nodes.len() < n {
-        // Zeroed by the allocator, not written: a search touches a few thousand of the 2.6
-        // million states of an 8192² layer, and the rest (40 MB) need never be mapped. A
-        // stamp of 0 is older than any generation, so no old state needs keeping.
-        scratch.nodes = bytemuck::zeroed_vec(n.next_power_of_two());
-        scratch.generation = 0;
-    }
-    scratch.generation = scratch.generation.wrapping_add(2);
-    if scratch.generation >= u32::MAX - 2 || scratch.generation == 0 {
-        scratch.nodes.fill(NodeState::default());
-        scratch.generation = 2;
+    if resumed.is_none() {
+        if scratch.nodes.len() < n {
+            // Zeroed by the allocator, not written: a search touches a few thousand of the
+            // 2.6 million states of an 8192² layer, and the rest (40 MB) need never be
+            // mapped. A stamp of 0 is older than any generation, so no old state needs
+            // keeping.
+            scratch.nodes = bytemuck::zeroed_vec(n.next_power_of_two());
+            scratch.generation = 0;
+        }
+        scratch.generation = scratch.generation.wrapping_add(2);
+        if scratch.generation >= u32::MAX - 2 || scratch.generation == 0 {
+            scratch.nodes.fill(NodeState::default());
+            scratch.generation = 2;
+        }
+        scratch.heap.clear();
     }
     let open = scratch.generation;
     let closed = open + 1;
-    scratch.heap.clear();
     let weight = ends.heuristic_weight.max(1.0);
     // With landmarks, their bound alone: it is exact over the graph (admissible and
     // consistent), while the straight line between window centres may overestimate by up
@@ -465,7 +551,12 @@ fn run<S: Space>(space: &S, ends: &SearchEnds<'_>, scratch: &mut SearchScratch) 
     let node_mask = (1u64 << node_bits) - 1;
     let states = &mut scratch.nodes;
     let heap = &mut scratch.heap;
-    for &(id, cost) in ends.starts {
+    let starts = if resumed.is_some() {
+        &[][..]
+    } else {
+        ends.starts
+    };
+    for &(id, cost) in starts {
         let Some(node) = space.index(id) else {
             continue;
         };
@@ -485,8 +576,20 @@ fn run<S: Space>(space: &S, ends: &SearchEnds<'_>, scratch: &mut SearchScratch) 
         )));
     }
     // Best finish found so far: (total cost, node).
-    let mut best: Option<(u32, u32)> = None;
+    let mut best: Option<(u32, u32)> = resumed.flatten();
+    let mut until_clock = CLOCK_EVERY;
     while let Some(Reverse(entry)) = heap.pop() {
+        if let Some(deadline) = deadline {
+            until_clock -= 1;
+            if until_clock == 0 {
+                until_clock = CLOCK_EVERY;
+                if std::time::Instant::now() >= deadline {
+                    heap.push(Reverse(entry));
+                    scratch.suspended = Some(best);
+                    return None;
+                }
+            }
+        }
         // `f` rounded down to its bucket: exact for exact searches, a lower bound otherwise.
         let f_bucket = entry >> f_shift;
         let node = (entry & node_mask) as u32;
@@ -524,7 +627,9 @@ fn run<S: Space>(space: &S, ends: &SearchEnds<'_>, scratch: &mut SearchScratch) 
             heap.push(Reverse(key(ng.saturating_add(t.h), parent_line, next)));
         });
     }
-    let (cost, last) = best?;
+    let Some((cost, last)) = best else {
+        return Some(None);
+    };
     let route = &mut scratch.route;
     route.clear();
     let mut at = last;
@@ -537,7 +642,7 @@ fn run<S: Space>(space: &S, ends: &SearchEnds<'_>, scratch: &mut SearchScratch) 
         at = s.parent;
     }
     route.reverse();
-    Some(cost)
+    Some(Some(cost))
 }
 
 /// The last search's route as `(search id, cost from the source)` per node, for callers

@@ -29,7 +29,7 @@ pub struct SearchGraph {
     /// Per search id, whether it is a border node of the sector hierarchy (an edge leaves
     /// its cluster or enters it).
     border: Vec<bool>,
-    /// Link end nodes appended after the portal nodes (see [`SearchGraph::with_links`]).
+    /// Number of link end nodes among the nodes (see [`SearchGraph::with_links`]).
     link_ends: usize,
 }
 
@@ -52,6 +52,21 @@ pub const CLUSTER_SECTORS: u32 = 8;
 
 /// Z-order bits per cluster: two per halving of [`CLUSTER_SECTORS`].
 const CLUSTER_SHIFT: u32 = 2 * CLUSTER_SECTORS.trailing_zeros();
+
+/// The first of the search ids `0..n` for which `below` is false (`below` holds for a
+/// prefix of them).
+fn partition_ids(n: u32, below: impl Fn(u32) -> bool) -> u32 {
+    let (mut lo, mut hi) = (0u32, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if below(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
 
 /// Nodes per parallel block when laying out the edges.
 const EDGE_BLOCK: usize = 1 << 15;
@@ -296,7 +311,7 @@ impl SearchGraph {
         self.order.len()
     }
 
-    /// Number of portal nodes: the nodes before the link end nodes.
+    /// Number of portal nodes (the other nodes are link end nodes).
     #[must_use]
     pub fn portal_len(&self) -> usize {
         self.order.len() - self.link_ends
@@ -339,54 +354,136 @@ impl SearchGraph {
     }
 
     /// This layout with a movement type's link end nodes (see
-    /// [`crate::links::overlay`]) appended after the portal nodes, their in-sector edges and
-    /// the link traversals merged into every node's edges. The end nodes are never border
-    /// nodes: a layer with links is searched flat.
+    /// [`crate::links::overlay`]) added, their in-sector edges and the link traversals
+    /// merged into every node's edges. Each end node goes at the end of its cluster's range
+    /// of search ids, so the sector hierarchy groups it with its sector's portal nodes; an
+    /// end whose traversal leaves its cluster (or enters it) is a border node.
     #[must_use]
-    pub fn with_links(mut self, links: &crate::links::overlay::LayerLinks) -> Self {
+    pub fn with_links(self, links: &crate::links::overlay::LayerLinks) -> Self {
         if links.ends.is_empty() {
             return self;
         }
-        let n = self.order.len() as u32;
-        let closing = self.nodes.pop().unwrap_or_default();
+        let n = self.order.len();
+        let sx = self.sectors_x;
+        let key_of_sector = |s: u32| sector_cluster_key(s % sx, s / sx);
+        // Where each end goes: before the first portal search id of a later cluster.
+        let mut placed: Vec<(u32, u32)> = links
+            .ends
+            .iter()
+            .enumerate()
+            .map(|(k, end)| {
+                let key = key_of_sector(end.sector);
+                let at = partition_ids(n as u32, |id| self.cluster_key(id) <= key);
+                (at, k as u32)
+            })
+            .collect();
+        placed.sort_unstable();
+        let m = placed.len();
+        // New search id of each old one, and of each end.
+        let mut new_of_old = Vec::with_capacity(n);
+        let mut end_id = vec![0u32; m];
+        let mut j = 0;
+        for old in 0..n as u32 {
+            while j < m && placed[j].0 <= old {
+                end_id[placed[j].1 as usize] = placed[j].0 + j as u32;
+                j += 1;
+            }
+            new_of_old.push(old + j as u32);
+        }
+        while j < m {
+            end_id[placed[j].1 as usize] = placed[j].0 + j as u32;
+            j += 1;
+        }
+        let total = n + m;
+        let base = links.base;
+        let remap = |node: u32| -> Option<u32> {
+            if node >= base {
+                end_id.get((node - base) as usize).copied()
+            } else {
+                let old = *self.rank.get(node as usize)?;
+                new_of_old.get(old as usize).copied()
+            }
+        };
+        let mut extra: Vec<Vec<(u32, u32)>> = vec![Vec::new(); total];
+        let mut crosses = vec![false; m];
+        for &(from, to, w) in &links.edges {
+            let (Some(a), Some(b)) = (remap(from), remap(to)) else {
+                continue;
+            };
+            extra[a as usize].push((b, w));
+            let sector = |node: u32| {
+                if node >= base {
+                    links.ends.get((node - base) as usize).map(|e| e.sector)
+                } else {
+                    self.rank
+                        .get(node as usize)
+                        .map(|&id| self.nodes[id as usize].sector)
+                }
+            };
+            if let (Some(sa), Some(sb)) = (sector(from), sector(to))
+                && key_of_sector(sa) != key_of_sector(sb)
+            {
+                for node in [from, to] {
+                    if node >= base {
+                        crosses[(node - base) as usize] = true;
+                    }
+                }
+            }
+        }
+        let mut order = vec![0u32; total];
+        let mut border = vec![false; total];
+        let mut records = vec![SearchNode::default(); total + 1];
+        for (old, &id) in new_of_old.iter().enumerate() {
+            let id = id as usize;
+            order[id] = self.order[old];
+            border[id] = self.border[old];
+            records[id] = self.nodes[old];
+        }
         for (k, end) in links.ends.iter().enumerate() {
-            let node = links.base + k as u32;
-            self.rank.push(n + k as u32);
-            self.order.push(node);
-            self.border.push(false);
-            self.link_ends += 1;
-            self.nodes.push(SearchNode {
+            let id = end_id[k] as usize;
+            order[id] = base + k as u32;
+            border[id] = crosses[k];
+            records[id] = SearchNode {
                 first: 0,
                 x: end.center.0,
                 y: end.center.1,
                 sector: end.sector,
-            });
+            };
         }
-        self.nodes.push(closing);
-        let total = self.order.len();
-        let mut extra: Vec<Vec<(u32, u32)>> = vec![Vec::new(); total];
-        for &(from, to, w) in &links.edges {
-            if let (Some(&a), Some(&b)) = (self.rank.get(from as usize), self.rank.get(to as usize))
-            {
-                extra[a as usize].push((b, w));
-            }
+        let mut edges = Vec::with_capacity(self.edges.len() + links.edges.len());
+        let mut old_of_new = vec![u32::MAX; total];
+        for (old, &id) in new_of_old.iter().enumerate() {
+            old_of_new[id as usize] = old as u32;
         }
-        let old_edges = std::mem::take(&mut self.edges);
-        // The old ranges: portal nodes' records as they were, the closing one's `first` last.
-        let mut old_first: Vec<u32> = self.nodes[..n as usize].iter().map(|r| r.first).collect();
-        old_first.push(closing.first);
-        let mut edges = Vec::with_capacity(old_edges.len() + links.edges.len());
         for id in 0..total {
-            self.nodes[id].first = edges.len() as u32;
-            if id < n as usize {
-                let range = old_first[id] as usize..old_first[id + 1] as usize;
-                edges.extend_from_slice(&old_edges[range]);
+            records[id].first = edges.len() as u32;
+            if let Some(&old) = old_of_new.get(id).filter(|&&o| o != u32::MAX) {
+                let old = old as usize;
+                let range = self.nodes[old].first as usize..self.nodes[old + 1].first as usize;
+                edges.extend(
+                    self.edges[range]
+                        .iter()
+                        .map(|&(t, w)| (new_of_old[t as usize], w)),
+                );
             }
             edges.extend_from_slice(&extra[id]);
         }
-        self.nodes[total].first = edges.len() as u32;
-        self.edges = edges;
-        self
+        records[total].first = edges.len() as u32;
+        let mut rank = vec![0u32; order.len()];
+        for (id, &node) in order.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(node as usize) {
+                *slot = id as u32;
+            }
+        }
+        Self {
+            rank,
+            order,
+            nodes: records,
+            edges,
+            sectors_x: sx,
+            border,
+            link_ends: m,
+        }
     }
 
     /// The whole layout's edges in compressed sparse rows by search id, `(offsets,

@@ -12,7 +12,7 @@ use std::time::Duration;
 use navstudio_nav::grid::WALL;
 use navstudio_nav::links::{LinkCost, LinkKind, NavLink};
 use navstudio_nav::package::{self, PackageMeta};
-use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, PathError, build_layer};
+use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, PathError, SearchMode, build_layer};
 
 fn nav_from_cells(w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     let spec = GridSpec {
@@ -113,6 +113,20 @@ fn random_links(rng: &mut SplitMix64, costs: &[u8], w: u32, h: u32, n: u32) -> V
 /// whether a request is refused must agree with the oracle's reachability.
 #[test]
 fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
+    oracle_routes(SearchMode::Flat, 20, 12);
+}
+
+/// The same over the sector hierarchy and its levels: maps of 50–79 cells in sectors of
+/// one cell are 7–10 clusters a side, so the links' end nodes sit in clusters, teleports
+/// and drops join clusters and levels, and the search crosses the levels above them.
+#[test]
+fn route_costs_with_random_links_over_the_hierarchy_equal_the_cell_grid_oracle() {
+    oracle_routes(SearchMode::Levels, 50, 30);
+}
+
+/// Random maps of `least + below(spread)` cells a side with random links, searched in
+/// `mode`, against the oracle.
+fn oracle_routes(mode: SearchMode, least: u32, spread: u32) {
     let seed = std::env::var("LINK_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -121,12 +135,14 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
     let mut rng = SplitMix64::new(seed);
     let mut checked = 0;
     let mut over_links = 0;
+    let mut with_levels = 0;
     for map in 0..12 {
-        let (w, h) = (20 + rng.below(12), 20 + rng.below(12));
+        let (w, h) = (least + rng.below(spread), least + rng.below(spread));
         let costs = random_map(&mut rng, w, h);
         let count = 3 + rng.below(8);
         let links = random_links(&mut rng, &costs, w, h, count);
         let mut world = NavWorld::from_nav(nav_from_cells(w, h, 1, &costs));
+        world.set_search_mode(mode);
         world.set_heuristic_weight(1.0);
         world.set_links(links.clone()).unwrap();
         for _ in 0..25 {
@@ -151,7 +167,7 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
                     assert_eq!(
                         u64::from(cost),
                         d,
-                        "map {map} (seed {seed}) {src:?}->{goal:?}: route cost vs oracle"
+                        "map {map} (seed {seed}, {mode:?}) {src:?}->{goal:?}: route cost vs oracle"
                     );
                     let ground = oracle(&costs, w, h, &[], src)[(goal.1 * w + goal.0) as usize];
                     if u64::from(cost) < ground {
@@ -172,8 +188,17 @@ fn route_costs_with_random_links_equal_the_cell_grid_oracle() {
                 Err(e) => panic!("map {map}: {e}"),
             }
         }
+        if mode == SearchMode::Levels {
+            let h = world.hierarchy(0).expect("searched over the hierarchy");
+            with_levels += usize::from(h.hierarchy.levels().is_some());
+        }
     }
-    println!("{checked} routes checked, {over_links} cheaper over links");
+    println!(
+        "{checked} routes checked, {over_links} cheaper over links, {with_levels} maps with levels"
+    );
+    if mode == SearchMode::Levels {
+        assert!(with_levels >= 6, "only {with_levels} maps had levels");
+    }
     assert!(
         checked > 100 && over_links > 10,
         "{checked} routes, {over_links} over links"

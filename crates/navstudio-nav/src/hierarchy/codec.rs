@@ -26,11 +26,18 @@ impl Hierarchy {
     pub const HEADER_LEN: usize = 16;
 
     /// Checks the stored header (the first [`Self::HEADER_LEN`] bytes of what
-    /// [`Self::to_bytes`] wrote) against the chunk's full length and the layer's node count.
+    /// [`Self::to_bytes`] wrote) against the chunk's full length and the layer's node count:
+    /// `node_count` portal nodes plus up to `link_ends` link end nodes (a package with
+    /// links stores the hierarchy over their end nodes too).
     ///
     /// # Errors
     /// As [`Self::from_bytes`].
-    pub fn check_header(header: &[u8], total_len: u64, node_count: usize) -> Result<(), String> {
+    pub fn check_header(
+        header: &[u8],
+        total_len: u64,
+        node_count: usize,
+        link_ends: usize,
+    ) -> Result<(), String> {
         let word = |i: usize| -> Option<u32> {
             Some(u32::from_le_bytes(
                 header.get(4 * i..4 * i + 4)?.try_into().ok()?,
@@ -45,13 +52,13 @@ impl Hierarchy {
                 "the hierarchy has clusters of {side} sectors, this build uses {CLUSTER_SECTORS}"
             ));
         }
-        if nodes as usize != node_count {
+        if (nodes as usize) < node_count || nodes as usize > node_count + link_ends {
             return Err(format!(
                 "the hierarchy covers {nodes} portal nodes, the graph has {node_count}"
             ));
         }
         let needed = Self::HEADER_LEN as u64 + 8 * (u64::from(b) + u64::from(e));
-        if needed > total_len || b as usize > node_count {
+        if needed > total_len || b > nodes {
             return Err(format!(
                 "the hierarchy claims {b} border nodes and {e} edges, more than its {total_len} bytes hold"
             ));
@@ -120,7 +127,7 @@ impl Hierarchy {
     /// # Errors
     /// As [`Self::from_bytes`], but for the border nodes, which [`Self::from_parsed`] checks.
     pub fn parse(bytes: &[u8], node_count: usize) -> Result<ParsedHierarchy, String> {
-        Self::check_header(bytes, bytes.len() as u64, node_count)?;
+        Self::check_header(bytes, bytes.len() as u64, node_count, 0)?;
         let word = |i: usize| {
             u32::from_le_bytes([
                 bytes[4 * i],

@@ -54,8 +54,14 @@ impl ClusterLandmarks {
             .iter()
             .enumerate()
             .map(|(b, &id)| {
-                let node = &layer.nodes[graph.node_id(id) as usize];
-                (b as u32, node.center, node.island)
+                // A link end node has no portal node: its centre's island.
+                match layer.nodes.get(graph.node_id(id) as usize) {
+                    Some(node) => (b as u32, node.center, node.island),
+                    None => {
+                        let c = graph.center(id);
+                        (b as u32, c, layer.islands.island_at(c.0, c.1))
+                    }
+                }
             })
             .collect();
         let sources = pick_near_perimeter(layer.cost.spec, &candidates, LANDMARK_COUNT);

@@ -3,7 +3,7 @@
 use super::*;
 use crate::landmarks::tests::random_layer_sized;
 use crate::route::tests::oracle;
-use crate::route::{FinishCosts, SearchEnds, SearchScratch, search};
+use crate::route::{FinishCosts, SearchEnds, SearchScratch, search, search_until};
 
 /// Each step of `steps` (`(search id, cost from the source)`) is an edge of `graph` costing
 /// the difference of the two costs.
@@ -57,9 +57,11 @@ fn comb_layer() -> NavLayer {
 /// search says.
 #[test]
 fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
+    // Seeds 6 and 7: 14 × 14 clusters, so two levels above them.
     let layers = (1..=4)
         .map(|seed| (seed, random_layer_sized(seed, 160, 5)))
-        .chain([(5, comb_layer())]);
+        .chain([(5, comb_layer())])
+        .chain((6..=7).map(|seed| (seed, random_layer_sized(seed, 320, 3))));
     for (seed, layer) in layers {
         let graph = SearchGraph::new(&layer);
         let hierarchy = Hierarchy::build(&graph);
@@ -73,6 +75,14 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
         );
         assert!(hierarchy.border_count() < graph.len() / 2);
         let marks = hierarchy.landmarks(&layer, &graph).unwrap();
+        let levels = Levels::build(&hierarchy);
+        if seed >= 6 {
+            assert_eq!(
+                levels.count(),
+                2,
+                "seed {seed}: levels above 14 × 14 clusters"
+            );
+        }
         let mut state = seed;
         let mut next = move |m: u64| {
             state = state
@@ -84,6 +94,7 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
         let mut scratch = SearchScratch::default();
         let mut local = LocalSearch::default();
         let mut far = 0;
+        let mut stepped_calls = 0;
         for _ in 0..60 {
             // Starts: the nodes of one sector, at random costs.
             let sector = layer.nodes[next(n) as usize].sector;
@@ -124,11 +135,13 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                 far += 1;
             }
             let goal = layer.nodes[finishes[0].0 as usize].center;
-            for with_bounds in [false, true] {
+            for (with_bounds, with_levels) in [(false, false), (true, false), (true, true)] {
                 let query = ClusterQuery {
                     hierarchy: &hierarchy,
                     open: &open,
                     bounds: with_bounds.then_some(&bounds),
+                    levels: with_levels.then_some(&levels),
+                    landmarks: with_levels.then_some(&marks),
                 };
                 let ends = SearchEnds {
                     starts: &search_starts,
@@ -141,8 +154,27 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                     clusters: Some(&query),
                 };
                 let route = search(&graph, &ends, &mut scratch).unwrap();
+                // Stepped a few dozen expansions at a time, the search finds the same.
+                if with_levels {
+                    let whole = crate::route::last_route(&scratch).to_vec();
+                    let mut stepped = SearchScratch::default();
+                    let mut calls = 0;
+                    let again = loop {
+                        calls += 1;
+                        let past = std::time::Instant::now();
+                        if let Some(found) = search_until(&graph, &ends, &mut stepped, Some(past)) {
+                            break found.unwrap();
+                        }
+                    };
+                    assert_eq!(again, route, "seed {seed}: stepped search ({calls} calls)");
+                    assert_eq!(crate::route::last_route(&stepped), whole.as_slice());
+                    stepped_calls += calls;
+                }
                 if with_bounds {
-                    assert_eq!(route.cost, truth, "seed {seed}: cost with bounds");
+                    assert_eq!(
+                        route.cost, truth,
+                        "seed {seed}: cost with bounds (levels: {with_levels})"
+                    );
                 } else {
                     // The octile heuristic between window centres may overestimate a little
                     // (see `route::search`); the route is still a real one.
@@ -161,6 +193,10 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
         assert!(
             far >= 20,
             "seed {seed}: only {far} requests left their cluster"
+        );
+        assert!(
+            stepped_calls > 120,
+            "seed {seed}: searches stopped too rarely"
         );
     }
 }
@@ -203,6 +239,48 @@ fn a_rebuild_recomputes_the_clusters_around_changed_sectors_and_moves_the_rest()
     assert!(old != fresh, "the change moved no shortcut");
     let stale = Hierarchy::rebuild(&old, &graph, &|_| false);
     assert!(stale != fresh, "nothing was reused");
+}
+
+/// The levels of a rebuilt hierarchy recompute the cells around changed sectors and move
+/// the rest: equal to a fresh build. Claiming no cluster changed keeps old shortcuts,
+/// which then differ — so the rebuild does reuse them.
+#[test]
+fn a_rebuild_recomputes_the_levels_around_changed_sectors_and_moves_the_rest() {
+    use crate::search_graph::sector_cluster_key;
+    // 107 × 107 sectors: 14 × 14 clusters, two levels.
+    let mut layer = random_layer_sized(6, 320, 3);
+    let sx = layer.cost.spec.sectors_x();
+    let mut old = Hierarchy::build(&SearchGraph::new(&layer));
+    old.build_levels();
+    // Sectors (40..=43, 40) made dearer, walls kept, so the windows stay as they were.
+    let mut changed = Vec::new();
+    for x in 40..=43 {
+        let sector = 40 * sx + x;
+        let (x0, y0, _, _) = layer.cost.spec.sector_rect(sector);
+        let tile: Vec<u8> = (0..9)
+            .map(|i| {
+                let c = layer.cost.get(x0 + i % 3, y0 + i / 3);
+                if c == crate::grid::WALL { c } else { 9 }
+            })
+            .collect();
+        layer.cost.set_sector(sector, &tile);
+        changed.push(sector);
+    }
+    crate::layer::rebuild_sectors(&mut layer, &changed);
+    let graph = SearchGraph::new(&layer);
+    let mut fresh = Hierarchy::build(&graph);
+    fresh.build_levels();
+    assert_eq!(fresh.levels().map(Levels::count), Some(2));
+    let mut dirty = std::collections::BTreeSet::new();
+    for y in 39..=41 {
+        for x in 39..=44 {
+            dirty.insert(sector_cluster_key(x, y));
+        }
+    }
+    let rebuilt = Hierarchy::rebuild(&old, &graph, &|k| dirty.contains(&k));
+    assert!(rebuilt.levels() == fresh.levels(), "rebuilt levels differ");
+    let stale = Hierarchy::rebuild(&old, &graph, &|_| false);
+    assert!(stale.levels() != fresh.levels(), "no level was reused");
 }
 
 /// Refining a long chain of shortcuts and edges between clusters gives real edges of the

@@ -160,6 +160,10 @@ pub enum ChunkKind {
     /// border nodes (maps from [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, instead of
     /// [`ChunkKind::Landmarks`]).
     Hierarchy,
+    /// Per movement type, optional beside [`ChunkKind::Hierarchy`]: the hierarchy's levels
+    /// above its clusters ([`crate::hierarchy::Levels`]). A package with levels lists
+    /// `levels` in the manifest's `requires`: the search over them finds other routes.
+    Levels,
     /// Map-wide (listed under movement type 0), at most one: the nav links
     /// ([`crate::links`]). A package with links lists `links` in the manifest's `requires`.
     Links,
@@ -172,7 +176,7 @@ impl ChunkKind {
     pub const REGIONAL: [Self; 3] = [Self::Cost, Self::IslandFields, Self::Flows];
 
     /// The kinds stored at most once per movement type, which a reader can do without.
-    pub const OPTIONAL: [Self; 3] = [Self::Landmarks, Self::Hierarchy, Self::Links];
+    pub const OPTIONAL: [Self; 4] = [Self::Landmarks, Self::Hierarchy, Self::Levels, Self::Links];
 
     /// The name the manifest uses.
     #[must_use]
@@ -180,6 +184,7 @@ impl ChunkKind {
         match self {
             Self::Landmarks => "alt_landmarks",
             Self::Hierarchy => "hierarchy",
+            Self::Levels => "levels",
             Self::Links => "links",
             Self::Windows => "windows",
             Self::Graph => "graph",
@@ -210,7 +215,7 @@ impl ChunkKind {
             Self::Cost => SectionKind::Cost,
             Self::Flows => SectionKind::Flows,
             // Sizes of the landmark tables count with the graph, whose search they speed.
-            Self::Landmarks | Self::Hierarchy | Self::Links => SectionKind::Graph,
+            Self::Landmarks | Self::Hierarchy | Self::Levels | Self::Links => SectionKind::Graph,
         }
     }
 }
@@ -329,9 +334,21 @@ pub struct Package {
 pub struct StoredHierarchy {
     pub(super) stored: Vec<u8>,
     pub(super) raw_len: u64,
+    /// The `levels` chunk's stored bytes and raw length, if the package has one.
+    pub(super) levels: Option<(Vec<u8>, u64)>,
 }
 
 impl StoredHierarchy {
+    /// The `levels` chunk's bytes as [`crate::hierarchy::Levels::from_bytes`] reads them;
+    /// `None` for a package without levels (version 2 packages, small maps).
+    ///
+    /// # Errors
+    /// One sentence if the chunk does not decompress to its stated length.
+    pub fn decompress_levels(&self) -> Option<Result<Vec<u8>, String>> {
+        let (stored, raw_len) = self.levels.as_ref()?;
+        Some(decode::decompress(stored, *raw_len))
+    }
+
     /// The chunk's bytes as [`crate::hierarchy::Hierarchy::from_bytes`] reads them.
     ///
     /// # Errors

@@ -17,6 +17,7 @@ use super::{
     BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package,
     PackageError, RegionGrid, SectionInfo, SectionKind, StoredHierarchy, StoredLandmarks,
 };
+use crate::hierarchy::MAX_LINK_ENDS;
 use crate::hierarchy::{CLUSTER_SECTORS, Hierarchy};
 use crate::landmarks::{LANDMARK_COUNT, Landmarks};
 use crate::permutations::FlowPermutations;
@@ -117,6 +118,9 @@ fn read_v2(bytes: &[u8], err: Faults<'_>, version: u32) -> Result<Package, Packa
                 decompress_prefix(stored, Landmarks::HEADER_LEN)
             } else if c.kind == ChunkKind::Hierarchy {
                 decompress_prefix(stored, Hierarchy::HEADER_LEN)
+            } else if c.kind == ChunkKind::Levels {
+                // Decoded when a world first searches the type.
+                decompress_prefix(stored, 8)
             } else {
                 decompress(stored, info.raw_len)
             };
@@ -163,11 +167,20 @@ fn read_v2(bytes: &[u8], err: Faults<'_>, version: u32) -> Result<Package, Packa
                 .get(&(layer, ChunkKind::Hierarchy, None))
                 .map(|&i| {
                     let info = &manifest.chunks[chunks[i].index];
-                    Hierarchy::check_header(&raw[i], info.raw_len, l.nodes.len())?;
+                    Hierarchy::check_header(&raw[i], info.raw_len, l.nodes.len(), MAX_LINK_ENDS)?;
                     let start = info.offset as usize;
+                    let levels = by_key.get(&(layer, ChunkKind::Levels, None)).map(|&j| {
+                        let info = &manifest.chunks[chunks[j].index];
+                        let start = info.offset as usize;
+                        (
+                            bytes[start..start + info.stored_len as usize].to_vec(),
+                            info.raw_len,
+                        )
+                    });
                     Ok(StoredHierarchy {
                         stored: bytes[start..start + info.stored_len as usize].to_vec(),
                         raw_len: info.raw_len,
+                        levels,
                     })
                 })
                 .transpose()
@@ -407,6 +420,12 @@ fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u
         }
         (ChunkKind::Landmarks, None) => {
             12 + 4 * (4 * LANDMARK_COUNT as u64) * sectors * nodes_per_sector
+        }
+        (ChunkKind::Levels, None) => {
+            // Levels of cells of 2 × 2 clusters and up: each a border node at most with an
+            // edge to every node of a cell and out of it.
+            let nodes = sectors * nodes_per_sector;
+            8 + 16 * (12 + 8 * nodes * (2 + nodes.min(1 << 16)))
         }
         (ChunkKind::Hierarchy, None) => {
             // Border nodes with an edge to every node of their cluster and out of it, and

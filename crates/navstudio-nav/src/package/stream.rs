@@ -31,6 +31,7 @@ use super::{
     StoredHierarchy, StoredLandmarks,
 };
 use crate::hierarchy::Hierarchy;
+use crate::hierarchy::MAX_LINK_ENDS;
 use crate::islands::{IslandField, Islands, MIXED};
 use crate::landmarks::Landmarks;
 use crate::permutations::FlowPermutations;
@@ -51,7 +52,7 @@ pub struct PackageStream {
     regional: Vec<Vec<[usize; 2]>>,
     /// Per movement type: the manifest indices of its windows, graph and landmark chunks,
     /// read on the type's first use ([`PackageStream::load_globals`]).
-    globals: Vec<[Option<usize>; 4]>,
+    globals: Vec<[Option<usize>; 5]>,
     /// Per movement type, per region: where its flow tiles start in the layer's tile store
     /// once it has been loaded (a region loaded again reuses its slots).
     tile_base: Vec<Vec<Option<u32>>>,
@@ -141,7 +142,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     let mut sector_islands: Vec<Option<usize>> = vec![None; layer_count];
     let mut island_fields: Vec<Vec<usize>> = vec![Vec::new(); layer_count];
     let mut regional = vec![vec![[usize::MAX; 2]; region_count]; layer_count];
-    let mut globals = vec![[None; 4]; layer_count];
+    let mut globals = vec![[None; 5]; layer_count];
     let mut links_chunk = None;
     for c in &chunks {
         match (c.kind, c.region) {
@@ -151,6 +152,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
             (ChunkKind::Graph, _) => globals[c.layer][1] = Some(c.index),
             (ChunkKind::Landmarks, _) => globals[c.layer][2] = Some(c.index),
             (ChunkKind::Hierarchy, _) => globals[c.layer][3] = Some(c.index),
+            (ChunkKind::Levels, _) => globals[c.layer][4] = Some(c.index),
             (ChunkKind::SectorIslands, _) => sector_islands[c.layer] = Some(c.index),
             (ChunkKind::Links, _) => links_chunk = Some(c.index),
             (ChunkKind::IslandFields, _) => island_fields[c.layer].push(c.index),
@@ -453,6 +455,7 @@ impl PackageStream {
             Some(graph_index),
             landmarks_index,
             hierarchy_index,
+            levels_index,
         ] = self.globals[layer]
         else {
             return Err(err.invalid(format!(
@@ -529,9 +532,20 @@ impl PackageStream {
                 let stored = self.stored(index)?;
                 let raw_len = self.manifest.chunks[index].raw_len;
                 decompress_prefix(&stored, Hierarchy::HEADER_LEN)
-                    .and_then(|header| Hierarchy::check_header(&header, raw_len, nodes.len()))
+                    .and_then(|header| {
+                        Hierarchy::check_header(&header, raw_len, nodes.len(), MAX_LINK_ENDS)
+                    })
                     .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))?;
-                Ok(StoredHierarchy { stored, raw_len })
+                let levels = levels_index
+                    .map(|j| {
+                        Ok::<_, PackageError>((self.stored(j)?, self.manifest.chunks[j].raw_len))
+                    })
+                    .transpose()?;
+                Ok(StoredHierarchy {
+                    stored,
+                    raw_len,
+                    levels,
+                })
             })
             .transpose()?;
         l.flows = FlowPermutations {

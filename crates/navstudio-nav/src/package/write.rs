@@ -13,7 +13,7 @@ use super::{
     BASE_VERSION, ChunkInfo, ChunkKind, FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest,
     PackageError, REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
 };
-use crate::hierarchy::Hierarchy;
+use crate::hierarchy::{Hierarchy, Levels};
 use crate::landmarks::Landmarks;
 use crate::permutations::{FlowPermutations, canonical_flows_borrowed};
 use crate::route::SearchGraph;
@@ -156,28 +156,57 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     } else {
         ChunkKind::Landmarks
     };
-    let build = |l: &NavLayer| {
+    let build = |(i, l): (usize, &NavLayer)| {
         if clustered {
             if l.nodes.is_empty() {
                 return None;
             }
-            let graph = SearchGraph::new(l);
+            // Over the type's links too: a reader lays its graph out with their end nodes.
+            let mut graph = SearchGraph::new(l);
+            if !meta.links.is_empty() {
+                let ends =
+                    crate::links::overlay::LayerLinks::build(l, i, &meta.links, nav.cell_size_m);
+                graph = graph.with_links(&ends);
+            }
             let hierarchy = Hierarchy::build(&graph);
             let landmarks = hierarchy.landmarks(l, &graph);
-            Some(hierarchy.to_bytes(landmarks.as_ref()))
+            let levels = Some(Levels::build(&hierarchy))
+                .filter(|levels| levels.count() > 0)
+                .map(|levels| levels.to_bytes());
+            Some((hierarchy.to_bytes(landmarks.as_ref()), levels))
         } else {
-            Some(Landmarks::build(l)?.to_bytes())
+            Some((Landmarks::build(l)?.to_bytes(), None))
         }
     };
-    let store = |raw: Option<Vec<u8>>| raw.map(|raw| (raw.len(), compress(&raw)));
-    let mut tables: Vec<Option<(usize, Vec<u8>)>> = Vec::with_capacity(nav.layers.len());
+    type Stored = Option<(usize, Vec<u8>)>;
+    let store = |raw: Option<(Vec<u8>, Option<Vec<u8>>)>| -> (Stored, Stored) {
+        let Some((tables, levels)) = raw else {
+            return (None, None);
+        };
+        let levels = levels.map(|raw| (raw.len(), compress(&raw)));
+        (Some((tables.len(), compress(&tables))), levels)
+    };
+    let mut tables: Vec<Stored> = Vec::with_capacity(nav.layers.len());
+    let mut level_tables: Vec<Stored> = Vec::with_capacity(nav.layers.len());
     let mut waiting = None;
-    for l in &nav.layers {
-        let (stored, raw) = rayon::join(|| waiting.take().map(store), || build(l));
-        tables.extend(stored);
+    let mut keep = |(t, l): (Stored, Stored)| {
+        tables.push(t);
+        level_tables.push(l);
+    };
+    for (i, l) in nav.layers.iter().enumerate() {
+        let (stored, raw) = rayon::join(|| waiting.take().map(store), || build((i, l)));
+        if let Some(stored) = stored {
+            keep(stored);
+        }
         waiting = Some(raw);
     }
-    tables.extend(waiting.map(store));
+    if let Some(raw) = waiting {
+        keep(store(raw));
+    }
+    // Levels change which routes a search finds: a reader must search them.
+    if level_tables.iter().any(Option::is_some) {
+        manifest.requires.push(ChunkKind::Levels.name().to_owned());
+    }
     let regions = RegionGrid {
         spec: nav.spec,
         region_sectors: REGION_SECTORS,
@@ -208,7 +237,11 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let mut jobs: Vec<ChunkJob> = (0..layer_count)
         .flat_map(|layer| {
             let has_tables = tables[layer as usize].is_some();
-            let optional = [tables_kind].into_iter().filter(move |_| has_tables);
+            let has_levels = level_tables[layer as usize].is_some();
+            let optional = [tables_kind]
+                .into_iter()
+                .filter(move |_| has_tables)
+                .chain([ChunkKind::Levels].into_iter().filter(move |_| has_levels));
             ChunkKind::GLOBAL
                 .into_iter()
                 .chain(optional)
@@ -239,7 +272,7 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let mut chunks: Vec<(usize, Vec<u8>)> = jobs
         .par_iter()
         .map(|job| {
-            if job.kind == tables_kind {
+            if job.kind == tables_kind || job.kind == ChunkKind::Levels {
                 // Moved in below rather than copied: 13 MB per type at 8192².
                 return (0, Vec::new());
             }
@@ -262,9 +295,14 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
         })
         .collect();
     for (job, chunk) in jobs.iter().zip(&mut chunks) {
-        if job.kind == tables_kind
-            && let Some(table) = tables.get_mut(job.layer as usize).and_then(Option::take)
-        {
+        let from = if job.kind == tables_kind {
+            &mut tables
+        } else if job.kind == ChunkKind::Levels {
+            &mut level_tables
+        } else {
+            continue;
+        };
+        if let Some(table) = from.get_mut(job.layer as usize).and_then(Option::take) {
             *chunk = table;
         }
     }
@@ -396,6 +434,7 @@ fn encode_region(
         | ChunkKind::SectorIslands
         | ChunkKind::Landmarks
         | ChunkKind::Hierarchy
+        | ChunkKind::Levels
         | ChunkKind::Links => {}
     }
     w.bytes

@@ -7,21 +7,26 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::NavWorld;
-use crate::hierarchy::{ClusterLandmarks, Hierarchy, pays_off};
+use crate::hierarchy::{ClusterLandmarks, Hierarchy, Levels, pays_off};
 use crate::landmarks::LandmarkBuilder;
 use crate::search_graph::{SearchGraph, sector_cluster_key};
 
 /// Which portal search path requests run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SearchMode {
-    /// The hierarchy on maps of at least [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, or when the
-    /// package stores one; the flat search otherwise.
+    /// The hierarchy with its levels on maps of at least
+    /// [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, or when the package stores one;
+    /// the flat search otherwise.
     #[default]
     Auto,
     /// Always the flat portal A*.
     Flat,
-    /// Always the sector hierarchy (built on a layer's first request if not stored).
+    /// Always the sector hierarchy, its clusters only (built on a layer's first request if
+    /// not stored).
     Clusters,
+    /// Always the sector hierarchy with its levels above the clusters (see
+    /// [`crate::hierarchy::Levels`]).
+    Levels,
 }
 
 /// One layer's sector hierarchy with its landmark tables.
@@ -49,14 +54,9 @@ impl NavWorld {
 
     /// Whether `layer`'s requests search over the sector hierarchy.
     pub(super) fn uses_clusters(&self, layer: usize) -> bool {
-        // The hierarchy knows nothing of links: a type with links is searched flat, with
-        // landmark tables over its link end nodes too.
-        if self.layer_has_links(layer) {
-            return false;
-        }
         match self.search_mode {
             SearchMode::Flat => false,
-            SearchMode::Clusters => true,
+            SearchMode::Clusters | SearchMode::Levels => true,
             SearchMode::Auto => {
                 let stored = self
                     .stored_hierarchies
@@ -103,12 +103,25 @@ impl NavWorld {
                 .get_mut(layer)
                 .and_then(Option::take)
         };
+        // A type with links lays its graph out with their end nodes first: the stored
+        // hierarchy (built with the package's links) covers them.
+        if self.layer_has_links(layer) {
+            self.search_graph(layer);
+        }
         let unsorted = self.search_graphs.get(layer).is_none_or(Option::is_none);
         let l = &self.nav.layers[layer];
+        let nodes = self
+            .search_graphs
+            .get(layer)
+            .and_then(Option::as_ref)
+            .map_or(l.nodes.len(), |g| g.len());
+        // The levels decode once the hierarchy (their border nodes) is in place.
         let parse = |s: crate::package::StoredHierarchy| {
-            s.decompress()
+            let parsed = s
+                .decompress()
                 .ok()
-                .and_then(|raw| Hierarchy::parse(&raw, l.nodes.len()).ok())
+                .and_then(|raw| Hierarchy::parse(&raw, nodes).ok());
+            (parsed, s.decompress_levels().and_then(Result::ok))
         };
         let parsed = match stored {
             Some(s) if unsorted => {
@@ -121,8 +134,9 @@ impl NavWorld {
                 parsed
             }
             Some(s) => parse(s),
-            None => None,
+            None => (None, None),
         };
+        let (parsed, stored_levels) = parsed;
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
         let Some(graph) = self.search_graphs[layer].as_ref() else {
@@ -144,13 +158,19 @@ impl NavWorld {
         }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
         // checksum matched) is built as for a package without one.
-        let (hierarchy, landmarks) = parsed
+        let (mut hierarchy, landmarks) = parsed
             .and_then(|parsed| Hierarchy::from_parsed(parsed, graph).ok())
             .unwrap_or_else(|| {
                 let hierarchy = Hierarchy::build(graph);
                 let landmarks = hierarchy.landmarks(l, graph);
                 (hierarchy, landmarks)
             });
+        // Levels a package does not store (version 2, or written before them) are built
+        // here, as are levels that do not fit the hierarchy.
+        match stored_levels.and_then(|raw| Levels::from_bytes(&raw, &hierarchy).ok()) {
+            Some(levels) => hierarchy.set_levels(levels),
+            None => hierarchy.build_levels(),
+        }
         let landmarks = landmarks.filter(|_| self.use_landmarks);
         self.hierarchies[layer] = Some(Arc::new(LayerHierarchy {
             hierarchy,
@@ -198,16 +218,16 @@ impl NavWorld {
     /// border graph when its requests use one, over the portal graph otherwise (picking
     /// the landmarks in the build's first pieces).
     pub(super) fn start_landmark_build(&mut self, layer: usize) -> Option<LandmarkBuilder> {
-        if self.layer_has_links(layer) {
-            // Its tables cover the end nodes: the type's next request builds them.
-            return None;
-        }
         if self.uses_clusters(layer) {
             self.ensure_hierarchy_with(layer, false);
             let l = &self.nav.layers[layer];
             let graph = self.search_graphs.get(layer)?.as_ref()?;
             let h = self.hierarchies.get(layer)?.as_ref()?;
             return ClusterLandmarks::builder(&h.hierarchy, l, graph);
+        }
+        if self.layer_has_links(layer) {
+            // Its tables cover the end nodes: the type's next request builds them.
+            return None;
         }
         Some(LandmarkBuilder::start(&self.nav.layers[layer]))
     }

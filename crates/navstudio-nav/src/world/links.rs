@@ -197,6 +197,13 @@ impl NavWorld {
         if let Some(slot) = self.hierarchies.get_mut(layer) {
             *slot = None;
         }
+        // A stored hierarchy covers the package's links, a stale one the links before.
+        if let Some(slot) = self.stored_hierarchies.get_mut(layer) {
+            *slot = None;
+        }
+        if let Some(slot) = self.stale_hierarchies.get_mut(layer) {
+            *slot = None;
+        }
         self.landmark_builds.remove(&layer);
     }
 

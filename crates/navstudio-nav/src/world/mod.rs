@@ -28,6 +28,7 @@ mod links;
 #[cfg(test)]
 mod links_tests;
 mod moving;
+mod pending;
 mod replan;
 mod request;
 mod sample;
@@ -42,6 +43,7 @@ pub use goal_field::GoalField;
 use goal_field::{GoalFieldCache, cheapest_field};
 pub use links::LinkStep;
 pub use moving::{GoalMove, GoalMoveStats};
+pub use pending::PendingPath;
 use sample::PulledCache;
 pub(crate) use shared::build_layer_tables;
 use stamps::AppliedStamp;
@@ -305,12 +307,13 @@ impl NavWorld {
     #[must_use]
     pub fn from_package(package: crate::package::Package) -> Self {
         let mut world = Self::from_nav(package.nav);
-        world.stored_landmarks = package.landmarks;
-        world.stored_hierarchies = package.hierarchies;
-        // The reader checked them against the map.
+        // The reader checked them against the map. Set first: a change of links drops
+        // the stored tables, and these were built with them.
         if world.set_links(package.links).is_err() {
             world.links = links::WorldLinks::default();
         }
+        world.stored_landmarks = package.landmarks;
+        world.stored_hierarchies = package.hierarchies;
         world
     }
 

@@ -10,7 +10,7 @@ use super::{ACTIVE_LANDMARKS, CLUSTER_ACTIVE_LANDMARKS, NavWorld, PathError, Pat
 use crate::hierarchy::{ClusterLandmarks, ClusterQuery};
 use crate::integrate::UNREACHED;
 use crate::landmarks::{LandmarkBounds, Landmarks};
-use crate::route::{Route, SearchEnds, search};
+use crate::route::{Route, SearchEnds, search_until};
 
 impl NavWorld {
     /// Plans a path from `sources` to `goal` for movement type `layer`. Sources on other
@@ -82,6 +82,19 @@ impl NavWorld {
         sources: &[(u32, u32)],
         goals: &[(u32, u32)],
     ) -> Result<PathState, PathError> {
+        let (mut state, reachable) = self.plan_start(layer, sources, goals)?;
+        self.route_sources(&mut state, &reachable)?;
+        Ok(state)
+    }
+
+    /// The first part of [`Self::plan`]: checks the request and makes its path state with
+    /// the goals' finishing costs, and the sources to route (those that can reach a goal).
+    pub(super) fn plan_start(
+        &mut self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goals: &[(u32, u32)],
+    ) -> Result<(PathState, Vec<(u32, u32)>), PathError> {
         self.ensure_islands(layer)?;
         let l = self
             .nav
@@ -163,8 +176,7 @@ impl NavWorld {
             let goal_costs = sector_costs_from(l, sector, cells, &mut self.integ);
             state.finishes.extend(goal_costs);
         }
-        self.route_sources(&mut state, &reachable)?;
-        Ok(state)
+        Ok((state, reachable))
     }
 
     /// Routes `new_sources` (all on the path's goal islands, none routed yet) into path `p`:
@@ -177,6 +189,24 @@ impl NavWorld {
         p: &mut PathState,
         new_sources: &[(u32, u32)],
     ) -> Result<(), PathError> {
+        self.scratch.abandon();
+        let done = self.route_sources_until(p, new_sources, None, true)?;
+        debug_assert!(done, "a search without a deadline finishes");
+        Ok(())
+    }
+
+    /// [`Self::route_sources`] until `deadline`: `Ok(false)` when a source's search stopped
+    /// there, with `p` holding the sources routed before it and the search's state kept in
+    /// the world's scratch. A later call with `fresh` false, the same `p`, the sources not
+    /// routed yet and the same scratch and opened clusters goes on from that source and
+    /// finds what one call finds.
+    pub(super) fn route_sources_until(
+        &mut self,
+        p: &mut PathState,
+        new_sources: &[(u32, u32)],
+        deadline: Option<std::time::Instant>,
+        fresh: bool,
+    ) -> Result<bool, PathError> {
         let layer = p.layer;
         let spec = self.nav.layers[layer].cost.spec;
         let mut goal_sectors: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
@@ -243,8 +273,11 @@ impl NavWorld {
                 .map(Landmarks::bounds),
         };
         // A hierarchical search opens its source's cluster and every finishing node's.
+        // A request going on keeps the clusters its routed sources opened.
         let open = &mut self.cluster_open;
-        open.clear();
+        if fresh {
+            open.clear();
+        }
         open.resize(hierarchy.map_or(0, |h| h.hierarchy.key_space()), false);
         let local = &mut self.cluster_local;
         // A goal node's backward bound costs a search inside its cluster. A goal set over
@@ -367,11 +400,15 @@ impl NavWorld {
                     .min_by_key(|&g| crate::route::octile(src, g))
                     .unwrap_or(p.goal)
             };
-            self.a_star_runs += 1;
             let query = hierarchy.map(|h| ClusterQuery {
                 hierarchy: &h.hierarchy,
                 open: open.as_slice(),
                 bounds: bounds.as_ref(),
+                levels: h
+                    .hierarchy
+                    .levels()
+                    .filter(|_| self.search_mode != super::SearchMode::Clusters),
+                landmarks: h.landmarks.as_ref(),
             });
             let ends = SearchEnds {
                 starts: &starts,
@@ -383,7 +420,13 @@ impl NavWorld {
                 landmarks: bounds.as_ref().filter(|_| hierarchy.is_none()),
                 clusters: query.as_ref(),
             };
-            let Some(route) = search(graph, &ends, &mut self.scratch) else {
+            let Some(found) = search_until(graph, &ends, &mut self.scratch, deadline) else {
+                // Stopped at the deadline: this source goes on in the next call.
+                p.sources.pop();
+                return Ok(false);
+            };
+            self.a_star_runs += 1;
+            let Some(route) = found else {
                 p.routes.push(Route {
                     nodes: Vec::new(),
                     cost: local_cost.unwrap_or(UNREACHED),
@@ -516,7 +559,7 @@ impl NavWorld {
         }
         .filter(|c| !c.is_empty());
         p.pulled = PulledCache::default();
-        Ok(())
+        Ok(true)
     }
 
     /// The goal field for `(layer, goals)` (goals of one sector, sorted), from the cache or

@@ -1,0 +1,557 @@
+//! Levels of the sector hierarchy above its clusters (HPA*'s recursive levels): level `j`
+//! groups the clusters into cells of `2^j × 2^j` (an aligned block of cluster keys, so one
+//! range of border indices). A level's **members** are the border nodes with an edge leaving
+//! their cell or entering it; each member's edges at the level are shortcuts to the cell's
+//! other members (the cheapest cost inside the cell over the level below) and its own edges
+//! out of the cell. Every route decomposes into stretches inside cells between members, so
+//! each level keeps the border graph's distances exactly.
+//!
+//! A search expands each border node at the highest level whose cell holds no opened cluster
+//! (the source's and the finishes'), so across the map it crosses a few big cells instead of
+//! a hundred clusters. Its route is then unpacked level by level: a shortcut of level `j` by
+//! an A* over level `j − 1` inside its cell, bounded by the hierarchy's landmark tables and
+//! stopped when it reaches the shortcut's end at the shortcut's weight (see
+//! [`Levels::unpack`]).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
+
+use super::{ClusterLandmarks, Hierarchy};
+
+mod codec;
+
+/// Cluster-key bits of each level's cells (two per doubling of the side).
+pub const LEVEL_SHIFTS: [u32; 4] = [2, 4, 6, 8];
+
+/// Cells a level must have at least (by the Z-order key range): a level of a few big
+/// cells costs more to build (a Dijkstra per rim node over a quarter of the map) than its
+/// searches save.
+const MIN_CELLS: u32 = 16;
+
+/// Members' edges of one cell: `(member, [(target, weight)])`.
+type CellEdges = Vec<(u32, Vec<(u32, u32)>)>;
+
+/// A hop of a route being unpacked: `(from, to, level of its edge)`, each end as
+/// `(search id, cost from the source)`.
+type Hop = ((u32, u32), (u32, u32), usize);
+
+/// Cost marker of nodes a search has not reached.
+const FAR: u32 = u32::MAX;
+
+/// Landmarks an unpacking search reads.
+const UNPACK_LANDMARKS: usize = 4;
+
+/// The levels above one [`Hierarchy`], in its border indices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Levels {
+    levels: Vec<Level>,
+}
+
+/// One level: its members and their edges.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Level {
+    /// Cluster-key bits of a cell: a border node's cell is its cluster key shifted right.
+    shift: u32,
+    /// Per border index, whether it is a member.
+    member: Vec<bool>,
+    /// Per border index its first edge (non-members have none); one more closes the last.
+    first: Vec<u32>,
+    /// `(target border index, weight)`.
+    edges: Vec<(u32, u32)>,
+    /// `(cell, first border index, end)` per cell holding border nodes, in order.
+    cells: Vec<(u32, u32, u32)>,
+}
+
+impl Level {
+    fn edges(&self, b: u32) -> &[(u32, u32)] {
+        let b = b as usize;
+        &self.edges[self.first[b] as usize..self.first[b + 1] as usize]
+    }
+}
+
+/// Per level, which cells hold an opened cluster: a search expands nothing at a level in
+/// those cells.
+#[derive(Debug, Default)]
+pub struct OpenCells {
+    per_level: Vec<Vec<bool>>,
+}
+
+impl Levels {
+    /// Builds every level above `hierarchy` (one Dijkstra per member inside its cell, cells
+    /// in parallel).
+    #[must_use]
+    pub fn build(hierarchy: &Hierarchy) -> Self {
+        Self::rebuild(&Self::default(), hierarchy, &|_| true)
+    }
+
+    /// The levels above `hierarchy`, a rebuild of the one `old` was built over, reusing the
+    /// shortcuts of `old`'s cells that hold no cluster `dirty` names (by key) and whose
+    /// members sit where they did: equal to [`Self::build`] of `hierarchy`.
+    #[must_use]
+    pub fn rebuild(
+        old: &Self,
+        hierarchy: &Hierarchy,
+        dirty: &(dyn Fn(u32) -> bool + Sync),
+    ) -> Self {
+        let top = hierarchy.border_key.last().copied().unwrap_or(0);
+        let mut levels: Vec<Level> = Vec::new();
+        for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
+            if (top >> shift) + 1 < MIN_CELLS {
+                break;
+            }
+            let before = old.levels.get(j).filter(|l| l.shift == shift);
+            let level = match levels.last() {
+                Some(below) => build_level(hierarchy, &|b| below.edges(b), shift, before, dirty),
+                None => build_level(
+                    hierarchy,
+                    &|b| hierarchy.border_edges(b),
+                    shift,
+                    before,
+                    dirty,
+                ),
+            };
+            levels.push(level);
+        }
+        Self { levels }
+    }
+
+    /// Number of levels above the clusters.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Members and edges per level, `(members, edges)`, lowest first.
+    #[must_use]
+    pub fn sizes(&self) -> Vec<(usize, usize)> {
+        self.levels
+            .iter()
+            .map(|l| (l.member.iter().filter(|&&m| m).count(), l.edges.len()))
+            .collect()
+    }
+
+    /// Marks the cells of every level that hold one of `open_keys` (cluster keys).
+    pub fn mark_open(&self, open_keys: impl Iterator<Item = u32> + Clone, out: &mut OpenCells) {
+        out.per_level.resize_with(self.levels.len(), Vec::new);
+        for (level, cells) in self.levels.iter().zip(&mut out.per_level) {
+            cells.clear();
+            for key in open_keys.clone() {
+                let cell = (key >> level.shift) as usize;
+                if cells.len() <= cell {
+                    cells.resize(cell + 1, false);
+                }
+                cells[cell] = true;
+            }
+        }
+    }
+
+    /// The level at which border node `b` (of cluster key `key`, in no opened cluster) is
+    /// expanded: the highest whose cell holds no opened cluster, 0 for the clusters' own.
+    #[must_use]
+    pub fn level_of(&self, b: u32, key: u32, open: &OpenCells) -> usize {
+        for (j, level) in self.levels.iter().enumerate().rev() {
+            if !level.member[b as usize] {
+                continue;
+            }
+            let cell = (key >> level.shift) as usize;
+            let opened = open
+                .per_level
+                .get(j)
+                .and_then(|cells| cells.get(cell))
+                .copied()
+                .unwrap_or(false);
+            if !opened {
+                return j + 1;
+            }
+        }
+        0
+    }
+
+    /// The edges of border node `b` at `level` (0: the hierarchy's own).
+    #[must_use]
+    pub fn edges<'a>(&'a self, hierarchy: &'a Hierarchy, level: usize, b: u32) -> &'a [(u32, u32)] {
+        match level {
+            0 => hierarchy.border_edges(b),
+            j => self.levels[j - 1].edges(b),
+        }
+    }
+
+    /// Replaces each shortcut of a level above the clusters on `route` (`(search id, cost
+    /// from the source)`, found by a search that expanded nodes as [`Self::level_of`] says
+    /// with `open`) by the border nodes of the cheapest stretch over the level below inside
+    /// its cell, until every hop is one of the hierarchy's own edges (a cluster's shortcut
+    /// or an edge between clusters), which [`Hierarchy::refine`] then refines.
+    pub fn unpack(
+        &self,
+        hierarchy: &Hierarchy,
+        landmarks: Option<&ClusterLandmarks>,
+        route: &mut Vec<(u32, u32)>,
+        open: &OpenCells,
+        is_open: &dyn Fn(u32) -> bool,
+        scratch: &mut UnpackScratch,
+    ) {
+        if self.levels.is_empty() || route.len() < 2 {
+            return;
+        }
+        let mut out = Vec::with_capacity(route.len() * 2);
+        out.push(route[0]);
+        // Hops `(from, to, level of the edge)` still to unpack, next first at the back.
+        let mut hops: Vec<Hop> = Vec::new();
+        for pair in route.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let level = match (hierarchy.border_index(a.0), hierarchy.border_index(b.0)) {
+                (Some(ba), Some(_)) => {
+                    let key = hierarchy.border_key(ba);
+                    if is_open(key) {
+                        0
+                    } else {
+                        self.level_of(ba, key, open)
+                    }
+                }
+                _ => 0,
+            };
+            hops.clear();
+            hops.push((a, b, level));
+            while let Some((a, b, level)) = hops.pop() {
+                let (Some(ba), Some(bb)) =
+                    (hierarchy.border_index(a.0), hierarchy.border_index(b.0))
+                else {
+                    out.push(b);
+                    continue;
+                };
+                let shift = match level {
+                    0 => None,
+                    j => Some(self.levels[j - 1].shift),
+                };
+                let same_cell = shift.is_some_and(|s| {
+                    hierarchy.border_key(ba) >> s == hierarchy.border_key(bb) >> s
+                });
+                let Some(shift) = shift.filter(|_| same_cell) else {
+                    out.push(b);
+                    continue;
+                };
+                let cell = hierarchy.border_key(ba) >> shift;
+                let lo = hierarchy.border_key.partition_point(|&k| k >> shift < cell) as u32;
+                let hi = hierarchy
+                    .border_key
+                    .partition_point(|&k| k >> shift <= cell) as u32;
+                let way = scratch.stretch(
+                    self,
+                    hierarchy,
+                    landmarks,
+                    level - 1,
+                    (lo, hi),
+                    (ba, a.1),
+                    (bb, b.1),
+                );
+                match way {
+                    Some(nodes) => {
+                        // Pushed last hop first: the stack pops them in travel order.
+                        let mut prev = a;
+                        let mut list = Vec::with_capacity(nodes.len());
+                        for &(n, g) in nodes.iter() {
+                            let next = (hierarchy.border_node(n), g);
+                            list.push((prev, next, level - 1));
+                            prev = next;
+                        }
+                        hops.extend(list.into_iter().rev());
+                    }
+                    None => out.push(b),
+                }
+            }
+        }
+        *route = out;
+    }
+}
+
+/// Working memory of [`Levels::unpack`]'s searches, by border index.
+#[derive(Debug, Default)]
+pub struct UnpackScratch {
+    dist: Vec<u32>,
+    parent: Vec<u32>,
+    touched: Vec<u32>,
+    heap: BinaryHeap<Reverse<u64>>,
+    way: Vec<(u32, u32)>,
+}
+
+impl UnpackScratch {
+    /// The border nodes after `a` of the cheapest way from `a` to `b` over `level`'s edges
+    /// inside border indices `lo..hi`, each with its cost from the route's source; `None`
+    /// if there is none (a shortcut the build found always has one).
+    #[allow(clippy::too_many_arguments)]
+    fn stretch(
+        &mut self,
+        levels: &Levels,
+        hierarchy: &Hierarchy,
+        landmarks: Option<&ClusterLandmarks>,
+        level: usize,
+        (lo, hi): (u32, u32),
+        (a, ga): (u32, u32),
+        (b, gb): (u32, u32),
+    ) -> Option<&[(u32, u32)]> {
+        let n = hierarchy.border_count();
+        if self.dist.len() < n {
+            self.dist = vec![FAR; n];
+            self.parent = vec![FAR; n];
+        }
+        for &v in &self.touched {
+            self.dist[v as usize] = FAR;
+        }
+        self.touched.clear();
+        self.heap.clear();
+        let bounds = landmarks.map(|m| {
+            let mut bounds = m.bounds();
+            bounds.add_finish(b, 0);
+            bounds.focus(a, UNPACK_LANDMARKS);
+            bounds
+        });
+        let h = |v: u32| {
+            bounds
+                .as_ref()
+                .and_then(|bd| bd.lower_bound(v))
+                .unwrap_or(0)
+        };
+        let least = gb.saturating_sub(ga);
+        self.dist[a as usize] = 0;
+        self.touched.push(a);
+        self.heap
+            .push(Reverse(u64::from(h(a)) << 32 | u64::from(a)));
+        let mut found = a == b;
+        'search: while let Some(Reverse(key)) = self.heap.pop() {
+            let (f, v) = ((key >> 32) as u32, key as u32);
+            let d = self.dist[v as usize];
+            if f > d.saturating_add(h(v)) {
+                continue;
+            }
+            if v == b {
+                found = true;
+                break;
+            }
+            for &(t, w) in levels.edges(hierarchy, level, v) {
+                if t < lo || t >= hi {
+                    continue;
+                }
+                let nd = d.saturating_add(w);
+                let ti = t as usize;
+                if nd < self.dist[ti] {
+                    if self.dist[ti] == FAR {
+                        self.touched.push(t);
+                    }
+                    self.dist[ti] = nd;
+                    self.parent[ti] = v;
+                    // No stretch is cheaper than the shortcut's weight.
+                    if t == b && nd <= least {
+                        found = true;
+                        break 'search;
+                    }
+                    let nf = nd.saturating_add(h(t));
+                    self.heap.push(Reverse(u64::from(nf) << 32 | u64::from(t)));
+                }
+            }
+        }
+        if !found {
+            return None;
+        }
+        self.way.clear();
+        let mut at = b;
+        while at != a {
+            self.way
+                .push((at, ga.saturating_add(self.dist[at as usize])));
+            at = self.parent[at as usize];
+            if at == FAR {
+                return None;
+            }
+        }
+        self.way.reverse();
+        Some(&self.way)
+    }
+}
+
+/// The member flags and cells of the level whose cells are `shift` bits of cluster key.
+#[allow(clippy::type_complexity)]
+fn members_and_cells(hierarchy: &Hierarchy, shift: u32) -> (Vec<bool>, Vec<(u32, u32, u32)>) {
+    let n = hierarchy.border_count();
+    let key = &hierarchy.border_key;
+    let cell = |b: u32| key[b as usize] >> shift;
+    let mut member = vec![false; n];
+    for b in 0..n as u32 {
+        for &(t, _) in hierarchy.border_edges(b) {
+            if cell(t) != cell(b) {
+                member[b as usize] = true;
+                member[t as usize] = true;
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    if n > 0 {
+        let mut lo = 0u32;
+        for b in 1..=n as u32 {
+            if b == n as u32 || cell(b) != cell(lo) {
+                cells.push((cell(lo), lo, b));
+                lo = b;
+            }
+        }
+    }
+    (member, cells)
+}
+
+/// The level whose cells are `shift` bits of cluster key, over the level below whose
+/// edges `below` gives; a cell of `before` (the same level before a rebuild) holding no
+/// `dirty` cluster and its members where they were keeps its shortcuts.
+fn build_level<'a>(
+    hierarchy: &'a Hierarchy,
+    below: &(dyn Fn(u32) -> &'a [(u32, u32)] + Sync),
+    shift: u32,
+    before: Option<&Level>,
+    dirty: &(dyn Fn(u32) -> bool + Sync),
+) -> Level {
+    let n = hierarchy.border_count();
+    let (member, cells) = members_and_cells(hierarchy, shift);
+    let member_ref = &member;
+    let lists: Vec<CellEdges> = cells
+        .par_iter()
+        .map(|&(cell, lo, hi)| {
+            before
+                .and_then(|old| reused_cell(hierarchy, old, member_ref, (cell, lo, hi), dirty))
+                .unwrap_or_else(|| cell_edges(hierarchy, below, member_ref, (lo, hi)))
+        })
+        .collect();
+    let mut first = Vec::with_capacity(n + 1);
+    let mut edges = Vec::new();
+    let mut next = 0u32;
+    for (from, list) in lists.into_iter().flatten() {
+        while next <= from {
+            first.push(edges.len() as u32);
+            next += 1;
+        }
+        edges.extend(list);
+    }
+    while first.len() <= n {
+        first.push(edges.len() as u32);
+    }
+    Level {
+        shift,
+        member,
+        first,
+        edges,
+        cells,
+    }
+}
+
+/// Cell `cell` (border indices `lo..hi` now) with `old`'s shortcuts moved to its new range
+/// and its members' edges out of it taken from `hierarchy`; `None` if a cluster of the cell
+/// is `dirty`, or the cell's size or members changed.
+fn reused_cell(
+    hierarchy: &Hierarchy,
+    old: &Level,
+    member: &[bool],
+    (cell, lo, hi): (u32, u32, u32),
+    dirty: &(dyn Fn(u32) -> bool + Sync),
+) -> Option<CellEdges> {
+    let i = old.cells.binary_search_by_key(&cell, |&(c, _, _)| c).ok()?;
+    let (_, old_lo, old_hi) = old.cells[i];
+    if old_hi - old_lo != hi - lo {
+        return None;
+    }
+    let keys = &hierarchy.border_key[lo as usize..hi as usize];
+    let mut previous = None;
+    for &k in keys {
+        if previous != Some(k) && dirty(k) {
+            return None;
+        }
+        previous = Some(k);
+    }
+    let same = (0..hi - lo).all(|v| member[(lo + v) as usize] == old.member[(old_lo + v) as usize]);
+    if !same {
+        return None;
+    }
+    let mut out = Vec::new();
+    for v in 0..hi - lo {
+        let from = lo + v;
+        if !member[from as usize] {
+            continue;
+        }
+        let mut list: Vec<(u32, u32)> = old
+            .edges(old_lo + v)
+            .iter()
+            .filter(|&&(t, _)| t >= old_lo && t < old_hi)
+            .map(|&(t, w)| (t - old_lo + lo, w))
+            .collect();
+        list.extend(
+            hierarchy
+                .border_edges(from)
+                .iter()
+                .copied()
+                .filter(|&(t, _)| t < lo || t >= hi),
+        );
+        out.push((from, list));
+    }
+    Some(out)
+}
+
+/// The edges of the members of the cell spanning border indices `lo..hi`: shortcuts to the
+/// cell's other members over `below`'s edges inside the cell, then the member's own edges
+/// out of it. A shortcut whose cheapest stretch can pass another member at a positive cost
+/// below its own is the sum of two cheaper ones and is left out (the rule of the
+/// clusters' shortcuts).
+fn cell_edges<'a>(
+    hierarchy: &'a Hierarchy,
+    below: &(dyn Fn(u32) -> &'a [(u32, u32)] + Sync),
+    member: &[bool],
+    (lo, hi): (u32, u32),
+) -> CellEdges {
+    let len = (hi - lo) as usize;
+    let mut dist = vec![FAR; len];
+    // The least positive cost at which a cheapest way here passes a member.
+    let mut via = vec![FAR; len];
+    let mut heap = BinaryHeap::new();
+    let mut out = Vec::new();
+    for from in (lo..hi).filter(|&b| member[b as usize]) {
+        dist.fill(FAR);
+        via.fill(FAR);
+        dist[(from - lo) as usize] = 0;
+        heap.push(Reverse((0u32, from)));
+        while let Some(Reverse((d, v))) = heap.pop() {
+            let vi = (v - lo) as usize;
+            if d > dist[vi] {
+                continue;
+            }
+            let passed = if member[v as usize] && v != from && d > 0 {
+                via[vi].min(d)
+            } else {
+                via[vi]
+            };
+            for &(t, w) in below(v) {
+                if t < lo || t >= hi {
+                    continue;
+                }
+                let (nd, ti) = (d.saturating_add(w), (t - lo) as usize);
+                if nd < dist[ti] {
+                    dist[ti] = nd;
+                    via[ti] = passed;
+                    heap.push(Reverse((nd, t)));
+                } else if nd == dist[ti] {
+                    via[ti] = via[ti].min(passed);
+                }
+            }
+        }
+        let mut list: Vec<(u32, u32)> = (lo..hi)
+            .filter(|&t| t != from && member[t as usize])
+            .filter_map(|t| {
+                let i = (t - lo) as usize;
+                (dist[i] != FAR && via[i] >= dist[i]).then_some((t, dist[i]))
+            })
+            .collect();
+        list.extend(
+            hierarchy
+                .border_edges(from)
+                .iter()
+                .copied()
+                .filter(|&(t, _)| t < lo || t >= hi),
+        );
+        out.push((from, list));
+    }
+    out
+}

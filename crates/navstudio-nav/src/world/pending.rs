@@ -1,0 +1,137 @@
+//! Requests that fit a frame: a path request started now and advanced under a time budget
+//! per call, as seed 000 spreads its integrator over ticks. The portal search, which is
+//! most of a request across a big map, stops at the call's deadline and goes on from there
+//! in the next call; a call says when the path is ready. The path is the one
+//! [`NavWorld::request_path_to_any`] plans: stopping changes when the work is done, not
+//! what it finds.
+
+use std::time::{Duration, Instant};
+
+use super::{NavWorld, PathError, PathId, PathState};
+use crate::route::SearchScratch;
+
+/// A path request under way (see [`NavWorld::start_path`]).
+#[derive(Debug)]
+pub struct PendingPath {
+    layer: usize,
+    sources: Vec<(u32, u32)>,
+    goals: Vec<(u32, u32)>,
+    /// The path planned so far and the sources to route, once the request is checked.
+    planned: Option<(PathState, Vec<(u32, u32)>)>,
+    /// Between calls, the search state of the source being routed, and the clusters the
+    /// request has opened (the world's own scratch while a call runs).
+    scratch: SearchScratch,
+    open: Vec<bool>,
+    /// Calls made so far.
+    calls: u32,
+}
+
+impl PendingPath {
+    /// A request not started.
+    pub(crate) fn new(layer: usize, sources: &[(u32, u32)], goals: &[(u32, u32)]) -> Self {
+        Self {
+            layer,
+            sources: sources.to_vec(),
+            goals: goals.to_vec(),
+            planned: None,
+            scratch: SearchScratch::default(),
+            open: Vec::new(),
+            calls: 0,
+        }
+    }
+
+    /// The movement type requested.
+    #[must_use]
+    pub fn layer(&self) -> usize {
+        self.layer
+    }
+
+    /// Calls of [`NavWorld::advance_path`] made so far.
+    #[must_use]
+    pub fn calls(&self) -> u32 {
+        self.calls
+    }
+
+    /// The sources routed so far, of those that can reach a goal.
+    #[must_use]
+    pub fn sources_routed(&self) -> usize {
+        self.planned.as_ref().map_or(0, |(p, _)| p.routes.len())
+    }
+}
+
+impl NavWorld {
+    /// Starts a request for a path from `sources` to the nearest of `goals` for movement
+    /// type `layer`, doing no work yet: give it to [`Self::advance_path`] each frame. A
+    /// rebuild between its calls (see [`Self::rebuild`]) makes it plan on the data as it
+    /// is then; start it again after one to be sure.
+    #[must_use]
+    pub fn start_path(
+        &self,
+        layer: usize,
+        sources: &[(u32, u32)],
+        goals: &[(u32, u32)],
+    ) -> PendingPath {
+        PendingPath::new(layer, sources, goals)
+    }
+
+    /// Works on `pending` for about `budget`: `None` while the path is not ready,
+    /// `Some(Ok(id))` once it is planned (the same path [`Self::request_path_to_any`]
+    /// plans), `Some(Err(..))` for a request it refuses. A call stops its search at the
+    /// budget; work the search cannot pause (checking the request, the sectors'
+    /// integrations, refining the route and the goal fields) runs whole, so a call can
+    /// overrun its budget by that much. A call after the answer gives the answer's error
+    /// again or `None`.
+    pub fn advance_path(
+        &mut self,
+        pending: &mut PendingPath,
+        budget: Duration,
+    ) -> Option<Result<PathId, PathError>> {
+        let state = match self.advance_plan(pending, Instant::now() + budget)? {
+            Ok(state) => state,
+            Err(e) => return Some(Err(e)),
+        };
+        let id = PathId(self.next_path);
+        self.next_path = self.next_path.wrapping_add(1);
+        self.paths.insert(id, state);
+        Some(Ok(id))
+    }
+
+    /// [`Self::advance_path`] without keeping the path: the planned state once ready.
+    pub(crate) fn advance_plan(
+        &mut self,
+        pending: &mut PendingPath,
+        deadline: Instant,
+    ) -> Option<Result<PathState, PathError>> {
+        let first = pending.calls == 0;
+        pending.calls += 1;
+        // A later call goes on with the scratch and opened clusters the last one left.
+        if !first {
+            std::mem::swap(&mut self.scratch, &mut pending.scratch);
+            std::mem::swap(&mut self.cluster_open, &mut pending.open);
+        } else {
+            self.scratch.abandon();
+        }
+        let fresh = pending.planned.is_none();
+        if fresh {
+            match self.plan_start(pending.layer, &pending.sources, &pending.goals) {
+                Ok(planned) => pending.planned = Some(planned),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        let (state, reachable) = pending.planned.as_mut()?;
+        let routed = state.routes.len();
+        let done = self.route_sources_until(state, &reachable[routed..], Some(deadline), fresh);
+        match done {
+            Ok(false) => {
+                std::mem::swap(&mut self.scratch, &mut pending.scratch);
+                std::mem::swap(&mut self.cluster_open, &mut pending.open);
+                None
+            }
+            Ok(true) => pending.planned.take().map(|(state, _)| Ok(state)),
+            Err(e) => {
+                pending.planned = None;
+                Some(Err(e))
+            }
+        }
+    }
+}
