@@ -622,7 +622,7 @@ fn heat_image(
 pub const LOS_COLOR: Color32 = Color32::from_rgba_premultiplied(49, 126, 66, 140);
 
 /// The outline of the windows line of sight is worked out in.
-pub const LOS_WINDOW_COLOR: Color32 = Color32::from_rgb(110, 230, 140);
+pub const LOS_WINDOW_COLOR: Color32 = Color32::from_rgb(170, 255, 190);
 
 /// Ground that cannot reach the goal (another island), in the goal preview: a dark grey
 /// that no cost or heat colour uses.

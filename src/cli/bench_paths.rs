@@ -1,5 +1,5 @@
-//! `navstudio bench-paths`: what a game meets on any map — open a package streamed, time the
-//! first request, then answer random reachable requests across the map, warm, on one or more
+//! `navstudio bench-paths`: what a game meets on any map — open a package, time the first
+//! request, then answer random reachable requests across the map, warm, on one or more
 //! threads, and report the request times, the wall time and the process's memory.
 //!
 //! Without `--threads` one streamed `NavWorld` answers, as a single-threaded game would run
@@ -8,11 +8,10 @@
 //! against `--threads 2` is what a second thread buys.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use navstudio::crowd::rng::SplitMix64;
-use std::sync::Arc;
-
+use navstudio::nav::rng::SplitMix64;
 use navstudio::nav::{
     Cell, GridSpec, MoveType, NavData, NavWorld, PathQuery, QueryOptions, SearchMode, StreamOptions,
 };
@@ -93,11 +92,10 @@ fn streamed(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         None => 0,
         Some(t) => world
             .nav()
-            .layers
-            .iter()
-            .position(|l| l.name == t)
+            .move_type(t)
+            .map(MoveType::index)
             .ok_or_else(|| {
-                let names: Vec<&str> = world.nav().layers.iter().map(|l| l.name.as_str()).collect();
+                let names: Vec<&str> = world.nav().move_types().map(|(_, n)| n).collect();
                 format!(
                     "{name}: no movement type '{t}'; the package has {}",
                     names.join(", ")

@@ -37,7 +37,7 @@ unsafe impl Sync for Shared {}
 fn answer_c(
     query: *mut navstudio_capi::NavstudioQuery,
     data: &Shared,
-    (layer, from, to): (u32, (u32, u32), (u32, u32)),
+    (layer, from, to): Request,
 ) -> Answer {
     let mut path: *mut NavstudioSharedPath = std::ptr::null_mut();
     let (from, to) = (
@@ -76,7 +76,7 @@ fn answer_c(
     })
 }
 
-fn answer_rust(world: &mut NavWorld, (layer, from, to): (u32, (u32, u32), (u32, u32))) -> Answer {
+fn answer_rust(world: &mut NavWorld, (layer, from, to): Request) -> Answer {
     let id = world
         .request_path(layer as usize, &[from], to)
         .map_err(|e| status_of(&e))?;
@@ -91,8 +91,11 @@ fn answer_rust(world: &mut NavWorld, (layer, from, to): (u32, (u32, u32), (u32, 
     })
 }
 
+/// A request: movement type, source cell, goal cell.
+type Request = (u32, (u32, u32), (u32, u32));
+
 /// Answers `requests` on two threads over `data`, request `i` on thread `i % 2`.
-fn on_two_threads(data: &Shared, requests: &[(u32, (u32, u32), (u32, u32))]) -> Vec<Answer> {
+fn on_two_threads(data: &Shared, requests: &[Request]) -> Vec<Answer> {
     let mut out = vec![Err(NavstudioStatus::Panic); requests.len()];
     let halves: Vec<Vec<(usize, Answer)>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..2)
@@ -135,7 +138,7 @@ fn two_threads_answer_like_the_rust_api() {
         panic!("{e}");
     }));
     let mut rng = Rng::new(seed);
-    let requests: Vec<(u32, (u32, u32), (u32, u32))> = (0..80)
+    let requests: Vec<Request> = (0..80)
         .map(|_| {
             (
                 rng.below(2),

@@ -5,16 +5,22 @@
 //! integration that cannot be shared between goals. The links a path takes join the
 //! integration: a link's entry costs its exit's cost plus the traversal, and the flow ends
 //! on the entry, where the agent takes the link.
+//!
+//! Its split-sector form ([`Corridor::from_exits`]) integrates only the sectors a path leaves
+//! by several exits, each from its exits' windows started at their remaining costs.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
+use super::flow::flow_from_integration;
 use super::grid::{DIR_NONE, DIRECTIONS, FLOW_PATHABLE, WALL};
+use super::integrate::{IntegrationField, IntegratorScratch, integrate_costs};
 use super::layer::NavLayer;
 use super::links::overlay::LayerLinks;
 
-/// A link's entry cells and its traversal's cost, reached from one exit cell.
-type Crossing<'a> = (&'a [(u32, u32)], u32);
+/// A taken link seen from its exit cell: its entry's cells and the traversal's cost.
+type LinkStep<'a> = (&'a [(u32, u32)], u32);
+
 /// Orthogonal directions first, so they win ties (as in the flow pass).
 const SEARCH_ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
 
@@ -75,7 +81,7 @@ impl Corridor {
             Some((slot, ((y - y0) * w + (x - x0)) as usize))
         };
         // Per exit cell of a taken link, its entry's cells and the traversal's cost.
-        let mut across: BTreeMap<(u32, u32), Vec<Crossing<'_>>> = BTreeMap::new();
+        let mut across: BTreeMap<(u32, u32), Vec<LinkStep<'_>>> = BTreeMap::new();
         let mut entries: Vec<(u32, u32)> = Vec::new();
         if let Some((ll, taken)) = links {
             for &(entry, exit, cost) in &ll.traversals {
@@ -178,6 +184,145 @@ impl Corridor {
             }
         }
         c
+    }
+
+    /// Every sector of `exits` (per routed sector, `(remaining cost, portal node)` of the
+    /// ways a path leaves it) that can be left by more than one way, integrated inside its
+    /// own rectangle from all those ways' window cells at once, every window cell started
+    /// at its way's remaining cost (plus its own cost, as a tile starts it), and from the
+    /// goals that lie in it at 0. The ways out are the sector's route exits and every
+    /// window into another routed sector, priced at the cheapest total through that
+    /// sector's own route exits from the window's far side (the portal graph's in-sector
+    /// weights). So each cell leads to the way out of least *total* remaining cost, and a
+    /// window cell points across its border only when its own way is its cheapest. Also
+    /// returns the windows some cell leaves by, as `(sector, remaining cost, node)`: the
+    /// path lists them among the sector's exits, so its flow reads this integration there.
+    /// A sector with one route exit and no such window keeps its tile (no integration kept).
+    ///
+    /// Why not the first exit whose tile reaches a cell, or one integration from the goal
+    /// over the route's sectors: a sector crossed by routes merged from several sources
+    /// can have a pocket beside a neighbour whose only exit leads back into it. The first
+    /// rule sends the pocket to whichever exit sorts first, the goal's integration to the
+    /// neighbour (its way on lies through sectors where the tiles, not the integration,
+    /// steer); either way the neighbour's tile sends it back, a 2-cycle where agents
+    /// stand. And a sector's only route exit can lie round a wall from cells beside a
+    /// neighbouring routed sector, whose way on starts a step across the border: its tile
+    /// sends those cells the long way round while the look-ahead of the cells across the
+    /// border cuts through them, and an agent on the border swaps between the two. Here
+    /// every step inside the sector lowers the cell's total and a crossing leaves at that
+    /// total, on the costs the route's tiles descend.
+    #[must_use]
+    pub fn from_exits(
+        layer: &NavLayer,
+        exits: &BTreeMap<u32, Vec<(u32, u32)>>,
+        goals: &[(u32, u32)],
+    ) -> (Self, Vec<(u32, u32, u32)>) {
+        let spec = layer.cost.spec;
+        let graph = &layer.graph;
+        let nodes = &layer.nodes;
+        let centre_cost =
+            |n: &super::portals::PortalNode| u32::from(layer.cost.get(n.center.0, n.center.1));
+        // Remaining cost from portal node `t` of a routed sector: its cheapest route exit.
+        let onward = |t: u32| -> Option<u32> {
+            let list = exits.get(&nodes.get(t as usize)?.sector)?;
+            list.iter()
+                .filter_map(|&(rest, e)| {
+                    if e == t {
+                        return Some(rest);
+                    }
+                    let (_, w) = graph.edges(t).find(|&(to, _)| to == e)?;
+                    Some(w.saturating_add(rest))
+                })
+                .min()
+        };
+        let mut c = Self::default();
+        let mut taken = Vec::new();
+        let (mut field, mut scratch) = (IntegrationField::new(), IntegratorScratch::new());
+        let (mut costs, mut seeds, mut dirs) = (Vec::new(), Vec::new(), Vec::new());
+        for (&s, list) in exits {
+            let (x0, y0, w, h) = spec.sector_rect(s);
+            // (remaining cost, node) of the ways out: the route's exits, then the windows
+            // into other routed sectors.
+            let mut ways: Vec<(u32, u32)> = list.clone();
+            // Only windows downstream of every route exit: where the far side's way on
+            // costs less than the sector's cheapest exit. Of two sectors, at most one is
+            // downstream of the other, so no pair of windows sends cells back and forth
+            // (upstream, the route's own crossings would come back across the border
+            // wherever a window's far end integrates a little dearer than its centre).
+            let cheapest = list.iter().map(|&(rest, _)| rest).min().unwrap_or(u32::MAX);
+            for &n in graph.nodes_of_sector(s) {
+                let t = n ^ 1;
+                if ways.iter().any(|&(_, e)| e == n) {
+                    continue;
+                }
+                let (Some(node), Some(rest)) = (nodes.get(t as usize), onward(t)) else {
+                    continue;
+                };
+                if rest < cheapest {
+                    ways.push((rest.saturating_add(centre_cost(node)), n));
+                }
+            }
+            if ways.len() < 2 {
+                continue; // the tile of its one exit steers
+            }
+            layer.cost.sector_cells(s, &mut costs);
+            // (seed cost, local cell, direction across the border): cheapest first, so a
+            // cell on two windows (a corner) keeps its cheaper exit.
+            seeds.clear();
+            for (k, &(rest, node)) in ways.iter().enumerate() {
+                let Some(n) = nodes.get(node as usize).filter(|n| n.sector == s) else {
+                    continue;
+                };
+                for i in 0..n.cells.len {
+                    let (x, y) = n.cells.cell(i);
+                    let local = ((y - y0) * w + (x - x0)) as usize;
+                    let start = rest.saturating_add(u32::from(costs[local]));
+                    seeds.push((start, local, n.exit_dir, k));
+                }
+            }
+            for &(gx, gy) in goals {
+                if spec.sector_of(gx, gy) == s {
+                    seeds.push((0, ((gy - y0) * w + (gx - x0)) as usize, DIR_NONE, 0));
+                }
+            }
+            seeds.retain(|&(start, local, _, _)| start != u32::MAX && costs[local] != WALL);
+            if seeds.is_empty() {
+                continue;
+            }
+            seeds.sort_unstable();
+            let starts: Vec<(usize, u32)> = seeds.iter().map(|&(d, i, _, _)| (i, d)).collect();
+            integrate_costs(&costs, w, h, &starts, &mut field, &mut scratch);
+            // A window cell that a cheaper exit reaches below its own start descends to
+            // that exit like any other cell.
+            dirs.clear();
+            let mut won = vec![false; ways.len()];
+            for &(start, local, dir, k) in &seeds {
+                if field.cost[local] >= start && !dirs.iter().any(|&(i, _)| i == local) {
+                    dirs.push((local, dir));
+                    won[k] = true;
+                }
+            }
+            // A cell's descent ends at a window cell that is its own cheapest way out: a
+            // window with none leads nobody out, and with one route exit and no such
+            // window the sector's tile gives the same flow.
+            let side = list.len()..ways.len();
+            taken.extend(side.filter(|&k| won[k]).map(|k| (s, ways[k].0, ways[k].1)));
+            if list.len() < 2 && !won[list.len()..].contains(&true) {
+                continue;
+            }
+            let mut flow = vec![0; (w * h) as usize];
+            flow_from_integration(&costs, w, h, &field, &dirs, &mut flow);
+            c.slots.insert(s, c.cost.len());
+            c.cost.push(field.cost.clone());
+            c.flow.push(flow);
+        }
+        (c, taken)
+    }
+
+    /// Whether the corridor covers no sector.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
     }
 
     /// Flow byte at a cell, if the corridor covers it and reaches it with a direction.

@@ -189,7 +189,8 @@ pub fn build_permutations(
         }
     }
 
-    // Queries: the weight m → n is read from n's field at m's centre. Grouped by task (CSR).
+    // Queries: the weight m → n is read from n's field at m's centre (at least the straight
+    // line between the centres, see `compute_tile`). Grouped by task (CSR).
     let mut query_offsets = vec![0_usize; task_count + 1];
     for s in 0..sector_count {
         if !affected[s] {

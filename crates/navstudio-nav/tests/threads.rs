@@ -177,6 +177,9 @@ fn move_type_by_name() {
     assert_eq!(names, ["land", "hover"]);
 }
 
+/// An answer a reader gave: the version it read, the request, the answer.
+type Logged = (Arc<NavData>, Request, Option<Answer>);
+
 /// Readers answer while a writer stamps walls and rebuilds; each answer is compared with a
 /// fresh world on the version the reader started on.
 #[test]
@@ -186,8 +189,7 @@ fn readers_during_stamps_and_rebuilds() {
     let mut world = NavWorld::from_nav(rooms(192, seed));
     let current = RwLock::new(world.data());
     let reqs = requests(&world.data(), 400, seed);
-    #[allow(clippy::type_complexity)]
-    let log: Mutex<Vec<(Arc<NavData>, Request, Option<Answer>)>> = Mutex::new(Vec::new());
+    let log: Mutex<Vec<Logged>> = Mutex::new(Vec::new());
     let writing = std::sync::atomic::AtomicBool::new(true);
     std::thread::scope(|s| {
         for t in 0..3 {

@@ -3,7 +3,7 @@
 
 use crate::app::backend::BakeOutput;
 use crate::app::model::OpenMap;
-use crate::app::model::stamp_placement::library;
+use crate::app::model::stamp_placement::{library, placement_rect};
 use crate::bake::terrain_cost::terrain_cost;
 use crate::map::{PaintForce, PaintTarget, StampCell, WaterRule};
 use crate::nav::grid::WALL;
@@ -210,26 +210,28 @@ fn explain(map: &OpenMap, out: &BakeOutput, k: usize, i: usize) -> Vec<Why> {
             }
         }
     }
-    // Stamps: the last opaque footprint cell over this cell decides.
-    let (mw, mh) = (map.heightmap.width, map.heightmap.height);
+    // Stamps: the last opaque footprint cell over this cell decides. Only the placements
+    // whose rectangle holds the cell are turned into footprints (the status bar explains
+    // the hovered cell every frame; parsing every stamp of a big map each time cost a
+    // paint frame on the 2048² benchmark map about 6 % of its time).
+    let mw = map.heightmap.width as usize;
+    let (cx, cy) = ((i % mw) as i32, (i / mw) as i32);
     let mut stamp: Option<(String, StampCell)> = None;
-    let footprints = crate::bake::place_footprints(doc, library()).unwrap_or_default();
-    for (s, fp) in footprints.iter().enumerate() {
-        if !fp
-            .map_rect(mw, mh)
-            .contains((i % mw as usize) as u32, (i / mw as usize) as u32)
-        {
+    for p in &doc.stamps {
+        if !placement_rect(library(), p).is_some_and(|r| r.contains(cx, cy)) {
             continue;
         }
-        fp.for_each_on_map(mw, mh, |j, cell| {
-            if j == i && cell != StampCell::Transparent {
-                let id = doc
-                    .stamps
-                    .get(s)
-                    .map_or_else(String::new, |p| p.stamp.clone());
-                stamp = Some((id, cell));
-            }
-        });
+        let Some(fp) = library()
+            .get(&p.stamp)
+            .and_then(|st| st.footprint(p.rotation).ok())
+        else {
+            continue;
+        };
+        if let Some(cell) = fp.get((cx - p.x) as u32, (cy - p.y) as u32)
+            && cell != StampCell::Transparent
+        {
+            stamp = Some((p.stamp.clone(), cell));
+        }
     }
     let terrain = terrain_reason(map, &out.slope_deg, ty, i, base);
     let contribution = layer.contribution.get(i).copied().unwrap_or(0);

@@ -1,6 +1,6 @@
 //! The link tool: click two ends to add a link, drag an end, Delete removes it, each one
 //! undo step; the Goal tool's route takes a link across a painted wall; a saved map keeps
-//! its links, and its package opened read-only shows them and routes over them.
+//! its links when reopened, and its package opened read-only shows them and routes over them.
 
 use super::*;
 use navstudio::app::tools::Tool;
@@ -84,6 +84,9 @@ fn link_tool_adds_moves_deletes_undoes_and_the_goal_route_takes_the_link() {
     harness.state_mut().save_as(&ron);
     let saved = navstudio::map::load_map(&ron).unwrap();
     assert_eq!(saved.document.links, links(&harness));
+    let mut reopened = super::harness(App::new(Some(&ron)).unwrap());
+    wait_baked(&mut reopened);
+    assert_eq!(links(&reopened), links(&harness), "reopened in the editor");
 
     // Click an end to select, Delete removes it; undo brings it back.
     pick_tool(&mut harness, Tool::Link);

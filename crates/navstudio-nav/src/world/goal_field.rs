@@ -38,7 +38,7 @@ pub struct GoalField {
     /// line-of-sight cell sees; empty with one goal.
     pub los_owner: Vec<u32>,
     /// The link entries (end node ids) the field leads to: links with both ends in the
-    /// window that are cheaper than the ground from their entry (see `add_link_seeds`).
+    /// window that are cheaper than the ground from their entry.
     /// The field's flow ends on their cells, where the agent takes the link.
     pub link_entries: Vec<u32>,
 }

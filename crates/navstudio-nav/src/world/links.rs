@@ -168,6 +168,8 @@ impl NavWorld {
     /// request); the others keep them, as a stamp elsewhere keeps a sector's tiles.
     /// Reachability is recomputed now. Returns the types that changed.
     fn links_changed_from(&mut self, old: &[NavLink]) -> Vec<usize> {
+        // A version handed out carries the old links: the next one is made anew.
+        self.published = None;
         let mut changed = Vec::new();
         for layer in 0..self.nav.layers.len() {
             let usable = |links: &[NavLink]| -> Vec<NavLink> {

@@ -110,3 +110,21 @@ fn a_link_change_keeps_what_other_movement_types_built() {
     assert_eq!(traced.links.iter().map(|l| l.1).collect::<Vec<_>>(), [1]);
     assert!(world.layer_links(0).unwrap().ends.len() == 4);
 }
+
+/// A version of the data published before a run-time link change keeps the old links; the
+/// next one, after the rebuild, has the new ones.
+#[test]
+fn a_link_change_reaches_the_next_published_version() {
+    let mut world = river_world();
+    world.set_links(vec![land_bridge(1, 5)]).unwrap();
+    let before = world.data();
+    world.add_link(land_bridge(2, 30)).unwrap();
+    while !world.rebuild(Duration::ZERO) {}
+    let after = world.data();
+    assert_eq!(before.links().len(), 1);
+    assert_eq!(
+        after.links().iter().map(|l| l.id).collect::<Vec<_>>(),
+        [1, 2],
+        "the version after the rebuild has the new link"
+    );
+}

@@ -150,7 +150,9 @@ pub struct PathState {
     pub sources: Vec<(u32, u32)>,
     /// Per routed sector, the portal nodes to leave it through as `(remaining cost to the
     /// goal, node)`, cheapest first. A sector split by walls can be crossed several times in
-    /// different parts; a cell uses the first exit whose tile reaches it.
+    /// different parts; a cell uses the first exit whose tile reaches it, or, where
+    /// [`NavWorld::set_seamless_where_split`] is on, the exit of least total cost (which may
+    /// add windows into a routed sector downstream that no route crosses).
     pub exits: BTreeMap<u32, Vec<(u32, u32)>>,
     /// The route of each source (portal nodes in travel order), for reports and for agents
     /// not yet on a routed sector.
@@ -386,13 +388,15 @@ impl NavWorld {
         self.seamless = on;
     }
 
-    /// Seamless flow only where a path leaves a sector by more than one exit (a room with
-    /// two doors that different routes take): there each cell follows the route's
-    /// integration from the goal and so takes its nearer exit, where the tiles would send
-    /// every cell of the sector to the cheapest exit. Elsewhere the shared tiles steer, which
-    /// keep a crowd spread over each portal window (the integration from one goal cell draws
+    /// Where a path can leave a routed sector by more than one way (a room with two doors
+    /// that different routes take, or a window into another routed sector beside cells
+    /// whose route exit lies round a wall), each cell takes the way of least total
+    /// remaining cost (its way to the window plus the cost to the goal from there, see
+    /// [`crate::corridor::Corridor::from_exits`]), where the tiles would send every cell the
+    /// first exit's tile reaches to that exit. Elsewhere the shared tiles steer, which keep a
+    /// crowd spread over each portal window (the integration from one goal cell draws
     /// open-ground flow together onto the lines through the goal). [`Self::set_seamless`]
-    /// on uses the integration everywhere.
+    /// on uses the integration from the goal everywhere.
     pub fn set_seamless_where_split(&mut self, on: bool) {
         self.seamless_where_split = on;
     }

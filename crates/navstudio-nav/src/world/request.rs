@@ -524,9 +524,9 @@ impl NavWorld {
         self.ensure_sectors(layer, p.exits.keys().copied())?;
         let l = &self.nav.layers[layer];
         let everywhere = self.seamless;
-        // Where only split sectors use it, a path without one needs none (and keeps the
-        // cheap in-sector goal moves of `move_goal`).
-        let split = self.seamless_where_split && p.exits.values().any(|e| e.len() > 1);
+        // Where only sectors with several ways out use it, a path without one needs none
+        // (and keeps the cheap in-sector goal moves of `move_goal`).
+        let split = self.seamless_where_split;
         // The links the routes take (their entries are exits of their sectors).
         let taken: Vec<u32> = p.links.as_ref().map_or_else(Vec::new, |ll| {
             p.exits
@@ -536,21 +536,35 @@ impl NavWorld {
                 .filter(|&n| ll.end(n).is_some())
                 .collect()
         });
-        p.corridor = (everywhere || split).then(|| {
+        p.corridor = if everywhere {
             let around_goals = p
                 .goal_fields
                 .iter()
                 .flat_map(|gf| sectors_in(spec, gf.rect))
                 .collect::<Vec<_>>();
             let starts = p.sources.iter().map(|&(x, y)| spec.sector_of(x, y));
-            crate::corridor::Corridor::build(
+            Some(crate::corridor::Corridor::build(
                 l,
                 p.exits.keys().copied().chain(around_goals).chain(starts),
                 &p.goals,
                 everywhere,
                 p.links.as_deref().map(|ll| (ll, taken.as_slice())),
-            )
-        });
+            ))
+        } else if split && taken.is_empty() {
+            // The split-sector form integrates over the ground: a route over a link keeps
+            // the tiles. The windows downstream that some cell leaves by are exits too: the
+            // flow reads the integration in every sector with more than one.
+            let (c, side) = crate::corridor::Corridor::from_exits(l, &p.exits, &p.goals);
+            for (sector, rest, node) in side {
+                let list = p.exits.entry(sector).or_default();
+                list.push((rest, node));
+                list.sort_unstable();
+            }
+            Some(c)
+        } else {
+            None
+        }
+        .filter(|c| !c.is_empty());
         p.pulled = PulledCache::default();
         Ok(true)
     }
