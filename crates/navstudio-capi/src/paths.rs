@@ -274,7 +274,14 @@ pub unsafe extern "C" fn navstudio_sample_flow(
 /// `position` as cell units when it is finite and on the map: `INVALID_ARGUMENT` for NaN or
 /// infinity, `OFF_MAP` outside, as every call taking a position answers.
 pub(crate) fn on_map(w: &NavstudioWorld, position: NavstudioVec2) -> Result<(f32, f32), Failure> {
-    let spec = w.world().nav().spec;
+    position_on(w.world().nav().spec, position)
+}
+
+/// [`on_map`] for a map of `spec`.
+pub(crate) fn position_on(
+    spec: navstudio_nav::GridSpec,
+    position: NavstudioVec2,
+) -> Result<(f32, f32), Failure> {
     let (px, py) = (position.x, position.y);
     if !(px.is_finite() && py.is_finite()) {
         return Err(Failure::invalid(format!(

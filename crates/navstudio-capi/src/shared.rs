@@ -22,7 +22,10 @@ use crate::ffi::{
     Failure, NavstudioStatus, Outcome, guard, poison_on_panic, slice_from, str_from, write_array,
     write_out,
 };
-use crate::world::{NavstudioWorld, NavstudioWorldInfo, path_status, poisoned, world_mut};
+use crate::paths::position_on;
+use crate::world::{
+    NavstudioWorld, NavstudioWorldInfo, info_of, move_type_index, path_status, poisoned, world_mut,
+};
 use crate::{NavstudioCell, NavstudioVec2};
 // Doc links by plain name: cbindgen copies the docs into the C header as written.
 #[cfg(doc)]
@@ -138,15 +141,8 @@ pub unsafe extern "C" fn navstudio_data_info(
     guard(|| {
         // SAFETY: the caller passes a live handle (contract above).
         let d = unsafe { data_ref(data) }?;
-        let info = NavstudioWorldInfo {
-            width: d.spec.width,
-            height: d.spec.height,
-            sector_size: d.spec.sector_size,
-            cell_size_m: d.cell_size_m,
-            movement_type_count: d.layers.len() as u32,
-        };
         // SAFETY: the caller passes writable storage (contract above).
-        unsafe { write_out(out_info, info, "out_info") }
+        unsafe { write_out(out_info, info_of(d), "out_info") }
     })
 }
 
@@ -168,18 +164,9 @@ pub unsafe extern "C" fn navstudio_data_movement_type_index(
         let d = unsafe { data_ref(data) }?;
         // SAFETY: the caller passes a NUL-terminated string (contract above).
         let name = unsafe { str_from(name, "name") }?;
-        let ty = d.move_type(name).ok_or_else(|| {
-            let known: Vec<&str> = d.move_types().map(|(_, n)| n).collect();
-            Failure::new(
-                NavstudioStatus::UnknownMovementType,
-                format!(
-                    "no movement type '{name}' in this package (it has: {})",
-                    known.join(", ")
-                ),
-            )
-        })?;
+        let index = move_type_index(d, name)?;
         // SAFETY: the caller passes writable storage (contract above).
-        unsafe { write_out(out_index, ty.index() as u32, "out_index") }
+        unsafe { write_out(out_index, index, "out_index") }
     })
 }
 
@@ -475,21 +462,5 @@ fn with_query<T>(
 
 /// `position` in cell units when finite and on the path's map.
 fn on_map(path: &Path, position: NavstudioVec2) -> Result<(f32, f32), Failure> {
-    let spec = path.data().spec;
-    let (px, py) = (position.x, position.y);
-    if !(px.is_finite() && py.is_finite()) {
-        return Err(Failure::invalid(format!(
-            "position ({px}, {py}) is not a finite position; pass finite cell units"
-        )));
-    }
-    if px < 0.0 || py < 0.0 || px >= spec.width as f32 || py >= spec.height as f32 {
-        return Err(Failure::new(
-            NavstudioStatus::OffMap,
-            format!(
-                "position ({px}, {py}) lies off the {}×{} map",
-                spec.width, spec.height
-            ),
-        ));
-    }
-    Ok((px, py))
+    position_on(path.data().spec, position)
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use navstudio_crowd::WorldNavigator;
 use navstudio_nav::world::{PathError, PathId};
-use navstudio_nav::{NavWorld, StreamOptions, package};
+use navstudio_nav::{NavData, NavWorld, StreamOptions, package};
 
 use crate::NavstudioCell;
 use crate::ffi::{
@@ -366,17 +366,36 @@ pub unsafe extern "C" fn navstudio_world_info(
     guard(|| {
         // SAFETY: the caller passes a live handle (contract above).
         let w = unsafe { world_ref(world) }?;
-        let nav = w.world().nav();
-        let info = NavstudioWorldInfo {
-            width: nav.spec.width,
-            height: nav.spec.height,
-            sector_size: nav.spec.sector_size,
-            cell_size_m: nav.cell_size_m,
-            movement_type_count: nav.layers.len() as u32,
-        };
         // SAFETY: the caller passes writable storage (contract above).
-        unsafe { write_out(out_info, info, "out_info") }
+        unsafe { write_out(out_info, info_of(w.world().nav()), "out_info") }
     })
+}
+
+/// What [`navstudio_world_info`] and `navstudio_data_info` answer for one version of a map.
+pub(crate) fn info_of(nav: &NavData) -> NavstudioWorldInfo {
+    NavstudioWorldInfo {
+        width: nav.spec.width,
+        height: nav.spec.height,
+        sector_size: nav.spec.sector_size,
+        cell_size_m: nav.cell_size_m,
+        movement_type_count: nav.layers.len() as u32,
+    }
+}
+
+/// The index of the movement type called `name`; `UNKNOWN_MOVEMENT_TYPE` naming the types
+/// there are when there is none.
+pub(crate) fn move_type_index(nav: &NavData, name: &str) -> Result<u32, Failure> {
+    let ty = nav.move_type(name).ok_or_else(|| {
+        let known: Vec<&str> = nav.move_types().map(|(_, n)| n).collect();
+        Failure::new(
+            NavstudioStatus::UnknownMovementType,
+            format!(
+                "no movement type '{name}' in this package (it has: {})",
+                known.join(", ")
+            ),
+        )
+    })?;
+    Ok(ty.index() as u32)
 }
 
 /// The index of the movement type called `name` (NUL-terminated UTF-8, e.g. `"land"`), for
@@ -398,19 +417,9 @@ pub unsafe extern "C" fn navstudio_movement_type_index(
         let w = unsafe { world_ref(world) }?;
         // SAFETY: the caller passes a NUL-terminated string (contract above).
         let name = unsafe { str_from(name, "name") }?;
-        let layers = &w.world().nav().layers;
-        let index = layers.iter().position(|l| l.name == name).ok_or_else(|| {
-            let known: Vec<&str> = layers.iter().map(|l| l.name.as_str()).collect();
-            Failure::new(
-                NavstudioStatus::UnknownMovementType,
-                format!(
-                    "no movement type '{name}' in this package (it has: {})",
-                    known.join(", ")
-                ),
-            )
-        })?;
+        let index = move_type_index(w.world().nav(), name)?;
         // SAFETY: the caller passes writable storage (contract above).
-        unsafe { write_out(out_index, index as u32, "out_index") }
+        unsafe { write_out(out_index, index, "out_index") }
     })
 }
 
