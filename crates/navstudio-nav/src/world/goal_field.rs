@@ -265,27 +265,34 @@ fn add_link_seeds(
 ) -> (Vec<u32>, Vec<usize>) {
     let inside =
         |cells: &[(u32, u32)]| !cells.is_empty() && cells.iter().all(|&c| in_rect(rect, c));
+    // Each traversal with both ends in the window and its exit reached: (entry node, the
+    // entry's cells, the cost of arriving at the entry by the link).
+    let offers = |field: &IntegrationField| {
+        links
+            .traversals
+            .iter()
+            .filter_map(|&(entry, exit, cost)| {
+                let a = links.ends.get(entry as usize)?;
+                let b = links.ends.get(exit as usize)?;
+                if !inside(&a.cells) || !inside(&b.cells) {
+                    return None;
+                }
+                let at_exit = b.cells.iter().map(|&c| field.cost[local(rect, c)]).min()?;
+                (at_exit != UNREACHED).then(|| (entry, &a.cells, at_exit.saturating_add(cost)))
+            })
+            .collect::<Vec<_>>()
+    };
     let mut second = IntegrationField::new();
     for _ in 0..=links.traversals.len() {
         let mut seeds: Vec<(usize, u32)> = Vec::new();
-        for &(entry, exit, cost) in &links.traversals {
-            let (Some(a), Some(b)) = (
-                links.ends.get(entry as usize),
-                links.ends.get(exit as usize),
-            ) else {
-                continue;
-            };
-            if !inside(&a.cells) || !inside(&b.cells) {
+        for (_, entry_cells, via) in offers(field) {
+            if entry_cells
+                .iter()
+                .all(|&c| field.cost[local(rect, c)] <= via)
+            {
                 continue;
             }
-            let Some(at_exit) = b.cells.iter().map(|&c| field.cost[local(rect, c)]).min() else {
-                continue;
-            };
-            let via = at_exit.saturating_add(cost);
-            if at_exit == UNREACHED || a.cells.iter().all(|&c| field.cost[local(rect, c)] <= via) {
-                continue;
-            }
-            seeds.extend(a.cells.iter().map(|&c| (local(rect, c), via)));
+            seeds.extend(entry_cells.iter().map(|&c| (local(rect, c), via)));
         }
         if seeds.is_empty() {
             break;
@@ -303,25 +310,8 @@ fn add_link_seeds(
     // offers (a cheaper way found later may have made an earlier seed moot).
     let mut used = Vec::new();
     let mut cells = Vec::new();
-    for &(entry, exit, cost) in &links.traversals {
-        let (Some(a), Some(b)) = (
-            links.ends.get(entry as usize),
-            links.ends.get(exit as usize),
-        ) else {
-            continue;
-        };
-        if !inside(&a.cells) || !inside(&b.cells) {
-            continue;
-        }
-        let Some(at_exit) = b.cells.iter().map(|&c| field.cost[local(rect, c)]).min() else {
-            continue;
-        };
-        if at_exit == UNREACHED {
-            continue;
-        }
-        let via = at_exit.saturating_add(cost);
-        let on: Vec<usize> = a
-            .cells
+    for (entry, entry_cells, via) in offers(field) {
+        let on: Vec<usize> = entry_cells
             .iter()
             .map(|&c| local(rect, c))
             .filter(|&i| field.cost[i] == via)
