@@ -57,7 +57,9 @@ pub struct NavstudioWorldInfo {
 
 impl NavstudioWorld {
     pub(crate) fn new(world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
-        let mut nav = WorldNavigator::new(world, wall_buffer_m);
+        // The walls are read when a crowd first needs them (`pair_mut` in crowd.rs): opening
+        // a map at the size limit makes no pass over its cells.
+        let mut nav = WorldNavigator::with_walls_on_demand(world, wall_buffer_m);
         // Paths handed to C stay valid across rebuilds: the world re-plans them from their
         // sources when the queue drains (the navigator turns that off for its crowd, which
         // re-plans its own paths from where the agents are; those are then planned twice).
