@@ -1,6 +1,7 @@
-//! Times the two ways a world starts, from memory and from a file (both streamed), and the
-//! first request after each, which reads the movement type's graph and the regions it
-//! crosses: the calls whose time grows with the map.
+//! Times the ways a game starts on a package: a world from memory and from a file (both
+//! streamed), and shared data for worker threads (read whole), each with the first request
+//! after it, which reads the movement type's graph and the regions it crosses: the calls
+//! whose time grows with the map.
 //!
 //! `cargo run --release -p navstudio-capi --example open_time -- PKG`
 
@@ -53,6 +54,56 @@ fn time_start(how: &str, open: impl FnOnce(*mut *mut NavstudioWorld) -> Navstudi
     );
 }
 
+/// Opens the package as shared data and answers one request across the map with a query.
+fn time_shared(path: &std::ffi::CStr) {
+    let mut data = null_mut();
+    let t = Instant::now();
+    // SAFETY: NUL-terminated path, writable output.
+    let opened = unsafe { navstudio_data_open(path.as_ptr(), &raw mut data) };
+    let open_time = t.elapsed();
+    let mut info = NavstudioWorldInfo::default();
+    // SAFETY: a live handle or null (refused); writable output.
+    let _ = unsafe { navstudio_data_info(data, &raw mut info) };
+    let mut query = null_mut();
+    // SAFETY: writable output.
+    let _ = unsafe { navstudio_query_create(&raw mut query) };
+    let from = NavstudioCell {
+        x: info.width / 8,
+        y: info.height / 8,
+    };
+    let (mut requested, mut request_time) = (NavstudioStatus::Unreachable, Default::default());
+    for eighth in (2..8).rev() {
+        let goal = NavstudioCell {
+            x: info.width * eighth / 8,
+            y: info.height * eighth / 8,
+        };
+        let mut shared = null_mut();
+        let t = Instant::now();
+        // SAFETY: live or null handles (refused); one readable source; writable output.
+        requested = unsafe {
+            navstudio_query_request_path(query, data, 0, &raw const from, 1, goal, &raw mut shared)
+        };
+        request_time = t.elapsed();
+        // SAFETY: a live handle or null, freed once.
+        unsafe { navstudio_shared_path_free(shared) };
+        if !matches!(
+            requested,
+            NavstudioStatus::Unreachable | NavstudioStatus::Wall
+        ) {
+            break;
+        }
+    }
+    // SAFETY: live handles or null, freed once.
+    unsafe { navstudio_query_free(query) };
+    // SAFETY: as above.
+    unsafe { navstudio_data_free(data) };
+    println!(
+        "  shared data: open {:.3} s ({opened:?}), first request across the map {:.3} s ({requested:?})",
+        open_time.as_secs_f64(),
+        request_time.as_secs_f64()
+    );
+}
+
 fn main() {
     let Some(pkg) = std::env::args().nth(1) else {
         eprintln!("usage: open_time PKG");
@@ -79,5 +130,6 @@ fn main() {
         time_start("from a file", |w| unsafe {
             navstudio_world_open(path.as_ptr(), w)
         });
+        time_shared(&path);
     }
 }
