@@ -188,14 +188,14 @@ impl PathQuery {
         request: &mut PendingRequest,
         budget: std::time::Duration,
     ) -> Option<Result<Path, PathError>> {
-        let deadline = std::time::Instant::now() + budget;
+        let start = std::time::Instant::now();
         let layer = request.pending.layer();
         if layer >= request.data.layers.len() {
             return Some(Err(PathError::UnknownType(layer)));
         }
         let data = Arc::clone(&request.data);
         let world = self.world(&data, Some(layer));
-        let state = world.advance_plan(&mut request.pending, deadline)?;
+        let state = world.advance_plan(&mut request.pending, start, budget)?;
         Some(state.map(|state| Path { data, state }))
     }
 
