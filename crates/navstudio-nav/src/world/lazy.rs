@@ -21,7 +21,6 @@ use crate::search_graph::{SearchGraph, sector_cluster_key};
 pub(super) const EAGER_RING: u32 = 1;
 
 /// The unrefined part of one route.
-#[derive(Debug)]
 pub(crate) struct LazyRoute {
     graph: Arc<SearchGraph>,
     tables: Arc<LayerHierarchy>,
@@ -260,6 +259,19 @@ impl PathState {
         Cow::Owned(all)
     }
 
+    /// Per source, the portal nodes of its route, the whole route refined.
+    pub(crate) fn route_nodes(&self) -> Vec<Vec<u32>> {
+        let mut all: Vec<Vec<u32>> = self.routes.iter().map(|r| r.nodes.clone()).collect();
+        if let (Some(lazy), Some(last)) = (&self.lazy, all.last_mut()) {
+            let state = lazy.refine(self, |_| true);
+            let g = &lazy.graph;
+            for nodes in state.refined.iter().flatten() {
+                last.extend(nodes.iter().map(|&(id, _)| g.node_id(id)));
+            }
+        }
+        all
+    }
+
     /// Refines the whole route into the path's own fields, as a request refining eagerly
     /// leaves them (before a change that reads them: sources added, a re-plan).
     pub(crate) fn refine_whole(&mut self) {
@@ -297,6 +309,21 @@ impl PathState {
                 }
             }
         }
+    }
+}
+
+impl std::fmt::Debug for LazyRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `try_lock`: a path printed while a read refines it shows no count.
+        let refined = self
+            .state
+            .try_lock()
+            .map(|s| s.refined.iter().filter(|r| r.is_some()).count())
+            .ok();
+        f.debug_struct("LazyRoute")
+            .field("hops", &self.hops.len())
+            .field("refined", &refined)
+            .finish_non_exhaustive()
     }
 }
 

@@ -418,6 +418,15 @@ impl NavWorld {
         self.lazy_refinement = on;
     }
 
+    /// Refines the whole route of path `id` into its public fields (see
+    /// [`Self::set_lazy_refinement`]), for a caller that reads them all: an overlay
+    /// drawing every exit. No-op for a path refined whole or released.
+    pub fn refine_path(&mut self, id: PathId) {
+        if let Some(p) = self.paths.get_mut(&id) {
+            p.refine_whole();
+        }
+    }
+
     /// Look-ahead of flow following (string pulling), in cells: [`Self::sample_flow`] and
     /// [`Self::trace_path`] follow the flow from the agent's cell up to this many cells ahead
     /// and steer straight at the furthest of those cells in plain sight — a straight segment
