@@ -16,7 +16,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
+use super::budget::{Slice, Unit};
 use super::{NavWorld, PathError, PathState};
 use crate::islands::IslandField;
 use crate::package::stream::{self, PackageStream};
@@ -240,9 +242,21 @@ impl NavWorld {
         layer: usize,
         sectors: impl IntoIterator<Item = u32>,
     ) -> Result<(), PathError> {
+        self.ensure_sectors_sliced(layer, sectors, None).map(|_| ())
+    }
+
+    /// [`Self::ensure_sectors`] under a budgeted call's clock `slice`: a region is read only when
+    /// the budget left is expected to hold it (the call's first always is). `Ok(false)`
+    /// when it stopped with regions left to read (a later call reads them).
+    pub(super) fn ensure_sectors_sliced(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
+        mut slice: Option<&mut Slice>,
+    ) -> Result<bool, PathError> {
         self.ensure_graph(layer)?;
         let Some(s) = self.streamed.as_mut() else {
-            return Ok(());
+            return Ok(true);
         };
         let grid = s.package.regions();
         let wanted: BTreeSet<u32> = sectors
@@ -261,10 +275,20 @@ impl NavWorld {
             if slot.resident {
                 continue;
             }
+            if slice
+                .as_deref()
+                .is_some_and(|c| !c.may_start(&self.unit_costs, Unit::Region))
+            {
+                return Ok(false);
+            }
+            let at = Instant::now();
             let bytes = s
                 .package
                 .load_region(layer, region, l)
                 .map_err(|e| damaged(layer, Some(region), &e))?;
+            if let Some(c) = slice.as_deref_mut() {
+                c.done(&mut self.unit_costs, Unit::Region, at);
+            }
             let slot = &mut s.slots[layer][region as usize];
             slot.resident = true;
             slot.bytes = bytes;
@@ -272,7 +296,7 @@ impl NavWorld {
             s.stats.resident_regions += 1;
             s.stats.resident_bytes += bytes;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Loads what a search from `sources` to `goals` reads before its route is known: the
