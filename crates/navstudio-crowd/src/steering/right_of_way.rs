@@ -29,6 +29,9 @@ const STEP_ASIDE_SHARE: f32 = 0.5;
 const BACK_SHARE: f32 = 0.5;
 /// How long an agent holds back after it last met the stream it gives way to. `[Units: s]`
 const HOLD_SECS: f32 = 1.0;
+/// An agent giving way this close to touching the oncoming one could not get out of its
+/// way in time. `[Units: m]`
+const PRESSED_GAP_M: f32 = 0.1;
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// The agent's flow direction, or its velocity's when it has none yet.
@@ -75,7 +78,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// `desired`, or — when an agent with the right of way comes at agent `i` and `i`
     /// stands in its path — a step out of that path at half speed, to the side `i` already
     /// leans to (its own right when it stands dead ahead). When the agent it gives way to
-    /// is one of a stream (an order of several agents), `i` then holds back for
+    /// is one of a stream (an order of several agents) and is already on it (within
+    /// [`PRESSED_GAP_M`] of touching), `i` then holds back for
     /// [`HOLD_SECS`] (waits), and every agent of its order that walks up behind
     /// one holding back backs off too: the waiting stream clears the way in front of a
     /// door, instead of pressing into it while the other stream comes through (the door
@@ -127,7 +131,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 .order_live
                 .get(nb.moving_order as usize)
                 .is_some_and(|&live| live > 1);
-            let hold = if stream { HOLD_SECS } else { 0.0 };
+            // Only an agent that could not get out of the way in time (the stream is on
+            // it) waits: one that stepped aside early, where there is room, walks on
+            // beside the stream (a corridor's streams pass side by side).
+            let pressed = n.dist_sq.sqrt() - touch <= PRESSED_GAP_M;
+            let hold = if stream && pressed { HOLD_SECS } else { 0.0 };
             return (side * (a.max_speed[i] * STEP_ASIDE_SHARE), hold);
         }
         if held > 0.0 {
