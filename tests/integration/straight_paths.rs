@@ -59,6 +59,19 @@ fn assert_free_string(walls: &WallGrid, waypoints: &[(u32, u32)]) {
     }
 }
 
+/// [`assert_free_string`] for the taut string's points (cell units, corners included).
+fn assert_free_points(walls: &WallGrid, points: &[(f64, f64)]) {
+    let half = |p: (f64, f64)| ((p.0 * 2.0) as i64, (p.1 * 2.0) as i64);
+    for w in points.windows(2) {
+        assert!(
+            navstudio::any_angle::geometry::segment_free(walls, half(w[0]), half(w[1])),
+            "taut segment {:?} -> {:?} crosses a wall",
+            w[0],
+            w[1]
+        );
+    }
+}
+
 #[test]
 fn open_ground_traces_are_the_straight_segment_within_one_percent() {
     // The trace's line of sight carries across portal windows (trace_path tests each point
@@ -121,6 +134,16 @@ fn a_square_pillar_is_passed_at_its_corners_on_the_shorter_side() {
         assert!(
             points.contains(&(47.0, 25.0)) && points.contains(&(53.0, 25.0)),
             "{points:?}"
+        );
+        // Pulled taut, the string turns exactly at those corners and is the optimum.
+        assert_free_points(&walls, &traced.points);
+        for corner in [(47.0, 25.0), (53.0, 25.0)] {
+            assert!(traced.points.contains(&corner), "{:?}", traced.points);
+        }
+        assert!(
+            (traced.length - best).abs() < 1e-9,
+            "{from:?}->{to:?}: taut {:.4} vs any-angle {best:.4}",
+            traced.length
         );
         let string = centres(&traced.waypoints);
         for corner in [(47.0, 25.0), (53.0, 25.0)] {

@@ -368,8 +368,9 @@ pub unsafe extern "C" fn navstudio_line_of_sight(
 /// Follows `path` from `source` as an agent steered by [`navstudio_sample_flow`] does, until
 /// the goal, and writes the length walked to `*out_length_cells`: the pulled string, straight
 /// segments from the source to each look-ahead target ([`navstudio_steer_target`]) in turn
-/// and to the goal once in sight, each counted by its Euclidean length (the number
-/// `navstudio path` prints as "traced"). The cells visited (source first) go to `out_cells`
+/// and to the goal once in sight, then pulled taut round the wall corners it turns at, each
+/// segment counted by its Euclidean length (the number `navstudio path` prints as "traced").
+/// The cells that string runs through (source first) go to `out_cells`
 /// when it is not NULL: `*out_cell_count` always receives how many there are, and when
 /// `cells_capacity` is smaller nothing is copied and the status is
 /// `NAVSTUDIO_STATUS_BUFFER_TOO_SMALL` (the length is written all the same).

@@ -22,6 +22,7 @@ mod query;
 pub mod rng;
 pub mod route;
 pub mod search_graph;
+pub mod taut;
 mod vocab;
 pub mod world;
 

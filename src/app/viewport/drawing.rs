@@ -324,12 +324,11 @@ impl Viewport {
         }
         if let Some(traced) = &result.traced {
             // The pulled string: straight segments between the points it turns at.
-            let mut points: Vec<Pos2> = traced
-                .waypoints
+            let points: Vec<Pos2> = traced
+                .points
                 .iter()
-                .map(|&(x, y)| at(x as f32 + 0.5, y as f32 + 0.5))
+                .map(|&(x, y)| at(x as f32, y as f32))
                 .collect();
-            points.push(at(traced.goal.0 as f32 + 0.5, traced.goal.1 as f32 + 0.5));
             painter.add(egui::Shape::line(
                 points,
                 LineStroke::new(3.0, Color32::from_rgb(255, 70, 200)),

@@ -226,6 +226,9 @@ impl NavWorld {
 
     /// Drops `layer`'s search layout and link end nodes (rebuilt with it).
     pub(super) fn forget_layer_links(&mut self, layer: usize) {
+        // A streamed world keeps the layer's edges only in the layout: give them back first,
+        // or the layout's next build would find none.
+        self.restore_portal_edges(layer);
         if let Some(slot) = self.search_graphs.get_mut(layer) {
             *slot = None;
         }

@@ -186,12 +186,18 @@ pub struct PathState {
 /// A path as an agent steered by [`NavWorld::sample_flow`] walks it: the pulled string.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TracedPath {
-    /// Cells visited, source first; ends at the goal or at the first LOS cell.
+    /// The cells the string ([`Self::points`]) runs through, source first, goal last; a
+    /// link's entry and exit are consecutive.
     pub cells: Vec<(u32, u32)>,
-    /// The string's points, source first, then each point it turns at, then the goal:
-    /// consecutive points are joined by straight segments (cell centres).
+    /// The string pulled through cell centres, source first, then each cell it turns at,
+    /// then the goal ([`NavWorld::steer_target`]'s rule over the whole trace).
     pub waypoints: Vec<(u32, u32)>,
-    /// The string's length: the Euclidean lengths of the segments between the waypoints.
+    /// The same string pulled taut round the wall corners it passes (cell units: a cell
+    /// `(x, y)` spans `[x, x + 1) × [y, y + 1)`): the source's centre, each wall corner it
+    /// turns at, the goal's centre. Equal to the waypoints' centres when the string crosses
+    /// a link or is followed cell by cell (a look-ahead below 2).
+    pub points: Vec<(f64, f64)>,
+    /// The string's length: the Euclidean lengths of the segments between the points.
     pub length: f64,
     /// The goal the path arrives at (of a goal set: the one this source flows to).
     pub goal: (u32, u32),

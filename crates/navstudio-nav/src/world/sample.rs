@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
 use crate::grid::{CLEAR, DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
 use crate::layer::NavLayer;
+use crate::taut::{Half, centre};
 
 /// Look-ahead targets by cell, filled by [`NavWorld::sample_flow`] on first use: a
 /// direct-mapped table of atomic entries, so threads sampling one path share it without a
@@ -302,7 +303,8 @@ impl NavWorld {
                     for pass in 0..passes {
                         string = self.relax(p, &string, pass % 2 == 0);
                     }
-                    return Some(string.into_traced(goal));
+                    let taut = (passes > 0).then_some(cost);
+                    return Some(string.into_traced(goal, taut));
                 }
                 run.clear();
                 anchor = cell;
@@ -471,16 +473,60 @@ struct Pulled {
 }
 
 impl Pulled {
-    fn into_traced(self, goal: (u32, u32)) -> TracedPath {
+    /// The traced path of this string; with `taut` (the layer's costs) pulled taut round
+    /// the wall corners it turns at ([`crate::taut::tighten`]), its cells and length those
+    /// of the taut string.
+    fn into_traced(self, goal: (u32, u32), taut: Option<&crate::CostField>) -> TracedPath {
+        let mut points: Vec<Half> = self.waypoints.iter().map(|&c| centre(c)).collect();
+        if points.last() != Some(&centre(goal)) {
+            points.push(centre(goal));
+        }
+        let (mut cells, mut length) = (self.cells, self.length);
+        if let Some(cost) = taut {
+            let spec = cost.spec;
+            let price = |x: i64, y: i64| {
+                spec.contains(x, y)
+                    .then(|| cost.get(x as u32, y as u32))
+                    .filter(|&c| c != WALL)
+            };
+            let mut pulled = points.clone();
+            crate::taut::tighten(&mut pulled, &price, TAUT_PASSES);
+            let mut taut_cells = vec![cells[0]];
+            let mut free = true;
+            for w in pulled.windows(2) {
+                free &= crate::taut::walk(w[0], w[1], &|x, y| price(x, y).is_none(), |(x, y)| {
+                    let c = (x as u32, y as u32);
+                    if taut_cells.last() != Some(&c) {
+                        taut_cells.push(c);
+                    }
+                });
+            }
+            if free {
+                length = pulled
+                    .windows(2)
+                    .map(|w| crate::taut::length(w[0], w[1]))
+                    .sum();
+                cells = taut_cells;
+                points = pulled;
+            }
+        }
         TracedPath {
-            cells: self.cells,
+            cells,
             waypoints: self.waypoints,
-            length: self.length,
+            points: points
+                .iter()
+                .map(|&(x, y)| (x as f64 / 2.0, y as f64 / 2.0))
+                .collect(),
+            length,
             goal,
             links: self.links,
         }
     }
 }
+
+/// Passes of [`crate::taut::tighten`] over a traced string: each moves every turn to the
+/// corners it wraps; a few settle the turns that move their neighbours.
+const TAUT_PASSES: usize = 8;
 
 /// How many cells past the last one in sight [`farthest_in_sight`] keeps looking: the
 /// cells a trace hidden behind a corner needs to come back into view after a small wiggle.

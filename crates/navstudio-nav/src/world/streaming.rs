@@ -103,7 +103,24 @@ impl NavWorld {
         if !stream::is_streamable(path)? {
             return Ok(Self::from_package(package::read(path)?));
         }
-        let opened = stream::open(path)?;
+        Ok(Self::streaming(stream::open(path)?, options))
+    }
+
+    /// Opens a package held in memory as [`Self::open`] opens a file: the bytes are copied
+    /// once, and regions are checked and decoded on first use, so opening takes no longer
+    /// than from a file and a damaged region fails the calls that need it, as from a file.
+    /// A version 1 package is read whole.
+    ///
+    /// # Errors
+    /// A [`PackageError`] naming `<memory>`, as [`Self::open`].
+    pub fn open_bytes(bytes: &[u8], options: StreamOptions) -> Result<Self, PackageError> {
+        if !stream::is_streamable_bytes(bytes) {
+            return Ok(Self::from_package(package::from_bytes(bytes)?));
+        }
+        Ok(Self::streaming(stream::open_bytes(bytes)?, options))
+    }
+
+    fn streaming(opened: stream::OpenedPackage, options: StreamOptions) -> Self {
         let regions = opened.stream.regions().count() as usize;
         let layers = opened.nav.layers.len();
         let mut world = Self::from_nav(opened.nav);
@@ -122,7 +139,7 @@ impl NavWorld {
             stats: StreamStats::default(),
             last_error: None,
         });
-        Ok(world)
+        world
     }
 
     /// The manifest of the package a streamed world reads; `None` for a world held whole.
