@@ -495,7 +495,7 @@ fn a_stranded_agent_joins_its_path_from_where_it_stands() {
 /// Two groups swap the rooms either side of a wall through a door 3 m wide (under four
 /// infantry abreast), in every mode, at a reduced size (60 a side): everyone arrives within
 /// 2.5 × the bound, nobody is left stuck, and nobody counts as home in the room it left
-/// (here 1.73 / 1.50 / 1.79 × in boids / ORCA / context steering; 1.5–2.4 × at 100 a side
+/// (here 1.63 / 1.40 / 1.78 × in boids / ORCA / context steering; 1.5–2.45 × at 100 a side
 /// over seeds 1, 2, 7; without the right of way boids left 106 of 200 stuck there). Both
 /// groups pressing into the door at once jam it for good without the right of way: the
 /// first order's stream goes through while the second steps aside and holds back, its
