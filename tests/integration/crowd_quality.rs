@@ -495,7 +495,7 @@ fn a_stranded_agent_joins_its_path_from_where_it_stands() {
 /// Two groups swap the rooms either side of a wall through a door 3 m wide (under four
 /// infantry abreast), in every mode, at a reduced size (60 a side): everyone arrives within
 /// 2.5 × the bound, nobody is left stuck, and nobody counts as home in the room it left
-/// (here 1.73 / 1.50 / 1.79 × in boids / ORCA / context steering; 1.5–2.4 × at 100 a side
+/// (here 1.63 / 1.40 / 1.78 × in boids / ORCA / context steering; 1.5–2.45 × at 100 a side
 /// over seeds 1, 2, 7; without the right of way boids left 106 of 200 stuck there). Both
 /// groups pressing into the door at once jam it for good without the right of way: the
 /// first order's stream goes through while the second steps aside and holds back, its
@@ -514,7 +514,9 @@ fn opposing_streams_through_a_narrow_door_all_arrive_in_every_mode() {
         scenario.config.avoidance = mode;
         let mut nav = case.map.navigator();
         // Agents of group 0 (sent from the left room to the right one) that arrived while
-        // still in the left room.
+        // still in the left room, more than 2 m from the door (at the door's mouth, an agent
+        // within the group's reach of its lane just beyond the door, in plain sight of it
+        // through the door, is near its goal by the rule, as anywhere else).
         let wall_x = (case.map.width / 2) as f32;
         let mut was_arrived: Vec<bool> = Vec::new();
         let mut left_behind = 0;
@@ -529,7 +531,7 @@ fn opposing_streams_through_a_narrow_door_all_arrive_in_every_mode() {
                 was_arrived.resize(a.len(), false);
                 for (i, was) in was_arrived.iter_mut().enumerate() {
                     let arrived = a.state[i] == AgentState::Arrived;
-                    if arrived && !*was && a.group[i] == 0 && a.pos_world[i].x < wall_x - 1.0 {
+                    if arrived && !*was && a.group[i] == 0 && a.pos_world[i].x < wall_x - 3.0 {
                         left_behind += 1;
                     }
                     *was = arrived;
