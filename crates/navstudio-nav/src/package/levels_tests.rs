@@ -66,10 +66,7 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
     built.set_search_mode(crate::SearchMode::Levels);
     let mut streamed = NavWorld::open(&file, crate::StreamOptions::default()).unwrap();
     // Read region by region between calls of no budget at all.
-    let small = crate::StreamOptions {
-        cache_budget: 1,
-        ..crate::StreamOptions::default()
-    };
+    let small = crate::StreamOptions { cache_budget: 1 };
     let mut budgeted = NavWorld::open(&file, small).unwrap();
     let mut rng = SplitMix64::new(11);
     let mut open = || loop {
