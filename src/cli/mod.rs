@@ -327,7 +327,8 @@ enum Command {
         /// Flow-following look-ahead in cells (0 = cell by cell; default: NavWorld's).
         #[arg(long)]
         lookahead: Option<u32>,
-        /// A* heuristic weight (1 = optimal portal routes; default: NavWorld's).
+        /// A* heuristic weight of the hierarchy search (1 = optimal portal routes; default:
+        /// NavWorld's); the flat search is always optimal
         #[arg(long)]
         weight: Option<f32>,
         /// Plan without ALT landmark bounds (octile heuristic only).

@@ -33,9 +33,10 @@ fn moving_ai_scenarios_all_arrive() {
             "{map}: every traced path must arrive"
         );
         // Below 1 only through straight segments (any angle) where 8-directional optimal
-        // paths must zig-zag.
+        // paths must zig-zag: never below the widest gap between the two, 1 / 1.0824 (a
+        // 22.5° line against its octile length).
         assert!(
-            r.ratio_mean > 0.95 && r.ratio_mean <= mean_bound,
+            r.ratio_mean > 0.92 && r.ratio_mean <= mean_bound,
             "{map}: mean ratio {} (bound {mean_bound})",
             r.ratio_mean
         );

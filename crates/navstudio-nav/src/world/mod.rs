@@ -50,8 +50,9 @@ pub(crate) use shared::build_layer_tables;
 use stamps::AppliedStamp;
 pub use streaming::{DEFAULT_CACHE_BUDGET, StreamOptions, StreamStats};
 
-/// Default A* heuristic inflation (weighted A*, expanded nodes not reopened, so routes cost
-/// at most 1.1 × the optimum). On the 2048² benchmark map, with landmarks, 1.1 expands 1.6×
+/// Default A* heuristic inflation of the sector hierarchy's search (weighted A*, expanded
+/// nodes not reopened, so routes cost at most 1.1 × the optimum); the flat portal search,
+/// which runs on maps below the hierarchy's size, finds optimal routes. On the 2048² benchmark map, with landmarks, 1.1 expands 1.6×
 /// fewer nodes than 1.0 for routes 2.6 % costlier (`cargo bench --bench path`); the flow field,
 /// not the portal route, shapes most of the walked path.
 pub const DEFAULT_HEURISTIC_WEIGHT: f32 = 1.1;
@@ -444,8 +445,8 @@ impl NavWorld {
         self.flow_lookahead = cells;
     }
 
-    /// A* heuristic inflation (1.0 = optimal portal routes; see
-    /// [`DEFAULT_HEURISTIC_WEIGHT`]).
+    /// A* heuristic inflation of the hierarchy search (1.0 = optimal portal routes; see
+    /// [`DEFAULT_HEURISTIC_WEIGHT`]). The flat search always finds optimal routes.
     pub fn set_heuristic_weight(&mut self, weight: f32) {
         self.heuristic_weight = weight.max(1.0);
     }
