@@ -231,7 +231,7 @@ impl Levels {
     }
 }
 
-/// Working memory of [`Levels::unpack_hop`]'s searches, by border index.
+/// Working memory of the searches that unpack a level's shortcuts, by border index.
 #[derive(Debug, Default)]
 pub struct UnpackScratch {
     dist: Vec<u32>,

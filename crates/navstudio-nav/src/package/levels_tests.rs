@@ -65,6 +65,9 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
     let mut built = NavWorld::from_nav(nav.clone());
     built.set_search_mode(crate::SearchMode::Levels);
     let mut streamed = NavWorld::open(&file, crate::StreamOptions::default()).unwrap();
+    // Read region by region between calls of no budget at all.
+    let small = crate::StreamOptions { cache_budget: 1 };
+    let mut budgeted = NavWorld::open(&file, small).unwrap();
     let mut rng = SplitMix64::new(11);
     let mut open = || loop {
         let c = (rng.below(512), rng.below(512));
@@ -100,6 +103,18 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
         // read, which the whole world's may not match (not the levels' doing).
         let plan = |i: usize| answers[i].as_ref().map(|(r, e, _)| (r.clone(), e.clone()));
         assert_eq!(plan(0), plan(2), "{a:?} → {b:?}: whole against streamed");
+        let mut pending = budgeted.start_path(0, &[a], &[b]);
+        let stepped = loop {
+            if let Some(answer) = budgeted.advance_path(&mut pending, std::time::Duration::ZERO) {
+                break answer.ok().map(|id| {
+                    let p = budgeted.path(id).unwrap();
+                    let out = (p.routes.clone(), p.exits.clone());
+                    budgeted.release_path(id);
+                    out
+                });
+            }
+        };
+        assert_eq!(plan(0), stepped, "{a:?} → {b:?}: streamed, budgeted");
         assert_eq!(
             answers[3], answers[4],
             "{a:?} → {b:?}: without levels against the clusters alone"

@@ -209,6 +209,10 @@ impl PathState {
             return Cow::Borrowed(eager);
         };
         let key = lazy.sector_key(sector);
+        // No far hop reaches the sector: nothing to refine, no lock to take.
+        if !(0..lazy.hops.len()).any(|i| lazy.reaches(i, key)) {
+            return Cow::Borrowed(eager);
+        }
         let state = lazy.refine(self, |i| lazy.reaches(i, key));
         match state.exits.get(&sector) {
             None => Cow::Borrowed(eager),
@@ -235,6 +239,9 @@ impl PathState {
             return false;
         };
         let key = lazy.sector_key(sector);
+        if !(0..lazy.hops.len()).any(|i| lazy.reaches(i, key)) {
+            return false;
+        }
         lazy.refine(self, |i| lazy.reaches(i, key))
             .route_first
             .contains(&sector)

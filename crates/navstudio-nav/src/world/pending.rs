@@ -102,6 +102,26 @@ impl NavWorld {
         Some(Ok(id))
     }
 
+    /// Of a streamed world, reads the regions a request's check reads (its sources' sectors
+    /// and its goal fields' windows) a region at a time under `clock`: whether all are in.
+    fn preload_request(&mut self, pending: &PendingPath, clock: &mut Slice) -> bool {
+        if self.streamed.is_none() {
+            return true;
+        }
+        let spec = self.nav.spec;
+        let mut need = self.sectors_around(&pending.goals);
+        need.extend(
+            pending
+                .sources
+                .iter()
+                .filter(|c| c.0 < spec.width && c.1 < spec.height)
+                .map(|&(x, y)| spec.sector_of(x, y)),
+        );
+        // A request the check refuses (an unknown type) gets its answer from the check.
+        self.ensure_sectors_sliced(pending.layer, need, Some(clock))
+            .unwrap_or(true)
+    }
+
     /// [`Self::advance_path`] without keeping the path: the planned state once ready, the
     /// call's budget counted from `start`.
     pub(crate) fn advance_plan(
@@ -121,6 +141,11 @@ impl NavWorld {
             self.scratch.abandon();
         }
         let fresh = pending.planned.is_none();
+        if fresh && !self.preload_request(pending, &mut clock) {
+            std::mem::swap(&mut self.scratch, &mut pending.scratch);
+            std::mem::swap(&mut self.cluster_open, &mut pending.open);
+            return None;
+        }
         if fresh {
             match self.plan_start(pending.layer, &pending.sources, &pending.goals) {
                 Ok(planned) => pending.planned = Some(planned),
