@@ -494,12 +494,13 @@ impl Pulled {
             let mut taut_cells = vec![cells[0]];
             let mut free = true;
             for w in pulled.windows(2) {
-                free &= crate::taut::walk(w[0], w[1], &|x, y| price(x, y).is_none(), |(x, y)| {
-                    let c = (x as u32, y as u32);
-                    if taut_cells.last() != Some(&c) {
-                        taut_cells.push(c);
-                    }
-                });
+                free &=
+                    crate::taut::walk(w[0], w[1], &|x, y| price(x, y).is_none(), |(x, y), _| {
+                        let c = (x as u32, y as u32);
+                        if taut_cells.last() != Some(&c) {
+                            taut_cells.push(c);
+                        }
+                    });
             }
             if free {
                 length = pulled
