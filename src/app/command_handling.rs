@@ -48,6 +48,7 @@ impl App {
             self.request(FileAction::Open);
         }
         let plain = |key| KeyboardShortcut::new(Modifiers::NONE, key);
+        let mut frame_agents = false;
         ctx.input_mut(|i| {
             let mut cx = ToolCx {
                 state: &mut self.state,
@@ -61,6 +62,10 @@ impl App {
             if i.consume_shortcut(&plain(Key::Period)) {
                 self.crowd.step_once();
             }
+            // Before plain F, which Shift+F would match too.
+            if i.consume_shortcut(&KeyboardShortcut::new(Modifiers::SHIFT, Key::F)) {
+                frame_agents = true;
+            }
             if i.consume_shortcut(&plain(Key::F)) || i.consume_shortcut(&plain(Key::Home)) {
                 self.viewport.fit_requested = true;
             }
@@ -68,6 +73,9 @@ impl App {
                 self.show_help = !self.show_help;
             }
         });
+        if frame_agents {
+            self.frame_agents_or_say();
+        }
     }
 
     pub(super) fn handle_dropped_files(&mut self, ctx: &egui::Context) {

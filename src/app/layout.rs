@@ -11,10 +11,14 @@ use super::{App, FileAction};
 
 /// The Help window's lines after the tools' own (which come from the list of tools):
 /// (keys, what they do).
-const SHORTCUTS: [(&str, &str); 10] = [
+const SHORTCUTS: [(&str, &str); 11] = [
     ("P", "Crowd: play / pause"),
     (".", "Crowd: one step"),
     ("F / Home", "Fit the map in the view"),
+    (
+        "Shift+F",
+        "Frame the selected agents (all when none is selected)",
+    ),
     ("Wheel", "Zoom at the cursor"),
     ("Middle / right drag, Space + drag", "Pan"),
     ("Ctrl+Z", "Undo"),
@@ -233,6 +237,13 @@ impl App {
                     .clicked()
                 {
                     self.viewport.fit_requested = true;
+                }
+                if ui
+                    .add(egui::Button::new("Frame agents").shortcut_text("Shift+F"))
+                    .on_hover_text("Zoom onto the selected agents, or onto all agents")
+                    .clicked()
+                {
+                    self.frame_agents_or_say();
                 }
                 ui.checkbox(&mut self.perf.open, "Performance");
             });

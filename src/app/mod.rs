@@ -123,6 +123,8 @@ struct ScreenshotPlan {
     /// A Goal tool pick to show first (`NAVSTUDIO_SCREENSHOT_ROUTE=TYPE:SX,SY:GX,GY`): the
     /// movement type, the source and the goal, as Shift+click and click set them.
     route: Option<screenshot::RoutePick>,
+    /// What to frame in the shot (`NAVSTUDIO_SCREENSHOT_VIEW=X0,Y0:X1,Y1` or `agents`).
+    view: Option<screenshot::ViewPick>,
 }
 
 /// The editor application.
@@ -317,7 +319,8 @@ impl eframe::App for App {
 /// Set `NAVSTUDIO_SCREENSHOT=shot.png` to save the window once the first bake is shown and
 /// close (for README images); with `NAVSTUDIO_SCREENSHOT_SCENARIO=FILE.scenario.ron` and
 /// `NAVSTUDIO_SCREENSHOT_AFTER_SECS=S`, a crowd scenario plays for S simulated seconds first;
-/// with `NAVSTUDIO_SCREENSHOT_ROUTE=TYPE:SX,SY:GX,GY` the Goal tool shows that type's route.
+/// with `NAVSTUDIO_SCREENSHOT_ROUTE=TYPE:SX,SY:GX,GY` the Goal tool shows that type's route;
+/// `NAVSTUDIO_SCREENSHOT_VIEW=X0,Y0:X1,Y1` frames those cells, `=agents` the crowd.
 ///
 /// # Errors
 /// No display is available, or the window or its renderer could not be created.
@@ -355,6 +358,15 @@ pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
         }
         parsed
     });
+    let view = std::env::var("NAVSTUDIO_SCREENSHOT_VIEW").ok().and_then(|v| {
+        let parsed = screenshot::parse_view(&v);
+        if parsed.is_none() {
+            eprintln!(
+                "navstudio: NAVSTUDIO_SCREENSHOT_VIEW={v} is neither X0,Y0:X1,Y1 (cells) nor `agents`; the screenshot shows the whole map"
+            );
+        }
+        parsed
+    });
     app.screenshot = std::env::var_os("NAVSTUDIO_SCREENSHOT").map(|p| ScreenshotPlan {
         path: PathBuf::from(p),
         frames_after_bake: 5,
@@ -362,6 +374,7 @@ pub fn run_editor(path: Option<PathBuf>) -> Result<(), AppError> {
         scenario,
         after_secs,
         route,
+        view,
     });
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()

@@ -158,6 +158,35 @@ fn run_time_stamps_on_a_streamed_world_rebuild_as_on_a_whole_one() {
     assert!(compare(&mut whole, &mut streamed, 5, true) > 20);
 }
 
+/// Links changed at run time on a streamed world re-plan as on a whole one: a streamed
+/// layer keeps its edges only in its search layout, which a link change rebuilds.
+#[test]
+fn run_time_links_on_a_streamed_world_rebuild_as_on_a_whole_one() {
+    use navstudio::nav::links::{LinkCost, LinkKind, NavLink};
+    let dir = tempfile::tempdir().unwrap();
+    let path = showcase_package(dir.path());
+    let mut whole = NavWorld::from_package(package::read(&path).unwrap());
+    let mut streamed = NavWorld::open(&path, StreamOptions::default()).unwrap();
+    // Lays out every type's search, so the streamed layers let their edges go.
+    compare(&mut whole, &mut streamed, 6, true);
+    let spec = whole.nav().spec;
+    let open = |from: (u32, u32)| {
+        let cost = &whole.nav().layers[0].cost;
+        (from.0..spec.width)
+            .map(|x| (x, from.1))
+            .find(|&(x, y)| cost.get(x, y) != 255)
+            .unwrap()
+    };
+    let mut tele = NavLink::walk(7, open((10, 20)), open((spec.width / 2, spec.height - 20)));
+    tele.kind = LinkKind::Teleport { time_s: 1.0 };
+    tele.cost = LinkCost::Direct(3);
+    for world in [&mut whole, &mut streamed] {
+        world.add_link(tele.clone()).unwrap();
+        while !world.rebuild(std::time::Duration::from_secs(60)) {}
+    }
+    assert!(compare(&mut whole, &mut streamed, 7, true) > 20);
+}
+
 #[test]
 fn a_damaged_region_fails_when_first_used_and_the_rest_still_answers() {
     let dir = tempfile::tempdir().unwrap();

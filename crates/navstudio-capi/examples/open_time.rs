@@ -1,11 +1,108 @@
-//! Times opening a package from memory (every chunk read and checked) and from a file
-//! (streamed), the two ways a world starts.
+//! Times the ways a game starts on a package: a world from memory and from a file (both
+//! streamed), and shared data for worker threads (read whole), each with the first request
+//! after it, which reads the movement type's graph and the regions it crosses: the calls
+//! whose time grows with the map.
 //!
 //! `cargo run --release -p navstudio-capi --example open_time -- PKG`
 
 use std::ptr::null_mut;
+use std::time::Instant;
 
 use navstudio_capi::*;
+
+/// Opens with `open`, then asks movement type 0 for a path across the map's diagonal;
+/// prints the two times and statuses.
+fn time_start(how: &str, open: impl FnOnce(*mut *mut NavstudioWorld) -> NavstudioStatus) {
+    let mut w = null_mut();
+    let t = Instant::now();
+    let opened = open(&raw mut w);
+    let open_time = t.elapsed();
+    let mut info = NavstudioWorldInfo::default();
+    // SAFETY: a live handle or null (refused); writable output.
+    let _ = unsafe { navstudio_world_info(w, &raw mut info) };
+    let from = NavstudioCell {
+        x: info.width / 8,
+        y: info.height / 8,
+    };
+    // Across the map: the first goal on the diagonal that is not walled off or on another
+    // island (those answers come from the island ids and cost nothing).
+    let mut path = 0u32;
+    let (mut requested, mut request_time) = (NavstudioStatus::Unreachable, Default::default());
+    for eighth in (2..8).rev() {
+        let goal = NavstudioCell {
+            x: info.width * eighth / 8,
+            y: info.height * eighth / 8,
+        };
+        let t = Instant::now();
+        // SAFETY: a live handle or null (refused); one readable source; writable output.
+        requested =
+            unsafe { navstudio_request_path(w, 0, &raw const from, 1, goal, &raw mut path) };
+        request_time = t.elapsed();
+        if !matches!(
+            requested,
+            NavstudioStatus::Unreachable | NavstudioStatus::Wall
+        ) {
+            break;
+        }
+    }
+    // SAFETY: a live handle or null, freed once.
+    unsafe { navstudio_world_free(w) };
+    println!(
+        "  {how}: open {:.3} s ({opened:?}), first request across the map {:.3} s ({requested:?})",
+        open_time.as_secs_f64(),
+        request_time.as_secs_f64()
+    );
+}
+
+/// Opens the package as shared data and answers one request across the map with a query.
+fn time_shared(path: &std::ffi::CStr) {
+    let mut data = null_mut();
+    let t = Instant::now();
+    // SAFETY: NUL-terminated path, writable output.
+    let opened = unsafe { navstudio_data_open(path.as_ptr(), &raw mut data) };
+    let open_time = t.elapsed();
+    let mut info = NavstudioWorldInfo::default();
+    // SAFETY: a live handle or null (refused); writable output.
+    let _ = unsafe { navstudio_data_info(data, &raw mut info) };
+    let mut query = null_mut();
+    // SAFETY: writable output.
+    let _ = unsafe { navstudio_query_create(&raw mut query) };
+    let from = NavstudioCell {
+        x: info.width / 8,
+        y: info.height / 8,
+    };
+    let (mut requested, mut request_time) = (NavstudioStatus::Unreachable, Default::default());
+    for eighth in (2..8).rev() {
+        let goal = NavstudioCell {
+            x: info.width * eighth / 8,
+            y: info.height * eighth / 8,
+        };
+        let mut shared = null_mut();
+        let t = Instant::now();
+        // SAFETY: live or null handles (refused); one readable source; writable output.
+        requested = unsafe {
+            navstudio_query_request_path(query, data, 0, &raw const from, 1, goal, &raw mut shared)
+        };
+        request_time = t.elapsed();
+        // SAFETY: a live handle or null, freed once.
+        unsafe { navstudio_shared_path_free(shared) };
+        if !matches!(
+            requested,
+            NavstudioStatus::Unreachable | NavstudioStatus::Wall
+        ) {
+            break;
+        }
+    }
+    // SAFETY: live handles or null, freed once.
+    unsafe { navstudio_query_free(query) };
+    // SAFETY: as above.
+    unsafe { navstudio_data_free(data) };
+    println!(
+        "  shared data: open {:.3} s ({opened:?}), first request across the map {:.3} s ({requested:?})",
+        open_time.as_secs_f64(),
+        request_time.as_secs_f64()
+    );
+}
 
 fn main() {
     let Some(pkg) = std::env::args().nth(1) else {
@@ -23,25 +120,16 @@ fn main() {
         eprintln!("{pkg}: a path with a NUL byte");
         std::process::exit(2);
     };
+    println!("{pkg} ({} MB)", bytes.len() / 1_000_000);
     for _ in 0..3 {
-        let mut w = null_mut();
-        let t = std::time::Instant::now();
         // SAFETY: `bytes` is readable for its length; writable output.
-        let s = unsafe { navstudio_world_open_bytes(bytes.as_ptr(), bytes.len(), &raw mut w) };
-        let bytes_time = t.elapsed();
-        // SAFETY: a live handle or null, freed once.
-        unsafe { navstudio_world_free(w) };
-        let t = std::time::Instant::now();
+        time_start("from memory", |w| unsafe {
+            navstudio_world_open_bytes(bytes.as_ptr(), bytes.len(), w)
+        });
         // SAFETY: NUL-terminated path, writable output.
-        let s2 = unsafe { navstudio_world_open(path.as_ptr(), &raw mut w) };
-        let file_time = t.elapsed();
-        // SAFETY: a live handle or null, freed once.
-        unsafe { navstudio_world_free(w) };
-        println!(
-            "{pkg} ({} MB): open_bytes {:.3} s ({s:?}), open (streamed) {:.3} s ({s2:?})",
-            bytes.len() / 1_000_000,
-            bytes_time.as_secs_f64(),
-            file_time.as_secs_f64()
-        );
+        time_start("from a file", |w| unsafe {
+            navstudio_world_open(path.as_ptr(), w)
+        });
+        time_shared(&path);
     }
 }

@@ -953,12 +953,11 @@ NavstudioStatus navstudio_query_trace_path(NavstudioQuery *query,
 // `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error, or `INVALID_ARGUMENT` for an empty path)
 // and [`navstudio_last_error`] names the file and what is wrong with it.
 //
-// Damage, file against memory: opening a file checks the header, the manifest and the
+// Damage: opening a file checks the header, the manifest and the
 // island chunks; a damaged movement-type graph or region chunk is found when a call first
 // needs it, and that call (a request, a cost change there) fails with
 // `NAVSTUDIO_STATUS_PACKAGE` naming the chunk while the rest of the map answers.
-// [`navstudio_world_open_bytes`] reads and checks every chunk when it opens, so the same
-// damage fails the open itself with `NAVSTUDIO_STATUS_PACKAGE`, naming the chunk too.
+// [`navstudio_world_open_bytes`] behaves the same on the same bytes.
 //
 // Threading: any thread; it shares nothing with other worlds.
 //
@@ -966,11 +965,10 @@ NavstudioStatus navstudio_query_trace_path(NavstudioQuery *query,
 // `path` must be NUL-terminated; `out_world` must point at writable storage for a pointer.
 NavstudioStatus navstudio_world_open(const char *path, NavstudioWorld **out_world);
 
-// Opens a nav package held in memory (`len` bytes at `bytes`; the library copies what it
-// needs, so the buffer may be freed when the call returns). Every chunk is read and
-// checked now: a damaged chunk anywhere fails the open with `NAVSTUDIO_STATUS_PACKAGE`
-// (where [`navstudio_world_open`] fails only the calls that need it). Otherwise as
-// [`navstudio_world_open`].
+// Opens a nav package held in memory (`len` bytes at `bytes`; the library copies them, so
+// the buffer may be freed when the call returns). Exactly as [`navstudio_world_open`]
+// otherwise: the same checks on opening, regions decoded when first needed, the same
+// failures for the same damage; errors name `<memory>` where the file's would name it.
 //
 // Threading: any thread.
 //

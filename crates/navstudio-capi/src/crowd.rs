@@ -129,6 +129,8 @@ unsafe fn pair_mut<'a>(
     if w.id != c.world_id {
         return Err(wrong_world());
     }
+    // Once per world: the first crowd call reads its walls (see `NavstudioWorld::new`).
+    w.nav.load_walls();
     Ok((c, w))
 }
 

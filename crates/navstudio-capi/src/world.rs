@@ -57,7 +57,9 @@ pub struct NavstudioWorldInfo {
 
 impl NavstudioWorld {
     pub(crate) fn new(world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
-        let mut nav = WorldNavigator::new(world, wall_buffer_m);
+        // The walls are read when a crowd first needs them (`pair_mut` in crowd.rs): opening
+        // a map at the size limit makes no pass over its cells.
+        let mut nav = WorldNavigator::with_walls_on_demand(world, wall_buffer_m);
         // Paths handed to C stay valid across rebuilds: the world re-plans them from their
         // sources when the queue drains (the navigator turns that off for its crowd, which
         // re-plans its own paths from where the agents are; those are then planned twice).
@@ -262,12 +264,11 @@ fn wall_buffers(manifest: Option<&package::Manifest>, layers: usize) -> Vec<f32>
 /// `NAVSTUDIO_STATUS_PACKAGE` (or a pointer error, or `INVALID_ARGUMENT` for an empty path)
 /// and [`navstudio_last_error`] names the file and what is wrong with it.
 ///
-/// Damage, file against memory: opening a file checks the header, the manifest and the
+/// Damage: opening a file checks the header, the manifest and the
 /// island chunks; a damaged movement-type graph or region chunk is found when a call first
 /// needs it, and that call (a request, a cost change there) fails with
 /// `NAVSTUDIO_STATUS_PACKAGE` naming the chunk while the rest of the map answers.
-/// [`navstudio_world_open_bytes`] reads and checks every chunk when it opens, so the same
-/// damage fails the open itself with `NAVSTUDIO_STATUS_PACKAGE`, naming the chunk too.
+/// [`navstudio_world_open_bytes`] behaves the same on the same bytes.
 ///
 /// Threading: any thread; it shares nothing with other worlds.
 ///
@@ -302,11 +303,10 @@ pub unsafe extern "C" fn navstudio_world_open(
     })
 }
 
-/// Opens a nav package held in memory (`len` bytes at `bytes`; the library copies what it
-/// needs, so the buffer may be freed when the call returns). Every chunk is read and
-/// checked now: a damaged chunk anywhere fails the open with `NAVSTUDIO_STATUS_PACKAGE`
-/// (where [`navstudio_world_open`] fails only the calls that need it). Otherwise as
-/// [`navstudio_world_open`].
+/// Opens a nav package held in memory (`len` bytes at `bytes`; the library copies them, so
+/// the buffer may be freed when the call returns). Exactly as [`navstudio_world_open`]
+/// otherwise: the same checks on opening, regions decoded when first needed, the same
+/// failures for the same damage; errors name `<memory>` where the file's would name it.
 ///
 /// Threading: any thread.
 ///
@@ -321,11 +321,12 @@ pub unsafe extern "C" fn navstudio_world_open_bytes(
     guard(|| {
         // SAFETY: the caller passes `len` readable bytes (contract above).
         let bytes = unsafe { slice_from(bytes, len, "bytes") }?;
+        // Streamed from a copy of the bytes, as `navstudio_world_open` streams a file.
         open_into(out_world, || {
-            let pkg = package::from_bytes(bytes)?;
-            let buffers = wall_buffers(Some(&pkg.manifest), pkg.nav.layers.len());
-            // With the package's landmark tables, the first request computes none.
-            Ok((NavWorld::from_package(pkg), buffers))
+            let world = NavWorld::open_bytes(bytes, StreamOptions::default())?;
+            let layers = world.nav().layers.len();
+            let buffers = wall_buffers(world.stream_manifest(), layers);
+            Ok((world, buffers))
         })
     })
 }

@@ -91,13 +91,48 @@ fn garbage_and_truncated_packages_give_a_sentence() {
         assert_eq!(status, NavstudioStatus::Package, "cut at {cut}: {msg}");
         assert!(!msg.is_empty());
     }
-    let mut flipped = bytes.clone();
-    let mid = flipped.len() / 2;
-    flipped[mid] ^= 0x5A;
-    assert_eq!(
-        World::from_bytes(&flipped).err().map(|e| e.0),
-        Some(NavstudioStatus::Package)
-    );
+    let file =
+        std::env::temp_dir().join(format!("navstudio-damaged-{}.navpkg", std::process::id()));
+    // A damaged byte anywhere: from memory and from a file the open gives the same status,
+    // and once open every cell's cost reads alike: a damaged region fails where it is needed.
+    let mut regions_failed = 0;
+    for at in (1..16).map(|i| bytes.len() * i / 16) {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x5A;
+        std::fs::write(&file, &damaged).unwrap_or_else(|e| panic!("{e}"));
+        let (memory, disk) = (World::from_bytes(&damaged), World::open(&file));
+        match (&memory, &disk) {
+            (Ok(m), Ok(d)) => {
+                let costs = |w: &World| -> Vec<NavstudioStatus> {
+                    (0..2u32)
+                        .flat_map(|t| (0..40u32).flat_map(move |y| (0..48).map(move |x| (t, x, y))))
+                        .map(|(t, x, y)| {
+                            let mut c = 0u8;
+                            // SAFETY: live handle used by this thread alone; writable out.
+                            unsafe {
+                                navstudio_cell_cost(w.0, t, NavstudioCell { x, y }, &raw mut c)
+                            }
+                        })
+                        .collect()
+                };
+                let (m, d) = (costs(m), costs(d));
+                assert_eq!(m, d, "byte {at} damaged: costs differ");
+                regions_failed += usize::from(m.contains(&NavstudioStatus::Package));
+            }
+            (Err(m), Err(d)) => {
+                assert_eq!(m.0, NavstudioStatus::Package, "byte {at}: {}", m.1);
+                assert_eq!(m.0, d.0, "byte {at}: {} / {}", m.1, d.1);
+            }
+            _ => panic!(
+                "byte {at} damaged: memory {:?}, file {:?}",
+                memory.as_ref().err(),
+                disk.as_ref().err()
+            ),
+        }
+    }
+    let _ = std::fs::remove_file(&file);
+    // Most of a package is region chunks: some damage must have opened and failed later.
+    assert!(regions_failed > 0, "no damaged byte fell in a region chunk");
     let missing = CString::new("/nonexistent/dir/x.navpkg").unwrap_or_default();
     let mut out: *mut NavstudioWorld = std::ptr::dangling_mut();
     // SAFETY: NUL-terminated path, writable out slot.

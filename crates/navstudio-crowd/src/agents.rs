@@ -98,6 +98,9 @@ pub struct Agents {
     /// Unit normal, away from the wall, of the wall it was pressed against last step
     /// (zero when it touched none): stuck recovery goes round it.
     pub wall_normal: Vec<Vec2>,
+    /// Time it still holds back from another order's stream that has the right of way
+    /// (`steering::right_of_way`): a door serves one stream at a time. `[Units: s]`
+    pub yield_secs: Vec<f32>,
 }
 
 /// A remembered collision resolution (seed §001): which neighbour an agent decided to pass,

@@ -63,6 +63,8 @@ pub(crate) struct AgentUpdate {
     pub contacts: u32,
     /// Normal of the wall the disc was pushed back from this step, zero if none.
     pub wall_normal: Vec2,
+    /// [`Agents::yield_secs`] after this step. `[Units: s]`
+    pub yield_secs: f32,
     /// Sum, count and maximum of this agent's overlaps with touching neighbours (share of
     /// the smaller radius), before this step's push.
     pub overlap_sum: f32,
@@ -142,6 +144,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub config: &'a SimConfig,
     /// Destination of each order, indexed by order id.
     pub order_destinations: &'a [Vec2],
+    /// Agents still on their way, per order id.
+    pub order_live: &'a [u32],
     /// [`Navigator::replanning`] for this step.
     pub replanning: bool,
     /// Largest agent radius plus the separation margin: no agent separates from a
@@ -189,7 +193,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let neighbours = &neighbours[..count];
 
         let (desired, flow_dir) = self.desired_velocity(i);
-        let desired = self.give_way(i, neighbours, desired);
+        let (desired, yield_secs) = self.give_way(i, neighbours, desired);
         let w = cfg.weights;
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
         let (separation, push, overlap) = self.separation_and_push(i, neighbours);
@@ -309,6 +313,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             decision,
             contacts: moved.contacts,
             wall_normal,
+            yield_secs,
             overlap_sum: overlap.sum,
             overlap_count: overlap.count,
             overlap_max: overlap.max,

@@ -32,7 +32,8 @@ pub struct WorldNavigator {
     /// (re-planned only when the queue empties) do not know yet.
     part_rebuilt: bool,
     /// Per layer, one bit per cell (row-major): wall. `is_wall` runs for every cell around
-    /// every agent every step; a bit test beats reading the sector-tiled cost field.
+    /// every agent every step; a bit test beats reading the sector-tiled cost field. Empty
+    /// until [`Self::load_walls`].
     wall_bits: Vec<Vec<u64>>,
     /// Per layer, [`Navigator::body_walls_type`], recomputed whenever walls change.
     body_type: Vec<Option<usize>>,
@@ -41,7 +42,18 @@ pub struct WorldNavigator {
 impl WorldNavigator {
     /// Wraps a world; `wall_buffer_m` per layer (missing entries read as 0).
     #[must_use]
-    pub fn new(mut world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
+    pub fn new(world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
+        let mut navigator = Self::with_walls_on_demand(world, wall_buffer_m);
+        navigator.load_walls();
+        navigator
+    }
+
+    /// [`Self::new`] without reading the walls yet: a pass over every cell of every movement
+    /// type, a second at the 8192² size limit, which a world that only answers path
+    /// requests never needs. Call [`Self::load_walls`] before the navigator serves a crowd;
+    /// until then every cell reads as a wall.
+    #[must_use]
+    pub fn with_walls_on_demand(mut world: NavWorld, wall_buffer_m: Vec<f32>) -> Self {
         // The crowd re-plans its live paths from where the agents are when the queue
         // drains (`routes_version`); the world re-planning them from the order-time sources
         // first would be thrown away.
@@ -55,22 +67,29 @@ impl WorldNavigator {
         // whole group queues at one door. The crowd's maps are the editor's, and a group
         // asks once per order.
         world.set_heuristic_weight(1.0);
-        let nav = world.nav();
-        let (w, h) = (nav.spec.width, nav.spec.height);
-        let wall_bits = vec![vec![0u64; (w as usize * h as usize).div_ceil(64)]; nav.layers.len()];
-        let mut navigator = Self {
+        Self {
             world,
             wall_buffer_m,
             paths: BTreeMap::new(),
             walls_version: 0,
             routes_version: 0,
             part_rebuilt: false,
-            wall_bits,
+            wall_bits: Vec::new(),
             body_type: Vec::new(),
-        };
-        let layers: Vec<usize> = (0..navigator.wall_bits.len()).collect();
-        navigator.refresh_walls(&layers, (0, 0, w, h));
-        navigator
+        }
+    }
+
+    /// Reads every movement type's walls, once (later changes keep them current).
+    pub fn load_walls(&mut self) {
+        if !self.wall_bits.is_empty() {
+            return;
+        }
+        let nav = self.world.nav();
+        let (w, h) = (nav.spec.width, nav.spec.height);
+        self.wall_bits = vec![vec![0u64; (w as usize * h as usize).div_ceil(64)]; nav.layers.len()];
+        let layers: Vec<usize> = (0..self.wall_bits.len()).collect();
+        self.refresh_walls(&layers, (0, 0, w, h));
+        self.walls_version += 1;
     }
 
     /// Re-reads the wall bits of a rectangle of cells from the world's cost fields.

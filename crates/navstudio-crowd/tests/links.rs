@@ -230,6 +230,9 @@ fn a_ferry_of_capacity_10_carries_the_group_in_batches() {
         "the ferry's wait and loads are reported"
     );
     assert!(aboard <= 10, "a trip carries at most ten ({aboard})");
+    // Thirty bound for it: a trip leaves full, though the entry block holds fewer than ten
+    // (those behind it wait in the boarding area).
+    assert_eq!(aboard, 10, "no trip left full");
 }
 
 /// A link one body wide has one lane: 40 infantry queue at its entrance, and the link's

@@ -30,8 +30,10 @@ use eliminate::Eliminator;
 mod landmarks;
 mod levels;
 mod local_marks;
+mod refining;
 
 pub use levels::{LEVEL_SHIFTS, Levels, OpenCells, UnpackScratch};
+pub use refining::{Hop, RefineOver, Refining};
 
 pub use landmarks::ClusterLandmarks;
 use local_marks::LocalMarks;
@@ -355,21 +357,35 @@ impl Hierarchy {
         let mut out = Vec::with_capacity(route.len() * 4);
         out.push(route[0]);
         for pair in route.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            let key = graph.cluster_key(a.0);
-            let shortcut = key == graph.cluster_key(b.0) && !open(key);
-            let cluster = shortcut.then(|| self.cluster_index(key)).flatten();
-            let Some(c) = cluster else {
-                out.push(b);
-                continue;
-            };
-            let (_, lo, hi) = self.clusters[c];
-            let marks = self.marks.get(c, self, graph, local);
-            local.stretch(graph, (lo, hi), a, b, &mut out, |v| {
-                marks.map_or(0, |m| m.bound(lo, v, b.0))
-            });
+            self.refine_hop(graph, pair[0], pair[1], open, local, &mut out);
         }
         *route = out;
+    }
+
+    /// Appends to `out` the hop from `a` to `b` of a route: the nodes after `a` of the
+    /// cheapest stretch inside their cluster when the hop is a shortcut (both in one
+    /// cluster not in `open`), else `b` alone.
+    pub fn refine_hop(
+        &self,
+        graph: &SearchGraph,
+        a: (u32, u32),
+        b: (u32, u32),
+        open: &dyn Fn(u32) -> bool,
+        local: &mut LocalSearch,
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        let key = graph.cluster_key(a.0);
+        let shortcut = key == graph.cluster_key(b.0) && !open(key);
+        let cluster = shortcut.then(|| self.cluster_index(key)).flatten();
+        let Some(c) = cluster else {
+            out.push(b);
+            return;
+        };
+        let (_, lo, hi) = self.clusters[c];
+        let marks = self.marks.get(c, self, graph, local);
+        local.stretch(graph, (lo, hi), a, b, out, |v| {
+            marks.map_or(0, |m| m.bound(lo, v, b.0))
+        });
     }
 }
 

@@ -30,6 +30,10 @@ pub struct QueryOptions {
     /// Seamless flow where a path leaves a sector by several exits (see
     /// [`NavWorld::set_seamless_where_split`]).
     pub seamless_where_split: bool,
+    /// Refine a route through the clusters around its source at once and the rest when a
+    /// read reaches it (see [`NavWorld::set_lazy_refinement`]; on by default here, since a
+    /// [`Path`]'s state is read through its accessors only).
+    pub lazy_refinement: bool,
 }
 
 impl Default for QueryOptions {
@@ -40,6 +44,7 @@ impl Default for QueryOptions {
             flow_lookahead: DEFAULT_FLOW_LOOKAHEAD,
             seamless: false,
             seamless_where_split: false,
+            lazy_refinement: true,
         }
     }
 }
@@ -188,14 +193,14 @@ impl PathQuery {
         request: &mut PendingRequest,
         budget: std::time::Duration,
     ) -> Option<Result<Path, PathError>> {
-        let deadline = std::time::Instant::now() + budget;
+        let start = std::time::Instant::now();
         let layer = request.pending.layer();
         if layer >= request.data.layers.len() {
             return Some(Err(PathError::UnknownType(layer)));
         }
         let data = Arc::clone(&request.data);
         let world = self.world(&data, Some(layer));
-        let state = world.advance_plan(&mut request.pending, deadline)?;
+        let state = world.advance_plan(&mut request.pending, start, budget)?;
         Some(state.map(|state| Path { data, state }))
     }
 
@@ -257,6 +262,7 @@ impl PathQuery {
             world.set_flow_lookahead(o.flow_lookahead);
             world.set_seamless(o.seamless);
             world.set_seamless_where_split(o.seamless_where_split);
+            world.set_lazy_refinement(o.lazy_refinement);
             if let Some(old) = self.reader.take() {
                 world.take_scratch(old.world);
             }
@@ -306,12 +312,15 @@ impl Path {
         self.state.sources.iter().map(|&s| s.into())
     }
 
-    /// Per source, the portal nodes of its route in travel order and the route's cost.
-    pub fn routes(&self) -> impl Iterator<Item = (&[u32], u32)> + '_ {
+    /// Per source, the portal nodes of its route in travel order and the route's cost
+    /// (refining the whole route if it was refined lazily).
+    pub fn routes(&self) -> impl Iterator<Item = (Vec<u32>, u32)> + '_ {
+        let nodes = self.state.route_nodes();
         self.state
             .routes
             .iter()
-            .map(|r| (r.nodes.as_slice(), r.cost))
+            .zip(nodes)
+            .map(|(r, nodes)| (nodes, r.cost))
     }
 
     /// The links of the version (of a type without links, none are taken).

@@ -10,7 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::hierarchy::{ClusterQuery, Hierarchy, LocalSearch, OpenCells, UnpackScratch};
+use super::hierarchy::{ClusterQuery, Hierarchy, Hop, OpenCells, RefineOver, Refining};
 use super::landmarks::LandmarkBounds;
 pub use super::search_graph::SearchGraph;
 
@@ -30,31 +30,48 @@ pub struct SearchScratch {
     pub expanded: u64,
     /// The last search's route as `(search id, cost from the source)`.
     route: Vec<(u32, u32)>,
-    /// Memory of the searches inside one cluster that refine a hierarchical route.
-    pub(crate) local: LocalSearch,
     /// Of a search over the hierarchy: its opened clusters and finishing nodes, in the
     /// search's own indices (see `ClusterSpace`).
     opened: Vec<(u32, u32, u32)>,
     cluster_finishes: FinishCosts,
-    /// Of a search over the hierarchy's levels: the cells holding opened clusters, and the
-    /// memory of the searches that unpack its route.
+    /// Of a search over the hierarchy's levels: the cells holding opened clusters.
     open_cells: OpenCells,
-    unpack: UnpackScratch,
+    /// A hierarchical route under refinement, with its searches' memory.
+    refining: Refining,
+    /// The hops of the last route left unrefined (see [`SearchEnds::eager_ring`]).
+    far: Vec<Hop>,
     /// Of a search suspended at a deadline ([`search_until`]): the best finish found so
     /// far, `(total cost, node)`; `None` when no search is under way.
     suspended: Option<Option<(u32, u32)>>,
+    /// Of a search that found its route: the route's cost while its refinement is under
+    /// way (`false`) or done (`true`) across calls of [`search_until`].
+    found: Option<(u32, bool)>,
 }
 
 impl SearchScratch {
     /// Forgets a search suspended by [`search_until`]: the next search starts afresh.
     pub fn abandon(&mut self) {
         self.suspended = None;
+        self.found = None;
+    }
+
+    /// Keeps the last search's route, of cost `cost`, for the next [`search_until`] to
+    /// give again (a caller not ready to use it in this call).
+    pub fn hold(&mut self, cost: u32) {
+        self.found = Some((cost, true));
+    }
+
+    /// Whether a route is held (see [`Self::hold`]): the next [`search_until`] gives it
+    /// without working.
+    #[must_use]
+    pub fn is_held(&self) -> bool {
+        matches!(self.found, Some((_, true)))
     }
 
     /// Whether a search is suspended, waiting for [`search_until`] to go on.
     #[must_use]
     pub fn is_suspended(&self) -> bool {
-        self.suspended.is_some()
+        self.suspended.is_some() || self.found.is_some()
     }
 }
 
@@ -159,6 +176,10 @@ pub struct SearchEnds<'a> {
     /// only border nodes are expanded, over shortcuts (see [`super::hierarchy`]), and its
     /// landmark bounds (over border nodes) replace `landmarks`.
     pub clusters: Option<&'a ClusterQuery<'a>>,
+    /// Of a search over the hierarchy whose route is refined lazily: the source's cluster
+    /// (`(x, y)` in clusters) and how many rings of clusters around it the route is refined
+    /// through at once; the hops after it are left as found ([`far_hops`]).
+    pub eager_ring: Option<((u32, u32), u32)>,
 }
 
 /// Result of a search: the node sequence from the first node after the source to the node the
@@ -238,52 +259,92 @@ pub fn search(
     search_until(graph, ends, scratch, None).flatten()
 }
 
-/// [`search`] that stops at `deadline` (checked every few dozen expansions): `None` when
-/// it stopped before finishing, its state kept in `scratch` until a later call with the
-/// same `graph` and `ends` goes on from there (any other search first calls
-/// [`SearchScratch::abandon`], as [`search`] does). Going on in steps finds exactly the
-/// route one call finds. The route's refinement runs in the call that finishes.
+/// [`search`] that stops at `deadline` (checked every few dozen expansions, and after
+/// each hop the refinement of a hierarchical route unpacks): `None` when it stopped before
+/// finishing, its state kept in `scratch` until a later call with the same `graph` and
+/// `ends` goes on from there (any other search first calls [`SearchScratch::abandon`], as
+/// [`search`] does). A route refined past the deadline is kept for the next call too, so
+/// the caller's work on it starts with a fresh budget. Going on in steps finds exactly the
+/// route one call finds.
 pub fn search_until(
     graph: &SearchGraph,
     ends: &SearchEnds<'_>,
     scratch: &mut SearchScratch,
     deadline: Option<std::time::Instant>,
 ) -> Option<Option<Route>> {
-    let cost = match ends.clusters {
-        Some(q) => {
-            let mut opened = std::mem::take(&mut scratch.opened);
-            let mut finishes = std::mem::take(&mut scratch.cluster_finishes);
-            let mut cells = std::mem::take(&mut scratch.open_cells);
-            let found = {
-                let space =
-                    ClusterSpace::new(graph, q, ends, &mut opened, &mut finishes, &mut cells);
-                run(&space, ends, scratch, deadline)
+    let (cost, refined) = match scratch.found.take() {
+        Some(found) => found,
+        None => {
+            let cost = match ends.clusters {
+                Some(q) => {
+                    let mut opened = std::mem::take(&mut scratch.opened);
+                    let mut finishes = std::mem::take(&mut scratch.cluster_finishes);
+                    let mut cells = std::mem::take(&mut scratch.open_cells);
+                    let found = {
+                        let space = ClusterSpace::new(
+                            graph,
+                            q,
+                            ends,
+                            &mut opened,
+                            &mut finishes,
+                            &mut cells,
+                        );
+                        run(&space, ends, scratch, deadline)
+                    };
+                    (scratch.opened, scratch.cluster_finishes) = (opened, finishes);
+                    scratch.open_cells = cells;
+                    found
+                }
+                None => run(&FlatSpace { graph, ends }, ends, scratch, deadline),
             };
-            (scratch.opened, scratch.cluster_finishes) = (opened, finishes);
-            scratch.open_cells = cells;
-            found
+            let Some(cost) = cost? else {
+                return Some(None);
+            };
+            scratch.far.clear();
+            if ends.clusters.is_some() {
+                // Hops from the first node outside the rings stay as found.
+                let stop = ends.eager_ring.map_or(usize::MAX, |((x, y), ring)| {
+                    scratch
+                        .route
+                        .iter()
+                        .position(|&(id, _)| {
+                            let (cx, cy) = graph.cluster_xy(id);
+                            cx.abs_diff(x) > ring || cy.abs_diff(y) > ring
+                        })
+                        .map_or(usize::MAX, |p| p + 1)
+                });
+                scratch.refining.start(&scratch.route, stop);
+            }
+            (cost, ends.clusters.is_none())
         }
-        None => run(&FlatSpace { graph, ends }, ends, scratch, deadline),
     };
-    let Some(cost) = cost? else {
-        return Some(None);
-    };
-    let route = &mut scratch.route;
-    if let Some(q) = ends.clusters {
-        if let Some(levels) = q.levels {
-            levels.unpack(
-                q.hierarchy,
-                q.landmarks,
-                route,
-                &scratch.open_cells,
-                &|key| q.is_open(key),
-                &mut scratch.unpack,
-            );
+    if !refined && let Some(q) = ends.clusters {
+        let over = RefineOver {
+            graph,
+            hierarchy: q.hierarchy,
+            levels: q.levels,
+            landmarks: q.landmarks,
+            open_cells: &scratch.open_cells,
+            is_open: &|key| q.is_open(key),
+        };
+        let done = scratch.refining.run(&over, deadline);
+        if !done {
+            scratch.found = Some((cost, false));
+            return None;
         }
-        q.hierarchy
-            .refine(graph, route, &|key| q.is_open(key), &mut scratch.local);
+        scratch.far = scratch.refining.far_hops(&over);
+        scratch.route.clear();
+        scratch.route.extend_from_slice(scratch.refining.route());
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            scratch.found = Some((cost, true));
+            return None;
+        }
     }
-    let nodes = route.iter().map(|&(id, _)| graph.node_id(id)).collect();
+    let nodes = scratch
+        .route
+        .iter()
+        .map(|&(id, _)| graph.node_id(id))
+        .collect();
     Some(Some(Route { nodes, cost }))
 }
 
@@ -646,10 +707,23 @@ fn run<S: Space>(
 }
 
 /// The last search's route as `(search id, cost from the source)` per node, for callers
-/// building remaining costs along it.
+/// building remaining costs along it (its refined part, when [`far_hops`] are left).
 #[must_use]
 pub fn last_route(scratch: &SearchScratch) -> &[(u32, u32)] {
     &scratch.route
+}
+
+/// The hops of the last route left unrefined, in travel order (see
+/// [`SearchEnds::eager_ring`]).
+#[must_use]
+pub fn far_hops(scratch: &SearchScratch) -> &[Hop] {
+    &scratch.far
+}
+
+/// The cells holding the clusters the last search over the levels opened.
+#[must_use]
+pub(crate) fn open_cells(scratch: &SearchScratch) -> &OpenCells {
+    &scratch.open_cells
 }
 
 #[cfg(test)]
@@ -742,6 +816,7 @@ pub(crate) mod tests {
                         heuristic_weight: weight,
                         landmarks,
                         clusters: None,
+                        eager_ring: None,
                     };
                     let found = search(&graph, &ends, &mut scratch).map(|r| r.cost);
                     match (truth, found) {

@@ -305,6 +305,22 @@ impl SearchGraph {
         sector_cluster_key(s % self.sectors_x, s / self.sectors_x)
     }
 
+    /// `(x, y)` in clusters of the cluster holding search id `id`.
+    #[must_use]
+    pub(crate) fn cluster_xy(&self, id: u32) -> (u32, u32) {
+        let s = self.nodes[id as usize].sector;
+        (
+            s % self.sectors_x / CLUSTER_SECTORS,
+            s / self.sectors_x / CLUSTER_SECTORS,
+        )
+    }
+
+    /// Sectors in a row of the map.
+    #[must_use]
+    pub(crate) fn sectors_x(&self) -> u32 {
+        self.sectors_x
+    }
+
     /// Number of nodes (portal nodes and link end nodes).
     #[must_use]
     pub fn len(&self) -> usize {

@@ -510,30 +510,57 @@ impl Draw<'_> {
     fn open_ground(&mut self) -> Drawn {
         let n = self.agents(50, 200);
         let width = self.real(15.0, 30.0);
-        let depth = (n as f32 * 2.5 / width).max(3.0);
         let march = self.real(60.0, 90.0);
-        let (w, h) = ((march + depth + 30.0) as u32, (width + 30.0) as u32);
-        let map = CaseMap::walled(w, h);
-        let y = h as f32 / 2.0;
-        let x0 = 6.0;
-        let goal = Vec2::new(x0 + depth / 2.0 + march, y);
-        (
-            map,
-            vec![rect(
-                "infantry",
-                Vec2::new(x0, y - width / 2.0),
-                Vec2::new(x0 + depth, y + width / 2.0),
-                n,
-                0,
-            )],
-            vec![order(0, goal)],
-            Some(WidthCheck {
-                group: 0,
-                along: Vec2::new(1.0, 0.0),
-                goal,
-            }),
-        )
+        open_ground_parts(n, width, march)
     }
+}
+
+/// `count` infantry in a block `width_m` wide march `march_m` across open ground: the
+/// open-ground family's case, with the group whose width is measured.
+#[must_use]
+pub fn open_ground_case(count: u32, width_m: f32, march_m: f32) -> RandomCase {
+    let (map, spawns, orders, width) = open_ground_parts(count, width_m, march_m);
+    RandomCase {
+        family: "open_ground",
+        index: 0,
+        case: CrowdCase {
+            name: format!("open_ground_{count}"),
+            about: format!("{count} infantry {width_m} m abreast march {march_m} m"),
+            map,
+            scenario: Scenario {
+                seed: 1,
+                config: SimConfig::default(),
+                spawns,
+                orders,
+            },
+        },
+        width,
+    }
+}
+
+fn open_ground_parts(n: u32, width: f32, march: f32) -> Drawn {
+    let depth = (n as f32 * 2.5 / width).max(3.0);
+    let (w, h) = ((march + depth + 30.0) as u32, (width + 30.0) as u32);
+    let map = CaseMap::walled(w, h);
+    let y = h as f32 / 2.0;
+    let x0 = 6.0;
+    let goal = Vec2::new(x0 + depth / 2.0 + march, y);
+    (
+        map,
+        vec![rect(
+            "infantry",
+            Vec2::new(x0, y - width / 2.0),
+            Vec2::new(x0 + depth, y + width / 2.0),
+            n,
+            0,
+        )],
+        vec![order(0, goal)],
+        Some(WidthCheck {
+            group: 0,
+            along: Vec2::new(1.0, 0.0),
+            goal,
+        }),
+    )
 }
 
 /// Two groups of `per_side` infantry swap the rooms either side of a wall through one door

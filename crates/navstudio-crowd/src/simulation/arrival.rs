@@ -47,10 +47,14 @@ impl Simulation {
         }
         for i in 0..n {
             // A stuck agent touching the arrived group is at the end of the line too, however
-            // far its lane target lies beyond the group (ORCA agents otherwise hover there).
+            // far its lane target lies beyond the group (ORCA agents otherwise hover there),
+            // as long as it stands within twice the reach in sight of where it was sent: a queue held up in a door
+            // behind the arrived group is not home, and arriving there, member by member
+            // back through the door, it would stand in the doorway for good.
             let state = self.agents.state[i];
             if travelling(state)
-                && (state.is_stalled() || self.within_bump_reach(nav, i))
+                && (self.in_reach_of_goal(nav, i, 1.0)
+                    || state == AgentState::Stuck && self.in_reach_of_goal(nav, i, 2.0))
                 && self.touching_arrived(i).is_some()
             {
                 self.agents.state[i] = AgentState::Arrived;
@@ -70,7 +74,7 @@ impl Simulation {
                 if travelling(a.state[j])
                     && a.order[j] == order
                     && self.touches(k, j)
-                    && self.within_bump_reach(nav_ref, j)
+                    && self.in_reach_of_goal(nav_ref, j, 1.0)
                 {
                     bumped.push(j);
                 }
@@ -89,26 +93,29 @@ impl Simulation {
     }
 
     /// Whether agent `i` is near enough its goal to end its order by touching the arrived
-    /// group: within the group's reach of its own lane, or within it and in plain sight of
-    /// the order's destination (or a goal of its set). A late agent whose lane lies across
-    /// the arrived group otherwise shoves its way through the group to reach it; the sight
-    /// line keeps a group from settling in the doorway of the room it was sent into.
-    fn within_bump_reach<N: Navigator + ?Sized>(&self, nav: &N, i: usize) -> bool {
+    /// group: within `reach_factor` × the group's reach of its own lane, of the order's
+    /// destination or of a goal of its set, in plain sight of it. A late agent whose lane
+    /// lies across the arrived group otherwise shoves its way through the group to reach
+    /// it; the sight line keeps a group from settling in the doorway of the room it was sent
+    /// into, and a queue behind a door from arriving there however near its lane beyond
+    /// the door lies.
+    fn in_reach_of_goal<N: Navigator + ?Sized>(
+        &self,
+        nav: &N,
+        i: usize,
+        reach_factor: f32,
+    ) -> bool {
         let a = &self.agents;
         let order = a.order[i] as usize;
         let Some(record) = self.orders.get(order) else {
             return false;
         };
-        let reach = record.bump_reach_m + a.radius_m[i];
-        if self.goal_dist_m[i] <= reach {
-            return true;
-        }
+        let reach = reach_factor * record.bump_reach_m + a.radius_m[i];
         let p = a.pos_world[i];
         let t = a.type_index[i] as usize;
         let cell = nav.grid().cell_size_m;
-        self.order_destinations
-            .get(order)
-            .into_iter()
+        std::iter::once(&a.goal_world[i])
+            .chain(self.order_destinations.get(order))
             .chain(self.order_more_goals.get(order).into_iter().flatten())
             .any(|&goal| {
                 (goal - p).length() <= reach
@@ -214,7 +221,8 @@ impl Simulation {
     /// members jostle apart), in front of it along its flow (within ±85°) and not walking
     /// against it (their flows less than 120° apart: one crossing in front, as at a door
     /// a queue merges into, leads). A stalled agent walking along its flow at a quarter of
-    /// its top speed or more is queued (it got its turn), and so is one with an agent ahead
+    /// its top speed or more is queued (it got its turn), so is one holding back for another
+    /// order's stream (its way is in use), and so is one with an agent ahead
     /// that makes progress or is queued itself; the rest — blocked by walls, by standing agents, by an oncoming crowd, or in a ring of agents
     /// each waiting for the next — are stuck. Found by a breadth-first search from the
     /// agents that make progress back along "is behind".
@@ -266,7 +274,9 @@ impl Simulation {
             a.state[j].is_stalled()
                 && a.vel[j].dot(a.flow_dir[j]) >= QUEUE_FLOW_SHARE * a.max_speed[j]
         };
-        let mut queued: Vec<bool> = (0..n).map(flowing).collect();
+        // One holding back for another order's stream waits for a way that is in use.
+        let holding = |j: usize| a.state[j].is_stalled() && a.yield_secs[j] > 0.0;
+        let mut queued: Vec<bool> = (0..n).map(|j| flowing(j) || holding(j)).collect();
         let mut queue: Vec<usize> = (0..n)
             .filter(|&j| (a.state[j] == AgentState::Moving || queued[j]) && behind.contains_key(&j))
             .collect();

@@ -7,9 +7,12 @@
 //!   walks straight to its lane's point on the exit at its top speed; agents that find
 //!   every lane taken queue at the entrance;
 //! - **drop**: as walk, at twice the speed (a fall);
-//! - **ride** (a ferry): agents wait at the entry; every `period_s` seconds (at multiples
-//!   of it from the simulation's start) up to `capacity` of them board, in the order they
-//!   came, and reach the exit half a period later;
+//! - **ride** (a ferry): agents wait at the entry, and so do agents bound for the ride
+//!   that stand within its boarding area (a disc around where the first waiting agent
+//!   stood, big enough for `capacity` bodies), so a full load waits even when the entry
+//!   block holds fewer; every `period_s` seconds (at multiples of it from the simulation's
+//!   start) up to `capacity` of them board, in the order they came, and reach the exit
+//!   half a period later;
 //! - **teleport**: the agent waits out `time_s` at its point on the exit.
 //!
 //! Arriving, the agent follows its path's flow again from the exit.
@@ -49,6 +52,9 @@ pub(super) struct LinkTraffic {
     /// Per ride and direction, the agents waiting in the order they came, and the crossing
     /// each boards with.
     waiting: BTreeMap<(u32, i32, i32), (LinkCrossing, Vec<u32>)>,
+    /// Per ride and direction, the centre of its boarding area: where the first agent that
+    /// waited for it stood on the entry.
+    docks: BTreeMap<(u32, i32, i32), Vec2>,
     /// Per link, its traffic: agents carried across, on it and waiting.
     flows: BTreeMap<u32, LinkFlow>,
     /// Per link and direction, the lane the next teleported or ferried agent arrives in.
@@ -256,18 +262,48 @@ impl Simulation {
                     a.pos_world[i] = to;
                 }
                 LinkKind::Ride { .. } => {
-                    let (_, queue) = traffic.waiting.entry(key).or_insert((c, Vec::new()));
-                    queue.push(i as u32);
-                    traffic.crossing.insert(
-                        i as u32,
-                        Crossing {
-                            link: c.id,
-                            from,
-                            to: from,
-                            start: now,
-                            end: f64::INFINITY,
-                        },
-                    );
+                    traffic.docks.entry(key).or_insert(from);
+                    wait_for_ride(traffic, key, c, i, from, now);
+                }
+            }
+        }
+        // Agents bound for a ride that stand in its boarding area wait there too.
+        let docks: Vec<_> = traffic.docks.iter().map(|(&k, &d)| (k, d)).collect();
+        for (key, dock) in docks {
+            let Some((c, queue)) = traffic.waiting.get(&key) else {
+                continue;
+            };
+            let LinkKind::Ride { capacity, .. } = c.kind else {
+                continue;
+            };
+            let (c, waiting) = (*c, queue.len());
+            if waiting >= capacity as usize {
+                continue;
+            }
+            for i in 0..a.len() {
+                let Some(path) = a.path[i] else {
+                    continue;
+                };
+                let (count, spacing) = lanes(c.width_m, a.radius_m[i]);
+                // A disc holding `capacity` bodies `spacing` apart, at least the link's width.
+                let reach = (spacing * (capacity as f32 / std::f32::consts::PI).sqrt() * 2.0)
+                    .max(spacing * count as f32);
+                let here = a.pos_world[i];
+                if !a.state[i].is_travelling()
+                    || (here - dock).length() > reach
+                    || traffic.crossing.contains_key(&(i as u32))
+                {
+                    continue;
+                }
+                // Bound for this ride from this end: its path takes the link at the dock.
+                let bound = nav.link_at(path, dock).is_some_and(|d| {
+                    d.id == c.id && nav.grid().cell_from_world(d.exit_world) == (key.1, key.2)
+                });
+                if bound {
+                    wait_for_ride(traffic, key, c, i, here, now);
+                    if traffic.waiting.get(&key).map_or(0, |q| q.1.len()) >= capacity as usize {
+                        break;
+                    }
                 }
             }
         }
@@ -280,4 +316,27 @@ impl Simulation {
             }
         }
     }
+}
+
+/// Puts agent `i`, standing at `at`, in the queue for the ride `c` (direction `key`).
+fn wait_for_ride(
+    traffic: &mut LinkTraffic,
+    key: (u32, i32, i32),
+    c: LinkCrossing,
+    i: usize,
+    at: Vec2,
+    now: f64,
+) {
+    let (_, queue) = traffic.waiting.entry(key).or_insert((c, Vec::new()));
+    queue.push(i as u32);
+    traffic.crossing.insert(
+        i as u32,
+        Crossing {
+            link: c.id,
+            from: at,
+            to: at,
+            start: now,
+            end: f64::INFINITY,
+        },
+    );
 }

@@ -111,6 +111,7 @@ impl Simulation {
 
         let n = self.agents.len();
         self.updates.resize(n, AgentUpdate::default());
+        let order_live: Vec<u32> = self.orders.iter().map(|o| o.live).collect();
         {
             let agents = &self.agents;
             self.near.clear();
@@ -134,6 +135,7 @@ impl Simulation {
                 nav_grid: nav.grid(),
                 config: &self.config,
                 order_destinations: &self.order_destinations,
+                order_live: &order_live,
                 replanning: nav.replanning(),
                 separation_reach_m: self.max_radius_m + self.config.separation_margin_m,
                 min_radius_m,
@@ -168,6 +170,7 @@ impl Simulation {
             a.collision[i] = u.collision;
             a.decision[i] = u.decision;
             a.wall_normal[i] = u.wall_normal;
+            a.yield_secs[i] = u.yield_secs;
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);

@@ -25,6 +25,13 @@ pub const RIGHT_OF_WAY_FACTOR: f32 = 20.0;
 const GIVE_WAY_GAP_M: f32 = 1.0;
 /// Share of its top speed an agent giving way steps aside at.
 const STEP_ASIDE_SHARE: f32 = 0.5;
+/// Share of its top speed an agent holding back walks back at.
+const BACK_SHARE: f32 = 0.5;
+/// How long an agent holds back after it last met the stream it gives way to. `[Units: s]`
+const HOLD_SECS: f32 = 1.0;
+/// An agent giving way this close to touching the oncoming one could not get out of its
+/// way in time. `[Units: m]`
+const PRESSED_GAP_M: f32 = 0.1;
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// The agent's flow direction, or its velocity's when it has none yet.
@@ -70,24 +77,43 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
 
     /// `desired`, or — when an agent with the right of way comes at agent `i` and `i`
     /// stands in its path — a step out of that path at half speed, to the side `i` already
-    /// leans to (its own right when it stands dead ahead). Once out of the path it walks
-    /// on beside the oncoming stream.
-    pub(super) fn give_way(&self, i: usize, neighbours: &[Neighbour], desired: Vec2) -> Vec2 {
-        if desired == Vec2::ZERO || self.near_order(i) == NO_ORDER {
-            return desired;
-        }
+    /// leans to (its own right when it stands dead ahead). When the agent it gives way to
+    /// is one of a stream (an order of several agents) and is already on it (within
+    /// [`PRESSED_GAP_M`] of touching), `i` then holds back for
+    /// [`HOLD_SECS`] (waits), and every agent of its order that walks up behind
+    /// one holding back backs off too: the waiting stream clears the way in front of a
+    /// door, instead of pressing into it while the other stream comes through (the door
+    /// alternates between the streams). Also returns the hold left.
+    pub(super) fn give_way(
+        &self,
+        i: usize,
+        neighbours: &[Neighbour],
+        desired: Vec2,
+    ) -> (Vec2, f32) {
         let a = self.agents;
+        let held = (a.yield_secs[i] - self.config.step_secs).max(0.0);
+        if desired == Vec2::ZERO || self.near_order(i) == NO_ORDER {
+            return (desired, 0.0);
+        }
         let p = a.pos_world[i];
         let forward = self.heading(i);
+        let back = -forward * (a.max_speed[i] * BACK_SHARE);
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
-            if self.right_of_way(i, nb) != Some(true) {
-                continue;
-            }
             let offset = nb.pos_world - p;
             let touch = a.radius_m[i] + nb.radius_m;
             if offset.dot(forward) <= 0.0 || n.dist_sq > (touch + GIVE_WAY_GAP_M).powi(2) {
                 continue;
+            }
+            match self.right_of_way(i, nb) {
+                Some(true) => {}
+                None if nb.moving_order == self.near_order(i)
+                    && a.yield_secs[nb.index as usize] > 0.0
+                    && offset.dot(forward) > 0.5 * n.dist_sq.sqrt() =>
+                {
+                    return (back, HOLD_SECS);
+                }
+                _ => continue,
             }
             // How far `i` stands to the side of the neighbour's path.
             let across = self.heading(nb.index as usize).perp();
@@ -100,8 +126,22 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             } else {
                 across * lateral.signum()
             };
-            return side * (a.max_speed[i] * STEP_ASIDE_SHARE);
+            // A lone agent has passed once it has: only a stream keeps coming.
+            let stream = self
+                .order_live
+                .get(nb.moving_order as usize)
+                .is_some_and(|&live| live > 1);
+            // Only an agent that could not get out of the way in time (the stream is on
+            // it) waits: one that stepped aside early, where there is room, walks on
+            // beside the stream (a corridor's streams pass side by side).
+            let pressed = n.dist_sq.sqrt() - touch <= PRESSED_GAP_M;
+            let hold = if stream && pressed { HOLD_SECS } else { 0.0 };
+            return (side * (a.max_speed[i] * STEP_ASIDE_SHARE), hold);
         }
-        desired
+        if held > 0.0 {
+            // Out of the way: wait for the stream to pass.
+            return (Vec2::ZERO, held);
+        }
+        (desired, 0.0)
     }
 }

@@ -59,6 +59,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             nav_grid: nav.grid(),
             config,
             order_destinations: &[],
+            order_live: &[],
             replanning: false,
             separation_reach_m: reach,
             min_radius_m: 1.2,
@@ -248,6 +249,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             nav_grid: nav.grid(),
             config: &config,
             order_destinations: &[destination],
+            order_live: &[],
             replanning: false,
             separation_reach_m: 0.5,
             min_radius_m: 0.0,
@@ -354,6 +356,7 @@ fn with_neighbours<R>(
         nav_grid: nav.grid(),
         config,
         order_destinations: &[],
+        order_live: &[],
         replanning: false,
         separation_reach_m: a.radius_m.iter().copied().fold(0.0, f32::max)
             + config.separation_margin_m,

@@ -11,7 +11,7 @@
 //! a hundred clusters. Its route is then unpacked level by level: a shortcut of level `j` by
 //! an A* over level `j − 1` inside its cell, bounded by the hierarchy's landmark tables and
 //! stopped when it reaches the shortcut's end at the shortcut's weight (see
-//! [`Levels::unpack`]).
+//! [`Levels::unpack_hop`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -33,9 +33,7 @@ const MIN_CELLS: u32 = 16;
 /// Members' edges of one cell: `(member, [(target, weight)])`.
 type CellEdges = Vec<(u32, Vec<(u32, u32)>)>;
 
-/// A hop of a route being unpacked: `(from, to, level of its edge)`, each end as
-/// `(search id, cost from the source)`.
-type Hop = ((u32, u32), (u32, u32), usize);
+use super::refining::Hop;
 
 /// Cost marker of nodes a search has not reached.
 const FAR: u32 = u32::MAX;
@@ -73,7 +71,7 @@ impl Level {
 
 /// Per level, which cells hold an opened cluster: a search expands nothing at a level in
 /// those cells.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct OpenCells {
     per_level: Vec<Vec<bool>>,
 }
@@ -178,95 +176,62 @@ impl Levels {
         }
     }
 
-    /// Replaces each shortcut of a level above the clusters on `route` (`(search id, cost
-    /// from the source)`, found by a search that expanded nodes as [`Self::level_of`] says
-    /// with `open`) by the border nodes of the cheapest stretch over the level below inside
-    /// its cell, until every hop is one of the hierarchy's own edges (a cluster's shortcut
-    /// or an edge between clusters), which [`Hierarchy::refine`] then refines.
-    pub fn unpack(
+    /// Unpacks `hop`, a shortcut of a level above the clusters (found by a search that
+    /// expanded nodes as [`Self::level_of`] says), into the hops of the cheapest stretch
+    /// over the level below inside its cell: pushed onto `hops` last first, so the stack
+    /// pops them in travel order. Pushes nothing for a hop that is one of the hierarchy's
+    /// own edges (a cluster's shortcut or an edge between clusters), which
+    /// [`Hierarchy::refine_hop`] then refines.
+    pub(super) fn unpack_hop(
         &self,
         hierarchy: &Hierarchy,
         landmarks: Option<&ClusterLandmarks>,
-        route: &mut Vec<(u32, u32)>,
-        open: &OpenCells,
-        is_open: &dyn Fn(u32) -> bool,
+        (a, b, level): Hop,
         scratch: &mut UnpackScratch,
+        hops: &mut Vec<Hop>,
     ) {
-        if self.levels.is_empty() || route.len() < 2 {
+        let (Some(ba), Some(bb)) = (hierarchy.border_index(a.0), hierarchy.border_index(b.0))
+        else {
+            return;
+        };
+        let Some(shift) = level
+            .checked_sub(1)
+            .and_then(|j| self.levels.get(j))
+            .map(|l| l.shift)
+        else {
+            return;
+        };
+        let cell = hierarchy.border_key(ba) >> shift;
+        if hierarchy.border_key(bb) >> shift != cell {
             return;
         }
-        let mut out = Vec::with_capacity(route.len() * 2);
-        out.push(route[0]);
-        // Hops `(from, to, level of the edge)` still to unpack, next first at the back.
-        let mut hops: Vec<Hop> = Vec::new();
-        for pair in route.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            let level = match (hierarchy.border_index(a.0), hierarchy.border_index(b.0)) {
-                (Some(ba), Some(_)) => {
-                    let key = hierarchy.border_key(ba);
-                    if is_open(key) {
-                        0
-                    } else {
-                        self.level_of(ba, key, open)
-                    }
-                }
-                _ => 0,
-            };
-            hops.clear();
-            hops.push((a, b, level));
-            while let Some((a, b, level)) = hops.pop() {
-                let (Some(ba), Some(bb)) =
-                    (hierarchy.border_index(a.0), hierarchy.border_index(b.0))
-                else {
-                    out.push(b);
-                    continue;
-                };
-                let shift = match level {
-                    0 => None,
-                    j => Some(self.levels[j - 1].shift),
-                };
-                let same_cell = shift.is_some_and(|s| {
-                    hierarchy.border_key(ba) >> s == hierarchy.border_key(bb) >> s
-                });
-                let Some(shift) = shift.filter(|_| same_cell) else {
-                    out.push(b);
-                    continue;
-                };
-                let cell = hierarchy.border_key(ba) >> shift;
-                let lo = hierarchy.border_key.partition_point(|&k| k >> shift < cell) as u32;
-                let hi = hierarchy
-                    .border_key
-                    .partition_point(|&k| k >> shift <= cell) as u32;
-                let way = scratch.stretch(
-                    self,
-                    hierarchy,
-                    landmarks,
-                    level - 1,
-                    (lo, hi),
-                    (ba, a.1),
-                    (bb, b.1),
-                );
-                match way {
-                    Some(nodes) => {
-                        // Pushed last hop first: the stack pops them in travel order.
-                        let mut prev = a;
-                        let mut list = Vec::with_capacity(nodes.len());
-                        for &(n, g) in nodes.iter() {
-                            let next = (hierarchy.border_node(n), g);
-                            list.push((prev, next, level - 1));
-                            prev = next;
-                        }
-                        hops.extend(list.into_iter().rev());
-                    }
-                    None => out.push(b),
-                }
-            }
+        let lo = hierarchy.border_key.partition_point(|&k| k >> shift < cell) as u32;
+        let hi = hierarchy
+            .border_key
+            .partition_point(|&k| k >> shift <= cell) as u32;
+        let Some(nodes) = scratch.stretch(
+            self,
+            hierarchy,
+            landmarks,
+            level - 1,
+            (lo, hi),
+            (ba, a.1),
+            (bb, b.1),
+        ) else {
+            return;
+        };
+        let from = hops.len();
+        let mut prev = a;
+        for &(n, g) in nodes {
+            let next = (hierarchy.border_node(n), g);
+            hops.push((prev, next, level - 1));
+            prev = next;
         }
-        *route = out;
+        hops[from..].reverse();
     }
 }
 
-/// Working memory of [`Levels::unpack`]'s searches, by border index.
+/// Working memory of [`Levels::unpack_hop`]'s searches, by border index.
 #[derive(Debug, Default)]
 pub struct UnpackScratch {
     dist: Vec<u32>,

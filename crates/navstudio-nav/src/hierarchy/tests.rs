@@ -152,6 +152,7 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                     heuristic_weight: 1.0,
                     landmarks: None,
                     clusters: Some(&query),
+                    eager_ring: None,
                 };
                 let route = search(&graph, &ends, &mut scratch).unwrap();
                 // Stepped a few dozen expansions at a time, the search finds the same.

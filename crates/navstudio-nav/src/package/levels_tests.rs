@@ -1,6 +1,6 @@
 //! The `levels` chunk end to end: a package of a map with levels stores them and requires
 //! them; a world over it, streamed or read whole, answers as one whose levels were built at
-//! run time — which is what a version 2 package without levels gets.
+//! run time; a package without them (version 2) is searched over its clusters alone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -58,8 +58,12 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("levels.navpkg");
     std::fs::write(&file, &bytes).unwrap();
-    let mut stored = NavWorld::from_package(package);
-    let mut built = NavWorld::from_package(bare);
+    let mut stored = NavWorld::from_package(package.clone());
+    let mut bare = NavWorld::from_package(bare);
+    let mut clusters = NavWorld::from_package(package);
+    clusters.set_search_mode(crate::SearchMode::Clusters);
+    let mut built = NavWorld::from_nav(nav.clone());
+    built.set_search_mode(crate::SearchMode::Levels);
     let mut streamed = NavWorld::open(&file, crate::StreamOptions::default()).unwrap();
     let mut rng = SplitMix64::new(11);
     let mut open = || loop {
@@ -71,17 +75,23 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
     let mut answered = 0;
     for _ in 0..30 {
         let (a, b) = (open(), open());
-        let answers: Vec<_> = [&mut stored, &mut built, &mut streamed]
-            .into_iter()
-            .map(|w| {
-                w.request_path(0, &[a], b).ok().map(|id| {
-                    let p = w.path(id).unwrap();
-                    let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
-                    w.release_path(id);
-                    out
-                })
+        let answers: Vec<_> = [
+            &mut stored,
+            &mut built,
+            &mut streamed,
+            &mut bare,
+            &mut clusters,
+        ]
+        .into_iter()
+        .map(|w| {
+            w.request_path(0, &[a], b).ok().map(|id| {
+                let p = w.path(id).unwrap();
+                let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
+                w.release_path(id);
+                out
             })
-            .collect();
+        })
+        .collect();
         assert_eq!(
             answers[0], answers[1],
             "{a:?} → {b:?}: stored against built levels"
@@ -90,12 +100,21 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
         // read, which the whole world's may not match (not the levels' doing).
         let plan = |i: usize| answers[i].as_ref().map(|(r, e, _)| (r.clone(), e.clone()));
         assert_eq!(plan(0), plan(2), "{a:?} → {b:?}: whole against streamed");
+        assert_eq!(
+            answers[3], answers[4],
+            "{a:?} → {b:?}: without levels against the clusters alone"
+        );
         answered += usize::from(answers[0].is_some());
     }
     for w in [&stored, &built, &streamed] {
         let h = w.hierarchy(0).expect("searched over the hierarchy");
         assert!(h.hierarchy.levels().is_some(), "levels in use");
     }
+    let h = bare.hierarchy(0).expect("searched over the hierarchy");
+    assert!(
+        h.hierarchy.levels().is_none(),
+        "no levels built on a request"
+    );
     assert_eq!(
         stored.hierarchy(0).unwrap().hierarchy.levels(),
         built.hierarchy(0).unwrap().hierarchy.levels(),

@@ -45,8 +45,11 @@ pub fn read(path: &Path) -> Result<Package, PackageError> {
 /// # Errors
 /// As [`read`].
 pub fn from_bytes(bytes: &[u8]) -> Result<Package, PackageError> {
-    from_bytes_at(bytes, Path::new("<memory>"))
+    from_bytes_at(bytes, Path::new(MEMORY))
 }
+
+/// The name errors give a package read from memory.
+pub(super) const MEMORY: &str = "<memory>";
 
 fn from_bytes_at(bytes: &[u8], path: &Path) -> Result<Package, PackageError> {
     let err = Faults { path };

@@ -11,6 +11,9 @@
 //! windows are exactly those of the cost field, and that the flow tiles are shared as a bake
 //! shares them. A damaged region chunk is an error when the region is first loaded, and
 //! the other regions stay usable.
+//!
+//! The package is read from a file ([`open`]) or from bytes held in memory ([`open_bytes`]),
+//! alike: only where the chunks come from differs.
 
 use std::fs::File;
 use std::io::Read as _;
@@ -25,7 +28,7 @@ use super::decode::{
     parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields, parse_sector_islands,
     parse_windows, sector_cells,
 };
-use super::read::{check_index, header_v2, manifest_v2};
+use super::read::{MEMORY, check_index, header_v2, manifest_v2};
 use super::{
     BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
     StoredHierarchy, StoredLandmarks,
@@ -45,7 +48,7 @@ pub const NOT_LOADED: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct PackageStream {
     path: PathBuf,
-    file: File,
+    source: Source,
     manifest: Manifest,
     regions: RegionGrid,
     /// Per movement type, per region: the manifest indices of its cost and flows chunks.
@@ -76,6 +79,50 @@ pub struct OpenedPackage {
     pub stream: PackageStream,
 }
 
+/// Where a stream's chunks come from: a file read with positioned reads, or a package's
+/// bytes held in memory.
+#[derive(Debug)]
+enum Source {
+    File(File),
+    Memory(Box<[u8]>),
+}
+
+impl Source {
+    fn len(&self) -> std::io::Result<u64> {
+        match self {
+            Self::File(file) => Ok(file.metadata()?.len()),
+            Self::Memory(bytes) => Ok(bytes.len() as u64),
+        }
+    }
+
+    /// Exactly `buf.len()` bytes at `offset`.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        match self {
+            Self::File(file) => read_at(file, offset, buf),
+            Self::Memory(bytes) => {
+                let from = usize::try_from(offset).unwrap_or(usize::MAX);
+                let part = from
+                    .checked_add(buf.len())
+                    .and_then(|to| bytes.get(from..to))
+                    .ok_or(std::io::ErrorKind::UnexpectedEof)?;
+                buf.copy_from_slice(part);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Whether `head`, a package's first bytes, begins a version 2 or 3 package (the versions
+/// that stream).
+fn streams(head: &[u8]) -> bool {
+    head.len() >= 12
+        && head[..MAGIC.len()] == MAGIC
+        && matches!(
+            u32::from_le_bytes([head[8], head[9], head[10], head[11]]),
+            BASE_VERSION | FORMAT_VERSION
+        )
+}
+
 /// Whether the file at `path` is a version 2 or 3 package (the versions that stream).
 ///
 /// # Errors
@@ -88,12 +135,13 @@ pub fn is_streamable(path: &Path) -> Result<bool, PackageError> {
     let mut head = [0u8; 12];
     let mut file = File::open(path).map_err(io)?;
     let n = file.read(&mut head).map_err(io)?;
-    Ok(n == head.len()
-        && head[..MAGIC.len()] == MAGIC
-        && matches!(
-            u32::from_le_bytes([head[8], head[9], head[10], head[11]]),
-            BASE_VERSION | FORMAT_VERSION
-        ))
+    Ok(streams(&head[..n]))
+}
+
+/// Whether `bytes` hold a version 2 or 3 package (the versions that stream).
+#[must_use]
+pub fn is_streamable_bytes(bytes: &[u8]) -> bool {
+    streams(bytes)
 }
 
 /// Opens a version 2 package for streaming.
@@ -102,15 +150,32 @@ pub fn is_streamable(path: &Path) -> Result<bool, PackageError> {
 /// A [`PackageError`] naming the file when it cannot be read, is not a version 2 package,
 /// or its header, manifest, index or any global chunk is damaged.
 pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
+    let file = File::open(path).map_err(|source| PackageError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    open_source(path, Source::File(file))
+}
+
+/// Opens a version 2 package held in memory for streaming, as [`open`] opens a file: the
+/// bytes are copied once and each chunk is checked and decoded when first needed, so a
+/// damaged region fails the calls that need it, as from a file. Errors name `<memory>`.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_bytes(bytes: &[u8]) -> Result<OpenedPackage, PackageError> {
+    open_source(Path::new(MEMORY), Source::Memory(bytes.into()))
+}
+
+fn open_source(path: &Path, source: Source) -> Result<OpenedPackage, PackageError> {
     let err = Faults { path };
     let io = |source| PackageError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let file = File::open(path).map_err(io)?;
-    let file_len = file.metadata().map_err(io)?.len();
+    let file_len = source.len().map_err(io)?;
     let mut header = [0u8; HEADER_LEN];
-    read_at(&file, 0, &mut header).map_err(|_| {
+    source.read_at(0, &mut header).map_err(|_| {
         err.fault(ReadFault::Truncated(
             "the file is shorter than a package header".to_owned(),
         ))
@@ -134,7 +199,9 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
         ))));
     }
     let mut manifest_bytes = vec![0u8; manifest_len];
-    read_at(&file, HEADER_LEN as u64, &mut manifest_bytes).map_err(io)?;
+    source
+        .read_at(HEADER_LEN as u64, &mut manifest_bytes)
+        .map_err(io)?;
     let (manifest, regions) = manifest_v2(&manifest_bytes, manifest_crc, err)?;
     let chunks = check_index(&manifest, file_len, HEADER_LEN + manifest_len, regions, err)?;
     let layer_count = manifest.layers.len();
@@ -162,7 +229,7 @@ pub fn open(path: &Path) -> Result<OpenedPackage, PackageError> {
     }
     let stream = PackageStream {
         path: path.to_path_buf(),
-        file,
+        source,
         manifest,
         regions,
         regional,
@@ -289,7 +356,7 @@ impl PackageStream {
         let info = &self.manifest.chunks[index];
         // check_index tied every chunk to the file's length, so this much is there.
         let mut bytes = vec![0u8; usize::try_from(info.stored_len).unwrap_or(0)];
-        read_at(&self.file, info.offset, &mut bytes).map_err(|source| PackageError::Io {
+        (self.source.read_at(info.offset, &mut bytes)).map_err(|source| PackageError::Io {
             path: self.path.clone(),
             source,
         })?;

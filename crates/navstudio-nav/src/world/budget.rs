@@ -23,13 +23,15 @@ pub(super) enum Unit {
     MovedGoal,
     /// Putting the waiting link changes in place.
     Links,
+    /// Reading a streamed region a budgeted path request's route crosses.
+    Region,
 }
 
 /// Recent cost of each [`Unit`] kind.
 #[derive(Clone, Debug, Default)]
 pub(super) struct UnitCosts {
     /// Per kind, a moving average of its wall time; zero before the first.
-    estimate: [Duration; 7],
+    estimate: [Duration; 8],
 }
 
 impl UnitCosts {
@@ -42,6 +44,7 @@ impl UnitCosts {
             Unit::Plan => 4,
             Unit::MovedGoal => 5,
             Unit::Links => 6,
+            Unit::Region => 7,
         }
     }
 
@@ -74,8 +77,13 @@ pub(super) struct Slice {
 
 impl Slice {
     pub(super) fn new(budget: Duration) -> Self {
+        Self::since(Instant::now(), budget)
+    }
+
+    /// A call's clock started at `start`.
+    pub(super) fn since(start: Instant, budget: Duration) -> Self {
         Self {
-            start: Instant::now(),
+            start,
             budget,
             worked: false,
         }

@@ -158,18 +158,21 @@ impl NavWorld {
         }
         // A stored hierarchy that does not decode (only a faulty writer makes one: its
         // checksum matched) is built as for a package without one.
-        let (mut hierarchy, landmarks) = parsed
-            .and_then(|parsed| Hierarchy::from_parsed(parsed, graph).ok())
-            .unwrap_or_else(|| {
-                let hierarchy = Hierarchy::build(graph);
-                let landmarks = hierarchy.landmarks(l, graph);
-                (hierarchy, landmarks)
-            });
-        // Levels a package does not store (version 2, or written before them) are built
-        // here, as are levels that do not fit the hierarchy.
+        let read = parsed.and_then(|parsed| Hierarchy::from_parsed(parsed, graph).ok());
+        let built_here = read.is_none();
+        let (mut hierarchy, landmarks) = read.unwrap_or_else(|| {
+            let hierarchy = Hierarchy::build(graph);
+            let landmarks = hierarchy.landmarks(l, graph);
+            (hierarchy, landmarks)
+        });
+        // A hierarchy built here gets its levels too. One a package stores without them
+        // (version 2, or written before them) is searched over its clusters alone, as
+        // before levels existed: building them would hold up the first request for
+        // seconds at 4096², inside a call a game makes in its frame.
         match stored_levels.and_then(|raw| Levels::from_bytes(&raw, &hierarchy).ok()) {
             Some(levels) => hierarchy.set_levels(levels),
-            None => hierarchy.build_levels(),
+            None if built_here => hierarchy.build_levels(),
+            None => {}
         }
         let landmarks = landmarks.filter(|_| self.use_landmarks);
         self.hierarchies[layer] = Some(Arc::new(LayerHierarchy {

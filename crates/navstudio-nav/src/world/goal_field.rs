@@ -354,6 +354,11 @@ impl Default for GoalFieldCache {
 impl GoalFieldCache {
     /// The goal field of `goals` (of one sector, sorted) on layer `l` (index `layer`, laid
     /// out for the search as `graph`), from the cache or built.
+    /// Whether the field for `(layer, goals)` is cached.
+    pub(super) fn contains(&self, layer: usize, goals: &[(u32, u32)]) -> bool {
+        self.fields.contains_key(&(layer, goals.to_vec()))
+    }
+
     pub(super) fn get_or_build(
         &mut self,
         l: &NavLayer,

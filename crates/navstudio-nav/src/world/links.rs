@@ -226,6 +226,9 @@ impl NavWorld {
 
     /// Drops `layer`'s search layout and link end nodes (rebuilt with it).
     pub(super) fn forget_layer_links(&mut self, layer: usize) {
+        // A streamed world keeps the layer's edges only in the layout: give them back first,
+        // or the layout's next build would find none.
+        self.restore_portal_edges(layer);
         if let Some(slot) = self.search_graphs.get_mut(layer) {
             *slot = None;
         }
@@ -386,7 +389,7 @@ impl NavWorld {
         };
         // The first exit of the sector that is a link entry holding the cell: the one whose
         // tile led the agent here; else a link the goal field there leads onto.
-        let exits = p.exits.get(&sector).map_or(&[][..], Vec::as_slice);
+        let exits = p.exits_in(sector);
         exits.iter().find_map(|&(_, node)| step(node)).or_else(|| {
             let (field, ..) = p.field_at(p.cover(sector), cell)?;
             field.link_entries.iter().find_map(|&node| step(node))

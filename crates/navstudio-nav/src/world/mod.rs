@@ -24,6 +24,7 @@ mod budget;
 mod clusters;
 mod goal_field;
 mod landmark_builds;
+mod lazy;
 mod links;
 #[cfg(test)]
 mod links_tests;
@@ -178,6 +179,9 @@ pub struct PathState {
     /// The movement type's link end nodes the routes were planned over (their flow tiles,
     /// and which exits are link entries); `None` for a type without links.
     pub links: Option<Arc<crate::links::overlay::LayerLinks>>,
+    /// The part of the last source's route still as the search found it, when refined
+    /// lazily (see [`NavWorld::set_lazy_refinement`]): the fields above hold the rest.
+    pub(crate) lazy: Option<Arc<lazy::LazyRoute>>,
 }
 
 /// A path as an agent steered by [`NavWorld::sample_flow`] walks it: the pulled string.
@@ -251,6 +255,7 @@ pub struct NavWorld {
     a_star_runs: u64,
     seamless: bool,
     seamless_where_split: bool,
+    lazy_refinement: bool,
     flow_lookahead: u32,
     heuristic_weight: f32,
     /// ALT landmark tables per layer, built on a layer's first request (see
@@ -359,6 +364,7 @@ impl NavWorld {
             a_star_runs: 0,
             seamless: false,
             seamless_where_split: false,
+            lazy_refinement: false,
             flow_lookahead: DEFAULT_FLOW_LOOKAHEAD,
             heuristic_weight: DEFAULT_HEURISTIC_WEIGHT,
             landmarks: Vec::new(),
@@ -406,6 +412,26 @@ impl NavWorld {
     /// on uses the integration from the goal everywhere.
     pub fn set_seamless_where_split(&mut self, on: bool) {
         self.seamless_where_split = on;
+    }
+
+    /// Lazy refinement (default off here, on for a [`crate::PathQuery`]): a request over
+    /// the hierarchy refines its route through the clusters around its source only, and
+    /// the rest a stretch at a time when [`Self::sample_flow`], [`Self::trace_path`] or
+    /// another read of the path first reaches it, answering exactly as a route refined
+    /// whole. It applies to the last source of a request, on a world held whole (a
+    /// streamed one reads the tiles of the route's sectors when it plans), without
+    /// seamless flow or links. [`PathState`]'s public fields then hold the refined part.
+    pub fn set_lazy_refinement(&mut self, on: bool) {
+        self.lazy_refinement = on;
+    }
+
+    /// Refines the whole route of path `id` into its public fields (see
+    /// [`Self::set_lazy_refinement`]), for a caller that reads them all: an overlay
+    /// drawing every exit. No-op for a path refined whole or released.
+    pub fn refine_path(&mut self, id: PathId) {
+        if let Some(p) = self.paths.get_mut(&id) {
+            p.refine_whole();
+        }
     }
 
     /// Look-ahead of flow following (string pulling), in cells: [`Self::sample_flow`] and

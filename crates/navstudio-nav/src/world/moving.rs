@@ -46,11 +46,13 @@ impl NavWorld {
     /// [`PathError::GoalIsWall`], or [`PathError::Unreachable`] when `cell` lies on no island
     /// the path's sources stand on. The path is left as it was.
     pub fn move_goal(&mut self, id: PathId, cell: (u32, u32)) -> Result<GoalMove, PathError> {
-        let layer = self
+        let p = self
             .paths
-            .get(&id)
-            .ok_or(PathError::UnknownPath(id.0))?
-            .layer;
+            .get_mut(&id)
+            .ok_or(PathError::UnknownPath(id.0))?;
+        // The route's lazy part would otherwise be refined against the moved goal's field.
+        p.refine_whole();
+        let layer = p.layer;
         if cell.0 < self.nav.spec.width && cell.1 < self.nav.spec.height {
             // A streamed world loads the new goal field's window.
             let around = self.sectors_around(&[cell]);
@@ -143,6 +145,8 @@ impl NavWorld {
     /// the map (nothing is added then).
     pub fn add_sources(&mut self, id: PathId, cells: &[(u32, u32)]) -> Result<usize, PathError> {
         let mut p = self.paths.remove(&id).ok_or(PathError::UnknownPath(id.0))?;
+        // New sources merge into every node of the routes.
+        p.refine_whole();
         let l = &self.nav.layers[p.layer];
         let spec = l.cost.spec;
         if let Some(&off) = cells

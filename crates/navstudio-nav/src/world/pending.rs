@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::budget::Slice;
 use super::{NavWorld, PathError, PathId, PathState};
 use crate::route::SearchScratch;
 
@@ -18,6 +19,8 @@ pub struct PendingPath {
     goals: Vec<(u32, u32)>,
     /// The path planned so far and the sources to route, once the request is checked.
     planned: Option<(PathState, Vec<(u32, u32)>)>,
+    /// Whether every source is routed (what is left: reading the routes' tiles).
+    routed: bool,
     /// Between calls, the search state of the source being routed, and the clusters the
     /// request has opened (the world's own scratch while a call runs).
     scratch: SearchScratch,
@@ -34,6 +37,7 @@ impl PendingPath {
             sources: sources.to_vec(),
             goals: goals.to_vec(),
             planned: None,
+            routed: false,
             scratch: SearchScratch::default(),
             open: Vec::new(),
             calls: 0,
@@ -76,17 +80,19 @@ impl NavWorld {
 
     /// Works on `pending` for about `budget`: `None` while the path is not ready,
     /// `Some(Ok(id))` once it is planned (the same path [`Self::request_path_to_any`]
-    /// plans), `Some(Err(..))` for a request it refuses. A call stops its search at the
-    /// budget; work the search cannot pause (checking the request, the sectors'
-    /// integrations, refining the route and the goal fields) runs whole, so a call can
-    /// overrun its budget by that much. A call after the answer gives the answer's error
-    /// again or `None`.
+    /// plans), `Some(Err(..))` for a request it refuses. A call stops its search, and the
+    /// refinement of its route, at the budget, and starts a goal field or a streamed
+    /// region's read only when the budget left is expected to hold it (by what the last
+    /// ones took; a call's first work always runs, so a loop of calls finishes). Work that
+    /// runs whole — checking the request and the integrations of its sources' and goals'
+    /// sectors — can make a call overrun its budget by that much. A call after the answer
+    /// gives the answer's error again or `None`.
     pub fn advance_path(
         &mut self,
         pending: &mut PendingPath,
         budget: Duration,
     ) -> Option<Result<PathId, PathError>> {
-        let state = match self.advance_plan(pending, Instant::now() + budget)? {
+        let state = match self.advance_plan(pending, Instant::now(), budget)? {
             Ok(state) => state,
             Err(e) => return Some(Err(e)),
         };
@@ -96,12 +102,15 @@ impl NavWorld {
         Some(Ok(id))
     }
 
-    /// [`Self::advance_path`] without keeping the path: the planned state once ready.
+    /// [`Self::advance_path`] without keeping the path: the planned state once ready, the
+    /// call's budget counted from `start`.
     pub(crate) fn advance_plan(
         &mut self,
         pending: &mut PendingPath,
-        deadline: Instant,
+        start: Instant,
+        budget: Duration,
     ) -> Option<Result<PathState, PathError>> {
+        let mut clock = Slice::since(start, budget);
         let first = pending.calls == 0;
         pending.calls += 1;
         // A later call goes on with the scratch and opened clusters the last one left.
@@ -117,10 +126,23 @@ impl NavWorld {
                 Ok(planned) => pending.planned = Some(planned),
                 Err(e) => return Some(Err(e)),
             }
+            clock.worked();
         }
         let (state, reachable) = pending.planned.as_mut()?;
         let routed = state.routes.len();
-        let done = self.route_sources_until(state, &reachable[routed..], Some(deadline), fresh);
+        let done = if pending.routed {
+            Ok(true)
+        } else {
+            self.route_sources_until(state, &reachable[routed..], Some(&mut clock), fresh)
+        };
+        let done = done.and_then(|routed| {
+            pending.routed = routed;
+            if routed {
+                self.finish_routes(state, Some(&mut clock))
+            } else {
+                Ok(false)
+            }
+        });
         match done {
             Ok(false) => {
                 std::mem::swap(&mut self.scratch, &mut pending.scratch);

@@ -3,11 +3,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::time::Instant;
 
-use super::goal_field::{GoalField, cheapest_field, sector_costs_from, sectors_in, within_any};
+use super::budget::{Slice, Unit, UnitCosts};
+use super::goal_field::{
+    GoalField, GoalFieldCache, cheapest_field, sector_costs_from, sectors_in, within_any,
+};
+use super::lazy::{EAGER_RING, LazyPlan, LazyRoute};
 use super::sample::PulledCache;
 use super::{ACTIVE_LANDMARKS, CLUSTER_ACTIVE_LANDMARKS, NavWorld, PathError, PathId, PathState};
-use crate::hierarchy::{ClusterLandmarks, ClusterQuery};
+use crate::hierarchy::{CLUSTER_SECTORS, ClusterLandmarks, ClusterQuery};
 use crate::integrate::UNREACHED;
 use crate::landmarks::{LandmarkBounds, Landmarks};
 use crate::route::{Route, SearchEnds, search_until};
@@ -165,6 +170,7 @@ impl NavWorld {
             pulled: PulledCache::default(),
             finishes: Vec::new(),
             links: None,
+            lazy: None,
         };
         // A streamed world loads what the search reads: the goals' and sources' sectors.
         self.evict_regions();
@@ -190,23 +196,27 @@ impl NavWorld {
         new_sources: &[(u32, u32)],
     ) -> Result<(), PathError> {
         self.scratch.abandon();
-        let done = self.route_sources_until(p, new_sources, None, true)?;
+        let done =
+            self.route_sources_until(p, new_sources, None, true)? && self.finish_routes(p, None)?;
         debug_assert!(done, "a search without a deadline finishes");
         Ok(())
     }
 
-    /// [`Self::route_sources`] until `deadline`: `Ok(false)` when a source's search stopped
-    /// there, with `p` holding the sources routed before it and the search's state kept in
-    /// the world's scratch. A later call with `fresh` false, the same `p`, the sources not
-    /// routed yet and the same scratch and opened clusters goes on from that source and
-    /// finds what one call finds.
+    /// The routing of [`Self::route_sources`] under a budgeted call's `clock`: `Ok(false)`
+    /// when a source's search stopped at the deadline, or a goal field its route needs
+    /// would not fit in the budget left, with `p` holding the sources routed before it and
+    /// the search's state kept in the world's scratch. A later call with `fresh` false, the
+    /// same `p`, the sources not routed yet and the same scratch and opened clusters goes on
+    /// from that source and finds what one call finds. [`Self::finish_routes`] then
+    /// finishes the path.
     pub(super) fn route_sources_until(
         &mut self,
         p: &mut PathState,
         new_sources: &[(u32, u32)],
-        deadline: Option<std::time::Instant>,
+        mut clock: Option<&mut Slice>,
         fresh: bool,
     ) -> Result<bool, PathError> {
+        let deadline = clock.as_deref().and_then(Slice::deadline);
         let layer = p.layer;
         let spec = self.nav.layers[layer].cost.spec;
         let mut goal_sectors: BTreeMap<u32, Vec<(u32, u32)>> = BTreeMap::new();
@@ -325,6 +335,16 @@ impl NavWorld {
                     if let Some(cells) = goal_sectors.get(&(gy * spec.sectors_x() + gx))
                         && gx < spec.sectors_x()
                     {
+                        if !field_fits(
+                            &self.goal_cache,
+                            &self.unit_costs,
+                            clock.as_deref(),
+                            layer,
+                            cells,
+                        ) {
+                            return Ok(false);
+                        }
+                        let at = Instant::now();
                         let new = self.goal_cache.get_or_build(
                             l,
                             graph,
@@ -333,6 +353,9 @@ impl NavWorld {
                             p.links.as_deref(),
                             &mut self.integ,
                         );
+                        if let Some(c) = clock.as_deref_mut() {
+                            c.done(&mut self.unit_costs, Unit::GoalField, at);
+                        }
                         p.add_goal_field(spec, new);
                     }
                 }
@@ -410,6 +433,20 @@ impl NavWorld {
                     .filter(|_| self.search_mode != super::SearchMode::Clusters),
                 landmarks: h.landmarks.as_ref(),
             });
+            // The last source's route is refined around its source only, the rest when read
+            // (see `lazy.rs`): where no later source merges into it, no corridor is built
+            // from all its exits, and no streamed tiles wait to be read for them.
+            let lazy = self.lazy_refinement
+                && hierarchy.is_some()
+                && i + 1 == new_sources.len()
+                && p.links.is_none()
+                && !self.seamless
+                && !self.seamless_where_split
+                && self.streamed.is_none();
+            let src_cluster = (
+                src_sector % spec.sectors_x() / CLUSTER_SECTORS,
+                src_sector / spec.sectors_x() / CLUSTER_SECTORS,
+            );
             let ends = SearchEnds {
                 starts: &starts,
                 finishes: remaining,
@@ -427,8 +464,17 @@ impl NavWorld {
                 },
                 landmarks: bounds.as_ref().filter(|_| hierarchy.is_none()),
                 clusters: query.as_ref(),
+                eager_ring: lazy.then_some((src_cluster, EAGER_RING)),
             };
-            let Some(found) = search_until(graph, &ends, &mut self.scratch, deadline) else {
+            let levels = query.as_ref().is_some_and(|q| q.levels.is_some());
+            let held = self.scratch.is_held();
+            let searched = search_until(graph, &ends, &mut self.scratch, deadline);
+            if let Some(c) = clock.as_deref_mut()
+                && !held
+            {
+                c.worked();
+            }
+            let Some(found) = searched else {
                 // Stopped at the deadline: this source goes on in the next call.
                 p.sources.pop();
                 return Ok(false);
@@ -465,10 +511,27 @@ impl NavWorld {
             }
             // Remaining cost of every node on this route, so later sources can merge into it.
             let steps = crate::route::last_route(&self.scratch);
-            if let Some(cells) = steps
+            let far = crate::route::far_hops(&self.scratch);
+            let last = far
                 .last()
-                .and_then(|&(id, _)| goal_sectors.get(&graph.sector(id)))
-            {
+                .map(|hop| hop.1.0)
+                .or_else(|| steps.last().map(|&(id, _)| id));
+            if let Some(cells) = last.and_then(|id| goal_sectors.get(&graph.sector(id))) {
+                if !field_fits(
+                    &self.goal_cache,
+                    &self.unit_costs,
+                    clock.as_deref(),
+                    layer,
+                    cells,
+                ) {
+                    // The route waits for the next call, which builds the field first (and
+                    // counts the search then).
+                    self.scratch.hold(route.cost);
+                    self.a_star_runs -= 1;
+                    p.sources.pop();
+                    return Ok(false);
+                }
+                let at = Instant::now();
                 let new = self.goal_cache.get_or_build(
                     l,
                     graph,
@@ -477,13 +540,15 @@ impl NavWorld {
                     p.links.as_deref(),
                     &mut self.integ,
                 );
+                if let Some(c) = clock.as_deref_mut() {
+                    c.done(&mut self.unit_costs, Unit::GoalField, at);
+                }
                 p.add_goal_field(spec, new);
             }
+            let steps = crate::route::last_route(&self.scratch);
+            let far = crate::route::far_hops(&self.scratch);
             let (goal_fields, field_cover) = (&p.goal_fields, &p.field_cover);
-            let end_rest = steps
-                .last()
-                .and_then(|&(id, _)| remaining.get(id))
-                .unwrap_or(0);
+            let end_rest = last.and_then(|id| remaining.get(id)).unwrap_or(0);
             let total = route.cost;
             let more_sources = i + 1 < new_sources.len();
             for &(id, g) in steps {
@@ -526,10 +591,39 @@ impl NavWorld {
                     }
                 }
             }
+            if let (false, Some(h)) = (far.is_empty(), hierarchy) {
+                let plan = LazyPlan {
+                    graph,
+                    tables: h,
+                    levels,
+                    open: open.as_slice(),
+                    open_cells: crate::route::open_cells(&self.scratch),
+                    goal_sectors: goal_sectors.keys().copied().collect(),
+                    detour,
+                };
+                let far = far.to_vec();
+                p.lazy = Some(Arc::new(LazyRoute::new(plan, far, p, total, end_rest)));
+            }
             p.routes.push(route);
         }
+        Ok(true)
+    }
+
+    /// The last part of [`Self::route_sources`], once the routes of `p` are found: reads the
+    /// flow tiles of every sector the routes leave (region by region under a budgeted
+    /// call's `clock`, `Ok(false)` when it stopped with regions left) and builds the
+    /// path's seamless corridor.
+    pub(super) fn finish_routes(
+        &mut self,
+        p: &mut PathState,
+        clock: Option<&mut Slice>,
+    ) -> Result<bool, PathError> {
+        let layer = p.layer;
+        let spec = self.nav.layers[layer].cost.spec;
         // The flow tiles of every sector the routes leave, for sampling and tracing.
-        self.ensure_sectors(layer, p.exits.keys().copied())?;
+        if !self.ensure_sectors_sliced(layer, p.exits.keys().copied(), clock)? {
+            return Ok(false);
+        }
         let l = &self.nav.layers[layer];
         let everywhere = self.seamless;
         // Where only sectors with several ways out use it, a path without one needs none
@@ -601,4 +695,17 @@ impl NavWorld {
     pub(super) fn evict(&mut self) {
         self.goal_cache.evict();
     }
+}
+
+/// Whether a goal field for `(layer, goals)` may be built in a budgeted call under `clock`:
+/// cached, or expected to fit in the budget left (a call's first work always does). Always
+/// without a clock.
+fn field_fits(
+    cache: &GoalFieldCache,
+    costs: &UnitCosts,
+    clock: Option<&Slice>,
+    layer: usize,
+    goals: &[(u32, u32)],
+) -> bool {
+    clock.is_none_or(|c| cache.contains(layer, goals) || c.may_start(costs, Unit::GoalField))
 }

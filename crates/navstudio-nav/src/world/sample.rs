@@ -129,7 +129,7 @@ impl NavWorld {
         // Off the route: head for the nearest routed portal centre.
         let l = &self.nav.layers[p.layer];
         let target = p
-            .exits
+            .all_exits()
             .values()
             .flatten()
             // Node ids may have moved under a path whose re-plan waits for the rebuild queue.
@@ -802,7 +802,7 @@ pub(super) struct FlowCursor<'a> {
     path: &'a PathState,
     sector: u32,
     origin: (u32, u32, u32),
-    exits: &'a [(u32, u32)],
+    exits: std::borrow::Cow<'a, [(u32, u32)]>,
     /// Whether the goal field may steer in `sector` (see [`PathState::route_first`]).
     field_here: bool,
     /// The goal fields whose windows cover `sector`.
@@ -816,7 +816,7 @@ impl<'a> FlowCursor<'a> {
             path,
             sector: u32::MAX,
             origin: (0, 0, 0),
-            exits: &[],
+            exits: std::borrow::Cow::Borrowed(&[]),
             field_here: true,
             cover: &[],
         }
@@ -830,8 +830,8 @@ impl<'a> FlowCursor<'a> {
             let (x0, y0, w, _) = spec.sector_rect(sector);
             self.sector = sector;
             self.origin = (x0, y0, w);
-            self.exits = self.path.exits.get(&sector).map_or(&[], Vec::as_slice);
-            self.field_here = !self.path.route_first.contains(&sector);
+            self.exits = self.path.exits_in(sector);
+            self.field_here = !self.path.is_route_first(sector);
             self.cover = self.path.cover(sector);
         }
     }

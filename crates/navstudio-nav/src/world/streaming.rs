@@ -16,7 +16,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
+use super::budget::{Slice, Unit};
 use super::{NavWorld, PathError, PathState};
 use crate::islands::IslandField;
 use crate::package::stream::{self, PackageStream};
@@ -101,7 +103,24 @@ impl NavWorld {
         if !stream::is_streamable(path)? {
             return Ok(Self::from_package(package::read(path)?));
         }
-        let opened = stream::open(path)?;
+        Ok(Self::streaming(stream::open(path)?, options))
+    }
+
+    /// Opens a package held in memory as [`Self::open`] opens a file: the bytes are copied
+    /// once, and regions are checked and decoded on first use, so opening takes no longer
+    /// than from a file and a damaged region fails the calls that need it, as from a file.
+    /// A version 1 package is read whole.
+    ///
+    /// # Errors
+    /// A [`PackageError`] naming `<memory>`, as [`Self::open`].
+    pub fn open_bytes(bytes: &[u8], options: StreamOptions) -> Result<Self, PackageError> {
+        if !stream::is_streamable_bytes(bytes) {
+            return Ok(Self::from_package(package::from_bytes(bytes)?));
+        }
+        Ok(Self::streaming(stream::open_bytes(bytes)?, options))
+    }
+
+    fn streaming(opened: stream::OpenedPackage, options: StreamOptions) -> Self {
         let regions = opened.stream.regions().count() as usize;
         let layers = opened.nav.layers.len();
         let mut world = Self::from_nav(opened.nav);
@@ -120,7 +139,7 @@ impl NavWorld {
             stats: StreamStats::default(),
             last_error: None,
         });
-        Ok(world)
+        world
     }
 
     /// The manifest of the package a streamed world reads; `None` for a world held whole.
@@ -223,9 +242,21 @@ impl NavWorld {
         layer: usize,
         sectors: impl IntoIterator<Item = u32>,
     ) -> Result<(), PathError> {
+        self.ensure_sectors_sliced(layer, sectors, None).map(|_| ())
+    }
+
+    /// [`Self::ensure_sectors`] under a budgeted call's clock `slice`: a region is read only when
+    /// the budget left is expected to hold it (the call's first always is). `Ok(false)`
+    /// when it stopped with regions left to read (a later call reads them).
+    pub(super) fn ensure_sectors_sliced(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
+        mut slice: Option<&mut Slice>,
+    ) -> Result<bool, PathError> {
         self.ensure_graph(layer)?;
         let Some(s) = self.streamed.as_mut() else {
-            return Ok(());
+            return Ok(true);
         };
         let grid = s.package.regions();
         let wanted: BTreeSet<u32> = sectors
@@ -244,10 +275,20 @@ impl NavWorld {
             if slot.resident {
                 continue;
             }
+            if slice
+                .as_deref()
+                .is_some_and(|c| !c.may_start(&self.unit_costs, Unit::Region))
+            {
+                return Ok(false);
+            }
+            let at = Instant::now();
             let bytes = s
                 .package
                 .load_region(layer, region, l)
                 .map_err(|e| damaged(layer, Some(region), &e))?;
+            if let Some(c) = slice.as_deref_mut() {
+                c.done(&mut self.unit_costs, Unit::Region, at);
+            }
             let slot = &mut s.slots[layer][region as usize];
             slot.resident = true;
             slot.bytes = bytes;
@@ -255,7 +296,7 @@ impl NavWorld {
             s.stats.resident_regions += 1;
             s.stats.resident_bytes += bytes;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Loads what a search from `sources` to `goals` reads before its route is known: the
