@@ -304,7 +304,10 @@ impl NavWorld {
                         string = self.relax(p, &string, pass % 2 == 0);
                     }
                     let taut = (passes > 0).then_some(cost);
-                    return Some(string.into_traced(goal, taut));
+                    // A streamed world holds the regions its paths need; elsewhere it knows
+                    // no costs, so the taut string does not go there.
+                    let held = |x: u32, y: u32| self.holds_costs(p.layer, spec.sector_of(x, y));
+                    return Some(string.into_traced(goal, taut, held));
                 }
                 run.clear();
                 anchor = cell;
@@ -474,9 +477,14 @@ struct Pulled {
 
 impl Pulled {
     /// The traced path of this string; with `taut` (the layer's costs) pulled taut round
-    /// the wall corners it turns at ([`crate::taut::tighten`]), its cells and length those
-    /// of the taut string.
-    fn into_traced(self, goal: (u32, u32), taut: Option<&crate::CostField>) -> TracedPath {
+    /// the wall corners it turns at ([`crate::taut::tighten`]) over the cells `held` says
+    /// the world knows, its cells and length those of the taut string.
+    fn into_traced(
+        self,
+        goal: (u32, u32),
+        taut: Option<&crate::CostField>,
+        held: impl Fn(u32, u32) -> bool,
+    ) -> TracedPath {
         let mut points: Vec<Half> = self.waypoints.iter().map(|&c| centre(c)).collect();
         if points.last() != Some(&centre(goal)) {
             points.push(centre(goal));
@@ -485,7 +493,7 @@ impl Pulled {
         if let Some(cost) = taut {
             let spec = cost.spec;
             let price = |x: i64, y: i64| {
-                spec.contains(x, y)
+                (spec.contains(x, y) && held(x as u32, y as u32))
                     .then(|| cost.get(x as u32, y as u32))
                     .filter(|&c| c != WALL)
             };
