@@ -304,10 +304,15 @@ impl NavWorld {
                         string = self.relax(p, &string, pass % 2 == 0);
                     }
                     let taut = (passes > 0).then_some(cost);
-                    // A streamed world holds the regions its paths need; elsewhere it knows
-                    // no costs, so the taut string does not go there.
-                    let held = |x: u32, y: u32| self.holds_costs(p.layer, spec.sector_of(x, y));
-                    return Some(string.into_traced(goal, taut, held));
+                    // The taut string keeps to the sectors the pulled string crosses, whose
+                    // costs a streamed world has read for it, so it answers as a world read
+                    // whole.
+                    let mut crossed = vec![false; spec.sector_count() as usize];
+                    for &(x, y) in &string.cells {
+                        crossed[spec.sector_of(x, y) as usize] = true;
+                    }
+                    let on_route = |x: u32, y: u32| crossed[spec.sector_of(x, y) as usize];
+                    return Some(string.into_traced(goal, taut, on_route));
                 }
                 run.clear();
                 anchor = cell;
@@ -477,13 +482,14 @@ struct Pulled {
 
 impl Pulled {
     /// The traced path of this string; with `taut` (the layer's costs) pulled taut round
-    /// the wall corners it turns at ([`crate::taut::tighten`]) over the cells `held` says
-    /// the world knows, its cells and length those of the taut string.
+    /// the wall corners it turns at ([`crate::taut::tighten`]) over the cells `on_route`
+    /// accepts (cells outside count as walls), its cells and length those of the taut
+    /// string.
     fn into_traced(
         self,
         goal: (u32, u32),
         taut: Option<&crate::CostField>,
-        held: impl Fn(u32, u32) -> bool,
+        on_route: impl Fn(u32, u32) -> bool,
     ) -> TracedPath {
         let mut points: Vec<Half> = self.waypoints.iter().map(|&c| centre(c)).collect();
         if points.last() != Some(&centre(goal)) {
@@ -493,7 +499,7 @@ impl Pulled {
         if let Some(cost) = taut {
             let spec = cost.spec;
             let price = |x: i64, y: i64| {
-                (spec.contains(x, y) && held(x as u32, y as u32))
+                (spec.contains(x, y) && on_route(x as u32, y as u32))
                     .then(|| cost.get(x as u32, y as u32))
                     .filter(|&c| c != WALL)
             };
