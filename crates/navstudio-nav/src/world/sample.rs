@@ -307,7 +307,7 @@ impl NavWorld {
                     // The taut string keeps to the sectors the pulled string crosses, whose
                     // costs a streamed world has read for it, so it answers as a world read
                     // whole.
-                    let mut crossed = vec![false; spec.sector_count() as usize];
+                    let mut crossed = vec![false; spec.sector_count()];
                     for &(x, y) in &string.cells {
                         crossed[spec.sector_of(x, y) as usize] = true;
                     }
