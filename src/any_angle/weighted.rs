@@ -89,6 +89,40 @@ pub fn polyline_cost(grid: &CostGrid, cells: &[(u32, u32)]) -> Option<f64> {
         .sum()
 }
 
+/// The price of a route through `points` (cell units: a cell `(x, y)` spans
+/// `[x, x + 1) × [y, y + 1)`, so centres end in .5 and corners are whole; each coordinate a
+/// multiple of one half), each cell crossed priced by its cost times the length inside it,
+/// along an edge at the cheaper side; `None` if a segment crosses a wall or squeezes between
+/// two walls meeting at a corner.
+#[must_use]
+pub fn points_cost(grid: &CostGrid, points: &[(f64, f64)]) -> Option<f64> {
+    let walls = grid.walls();
+    let half = |p: (f64, f64)| ((p.0 * 2.0).round() as i64, (p.1 * 2.0).round() as i64);
+    let mut total = 0.0;
+    for w in points.windows(2) {
+        let free = walk_segment(half(w[0]), half(w[1]), |c| match c {
+            Crossing::Cell(x, y, len) => {
+                let cost = grid.cost(x, y);
+                total += f64::from(cost) * len;
+                cost != WALL
+            }
+            Crossing::Edge(p, q, len) => {
+                let cost = grid.cost(p.0, p.1).min(grid.cost(q.0, q.1));
+                total += f64::from(cost) * len;
+                cost != WALL
+            }
+            Crossing::Corner(x, y) => {
+                let w = |dx, dy| walls.is_wall(x + dx, y + dy);
+                !((w(-1, -1) && w(0, 0)) || (w(0, -1) && w(-1, 0)))
+            }
+        });
+        if !free {
+            return None;
+        }
+    }
+    Some(total)
+}
+
 /// The 48 step directions.
 fn directions() -> Vec<(i64, i64)> {
     let gcd = |mut a: i64, mut b: i64| {

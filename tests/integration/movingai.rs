@@ -32,10 +32,11 @@ fn moving_ai_scenarios_all_arrive() {
             (r.arrived_share - 1.0).abs() < 1e-12,
             "{map}: every traced path must arrive"
         );
-        // Below 1 through straight segments (any angle) where 8-directional paths zig-zag,
-        // and through wall corners the line may touch where Moving AI's octile paths may not
-        // cut them (maze512's one-cell corridors turn at every other cell): never below
-        // 1 / sqrt 2, a diagonal step against the two straight steps round a corner.
+        // Below 1 through straight segments (any angle) where 8-directional optimal paths
+        // must zig-zag, down to 1 / √2 in a one-cell staircase corridor (maze512-1-0: 0.76),
+        // which the string runs along diagonally, touching each corner, while an octile path
+        // may not cut a corner. traced_routes_are_never_shorter_than_the_any_angle_optimum
+        // holds the string to the exact lower bound.
         assert!(
             r.ratio_mean > std::f64::consts::FRAC_1_SQRT_2 && r.ratio_mean <= mean_bound,
             "{map}: mean ratio {} (bound {mean_bound})",

@@ -304,7 +304,15 @@ impl NavWorld {
                         string = self.relax(p, &string, pass % 2 == 0);
                     }
                     let taut = (passes > 0).then_some(cost);
-                    return Some(string.into_traced(goal, taut));
+                    // The taut string keeps to the sectors the pulled string crosses, whose
+                    // costs a streamed world has read for it, so it answers as a world read
+                    // whole.
+                    let mut crossed = vec![false; spec.sector_count()];
+                    for &(x, y) in &string.cells {
+                        crossed[spec.sector_of(x, y) as usize] = true;
+                    }
+                    let on_route = |x: u32, y: u32| crossed[spec.sector_of(x, y) as usize];
+                    return Some(string.into_traced(goal, taut, on_route));
                 }
                 run.clear();
                 anchor = cell;
@@ -474,9 +482,15 @@ struct Pulled {
 
 impl Pulled {
     /// The traced path of this string; with `taut` (the layer's costs) pulled taut round
-    /// the wall corners it turns at ([`crate::taut::tighten`]), its cells and length those
-    /// of the taut string.
-    fn into_traced(self, goal: (u32, u32), taut: Option<&crate::CostField>) -> TracedPath {
+    /// the wall corners it turns at ([`crate::taut::tighten`]) over the cells `on_route`
+    /// accepts (cells outside count as walls), its cells and length those of the taut
+    /// string.
+    fn into_traced(
+        self,
+        goal: (u32, u32),
+        taut: Option<&crate::CostField>,
+        on_route: impl Fn(u32, u32) -> bool,
+    ) -> TracedPath {
         let mut points: Vec<Half> = self.waypoints.iter().map(|&c| centre(c)).collect();
         if points.last() != Some(&centre(goal)) {
             points.push(centre(goal));
@@ -485,7 +499,7 @@ impl Pulled {
         if let Some(cost) = taut {
             let spec = cost.spec;
             let price = |x: i64, y: i64| {
-                spec.contains(x, y)
+                (spec.contains(x, y) && on_route(x as u32, y as u32))
                     .then(|| cost.get(x as u32, y as u32))
                     .filter(|&c| c != WALL)
             };
@@ -494,12 +508,13 @@ impl Pulled {
             let mut taut_cells = vec![cells[0]];
             let mut free = true;
             for w in pulled.windows(2) {
-                free &= crate::taut::walk(w[0], w[1], &|x, y| price(x, y).is_none(), |(x, y)| {
-                    let c = (x as u32, y as u32);
-                    if taut_cells.last() != Some(&c) {
-                        taut_cells.push(c);
-                    }
-                });
+                free &=
+                    crate::taut::walk(w[0], w[1], &|x, y| price(x, y).is_none(), |(x, y), _| {
+                        let c = (x as u32, y as u32);
+                        if taut_cells.last() != Some(&c) {
+                            taut_cells.push(c);
+                        }
+                    });
             }
             if free {
                 length = pulled
