@@ -10,6 +10,33 @@ use std::time::Instant;
 
 use navstudio_capi::*;
 
+/// Times the first request across the map: from an eighth in along the diagonal to the
+/// first goal further along it that is not walled off or on another island (those answers
+/// come from the island ids and cost nothing). `request(from, goal)` asks for the path.
+fn first_request(
+    info: &NavstudioWorldInfo,
+    mut request: impl FnMut(NavstudioCell, NavstudioCell) -> NavstudioStatus,
+) -> (NavstudioStatus, std::time::Duration) {
+    let from = NavstudioCell {
+        x: info.width / 8,
+        y: info.height / 8,
+    };
+    let (mut status, mut time) = (NavstudioStatus::Unreachable, Default::default());
+    for eighth in (2..8).rev() {
+        let goal = NavstudioCell {
+            x: info.width * eighth / 8,
+            y: info.height * eighth / 8,
+        };
+        let t = Instant::now();
+        status = request(from, goal);
+        time = t.elapsed();
+        if !matches!(status, NavstudioStatus::Unreachable | NavstudioStatus::Wall) {
+            break;
+        }
+    }
+    (status, time)
+}
+
 /// Opens with `open`, then asks movement type 0 for a path across the map's diagonal;
 /// prints the two times and statuses.
 fn time_start(how: &str, open: impl FnOnce(*mut *mut NavstudioWorld) -> NavstudioStatus) {
@@ -20,31 +47,11 @@ fn time_start(how: &str, open: impl FnOnce(*mut *mut NavstudioWorld) -> Navstudi
     let mut info = NavstudioWorldInfo::default();
     // SAFETY: a live handle or null (refused); writable output.
     let _ = unsafe { navstudio_world_info(w, &raw mut info) };
-    let from = NavstudioCell {
-        x: info.width / 8,
-        y: info.height / 8,
-    };
-    // Across the map: the first goal on the diagonal that is not walled off or on another
-    // island (those answers come from the island ids and cost nothing).
     let mut path = 0u32;
-    let (mut requested, mut request_time) = (NavstudioStatus::Unreachable, Default::default());
-    for eighth in (2..8).rev() {
-        let goal = NavstudioCell {
-            x: info.width * eighth / 8,
-            y: info.height * eighth / 8,
-        };
-        let t = Instant::now();
+    let (requested, request_time) = first_request(&info, |from, goal| {
         // SAFETY: a live handle or null (refused); one readable source; writable output.
-        requested =
-            unsafe { navstudio_request_path(w, 0, &raw const from, 1, goal, &raw mut path) };
-        request_time = t.elapsed();
-        if !matches!(
-            requested,
-            NavstudioStatus::Unreachable | NavstudioStatus::Wall
-        ) {
-            break;
-        }
-    }
+        unsafe { navstudio_request_path(w, 0, &raw const from, 1, goal, &raw mut path) }
+    });
     // SAFETY: a live handle or null, freed once.
     unsafe { navstudio_world_free(w) };
     println!(
@@ -67,32 +74,16 @@ fn time_shared(path: &std::ffi::CStr) {
     let mut query = null_mut();
     // SAFETY: writable output.
     let _ = unsafe { navstudio_query_create(&raw mut query) };
-    let from = NavstudioCell {
-        x: info.width / 8,
-        y: info.height / 8,
-    };
-    let (mut requested, mut request_time) = (NavstudioStatus::Unreachable, Default::default());
-    for eighth in (2..8).rev() {
-        let goal = NavstudioCell {
-            x: info.width * eighth / 8,
-            y: info.height * eighth / 8,
-        };
+    let (requested, request_time) = first_request(&info, |from, goal| {
         let mut shared = null_mut();
-        let t = Instant::now();
         // SAFETY: live or null handles (refused); one readable source; writable output.
-        requested = unsafe {
+        let status = unsafe {
             navstudio_query_request_path(query, data, 0, &raw const from, 1, goal, &raw mut shared)
         };
-        request_time = t.elapsed();
         // SAFETY: a live handle or null, freed once.
         unsafe { navstudio_shared_path_free(shared) };
-        if !matches!(
-            requested,
-            NavstudioStatus::Unreachable | NavstudioStatus::Wall
-        ) {
-            break;
-        }
-    }
+        status
+    });
     // SAFETY: live handles or null, freed once.
     unsafe { navstudio_query_free(query) };
     // SAFETY: as above.
