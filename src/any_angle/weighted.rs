@@ -57,14 +57,24 @@ pub fn segment_cost(
     a: (u32, u32),
     b: (u32, u32),
 ) -> Option<f64> {
+    half_segment_cost(grid, walls, centre(a), centre(b))
+}
+
+/// [`segment_cost`] between two points in half-cell units; a segment along an edge is
+/// priced at the cheaper side.
+fn half_segment_cost(
+    grid: &CostGrid,
+    walls: &WallGrid,
+    a: (i64, i64),
+    b: (i64, i64),
+) -> Option<f64> {
     let mut total = 0.0;
-    walk_segment(centre(a), centre(b), |c| match c {
+    walk_segment(a, b, |c| match c {
         Crossing::Cell(x, y, len) => {
             let cost = grid.cost(x, y);
             total += f64::from(cost) * len;
             cost != WALL
         }
-        // Centre-to-centre segments never run along an edge; priced at the cheaper side.
         Crossing::Edge(p, q, len) => {
             let cost = grid.cost(p.0, p.1).min(grid.cost(q.0, q.1));
             total += f64::from(cost) * len;
@@ -98,29 +108,10 @@ pub fn polyline_cost(grid: &CostGrid, cells: &[(u32, u32)]) -> Option<f64> {
 pub fn points_cost(grid: &CostGrid, points: &[(f64, f64)]) -> Option<f64> {
     let walls = grid.walls();
     let half = |p: (f64, f64)| ((p.0 * 2.0).round() as i64, (p.1 * 2.0).round() as i64);
-    let mut total = 0.0;
-    for w in points.windows(2) {
-        let free = walk_segment(half(w[0]), half(w[1]), |c| match c {
-            Crossing::Cell(x, y, len) => {
-                let cost = grid.cost(x, y);
-                total += f64::from(cost) * len;
-                cost != WALL
-            }
-            Crossing::Edge(p, q, len) => {
-                let cost = grid.cost(p.0, p.1).min(grid.cost(q.0, q.1));
-                total += f64::from(cost) * len;
-                cost != WALL
-            }
-            Crossing::Corner(x, y) => {
-                let w = |dx, dy| walls.is_wall(x + dx, y + dy);
-                !((w(-1, -1) && w(0, 0)) || (w(0, -1) && w(-1, 0)))
-            }
-        });
-        if !free {
-            return None;
-        }
-    }
-    Some(total)
+    points
+        .windows(2)
+        .map(|w| half_segment_cost(grid, &walls, half(w[0]), half(w[1])))
+        .sum()
 }
 
 /// The 48 step directions.
