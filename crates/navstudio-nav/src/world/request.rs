@@ -344,18 +344,15 @@ impl NavWorld {
                         ) {
                             return Ok(false);
                         }
-                        let at = Instant::now();
-                        let new = self.goal_cache.get_or_build(
-                            l,
-                            graph,
-                            layer,
+                        let new = timed_goal_field(
+                            &mut self.goal_cache,
+                            &mut self.integ,
+                            &mut self.unit_costs,
+                            clock.as_deref_mut(),
+                            (l, graph, layer),
                             cells,
                             p.links.as_deref(),
-                            &mut self.integ,
                         );
-                        if let Some(c) = clock.as_deref_mut() {
-                            c.done(&mut self.unit_costs, Unit::GoalField, at);
-                        }
                         p.add_goal_field(spec, new);
                     }
                 }
@@ -531,18 +528,15 @@ impl NavWorld {
                     p.sources.pop();
                     return Ok(false);
                 }
-                let at = Instant::now();
-                let new = self.goal_cache.get_or_build(
-                    l,
-                    graph,
-                    layer,
+                let new = timed_goal_field(
+                    &mut self.goal_cache,
+                    &mut self.integ,
+                    &mut self.unit_costs,
+                    clock.as_deref_mut(),
+                    (l, graph, layer),
                     cells,
                     p.links.as_deref(),
-                    &mut self.integ,
                 );
-                if let Some(c) = clock.as_deref_mut() {
-                    c.done(&mut self.unit_costs, Unit::GoalField, at);
-                }
                 p.add_goal_field(spec, new);
             }
             let steps = crate::route::last_route(&self.scratch);
@@ -700,6 +694,25 @@ impl NavWorld {
 /// Whether a goal field for `(layer, goals)` may be built in a budgeted call under `clock`:
 /// cached, or expected to fit in the budget left (a call's first work always does). Always
 /// without a clock.
+/// The goal field of `goals` on `layer` (its layer and search layout), from the cache or
+/// built, its time counted as a goal-field unit of the call's `clock`.
+fn timed_goal_field(
+    cache: &mut GoalFieldCache,
+    scratch: &mut crate::integrate::IntegratorScratch,
+    costs: &mut UnitCosts,
+    clock: Option<&mut Slice>,
+    (l, graph, layer): (&crate::NavLayer, &crate::search_graph::SearchGraph, usize),
+    goals: &[(u32, u32)],
+    links: Option<&crate::links::overlay::LayerLinks>,
+) -> Arc<GoalField> {
+    let at = Instant::now();
+    let field = cache.get_or_build(l, graph, layer, goals, links, scratch);
+    if let Some(c) = clock {
+        c.done(costs, Unit::GoalField, at);
+    }
+    field
+}
+
 fn field_fits(
     cache: &GoalFieldCache,
     costs: &UnitCosts,
