@@ -16,7 +16,7 @@ use std::path::Path as FsPath;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use navstudio_nav::{Cell, MoveType, NavData, Path, PathQuery};
+use navstudio_nav::{Cell, MoveType, NavData, Path, PathQuery, StreamOptions};
 
 use crate::ffi::{
     Failure, NavstudioStatus, Outcome, guard, poison_on_panic, slice_from, str_from, write_array,
@@ -51,9 +51,17 @@ pub struct NavstudioSharedPath {
     path: Path,
 }
 
-/// Reads a nav package file whole into a data handle threads share. `*out_data` holds the
-/// handle, or NULL on failure (`NAVSTUDIO_STATUS_PACKAGE` naming the file and what is wrong,
-/// `INVALID_ARGUMENT` for an empty path). Free it with [`navstudio_data_free`].
+/// Opens a nav package file as a data handle threads share, without decoding it: a map at
+/// the size limit opens in milliseconds. A movement type's portal graph and search tables
+/// are decoded by its first request, and regions of cost and flow tiles when a request
+/// first reads them, into a cache every thread reads (at most 256 MiB of tiles, least
+/// recently used dropped first; a path still read keeps its own). Answers are those of the
+/// package read whole. `*out_data` holds the handle, or NULL on failure
+/// (`NAVSTUDIO_STATUS_PACKAGE` naming the file and what is wrong with its header, index or
+/// island ids; `INVALID_ARGUMENT` for an empty path). Damage in a region or a movement
+/// type's graph is found by the call that reads it: that call gives
+/// `NAVSTUDIO_STATUS_PACKAGE` naming the chunk, and the rest of the map stays usable, as
+/// with [`crate::navstudio_world_open`]. Free it with [`navstudio_data_free`].
 ///
 /// Threading: any thread.
 ///
@@ -74,7 +82,7 @@ pub unsafe extern "C" fn navstudio_data_open(
                 "the package path is empty: pass the path of a .navpkg file",
             ));
         }
-        let data = NavData::read(FsPath::new(path))
+        let data = NavData::open(FsPath::new(path), StreamOptions::default())
             .map_err(|e| Failure::new(NavstudioStatus::Package, e.to_string()))?;
         let handle = Box::new(NavstudioData {
             data: Arc::new(data),

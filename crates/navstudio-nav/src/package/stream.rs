@@ -56,9 +56,6 @@ pub struct PackageStream {
     /// Per movement type: the manifest indices of its windows, graph and landmark chunks,
     /// read on the type's first use ([`PackageStream::load_globals`]).
     globals: Vec<[Option<usize>; 5]>,
-    /// Per movement type, per region: where its flow tiles start in the layer's tile store
-    /// once it has been loaded (a region loaded again reuses its slots).
-    tile_base: Vec<Vec<Option<u32>>>,
     /// Per movement type: the manifest indices of its island-field chunks (one per region
     /// with mixed sectors), read on the type's first use ([`PackageStream::load_island_fields`]).
     island_fields: Vec<Vec<usize>>,
@@ -234,7 +231,6 @@ fn open_source(path: &Path, source: Source) -> Result<OpenedPackage, PackageErro
         regions,
         regional,
         globals,
-        tile_base: vec![vec![None; region_count]; layer_count],
         island_fields,
     };
     // Reads one after the other (one file position), decoding on all cores.
@@ -510,7 +506,7 @@ impl PackageStream {
     /// # Errors
     /// A [`PackageError`] naming the file, the chunk and what is wrong; `l` is unchanged.
     pub fn load_globals(
-        &mut self,
+        &self,
         layer: usize,
         l: &mut NavLayer,
     ) -> Result<(Option<StoredLandmarks>, Option<StoredHierarchy>), PackageError> {
@@ -631,18 +627,19 @@ impl PackageStream {
         Ok((landmarks, hierarchy))
     }
 
-    /// Reads region `region` of movement type `layer` into `l` (which [`open`] made for
-    /// that type): its sectors' cost tiles and its nodes' flow tiles. Returns the bytes the
-    /// region now holds in memory.
+    /// Decodes region `region` of movement type `layer` of `l` (which [`open`] made for that
+    /// type, its graph loaded): its sectors' cost tiles and its nodes' flow tiles, checked
+    /// against the layer's nodes, for [`Self::install_region`]. Reads through `&self`, so
+    /// threads sharing the stream decode regions at once.
     ///
     /// # Errors
-    /// A [`PackageError`] naming the file, the chunk and what is wrong; `l` is unchanged.
-    pub fn load_region(
-        &mut self,
+    /// A [`PackageError`] naming the file, the chunk and what is wrong.
+    pub fn decode_region(
+        &self,
         layer: usize,
         region: u32,
-        l: &mut NavLayer,
-    ) -> Result<usize, PackageError> {
+        l: &NavLayer,
+    ) -> Result<DecodedRegion, PackageError> {
         let spec = self.regions.spec;
         let [cost_index, flows_index] = self.regional[layer][region as usize];
         let fault = |index: usize, f: ReadFault| self.chunk_fault(index, f);
@@ -677,34 +674,53 @@ impl PackageStream {
                 ));
             }
         }
-
-        let mut bytes = 0;
-        for (&s, c) in in_region.iter().zip(costs) {
-            if let SectorCost::Tile(t) = &c {
+        let mut bytes = tiles.iter().map(|t| t.len()).sum::<usize>();
+        for c in &costs {
+            if let SectorCost::Tile(t) = c {
                 bytes += t.len();
             }
-            l.cost.sectors[s as usize] = c;
         }
-        bytes += tiles.iter().map(|t| t.len()).sum::<usize>();
-        let slot = &mut self.tile_base[layer][region as usize];
-        let base = match *slot {
-            Some(base) => {
-                for (i, tile) in tiles.into_iter().enumerate() {
-                    l.flows.tiles[base as usize + i] = tile;
+        Ok(DecodedRegion {
+            costs,
+            tiles,
+            nodes,
+            node_tile,
+            bytes,
+        })
+    }
+
+    /// Puts `decoded` (region `region` of the type `l` is) into `l`: its cost tiles and its
+    /// nodes' flow tiles, sharing them. `base` is where the region's flow tiles start in the
+    /// layer's tile store once loaded (`None` the first time; a region loaded again reuses
+    /// its slots). Returns the bytes the region holds.
+    pub fn install_region(
+        &self,
+        decoded: &DecodedRegion,
+        region: u32,
+        l: &mut NavLayer,
+        base: &mut Option<u32>,
+    ) -> usize {
+        for (s, c) in self.regions.sectors(region).zip(&decoded.costs) {
+            l.cost.sectors[s as usize] = c.clone();
+        }
+        let at = match *base {
+            Some(at) => {
+                for (i, tile) in decoded.tiles.iter().enumerate() {
+                    l.flows.tiles[at as usize + i] = Arc::clone(tile);
                 }
-                base
+                at
             }
             None => {
-                let base = l.flows.tiles.len() as u32;
-                l.flows.tiles.extend(tiles);
-                *slot = Some(base);
-                base
+                let at = l.flows.tiles.len() as u32;
+                l.flows.tiles.extend(decoded.tiles.iter().cloned());
+                *base = Some(at);
+                at
             }
         };
-        for (&node, &t) in nodes.iter().zip(&node_tile) {
-            l.flows.node_tile[node as usize] = base + t;
+        for (&node, &t) in decoded.nodes.iter().zip(&decoded.node_tile) {
+            l.flows.node_tile[node as usize] = at + t;
         }
-        Ok(bytes)
+        decoded.bytes
     }
 
     /// Drops region `region` from `l` (a movement type of this package): its cost sectors
@@ -720,6 +736,29 @@ impl PackageStream {
                 *tile = std::sync::Arc::default();
             }
         }
+    }
+}
+
+/// One region of one movement type as [`PackageStream::decode_region`] reads it: cost
+/// tiles and flow tiles behind `Arc`s, so worlds and threads that install it share them.
+#[derive(Debug)]
+pub struct DecodedRegion {
+    /// The region's sectors' costs, in [`RegionGrid::sectors`] order.
+    costs: Vec<SectorCost>,
+    /// Its flow tiles, numbered as its `node_tile` numbers them.
+    tiles: Vec<Arc<[u8]>>,
+    /// Its portal nodes, ascending, with their tiles.
+    nodes: Vec<u32>,
+    node_tile: Vec<u32>,
+    /// Bytes of decoded tiles.
+    bytes: usize,
+}
+
+impl DecodedRegion {
+    /// Bytes of decoded tiles it holds.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 }
 

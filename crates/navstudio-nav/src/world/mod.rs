@@ -34,6 +34,7 @@ mod replan;
 mod request;
 mod sample;
 mod shared;
+mod shared_stream;
 #[cfg(test)]
 mod slicing_tests;
 mod stamps;
@@ -47,6 +48,7 @@ pub use moving::{GoalMove, GoalMoveStats};
 pub use pending::PendingPath;
 use sample::PulledCache;
 pub(crate) use shared::build_layer_tables;
+pub(crate) use shared_stream::SharedStream;
 use stamps::AppliedStamp;
 pub use streaming::{DEFAULT_CACHE_BUDGET, StreamOptions, StreamStats};
 
@@ -338,7 +340,11 @@ impl NavWorld {
     /// Data read with [`NavData::read`] brings its links and stored tables along.
     #[must_use]
     pub fn from_nav(nav: impl Into<Arc<NavData>>) -> Self {
-        let mut world = Self::bare(nav.into());
+        let nav = nav.into();
+        if let Some(shared) = nav.shared_stream() {
+            return Self::over_shared(&nav, shared);
+        }
+        let mut world = Self::bare(nav);
         if !world.nav.links().is_empty() {
             // Checked when the data was read.
             let _ = world.set_links(world.nav.links().to_vec());

@@ -19,8 +19,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use super::budget::{Slice, Unit};
+use super::shared_stream::SharedStream;
 use super::{NavWorld, PathError, PathState};
-use crate::islands::IslandField;
+use crate::NavData;
+use crate::islands::{IslandField, Islands};
 use crate::package::stream::{self, PackageStream};
 use crate::package::{self, PackageError};
 use crate::portals::PortalWindow;
@@ -75,7 +77,19 @@ struct RegionSlot {
 /// The file and the residency of each region of each movement type.
 #[derive(Debug)]
 pub(super) struct Streamed {
-    package: PackageStream,
+    package: Arc<PackageStream>,
+    /// The shared data the world reads through (a [`crate::PathQuery`]'s world over data
+    /// from [`crate::NavData::open`]): its islands, nodes, tables and decoded regions.
+    shared: Option<Arc<SharedStream>>,
+    /// Whether every read of a path goes through [`NavWorld::prepare_read`] first (a
+    /// query's world), so that paths may be refined lazily.
+    reads_prepared: bool,
+    /// The last path [`NavWorld::prepare_read`] loaded the regions of, with the evictions
+    /// counted then: until either changes, they are still loaded.
+    prepared: Option<(u64, u64)>,
+    /// Per movement type, per region: where its flow tiles start in the layer's tile store
+    /// once it has been loaded (a region loaded again reuses its slots).
+    tile_base: Vec<Vec<Option<u32>>>,
     /// Per movement type: whether its windows and graph are read.
     graph_loaded: Vec<bool>,
     /// Per movement type: its island fields once read by a `&self` call, until
@@ -121,15 +135,32 @@ impl NavWorld {
     }
 
     fn streaming(opened: stream::OpenedPackage, options: StreamOptions) -> Self {
-        let regions = opened.stream.regions().count() as usize;
-        let layers = opened.nav.layers.len();
-        let mut world = Self::from_nav(opened.nav);
-        // The reader checked them against the map.
-        let _ = world.set_links(opened.links);
+        let nav = Arc::new(opened.nav.with_links(opened.links));
+        Self::streaming_over(Arc::new(opened.stream), nav, options)
+    }
+
+    /// A world over `nav` (as `package` opened it, with its links) reading the rest of
+    /// `package` on demand.
+    pub(super) fn streaming_over(
+        package: Arc<PackageStream>,
+        nav: Arc<NavData>,
+        options: StreamOptions,
+    ) -> Self {
+        let regions = package.regions().count() as usize;
+        let layers = nav.layers.len();
+        let mut world = Self::bare(nav);
+        if !world.nav.links().is_empty() {
+            // The reader checked them against the map.
+            let _ = world.set_links(world.nav.links().to_vec());
+        }
         world.stored_landmarks = vec![None; layers];
         world.stored_hierarchies = vec![None; layers];
         world.streamed = Some(Streamed {
-            package: opened.stream,
+            package,
+            shared: None,
+            reads_prepared: false,
+            prepared: None,
+            tile_base: vec![vec![None; regions]; layers],
             graph_loaded: vec![false; layers],
             pending_fields: (0..layers).map(|_| OnceLock::new()).collect(),
             fields_loaded: vec![false; layers],
@@ -140,6 +171,99 @@ impl NavWorld {
             last_error: None,
         });
         world
+    }
+
+    /// A world over shared data `data` from [`NavData::open`]: it reads the islands,
+    /// nodes, tables and regions the threads share (see `shared_stream.rs`).
+    pub(super) fn over_shared(data: &Arc<NavData>, shared: &Arc<SharedStream>) -> Self {
+        // The version's own `Arc`: the world copies it when it first installs a region.
+        let mut world = Self::streaming_over(
+            Arc::clone(&shared.package),
+            Arc::clone(data),
+            shared.options,
+        );
+        if let Some(s) = world.streamed.as_mut() {
+            s.shared = Some(Arc::clone(shared));
+        }
+        world
+    }
+
+    /// Every read of a path in this world is prepared with [`Self::prepare_read`]: its paths
+    /// may then be refined lazily.
+    pub(crate) fn set_reads_prepared(&mut self) {
+        if let Some(s) = self.streamed.as_mut() {
+            s.reads_prepared = true;
+        }
+    }
+
+    /// Whether requests may refine lazily as far as streaming goes: a world holding its
+    /// data whole, or one whose reads are prepared.
+    pub(super) fn may_refine_lazily(&self) -> bool {
+        self.streamed.as_ref().is_none_or(|s| s.reads_prepared)
+    }
+
+    /// Puts `islands` (with their fields) in `layer` (a streamed world's).
+    pub(super) fn put_islands(&mut self, layer: usize, islands: Arc<Islands>) {
+        if let Some(s) = self.streamed.as_mut()
+            && let Some(l) = Arc::make_mut(&mut self.nav).layers.get_mut(layer)
+        {
+            l.islands = islands;
+            s.fields_loaded[layer] = true;
+        }
+    }
+
+    /// Loads the regions a read of path `p` (numbered `serial`) reads: its own sectors (as
+    /// a request loads them), the sectors within the look-ahead of `around` (a sample's
+    /// position), and with `whole` every sector of the route refined whole (a trace).
+    /// No-op for a world held whole.
+    ///
+    /// # Errors
+    /// [`PathError::Damaged`] for a region that cannot be read.
+    pub(crate) fn prepare_read(
+        &mut self,
+        p: &PathState,
+        serial: u64,
+        around: Option<(f32, f32)>,
+        whole: bool,
+    ) -> Result<(), PathError> {
+        let Some(s) = self.streamed.as_ref() else {
+            return Ok(());
+        };
+        let key = (serial, s.stats.evictions);
+        if s.prepared != Some(key) {
+            let sectors = path_sectors(p, self);
+            self.ensure_sectors(p.layer, sectors)?;
+            if let Some(s) = self.streamed.as_mut() {
+                s.prepared = Some(key);
+            }
+        }
+        if let Some((x, y)) = around {
+            let spec = self.nav.spec;
+            let reach = self.flow_lookahead.min(super::MAX_FLOW_LOOKAHEAD as u32) as f32 + 2.0;
+            let clamp_x = |v: f32| v.clamp(0.0, spec.width.saturating_sub(1) as f32) as u32;
+            let clamp_y = |v: f32| v.clamp(0.0, spec.height.saturating_sub(1) as f32) as u32;
+            let (x0, x1) = (clamp_x(x - reach), clamp_x(x + reach));
+            let (y0, y1) = (clamp_y(y - reach), clamp_y(y + reach));
+            let corners = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)];
+            let sectors = corners.map(|(cx, cy)| spec.sector_of(cx, cy));
+            // Corners span every region the box touches: a region is larger than the box.
+            if sectors
+                .iter()
+                .any(|&sector| !self.holds_costs(p.layer, sector))
+            {
+                let (sx0, sy0) = (x0 / spec.sector_size, y0 / spec.sector_size);
+                let (sx1, sy1) = (x1 / spec.sector_size, y1 / spec.sector_size);
+                let all: Vec<u32> = (sy0..=sy1)
+                    .flat_map(|gy| (sx0..=sx1).map(move |gx| gy * spec.sectors_x() + gx))
+                    .collect();
+                self.ensure_sectors(p.layer, all)?;
+            }
+        }
+        if whole {
+            let exits: Vec<u32> = p.all_exits().keys().copied().collect();
+            self.ensure_sectors(p.layer, exits)?;
+        }
+        Ok(())
     }
 
     /// The manifest of the package a streamed world reads; `None` for a world held whole.
@@ -163,6 +287,9 @@ impl NavWorld {
         if s.fields_loaded.get(layer).copied().unwrap_or(true) {
             return None;
         }
+        if let Some(shared) = &s.shared {
+            return Some(shared.islands(layer).map_or(&[][..], |i| &i.fields));
+        }
         let l = self.nav.layers.get(layer)?;
         let read = s.pending_fields[layer].get_or_init(|| {
             s.package
@@ -179,6 +306,11 @@ impl NavWorld {
             return Ok(());
         };
         if s.fields_loaded.get(layer).copied().unwrap_or(true) {
+            return Ok(());
+        }
+        if let Some(shared) = &s.shared {
+            let islands = Arc::clone(shared.islands(layer)?);
+            self.put_islands(layer, islands);
             return Ok(());
         }
         let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
@@ -205,6 +337,9 @@ impl NavWorld {
         if s.graph_loaded.get(layer).copied().unwrap_or(true) {
             return Ok(());
         }
+        if let Some(shared) = s.shared.clone() {
+            return self.install_shared_layer(&shared, layer);
+        }
         let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
         let (landmarks, hierarchy) = s
             .package
@@ -219,6 +354,48 @@ impl NavWorld {
             self.stored_hierarchies.resize_with(layer + 1, || None);
         }
         self.stored_hierarchies[layer] = hierarchy;
+        Ok(())
+    }
+
+    /// Puts `shared`'s nodes and search tables of `layer` in this world, as reading the
+    /// type's graph and searching it once would leave them (windows and edges let go).
+    fn install_shared_layer(
+        &mut self,
+        shared: &SharedStream,
+        layer: usize,
+    ) -> Result<(), PathError> {
+        let sl = shared.layer(layer)?;
+        let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
+        l.islands = Arc::clone(&sl.islands);
+        l.nodes = Arc::clone(&sl.nodes);
+        l.windows = Arc::default();
+        l.graph = crate::portals::PortalGraph {
+            sector_offsets: Arc::clone(&sl.sector_offsets),
+            sector_nodes: Arc::clone(&sl.sector_nodes),
+            ..crate::portals::PortalGraph::default()
+        };
+        l.flows = crate::permutations::FlowPermutations {
+            tiles: Vec::new(),
+            node_tile: vec![stream::NOT_LOADED; sl.nodes.len()],
+        };
+        let n = self.nav.layers.len();
+        self.search_graphs
+            .resize_with(n.max(self.search_graphs.len()), || None);
+        self.landmarks
+            .resize_with(n.max(self.landmarks.len()), || None);
+        self.hierarchies
+            .resize_with(n.max(self.hierarchies.len()), || None);
+        self.links
+            .layers
+            .resize_with(n.max(self.links.layers.len()), || None);
+        self.search_graphs[layer].clone_from(&sl.tables.graph);
+        self.landmarks[layer].clone_from(&sl.tables.landmarks);
+        self.hierarchies[layer].clone_from(&sl.tables.hierarchy);
+        self.links.layers[layer].clone_from(&sl.tables.links);
+        if let Some(s) = self.streamed.as_mut() {
+            s.graph_loaded[layer] = true;
+            s.fields_loaded[layer] = true;
+        }
         Ok(())
     }
 
@@ -282,10 +459,16 @@ impl NavWorld {
                 return Ok(false);
             }
             let at = Instant::now();
-            let bytes = s
-                .package
-                .load_region(layer, region, l)
-                .map_err(|e| damaged(layer, Some(region), &e))?;
+            let decoded = match &s.shared {
+                Some(shared) => shared.region(layer, region, l)?,
+                None => Arc::new(
+                    s.package
+                        .decode_region(layer, region, l)
+                        .map_err(|e| damaged(layer, Some(region), &e))?,
+                ),
+            };
+            let base = &mut s.tile_base[layer][region as usize];
+            let bytes = s.package.install_region(&decoded, region, l, base);
             if let Some(c) = slice.as_deref_mut() {
                 c.done(&mut self.unit_costs, Unit::Region, at);
             }
@@ -504,7 +687,7 @@ pub(super) fn path_sectors(p: &PathState, world: &NavWorld) -> Vec<u32> {
 }
 
 /// A damaged chunk of `layer` (of `region`, for a regional one) as a path error.
-fn damaged(layer: usize, region: Option<u32>, e: &PackageError) -> PathError {
+pub(super) fn damaged(layer: usize, region: Option<u32>, e: &PackageError) -> PathError {
     PathError::Damaged {
         layer,
         region,
