@@ -300,7 +300,9 @@ pub unsafe extern "C" fn navstudio_shared_path_free(path: *mut NavstudioSharedPa
 /// Desired unit direction at `position` (cell units) on `path`, as
 /// [`crate::navstudio_sample_flow`] gives it for a world's path.
 ///
-/// Errors: `INVALID_ARGUMENT` (NaN or infinite position), `OFF_MAP`, `NO_FLOW`.
+/// Errors: `INVALID_ARGUMENT` (NaN or infinite position), `OFF_MAP`, `NO_FLOW`, `PACKAGE`
+/// (data from [`navstudio_data_open`] could not read a region the sample needs: the
+/// sentence names the chunk).
 ///
 /// Threading: any number of threads at once on the same path, each with its own `query`.
 ///
@@ -320,12 +322,14 @@ pub unsafe extern "C" fn navstudio_query_sample_flow(
         // SAFETY: the caller passes a live handle used by this call alone (contract above).
         let q = unsafe { query_mut(query) }?;
         let dir = with_query(q, |q| {
-            q.sample_flow(&p.path, pos).ok_or_else(|| {
-                Failure::new(
-                    NavstudioStatus::NoFlow,
-                    format!("the path has no direction at ({}, {})", pos.0, pos.1),
-                )
-            })
+            q.sample_flow(&p.path, pos)
+                .ok_or_else(|| match q.read_error() {
+                    Some(e) => Failure::new(path_status(e), e.to_string()),
+                    None => Failure::new(
+                        NavstudioStatus::NoFlow,
+                        format!("the path has no direction at ({}, {})", pos.0, pos.1),
+                    ),
+                })
         })?;
         let v = NavstudioVec2 { x: dir.0, y: dir.1 };
         // SAFETY: the caller passes writable storage (contract above).
@@ -338,7 +342,9 @@ pub unsafe extern "C" fn navstudio_query_sample_flow(
 /// them; NULL with 0 asks for the count only, written to `*out_cell_count`).
 ///
 /// Errors: `OFF_MAP`, `WALL` (the source is a wall), `UNREACHABLE` (another island),
-/// `NO_FLOW` (the walk does not reach the goal), `BUFFER_TOO_SMALL` (the count is written).
+/// `NO_FLOW` (the walk does not reach the goal), `BUFFER_TOO_SMALL` (the count is written),
+/// `PACKAGE` (data from [`navstudio_data_open`] could not read a region the route crosses:
+/// the sentence names the chunk).
 ///
 /// Threading: any number of threads at once on the same path, each with its own `query`.
 ///
@@ -381,7 +387,9 @@ pub unsafe extern "C" fn navstudio_query_trace_path(
         let traced = with_query(q, |q| {
             q.trace_path(&p.path, from).ok_or_else(|| {
                 let ty = p.path.move_type();
-                if q.island_at(p.path.data(), ty, from) == 0 {
+                if let Some(e) = q.read_error() {
+                    Failure::new(path_status(e), e.to_string())
+                } else if q.island_at(p.path.data(), ty, from) == 0 {
                     Failure::new(
                         NavstudioStatus::Wall,
                         format!("the source ({x}, {y}) is a wall for the path's movement type"),

@@ -56,6 +56,9 @@ pub struct PathQuery {
     /// A world over the version last answered on, holding nothing of its own but scratch
     /// and goal fields: its tables are the version's.
     reader: Option<Reader>,
+    /// Why the last read of a path could not read the regions it needs (see
+    /// [`Self::read_error`]).
+    read_error: Option<PathError>,
 }
 
 struct Reader {
@@ -125,6 +128,7 @@ impl PathQuery {
         Self {
             options,
             reader: None,
+            read_error: None,
         }
     }
 
@@ -259,10 +263,25 @@ impl PathQuery {
     /// on demand cannot read one.
     fn read(&mut self, path: &Path, pos: Option<(f32, f32)>, whole: bool) -> Option<&NavWorld> {
         let world = self.world(&path.data, None);
-        world
-            .prepare_read(&path.state, path.serial, pos, whole)
-            .ok()?;
-        Some(world)
+        match world.prepare_read(&path.state, path.serial, pos, whole) {
+            Ok(()) => {
+                self.read_error = None;
+                self.reader.as_ref().map(|r| &r.world)
+            }
+            Err(e) => {
+                self.read_error = Some(e);
+                None
+            }
+        }
+    }
+
+    /// Why the last read of a path ([`Self::sample_flow`], [`Self::trace_path`] and the
+    /// others taking a [`Path`]) answered nothing because it could not read a region it
+    /// needs ([`PathError::Damaged`], on data opened with [`NavData::open`]); `None` after a
+    /// read that could.
+    #[must_use]
+    pub fn read_error(&self) -> Option<&PathError> {
+        self.read_error.as_ref()
     }
 
     /// Portal nodes this query's searches expanded on the version it last answered on.
