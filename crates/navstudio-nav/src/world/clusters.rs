@@ -116,12 +116,16 @@ impl NavWorld {
             .and_then(Option::as_ref)
             .map_or(l.nodes.len(), |g| g.len());
         // The levels decode once the hierarchy (their border nodes) is in place.
+        // The levels (at 8192² twice the hierarchy's bytes) decompress beside it.
         let parse = |s: crate::package::StoredHierarchy| {
-            let parsed = s
-                .decompress()
-                .ok()
-                .and_then(|raw| Hierarchy::parse(&raw, nodes).ok());
-            (parsed, s.decompress_levels().and_then(Result::ok))
+            rayon::join(
+                || {
+                    s.decompress()
+                        .ok()
+                        .and_then(|raw| Hierarchy::parse(&raw, nodes).ok())
+                },
+                || s.decompress_levels().and_then(Result::ok),
+            )
         };
         let parsed = match stored {
             Some(s) if unsorted => {
