@@ -627,10 +627,10 @@ impl PackageStream {
         Ok((landmarks, hierarchy))
     }
 
-    /// Decodes region `region` of movement type `layer` of `l` (which [`open`] made for that
-    /// type, its graph loaded): its sectors' cost tiles and its nodes' flow tiles, checked
-    /// against the layer's nodes, for [`Self::install_region`]. Reads through `&self`, so
-    /// threads sharing the stream decode regions at once.
+    /// Decodes `part` of region `region` of movement type `layer`: its sectors' cost tiles,
+    /// or its nodes' flow tiles checked against `l` (which [`open`] made for that type, its
+    /// graph loaded), for [`Self::install_region`]. Reads through `&self`, so threads
+    /// sharing the stream decode regions at once.
     ///
     /// # Errors
     /// A [`PackageError`] naming the file, the chunk and what is wrong.
@@ -638,18 +638,35 @@ impl PackageStream {
         &self,
         layer: usize,
         region: u32,
+        part: RegionPart,
         l: &NavLayer,
     ) -> Result<DecodedRegion, PackageError> {
         let spec = self.regions.spec;
         let [cost_index, flows_index] = self.regional[layer][region as usize];
         let fault = |index: usize, f: ReadFault| self.chunk_fault(index, f);
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
-        let raw = self.raw(cost_index)?;
-        let mut r = ByteReader::new(&raw);
-        let costs =
-            parse_cost_sectors(&mut r, spec, &in_region).map_err(|f| fault(cost_index, f))?;
-        r.finish("cost chunk").map_err(|f| fault(cost_index, f))?;
-
+        if part == RegionPart::Costs {
+            let raw = self.raw(cost_index)?;
+            let mut r = ByteReader::new(&raw);
+            let costs =
+                parse_cost_sectors(&mut r, spec, &in_region).map_err(|f| fault(cost_index, f))?;
+            r.finish("cost chunk").map_err(|f| fault(cost_index, f))?;
+            let bytes = costs
+                .iter()
+                .map(|c| match c {
+                    SectorCost::Tile(t) => t.len(),
+                    SectorCost::Clear => 0,
+                })
+                .sum();
+            return Ok(DecodedRegion {
+                part,
+                costs,
+                tiles: Vec::new(),
+                nodes: Vec::new(),
+                node_tile: Vec::new(),
+                bytes,
+            });
+        }
         let raw = self.raw(flows_index)?;
         let mut r = ByteReader::new(&raw);
         let tiles = parse_flow_tiles(&mut r).map_err(|f| fault(flows_index, f))?;
@@ -674,14 +691,10 @@ impl PackageStream {
                 ));
             }
         }
-        let mut bytes = tiles.iter().map(|t| t.len()).sum::<usize>();
-        for c in &costs {
-            if let SectorCost::Tile(t) = c {
-                bytes += t.len();
-            }
-        }
+        let bytes = tiles.iter().map(|t| t.len()).sum::<usize>();
         Ok(DecodedRegion {
-            costs,
+            part,
+            costs: Vec::new(),
             tiles,
             nodes,
             node_tile,
@@ -689,10 +702,10 @@ impl PackageStream {
         })
     }
 
-    /// Puts `decoded` (region `region` of the type `l` is) into `l`: its cost tiles and its
-    /// nodes' flow tiles, sharing them. `base` is where the region's flow tiles start in the
-    /// layer's tile store once loaded (`None` the first time; a region loaded again reuses
-    /// its slots). Returns the bytes the region holds.
+    /// Puts `decoded` (a part of region `region` of the type `l` is) into `l`: its cost
+    /// tiles, or its nodes' flow tiles, sharing them. `base` is where the region's flow
+    /// tiles start in the layer's tile store once loaded (`None` the first time; a region
+    /// loaded again reuses its slots). Returns the bytes the part holds.
     pub fn install_region(
         &self,
         decoded: &DecodedRegion,
@@ -700,8 +713,11 @@ impl PackageStream {
         l: &mut NavLayer,
         base: &mut Option<u32>,
     ) -> usize {
-        for (s, c) in self.regions.sectors(region).zip(&decoded.costs) {
-            l.cost.sectors[s as usize] = c.clone();
+        if decoded.part == RegionPart::Costs {
+            for (s, c) in self.regions.sectors(region).zip(&decoded.costs) {
+                l.cost.sectors[s as usize] = c.clone();
+            }
+            return decoded.bytes;
         }
         let at = match *base {
             Some(at) => {
@@ -723,12 +739,16 @@ impl PackageStream {
         decoded.bytes
     }
 
-    /// Drops region `region` from `l` (a movement type of this package): its cost sectors
-    /// read as clear again and its nodes lose their flow tiles (the tile slots stay, empty).
-    pub fn unload_region(&self, region: u32, l: &mut NavLayer) {
+    /// Drops `part` of region `region` from `l` (a movement type of this package): its cost
+    /// sectors read as clear again, or its nodes lose their flow tiles (the tile slots
+    /// stay, empty).
+    pub fn unload_region(&self, region: u32, part: RegionPart, l: &mut NavLayer) {
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
-        for &s in &in_region {
-            l.cost.sectors[s as usize] = SectorCost::Clear;
+        if part == RegionPart::Costs {
+            for &s in &in_region {
+                l.cost.sectors[s as usize] = SectorCost::Clear;
+            }
+            return;
         }
         for node in region_nodes(&in_region, l) {
             let t = std::mem::replace(&mut l.flows.node_tile[node as usize], NOT_LOADED);
@@ -739,11 +759,23 @@ impl PackageStream {
     }
 }
 
-/// One region of one movement type as [`PackageStream::decode_region`] reads it: cost
-/// tiles and flow tiles behind `Arc`s, so worlds and threads that install it share them.
+/// The two parts of a region, read apart: a request reads cost tiles (its goal fields and
+/// checks), only a read of a path's flow reads flow tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionPart {
+    /// The sectors' cost tiles.
+    Costs,
+    /// The portal nodes' flow tiles.
+    Flows,
+}
+
+/// One part of a region of one movement type as [`PackageStream::decode_region`] reads
+/// it: cost tiles or flow tiles behind `Arc`s, so worlds and threads that install it share
+/// them.
 #[derive(Debug)]
 pub struct DecodedRegion {
-    /// The region's sectors' costs, in [`RegionGrid::sectors`] order.
+    part: RegionPart,
+    /// The region's sectors' costs, in [`RegionGrid::sectors`] order (of the costs part).
     costs: Vec<SectorCost>,
     /// Its flow tiles, numbered as its `node_tile` numbers them.
     tiles: Vec<Arc<[u8]>>,

@@ -21,7 +21,7 @@ use crate::grid::GridSpec;
 use crate::islands::Islands;
 use crate::layer::NavLayer;
 use crate::links::NavLink;
-use crate::package::stream::{DecodedRegion, PackageStream};
+use crate::package::stream::{DecodedRegion, PackageStream, RegionPart};
 use crate::portals::PortalNode;
 
 /// The package every thread reads, with what has been decoded from it.
@@ -57,7 +57,7 @@ pub(crate) struct SharedLayer {
 /// Decoded regions shared by every thread, least recently used dropped beyond the budget.
 #[derive(Debug)]
 struct RegionCache {
-    /// Per movement type and region (`layer * regions + region`).
+    /// Per movement type, region and part (`(layer * regions + region) * 2 + part`).
     slots: Box<[Mutex<Slot>]>,
     regions: usize,
     budget: usize,
@@ -94,7 +94,7 @@ impl SharedStream {
             islands: (0..types).map(|_| OnceLock::new()).collect(),
             layers: (0..types).map(|_| OnceLock::new()).collect(),
             cache: RegionCache {
-                slots: (0..types * regions)
+                slots: (0..types * regions * 2)
                     .map(|_| Mutex::new(Slot::default()))
                     .collect(),
                 regions,
@@ -167,17 +167,19 @@ impl SharedStream {
         })
     }
 
-    /// Region `region` of movement type `layer`, decoded by the first caller (checked
-    /// against `l`, a layer holding the type's nodes); a region another thread is decoding
-    /// is waited for, not decoded twice. May drop other regions beyond the budget.
+    /// `part` of region `region` of movement type `layer`, decoded by the first caller
+    /// (checked against `l`, a layer holding the type's nodes); a region another thread is
+    /// decoding is waited for, not decoded twice. May drop other regions beyond the budget.
     pub(super) fn region(
         &self,
         layer: usize,
         region: u32,
+        part: RegionPart,
         l: &NavLayer,
     ) -> Result<Arc<DecodedRegion>, PathError> {
         let c = &self.cache;
-        let index = layer * c.regions + region as usize;
+        let index =
+            (layer * c.regions + region as usize) * 2 + usize::from(part == RegionPart::Flows);
         let now = c.clock.fetch_add(1, Ordering::Relaxed) + 1;
         let decoded = {
             let mut slot = lock(&c.slots[index]);
@@ -187,7 +189,7 @@ impl SharedStream {
             }
             let r = Arc::new(
                 self.package
-                    .decode_region(layer, region, l)
+                    .decode_region(layer, region, part, l)
                     .map_err(|e| damaged(layer, Some(region), &e))?,
             );
             slot.region = Some(Arc::clone(&r));
@@ -201,13 +203,19 @@ impl SharedStream {
         Ok(decoded)
     }
 
-    /// The cache's figures: regions decoded and dropped, held now, and their bytes.
+    /// The cache's figures: region parts (costs, flows) decoded and dropped, regions whose
+    /// costs it holds now, and the bytes of every part it holds.
     pub(crate) fn stats(&self) -> super::StreamStats {
         let c = &self.cache;
         super::StreamStats {
             loads: c.loads.load(Ordering::Relaxed),
             evictions: c.evictions.load(Ordering::Relaxed),
-            resident_regions: c.slots.iter().filter(|s| lock(s).region.is_some()).count(),
+            resident_regions: c
+                .slots
+                .iter()
+                .step_by(2)
+                .filter(|s| lock(s).region.is_some())
+                .count(),
             resident_bytes: c.bytes.load(Ordering::Relaxed),
         }
     }

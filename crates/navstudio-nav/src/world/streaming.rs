@@ -23,7 +23,7 @@ use super::shared_stream::SharedStream;
 use super::{NavWorld, PathError, PathState};
 use crate::NavData;
 use crate::islands::{IslandField, Islands};
-use crate::package::stream::{self, PackageStream};
+use crate::package::stream::{self, PackageStream, RegionPart};
 use crate::package::{self, PackageError};
 use crate::portals::PortalWindow;
 
@@ -67,7 +67,11 @@ pub struct StreamStats {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct RegionSlot {
+    /// Its cost tiles are installed.
     resident: bool,
+    /// Its flow tiles are installed too (a world whose reads are prepared reads them only
+    /// for a read of a path).
+    flows: bool,
     /// Changed at run time: never dropped (the file no longer holds it).
     kept: bool,
     last_use: u64,
@@ -232,7 +236,7 @@ impl NavWorld {
         let key = (serial, s.stats.evictions);
         if s.prepared != Some(key) {
             let sectors = path_sectors(p, self);
-            self.ensure_sectors(p.layer, sectors)?;
+            self.ensure_regions(p.layer, sectors, None, true)?;
             if let Some(s) = self.streamed.as_mut() {
                 s.prepared = Some(key);
             }
@@ -249,19 +253,19 @@ impl NavWorld {
             // Corners span every region the box touches: a region is larger than the box.
             if sectors
                 .iter()
-                .any(|&sector| !self.holds_costs(p.layer, sector))
+                .any(|&sector| !self.holds_region(p.layer, sector, RegionPart::Flows))
             {
                 let (sx0, sy0) = (x0 / spec.sector_size, y0 / spec.sector_size);
                 let (sx1, sy1) = (x1 / spec.sector_size, y1 / spec.sector_size);
                 let all: Vec<u32> = (sy0..=sy1)
                     .flat_map(|gy| (sx0..=sx1).map(move |gx| gy * spec.sectors_x() + gx))
                     .collect();
-                self.ensure_sectors(p.layer, all)?;
+                self.ensure_regions(p.layer, all, None, true)?;
             }
         }
         if whole {
             let exits: Vec<u32> = p.all_exits().keys().copied().collect();
-            self.ensure_sectors(p.layer, exits)?;
+            self.ensure_regions(p.layer, exits, None, true)?;
         }
         Ok(())
     }
@@ -402,6 +406,11 @@ impl NavWorld {
     /// Whether the layer holds `sector`'s cost tile: always in a world held whole, in a
     /// streamed one once its region is read.
     pub(super) fn holds_costs(&self, layer: usize, sector: u32) -> bool {
+        self.holds_region(layer, sector, RegionPart::Costs)
+    }
+
+    /// Whether the layer holds `part` of `sector`'s region (always in a world held whole).
+    fn holds_region(&self, layer: usize, sector: u32, part: RegionPart) -> bool {
         let Some(s) = self.streamed.as_ref() else {
             return true;
         };
@@ -409,7 +418,10 @@ impl NavWorld {
         s.slots
             .get(layer)
             .and_then(|slots| slots.get(region as usize))
-            .is_some_and(|slot| slot.resident)
+            .is_some_and(|slot| match part {
+                RegionPart::Costs => slot.resident,
+                RegionPart::Flows => slot.flows,
+            })
     }
 
     /// Loads the regions holding `sectors` of `layer`, and its graph first (no-op for a
@@ -429,7 +441,22 @@ impl NavWorld {
         &mut self,
         layer: usize,
         sectors: impl IntoIterator<Item = u32>,
+        slice: Option<&mut Slice>,
+    ) -> Result<bool, PathError> {
+        // A world whose reads are prepared reads flow tiles for the reads alone.
+        let flows = self.streamed.as_ref().is_some_and(|s| !s.reads_prepared);
+        self.ensure_regions(layer, sectors, slice, flows)
+    }
+
+    /// Loads the cost tiles of the regions holding `sectors` of `layer`, with `flows` their
+    /// flow tiles too, and the type's graph first; under `slice` as
+    /// [`Self::ensure_sectors_sliced`].
+    fn ensure_regions(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
         mut slice: Option<&mut Slice>,
+        flows: bool,
     ) -> Result<bool, PathError> {
         self.ensure_graph(layer)?;
         let Some(s) = self.streamed.as_mut() else {
@@ -449,35 +476,43 @@ impl NavWorld {
         for region in wanted {
             let slot = &mut s.slots[layer][region as usize];
             slot.last_use = clock;
-            if slot.resident {
-                continue;
+            let parts = [
+                (!slot.resident).then_some(RegionPart::Costs),
+                (flows && !slot.flows).then_some(RegionPart::Flows),
+            ];
+            for part in parts.into_iter().flatten() {
+                if slice
+                    .as_deref()
+                    .is_some_and(|c| !c.may_start(&self.unit_costs, Unit::Region))
+                {
+                    return Ok(false);
+                }
+                let at = Instant::now();
+                let decoded = match &s.shared {
+                    Some(shared) => shared.region(layer, region, part, l)?,
+                    None => Arc::new(
+                        s.package
+                            .decode_region(layer, region, part, l)
+                            .map_err(|e| damaged(layer, Some(region), &e))?,
+                    ),
+                };
+                let base = &mut s.tile_base[layer][region as usize];
+                let bytes = s.package.install_region(&decoded, region, l, base);
+                if let Some(c) = slice.as_deref_mut() {
+                    c.done(&mut self.unit_costs, Unit::Region, at);
+                }
+                let slot = &mut s.slots[layer][region as usize];
+                match part {
+                    RegionPart::Costs => {
+                        slot.resident = true;
+                        s.stats.resident_regions += 1;
+                    }
+                    RegionPart::Flows => slot.flows = true,
+                }
+                slot.bytes += bytes;
+                s.stats.loads += 1;
+                s.stats.resident_bytes += bytes;
             }
-            if slice
-                .as_deref()
-                .is_some_and(|c| !c.may_start(&self.unit_costs, Unit::Region))
-            {
-                return Ok(false);
-            }
-            let at = Instant::now();
-            let decoded = match &s.shared {
-                Some(shared) => shared.region(layer, region, l)?,
-                None => Arc::new(
-                    s.package
-                        .decode_region(layer, region, l)
-                        .map_err(|e| damaged(layer, Some(region), &e))?,
-                ),
-            };
-            let base = &mut s.tile_base[layer][region as usize];
-            let bytes = s.package.install_region(&decoded, region, l, base);
-            if let Some(c) = slice.as_deref_mut() {
-                c.done(&mut self.unit_costs, Unit::Region, at);
-            }
-            let slot = &mut s.slots[layer][region as usize];
-            slot.resident = true;
-            slot.bytes = bytes;
-            s.stats.loads += 1;
-            s.stats.resident_regions += 1;
-            s.stats.resident_bytes += bytes;
         }
         Ok(true)
     }
@@ -527,7 +562,7 @@ impl NavWorld {
         let all: Vec<u32> = (0..regions.count())
             .flat_map(|r| regions.sectors(r).take(1))
             .collect();
-        self.ensure_sectors(layer, all)?;
+        self.ensure_regions(layer, all, None, true)?;
         if let Some(s) = self.streamed.as_mut() {
             for slot in &mut s.slots[layer] {
                 slot.kept = true;
@@ -665,11 +700,16 @@ impl NavWorld {
             if s.stats.resident_bytes <= s.budget {
                 break;
             }
-            s.package
-                .unload_region(region, &mut Arc::make_mut(&mut self.nav).layers[layer]);
+            let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
             let slot = &mut s.slots[layer][region as usize];
+            s.package.unload_region(region, RegionPart::Costs, l);
+            if slot.flows {
+                s.package.unload_region(region, RegionPart::Flows, l);
+            }
             slot.resident = false;
+            slot.flows = false;
             s.stats.resident_bytes -= slot.bytes;
+            slot.bytes = 0;
             s.stats.resident_regions -= 1;
             s.stats.evictions += 1;
         }
