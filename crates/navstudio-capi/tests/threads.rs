@@ -264,10 +264,9 @@ fn data_opened_on_a_file_answers_like_the_rust_api_and_fails_only_where_damaged(
         }
     }
     assert!(failed > 0, "no request read the damaged region");
-    // SAFETY: made above, freed once; no call uses the data any more.
-    unsafe {
-        navstudio_query_free(query);
-        navstudio_data_free(data.0);
-    }
+    // SAFETY: made above, freed once.
+    unsafe { navstudio_query_free(query) };
+    // SAFETY: made above, freed once; no call uses it any more.
+    unsafe { navstudio_data_free(data.0) };
     let _ = std::fs::remove_file(&file);
 }

@@ -35,11 +35,14 @@ pub(crate) struct SharedStream {
     cell_size_m: f32,
     links: Vec<NavLink>,
     /// Per movement type, its island ids with the fields of mixed sectors.
-    islands: Box<[OnceLock<Result<Arc<Islands>, PathError>>]>,
+    islands: Box<[OnceLock<IslandsRead>]>,
     /// Per movement type, its nodes and search tables.
     layers: Box<[OnceLock<Result<SharedLayer, PathError>>]>,
     cache: RegionCache,
 }
+
+/// A movement type's islands with their fields, or why they could not be read.
+type IslandsRead = Result<Arc<Islands>, PathError>;
 
 /// What a world reading movement type `layer` installs before its first request: the
 /// nodes (with their island ids) and the sector index of the portal graph, and the search
