@@ -23,7 +23,7 @@ fn bench_path(c: &mut Criterion) {
     let baked = common::baked_benchmark_map(2048, Some(vec!["land".into()]));
     let costs = baked.nav.layers[0].cost.to_cells();
     let mut world = NavWorld::from_nav(baked.nav);
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let passable = |rng: &mut Rng| loop {
         let c = (rng.below(2048), rng.below(2048));
         if costs[(c.1 * 2048 + c.0) as usize] != WALL {

@@ -45,7 +45,7 @@ fn reachable_pairs(
 ) -> Vec<((u32, u32), (u32, u32))> {
     let spec = world.nav().spec;
     let costs = world.nav().layers[0].cost.to_cells();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut pairs = Vec::new();
     let mut tries = 0;
     while pairs.len() < count && tries < 100_000 {
@@ -92,7 +92,7 @@ fn same_costs(name: &str, nav: &NavData, count: usize, apart: u32, seed: u64) ->
 /// walled-off block in the middle (an island of its own).
 fn rooms_with_doors(size: u32, seed: u64) -> NavData {
     let mut costs = common::walled_open_ground(size, size);
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     for wall in (30..size - 1).step_by(30) {
         for i in 0..size {
             costs[(wall * size + i) as usize] = WALL;
@@ -277,7 +277,7 @@ fn mutated_hierarchy_chunks_never_panic() {
     let pairs = reachable_pairs(&probe, 4, 170, 9);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mutated.navpkg");
-    let mut rng = Rng(13);
+    let mut rng = Rng::new(13);
     for round in 0..40 {
         let mut chunks = raw.clone();
         let chunk = &mut chunks[k];

@@ -42,7 +42,7 @@ fn flood_islands(costs: &[u8], w: usize, h: usize) -> Vec<u32> {
 
 #[test]
 fn islands_equal_flood_fill() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     for round in 0..40 {
         let (w, h) = (1 + rng.below(60) as u32, 1 + rng.below(60) as u32);
         let spec = GridSpec {
@@ -134,7 +134,7 @@ fn brute_windows(spec: GridSpec, costs: &[u8]) -> Vec<PortalWindow> {
 
 #[test]
 fn portals_equal_brute_force() {
-    let mut rng = Rng(4242);
+    let mut rng = Rng::new(4242);
     for round in 0..60 {
         let (w, h) = (1 + rng.below(70) as u32, 1 + rng.below(70) as u32);
         let spec = GridSpec {
