@@ -155,8 +155,8 @@ struct World {
 
 impl World {
     fn random(rng: &mut Rng) -> Self {
-        let w = 8 + rng.below(40) as u32;
-        let h = 8 + rng.below(40) as u32;
+        let w = 8 + rng.below(40);
+        let h = 8 + rng.below(40);
         let cell_size_m = [0.5, 1.0, 2.0][rng.below(3) as usize];
         let (fx, fy, ph) = (
             rng.next_f32() * 0.6,
@@ -206,13 +206,13 @@ impl World {
     }
 
     fn random_rect(&self, rng: &mut Rng) -> CellRect {
-        let x0 = rng.below(self.w) as u32;
-        let y0 = rng.below(self.h) as u32;
+        let x0 = rng.below(self.w);
+        let y0 = rng.below(self.h);
         CellRect {
             x0,
             y0,
-            x1: x0 + 1 + rng.below(6) as u32,
-            y1: y0 + 1 + rng.below(6) as u32,
+            x1: x0 + 1 + rng.below(6),
+            y1: y0 + 1 + rng.below(6),
         }
         .clip(self.w, self.h)
     }
@@ -281,7 +281,7 @@ fn random_paint_cell(rng: &mut Rng) -> PaintCell {
 }
 
 fn random_stamp(rng: &mut Rng, w: u32, h: u32) -> PlacedFootprint {
-    let (sw, sh) = (1 + rng.below(6) as u32, 1 + rng.below(6) as u32);
+    let (sw, sh) = (1 + rng.below(6), 1 + rng.below(6));
     let cells = (0..sw * sh)
         .map(|_| match rng.below(4) {
             0 => StampCell::Transparent,

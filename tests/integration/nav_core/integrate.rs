@@ -16,7 +16,7 @@ fn integration_solves_the_eikonal_equations_between_its_bounds() {
             let costs = random_map(&mut rng, w, h, 0.15, 0.5, max_cost);
             let n_seeds = 1 + rng.below(4) as usize;
             let seeds: Vec<(usize, u32)> = (0..n_seeds)
-                .map(|_| (rng.below((w * h) as u32) as usize, rng.below(600) as u32))
+                .map(|_| (rng.below((w * h) as u32) as usize, rng.below(600)))
                 .filter(|&(c, _)| costs[c] != WALL)
                 .collect();
             integrate_costs(&costs, w as u32, h as u32, &seeds, &mut field, &mut scratch);

@@ -11,11 +11,11 @@ fn layer_graph_and_tiles_match_direct_integration() {
     let mut field = IntegrationField::new();
     let mut scratch = IntegratorScratch::new();
     for round in 0..8 {
-        let (w, h) = (20 + rng.below(40) as u32, 20 + rng.below(40) as u32);
+        let (w, h) = (20 + rng.below(40), 20 + rng.below(40));
         let spec = GridSpec {
             width: w,
             height: h,
-            sector_size: 4 + rng.below(9) as u32,
+            sector_size: 4 + rng.below(9),
         };
         let mut costs = random_map(&mut rng, w as usize, h as usize, 0.1, 0.3, 12);
         // Leave a band of clear sectors so deduplication has something to share.
@@ -110,11 +110,11 @@ fn incremental_rebuild_equals_full_build() {
     let mut rng = Rng::new(31337);
     let never = AtomicBool::new(false);
     for round in 0..10 {
-        let (w, h) = (10 + rng.below(50) as u32, 10 + rng.below(50) as u32);
+        let (w, h) = (10 + rng.below(50), 10 + rng.below(50));
         let spec = GridSpec {
             width: w,
             height: h,
-            sector_size: 2 + rng.below(10) as u32,
+            sector_size: 2 + rng.below(10),
         };
         let mut costs = random_map(&mut rng, w as usize, h as usize, 0.1, 0.2, 9);
         let mut layer =
@@ -123,7 +123,7 @@ fn incremental_rebuild_equals_full_build() {
             // A few dabs: walls, costs, and clearing a whole sector.
             let mut dirty = Vec::new();
             for _ in 0..1 + rng.below(3) {
-                let (x, y) = (rng.below(w) as u32, rng.below(h) as u32);
+                let (x, y) = (rng.below(w), rng.below(h));
                 let r = rng.below(4) as i64;
                 let value = match rng.below(3) {
                     0 => WALL,
@@ -138,7 +138,7 @@ fn incremental_rebuild_equals_full_build() {
                 }
             }
             if rng.chance(0.3) {
-                let s = rng.below(spec.sector_count() as u32) as u32;
+                let s = rng.below(spec.sector_count() as u32);
                 let (x0, y0, sw, sh) = spec.sector_rect(s);
                 for y in y0..y0 + sh {
                     for x in x0..x0 + sw {
