@@ -527,33 +527,21 @@ fn the_python_reader_agrees() {
     }
 }
 
-/// The landmark tables the package stores are the tables a world would build on its first
-/// request; a world opened with them answers exactly as one that builds them; a package
-/// without them (version 2 written before they existed, or version 1) still opens; and a
-/// table that does not fit its graph is refused by name.
+/// A world opened with the landmark tables a package stores answers exactly as one that
+/// builds them; a package without them (version 2 written before they existed, or version
+/// 1) still opens; and a table that does not fit its graph is refused by name.
 #[test]
-fn stored_landmark_tables_equal_a_fresh_build() {
+fn stored_landmark_tables_answer_as_built_ones() {
     use navstudio::nav::NavWorld;
-    use navstudio::nav::landmarks::Landmarks;
     let (nav, bytes) = small_package();
     let pkg = package::from_bytes(&bytes).unwrap();
     assert_eq!(pkg.landmarks.len(), nav.layers.len());
-    for (l, stored) in nav.layers.iter().zip(&pkg.landmarks) {
-        let decoded = stored.as_ref().map(|s| s.decode().unwrap());
-        assert_eq!(decoded, Landmarks::build(l), "{}", l.name);
-        // Decoding into another node order equals reordering after decoding.
-        let n = l.nodes.len() as u32;
-        let rank: Vec<u32> = (0..n).map(|v| (v * 7 + 3) % n).collect();
-        if !n.is_multiple_of(7) {
-            let s = stored.as_ref().unwrap();
-            assert_eq!(
-                s.decode_ranked(Some(&rank)).unwrap(),
-                s.decode().unwrap().reordered(&rank)
-            );
-            assert!(s.decode_ranked(Some(&rank[1..])).is_err());
-        }
-        assert!(stored.is_some(), "{} has portal nodes, so tables", l.name);
-    }
+    // That they decode to a fresh build's tables is checked inside the crate
+    // (world::kept_tests).
+    assert!(
+        pkg.landmarks.iter().all(Option::is_some),
+        "every type has portal nodes, so tables"
+    );
     let mut opened = NavWorld::from_package(pkg);
     let mut built = NavWorld::from_nav(nav.clone());
     let mut rng = Rng::new(3);

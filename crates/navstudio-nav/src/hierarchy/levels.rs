@@ -121,15 +121,6 @@ impl Levels {
         self.levels.len()
     }
 
-    /// Members and edges per level, `(members, edges)`, lowest first.
-    #[must_use]
-    pub fn sizes(&self) -> Vec<(usize, usize)> {
-        self.levels
-            .iter()
-            .map(|l| (l.member.iter().filter(|&&m| m).count(), l.edges.len()))
-            .collect()
-    }
-
     /// Marks the cells of every level that hold one of `open_keys` (cluster keys).
     pub fn mark_open(&self, open_keys: impl Iterator<Item = u32> + Clone, out: &mut OpenCells) {
         out.per_level.resize_with(self.levels.len(), Vec::new);
