@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use super::{ClusterLandmarks, Hierarchy};
 
 mod codec;
+mod dense;
 
 /// Cluster-key bits of each level's cells (two per doubling of the side).
 pub const LEVEL_SHIFTS: [u32; 4] = [2, 4, 6, 8];
@@ -387,6 +388,7 @@ fn build_level(
         .map(|&(cell, lo, hi)| {
             before
                 .and_then(|old| reused_cell(hierarchy, old, member_ref, (cell, lo, hi), dirty))
+                .or_else(|| dense::cell_edges(hierarchy, below, member_ref, (lo, hi)))
                 .unwrap_or_else(|| cell_edges(hierarchy, below, member_ref, (lo, hi)))
         })
         .collect();
