@@ -25,7 +25,6 @@ use super::search_graph::SearchGraph;
 
 mod codec;
 mod eliminate;
-pub use codec::ParsedHierarchy;
 use eliminate::Eliminator;
 mod landmarks;
 mod levels;
@@ -244,12 +243,6 @@ impl Hierarchy {
         self.border.len()
     }
 
-    /// Number of edges between border nodes (shortcuts and edges between clusters).
-    #[must_use]
-    pub fn edge_count(&self) -> usize {
-        self.edges.len()
-    }
-
     /// Number of clusters holding nodes.
     #[must_use]
     pub fn cluster_count(&self) -> usize {
@@ -341,6 +334,7 @@ impl Hierarchy {
         ClusterLandmarks::build(self, layer, graph)
     }
 
+    #[cfg(test)]
     /// Replaces each shortcut on `route` (`(search id, cost from the source)`; a shortcut is
     /// two consecutive nodes of one cluster not in `open`) by the nodes of the cheapest
     /// stretch inside its cluster.

@@ -23,6 +23,8 @@ use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 mod budget;
 mod clusters;
 mod goal_field;
+#[cfg(test)]
+mod kept_tests;
 mod landmark_builds;
 mod lazy;
 mod links;
@@ -40,7 +42,8 @@ mod slicing_tests;
 mod stamps;
 mod streaming;
 
-pub use clusters::{LayerHierarchy, SearchMode};
+pub(crate) use clusters::LayerHierarchy;
+pub use clusters::{ClusterStats, SearchMode};
 pub use goal_field::GoalField;
 use goal_field::{GoalFieldCache, cheapest_field};
 pub use links::LinkStep;
