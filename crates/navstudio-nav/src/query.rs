@@ -242,8 +242,33 @@ impl PathQuery {
 
     /// The path as an agent from `source` walks it (see [`NavWorld::trace_path`]).
     pub fn trace_path(&mut self, path: &Path, source: Cell) -> Option<TracedPath> {
-        self.read(path, Some(centre(source)), true)?
-            .trace_path_on(&path.state, source.into())
+        let mut widened = false;
+        loop {
+            let traced = self
+                .read(path, Some(centre(source)), true)?
+                .trace_path_on(&path.state, source.into());
+            // On data read on demand the string may have been pulled across regions not
+            // read yet, which read as clear: read those it crossed (or, without a string,
+            // the route's whole box) and trace again. A region read only ever rules a
+            // straight segment out, so this ends with the answer of the data read whole.
+            let world = self.world(&path.data, None);
+            let more = match &traced {
+                Some(t) => world.load_costs_around(path.state.layer, &t.cells),
+                None if !widened => {
+                    widened = true;
+                    world.load_route_box(&path.state)
+                }
+                None => Ok(false),
+            };
+            match more {
+                Ok(true) => {}
+                Ok(false) => return traced,
+                Err(e) => {
+                    self.read_error = Some(e);
+                    return None;
+                }
+            }
+        }
     }
 
     /// The link an agent at `pos` must take now (see [`NavWorld::link_at`]).

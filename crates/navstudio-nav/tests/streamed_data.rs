@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use navstudio_nav::grid::WALL;
+use navstudio_nav::links::NavLink;
 use navstudio_nav::package::{self, PackageMeta, REGION_SECTORS, RegionGrid};
 use navstudio_nav::rng::SplitMix64;
 use navstudio_nav::{
@@ -18,6 +19,11 @@ use navstudio_nav::{
 };
 
 const SIDE: u32 = 256;
+
+/// Two walk links across the map: their end nodes are built from the costs where they end,
+/// which data read on demand must read first.
+const LINKS: &[(u32, (u32, u32), (u32, u32))] =
+    &[(1, (20, 20), (230, 230)), (2, (30, 200), (200, 40))];
 
 /// A 256² map in sectors of 4 (4 × 4 regions; clusters with levels above them): walls,
 /// costs 1–6, and two movement types (the second treats cost 6 as a wall).
@@ -51,10 +57,15 @@ fn map(seed: u64) -> NavData {
     NavData::new(spec, 1.0, layers)
 }
 
-/// `nav`'s package bytes (with its hierarchy and levels), written to a file of `tag`.
+/// `nav`'s package bytes (with its hierarchy, levels and `LINKS`), written to a file of
+/// `tag`.
 fn package_file(nav: &NavData, tag: &str) -> (PathBuf, Vec<u8>) {
     let meta = PackageMeta {
         hierarchy: Some(true),
+        links: LINKS
+            .iter()
+            .map(|&(id, a, b)| NavLink::walk(id, a, b))
+            .collect(),
         ..PackageMeta::default()
     };
     let bytes = package::to_bytes(nav, &meta);

@@ -153,6 +153,8 @@ impl SharedStream {
             NavWorld::streaming_over(Arc::clone(&self.package), Arc::new(nav), self.options);
         world.put_islands(layer, Arc::clone(&islands));
         world.ensure_graph(layer)?;
+        // The link end nodes are built from the costs where the links end.
+        world.ensure_link_sectors(layer)?;
         world.prepare_layer_search(layer);
         world.search_graph(layer);
         let l = &world.nav.layers[layer];

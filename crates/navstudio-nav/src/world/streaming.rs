@@ -434,6 +434,71 @@ impl NavWorld {
         self.ensure_sectors_sliced(layer, sectors, None).map(|_| ())
     }
 
+    /// Loads the cost tiles of the sectors holding `cells` of `layer` and of the ring of
+    /// sectors around them; whether a region was read (always `false` for a world held
+    /// whole). A trace's string pulled over regions not read yet (read as clear) is
+    /// traced again over the regions it crossed until it crosses no new one.
+    pub(crate) fn load_costs_around(
+        &mut self,
+        layer: usize,
+        cells: &[(u32, u32)],
+    ) -> Result<bool, PathError> {
+        if self.streamed.is_none() {
+            return Ok(false);
+        }
+        let spec = self.nav.spec;
+        let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
+        let mut sectors = BTreeSet::new();
+        for &(x, y) in cells {
+            sectors.insert((x / spec.sector_size, y / spec.sector_size));
+        }
+        let ring: BTreeSet<u32> = sectors
+            .iter()
+            .flat_map(|&(cx, cy)| {
+                (cy.saturating_sub(1)..=(cy + 1).min(sy - 1)).flat_map(move |gy| {
+                    (cx.saturating_sub(1)..=(cx + 1).min(sx - 1)).map(move |gx| gy * sx + gx)
+                })
+            })
+            .collect();
+        self.loads_any(layer, ring)
+    }
+
+    /// Loads the cost tiles of every region the box around path `p`'s sources, goals and
+    /// route sectors touches; whether a region was read. For a trace that found no way
+    /// over the regions its route crosses.
+    pub(crate) fn load_route_box(&mut self, p: &PathState) -> Result<bool, PathError> {
+        if self.streamed.is_none() {
+            return Ok(false);
+        }
+        let spec = self.nav.spec;
+        let sx = spec.sectors_x();
+        let mut sectors = path_sectors(p, self);
+        sectors.extend(p.all_exits().keys().copied());
+        let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+        for s in sectors {
+            let (x, y) = (s % sx, s / sx);
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+        if x0 > x1 {
+            return Ok(false);
+        }
+        let all: Vec<u32> = (y0..=y1)
+            .flat_map(|gy| (x0..=x1).map(move |gx| gy * sx + gx))
+            .collect();
+        self.loads_any(p.layer, all)
+    }
+
+    /// Loads the cost tiles of `sectors`' regions; whether one was read.
+    fn loads_any(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
+    ) -> Result<bool, PathError> {
+        let before = self.streamed.as_ref().map_or(0, |s| s.stats.loads);
+        self.ensure_regions(layer, sectors, None, false)?;
+        Ok(self.streamed.as_ref().map_or(0, |s| s.stats.loads) > before)
+    }
+
     /// [`Self::ensure_sectors`] under a budgeted call's clock `slice`: a region is read only when
     /// the budget left is expected to hold it (the call's first always is). `Ok(false)`
     /// when it stopped with regions left to read (a later call reads them).
@@ -717,12 +782,13 @@ impl NavWorld {
 }
 
 /// The sectors whose data path `p` reads: its sources', its routes' exits and its goal
-/// fields' windows.
+/// fields' windows (those around its goals and around the link entries it takes).
 pub(super) fn path_sectors(p: &PathState, world: &NavWorld) -> Vec<u32> {
     let spec = world.nav.spec;
     let mut out: Vec<u32> = p.exits.keys().copied().collect();
     out.extend(p.sources.iter().map(|&(x, y)| spec.sector_of(x, y)));
     out.extend(world.sectors_around(&p.goals));
+    out.extend(p.field_cover.keys().copied());
     out
 }
 
