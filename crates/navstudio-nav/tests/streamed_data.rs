@@ -20,10 +20,12 @@ use navstudio_nav::{
 
 const SIDE: u32 = 256;
 
+/// A walk link: its id and its two end cells.
+type LinkSpec = (u32, (u32, u32), (u32, u32));
+
 /// Two walk links across the map: their end nodes are built from the costs where they end,
 /// which data read on demand must read first.
-const LINKS: &[(u32, (u32, u32), (u32, u32))] =
-    &[(1, (20, 20), (230, 230)), (2, (30, 200), (200, 40))];
+const LINKS: &[LinkSpec] = &[(1, (20, 20), (230, 230)), (2, (30, 200), (200, 40))];
 
 /// A 256² map in sectors of 4 (4 × 4 regions; clusters with levels above them): walls,
 /// costs 1–6, and two movement types (the second treats cost 6 as a wall).

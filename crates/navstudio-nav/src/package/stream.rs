@@ -3,7 +3,7 @@
 //! sectors: any two cells' reachability), a movement type's windows and portal graph (and
 //! its landmark tables, undecoded) on its first use ([`PackageStream::load_globals`]), and a
 //! region's cost tiles and flow tiles with positioned reads when the world first needs them
-//! ([`PackageStream::load_region`]).
+//! ([`PackageStream::decode_region`]).
 //!
 //! The checks are the eager reader's per chunk: checksums, lengths against what a map of
 //! the manifest's size can need, ranges, and every flow tile's length against its sector.
@@ -70,7 +70,7 @@ pub struct OpenedPackage {
     /// Every movement type with its island ids per sector only: no island fields (the cells'
     /// ids in mixed sectors) until [`PackageStream::load_island_fields`], no windows, nodes or
     /// graph until [`PackageStream::load_globals`], no cost or flow tiles until
-    /// [`PackageStream::load_region`].
+    /// [`PackageStream::decode_region`].
     pub nav: NavData,
     /// The file.
     pub stream: PackageStream,

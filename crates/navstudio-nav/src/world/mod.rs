@@ -53,6 +53,7 @@ use sample::PulledCache;
 pub(crate) use shared::build_layer_tables;
 pub(crate) use shared_stream::SharedStream;
 use stamps::AppliedStamp;
+use streaming::damaged;
 pub use streaming::{DEFAULT_CACHE_BUDGET, StreamOptions, StreamStats};
 
 /// Default A* heuristic inflation of the sector hierarchy's search (weighted A*, expanded

@@ -14,8 +14,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use super::streaming::{StreamOptions, damaged};
-use super::{NavWorld, PathError};
+use super::{NavWorld, PathError, StreamOptions, damaged};
 use crate::data::LayerTables;
 use crate::grid::GridSpec;
 use crate::islands::Islands;

@@ -19,8 +19,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use super::budget::{Slice, Unit};
-use super::shared_stream::SharedStream;
-use super::{NavWorld, PathError, PathState};
+use super::{NavWorld, PathError, PathState, SharedStream};
 use crate::NavData;
 use crate::islands::{IslandField, Islands};
 use crate::package::stream::{self, PackageStream, RegionPart};
