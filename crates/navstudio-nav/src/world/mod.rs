@@ -21,6 +21,7 @@ use super::layer::NavLayer;
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
 mod budget;
+mod cheapest;
 mod clusters;
 mod goal_field;
 mod landmark_builds;

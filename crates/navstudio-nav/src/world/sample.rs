@@ -304,14 +304,17 @@ impl NavWorld {
                         string = self.relax(p, &string, pass % 2 == 0);
                     }
                     let taut = (passes > 0).then_some(cost);
-                    // The taut string keeps to the sectors the pulled string crosses, whose
-                    // costs a streamed world has read for it, so it answers as a world read
-                    // whole.
+                    // The cheapest string and the taut one keep to the sectors the pulled
+                    // string crosses, whose costs a streamed world has read for it, so it
+                    // answers as a world read whole.
                     let mut crossed = vec![false; spec.sector_count()];
                     for &(x, y) in &string.cells {
                         crossed[spec.sector_of(x, y) as usize] = true;
                     }
                     let on_route = |x: u32, y: u32| crossed[spec.sector_of(x, y) as usize];
+                    if passes > 0 {
+                        string = cheapest_over(cost, string, on_route);
+                    }
                     return Some(string.into_traced(goal, taut, on_route));
                 }
                 run.clear();
@@ -455,7 +458,13 @@ impl NavWorld {
             out.cells.reverse();
             out.waypoints.reverse();
         }
-        if out.length <= string.length {
+        // Each pulled segment costs no more than the cells it replaces, but those cells'
+        // own price is by flow steps, not the string's segments: keep the cheaper string.
+        let (new_price, old_price) = (
+            string_price(cost, &out.waypoints),
+            string_price(cost, &string.waypoints),
+        );
+        if new_price < old_price || (new_price == old_price && out.length <= string.length) {
             out
         } else {
             Pulled {
@@ -465,6 +474,42 @@ impl NavWorld {
                 links: string.links.clone(),
             }
         }
+    }
+}
+
+/// `string` replaced by the cheapest string through its cells
+/// ([`super::cheapest::cheapest_string`], segments over cells `open` accepts) when that is
+/// cheaper; on cells of one cost the pulls have already made it straight, so it stays.
+fn cheapest_over(
+    cost: &crate::CostField,
+    string: Pulled,
+    open: impl Fn(u32, u32) -> bool,
+) -> Pulled {
+    let first = string.cells.first().map(|&(x, y)| cost.get(x, y));
+    if string
+        .cells
+        .iter()
+        .all(|&(x, y)| Some(cost.get(x, y)) == first)
+    {
+        return string;
+    }
+    let kept = super::cheapest::cheapest_string(cost, &string.cells, open);
+    let mut out = Pulled {
+        cells: vec![string.cells[0]],
+        waypoints: vec![string.cells[0]],
+        length: 0.0,
+        links: Vec::new(),
+    };
+    for w in kept.windows(2) {
+        let (a, b) = (string.cells[w[0]], string.cells[w[1]]);
+        push_line(&mut out.cells, a, b);
+        out.length += euclidean(a, b);
+        push_waypoint(&mut out.waypoints, b);
+    }
+    if string_price(cost, &out.waypoints) < string_price(cost, &string.waypoints) {
+        out
+    } else {
+        string
     }
 }
 
@@ -558,6 +603,34 @@ fn step_price(cost: &crate::CostField, a: (u32, u32), b: (u32, u32)) -> f32 {
     step * 0.5 * (f32::from(cost.get(a.0, a.1)) + f32::from(cost.get(b.0, b.1)))
 }
 
+/// The price of the segment between the centres of `a` and `b`: the length inside each cell
+/// times its cost, as the taut string and the reference price it (a mean of the cells'
+/// costs would count a cell the segment clips as fully as one it runs through, and let a
+/// pull cut dear corners). `uniform` when every cell it runs through costs what `a` does.
+pub(super) fn segment_price(
+    cost: &crate::CostField,
+    a: (u32, u32),
+    b: (u32, u32),
+    uniform: bool,
+) -> f32 {
+    let start = f32::from(cost.get(a.0, a.1));
+    if uniform {
+        return euclidean(a, b) as f32 * start;
+    }
+    let spec = cost.spec;
+    let cost_of = |x: i64, y: i64| spec.contains(x, y).then(|| cost.get(x as u32, y as u32));
+    crate::taut::price(centre(a), centre(b), &cost_of, &|_, _| false).unwrap_or(f64::INFINITY)
+        as f32
+}
+
+/// The price of a string through the centres of `waypoints` ([`segment_price`] summed).
+fn string_price(cost: &crate::CostField, waypoints: &[(u32, u32)]) -> f32 {
+    waypoints
+        .windows(2)
+        .map(|w| segment_price(cost, w[0], w[1], false))
+        .sum()
+}
+
 /// String pulling, shared by [`NavWorld::steer_target`] (over the look-ahead) and
 /// [`NavWorld::trace_path`] (over the whole trace): the index of the furthest cell of `chain`
 /// (the trace after `from`, each cell with the price of the step into it) that `from` reaches by a straight segment in plain sight and no dearer than the
@@ -593,24 +666,21 @@ fn farthest_in_sight(
         if limit == WALL {
             return false;
         }
-        let (mut sum, mut n) = (0_u32, 0_u32);
+        let start = cost.get(from.0, from.1);
+        let (mut lo, mut hi) = (start, start);
         // Through a cell corner both side cells must be open: an agent has a body, so the
         // string keeps off wall corners (the crowd's corner clearance relies on it).
-        let clear = segment_clear(from, to, |x, y, side| {
+        let clear = segment_clear_on(from, to, |x, y, side| {
             spec.contains(x, y) && {
                 let c = cost.get(x as u32, y as u32);
                 if !side {
-                    sum += u32::from(c);
-                    n += 1;
+                    (lo, hi) = (lo.min(c), hi.max(c));
                 }
                 let cell = (x as u32, y as u32);
                 c <= limit && (open_anywhere(cell) || flow.at(cell).is_some())
             }
         });
-        // The segment's cells, the start's half included as the flow's first step is.
-        let mean = (sum + u32::from(cost.get(from.0, from.1))) as f32 / (n + 1) as f32;
-        let length = euclidean(from, to) as f32;
-        clear && length * mean <= trace_price * (1.0 + 1e-5)
+        clear && segment_price(cost, from, to, lo == hi) <= trace_price * (1.0 + 1e-5)
     };
     if scan_back {
         return (1..chain.len()).rev().find(|&j| sees(j));
@@ -914,7 +984,7 @@ impl<'a> FlowCursor<'a> {
 }
 
 /// [`crate::integrate::segment_clear`] over map coordinates.
-fn segment_clear(
+pub(super) fn segment_clear_on(
     from: (u32, u32),
     to: (u32, u32),
     open: impl FnMut(i64, i64, bool) -> bool,
@@ -928,9 +998,9 @@ fn segment_clear(
 
 /// Appends the cells the straight segment from `a` (excluded) to `b` (included) touches, in
 /// order (the side cells of a corner crossing left out): each step is orthogonal, or a
-/// diagonal through a corner whose two side cells [`segment_clear`] found open.
+/// diagonal through a corner whose two side cells [`segment_clear_on`] found open.
 fn push_line(cells: &mut Vec<(u32, u32)>, a: (u32, u32), b: (u32, u32)) {
-    segment_clear(a, b, |x, y, side| {
+    segment_clear_on(a, b, |x, y, side| {
         if !side {
             cells.push((x as u32, y as u32));
         }
