@@ -38,6 +38,7 @@ mod shared;
 #[cfg(test)]
 mod slicing_tests;
 mod stamps;
+mod steer;
 mod streaming;
 
 pub use clusters::{LayerHierarchy, SearchMode};
