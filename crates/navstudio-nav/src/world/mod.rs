@@ -21,6 +21,7 @@ use super::layer::NavLayer;
 use crate::route::{FinishCosts, Route, SearchGraph, SearchScratch};
 
 mod budget;
+mod cheapest;
 mod clusters;
 mod goal_field;
 #[cfg(test)]
@@ -40,6 +41,7 @@ mod shared_stream;
 #[cfg(test)]
 mod slicing_tests;
 mod stamps;
+mod steer;
 mod streaming;
 
 pub(crate) use clusters::LayerHierarchy;
