@@ -4,6 +4,7 @@ pub mod any_angle;
 #[cfg(feature = "gui")]
 pub mod app;
 pub mod bake;
+pub mod cost_scenarios;
 pub mod grid_maps;
 pub mod map;
 pub mod movingai;

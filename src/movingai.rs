@@ -262,14 +262,10 @@ pub fn run_with(
 ) -> Result<ScenarioReport, ScenarioError> {
     let &ScenarioOptions {
         limit,
-        seamless,
-        flow_lookahead,
-        heuristic_weight,
-        no_landmarks,
         movement_type,
-        search_mode,
         spread,
         no_any_angle,
+        ..
     } = options;
     let start = Instant::now();
     let nav = bake_grid(map_path, movement_type)?;
@@ -287,19 +283,7 @@ pub fn run_with(
     }
     let oracle = (!no_any_angle).then(|| AnyAngle::new(walls_of(&nav)));
     let mut world = NavWorld::from_nav(nav);
-    world.set_seamless(seamless);
-    if let Some(cells) = flow_lookahead {
-        world.set_flow_lookahead(cells);
-    }
-    if let Some(weight) = heuristic_weight {
-        world.set_heuristic_weight(weight);
-    }
-    if no_landmarks {
-        world.set_landmarks(false);
-    }
-    if let Some(mode) = search_mode {
-        world.set_search_mode(mode);
-    }
+    configure(&mut world, options);
     let (mut reachable, mut arrived) = (0_usize, 0_usize);
     let mut ratios = Vec::with_capacity(rows.len());
     let mut times_us = Vec::with_capacity(rows.len());
@@ -389,6 +373,24 @@ pub fn run_with(
         request_us_median: pick(&times_us, 0.5),
         bake_ms,
     })
+}
+
+/// Applies the `NavWorld` settings of `options` (quality mode, look-ahead, heuristic
+/// weight, landmarks, search mode).
+pub fn configure(world: &mut NavWorld, options: &ScenarioOptions<'_>) {
+    world.set_seamless(options.seamless);
+    if let Some(cells) = options.flow_lookahead {
+        world.set_flow_lookahead(cells);
+    }
+    if let Some(weight) = options.heuristic_weight {
+        world.set_heuristic_weight(weight);
+    }
+    if options.no_landmarks {
+        world.set_landmarks(false);
+    }
+    if let Some(mode) = options.search_mode {
+        world.set_search_mode(mode);
+    }
 }
 
 /// `n` rows spread evenly over `rows` (all of them when there are no more than `n`).

@@ -135,8 +135,23 @@ fn directions() -> Vec<(i64, i64)> {
 
 /// The cheapest cost from the centre of `from` to the centre of `to` over the
 /// fine-direction graph; `None` when either is a wall or no path exists.
+///
+/// A* with the straight-line distance times the field's cheapest cost as the heuristic: no
+/// segment is priced below its length times that cost, so the heuristic is consistent and
+/// the answer is Dijkstra's.
 #[must_use]
 pub fn fine_direction_cost(grid: &CostGrid, from: (u32, u32), to: (u32, u32)) -> Option<f64> {
+    fine_direction_path(grid, from, to).map(|(cost, _)| cost)
+}
+
+/// [`fine_direction_cost`] with the path: its cost and the cells it steps through, `from`
+/// first and `to` last.
+#[must_use]
+pub fn fine_direction_path(
+    grid: &CostGrid,
+    from: (u32, u32),
+    to: (u32, u32),
+) -> Option<(f64, Vec<(u32, u32)>)> {
     let walls = grid.walls();
     let (w, h) = (i64::from(grid.width), i64::from(grid.height));
     let at = |c: (u32, u32)| c.1 as usize * grid.width as usize + c.0 as usize;
@@ -145,16 +160,41 @@ pub fn fine_direction_cost(grid: &CostGrid, from: (u32, u32), to: (u32, u32)) ->
     {
         return None;
     }
+    let cheapest = f64::from(grid.costs.iter().copied().min().unwrap_or(1));
+    let estimate = |c: (u32, u32)| {
+        let (dx, dy) = (
+            f64::from(c.0) - f64::from(to.0),
+            f64::from(c.1) - f64::from(to.1),
+        );
+        // A hair under the bound, so float rounding never makes it overestimate.
+        (dx * dx + dy * dy).sqrt() * cheapest * (1.0 - 1e-9)
+    };
     let dirs = directions();
     let mut dist = vec![f64::INFINITY; grid.costs.len()];
+    let mut done = vec![false; grid.costs.len()];
+    let mut parent = vec![u32::MAX; grid.costs.len()];
     let mut heap = BinaryHeap::new();
     dist[at(from)] = 0.0;
-    // Costs as ordered integers: nanounits keep ties exact enough and avoid float ordering.
-    heap.push(Reverse((0_u64, from)));
+    // Priorities as ordered integers (nanounits): exact enough, and no float ordering.
+    let key = |f: f64| (f * 1e9) as u64;
+    heap.push(Reverse((key(estimate(from)), from)));
     while let Some(Reverse((_, c))) = heap.pop() {
+        if std::mem::replace(&mut done[at(c)], true) {
+            continue;
+        }
         let d = dist[at(c)];
         if c == to {
-            return Some(d);
+            let mut cells = vec![to];
+            let mut i = at(to);
+            while parent[i] != u32::MAX {
+                i = parent[i] as usize;
+                cells.push((
+                    (i % grid.width as usize) as u32,
+                    (i / grid.width as usize) as u32,
+                ));
+            }
+            cells.reverse();
+            return Some((d, cells));
         }
         for &(dx, dy) in &dirs {
             let (nx, ny) = (i64::from(c.0) + dx, i64::from(c.1) + dy);
@@ -162,7 +202,7 @@ pub fn fine_direction_cost(grid: &CostGrid, from: (u32, u32), to: (u32, u32)) ->
                 continue;
             }
             let n = (nx as u32, ny as u32);
-            if grid.cost(nx, ny) == WALL {
+            if grid.cost(nx, ny) == WALL || done[at(n)] {
                 continue;
             }
             let Some(step) = segment_cost(grid, &walls, c, n) else {
@@ -171,7 +211,8 @@ pub fn fine_direction_cost(grid: &CostGrid, from: (u32, u32), to: (u32, u32)) ->
             let nd = d + step;
             if nd < dist[at(n)] - 1e-12 {
                 dist[at(n)] = nd;
-                heap.push(Reverse(((nd * 1e9) as u64, n)));
+                parent[at(n)] = at(c) as u32;
+                heap.push(Reverse((key(nd + estimate(n)), n)));
             }
         }
     }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 mod bake;
 mod bench_paths;
+mod cost_scenarios;
 mod crowd;
 mod new_map;
 mod package;
@@ -305,12 +306,20 @@ enum Command {
     /// Run Moving AI benchmark scenarios: bake the grid (cost 1 everywhere passable), plan
     /// and trace every row, report reachability, arrival, traced / octile optimum (the
     /// published length) and traced / any-angle optimum (the shortest line through free
-    /// space, computed here).
+    /// space, computed here). Given a map document (.ron), a heightmap or a package
+    /// (.navpkg) and no scenario file, price --pairs random reachable pairs' traces on its
+    /// cost field against the 48-direction reference instead (traced cost / reference).
     Scenarios {
-        /// The Moving AI grid (.map).
+        /// The Moving AI grid (.map), or a map document, heightmap or package.
         map: PathBuf,
-        /// Its scenario file (.scen).
-        scen: PathBuf,
+        /// Its scenario file (.scen); leave out for a weighted map.
+        scen: Option<PathBuf>,
+        /// Weighted map: random pairs to price.
+        #[arg(long, default_value_t = 100)]
+        pairs: usize,
+        /// Weighted map: seed of the pairs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
         /// Run only the first N rows.
         #[arg(long)]
         limit: Option<usize>,
@@ -341,7 +350,7 @@ enum Command {
         #[arg(long)]
         no_landmarks: bool,
         /// Score with a default movement type (land, hover, large) instead of the unit-cost
-        /// grid type.
+        /// grid type; for a weighted map, its movement type (default: the first).
         #[arg(long = "type")]
         movement_type: Option<String>,
         /// Portal search: `flat` (A* over every portal node) or `hierarchy` (over the
@@ -593,6 +602,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Scenarios {
             map,
             scen,
+            pairs,
+            seed,
             limit,
             spread,
             rows,
@@ -615,6 +626,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 search_mode: search,
                 spread,
                 no_any_angle,
+            };
+            let Some(scen) = scen else {
+                return cost_scenarios::cost_scenarios_cmd(&map, &options, pairs, seed, rows, json);
             };
             let r =
                 navstudio::movingai::run_with(&map, &scen, &options).map_err(|e| e.to_string())?;

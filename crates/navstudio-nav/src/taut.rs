@@ -254,7 +254,7 @@ fn hull_chain(a: Half, c: Half, mut walls: Vec<Half>) -> Vec<Half> {
 /// The price of the segment `a`–`b`: the length inside each cell times that cell's cost
 /// (along a grid line, the cheaper open cell beside it); `None` when it is not free
 /// ([`walk`]) of the cells `blocked` refuses.
-fn price(
+pub(crate) fn price(
     a: Half,
     b: Half,
     cost: &impl Fn(i64, i64) -> Option<u8>,

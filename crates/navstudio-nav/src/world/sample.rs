@@ -13,10 +13,14 @@ use crate::taut::{Half, centre};
 /// lock. A target is a pure function of the path and the cell (and the look-ahead, whose
 /// setting is part of each entry), so a race only computes one twice.
 #[derive(Debug, Default)]
-pub(super) struct PulledCache(std::sync::OnceLock<Box<[AtomicU64]>>);
+pub(super) struct PulledCache(
+    std::sync::OnceLock<Box<[AtomicU64]>>,
+    /// The taut string's first two turns by cell ([`super::steer`]), two words a slot.
+    pub(super) std::sync::OnceLock<Box<[AtomicU64]>>,
+);
 
 /// Entries of a [`PulledCache`].
-const PULLED_SLOTS: usize = 4096;
+pub(super) const PULLED_SLOTS: usize = 4096;
 
 impl NavWorld {
     /// Flow byte at a cell for a path (see [`FlowCursor::at`]); `None` off the route.
@@ -53,8 +57,10 @@ impl NavWorld {
     /// The point an agent at `pos` (cell units) on path `id` steers at: the goal's centre
     /// when its cell sees the goal; else the farthest cell of its flow trace within the
     /// look-ahead (see [`Self::set_flow_lookahead`]) that its cell reaches in a straight line
-    /// over on-route cells no costlier than the trace crosses (string pulling); else the
-    /// centre of the next cell of the flow. `None` off the map or off the route. Answers
+    /// over on-route cells no costlier than the trace crosses (string pulling), or rather the
+    /// first wall corner the string from there to the next such cell turns at once pulled
+    /// taut (the turns [`Self::trace_path`]'s points show; within half a cell of that
+    /// corner, the next turn); else the centre of the next cell of the flow. `None` off the map or off the route. Answers
     /// are cached per cell, so a crowd asks this cheaply every step.
     #[must_use]
     pub fn steer_target(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
@@ -72,8 +78,8 @@ impl NavWorld {
         let f = self.flow_at(p, cell)?;
         let to = if f & FLOW_LOS != 0 || p.is_goal(cell) {
             self.seen_goal(p, cell)
-        } else if let Some(to) = self.pulled_target_cached(p, cell) {
-            to
+        } else if let Some(to) = self.taut_aim(p, cell, pos) {
+            return Some(to);
         } else {
             let (dx, dy) = flow_step(f)?;
             (
@@ -98,9 +104,9 @@ impl NavWorld {
             let goal = self.seen_goal(p, cell);
             return normalise(goal.0 as f32 + 0.5 - px, goal.1 as f32 + 0.5 - py);
         }
-        // Look-ahead: straight at the furthest flow cell ahead in plain sight.
-        if let Some(to) = self.pulled_target_cached(p, cell) {
-            return normalise(to.0 as f32 + 0.5 - px, to.1 as f32 + 0.5 - py);
+        // Look-ahead: along the taut string to the furthest flow cell ahead in plain sight.
+        if let Some(to) = self.taut_aim(p, cell, pos) {
+            return normalise(to.0 - px, to.1 - py);
         }
         // Bilinear over the 4 cell centres around pos.
         let (fx, fy) = (px - 0.5, py - 0.5);
@@ -218,7 +224,11 @@ impl NavWorld {
     }
 
     /// [`Self::pulled_target`] through the path's cache.
-    fn pulled_target_cached(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
+    pub(super) fn pulled_target_cached(
+        &self,
+        p: &PathState,
+        cell: (u32, u32),
+    ) -> Option<(u32, u32)> {
         if self.flow_lookahead < 2 {
             return None;
         }
@@ -304,14 +314,17 @@ impl NavWorld {
                         string = self.relax(p, &string, pass % 2 == 0);
                     }
                     let taut = (passes > 0).then_some(cost);
-                    // The taut string keeps to the sectors the pulled string crosses, whose
-                    // costs a streamed world has read for it, so it answers as a world read
-                    // whole.
+                    // The cheapest string and the taut one keep to the sectors the pulled
+                    // string crosses, whose costs a streamed world has read for it, so it
+                    // answers as a world read whole.
                     let mut crossed = vec![false; spec.sector_count()];
                     for &(x, y) in &string.cells {
                         crossed[spec.sector_of(x, y) as usize] = true;
                     }
                     let on_route = |x: u32, y: u32| crossed[spec.sector_of(x, y) as usize];
+                    if passes > 0 {
+                        string = cheapest_over(cost, string, on_route);
+                    }
                     return Some(string.into_traced(goal, taut, on_route));
                 }
                 run.clear();
@@ -455,7 +468,13 @@ impl NavWorld {
             out.cells.reverse();
             out.waypoints.reverse();
         }
-        if out.length <= string.length {
+        // Each pulled segment costs no more than the cells it replaces, but those cells'
+        // own price is by flow steps, not the string's segments: keep the cheaper string.
+        let (new_price, old_price) = (
+            string_price(cost, &out.waypoints),
+            string_price(cost, &string.waypoints),
+        );
+        if new_price < old_price || (new_price == old_price && out.length <= string.length) {
             out
         } else {
             Pulled {
@@ -465,6 +484,42 @@ impl NavWorld {
                 links: string.links.clone(),
             }
         }
+    }
+}
+
+/// `string` replaced by the cheapest string through its cells
+/// ([`super::cheapest::cheapest_string`], segments over cells `open` accepts) when that is
+/// cheaper; on cells of one cost the pulls have already made it straight, so it stays.
+fn cheapest_over(
+    cost: &crate::CostField,
+    string: Pulled,
+    open: impl Fn(u32, u32) -> bool,
+) -> Pulled {
+    let first = string.cells.first().map(|&(x, y)| cost.get(x, y));
+    if string
+        .cells
+        .iter()
+        .all(|&(x, y)| Some(cost.get(x, y)) == first)
+    {
+        return string;
+    }
+    let kept = super::cheapest::cheapest_string(cost, &string.cells, open);
+    let mut out = Pulled {
+        cells: vec![string.cells[0]],
+        waypoints: vec![string.cells[0]],
+        length: 0.0,
+        links: Vec::new(),
+    };
+    for w in kept.windows(2) {
+        let (a, b) = (string.cells[w[0]], string.cells[w[1]]);
+        push_line(&mut out.cells, a, b);
+        out.length += euclidean(a, b);
+        push_waypoint(&mut out.waypoints, b);
+    }
+    if string_price(cost, &out.waypoints) < string_price(cost, &string.waypoints) {
+        out
+    } else {
+        string
     }
 }
 
@@ -558,6 +613,34 @@ fn step_price(cost: &crate::CostField, a: (u32, u32), b: (u32, u32)) -> f32 {
     step * 0.5 * (f32::from(cost.get(a.0, a.1)) + f32::from(cost.get(b.0, b.1)))
 }
 
+/// The price of the segment between the centres of `a` and `b`: the length inside each cell
+/// times its cost, as the taut string and the reference price it (a mean of the cells'
+/// costs would count a cell the segment clips as fully as one it runs through, and let a
+/// pull cut dear corners). `uniform` when every cell it runs through costs what `a` does.
+pub(super) fn segment_price(
+    cost: &crate::CostField,
+    a: (u32, u32),
+    b: (u32, u32),
+    uniform: bool,
+) -> f32 {
+    let start = f32::from(cost.get(a.0, a.1));
+    if uniform {
+        return euclidean(a, b) as f32 * start;
+    }
+    let spec = cost.spec;
+    let cost_of = |x: i64, y: i64| spec.contains(x, y).then(|| cost.get(x as u32, y as u32));
+    crate::taut::price(centre(a), centre(b), &cost_of, &|_, _| false).unwrap_or(f64::INFINITY)
+        as f32
+}
+
+/// The price of a string through the centres of `waypoints` ([`segment_price`] summed).
+fn string_price(cost: &crate::CostField, waypoints: &[(u32, u32)]) -> f32 {
+    waypoints
+        .windows(2)
+        .map(|w| segment_price(cost, w[0], w[1], false))
+        .sum()
+}
+
 /// String pulling, shared by [`NavWorld::steer_target`] (over the look-ahead) and
 /// [`NavWorld::trace_path`] (over the whole trace): the index of the furthest cell of `chain`
 /// (the trace after `from`, each cell with the price of the step into it) that `from` reaches by a straight segment in plain sight and no dearer than the
@@ -593,24 +676,21 @@ fn farthest_in_sight(
         if limit == WALL {
             return false;
         }
-        let (mut sum, mut n) = (0_u32, 0_u32);
+        let start = cost.get(from.0, from.1);
+        let (mut lo, mut hi) = (start, start);
         // Through a cell corner both side cells must be open: an agent has a body, so the
         // string keeps off wall corners (the crowd's corner clearance relies on it).
-        let clear = segment_clear(from, to, |x, y, side| {
+        let clear = segment_clear_on(from, to, |x, y, side| {
             spec.contains(x, y) && {
                 let c = cost.get(x as u32, y as u32);
                 if !side {
-                    sum += u32::from(c);
-                    n += 1;
+                    (lo, hi) = (lo.min(c), hi.max(c));
                 }
                 let cell = (x as u32, y as u32);
                 c <= limit && (open_anywhere(cell) || flow.at(cell).is_some())
             }
         });
-        // The segment's cells, the start's half included as the flow's first step is.
-        let mean = (sum + u32::from(cost.get(from.0, from.1))) as f32 / (n + 1) as f32;
-        let length = euclidean(from, to) as f32;
-        clear && length * mean <= trace_price * (1.0 + 1e-5)
+        clear && segment_price(cost, from, to, lo == hi) <= trace_price * (1.0 + 1e-5)
     };
     if scan_back {
         return (1..chain.len()).rev().find(|&j| sees(j));
@@ -645,7 +725,7 @@ fn push_waypoint(waypoints: &mut Vec<(u32, u32)>, to: (u32, u32)) {
 }
 
 /// The step to the neighbouring cell a flow byte points at; `None` for no direction.
-fn flow_step(f: u8) -> Option<(i32, i32)> {
+pub(super) fn flow_step(f: u8) -> Option<(i32, i32)> {
     DIRECTIONS.get((f & 0x0F) as usize).copied()
 }
 
@@ -824,7 +904,7 @@ pub(super) struct FlowCursor<'a> {
 }
 
 impl<'a> FlowCursor<'a> {
-    fn new(layer: &'a NavLayer, path: &'a PathState) -> Self {
+    pub(super) fn new(layer: &'a NavLayer, path: &'a PathState) -> Self {
         Self {
             layer,
             path,
@@ -852,7 +932,7 @@ impl<'a> FlowCursor<'a> {
 
     /// The goal `cell` steers straight at: itself on a goal, else the goal the cheapest goal
     /// field's line of sight there refers to (the path's first goal when none does).
-    fn seen_goal(&mut self, cell: (u32, u32)) -> (u32, u32) {
+    pub(super) fn seen_goal(&mut self, cell: (u32, u32)) -> (u32, u32) {
         if self.path.is_goal(cell) {
             return cell;
         }
@@ -868,7 +948,7 @@ impl<'a> FlowCursor<'a> {
     /// permutation tile of the first exit of the cell's sector whose tile
     /// reaches the cell; in sectors where the route goes first (see
     /// [`PathState::route_first`]) the goal field comes last. `None` off the route.
-    fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
+    pub(super) fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
         let l = self.layer;
         self.enter(cell);
         // Where the route goes first, its flow; the goal field still covers cells it misses.
@@ -914,7 +994,7 @@ impl<'a> FlowCursor<'a> {
 }
 
 /// [`crate::integrate::segment_clear`] over map coordinates.
-fn segment_clear(
+pub(super) fn segment_clear_on(
     from: (u32, u32),
     to: (u32, u32),
     open: impl FnMut(i64, i64, bool) -> bool,
@@ -928,9 +1008,9 @@ fn segment_clear(
 
 /// Appends the cells the straight segment from `a` (excluded) to `b` (included) touches, in
 /// order (the side cells of a corner crossing left out): each step is orthogonal, or a
-/// diagonal through a corner whose two side cells [`segment_clear`] found open.
+/// diagonal through a corner whose two side cells [`segment_clear_on`] found open.
 fn push_line(cells: &mut Vec<(u32, u32)>, a: (u32, u32), b: (u32, u32)) {
-    segment_clear(a, b, |x, y, side| {
+    segment_clear_on(a, b, |x, y, side| {
         if !side {
             cells.push((x as u32, y as u32));
         }
@@ -938,7 +1018,7 @@ fn push_line(cells: &mut Vec<(u32, u32)>, a: (u32, u32), b: (u32, u32)) {
     });
 }
 
-fn normalise(x: f32, y: f32) -> Option<(f32, f32)> {
+pub(super) fn normalise(x: f32, y: f32) -> Option<(f32, f32)> {
     let n = (x * x + y * y).sqrt();
     (n > 1e-6).then(|| (x / n, y / n))
 }

@@ -1,0 +1,155 @@
+//! The cheapest string through a trace's cells on a cost field: a trace pulled greedily (to
+//! the furthest cell in sight no dearer than the trace) keeps the trace's detours where a
+//! straight segment costs as much as them, and on slopes a segment that cuts through
+//! slightly dearer cells is often the cheaper way. This picks, among the strings whose
+//! points are cells of the trace (each segment in plain sight and at most [`WINDOW`] cells
+//! of the trace long), the one of least price, by dynamic programming over the trace.
+
+use super::sample::{segment_clear_on, segment_price};
+use crate::grid::WALL;
+
+/// How many trace cells back a segment may reach.
+const WINDOW: usize = 64;
+
+/// Indices into `cells` (first and last included) of the cheapest string through them: each
+/// segment between two kept cells is in plain sight over non-wall cells `open` accepts
+/// (through a cell corner both side cells, see [`segment_clear_on`]) and priced by the
+/// length inside each cell times its cost ([`segment_price`]). Consecutive cells are always
+/// joined (they are neighbours on the trace).
+pub(super) fn cheapest_string(
+    cost: &crate::CostField,
+    cells: &[(u32, u32)],
+    open: impl Fn(u32, u32) -> bool,
+) -> Vec<usize> {
+    let n = cells.len();
+    if n < 3 {
+        return (0..n).collect();
+    }
+    let spec = cost.spec;
+    let cheapest = cells
+        .iter()
+        .map(|&(x, y)| cost.get(x, y))
+        .min()
+        .map_or(1.0, f32::from);
+    let mut best = vec![f32::INFINITY; n];
+    let mut back = vec![0_usize; n];
+    best[0] = 0.0;
+    for j in 1..n {
+        best[j] = best[j - 1] + segment_price(cost, cells[j - 1], cells[j], false);
+        back[j] = j - 1;
+        for i in (j.saturating_sub(WINDOW)..j - 1).rev() {
+            let (a, b) = (cells[i], cells[j]);
+            let (dx, dy) = (
+                f32::from(a.0.abs_diff(b.0) as u16),
+                f32::from(a.1.abs_diff(b.1) as u16),
+            );
+            // No segment costs less than its length times the trace's cheapest cell. Ties go
+            // to the segment from further back (fewer points; the loop runs backward).
+            let tie = best[j] * (1.0 + 1e-6);
+            if best[i] + (dx * dx + dy * dy).sqrt() * cheapest > tie {
+                continue;
+            }
+            let start = cost.get(a.0, a.1);
+            let (mut lo, mut hi) = (start, start);
+            let clear = segment_clear_on(a, b, |x, y, side| {
+                spec.contains(x, y) && {
+                    let c = cost.get(x as u32, y as u32);
+                    if !side {
+                        (lo, hi) = (lo.min(c), hi.max(c));
+                    }
+                    c != WALL && open(x as u32, y as u32)
+                }
+            });
+            if !clear {
+                continue;
+            }
+            let total = best[i] + segment_price(cost, a, b, lo == hi);
+            if total <= tie {
+                best[j] = total;
+                back[j] = i;
+            }
+        }
+    }
+    let mut kept = vec![n - 1];
+    let mut j = n - 1;
+    while j > 0 {
+        j = back[j];
+        kept.push(j);
+    }
+    kept.reverse();
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::GridSpec;
+
+    fn field(rows: &[&str]) -> crate::CostField {
+        let spec = GridSpec {
+            width: rows[0].len() as u32,
+            height: rows.len() as u32,
+            sector_size: 10,
+        };
+        let cells: Vec<u8> = rows
+            .iter()
+            .flat_map(|r| r.bytes())
+            .map(|b| if b == b'#' { WALL } else { b - b'0' })
+            .collect();
+        crate::CostField::from_cells(spec, &cells)
+    }
+
+    /// An L-shaped trace: `right` cells along row 0, then down column `right`.
+    fn l_trace(right: u32, down: u32) -> Vec<(u32, u32)> {
+        (0..=right)
+            .map(|x| (x, 0))
+            .chain((1..=down).map(|y| (right, y)))
+            .collect()
+    }
+
+    #[test]
+    fn an_open_corner_is_cut_by_one_segment() {
+        let f = field(&["111111"; 6]);
+        let cells = l_trace(5, 5);
+        assert_eq!(
+            cheapest_string(&f, &cells, |_, _| true),
+            vec![0, cells.len() - 1]
+        );
+    }
+
+    #[test]
+    fn a_wall_keeps_the_turn_and_a_dear_patch_is_cut_only_when_cheaper() {
+        // A wall below the corner's diagonal: the string must turn near the corner.
+        let f = field(&["111111", "111111", "1#1111", "111111", "111111", "111111"]);
+        let cells = l_trace(5, 5);
+        let kept = cheapest_string(&f, &cells, |_, _| true);
+        assert!(kept.len() > 2, "{kept:?}");
+        let price = |f: &crate::CostField, k: &[usize]| -> f32 {
+            k.windows(2)
+                .map(|w| segment_price(f, cells[w[0]], cells[w[1]], false))
+                .sum()
+        };
+        let every: Vec<usize> = (0..cells.len()).collect();
+        assert!(price(&f, &kept) <= price(&f, &every));
+        // Round a patch of cost 9 (cells 1..5 × 1..5) the string keeps to cells of cost 1:
+        // along row 0 to (4, 0), past the patch's corner to (5, 1), down column 5 (9.41 in
+        // all), never into the patch (the straight segment would cost 52).
+        let f = field(&["111111", "199991", "199991", "199991", "199991", "111111"]);
+        let kept = cheapest_string(&f, &cells, |_, _| true);
+        assert_eq!(kept, vec![0, 4, 6, cells.len() - 1]);
+        let total = price(&f, &kept);
+        assert!(
+            (total - (8.0 + std::f32::consts::SQRT_2)).abs() < 1e-4,
+            "{total}"
+        );
+    }
+
+    #[test]
+    fn segments_keep_to_the_cells_open_accepts() {
+        let f = field(&["111111"; 6]);
+        let cells = l_trace(5, 5);
+        // Only row 0 and column 5 are open: the L is the only string.
+        let kept = cheapest_string(&f, &cells, |x, y| y == 0 || x == 5);
+        assert_eq!(kept, vec![0, 5, cells.len() - 1]);
+    }
+}
