@@ -3,8 +3,9 @@
 //! solver of the same Eikonal equations, a breadth-first flood fill, a brute-force border
 //! scan, an exact segment/square intersection test and a full rebuild.
 //!
-//! This module holds the shared generator, random maps, the oracles and the flow property
+//! This file holds the shared generator, random maps, the oracles and the flow property
 //! check; the tests are grouped by navigation stage in the submodules.
+#![allow(clippy::unwrap_used)]
 
 mod flow;
 mod integrate;
@@ -14,18 +15,18 @@ mod layers;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 
-use navstudio::nav::flow::flow_from_integration;
-use navstudio::nav::grid::{
+use navstudio_nav::flow::flow_from_integration;
+use navstudio_nav::grid::{
     DIR_NONE, DIRECTIONS, FLOW_FINE_CCW, FLOW_FINE_CW, FLOW_LOS, FLOW_PATHABLE, WALL, flow_vector,
 };
-use navstudio::nav::integrate::{
+use navstudio_nav::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
-use navstudio::nav::islands::find_islands;
-use navstudio::nav::permutations::canonical_flows;
-use navstudio::nav::portals::{PortalWindow, find_windows};
-use navstudio::nav::{CostField, GridSpec, build_layer, rebuild_sectors};
+use navstudio_nav::islands::find_islands;
+use navstudio_nav::permutations::canonical_flows;
+use navstudio_nav::portals::{PortalWindow, find_windows};
 use navstudio_nav::rng::SplitMix64 as Rng;
+use navstudio_nav::{CostField, GridSpec, build_layer, rebuild_sectors};
 use pathfinding::directed::dijkstra::dijkstra_all;
 
 /// Random costs: `wall_p` walls, `cost_p` costed cells (1..=max_cost), clear elsewhere; walls

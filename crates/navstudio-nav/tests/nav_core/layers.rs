@@ -2,7 +2,7 @@
 //! rebuilds against a full build, and cancelled builds.
 
 use super::*;
-use navstudio::nav::cost::SectorCost;
+use navstudio_nav::cost::SectorCost;
 
 #[test]
 fn layer_graph_and_tiles_match_direct_integration() {
