@@ -38,7 +38,6 @@ mod shared;
 #[cfg(test)]
 mod slicing_tests;
 mod stamps;
-mod steer;
 mod streaming;
 
 pub use clusters::{LayerHierarchy, SearchMode};
