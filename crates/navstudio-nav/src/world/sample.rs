@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::cheapest::segment_price;
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
 use crate::grid::{CLEAR, DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
 use crate::layer::NavLayer;
@@ -603,26 +604,6 @@ fn step_price(cost: &crate::CostField, a: (u32, u32), b: (u32, u32)) -> f32 {
     step * 0.5 * (f32::from(cost.get(a.0, a.1)) + f32::from(cost.get(b.0, b.1)))
 }
 
-/// The price of the segment between the centres of `a` and `b`: the length inside each cell
-/// times its cost, as the taut string and the reference price it (a mean of the cells'
-/// costs would count a cell the segment clips as fully as one it runs through, and let a
-/// pull cut dear corners). `uniform` when every cell it runs through costs what `a` does.
-pub(super) fn segment_price(
-    cost: &crate::CostField,
-    a: (u32, u32),
-    b: (u32, u32),
-    uniform: bool,
-) -> f32 {
-    let start = f32::from(cost.get(a.0, a.1));
-    if uniform {
-        return euclidean(a, b) as f32 * start;
-    }
-    let spec = cost.spec;
-    let cost_of = |x: i64, y: i64| spec.contains(x, y).then(|| cost.get(x as u32, y as u32));
-    crate::taut::price(centre(a), centre(b), &cost_of, &|_, _| false).unwrap_or(f64::INFINITY)
-        as f32
-}
-
 /// The price of a string through the centres of `waypoints` ([`segment_price`] summed).
 fn string_price(cost: &crate::CostField, waypoints: &[(u32, u32)]) -> f32 {
     waypoints
@@ -984,7 +965,7 @@ impl<'a> FlowCursor<'a> {
 }
 
 /// [`crate::integrate::segment_clear`] over map coordinates.
-pub(super) fn segment_clear_on(
+fn segment_clear_on(
     from: (u32, u32),
     to: (u32, u32),
     open: impl FnMut(i64, i64, bool) -> bool,
