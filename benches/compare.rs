@@ -37,7 +37,7 @@ const GRID: usize = 1024;
 
 /// Random costs 1..=4 with ~15 % walls.
 fn random_grid(seed: u64) -> Vec<u8> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     (0..GRID * GRID)
         .map(|_| {
             if rng.below(100) < 15 {
@@ -67,7 +67,7 @@ fn successors(costs: &[u8], c: usize) -> impl Iterator<Item = (usize, u32)> + '_
 
 fn bench_integrator_vs_dijkstra(c: &mut Criterion) {
     let costs = random_grid(7);
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let goal = loop {
         let g = (GRID / 2 - 50 + rng.below(100) as usize) * GRID + GRID / 2 - 50
             + rng.below(100) as usize;
@@ -153,7 +153,7 @@ fn bench_tiled_vs_whole_map(c: &mut Criterion) {
     let baked = common::baked_benchmark_map(MAP, Some(vec!["land".into()]));
     let costs = baked.nav.layers[0].cost.to_cells();
     let mut world = NavWorld::from_nav(baked.nav);
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let passable = |rng: &mut Rng| loop {
         let c = (rng.below(MAP), rng.below(MAP));
         if costs[(c.1 * MAP + c.0) as usize] != WALL {

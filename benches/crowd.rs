@@ -1,4 +1,6 @@
-//! One 60 Hz crowd step on a 2048 × 2048 open map with scattered walls, one goal.
+//! One 60 Hz crowd step on a 2048 × 2048 open map with scattered walls, one goal: flow
+//! following and separation alone (10k, 50k agents), the same with the contact rule, and
+//! each avoidance mode with its defaults.
 //! Targets on the 2-core reference machine: 10k agents ≤ 4 ms, 50k agents ≤ 16 ms.
 #![allow(missing_docs)] // criterion_group! generates an undocumented function.
 
@@ -6,8 +8,8 @@ use criterion::{Criterion, criterion_group};
 use navstudio::crowd::rng::SplitMix64;
 use navstudio::crowd::testing::GridNavigator;
 use navstudio::crowd::{
-    AvoidanceMode, Order, Scenario, SimConfig, Simulation, Spawn, SpawnArea, SteeringWeights, Vec2,
-    default_archetypes,
+    AvoidanceMode, Order, Scenario, SimConfig, Simulation, Spawn, SpawnArea, SteeringWeights,
+    Techniques, Vec2, default_archetypes,
 };
 
 const SIZE: u32 = 2048;
@@ -69,6 +71,8 @@ fn simulation(nav: &mut GridNavigator, agents: u32, mut config: SimConfig) -> Si
 }
 
 fn cases() -> Vec<(&'static str, u32, SimConfig)> {
+    // Flow following and separation alone: no contact rule or other technique
+    // (`Techniques::none()`), the crowd's floor and the step-time baseline.
     let flow_separation = SimConfig {
         weights: SteeringWeights {
             avoidance: 0.0,
@@ -76,11 +80,19 @@ fn cases() -> Vec<(&'static str, u32, SimConfig)> {
             cohesion: 0.0,
             ..SteeringWeights::default()
         },
+        techniques: Techniques::none(),
         ..SimConfig::default()
+    };
+    // The same with the default techniques (the contact rule): what resolving contacts costs.
+    let with_contacts = SimConfig {
+        techniques: Techniques::default(),
+        ..flow_separation.clone()
     };
     vec![
         ("flow_separation_10k", 10_000, flow_separation.clone()),
         ("flow_separation_50k", 50_000, flow_separation),
+        ("separation_contacts_10k", 10_000, with_contacts.clone()),
+        ("separation_contacts_50k", 50_000, with_contacts),
         ("boids_full_10k", 10_000, SimConfig::default()),
         (
             "orca_10k",
@@ -125,8 +137,9 @@ fn bench(c: &mut Criterion) {
 criterion_group!(benches, bench);
 
 /// `CROWD_FIXED_STEPS=N cargo bench --no-default-features --bench crowd` runs N steps of
-/// each case instead of criterion and prints the median step: a fixed amount of work, for
-/// `perf stat` (cycles do not depend on what else the machine runs).
+/// each case (`CROWD_CASE=NAME`: those whose name contains it) instead of criterion and
+/// prints the median step and a checksum of the agents' positions: a fixed amount of work,
+/// for `perf` and `tools/crowd_step_cmp.sh`.
 fn main() {
     if let Some(steps) = std::env::var("CROWD_FIXED_STEPS")
         .ok()
@@ -168,6 +181,13 @@ fn fixed_steps(steps: usize) {
             "{name}: median {:.2} ms over {steps} steps, {cpu_ms:.2} ms CPU per step (all threads)",
             times[steps / 2]
         );
+        // A fingerprint of every agent's position: a change meant to make the step faster
+        // and change nothing must leave it as it was.
+        let checksum = sim.agents().pos_world.iter().fold(0u64, |h, p| {
+            (h.rotate_left(7) ^ ((u64::from(p.x.to_bits()) << 32) | u64::from(p.y.to_bits())))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        });
+        println!("  positions checksum {checksum:016x}");
     }
 }
 

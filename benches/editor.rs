@@ -286,7 +286,7 @@ fn paint_2048(c: &mut Criterion) {
     // Latency: a single dab (click) on passable land, then frames until the overlay's cost
     // under the dab changes. A dab that changes nothing (a stamp's cells replace paint, or
     // the paint there is already at its limit) is retried elsewhere and not counted.
-    let mut rng = common::Rng(7);
+    let mut rng = common::Rng::new(7);
     let mut latency_frames = Vec::new();
     let mut latency_ms = Vec::new();
     let mut no_op_dabs = 0u32;

@@ -21,7 +21,7 @@ fn bench_links(c: &mut Criterion) {
     let baked = common::baked_benchmark_map(SIZE, Some(vec!["land".into()]));
     let costs = baked.nav.layers[0].cost.to_cells();
     let nav = baked.nav;
-    let mut rng = Rng(47);
+    let mut rng = Rng::new(47);
     let passable = |rng: &mut Rng| loop {
         let c = (rng.below(SIZE), rng.below(SIZE));
         if costs[(c.1 * SIZE + c.0) as usize] != WALL {

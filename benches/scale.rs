@@ -46,7 +46,7 @@ fn far_pairs(
     count: usize,
     seed: u64,
 ) -> Vec<((u32, u32), (u32, u32))> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let passable = |rng: &mut Rng| loop {
         let c = (rng.below(size), rng.below(size));
         if costs[(c.1 * size + c.0) as usize] != WALL {

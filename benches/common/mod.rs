@@ -3,20 +3,9 @@
 
 use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
 use navstudio::map::{self, GenerateSpec, MapKind, StampLibrary};
-
-/// SplitMix64: deterministic and good enough to pick cells.
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// A value in `0..n`.
-    pub fn below(&mut self, n: u32) -> u32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % u64::from(n)) as u32
-    }
-}
+// Not every bench draws random cells.
+#[allow(unused_imports)]
+pub use navstudio_nav::rng::SplitMix64 as Rng;
 
 /// The generated benchmark map (`navstudio generate --kind benchmark`), `size` cells a side,
 /// baked for `types` (all when `None`).

@@ -124,8 +124,9 @@ impl CongestionTexture {
     }
 }
 
-/// Agent-seconds as colour: clear below `MIN_SHOWN_SECS`, then yellow to red on a log
-/// scale up to the map's peak, more opaque where more time was lost.
+/// Agent-seconds as colour: clear below `MIN_SHOWN_SECS`, then lavender to deep violet on
+/// a log scale up to the map's peak, more opaque where more time was lost. Violet is no
+/// agent state's colour: a red patch at a door read as stuck agents, an amber one as a queue.
 #[must_use]
 pub fn congestion_image(map: &CongestionMap) -> ColorImage {
     let peak = map.peak().max(MIN_SHOWN_SECS * 10.0);
@@ -138,8 +139,8 @@ pub fn congestion_image(map: &CongestionMap) -> ColorImage {
                 return Color32::TRANSPARENT;
             }
             let t = ((s / MIN_SHOWN_SECS).ln() * scale).clamp(0.0, 1.0);
-            let g = (220.0 * (1.0 - t)) as u8;
-            Color32::from_rgba_unmultiplied(255, g, 30, (90.0 + 150.0 * t) as u8)
+            let (r, g, b) = (200.0 - 50.0 * t, 170.0 - 130.0 * t, 255.0 - 55.0 * t);
+            Color32::from_rgba_unmultiplied(r as u8, g as u8, b as u8, (90.0 + 150.0 * t) as u8)
         })
         .collect();
     ColorImage::new([map.width as usize, map.height as usize], pixels)

@@ -499,7 +499,9 @@ impl AgentColouring {
     #[must_use]
     pub fn legend(self) -> &'static str {
         match self {
-            Self::State => "Blue moving, green arrived, red stuck, grey idle",
+            Self::State => {
+                "Blue moving, amber queued (waiting in a queue that moves), green arrived, red stuck, grey idle"
+            }
             Self::Collision => {
                 "Red: its path runs into a neighbour and nothing it does avoids it; yellow: \
                  avoiding one (side-step, slowing, waiting, pushing); blue: resolved one in \

@@ -159,7 +159,10 @@ fn streamed(args: &BenchPathsArgs<'_>) -> Result<(), String> {
 fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
     let name = args.package.display();
     let start = Instant::now();
-    let data = Arc::new(NavData::read(args.package).map_err(|e| format!("{name}: {e}"))?);
+    let data = Arc::new(
+        NavData::open(args.package, StreamOptions::default())
+            .map_err(|e| format!("{name}: {e}"))?,
+    );
     let ty = match args.type_name {
         None if data.layers.is_empty() => {
             return Err(format!("{name}: the package has no movement types"));

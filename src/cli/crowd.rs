@@ -194,6 +194,9 @@ pub struct BenchArgs<'a> {
     pub seed: Option<u64>,
     /// Draw this many random cases instead (`seed` seeds the draw).
     pub random: Option<u32>,
+    /// With `random`: write the drawn cases here (map, document, scenario) instead of
+    /// running them.
+    pub write: Option<&'a Path>,
 }
 
 /// Simulated seconds between two frames of `--frames`.
@@ -405,6 +408,45 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
     Ok(())
 }
 
+/// `crowd-bench --random N --write DIR`: the case's grid as `DIR/CASE.map` (Moving AI:
+/// `@` walls, `.` ground; other costs are written as ground), a map document on it
+/// (`DIR/CASE.ron`, 1 m cells, as `navstudio new` makes one) and its scenario in `mode`
+/// (`DIR/CASE.scenario.ron`), so a designer can open the case in the editor.
+fn write_case(dir: &Path, case: &quality::CrowdCase, mode: AvoidanceMode) -> Result<(), String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("{}: cannot make the folder: {e}", dir.display()))?;
+    let m = &case.map;
+    let mut text = format!("type octile\nheight {}\nwidth {}\nmap\n", m.height, m.width);
+    for row in m.cells.chunks(m.width as usize) {
+        text.extend(row.iter().map(|&c| if c == 255 { '@' } else { '.' }));
+        text.push('\n');
+    }
+    let map_path = dir.join(format!("{}.map", case.name));
+    navstudio::map::io::write_atomic(&map_path, text.as_bytes())
+        .map_err(|e| format!("{}: cannot write the map: {e}", map_path.display()))?;
+    let doc_path = dir.join(format!("{}.ron", case.name));
+    super::new_map::write_document(&map_path, &doc_path, &super::ScaleArgs::default())?;
+    let mut scenario = case.scenario.clone();
+    scenario.config.avoidance = mode;
+    let scenario_path = dir.join(format!("{}.scenario.ron", case.name));
+    let ron = ron::ser::to_string_pretty(&scenario, ron::ser::PrettyConfig::default())
+        .map_err(|e| e.to_string())?;
+    navstudio::map::io::write_atomic(&scenario_path, ron.as_bytes()).map_err(|e| {
+        format!(
+            "{}: cannot write the scenario: {e}",
+            scenario_path.display()
+        )
+    })?;
+    println!(
+        "wrote {} ({} agents): open {} in the editor, then load {} in the Crowd panel",
+        case.name,
+        scenario.spawns.iter().map(|s| s.count).sum::<u32>(),
+        doc_path.display(),
+        scenario_path.display()
+    );
+    Ok(())
+}
+
 /// The techniques `--off` and `--on` leave.
 fn chosen_techniques(args: &BenchArgs<'_>) -> Result<crowd::Techniques, String> {
     let mut techniques = crowd::Techniques::default();
@@ -453,6 +495,15 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
     let seed = args.seed.unwrap_or(1);
     let archetypes = crowd::default_archetypes();
     let wanted = |name: &str| args.cases.is_empty() || args.cases.iter().any(|c| name.contains(c));
+    if let Some(dir) = args.write {
+        for k in 0..count {
+            let case = random::random_case(seed, k, args.scale, &archetypes);
+            if wanted(&case.case.name) {
+                write_case(dir, &case.case, modes[0])?;
+            }
+        }
+        return Ok(());
+    }
     println!(
         "random cases: seed {seed}, {count} cases, scale {}",
         args.scale

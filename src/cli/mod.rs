@@ -275,6 +275,12 @@ enum Command {
         /// (default 1), run each to 5x its bound and report per family and mode.
         #[arg(long)]
         random: Option<u32>,
+        /// With --random: write each drawn case (as --case picks) into this folder instead
+        /// of running it, to open in the editor: CASE.map (the grid, Moving AI format),
+        /// CASE.ron (a map document on it) and CASE.scenario.ron (its spawns and orders, in
+        /// the first --mode; load it in the Crowd panel's Scenarios).
+        #[arg(long, requires = "random")]
+        write: Option<PathBuf>,
     },
     /// Write a generated grid map and its scenarios in the Moving AI format
     /// (KIND-SIZE-SEED.map and .map.scen, octile optima computed here), for `navstudio
@@ -555,6 +561,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             decision_secs,
             seed,
             random,
+            write,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
             modes: &mode,
@@ -568,6 +575,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             decision_secs,
             seed,
             random,
+            write: write.as_deref(),
         }),
         Some(Command::GridMaps {
             kind,

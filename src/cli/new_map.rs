@@ -11,6 +11,23 @@ use super::bake::new_from_heightmap;
 /// `navstudio new`: writes the map document for a heightmap at its pre-filled (or given)
 /// scale and prints what a designer should check before baking.
 pub fn new_cmd(heightmap: &Path, output: &Path, scale: &super::ScaleArgs) -> Result<(), String> {
+    let (loaded, settings) = write_document(heightmap, output, scale)?;
+    print!("{}", describe_new_map(&loaded, &settings));
+    println!(
+        "wrote {} (heightmap {})",
+        output.display(),
+        loaded.document.heightmap.path
+    );
+    Ok(())
+}
+
+/// Writes the map document `output` for `heightmap` (referred to relative to the document)
+/// at its pre-filled (or given) scale; returns what it wrote.
+pub fn write_document(
+    heightmap: &Path,
+    output: &Path,
+    scale: &super::ScaleArgs,
+) -> Result<(LoadedMap, map::NewMapSettings), String> {
     if output
         .extension()
         .is_none_or(|e| !e.eq_ignore_ascii_case("ron"))
@@ -36,13 +53,7 @@ pub fn new_cmd(heightmap: &Path, output: &Path, scale: &super::ScaleArgs) -> Res
         loaded.document.name = stem.to_string_lossy().into_owned();
     }
     map::save_map(output, &loaded.document).map_err(|e| e.to_string())?;
-    print!("{}", describe_new_map(&loaded, &settings));
-    println!(
-        "wrote {} (heightmap {})",
-        output.display(),
-        loaded.document.heightmap.path
-    );
-    Ok(())
+    Ok((loaded, settings))
 }
 
 /// The settings, the notes on how they were pre-filled, the slope histogram and the wall

@@ -457,11 +457,10 @@ pub fn path_cmd(
         .map_err(|e| format!("{}: {e}", pkg_path.display()))?;
     let request_us = start.elapsed().as_secs_f64() * 1e6;
     let expanded = world.a_star_expansions() - expanded;
-    match world.hierarchy(layer) {
+    match world.cluster_stats(layer) {
         Some(h) => println!(
-            "search     sector hierarchy ({} clusters, {} border nodes): {expanded} nodes expanded",
-            h.hierarchy.cluster_count(),
-            h.hierarchy.border_count()
+            "search     sector hierarchy ({} clusters, {} border nodes, {} levels above): {expanded} nodes expanded",
+            h.clusters, h.border_nodes, h.levels
         ),
         None => {
             println!("search     flat portal A* with landmark tables: {expanded} nodes expanded")

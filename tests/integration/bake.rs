@@ -71,7 +71,7 @@ fn incremental_rebake_equals_full_bake() {
     let mut m = generated(MapKind::Small);
     let (w, h) = (m.heightmap.width, m.heightmap.height);
     let mut baked = bake_all(&m);
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for step in 0..12 {
         let dirty = if step % 3 == 2 {
             let (x, y) = (rng.below(w) as i32 - 3, rng.below(h) as i32 - 3);

@@ -34,7 +34,7 @@ fn random_map(
         seed,
     };
     let g = map::generate(&spec);
-    let mut rng = Rng(seed ^ 0x5EED);
+    let mut rng = Rng::new(seed ^ 0x5EED);
     let heights: Vec<u16> = g
         .heights
         .iter()

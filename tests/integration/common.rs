@@ -4,6 +4,7 @@
 use navstudio::bake::{self, BakeContext, BakeOptions, Baked};
 use navstudio::map::{self, GenerateSpec, Heightmap, MapDocument, MapKind, StampLibrary};
 use navstudio::nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
+pub use navstudio_nav::rng::SplitMix64 as Rng;
 
 /// A generated map, its heights and the builtin stamps.
 pub struct TestMap {
@@ -61,22 +62,6 @@ pub fn bake_generated(
         &mut BakeContext::default(),
     )
     .unwrap()
-}
-
-/// A tiny deterministic RNG (SplitMix64) so tests need no extra crate.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn below(&mut self, n: u32) -> u32 {
-        (self.next_u64() % u64::from(n.max(1))) as u32
-    }
 }
 
 /// A `NavWorld` with one layer (movement type `name`) over a hand-built `w × h` grid of cell

@@ -36,7 +36,6 @@ mod mixed_selection;
 mod monkey;
 mod moving_goals;
 mod movingai;
-mod nav_core;
 mod nav_walls;
 mod nav_world;
 mod new_map;

@@ -59,7 +59,7 @@ fn traces(world: &NavWorld, id: PathId, from: &[(u32, u32)]) -> Vec<Trace> {
 #[test]
 fn sources_added_later_route_as_if_requested_at_once() {
     let (base, cells) = showcase();
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for round in 0..6 {
         let goal = pick(&cells, &mut rng, 1)[0];
         let sources = pick(&cells, &mut rng, 8);
@@ -91,7 +91,7 @@ fn a_goal_moved_inside_its_sector_costs_one_goal_field_and_no_search() {
     let (mut world, cells) = showcase();
     let spec = world.nav().spec;
     let l = world.nav().layers[0].clone();
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut moved = 0;
     for _ in 0..40 {
         let goal = pick(&cells, &mut rng, 1)[0];
@@ -157,7 +157,7 @@ fn a_goal_moved_inside_its_sector_costs_one_goal_field_and_no_search() {
 fn a_goal_moved_across_a_border_keeps_the_old_route_until_the_switch() {
     let (mut world, cells) = showcase();
     let spec = world.nav().spec;
-    let mut rng = Rng(23);
+    let mut rng = Rng::new(23);
     for round in 0..8 {
         let goal = pick(&cells, &mut rng, 1)[0];
         let to = pick(&cells, &mut rng, 1)[0];
@@ -240,7 +240,7 @@ fn two_hundred_agents_follow_a_goal_walked_across_thirty_sectors() {
     let spec = world.nav().spec;
     let ss = spec.sector_size;
     // A walk for the goal: a traced route across at least 30 sectors.
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let (start, walk) = loop {
         let p = pick(&cells, &mut rng, 2);
         let id = world.request_path(0, &[p[0]], p[1]).unwrap();

@@ -205,7 +205,7 @@ fn rooms(rng: &mut Rng, w: u32, h: u32, room: u32) -> Vec<u8> {
 
 #[test]
 fn random_wall_dabs_equal_full_build() {
-    let mut rng = Rng(2026);
+    let mut rng = Rng::new(2026);
     let mut paths: HashMap<RebuildPath, usize> = HashMap::new();
     for round in 0..8 {
         let (w, h) = (30 + rng.below(50), 30 + rng.below(50));
@@ -252,7 +252,7 @@ fn random_wall_dabs_equal_full_build() {
 fn wall_dabs_on_a_generated_map_equal_full_build() {
     let m = generated(MapKind::Small);
     let baked = bake_all(&m);
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     for l in &baked.nav.layers {
         let spec = l.cost.spec;
         let base = l.cost.to_cells();
@@ -321,7 +321,7 @@ fn wall_dab_in_open_ground_takes_the_local_path() {
         height: 100,
         sector_size: 10,
     };
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut base = vec![1_u8; 120 * 100];
     for _ in 0..40 {
         let (x, y) = (rng.below(120), rng.below(100));
@@ -375,7 +375,7 @@ fn benchmark_dab_paths() {
 #[test]
 fn editing_a_copy_leaves_the_original_and_shares_what_the_edit_kept() {
     use std::sync::Arc;
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let spec = GridSpec {
         width: 60,
         height: 60,

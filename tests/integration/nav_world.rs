@@ -41,7 +41,7 @@ fn flood(costs: &[u8], w: u32, h: u32, from: (u32, u32)) -> Vec<bool> {
 fn random_pairs_arrive_and_reachability_matches_flood_fill() {
     let baked = bake_all(&generated(MapKind::Showcase));
     let mut world = NavWorld::from_nav(baked.nav.clone());
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     for (li, layer) in baked.nav.layers.iter().enumerate() {
         let (w, h) = (layer.cost.spec.width, layer.cost.spec.height);
         let costs = layer.cost.to_cells();
@@ -112,7 +112,7 @@ fn merging_a_star_shares_routes() {
     let w = layer.cost.spec.width;
     let goal = (600, 600);
     let mut sources = Vec::new();
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     while sources.len() < 100 {
         let s = (40 + rng.below(30), 40 + rng.below(30));
         if costs[(s.1 * w + s.0) as usize] != WALL && world.is_reachable(land, s, goal) {
@@ -205,7 +205,7 @@ fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
     let mut exact = NavWorld::from_nav(baked.nav.clone());
     exact.set_heuristic_weight(1.0);
     let mut default = NavWorld::from_nav(baked.nav.clone());
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut pairs = 0;
     let route_cost = |world: &mut NavWorld, a, b| {
         let id = world.request_path(0, &[a], b).unwrap();
@@ -363,7 +363,7 @@ fn a_world_over_shared_data_copies_it_only_when_it_changes() {
     let as_baked = navstudio::nav::NavData::clone(&shared);
     let mut world = NavWorld::from_nav(std::sync::Arc::clone(&shared));
     let spec = shared.spec;
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut planned = 0;
     while planned < 10 {
         let a = (rng.below(spec.width), rng.below(spec.height));

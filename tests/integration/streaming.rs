@@ -24,7 +24,7 @@ fn showcase_package(dir: &Path) -> PathBuf {
 
 /// Random cell pairs on the map, half of them far apart.
 fn pairs(size: (u32, u32), count: usize, seed: u64) -> Vec<((u32, u32), (u32, u32))> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     (0..count)
         .map(|_| {
             let a = (rng.below(size.0), rng.below(size.1));
@@ -454,7 +454,7 @@ fn the_streaming_reader_never_panics_on_damaged_packages() {
             zstd::decode_all(stored).unwrap()
         })
         .collect();
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let path = dir.path().join("mutated.navpkg");
     let mut refused = 0;
     let rounds: u32 = std::env::var("NAVSTUDIO_STREAM_MUTATIONS")

@@ -811,9 +811,17 @@ NavstudioStatus navstudio_trace_path(const NavstudioWorld *world,
                                      size_t cells_capacity,
                                      size_t *out_cell_count);
 
-// Reads a nav package file whole into a data handle threads share. `*out_data` holds the
-// handle, or NULL on failure (`NAVSTUDIO_STATUS_PACKAGE` naming the file and what is wrong,
-// `INVALID_ARGUMENT` for an empty path). Free it with [`navstudio_data_free`].
+// Opens a nav package file as a data handle threads share, without decoding it: a map at
+// the size limit opens in milliseconds. A movement type's portal graph and search tables
+// are decoded by its first request, and regions of cost and flow tiles when a request
+// first reads them, into a cache every thread reads (at most 256 MiB of tiles, least
+// recently used dropped first; a path still read keeps its own). Answers are those of the
+// package read whole. `*out_data` holds the handle, or NULL on failure
+// (`NAVSTUDIO_STATUS_PACKAGE` naming the file and what is wrong with its header, index or
+// island ids; `INVALID_ARGUMENT` for an empty path). Damage in a region or a movement
+// type's graph is found by the call that reads it: that call gives
+// `NAVSTUDIO_STATUS_PACKAGE` naming the chunk, and the rest of the map stays usable, as
+// with [`crate::navstudio_world_open`]. Free it with [`navstudio_data_free`].
 //
 // Threading: any thread.
 //
@@ -910,7 +918,9 @@ void navstudio_shared_path_free(NavstudioSharedPath *path);
 // Desired unit direction at `position` (cell units) on `path`, as
 // [`crate::navstudio_sample_flow`] gives it for a world's path.
 //
-// Errors: `INVALID_ARGUMENT` (NaN or infinite position), `OFF_MAP`, `NO_FLOW`.
+// Errors: `INVALID_ARGUMENT` (NaN or infinite position), `OFF_MAP`, `NO_FLOW`, `PACKAGE`
+// (data from [`navstudio_data_open`] could not read a region the sample needs: the
+// sentence names the chunk).
 //
 // Threading: any number of threads at once on the same path, each with its own `query`.
 //
@@ -926,7 +936,9 @@ NavstudioStatus navstudio_query_sample_flow(NavstudioQuery *query,
 // them; NULL with 0 asks for the count only, written to `*out_cell_count`).
 //
 // Errors: `OFF_MAP`, `WALL` (the source is a wall), `UNREACHABLE` (another island),
-// `NO_FLOW` (the walk does not reach the goal), `BUFFER_TOO_SMALL` (the count is written).
+// `NO_FLOW` (the walk does not reach the goal), `BUFFER_TOO_SMALL` (the count is written),
+// `PACKAGE` (data from [`navstudio_data_open`] could not read a region the route crosses:
+// the sentence names the chunk).
 //
 // Threading: any number of threads at once on the same path, each with its own `query`.
 //

@@ -16,7 +16,7 @@ use std::path::Path as FsPath;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use navstudio_nav::{Cell, MoveType, NavData, Path, PathQuery};
+use navstudio_nav::{Cell, MoveType, NavData, Path, PathQuery, StreamOptions};
 
 use crate::ffi::{
     Failure, NavstudioStatus, Outcome, guard, poison_on_panic, slice_from, str_from, write_array,
@@ -51,9 +51,17 @@ pub struct NavstudioSharedPath {
     path: Path,
 }
 
-/// Reads a nav package file whole into a data handle threads share. `*out_data` holds the
-/// handle, or NULL on failure (`NAVSTUDIO_STATUS_PACKAGE` naming the file and what is wrong,
-/// `INVALID_ARGUMENT` for an empty path). Free it with [`navstudio_data_free`].
+/// Opens a nav package file as a data handle threads share, without decoding it: a map at
+/// the size limit opens in milliseconds. A movement type's portal graph and search tables
+/// are decoded by its first request, and regions of cost and flow tiles when a request
+/// first reads them, into a cache every thread reads (at most 256 MiB of tiles, least
+/// recently used dropped first; a path still read keeps its own). Answers are those of the
+/// package read whole. `*out_data` holds the handle, or NULL on failure
+/// (`NAVSTUDIO_STATUS_PACKAGE` naming the file and what is wrong with its header, index or
+/// island ids; `INVALID_ARGUMENT` for an empty path). Damage in a region or a movement
+/// type's graph is found by the call that reads it: that call gives
+/// `NAVSTUDIO_STATUS_PACKAGE` naming the chunk, and the rest of the map stays usable, as
+/// with [`crate::navstudio_world_open`]. Free it with [`navstudio_data_free`].
 ///
 /// Threading: any thread.
 ///
@@ -74,7 +82,7 @@ pub unsafe extern "C" fn navstudio_data_open(
                 "the package path is empty: pass the path of a .navpkg file",
             ));
         }
-        let data = NavData::read(FsPath::new(path))
+        let data = NavData::open(FsPath::new(path), StreamOptions::default())
             .map_err(|e| Failure::new(NavstudioStatus::Package, e.to_string()))?;
         let handle = Box::new(NavstudioData {
             data: Arc::new(data),
@@ -292,7 +300,9 @@ pub unsafe extern "C" fn navstudio_shared_path_free(path: *mut NavstudioSharedPa
 /// Desired unit direction at `position` (cell units) on `path`, as
 /// [`crate::navstudio_sample_flow`] gives it for a world's path.
 ///
-/// Errors: `INVALID_ARGUMENT` (NaN or infinite position), `OFF_MAP`, `NO_FLOW`.
+/// Errors: `INVALID_ARGUMENT` (NaN or infinite position), `OFF_MAP`, `NO_FLOW`, `PACKAGE`
+/// (data from [`navstudio_data_open`] could not read a region the sample needs: the
+/// sentence names the chunk).
 ///
 /// Threading: any number of threads at once on the same path, each with its own `query`.
 ///
@@ -312,12 +322,14 @@ pub unsafe extern "C" fn navstudio_query_sample_flow(
         // SAFETY: the caller passes a live handle used by this call alone (contract above).
         let q = unsafe { query_mut(query) }?;
         let dir = with_query(q, |q| {
-            q.sample_flow(&p.path, pos).ok_or_else(|| {
-                Failure::new(
-                    NavstudioStatus::NoFlow,
-                    format!("the path has no direction at ({}, {})", pos.0, pos.1),
-                )
-            })
+            q.sample_flow(&p.path, pos)
+                .ok_or_else(|| match q.read_error() {
+                    Some(e) => Failure::new(path_status(e), e.to_string()),
+                    None => Failure::new(
+                        NavstudioStatus::NoFlow,
+                        format!("the path has no direction at ({}, {})", pos.0, pos.1),
+                    ),
+                })
         })?;
         let v = NavstudioVec2 { x: dir.0, y: dir.1 };
         // SAFETY: the caller passes writable storage (contract above).
@@ -330,7 +342,9 @@ pub unsafe extern "C" fn navstudio_query_sample_flow(
 /// them; NULL with 0 asks for the count only, written to `*out_cell_count`).
 ///
 /// Errors: `OFF_MAP`, `WALL` (the source is a wall), `UNREACHABLE` (another island),
-/// `NO_FLOW` (the walk does not reach the goal), `BUFFER_TOO_SMALL` (the count is written).
+/// `NO_FLOW` (the walk does not reach the goal), `BUFFER_TOO_SMALL` (the count is written),
+/// `PACKAGE` (data from [`navstudio_data_open`] could not read a region the route crosses:
+/// the sentence names the chunk).
 ///
 /// Threading: any number of threads at once on the same path, each with its own `query`.
 ///
@@ -373,7 +387,9 @@ pub unsafe extern "C" fn navstudio_query_trace_path(
         let traced = with_query(q, |q| {
             q.trace_path(&p.path, from).ok_or_else(|| {
                 let ty = p.path.move_type();
-                if q.island_at(p.path.data(), ty, from) == 0 {
+                if let Some(e) = q.read_error() {
+                    Failure::new(path_status(e), e.to_string())
+                } else if q.island_at(p.path.data(), ty, from) == 0 {
                     Failure::new(
                         NavstudioStatus::Wall,
                         format!("the source ({x}, {y}) is a wall for the path's movement type"),

@@ -1,15 +1,17 @@
 //! The C API from two threads: one data handle shared by both, a query handle each. Every
 //! answer (refusal status, traced length bit for bit and cell count) must equal the Rust
 //! API's (`NavWorld`) on the same data, before and after a stamp published with
-//! `navstudio_world_data`.
+//! `navstudio_world_data`, and from data opened on a file, which reads its regions on
+//! demand (a damaged region fails the calls that read it, with a sentence).
 
 mod common;
 
-use common::{Rng, World, ok, package_bytes, random_nav};
+use common::{Rng, World, last_error, ok, package_bytes, random_nav};
 use navstudio_capi::{
     NavstudioCell, NavstudioData, NavstudioSharedPath, NavstudioStatus, navstudio_data_free,
-    navstudio_query_create, navstudio_query_free, navstudio_query_request_path,
-    navstudio_query_trace_path, navstudio_shared_path_free, navstudio_world_data,
+    navstudio_data_open, navstudio_query_create, navstudio_query_free,
+    navstudio_query_request_path, navstudio_query_trace_path, navstudio_shared_path_free,
+    navstudio_world_data,
 };
 use navstudio_nav::world::PathError;
 use navstudio_nav::{NavWorld, package};
@@ -175,4 +177,96 @@ fn two_threads_answer_like_the_rust_api() {
         rust.apply_stamp(&[0, 1], block, &costs);
         while !rust.rebuild(std::time::Duration::from_secs(1)) {}
     }
+}
+
+/// `navstudio_data_open` on `file`.
+fn open_data(file: &std::path::Path) -> Shared {
+    let path = std::ffi::CString::new(file.to_string_lossy().as_bytes()).unwrap_or_default();
+    let mut data = std::ptr::null_mut();
+    // SAFETY: NUL-terminated path, writable out.
+    ok(unsafe { navstudio_data_open(path.as_ptr(), &raw mut data) })
+        .unwrap_or_else(|e| panic!("data_open: {e:?}"));
+    Shared(data)
+}
+
+#[test]
+fn data_opened_on_a_file_answers_like_the_rust_api_and_fails_only_where_damaged() {
+    let seed = 4546;
+    eprintln!("seed {seed}");
+    // 320 × 288 cells in sectors of 16: 2 × 2 regions of 16 × 16 sectors.
+    let (w, h) = (320, 288);
+    let nav = random_nav(seed, w, h);
+    let mut bytes = package_bytes(&nav);
+    let mut rust = NavWorld::from_package(package::from_bytes(&bytes).unwrap_or_else(|e| {
+        panic!("{e}");
+    }));
+    let mut rng = Rng::new(seed);
+    let requests: Vec<Request> = (0..60)
+        .map(|_| {
+            (
+                rng.below(2),
+                (rng.below(w), rng.below(h)),
+                (rng.below(w), rng.below(h)),
+            )
+        })
+        .collect();
+    let expected: Vec<Answer> = requests
+        .iter()
+        .map(|&r| answer_rust(&mut rust, r))
+        .collect();
+    let file =
+        std::env::temp_dir().join(format!("navstudio-data-open-{}.navpkg", std::process::id()));
+    std::fs::write(&file, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let data = open_data(&file);
+    let got = on_two_threads(&data, &requests);
+    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(g, e, "request {i} {:?}", requests[i]);
+    }
+    // SAFETY: made above, no call uses it any more.
+    unsafe { navstudio_data_free(data.0) };
+
+    // The land type's cost chunk of region 3 (bottom right, from cell (256, 256)) damaged.
+    let manifest = package::from_bytes(&bytes)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .manifest;
+    let chunk = manifest
+        .chunks
+        .iter()
+        .find(|c| c.layer == 0 && c.kind == "cost" && c.region == Some(3))
+        .unwrap_or_else(|| panic!("no cost chunk for region 3"));
+    let at = usize::try_from(chunk.offset + chunk.stored_len / 2).unwrap_or(0);
+    bytes[at] ^= 0x5A;
+    std::fs::write(&file, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let data = open_data(&file);
+    let mut query = std::ptr::null_mut();
+    // SAFETY: writable out.
+    ok(unsafe { navstudio_query_create(&raw mut query) }).unwrap_or_else(|e| panic!("{e:?}"));
+    let in_damaged = |c: (u32, u32)| c.0 >= 256 && c.1 >= 256;
+    let mut failed = 0;
+    for (i, (&r, e)) in requests.iter().zip(&expected).enumerate() {
+        let g = answer_c(query, &data, r);
+        // The request, or the trace along a route the request refined lazily, reads it.
+        if g == Err(NavstudioStatus::Package) || g == Ok(Err(NavstudioStatus::Package)) {
+            let why = last_error();
+            assert!(
+                why.contains("region 3") && why.contains("land"),
+                "request {i}: the sentence names the chunk: {why}"
+            );
+            assert_eq!(r.0, 0, "request {i}: the hover type's regions are whole");
+            failed += 1;
+        } else {
+            // Refusals read islands, not regions; a path needs the regions of its ends.
+            assert!(
+                r.0 == 1 || g.is_err() || !(in_damaged(r.1) || in_damaged(r.2)),
+                "request {i} {r:?} from or to the damaged region planned: {g:?}"
+            );
+            assert_eq!(&g, e, "request {i} {r:?}");
+        }
+    }
+    assert!(failed > 0, "no request read the damaged region");
+    // SAFETY: made above, freed once.
+    unsafe { navstudio_query_free(query) };
+    // SAFETY: made above, freed once; no call uses it any more.
+    unsafe { navstudio_data_free(data.0) };
+    let _ = std::fs::remove_file(&file);
 }

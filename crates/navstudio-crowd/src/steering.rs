@@ -78,27 +78,23 @@ pub(crate) struct AgentUpdate {
 
 /// One agent as its neighbours see it. The step gathers these in neighbour-grid order
 /// ([`SpatialGrid::sorted_agents`]), so a disc query reads its candidates from contiguous
-/// memory instead of from a dozen agent arrays at random indices.
+/// memory instead of from a dozen agent arrays at random indices. Kept to what every
+/// neighbour scan reads (36 bytes): what can be worked out from these (speed, kinetic
+/// energy) is, since each byte more is read for every candidate of every query.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct NearAgent {
     pub pos_world: Vec2,
     pub vel: Vec2,
     pub radius_m: f32,
     pub mass: f32,
-    /// `|vel|`, once per agent rather than once per neighbour that reads it. `[Units: m/s]`
-    pub speed_mps: f32,
-    /// `mass · (|vel|² + 0.25)`: what separation weighs a neighbour by.
-    pub energy: f32,
-    /// The agent's order while it travels (`Moving` or `Stuck`), else [`NO_ORDER`]:
-    /// alignment, cohesion and context steering's pace treat it as one of the order's
-    /// walkers. A queue at a door is stuck by the stuck timer's measure, and counting
-    /// its members as obstacles made context steering slow down behind them.
+    /// The agent's order while it travels (`Moving`, `Queued` or `Stuck`), else
+    /// [`NO_ORDER`]: alignment, cohesion and context steering's pace treat it as one of
+    /// the order's walkers, and ORCA's stuck agents walk through those with none. A queue
+    /// at a door is stuck by the stuck timer's measure, and counting its members as
+    /// obstacles made context steering slow down behind them.
     pub moving_order: u32,
     /// Who gives way in a contact ([`resolve::priority`]).
     pub priority: f32,
-    /// Straight-line distance to its goal while travelling, else −1 (progress priority).
-    /// `[Units: m]`
-    pub goal_dist_m: f32,
     /// Index into [`Agents`].
     pub index: u32,
 }
@@ -106,30 +102,21 @@ pub(crate) struct NearAgent {
 impl NearAgent {
     /// Agent `i`'s snapshot; `soft_mass` weighs its priority by [`resolve::contact_mass`].
     pub fn of(a: &Agents, i: usize, soft_mass: bool) -> Self {
-        let vel = a.vel[i];
+        let travelling = a.state[i].is_travelling();
         Self {
             pos_world: a.pos_world[i],
-            vel,
+            vel: a.vel[i],
             radius_m: a.radius_m[i],
             mass: a.mass[i],
-            speed_mps: vel.length(),
-            energy: a.mass[i] * (vel.length_squared() + 0.25),
-            moving_order: if a.state[i].is_travelling() {
-                a.order[i]
-            } else {
-                NO_ORDER
-            },
-            priority: resolve::priority(
-                resolve::contact_mass(a.mass[i], soft_mass),
-                a.state[i].is_travelling(),
-            ),
-            goal_dist_m: if a.state[i].is_travelling() {
-                (a.goal_world[i] - a.pos_world[i]).length()
-            } else {
-                -1.0
-            },
+            moving_order: if travelling { a.order[i] } else { NO_ORDER },
+            priority: resolve::priority(resolve::contact_mass(a.mass[i], soft_mass), travelling),
             index: i as u32,
         }
+    }
+
+    /// `mass · (|vel|² + 0.25)`: what separation weighs a neighbour by.
+    pub fn energy(&self) -> f32 {
+        self.mass * (self.vel.length_squared() + 0.25)
     }
 }
 
@@ -146,6 +133,10 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub order_destinations: &'a [Vec2],
     /// Agents still on their way, per order id.
     pub order_live: &'a [u32],
+    /// Whether right of way can act this step: agents of more than one order travel, or
+    /// an agent still holds back ([`crate::Agents::yield_secs`]). With one order on the
+    /// move and nobody holding, no agent gives way, so none looks for whom to give way to.
+    pub meeting: bool,
     /// [`Navigator::replanning`] for this step.
     pub replanning: bool,
     /// Largest agent radius plus the separation margin: no agent separates from a
@@ -155,6 +146,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub min_radius_m: f32,
     /// Steps taken so far (decision steps).
     pub step_index: u64,
+    /// [`SimConfig::decision_steps`], once per step rather than once per agent.
+    pub decision_period: u64,
     /// Whether to classify collision states (`Simulation::track_collision_states`).
     pub collision_states: bool,
 }
@@ -203,7 +196,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // step decides for a share of the crowd); movement, contacts and walls run every
         // step. A held zero (a new agent, or one that was blocked) is decided again.
         let held = a.decision[i];
-        let period = cfg.decision_steps();
+        let period = self.decision_period;
         let decides = period <= 1
             || held == Vec2::ZERO
             || (self.step_index + i as u64).is_multiple_of(period);

@@ -8,6 +8,11 @@
 //! never write to a version: [`crate::NavWorld`] builds the next one, copying only the
 //! tiles it rewrites (they sit behind `Arc`s), and publishes it with
 //! [`crate::NavWorld::data`]; a query that started on a version finishes on it.
+//!
+//! Data opened on a package ([`NavData::open`]) holds the package instead of its decoded
+//! layers: each movement type's islands, nodes and tables are decoded by the first thread
+//! that needs them, and regions of cost and flow tiles into a cache the threads share, as
+//! a streamed [`crate::NavWorld`] reads them.
 
 use std::sync::{Arc, OnceLock};
 
@@ -19,7 +24,7 @@ use crate::links::overlay::LayerLinks;
 use crate::package::{StoredHierarchy, StoredLandmarks};
 use crate::search_graph::SearchGraph;
 use crate::vocab::MoveType;
-use crate::world::LayerHierarchy;
+use crate::world::{LayerHierarchy, SharedStream, StreamOptions, StreamStats};
 
 /// Everything a game needs to navigate one map: the grid, the cell size, one layer per
 /// movement type, the links, and the search tables built from them.
@@ -42,6 +47,8 @@ pub struct NavData {
     stored: Arc<StoredTables>,
     /// Per movement type, the search tables once built.
     tables: SearchTables,
+    /// The package the data reads on demand ([`Self::open`]); `None` for data held whole.
+    stream: Option<Arc<SharedStream>>,
 }
 
 /// The landmark tables and sector hierarchies a package stores, per movement type.
@@ -82,7 +89,80 @@ impl NavData {
             links: Arc::default(),
             stored: Arc::default(),
             tables,
+            stream: None,
         }
+    }
+
+    /// Opens a package file for threads to share without decoding it: a map at the size
+    /// limit opens in a few milliseconds. Each movement type's portal graph and search
+    /// tables are decoded by its first request, and regions (16 × 16 sectors of cost and
+    /// flow tiles) when a request first reads them, into a cache of `options.cache_budget`
+    /// bytes that every thread reads (least recently used regions beyond it are dropped;
+    /// a query still reading one keeps it). Answers are those of the package read whole.
+    /// A version 1 package is read whole.
+    ///
+    /// Until then [`Self::layers`] holds each type's island ids per sector only (no cost
+    /// tiles, nodes or flow tiles): read the map through a [`crate::PathQuery`].
+    ///
+    /// # Errors
+    /// A [`crate::package::PackageError`] naming the file when its header, manifest, index
+    /// or island ids are damaged. A damaged region or graph is found by the request that
+    /// reads it ([`crate::PathError::Damaged`]), and the rest of the map stays usable.
+    pub fn open(
+        path: &std::path::Path,
+        options: StreamOptions,
+    ) -> Result<Self, crate::package::PackageError> {
+        if !crate::package::stream::is_streamable(path)? {
+            return Self::read(path);
+        }
+        Ok(Self::sharing(crate::package::stream::open(path)?, options))
+    }
+
+    /// [`Self::open`] on a package held in memory (the bytes are copied once); errors name
+    /// `<memory>`.
+    ///
+    /// # Errors
+    /// As [`Self::open`].
+    pub fn open_bytes(
+        bytes: &[u8],
+        options: StreamOptions,
+    ) -> Result<Self, crate::package::PackageError> {
+        if !crate::package::stream::is_streamable_bytes(bytes) {
+            return Ok(Self::from_package(crate::package::from_bytes(bytes)?));
+        }
+        Ok(Self::sharing(
+            crate::package::stream::open_bytes(bytes)?,
+            options,
+        ))
+    }
+
+    fn sharing(opened: crate::package::stream::OpenedPackage, options: StreamOptions) -> Self {
+        let mut data = opened.nav.with_links(opened.links);
+        data.stream = Some(Arc::new(SharedStream::new(opened.stream, &data, options)));
+        data
+    }
+
+    /// Whether the data reads its package on demand ([`Self::open`]).
+    #[must_use]
+    pub fn is_streamed(&self) -> bool {
+        self.stream.is_some()
+    }
+
+    /// Of data that reads its package on demand, the shared region cache's figures
+    /// (regions decoded and dropped, held now and their bytes); `None` for data held whole.
+    #[must_use]
+    pub fn stream_stats(&self) -> Option<StreamStats> {
+        self.stream.as_ref().map(|s| s.stats())
+    }
+
+    pub(crate) fn shared_stream(&self) -> Option<&Arc<SharedStream>> {
+        self.stream.as_ref()
+    }
+
+    /// This data with `links`.
+    pub(crate) fn with_links(mut self, links: Vec<NavLink>) -> Self {
+        self.links = Arc::new(links);
+        self
     }
 
     /// A package read whole ([`crate::package::read`]) as shared data: its links, and the
@@ -141,6 +221,10 @@ impl NavData {
     /// `layer`'s search tables, built now by this thread if no thread has yet (the others
     /// wait for it); `None` for a type out of range.
     pub(crate) fn layer_tables(&self, layer: usize) -> Option<&LayerTables> {
+        if let Some(stream) = &self.stream {
+            // A type whose graph is damaged has no tables; its requests report the damage.
+            return Some(stream.layer(layer).map_or(&NO_TABLES, |l| &l.tables));
+        }
         let slot = self.tables.layers.get(layer)?;
         Some(slot.get_or_init(|| crate::world::build_layer_tables(self, layer)))
     }
@@ -157,11 +241,13 @@ impl NavData {
         &self.stored
     }
 
-    /// This data with `links` and `stored` tables, and no search tables yet.
+    /// This data with `links` and `stored` tables, and no search tables yet; held whole
+    /// (a world publishes a version after reading every region).
     pub(crate) fn with_tables(mut self, links: Vec<NavLink>, stored: StoredTables) -> Self {
         self.links = Arc::new(links);
         self.stored = Arc::new(stored);
         self.tables = SearchTables::new(self.layers.len());
+        self.stream = None;
         self
     }
 }
@@ -176,7 +262,8 @@ impl SearchTables {
 
 impl Clone for NavData {
     /// The same layers and links, without the search tables and stored tables (a clone is
-    /// made to be changed, and tables of the old layers would not fit the new ones).
+    /// made to be changed, and tables of the old layers would not fit the new ones); a
+    /// clone of data that reads its package on demand reads the same package.
     fn clone(&self) -> Self {
         Self {
             spec: self.spec,
@@ -185,9 +272,18 @@ impl Clone for NavData {
             links: Arc::clone(&self.links),
             stored: Arc::default(),
             tables: SearchTables::new(self.layers.len()),
+            stream: self.stream.clone(),
         }
     }
 }
+
+/// The tables of a movement type that has none (its graph could not be read).
+static NO_TABLES: LayerTables = LayerTables {
+    graph: None,
+    landmarks: None,
+    hierarchy: None,
+    links: None,
+};
 
 impl PartialEq for NavData {
     /// Equal maps: grid, cell size, layers and links (tables are derived from them).

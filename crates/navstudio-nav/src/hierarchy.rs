@@ -25,7 +25,6 @@ use super::search_graph::SearchGraph;
 
 mod codec;
 mod eliminate;
-pub use codec::ParsedHierarchy;
 use eliminate::Eliminator;
 mod landmarks;
 mod levels;
@@ -39,12 +38,10 @@ pub use landmarks::ClusterLandmarks;
 use local_marks::LocalMarks;
 
 /// Sectors from which the hierarchy pays: from 2048² cells in sectors of 10 on, its searches
-/// beat the flat search with landmark tables per portal node at the median and at least
-/// halve the p99 (0.80 against 1.01 ms and 2.81 against 6.00 ms there; 1.45 against 2.59
-/// and 7.57 against 16.14 at 4096²; 3.64 against 8.86 and 20.41 against 63.61 at 8192²),
-/// while at 1024² the flat search is faster at the median (0.40 against 0.48 ms): `cargo
-/// bench --bench scale`, docs/performance.md. Packages of such maps store the hierarchy
-/// instead of per-node tables, and [`crate::NavWorld`] searches over it.
+/// beat the flat search with landmark tables per portal node, while on smaller maps the
+/// flat search is faster (`cargo bench --bench scale`, docs/performance.md). Packages of
+/// such maps store the hierarchy instead of per-node tables, and [`crate::NavWorld`]
+/// searches over it.
 pub const CLUSTER_MIN_SECTORS: u64 = 200 * 200;
 
 /// Whether a map of `spec` is one where the hierarchy pays ([`CLUSTER_MIN_SECTORS`]).
@@ -244,12 +241,6 @@ impl Hierarchy {
         self.border.len()
     }
 
-    /// Number of edges between border nodes (shortcuts and edges between clusters).
-    #[must_use]
-    pub fn edge_count(&self) -> usize {
-        self.edges.len()
-    }
-
     /// Number of clusters holding nodes.
     #[must_use]
     pub fn cluster_count(&self) -> usize {
@@ -341,6 +332,7 @@ impl Hierarchy {
         ClusterLandmarks::build(self, layer, graph)
     }
 
+    #[cfg(test)]
     /// Replaces each shortcut on `route` (`(search id, cost from the source)`; a shortcut is
     /// two consecutive nodes of one cluster not in `open`) by the nodes of the cheapest
     /// stretch inside its cluster.

@@ -8,10 +8,10 @@ pub mod cost;
 mod data;
 pub mod flow;
 pub mod grid;
-pub mod hierarchy;
+pub(crate) mod hierarchy;
 pub mod integrate;
 pub mod islands;
-pub mod landmarks;
+pub(crate) mod landmarks;
 pub mod layer;
 pub mod links;
 pub mod los;
@@ -20,8 +20,8 @@ pub mod permutations;
 pub mod portals;
 mod query;
 pub mod rng;
-pub mod route;
-pub mod search_graph;
+pub(crate) mod route;
+pub(crate) mod search_graph;
 pub mod taut;
 mod vocab;
 pub mod world;
@@ -32,8 +32,9 @@ pub use grid::CellRect;
 pub use grid::GridSpec;
 pub use layer::{NavLayer, build_layer, rebuild_sectors};
 pub use query::{Path, PathQuery, PathTable, PendingRequest, QueryOptions};
+pub use route::TIE_BUCKET;
 pub use vocab::{Cell, MoveType};
 pub use world::{
-    DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId, PendingPath,
-    SearchMode, StreamOptions, StreamStats, TracedPath,
+    ClusterStats, DEFAULT_CACHE_BUDGET, GoalMove, GoalMoveStats, NavWorld, PathError, PathId,
+    PendingPath, SearchMode, StreamOptions, StreamStats, TracedPath,
 };

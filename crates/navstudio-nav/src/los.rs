@@ -236,23 +236,10 @@ impl BlockedSums {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A small xorshift generator, so failures print a seed to rerun.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::rng::SplitMix64 as Rng;
 
     /// Random `w × h` grid: `true` = clear; walls as single cells and short bars.
-    fn random_grid(rng: &mut Rng, w: usize, h: usize, per_mille: u64) -> Vec<bool> {
+    fn random_grid(rng: &mut Rng, w: usize, h: usize, per_mille: u32) -> Vec<bool> {
         let mut clear = vec![true; w * h];
         for i in 0..w * h {
             if rng.below(1000) < per_mille {
@@ -279,7 +266,7 @@ mod tests {
     fn the_hull_test_only_accepts_cells_the_walks_accept() {
         let seed = 0x9e37_79b9_7f4a_7c15_u64;
         println!("seed {seed:#x}");
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let mut sums = BlockedSums::default();
         let (mut accepted, mut seen) = (0_usize, 0_usize);
         for round in 0..60 {
@@ -292,7 +279,7 @@ mod tests {
             };
             sums.build(w, h, |x, y| !clear[y * w + x]);
             for _ in 0..8 {
-                let goal = (rng.below(w as u64) as i64, rng.below(h as u64) as i64);
+                let goal = (rng.below(w as u32) as i64, rng.below(h as u32) as i64);
                 if !is_clear(goal.0, goal.1) {
                     continue;
                 }

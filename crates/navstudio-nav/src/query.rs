@@ -4,7 +4,7 @@
 //! queries answer at once over the same data; a [`PathTable`] keeps paths for every thread.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::data::NavData;
@@ -56,6 +56,9 @@ pub struct PathQuery {
     /// A world over the version last answered on, holding nothing of its own but scratch
     /// and goal fields: its tables are the version's.
     reader: Option<Reader>,
+    /// Why the last read of a path could not read the regions it needs (see
+    /// [`Self::read_error`]).
+    read_error: Option<PathError>,
 }
 
 struct Reader {
@@ -71,6 +74,22 @@ struct Reader {
 pub struct Path {
     data: Arc<NavData>,
     state: PathState,
+    /// Unique over the process: a query's world knows which path it last loaded the
+    /// regions of (data read on demand).
+    serial: u64,
+}
+
+/// The next [`Path::serial`].
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+impl Path {
+    fn new(data: Arc<NavData>, state: PathState) -> Self {
+        Self {
+            data,
+            state,
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+        }
+    }
 }
 
 /// A path request under way on a [`PathQuery`] (see [`PathQuery::start_path`]), on the
@@ -109,6 +128,7 @@ impl PathQuery {
         Self {
             options,
             reader: None,
+            read_error: None,
         }
     }
 
@@ -147,10 +167,7 @@ impl PathQuery {
         let goals: Vec<(u32, u32)> = goals.iter().map(|&c| c.into()).collect();
         let world = self.world(data, Some(layer));
         let state = world.plan(layer, &sources, &goals)?;
-        Ok(Path {
-            data: Arc::clone(data),
-            state,
-        })
+        Ok(Path::new(Arc::clone(data), state))
     }
 
     /// Whether `b` can be reached from `a` by movement type `ty` on version `data` (see
@@ -201,42 +218,95 @@ impl PathQuery {
         let data = Arc::clone(&request.data);
         let world = self.world(&data, Some(layer));
         let state = world.advance_plan(&mut request.pending, start, budget)?;
-        Some(state.map(|state| Path { data, state }))
+        Some(state.map(|state| Path::new(data, state)))
     }
 
-    /// Desired unit direction at `pos` on `path` (see [`NavWorld::sample_flow`]).
+    /// Desired unit direction at `pos` on `path` (see [`NavWorld::sample_flow`]); `None`
+    /// also when data read on demand cannot read a region the sample needs.
     pub fn sample_flow(&mut self, path: &Path, pos: (f32, f32)) -> Option<(f32, f32)> {
-        self.world(&path.data, None)
+        self.read(path, Some(pos), false)?
             .sample_flow_on(&path.state, pos)
     }
 
     /// The point an agent at `pos` steers at (see [`NavWorld::steer_target`]).
     pub fn steer_target(&mut self, path: &Path, pos: (f32, f32)) -> Option<(f32, f32)> {
-        self.world(&path.data, None)
+        self.read(path, Some(pos), false)?
             .steer_target_on(&path.state, pos)
     }
 
     /// Whether `cell` sees the path's goal (see [`NavWorld::has_line_of_sight`]).
     pub fn has_line_of_sight(&mut self, path: &Path, cell: Cell) -> bool {
-        self.world(&path.data, None)
-            .has_line_of_sight_on(&path.state, cell.into())
+        self.read(path, Some(centre(cell)), false)
+            .is_some_and(|w| w.has_line_of_sight_on(&path.state, cell.into()))
     }
 
     /// The path as an agent from `source` walks it (see [`NavWorld::trace_path`]).
     pub fn trace_path(&mut self, path: &Path, source: Cell) -> Option<TracedPath> {
-        self.world(&path.data, None)
-            .trace_path_on(&path.state, source.into())
+        let mut widened = false;
+        loop {
+            let traced = self
+                .read(path, Some(centre(source)), true)?
+                .trace_path_on(&path.state, source.into());
+            // On data read on demand the string may have been pulled across regions not
+            // read yet, which read as clear: read those it crossed (or, without a string,
+            // the route's whole box) and trace again. A region read only ever rules a
+            // straight segment out, so this ends with the answer of the data read whole.
+            let world = self.world(&path.data, None);
+            let more = match &traced {
+                Some(t) => world.load_costs_around(path.state.layer, &t.cells),
+                None if !widened => {
+                    widened = true;
+                    world.load_route_box(&path.state)
+                }
+                None => Ok(false),
+            };
+            match more {
+                Ok(true) => {}
+                Ok(false) => return traced,
+                Err(e) => {
+                    self.read_error = Some(e);
+                    return None;
+                }
+            }
+        }
     }
 
     /// The link an agent at `pos` must take now (see [`NavWorld::link_at`]).
     pub fn link_at(&mut self, path: &Path, pos: (f32, f32)) -> Option<LinkStep> {
-        self.world(&path.data, None).link_at_on(&path.state, pos)
+        self.read(path, Some(pos), false)?
+            .link_at_on(&path.state, pos)
     }
 
     /// Whether an agent at `cell` can follow `path` to one of its goals.
     pub fn path_reaches(&mut self, path: &Path, cell: Cell) -> bool {
-        self.world(&path.data, None)
-            .state_reaches(&path.state, cell.into())
+        self.read(path, Some(centre(cell)), false)
+            .is_some_and(|w| w.state_reaches(&path.state, cell.into()))
+    }
+
+    /// The reader world over `path`'s version with the regions a read of `path` around
+    /// `pos` needs (with `whole`, those of its whole route) loaded; `None` when data read
+    /// on demand cannot read one.
+    fn read(&mut self, path: &Path, pos: Option<(f32, f32)>, whole: bool) -> Option<&NavWorld> {
+        let world = self.world(&path.data, None);
+        match world.prepare_read(&path.state, path.serial, pos, whole) {
+            Ok(()) => {
+                self.read_error = None;
+                self.reader.as_ref().map(|r| &r.world)
+            }
+            Err(e) => {
+                self.read_error = Some(e);
+                None
+            }
+        }
+    }
+
+    /// Why the last read of a path ([`Self::sample_flow`], [`Self::trace_path`] and the
+    /// others taking a [`Path`]) answered nothing because it could not read a region it
+    /// needs ([`PathError::Damaged`], on data opened with [`NavData::open`]); `None` after a
+    /// read that could.
+    #[must_use]
+    pub fn read_error(&self) -> Option<&PathError> {
+        self.read_error.as_ref()
     }
 
     /// Portal nodes this query's searches expanded on the version it last answered on.
@@ -256,6 +326,8 @@ impl PathQuery {
             .is_none_or(|r| !Arc::ptr_eq(&r.data, data));
         if stale {
             let mut world = NavWorld::reader(data);
+            // Every read of a path goes through `read`, which loads its regions first.
+            world.set_reads_prepared();
             let o = self.options;
             world.set_search_mode(o.search_mode);
             world.set_heuristic_weight(o.heuristic_weight);
@@ -328,6 +400,12 @@ impl Path {
     pub fn links(&self) -> &[NavLink] {
         self.data.links()
     }
+}
+
+/// The centre of `cell`, as a position.
+fn centre(cell: Cell) -> (f32, f32) {
+    let (x, y): (u32, u32) = cell.into();
+    (x as f32 + 0.5, y as f32 + 0.5)
 }
 
 impl std::fmt::Debug for Path {

@@ -26,6 +26,16 @@ impl SplitMix64 {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
+    /// Uniform in `0.0..1.0`, with the 53 bits an f64 holds.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// `true` with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.next_f64() < p
+    }
+
     /// Uniform in `0..n` (0 when `n` is 0); the tiny modulo bias does not matter for the
     /// map and case generators that use it.
     pub fn below(&mut self, n: u32) -> u32 {

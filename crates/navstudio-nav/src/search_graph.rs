@@ -333,12 +333,6 @@ impl SearchGraph {
         self.order.len() - self.link_ends
     }
 
-    /// Whether the graph has no node.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
-    }
-
     /// Search id of portal node `node`.
     #[must_use]
     pub fn search_id(&self, node: u32) -> u32 {

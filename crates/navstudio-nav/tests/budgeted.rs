@@ -7,23 +7,8 @@
 use std::time::Duration;
 
 use navstudio_nav::grid::WALL;
+use navstudio_nav::rng::SplitMix64 as Rng;
 use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, SearchMode, build_layer};
-
-/// SplitMix64, seeded per test (the seed is printed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-}
 
 /// A 512² map in sectors of 4 (16 × 16 clusters, so levels above them): wall blobs and
 /// costs 1–6.
@@ -55,7 +40,7 @@ fn a_budgeted_request_plans_the_path_one_call_plans() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(45_u64);
     println!("seed {seed} (set BUDGET_SEED to replay)");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let (nav, costs) = map(&mut rng);
     let open = |rng: &mut Rng| loop {
         let c = (rng.below(512), rng.below(512));

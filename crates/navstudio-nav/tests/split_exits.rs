@@ -7,23 +7,8 @@
 use std::collections::VecDeque;
 
 use navstudio_nav::grid::WALL;
+use navstudio_nav::rng::SplitMix64 as Rng;
 use navstudio_nav::{CostField, GridSpec, NavData, NavWorld, build_layer};
-
-/// SplitMix64 (the seed is printed on failure).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn int(&mut self, lo: u32, hi: u32) -> u32 {
-        lo + (self.next() % u64::from(hi - lo + 1)) as u32
-    }
-}
 
 const SIZE: u32 = 96;
 const SECTOR: u32 = 16;
@@ -43,12 +28,12 @@ fn obstacle_field(rng: &mut Rng) -> Vec<u8> {
     fill(0, SIZE - 1, SIZE, 1);
     fill(0, 0, 1, SIZE);
     fill(SIZE - 1, 0, 1, SIZE);
-    let density = 0.05 + 0.10 * (rng.int(0, 1000) as f32 / 1000.0);
+    let density = 0.05 + 0.10 * (rng.below(1001) as f32 / 1000.0);
     let area = ((SIZE - 40) * (SIZE - 40)) as f32;
     let mut covered = 0.0;
     while covered < density * area {
-        let (bw, bh) = (rng.int(1, 4), rng.int(1, 4));
-        let (x, y) = (rng.int(20, SIZE - 24), rng.int(20, SIZE - 24));
+        let (bw, bh) = (1 + rng.below(4), 1 + rng.below(4));
+        let (x, y) = (20 + rng.below(SIZE - 43), 20 + rng.below(SIZE - 43));
         fill(x, y, bw, bh);
         covered += (bw * bh) as f32;
     }
@@ -109,7 +94,7 @@ fn reaching(cells: &[u8], sector: u32, windows: &[(u32, u32)]) -> Vec<(u32, u32)
 fn every_cell_of_a_merged_route_reaches_the_goal() {
     let mut failures = Vec::new();
     for seed in 0..12_u64 {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let cells = obstacle_field(&mut rng);
         let spec = GridSpec {
             width: SIZE,
@@ -122,7 +107,7 @@ fn every_cell_of_a_merged_route_reaches_the_goal() {
         let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
         world.set_heuristic_weight(1.0);
         world.set_seamless_where_split(true);
-        let vertical = rng.int(0, 1) == 1;
+        let vertical = rng.below(2) == 1;
         let groups = if vertical {
             [((30, 3, 66, 16), (48, 88)), ((3, 30, 16, 66), (88, 48))]
         } else {

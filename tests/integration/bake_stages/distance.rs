@@ -5,7 +5,7 @@ use super::*;
 
 #[test]
 fn distance_matches_brute_force_on_awkward_sizes() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let sizes = [
         (1, 1),
         (1, 17),
@@ -51,7 +51,7 @@ proptest! {
 
     #[test]
     fn distance_is_exact(w in 1u32..24, h in 1u32..24, seed: u64, density in 0.0f64..0.4) {
-        let mask = random_mask(&mut Rng(seed), w, h, density);
+        let mask = random_mask(&mut Rng::new(seed), w, h, density);
         prop_assert_eq!(squared_distance_to_walls(&mask, w, h), brute_sqdist(&mask, w, h));
     }
 
@@ -60,7 +60,7 @@ proptest! {
         w in 1u32..20, h in 1u32..20, seed: u64, density in 0.0f64..0.2,
         radius in prop::sample::select(vec![0.0f32, 0.5, 0.7, 1.0, 1.2, 1.5, 2.0, 2.3, 3.5, 100.0]),
     ) {
-        let mask = random_mask(&mut Rng(seed), w, h, density);
+        let mask = random_mask(&mut Rng::new(seed), w, h, density);
         let sq = squared_distance_to_walls(&mask, w, h);
         let expected = brute_dilate(&mask, w, h, radius);
         prop_assert_eq!(dilate_walls(&mask, &sq, radius), expected.clone());
@@ -74,7 +74,7 @@ proptest! {
         radius in prop::sample::select(vec![0.0f32, 1.0, 1.5, 2.0, 3.0, 4.7, 50.0]),
         strength in prop::sample::select(vec![0.0f32, 1.0, 6.0, 100.0, 400.0]),
     ) {
-        let mask = random_mask(&mut Rng(seed), w, h, density);
+        let mask = random_mask(&mut Rng::new(seed), w, h, density);
         let sq = squared_distance_to_walls(&mask, w, h);
         let expected = brute_blur(&mask, w, h, radius, strength);
         prop_assert_eq!(blur_cost(&sq, radius, strength), expected.clone());

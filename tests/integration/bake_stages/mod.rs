@@ -28,29 +28,8 @@ use navstudio::map::{
     MovementType, PaintCell, PaintForce, PaintLayer, PaintTarget, StampCell, WaterRule,
 };
 use navstudio::nav::grid::WALL;
+use navstudio_nav::rng::SplitMix64 as Rng;
 use proptest::prelude::*;
-
-/// SplitMix64: a tiny seeded generator so the random tests are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 fn random_mask(rng: &mut Rng, w: u32, h: u32, density: f64) -> Vec<bool> {
     (0..w * h).map(|_| rng.chance(density)).collect()

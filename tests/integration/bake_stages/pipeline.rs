@@ -155,10 +155,14 @@ struct World {
 
 impl World {
     fn random(rng: &mut Rng) -> Self {
-        let w = 8 + rng.below(40) as u32;
-        let h = 8 + rng.below(40) as u32;
+        let w = 8 + rng.below(40);
+        let h = 8 + rng.below(40);
         let cell_size_m = [0.5, 1.0, 2.0][rng.below(3) as usize];
-        let (fx, fy, ph) = (rng.unit() * 0.6, rng.unit() * 0.6, rng.unit() * 6.0);
+        let (fx, fy, ph) = (
+            rng.next_f32() * 0.6,
+            rng.next_f32() * 0.6,
+            rng.next_f32() * 6.0,
+        );
         let heights: Vec<f32> = (0..h)
             .flat_map(|y| {
                 (0..w).map(move |x| 0.5 + 0.25 * (x as f32 * fx + ph).sin() * (y as f32 * fy).cos())
@@ -202,13 +206,13 @@ impl World {
     }
 
     fn random_rect(&self, rng: &mut Rng) -> CellRect {
-        let x0 = rng.below(u64::from(self.w)) as u32;
-        let y0 = rng.below(u64::from(self.h)) as u32;
+        let x0 = rng.below(self.w);
+        let y0 = rng.below(self.h);
         CellRect {
             x0,
             y0,
-            x1: x0 + 1 + rng.below(6) as u32,
-            y1: y0 + 1 + rng.below(6) as u32,
+            x1: x0 + 1 + rng.below(6),
+            y1: y0 + 1 + rng.below(6),
         }
         .clip(self.w, self.h)
     }
@@ -220,7 +224,7 @@ impl World {
         let cells = (r.y0..r.y1).flat_map(move |y| (r.x0..r.x1).map(move |x| (y * w + x) as usize));
         match rng.below(4) {
             0 => {
-                let raise = rng.unit() * 0.8 - 0.4;
+                let raise = rng.next_f32() * 0.8 - 0.4;
                 for i in cells {
                     self.heights[i] = (self.heights[i] + raise).clamp(0.0, 1.0);
                 }
@@ -236,14 +240,14 @@ impl World {
                 dirty
             }
             1 if !self.paint.is_empty() => {
-                let l = rng.below(self.paint.len() as u64) as usize;
+                let l = rng.below(self.paint.len() as u32) as usize;
                 for i in cells {
                     self.paint[l].cells[i] = random_paint_cell(rng);
                 }
                 r
             }
             2 if !self.stamps.is_empty() => {
-                let s = rng.below(self.stamps.len() as u64) as usize;
+                let s = rng.below(self.stamps.len() as u32) as usize;
                 let old = self.stamps[s].map_rect(self.w, self.h);
                 self.stamps[s].x += rng.below(9) as i32 - 4;
                 self.stamps[s].y += rng.below(9) as i32 - 4;
@@ -277,7 +281,7 @@ fn random_paint_cell(rng: &mut Rng) -> PaintCell {
 }
 
 fn random_stamp(rng: &mut Rng, w: u32, h: u32) -> PlacedFootprint {
-    let (sw, sh) = (1 + rng.below(6) as u32, 1 + rng.below(6) as u32);
+    let (sw, sh) = (1 + rng.below(6), 1 + rng.below(6));
     let cells = (0..sw * sh)
         .map(|_| match rng.below(4) {
             0 => StampCell::Transparent,
@@ -286,8 +290,8 @@ fn random_stamp(rng: &mut Rng, w: u32, h: u32) -> PlacedFootprint {
         })
         .collect();
     PlacedFootprint {
-        x: rng.below(u64::from(w) + 6) as i32 - 3,
-        y: rng.below(u64::from(h) + 6) as i32 - 3,
+        x: rng.below(w + 6) as i32 - 3,
+        y: rng.below(h + 6) as i32 - 3,
         width: sw,
         height: sh,
         cells,
@@ -297,8 +301,12 @@ fn random_stamp(rng: &mut Rng, w: u32, h: u32) -> PlacedFootprint {
 fn random_type(rng: &mut Rng) -> MovementType {
     MovementType {
         name: "r".into(),
-        max_slope_deg: 20.0 + rng.unit() * 40.0,
-        slope_cost: vec![(0.0, 1.0), (10.0, 1.0 + rng.unit() * 20.0), (40.0, 60.0)],
+        max_slope_deg: 20.0 + rng.next_f32() * 40.0,
+        slope_cost: vec![
+            (0.0, 1.0),
+            (10.0, 1.0 + rng.next_f32() * 20.0),
+            (40.0, 60.0),
+        ],
         water: if rng.chance(0.5) {
             WaterRule::Impassable
         } else {
@@ -313,7 +321,7 @@ fn random_type(rng: &mut Rng) -> MovementType {
 
 #[test]
 fn bake_cost_field_matches_the_naive_reference() {
-    let mut rng = Rng(2024);
+    let mut rng = Rng::new(2024);
     for round in 0..60 {
         let world = World::random(&mut rng);
         let ty = random_type(&mut rng);
@@ -330,7 +338,7 @@ fn bake_cost_field_matches_the_naive_reference() {
 
 #[test]
 fn rebake_rect_equals_the_full_bake_after_random_edits() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     for round in 0..80 {
         let mut world = World::random(&mut rng);
         let ty = random_type(&mut rng);

@@ -43,9 +43,9 @@ fn slope_of_a_bump_uses_central_and_one_sided_differences() {
 
 #[test]
 fn slope_rect_matches_the_full_grid_and_bad_input_is_a_cliff() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let (w, h) = (13, 9);
-    let heights: Vec<f32> = (0..w * h).map(|_| rng.unit()).collect();
+    let heights: Vec<f32> = (0..w * h).map(|_| rng.next_f32()).collect();
     let full = slope_deg(&heights, w, h, 1.5, 7.0);
     let rect = CellRect {
         x0: 3,

@@ -8,7 +8,7 @@ fn goal_sets_on_the_sample_maps_lead_every_source_to_its_nearest_goal() {
     for kind in [MapKind::Showcase, MapKind::Small] {
         let baked = bake_all(&generated(kind));
         let mut world = NavWorld::from_nav(baked.nav.clone());
-        let mut rng = Rng(16);
+        let mut rng = Rng::new(16);
         for li in 0..baked.nav.layers.len() {
             let layer = &baked.nav.layers[li];
             let (w, h) = (layer.cost.spec.width, layer.cost.spec.height);
@@ -29,7 +29,7 @@ fn goal_sets_on_the_sample_maps_lead_every_source_to_its_nearest_goal() {
 
 /// A random map: costs 1–6, wall bars and blocks.
 fn random_map(seed: u64, w: u32, h: u32) -> Vec<u8> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut costs: Vec<u8> = (0..w * h).map(|_| 1 + rng.below(6) as u8).collect();
     // Clear patches, where line of sight matters.
     for _ in 0..6 {
@@ -63,7 +63,7 @@ fn goal_sets_on_random_maps_with_walls_and_costs_match_a_multi_source_dijkstra()
     for seed in 1..=8_u64 {
         let costs = random_map(seed, w, h);
         let mut world = common::world_from_cells("random", w, h, 10, &costs);
-        let mut rng = Rng(seed * 31);
+        let mut rng = Rng::new(seed * 31);
         for n_goals in [1, 3, 12, 40] {
             let goals = passable_cells(&costs, w, h, n_goals, &mut rng);
             let sources = passable_cells(&costs, w, h, 25, &mut rng);
@@ -100,7 +100,7 @@ fn goal_sets_on_moving_ai_maps_stay_within_the_scenario_bounds() {
         let (w, h) = (layer.cost.spec.width, layer.cost.spec.height);
         let costs = layer.cost.to_cells();
         let mut world = NavWorld::from_nav(baked.nav.clone());
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         let mut ratios = Vec::new();
         let mut set_ratios = Vec::new();
         for n_goals in [2, 8, 32] {

@@ -250,7 +250,7 @@ fn check_goal_set(
             }
             assert!(
                 f64::from(route.cost)
-                    <= f64::from(cheapest) * 1.1 + f64::from(navstudio::nav::route::TIE_BUCKET),
+                    <= f64::from(cheapest) * 1.1 + f64::from(navstudio::nav::TIE_BUCKET),
                 "{what}: {s:?}: the set's route costs {} but a single goal's only {cheapest}",
                 route.cost
             );

@@ -11,7 +11,7 @@ fn a_one_goal_set_is_request_path() {
     let layer = &baked.nav.layers[0];
     let (w, h) = (layer.cost.spec.width, layer.cost.spec.height);
     let costs = layer.cost.to_cells();
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let mut compared = 0;
     while compared < 25 {
         let goal = passable_cells(&costs, w, h, 1, &mut rng)[0];

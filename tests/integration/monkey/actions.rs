@@ -17,7 +17,7 @@ impl Monkey {
         // Keep spawns small: the crowd steps every frame while playing.
         h.state_mut().crowd.spawn_count = 40;
         Self {
-            rng: Rng(seed),
+            rng: Rng::new(seed),
             dir,
             h,
             saves: 0,

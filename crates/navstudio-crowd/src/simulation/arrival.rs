@@ -45,7 +45,24 @@ impl Simulation {
                 queue.push(i);
             }
         }
+        // Only agents of an order with someone home can touch its arrived group: while a
+        // crowd is on its way, nobody is asked where it stands.
+        let mut has_arrived = vec![false; self.orders.len()];
         for i in 0..n {
+            let a = &self.agents;
+            if a.state[i] == AgentState::Arrived
+                && let Some(flag) = has_arrived.get_mut(a.order[i] as usize)
+            {
+                *flag = true;
+            }
+        }
+        for i in 0..n {
+            if !has_arrived
+                .get(self.agents.order[i] as usize)
+                .is_some_and(|&h| h)
+            {
+                continue;
+            }
             // A stuck agent touching the arrived group is at the end of the line too, however
             // far its lane target lies beyond the group (ORCA agents otherwise hover there),
             // as long as it stands within twice the reach in sight of where it was sent: a queue held up in a door
@@ -277,8 +294,12 @@ impl Simulation {
         // One holding back for another order's stream waits for a way that is in use.
         let holding = |j: usize| a.state[j].is_stalled() && a.yield_secs[j] > 0.0;
         let mut queued: Vec<bool> = (0..n).map(|j| flowing(j) || holding(j)).collect();
-        let mut queue: Vec<usize> = (0..n)
-            .filter(|&j| (a.state[j] == AgentState::Moving || queued[j]) && behind.contains_key(&j))
+        // The search starts from the agents someone stands behind (not every agent: with a
+        // crowd on its way that was a map look-up per agent and step).
+        let mut queue: Vec<usize> = behind
+            .keys()
+            .copied()
+            .filter(|&j| a.state[j] == AgentState::Moving || queued[j])
             .collect();
         while let Some(j) = queue.pop() {
             if let Some(list) = behind.get(&j) {

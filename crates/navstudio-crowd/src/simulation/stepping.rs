@@ -112,6 +112,7 @@ impl Simulation {
         let n = self.agents.len();
         self.updates.resize(n, AgentUpdate::default());
         let order_live: Vec<u32> = self.orders.iter().map(|o| o.live).collect();
+        let meeting = self.right_of_way_can_act();
         {
             let agents = &self.agents;
             self.near.clear();
@@ -136,10 +137,12 @@ impl Simulation {
                 config: &self.config,
                 order_destinations: &self.order_destinations,
                 order_live: &order_live,
+                meeting,
                 replanning: nav.replanning(),
                 separation_reach_m: self.max_radius_m + self.config.separation_margin_m,
                 min_radius_m,
                 step_index: self.step_index,
+                decision_period: self.config.decision_steps(),
                 collision_states: self.collision_states,
             };
             // Agents are visited in grid order (spatial neighbours together, for the cache);
@@ -338,6 +341,26 @@ impl Simulation {
             self.grid_dirty = true;
         }
         moved
+    }
+
+    /// Whether agents of more than one order travel, or an agent holds back for another
+    /// order's stream ([`crate::steering::StepContext::meeting`]).
+    fn right_of_way_can_act(&self) -> bool {
+        let a = &self.agents;
+        let mut first = None;
+        for i in 0..a.len() {
+            if a.yield_secs[i] > 0.0 {
+                return true;
+            }
+            if a.state[i].is_travelling() {
+                match first {
+                    None => first = Some(a.order[i]),
+                    Some(o) if o != a.order[i] => return true,
+                    Some(_) => {}
+                }
+            }
+        }
+        false
     }
 
     /// Neighbour-grid cells of half the largest query radius: a disc query then scans

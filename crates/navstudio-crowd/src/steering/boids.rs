@@ -49,9 +49,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if separating {
                 // `energy / mass` is the speed term `|v|² + 0.25`.
                 let energy = if travelling {
-                    nb.energy.min(nb.mass * own / a.mass[i])
+                    nb.energy().min(nb.mass * own / a.mass[i])
                 } else {
-                    nb.energy
+                    nb.energy()
                 };
                 let ratio = (energy / own).clamp(SEPARATION_RATIO.0, SEPARATION_RATIO.1);
                 sum += away * (a.max_force[i] * (1.0 - dist / min_dist) * ratio);

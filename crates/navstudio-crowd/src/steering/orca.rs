@@ -1,6 +1,7 @@
 //! ORCA (RVO2): the avoidance mode, and the contact rule of boids and context steering
 //! (`orca_contacts`).
 
+use crate::agents::NO_ORDER;
 use crate::half_planes::{HalfPlane, nearest_permitted, orca_half_plane};
 use crate::navigator::Navigator;
 use crate::steering::AvoidanceMode;
@@ -45,12 +46,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let mut count = 0;
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
-            if through_standing && nb.goal_dist_m < 0.0 {
+            if through_standing && nb.moving_order == NO_ORDER {
                 continue;
             }
             // A neighbour that cannot touch within the horizon at either one's top speed
             // adds a line far from any velocity the agent could take.
-            let reach = (max_speed + nb.speed_mps) * horizon_secs + a.radius_m[i] + nb.radius_m;
+            let reach = (max_speed + nb.vel.length()) * horizon_secs + a.radius_m[i] + nb.radius_m;
             if n.dist_sq > reach * reach {
                 continue;
             }

@@ -56,6 +56,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// when `nb`'s order has the right of way (it was given first), `Some(false)` when
     /// `i`'s has, `None` when they are of one order, not both travelling, or not oncoming.
     pub(super) fn right_of_way(&self, i: usize, nb: &NearAgent) -> Option<bool> {
+        if !self.meeting {
+            return None;
+        }
         let own = self.near_order(i);
         if own == NO_ORDER || nb.moving_order == NO_ORDER || own == nb.moving_order {
             return None;
@@ -99,6 +102,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         desired: Vec2,
     ) -> (Vec2, f32) {
         let a = self.agents;
+        if !self.meeting {
+            return (desired, 0.0);
+        }
         let held = (a.yield_secs[i] - self.config.step_secs).max(0.0);
         if desired == Vec2::ZERO || self.near_order(i) == NO_ORDER {
             return (desired, 0.0);

@@ -60,10 +60,12 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             config,
             order_destinations: &[],
             order_live: &[],
+            meeting: true,
             replanning: false,
             separation_reach_m: reach,
             min_radius_m: 1.2,
             step_index: 0,
+            decision_period: config.decision_steps(),
             collision_states: true,
         };
         let mut out = vec![Vec::new(); a.pos_world.len()];
@@ -250,10 +252,12 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             config: &config,
             order_destinations: &[destination],
             order_live: &[],
+            meeting: true,
             replanning: false,
             separation_reach_m: 0.5,
             min_radius_m: 0.0,
             step_index: 0,
+            decision_period: config.decision_steps(),
             collision_states: true,
         };
         ctx.desired_velocity(0).1
@@ -357,11 +361,13 @@ fn with_neighbours<R>(
         config,
         order_destinations: &[],
         order_live: &[],
+        meeting: true,
         replanning: false,
         separation_reach_m: a.radius_m.iter().copied().fold(0.0, f32::max)
             + config.separation_margin_m,
         min_radius_m: a.radius_m.iter().copied().fold(f32::INFINITY, f32::min),
         step_index: 0,
+        decision_period: config.decision_steps(),
         collision_states: true,
     };
     let slot = near.iter().position(|n| n.index == agent as u32).unwrap();

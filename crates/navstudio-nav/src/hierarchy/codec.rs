@@ -106,20 +106,6 @@ impl Hierarchy {
         out
     }
 
-    /// A hierarchy stored by [`Self::to_bytes`] for the layer laid out as `graph`, with its
-    /// landmark tables if stored.
-    ///
-    /// # Errors
-    /// One sentence saying what does not fit: the cluster size, the node count, a count
-    /// beyond the bytes present, an edge to no border node, or border nodes other than the
-    /// graph's.
-    pub fn from_bytes(
-        bytes: &[u8],
-        graph: &SearchGraph,
-    ) -> Result<(Self, Option<ClusterLandmarks>), String> {
-        Self::from_parsed(Self::parse(bytes, graph.len())?, graph)
-    }
-
     /// The part of [`Self::from_bytes`] that needs no graph, for a layer of `node_count`
     /// portal nodes: a world's first request parses while it lays the graph out (a third of
     /// the hierarchy's decode at 8192²).

@@ -3,9 +3,7 @@
 //! elimination), fewest neighbours first, which keeps every distance between the nodes
 //! left. What is left is the border nodes, whose all-pairs costs a Floyd–Warshall pass over
 //! them completes. On clusters of a few hundred nodes this does the work of one Dijkstra
-//! per border node in dense, predictable loops instead of heap operations: the 8192²
-//! benchmark map's hierarchy builds in 0.65 s per movement type, against 1.41 s with a
-//! Dijkstra per border node (clusters of about 240 nodes, 30 of them border nodes).
+//! per border node in dense, predictable loops instead of heap operations.
 
 use super::{FAR, SearchGraph};
 

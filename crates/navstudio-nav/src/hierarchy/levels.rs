@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use super::{ClusterLandmarks, Hierarchy};
 
 mod codec;
+mod dense;
 
 /// Cluster-key bits of each level's cells (two per doubling of the side).
 pub const LEVEL_SHIFTS: [u32; 4] = [2, 4, 6, 8];
@@ -32,6 +33,21 @@ const MIN_CELLS: u32 = 16;
 
 /// Members' edges of one cell: `(member, [(target, weight)])`.
 type CellEdges = Vec<(u32, Vec<(u32, u32)>)>;
+
+/// A level's edges by border index: `b`'s are `edges[first[b]..first[b + 1]]`, as both the
+/// hierarchy and [`Level`] hold them.
+#[derive(Clone, Copy)]
+struct Csr<'a> {
+    first: &'a [u32],
+    edges: &'a [(u32, u32)],
+}
+
+impl<'a> Csr<'a> {
+    fn of(self, b: u32) -> &'a [(u32, u32)] {
+        let b = b as usize;
+        &self.edges[self.first[b] as usize..self.first[b + 1] as usize]
+    }
+}
 
 use super::refining::Hop;
 
@@ -100,16 +116,17 @@ impl Levels {
                 break;
             }
             let before = old.levels.get(j).filter(|l| l.shift == shift);
-            let level = match levels.last() {
-                Some(below) => build_level(hierarchy, &|b| below.edges(b), shift, before, dirty),
-                None => build_level(
-                    hierarchy,
-                    &|b| hierarchy.border_edges(b),
-                    shift,
-                    before,
-                    dirty,
-                ),
+            let below = match levels.last() {
+                Some(below) => Csr {
+                    first: &below.first,
+                    edges: &below.edges,
+                },
+                None => Csr {
+                    first: &hierarchy.first,
+                    edges: &hierarchy.edges,
+                },
             };
+            let level = build_level(hierarchy, below, shift, before, dirty);
             levels.push(level);
         }
         Self { levels }
@@ -119,15 +136,6 @@ impl Levels {
     #[must_use]
     pub fn count(&self) -> usize {
         self.levels.len()
-    }
-
-    /// Members and edges per level, `(members, edges)`, lowest first.
-    #[must_use]
-    pub fn sizes(&self) -> Vec<(usize, usize)> {
-        self.levels
-            .iter()
-            .map(|l| (l.member.iter().filter(|&&m| m).count(), l.edges.len()))
-            .collect()
     }
 
     /// Marks the cells of every level that hold one of `open_keys` (cluster keys).
@@ -365,9 +373,9 @@ fn members_and_cells(hierarchy: &Hierarchy, shift: u32) -> (Vec<bool>, Vec<(u32,
 /// The level whose cells are `shift` bits of cluster key, over the level below whose
 /// edges `below` gives; a cell of `before` (the same level before a rebuild) holding no
 /// `dirty` cluster and its members where they were keeps its shortcuts.
-fn build_level<'a>(
-    hierarchy: &'a Hierarchy,
-    below: &(dyn Fn(u32) -> &'a [(u32, u32)] + Sync),
+fn build_level(
+    hierarchy: &Hierarchy,
+    below: Csr<'_>,
     shift: u32,
     before: Option<&Level>,
     dirty: &(dyn Fn(u32) -> bool + Sync),
@@ -380,6 +388,7 @@ fn build_level<'a>(
         .map(|&(cell, lo, hi)| {
             before
                 .and_then(|old| reused_cell(hierarchy, old, member_ref, (cell, lo, hi), dirty))
+                .or_else(|| dense::cell_edges(hierarchy, below, member_ref, (lo, hi)))
                 .unwrap_or_else(|| cell_edges(hierarchy, below, member_ref, (lo, hi)))
         })
         .collect();
@@ -461,50 +470,78 @@ fn reused_cell(
 /// out of it. A shortcut whose cheapest stretch can pass another member at a positive cost
 /// below its own is the sum of two cheaper ones and is left out (the rule of the
 /// clusters' shortcuts).
-fn cell_edges<'a>(
-    hierarchy: &'a Hierarchy,
-    below: &(dyn Fn(u32) -> &'a [(u32, u32)] + Sync),
+///
+/// A Dijkstra per member, over the cell's nodes by local index, stopped once every member
+/// is settled and no node left in the queue can still tie with the last one (a tie may
+/// lower the cost at which a member's cheapest ways pass another member).
+fn cell_edges(
+    hierarchy: &Hierarchy,
+    below: Csr<'_>,
     member: &[bool],
     (lo, hi): (u32, u32),
 ) -> CellEdges {
     let len = (hi - lo) as usize;
+    let members: Vec<u32> = (lo..hi).filter(|&b| member[b as usize]).collect();
     let mut dist = vec![FAR; len];
     // The least positive cost at which a cheapest way here passes a member.
     let mut via = vec![FAR; len];
-    let mut heap = BinaryHeap::new();
-    let mut out = Vec::new();
-    for from in (lo..hi).filter(|&b| member[b as usize]) {
-        dist.fill(FAR);
-        via.fill(FAR);
-        dist[(from - lo) as usize] = 0;
-        heap.push(Reverse((0u32, from)));
-        while let Some(Reverse((d, v))) = heap.pop() {
-            let vi = (v - lo) as usize;
+    let mut touched: Vec<u32> = Vec::new();
+    let mut heap: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
+    let mut out = Vec::with_capacity(members.len());
+    for &from in &members {
+        for &v in &touched {
+            dist[v as usize] = FAR;
+            via[v as usize] = FAR;
+        }
+        touched.clear();
+        heap.clear();
+        let start = from - lo;
+        dist[start as usize] = 0;
+        touched.push(start);
+        heap.push(Reverse(u64::from(start)));
+        // Members other than `from` not settled yet, and the cost of the last one settled.
+        let mut unsettled = members.len() - 1;
+        let mut last = 0u32;
+        while let Some(Reverse(key)) = heap.pop() {
+            let (d, vi) = ((key >> 32) as u32, key as u32 as usize);
             if d > dist[vi] {
                 continue;
             }
-            let passed = if member[v as usize] && v != from && d > 0 {
+            if unsettled == 0 && d > last {
+                break;
+            }
+            let v = lo + vi as u32;
+            let is_member = member[v as usize];
+            if is_member && v != from {
+                unsettled = unsettled.saturating_sub(1);
+                last = d;
+            }
+            let passed = if is_member && v != from && d > 0 {
                 via[vi].min(d)
             } else {
                 via[vi]
             };
-            for &(t, w) in below(v) {
+            for &(t, w) in below.of(v) {
                 if t < lo || t >= hi {
                     continue;
                 }
                 let (nd, ti) = (d.saturating_add(w), (t - lo) as usize);
                 if nd < dist[ti] {
+                    if dist[ti] == FAR {
+                        touched.push(ti as u32);
+                    }
                     dist[ti] = nd;
                     via[ti] = passed;
-                    heap.push(Reverse((nd, t)));
+                    heap.push(Reverse(u64::from(nd) << 32 | ti as u64));
                 } else if nd == dist[ti] {
                     via[ti] = via[ti].min(passed);
                 }
             }
         }
-        let mut list: Vec<(u32, u32)> = (lo..hi)
-            .filter(|&t| t != from && member[t as usize])
-            .filter_map(|t| {
+        let mut list: Vec<(u32, u32)> = members
+            .iter()
+            .filter(|&&t| t != from)
+            .filter_map(|&t| {
                 let i = (t - lo) as usize;
                 (dist[i] != FAR && via[i] >= dist[i]).then_some((t, dist[i]))
             })

@@ -147,11 +147,6 @@ impl Refining {
     pub fn route(&self) -> &[(u32, u32)] {
         &self.out
     }
-
-    /// Memory of the searches inside one cluster.
-    pub fn local(&mut self) -> &mut LocalSearch {
-        &mut self.local
-    }
 }
 
 /// The level of a hop of the search's route from search id `a`: the one its search

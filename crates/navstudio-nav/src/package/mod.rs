@@ -52,9 +52,8 @@ pub const HEADER_LEN_V1: usize = 40;
 /// usual sector sizes, small enough to decode in well under a millisecond and large enough
 /// that its chunks compress well.
 pub const REGION_SECTORS: u32 = 16;
-/// zstd level. On the 4096² benchmark package (291 MB raw), one core compresses it in
-/// 1.45 s to 57.7 MB at level 3, 3.5 s to 53.6 MB at 5 and 9.3 s to 49.8 MB at 9: level 9
-/// was a quarter of an 8192² bake for 14 % less disk, so the bake keeps zstd's default.
+/// zstd level: zstd's default. Higher levels save a little disk for a large share of the
+/// bake's time.
 pub const ZSTD_LEVEL: i32 = 3;
 
 /// The region grid of a map: square blocks of `region_sectors` × `region_sectors` sectors,
@@ -159,11 +158,11 @@ pub enum ChunkKind {
     /// when the package is written so no game computes them on its first request.
     Landmarks,
     /// Per movement type, optional: the sector hierarchy with its landmark tables over
-    /// border nodes (maps from [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, instead of
+    /// border nodes (maps from 200 × 200 sectors, instead of
     /// [`ChunkKind::Landmarks`]).
     Hierarchy,
     /// Per movement type, optional beside [`ChunkKind::Hierarchy`]: the hierarchy's levels
-    /// above its clusters ([`crate::hierarchy::Levels`]). A package with levels lists
+    /// above its clusters (see [`crate::SearchMode::Levels`]). A package with levels lists
     /// `levels` in the manifest's `requires`: the search over them finds other routes.
     Levels,
     /// Map-wide (listed under movement type 0), at most one: the nav links
@@ -322,7 +321,7 @@ pub struct Package {
     /// for a type without portal nodes); [`crate::NavWorld::from_package`] decodes them.
     pub landmarks: Vec<Option<StoredLandmarks>>,
     /// Per movement type, the sector hierarchy the package stores (maps from
-    /// [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors); decoded on the type's first
+    /// 200 × 200 sectors); decoded on the type's first
     /// request.
     pub hierarchies: Vec<Option<StoredHierarchy>>,
     /// The nav links (none in packages without a `links` chunk).
@@ -331,7 +330,7 @@ pub struct Package {
 
 /// One movement type's sector hierarchy (with its landmark tables) as the package stores
 /// it: checked (checksum and header) when read, decompressed ([`Self::decompress`]) and
-/// decoded ([`crate::hierarchy::Hierarchy::from_bytes`]) when a world first searches the type.
+/// decoded when a world first searches the type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredHierarchy {
     pub(super) stored: Vec<u8>,
@@ -341,7 +340,7 @@ pub struct StoredHierarchy {
 }
 
 impl StoredHierarchy {
-    /// The `levels` chunk's bytes as [`crate::hierarchy::Levels::from_bytes`] reads them;
+    /// The `levels` chunk's bytes, decompressed;
     /// `None` for a package without levels (version 2 packages, small maps).
     ///
     /// # Errors
@@ -351,7 +350,7 @@ impl StoredHierarchy {
         Some(decode::decompress(stored, *raw_len))
     }
 
-    /// The chunk's bytes as [`crate::hierarchy::Hierarchy::from_bytes`] reads them.
+    /// The chunk's bytes, decompressed.
     ///
     /// # Errors
     /// One sentence if the chunk does not decompress to its stated length.
@@ -380,8 +379,8 @@ impl StoredLandmarks {
         self.decode_ranked(None)
     }
 
-    /// [`Self::decode`] with node `n`'s entries at `rank[n]` (see
-    /// [`crate::landmarks::Landmarks::from_bytes_ranked`]).
+    /// [`Self::decode`] with node `n`'s entries at `rank[n]` (the order a
+    /// world's search layout gives its nodes).
     ///
     /// # Errors
     /// As [`Self::decode`].

@@ -3,7 +3,7 @@
 //! sectors: any two cells' reachability), a movement type's windows and portal graph (and
 //! its landmark tables, undecoded) on its first use ([`PackageStream::load_globals`]), and a
 //! region's cost tiles and flow tiles with positioned reads when the world first needs them
-//! ([`PackageStream::load_region`]).
+//! ([`PackageStream::decode_region`]).
 //!
 //! The checks are the eager reader's per chunk: checksums, lengths against what a map of
 //! the manifest's size can need, ranges, and every flow tile's length against its sector.
@@ -56,9 +56,6 @@ pub struct PackageStream {
     /// Per movement type: the manifest indices of its windows, graph and landmark chunks,
     /// read on the type's first use ([`PackageStream::load_globals`]).
     globals: Vec<[Option<usize>; 5]>,
-    /// Per movement type, per region: where its flow tiles start in the layer's tile store
-    /// once it has been loaded (a region loaded again reuses its slots).
-    tile_base: Vec<Vec<Option<u32>>>,
     /// Per movement type: the manifest indices of its island-field chunks (one per region
     /// with mixed sectors), read on the type's first use ([`PackageStream::load_island_fields`]).
     island_fields: Vec<Vec<usize>>,
@@ -73,7 +70,7 @@ pub struct OpenedPackage {
     /// Every movement type with its island ids per sector only: no island fields (the cells'
     /// ids in mixed sectors) until [`PackageStream::load_island_fields`], no windows, nodes or
     /// graph until [`PackageStream::load_globals`], no cost or flow tiles until
-    /// [`PackageStream::load_region`].
+    /// [`PackageStream::decode_region`].
     pub nav: NavData,
     /// The file.
     pub stream: PackageStream,
@@ -234,7 +231,6 @@ fn open_source(path: &Path, source: Source) -> Result<OpenedPackage, PackageErro
         regions,
         regional,
         globals,
-        tile_base: vec![vec![None; region_count]; layer_count],
         island_fields,
     };
     // Reads one after the other (one file position), decoding on all cores.
@@ -510,7 +506,7 @@ impl PackageStream {
     /// # Errors
     /// A [`PackageError`] naming the file, the chunk and what is wrong; `l` is unchanged.
     pub fn load_globals(
-        &mut self,
+        &self,
         layer: usize,
         l: &mut NavLayer,
     ) -> Result<(Option<StoredLandmarks>, Option<StoredHierarchy>), PackageError> {
@@ -631,28 +627,46 @@ impl PackageStream {
         Ok((landmarks, hierarchy))
     }
 
-    /// Reads region `region` of movement type `layer` into `l` (which [`open`] made for
-    /// that type): its sectors' cost tiles and its nodes' flow tiles. Returns the bytes the
-    /// region now holds in memory.
+    /// Decodes `part` of region `region` of movement type `layer`: its sectors' cost tiles,
+    /// or its nodes' flow tiles checked against `l` (which [`open`] made for that type, its
+    /// graph loaded), for [`Self::install_region`]. Reads through `&self`, so threads
+    /// sharing the stream decode regions at once.
     ///
     /// # Errors
-    /// A [`PackageError`] naming the file, the chunk and what is wrong; `l` is unchanged.
-    pub fn load_region(
-        &mut self,
+    /// A [`PackageError`] naming the file, the chunk and what is wrong.
+    pub fn decode_region(
+        &self,
         layer: usize,
         region: u32,
-        l: &mut NavLayer,
-    ) -> Result<usize, PackageError> {
+        part: RegionPart,
+        l: &NavLayer,
+    ) -> Result<DecodedRegion, PackageError> {
         let spec = self.regions.spec;
         let [cost_index, flows_index] = self.regional[layer][region as usize];
         let fault = |index: usize, f: ReadFault| self.chunk_fault(index, f);
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
-        let raw = self.raw(cost_index)?;
-        let mut r = ByteReader::new(&raw);
-        let costs =
-            parse_cost_sectors(&mut r, spec, &in_region).map_err(|f| fault(cost_index, f))?;
-        r.finish("cost chunk").map_err(|f| fault(cost_index, f))?;
-
+        if part == RegionPart::Costs {
+            let raw = self.raw(cost_index)?;
+            let mut r = ByteReader::new(&raw);
+            let costs =
+                parse_cost_sectors(&mut r, spec, &in_region).map_err(|f| fault(cost_index, f))?;
+            r.finish("cost chunk").map_err(|f| fault(cost_index, f))?;
+            let bytes = costs
+                .iter()
+                .map(|c| match c {
+                    SectorCost::Tile(t) => t.len(),
+                    SectorCost::Clear => 0,
+                })
+                .sum();
+            return Ok(DecodedRegion {
+                part,
+                costs,
+                tiles: Vec::new(),
+                nodes: Vec::new(),
+                node_tile: Vec::new(),
+                bytes,
+            });
+        }
         let raw = self.raw(flows_index)?;
         let mut r = ByteReader::new(&raw);
         let tiles = parse_flow_tiles(&mut r).map_err(|f| fault(flows_index, f))?;
@@ -677,42 +691,64 @@ impl PackageStream {
                 ));
             }
         }
-
-        let mut bytes = 0;
-        for (&s, c) in in_region.iter().zip(costs) {
-            if let SectorCost::Tile(t) = &c {
-                bytes += t.len();
-            }
-            l.cost.sectors[s as usize] = c;
-        }
-        bytes += tiles.iter().map(|t| t.len()).sum::<usize>();
-        let slot = &mut self.tile_base[layer][region as usize];
-        let base = match *slot {
-            Some(base) => {
-                for (i, tile) in tiles.into_iter().enumerate() {
-                    l.flows.tiles[base as usize + i] = tile;
-                }
-                base
-            }
-            None => {
-                let base = l.flows.tiles.len() as u32;
-                l.flows.tiles.extend(tiles);
-                *slot = Some(base);
-                base
-            }
-        };
-        for (&node, &t) in nodes.iter().zip(&node_tile) {
-            l.flows.node_tile[node as usize] = base + t;
-        }
-        Ok(bytes)
+        let bytes = tiles.iter().map(|t| t.len()).sum::<usize>();
+        Ok(DecodedRegion {
+            part,
+            costs: Vec::new(),
+            tiles,
+            nodes,
+            node_tile,
+            bytes,
+        })
     }
 
-    /// Drops region `region` from `l` (a movement type of this package): its cost sectors
-    /// read as clear again and its nodes lose their flow tiles (the tile slots stay, empty).
-    pub fn unload_region(&self, region: u32, l: &mut NavLayer) {
+    /// Puts `decoded` (a part of region `region` of the type `l` is) into `l`: its cost
+    /// tiles, or its nodes' flow tiles, sharing them. `base` is where the region's flow
+    /// tiles start in the layer's tile store once loaded (`None` the first time; a region
+    /// loaded again reuses its slots). Returns the bytes the part holds.
+    pub fn install_region(
+        &self,
+        decoded: &DecodedRegion,
+        region: u32,
+        l: &mut NavLayer,
+        base: &mut Option<u32>,
+    ) -> usize {
+        if decoded.part == RegionPart::Costs {
+            for (s, c) in self.regions.sectors(region).zip(&decoded.costs) {
+                l.cost.sectors[s as usize] = c.clone();
+            }
+            return decoded.bytes;
+        }
+        let at = match *base {
+            Some(at) => {
+                for (i, tile) in decoded.tiles.iter().enumerate() {
+                    l.flows.tiles[at as usize + i] = Arc::clone(tile);
+                }
+                at
+            }
+            None => {
+                let at = l.flows.tiles.len() as u32;
+                l.flows.tiles.extend(decoded.tiles.iter().cloned());
+                *base = Some(at);
+                at
+            }
+        };
+        for (&node, &t) in decoded.nodes.iter().zip(&decoded.node_tile) {
+            l.flows.node_tile[node as usize] = at + t;
+        }
+        decoded.bytes
+    }
+
+    /// Drops `part` of region `region` from `l` (a movement type of this package): its cost
+    /// sectors read as clear again, or its nodes lose their flow tiles (the tile slots
+    /// stay, empty).
+    pub fn unload_region(&self, region: u32, part: RegionPart, l: &mut NavLayer) {
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
-        for &s in &in_region {
-            l.cost.sectors[s as usize] = SectorCost::Clear;
+        if part == RegionPart::Costs {
+            for &s in &in_region {
+                l.cost.sectors[s as usize] = SectorCost::Clear;
+            }
+            return;
         }
         for node in region_nodes(&in_region, l) {
             let t = std::mem::replace(&mut l.flows.node_tile[node as usize], NOT_LOADED);
@@ -720,6 +756,41 @@ impl PackageStream {
                 *tile = std::sync::Arc::default();
             }
         }
+    }
+}
+
+/// The two parts of a region, read apart: a request reads cost tiles (its goal fields and
+/// checks), only a read of a path's flow reads flow tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionPart {
+    /// The sectors' cost tiles.
+    Costs,
+    /// The portal nodes' flow tiles.
+    Flows,
+}
+
+/// One part of a region of one movement type as [`PackageStream::decode_region`] reads
+/// it: cost tiles or flow tiles behind `Arc`s, so worlds and threads that install it share
+/// them.
+#[derive(Debug)]
+pub struct DecodedRegion {
+    part: RegionPart,
+    /// The region's sectors' costs, in [`RegionGrid::sectors`] order (of the costs part).
+    costs: Vec<SectorCost>,
+    /// Its flow tiles, numbered as its `node_tile` numbers them.
+    tiles: Vec<Arc<[u8]>>,
+    /// Its portal nodes, ascending, with their tiles.
+    nodes: Vec<u32>,
+    node_tile: Vec<u32>,
+    /// Bytes of decoded tiles.
+    bytes: usize,
+}
+
+impl DecodedRegion {
+    /// Bytes of decoded tiles it holds.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 }
 

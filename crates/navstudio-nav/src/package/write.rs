@@ -29,8 +29,8 @@ pub struct PackageMeta {
     /// Bake settings as `key = value` pairs.
     pub bake_options: Vec<(String, String)>,
     /// Which search tables to store: the sector hierarchy (`Some(true)`), landmark tables
-    /// per portal node (`Some(false)`), or whichever pays on the map's size (`None`, see
-    /// [`crate::hierarchy::pays_off`]).
+    /// per portal node (`Some(false)`), or whichever pays on the map's size (`None`: the
+    /// hierarchy from 200 × 200 sectors).
     pub hierarchy: Option<bool>,
     /// The nav links, stored in the `links` chunk (the package then requires it).
     pub links: Vec<crate::links::NavLink>,

@@ -14,8 +14,7 @@ use crate::search_graph::{SearchGraph, sector_cluster_key};
 /// Which portal search path requests run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SearchMode {
-    /// The hierarchy with its levels on maps of at least
-    /// [`crate::hierarchy::CLUSTER_MIN_SECTORS`] sectors, or when the package stores one;
+    /// The hierarchy with its levels on maps of at least 200 × 200 sectors, or when the package stores one;
     /// the flat search otherwise.
     #[default]
     Auto,
@@ -24,8 +23,8 @@ pub enum SearchMode {
     /// Always the sector hierarchy, its clusters only (built on a layer's first request if
     /// not stored).
     Clusters,
-    /// Always the sector hierarchy with its levels above the clusters (see
-    /// [`crate::hierarchy::Levels`]).
+    /// Always the sector hierarchy with its levels above the clusters: each level's cells
+    /// group 2 × 2 cells of the level below, and a route is searched top-down.
     Levels,
 }
 
@@ -36,6 +35,17 @@ pub struct LayerHierarchy {
     pub hierarchy: Hierarchy,
     /// Landmark tables over the border nodes (`None` when off or the layer has none).
     pub landmarks: Option<ClusterLandmarks>,
+}
+
+/// The size of a layer's search hierarchy, as tools report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClusterStats {
+    /// Clusters of sectors.
+    pub clusters: usize,
+    /// Portal nodes on cluster borders.
+    pub border_nodes: usize,
+    /// Levels of clusters above the first (0 when the search uses clusters alone).
+    pub levels: usize,
 }
 
 impl NavWorld {
@@ -116,12 +126,16 @@ impl NavWorld {
             .and_then(Option::as_ref)
             .map_or(l.nodes.len(), |g| g.len());
         // The levels decode once the hierarchy (their border nodes) is in place.
+        // The levels (at 8192² twice the hierarchy's bytes) decompress beside it.
         let parse = |s: crate::package::StoredHierarchy| {
-            let parsed = s
-                .decompress()
-                .ok()
-                .and_then(|raw| Hierarchy::parse(&raw, nodes).ok());
-            (parsed, s.decompress_levels().and_then(Result::ok))
+            rayon::join(
+                || {
+                    s.decompress()
+                        .ok()
+                        .and_then(|raw| Hierarchy::parse(&raw, nodes).ok())
+                },
+                || s.decompress_levels().and_then(Result::ok),
+            )
         };
         let parsed = match stored {
             Some(s) if unsorted => {
@@ -266,7 +280,21 @@ impl NavWorld {
 
     /// The hierarchy of `layer`, if built.
     #[must_use]
-    pub fn hierarchy(&self, layer: usize) -> Option<&LayerHierarchy> {
+    pub(crate) fn hierarchy(&self, layer: usize) -> Option<&LayerHierarchy> {
         self.hierarchies.get(layer).and_then(Option::as_deref)
+    }
+
+    /// What the hierarchy of `layer` holds, once a request has built or read it (`None`
+    /// while the layer searches flat).
+    #[must_use]
+    pub fn cluster_stats(&self, layer: usize) -> Option<ClusterStats> {
+        self.hierarchy(layer).map(|h| ClusterStats {
+            clusters: h.hierarchy.cluster_count(),
+            border_nodes: h.hierarchy.border_count(),
+            levels: h
+                .hierarchy
+                .levels()
+                .map_or(0, crate::hierarchy::Levels::count),
+        })
     }
 }

@@ -24,6 +24,8 @@ mod budget;
 mod cheapest;
 mod clusters;
 mod goal_field;
+#[cfg(test)]
+mod kept_tests;
 mod landmark_builds;
 mod lazy;
 mod links;
@@ -35,12 +37,14 @@ mod replan;
 mod request;
 mod sample;
 mod shared;
+mod shared_stream;
 #[cfg(test)]
 mod slicing_tests;
 mod stamps;
 mod streaming;
 
-pub use clusters::{LayerHierarchy, SearchMode};
+pub(crate) use clusters::LayerHierarchy;
+pub use clusters::{ClusterStats, SearchMode};
 pub use goal_field::GoalField;
 use goal_field::{GoalFieldCache, cheapest_field};
 pub use links::LinkStep;
@@ -48,7 +52,9 @@ pub use moving::{GoalMove, GoalMoveStats};
 pub use pending::PendingPath;
 use sample::PulledCache;
 pub(crate) use shared::build_layer_tables;
+pub(crate) use shared_stream::SharedStream;
 use stamps::AppliedStamp;
+use streaming::damaged;
 pub use streaming::{DEFAULT_CACHE_BUDGET, StreamOptions, StreamStats};
 
 /// Default A* heuristic inflation of the sector hierarchy's search (weighted A*, expanded
@@ -66,18 +72,14 @@ pub const DEFAULT_FLOW_LOOKAHEAD: u32 = 24;
 pub const MAX_FLOW_LOOKAHEAD: usize = 64;
 
 /// Landmarks a search reads, of [`super::landmarks::LANDMARK_COUNT`]: the ones with the
-/// best bound at its source. Reading 8 of 16 expands 13 % fewer nodes than 4 on the 2048²
-/// benchmark map but reads twice the table per node, for no faster requests.
+/// best bound at its source. More expand fewer nodes but read more of the table per node,
+/// which the flat search's per-node tables do not repay.
 const ACTIVE_LANDMARKS: usize = 4;
 
 /// Landmarks a search over the sector hierarchy reads: its tables cover border nodes only
-/// and stay in cache. On the 8192² benchmark map 8 instead of 4 cut the p99 request's
-/// expansions from 100,000 to 28,000 and the median's from 5,800 to 5,000 (200 requests
-/// across the map). 12 instead of 8 cut the p99 of 1,000 warm requests there from 16–18 to
-/// 11–13 ms and at 4096² from 4.1–5.0 to 4.0–4.3 ms, medians unchanged within the noise
-/// (2.3–2.5 ms and 0.86–0.97 ms; 0.34–0.35 ms at 2048²): the slow requests are those whose
-/// bound falls far short, and more landmarks raise the best of them (`cargo bench --bench
-/// scale` prints the timings).
+/// and stay in cache, so reading more is cheap, and the slow requests are those whose bound
+/// falls far short: more landmarks raise the best of them (`cargo bench --bench scale`
+/// times the tail).
 const CLUSTER_ACTIVE_LANDMARKS: usize = 12;
 
 pub use crate::vocab::PathId;
@@ -339,7 +341,11 @@ impl NavWorld {
     /// Data read with [`NavData::read`] brings its links and stored tables along.
     #[must_use]
     pub fn from_nav(nav: impl Into<Arc<NavData>>) -> Self {
-        let mut world = Self::bare(nav.into());
+        let nav = nav.into();
+        if let Some(shared) = nav.shared_stream() {
+            return Self::over_shared(&nav, shared);
+        }
+        let mut world = Self::bare(nav);
         if !world.nav.links().is_empty() {
             // Checked when the data was read.
             let _ = world.set_links(world.nav.links().to_vec());

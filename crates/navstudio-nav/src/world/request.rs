@@ -272,6 +272,7 @@ impl NavWorld {
             .get(layer)
             .and_then(Option::as_ref)
             .filter(|_| clustered);
+        let may_lazy = self.may_refine_lazily();
         let remaining = &mut self.finish;
         remaining.reset(graph.len());
         let mut bounds = match hierarchy {
@@ -439,7 +440,7 @@ impl NavWorld {
                 && p.links.is_none()
                 && !self.seamless
                 && !self.seamless_where_split
-                && self.streamed.is_none();
+                && may_lazy;
             let src_cluster = (
                 src_sector % spec.sectors_x() / CLUSTER_SECTORS,
                 src_sector / spec.sectors_x() / CLUSTER_SECTORS,

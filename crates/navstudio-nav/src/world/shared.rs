@@ -85,6 +85,9 @@ impl NavWorld {
 
     /// A world over version `data` that builds no tables of its own: a query's.
     pub(crate) fn reader(data: &Arc<NavData>) -> Self {
+        if let Some(shared) = data.shared_stream() {
+            return Self::over_shared(data, shared);
+        }
         let mut world = Self::bare(Arc::clone(data));
         if !data.links().is_empty() {
             // Checked when the version was made.

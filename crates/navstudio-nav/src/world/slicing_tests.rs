@@ -19,15 +19,10 @@ fn base() -> Arc<NavData> {
     Arc::new(NavData::new(layers[0].cost.spec, 1.0, layers))
 }
 
-/// Xorshift draws below `n`, from `seed`.
+/// Draws below `n`, from `seed`.
 fn draws(seed: u64) -> impl FnMut(u32) -> u32 {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move |n: u32| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % u64::from(n)) as u32
-    }
+    let mut rng = crate::rng::SplitMix64::new(seed);
+    move |n: u32| rng.below(n)
 }
 
 /// What a path answers: its trace from every source, and the flow at a few cells.

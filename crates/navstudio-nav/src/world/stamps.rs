@@ -453,13 +453,8 @@ mod tests {
         let nav = base();
         let spec = nav.spec;
         for seed in seeds {
-            let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let mut next = move |n: u32| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state % u64::from(n)) as u32
-            };
+            let mut rng = crate::rng::SplitMix64::new(seed);
+            let mut next = move |n: u32| rng.below(n);
             let mut world = NavWorld::from_nav(nav.clone());
             // (op, live handle or None once removed / for a cost)
             let mut log: Vec<(Op, Option<super::StampHandle>, bool)> = Vec::new();

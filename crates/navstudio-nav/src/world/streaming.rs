@@ -19,9 +19,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use super::budget::{Slice, Unit};
-use super::{NavWorld, PathError, PathState};
-use crate::islands::IslandField;
-use crate::package::stream::{self, PackageStream};
+use super::{NavWorld, PathError, PathState, SharedStream};
+use crate::NavData;
+use crate::islands::{IslandField, Islands};
+use crate::package::stream::{self, PackageStream, RegionPart};
 use crate::package::{self, PackageError};
 use crate::portals::PortalWindow;
 
@@ -65,7 +66,11 @@ pub struct StreamStats {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct RegionSlot {
+    /// Its cost tiles are installed.
     resident: bool,
+    /// Its flow tiles are installed too (a world whose reads are prepared reads them only
+    /// for a read of a path).
+    flows: bool,
     /// Changed at run time: never dropped (the file no longer holds it).
     kept: bool,
     last_use: u64,
@@ -75,7 +80,19 @@ struct RegionSlot {
 /// The file and the residency of each region of each movement type.
 #[derive(Debug)]
 pub(super) struct Streamed {
-    package: PackageStream,
+    package: Arc<PackageStream>,
+    /// The shared data the world reads through (a [`crate::PathQuery`]'s world over data
+    /// from [`crate::NavData::open`]): its islands, nodes, tables and decoded regions.
+    shared: Option<Arc<SharedStream>>,
+    /// Whether every read of a path goes through [`NavWorld::prepare_read`] first (a
+    /// query's world), so that paths may be refined lazily.
+    reads_prepared: bool,
+    /// The last path [`NavWorld::prepare_read`] loaded the regions of, with the evictions
+    /// counted then: until either changes, they are still loaded.
+    prepared: Option<(u64, u64)>,
+    /// Per movement type, per region: where its flow tiles start in the layer's tile store
+    /// once it has been loaded (a region loaded again reuses its slots).
+    tile_base: Vec<Vec<Option<u32>>>,
     /// Per movement type: whether its windows and graph are read.
     graph_loaded: Vec<bool>,
     /// Per movement type: its island fields once read by a `&self` call, until
@@ -121,15 +138,32 @@ impl NavWorld {
     }
 
     fn streaming(opened: stream::OpenedPackage, options: StreamOptions) -> Self {
-        let regions = opened.stream.regions().count() as usize;
-        let layers = opened.nav.layers.len();
-        let mut world = Self::from_nav(opened.nav);
-        // The reader checked them against the map.
-        let _ = world.set_links(opened.links);
+        let nav = Arc::new(opened.nav.with_links(opened.links));
+        Self::streaming_over(Arc::new(opened.stream), nav, options)
+    }
+
+    /// A world over `nav` (as `package` opened it, with its links) reading the rest of
+    /// `package` on demand.
+    pub(super) fn streaming_over(
+        package: Arc<PackageStream>,
+        nav: Arc<NavData>,
+        options: StreamOptions,
+    ) -> Self {
+        let regions = package.regions().count() as usize;
+        let layers = nav.layers.len();
+        let mut world = Self::bare(nav);
+        if !world.nav.links().is_empty() {
+            // The reader checked them against the map.
+            let _ = world.set_links(world.nav.links().to_vec());
+        }
         world.stored_landmarks = vec![None; layers];
         world.stored_hierarchies = vec![None; layers];
         world.streamed = Some(Streamed {
-            package: opened.stream,
+            package,
+            shared: None,
+            reads_prepared: false,
+            prepared: None,
+            tile_base: vec![vec![None; regions]; layers],
             graph_loaded: vec![false; layers],
             pending_fields: (0..layers).map(|_| OnceLock::new()).collect(),
             fields_loaded: vec![false; layers],
@@ -140,6 +174,99 @@ impl NavWorld {
             last_error: None,
         });
         world
+    }
+
+    /// A world over shared data `data` from [`NavData::open`]: it reads the islands,
+    /// nodes, tables and regions the threads share (see `shared_stream.rs`).
+    pub(super) fn over_shared(data: &Arc<NavData>, shared: &Arc<SharedStream>) -> Self {
+        // The version's own `Arc`: the world copies it when it first installs a region.
+        let mut world = Self::streaming_over(
+            Arc::clone(&shared.package),
+            Arc::clone(data),
+            shared.options,
+        );
+        if let Some(s) = world.streamed.as_mut() {
+            s.shared = Some(Arc::clone(shared));
+        }
+        world
+    }
+
+    /// Every read of a path in this world is prepared with [`Self::prepare_read`]: its paths
+    /// may then be refined lazily.
+    pub(crate) fn set_reads_prepared(&mut self) {
+        if let Some(s) = self.streamed.as_mut() {
+            s.reads_prepared = true;
+        }
+    }
+
+    /// Whether requests may refine lazily as far as streaming goes: a world holding its
+    /// data whole, or one whose reads are prepared.
+    pub(super) fn may_refine_lazily(&self) -> bool {
+        self.streamed.as_ref().is_none_or(|s| s.reads_prepared)
+    }
+
+    /// Puts `islands` (with their fields) in `layer` (a streamed world's).
+    pub(super) fn put_islands(&mut self, layer: usize, islands: Arc<Islands>) {
+        if let Some(s) = self.streamed.as_mut()
+            && let Some(l) = Arc::make_mut(&mut self.nav).layers.get_mut(layer)
+        {
+            l.islands = islands;
+            s.fields_loaded[layer] = true;
+        }
+    }
+
+    /// Loads the regions a read of path `p` (numbered `serial`) reads: its own sectors (as
+    /// a request loads them), the sectors within the look-ahead of `around` (a sample's
+    /// position), and with `whole` every sector of the route refined whole (a trace).
+    /// No-op for a world held whole.
+    ///
+    /// # Errors
+    /// [`PathError::Damaged`] for a region that cannot be read.
+    pub(crate) fn prepare_read(
+        &mut self,
+        p: &PathState,
+        serial: u64,
+        around: Option<(f32, f32)>,
+        whole: bool,
+    ) -> Result<(), PathError> {
+        let Some(s) = self.streamed.as_ref() else {
+            return Ok(());
+        };
+        let key = (serial, s.stats.evictions);
+        if s.prepared != Some(key) {
+            let sectors = path_sectors(p, self);
+            self.ensure_regions(p.layer, sectors, None, true)?;
+            if let Some(s) = self.streamed.as_mut() {
+                s.prepared = Some(key);
+            }
+        }
+        if let Some((x, y)) = around {
+            let spec = self.nav.spec;
+            let reach = self.flow_lookahead.min(super::MAX_FLOW_LOOKAHEAD as u32) as f32 + 2.0;
+            let clamp_x = |v: f32| v.clamp(0.0, spec.width.saturating_sub(1) as f32) as u32;
+            let clamp_y = |v: f32| v.clamp(0.0, spec.height.saturating_sub(1) as f32) as u32;
+            let (x0, x1) = (clamp_x(x - reach), clamp_x(x + reach));
+            let (y0, y1) = (clamp_y(y - reach), clamp_y(y + reach));
+            let corners = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)];
+            let sectors = corners.map(|(cx, cy)| spec.sector_of(cx, cy));
+            // Corners span every region the box touches: a region is larger than the box.
+            if sectors
+                .iter()
+                .any(|&sector| !self.holds_region(p.layer, sector, RegionPart::Flows))
+            {
+                let (sx0, sy0) = (x0 / spec.sector_size, y0 / spec.sector_size);
+                let (sx1, sy1) = (x1 / spec.sector_size, y1 / spec.sector_size);
+                let all: Vec<u32> = (sy0..=sy1)
+                    .flat_map(|gy| (sx0..=sx1).map(move |gx| gy * spec.sectors_x() + gx))
+                    .collect();
+                self.ensure_regions(p.layer, all, None, true)?;
+            }
+        }
+        if whole {
+            let exits: Vec<u32> = p.all_exits().keys().copied().collect();
+            self.ensure_regions(p.layer, exits, None, true)?;
+        }
+        Ok(())
     }
 
     /// The manifest of the package a streamed world reads; `None` for a world held whole.
@@ -163,6 +290,9 @@ impl NavWorld {
         if s.fields_loaded.get(layer).copied().unwrap_or(true) {
             return None;
         }
+        if let Some(shared) = &s.shared {
+            return Some(shared.islands(layer).map_or(&[][..], |i| &i.fields));
+        }
         let l = self.nav.layers.get(layer)?;
         let read = s.pending_fields[layer].get_or_init(|| {
             s.package
@@ -179,6 +309,11 @@ impl NavWorld {
             return Ok(());
         };
         if s.fields_loaded.get(layer).copied().unwrap_or(true) {
+            return Ok(());
+        }
+        if let Some(shared) = &s.shared {
+            let islands = Arc::clone(shared.islands(layer)?);
+            self.put_islands(layer, islands);
             return Ok(());
         }
         let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
@@ -205,6 +340,9 @@ impl NavWorld {
         if s.graph_loaded.get(layer).copied().unwrap_or(true) {
             return Ok(());
         }
+        if let Some(shared) = s.shared.clone() {
+            return self.install_shared_layer(&shared, layer);
+        }
         let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
         let (landmarks, hierarchy) = s
             .package
@@ -222,9 +360,56 @@ impl NavWorld {
         Ok(())
     }
 
+    /// Puts `shared`'s nodes and search tables of `layer` in this world, as reading the
+    /// type's graph and searching it once would leave them (windows and edges let go).
+    fn install_shared_layer(
+        &mut self,
+        shared: &SharedStream,
+        layer: usize,
+    ) -> Result<(), PathError> {
+        let sl = shared.layer(layer)?;
+        let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
+        l.islands = Arc::clone(&sl.islands);
+        l.nodes = Arc::clone(&sl.nodes);
+        l.windows = Arc::default();
+        l.graph = crate::portals::PortalGraph {
+            sector_offsets: Arc::clone(&sl.sector_offsets),
+            sector_nodes: Arc::clone(&sl.sector_nodes),
+            ..crate::portals::PortalGraph::default()
+        };
+        l.flows = crate::permutations::FlowPermutations {
+            tiles: Vec::new(),
+            node_tile: vec![stream::NOT_LOADED; sl.nodes.len()],
+        };
+        let n = self.nav.layers.len();
+        self.search_graphs
+            .resize_with(n.max(self.search_graphs.len()), || None);
+        self.landmarks
+            .resize_with(n.max(self.landmarks.len()), || None);
+        self.hierarchies
+            .resize_with(n.max(self.hierarchies.len()), || None);
+        self.links
+            .layers
+            .resize_with(n.max(self.links.layers.len()), || None);
+        self.search_graphs[layer].clone_from(&sl.tables.graph);
+        self.landmarks[layer].clone_from(&sl.tables.landmarks);
+        self.hierarchies[layer].clone_from(&sl.tables.hierarchy);
+        self.links.layers[layer].clone_from(&sl.tables.links);
+        if let Some(s) = self.streamed.as_mut() {
+            s.graph_loaded[layer] = true;
+            s.fields_loaded[layer] = true;
+        }
+        Ok(())
+    }
+
     /// Whether the layer holds `sector`'s cost tile: always in a world held whole, in a
     /// streamed one once its region is read.
     pub(super) fn holds_costs(&self, layer: usize, sector: u32) -> bool {
+        self.holds_region(layer, sector, RegionPart::Costs)
+    }
+
+    /// Whether the layer holds `part` of `sector`'s region (always in a world held whole).
+    fn holds_region(&self, layer: usize, sector: u32, part: RegionPart) -> bool {
         let Some(s) = self.streamed.as_ref() else {
             return true;
         };
@@ -232,7 +417,10 @@ impl NavWorld {
         s.slots
             .get(layer)
             .and_then(|slots| slots.get(region as usize))
-            .is_some_and(|slot| slot.resident)
+            .is_some_and(|slot| match part {
+                RegionPart::Costs => slot.resident,
+                RegionPart::Flows => slot.flows,
+            })
     }
 
     /// Loads the regions holding `sectors` of `layer`, and its graph first (no-op for a
@@ -245,6 +433,71 @@ impl NavWorld {
         self.ensure_sectors_sliced(layer, sectors, None).map(|_| ())
     }
 
+    /// Loads the cost tiles of the sectors holding `cells` of `layer` and of the ring of
+    /// sectors around them; whether a region was read (always `false` for a world held
+    /// whole). A trace's string pulled over regions not read yet (read as clear) is
+    /// traced again over the regions it crossed until it crosses no new one.
+    pub(crate) fn load_costs_around(
+        &mut self,
+        layer: usize,
+        cells: &[(u32, u32)],
+    ) -> Result<bool, PathError> {
+        if self.streamed.is_none() {
+            return Ok(false);
+        }
+        let spec = self.nav.spec;
+        let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
+        let mut sectors = BTreeSet::new();
+        for &(x, y) in cells {
+            sectors.insert((x / spec.sector_size, y / spec.sector_size));
+        }
+        let ring: BTreeSet<u32> = sectors
+            .iter()
+            .flat_map(|&(cx, cy)| {
+                (cy.saturating_sub(1)..=(cy + 1).min(sy - 1)).flat_map(move |gy| {
+                    (cx.saturating_sub(1)..=(cx + 1).min(sx - 1)).map(move |gx| gy * sx + gx)
+                })
+            })
+            .collect();
+        self.loads_any(layer, ring)
+    }
+
+    /// Loads the cost tiles of every region the box around path `p`'s sources, goals and
+    /// route sectors touches; whether a region was read. For a trace that found no way
+    /// over the regions its route crosses.
+    pub(crate) fn load_route_box(&mut self, p: &PathState) -> Result<bool, PathError> {
+        if self.streamed.is_none() {
+            return Ok(false);
+        }
+        let spec = self.nav.spec;
+        let sx = spec.sectors_x();
+        let mut sectors = path_sectors(p, self);
+        sectors.extend(p.all_exits().keys().copied());
+        let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+        for s in sectors {
+            let (x, y) = (s % sx, s / sx);
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+        if x0 > x1 {
+            return Ok(false);
+        }
+        let all: Vec<u32> = (y0..=y1)
+            .flat_map(|gy| (x0..=x1).map(move |gx| gy * sx + gx))
+            .collect();
+        self.loads_any(p.layer, all)
+    }
+
+    /// Loads the cost tiles of `sectors`' regions; whether one was read.
+    fn loads_any(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
+    ) -> Result<bool, PathError> {
+        let before = self.streamed.as_ref().map_or(0, |s| s.stats.loads);
+        self.ensure_regions(layer, sectors, None, false)?;
+        Ok(self.streamed.as_ref().map_or(0, |s| s.stats.loads) > before)
+    }
+
     /// [`Self::ensure_sectors`] under a budgeted call's clock `slice`: a region is read only when
     /// the budget left is expected to hold it (the call's first always is). `Ok(false)`
     /// when it stopped with regions left to read (a later call reads them).
@@ -252,7 +505,22 @@ impl NavWorld {
         &mut self,
         layer: usize,
         sectors: impl IntoIterator<Item = u32>,
+        slice: Option<&mut Slice>,
+    ) -> Result<bool, PathError> {
+        // A world whose reads are prepared reads flow tiles for the reads alone.
+        let flows = self.streamed.as_ref().is_some_and(|s| !s.reads_prepared);
+        self.ensure_regions(layer, sectors, slice, flows)
+    }
+
+    /// Loads the cost tiles of the regions holding `sectors` of `layer`, with `flows` their
+    /// flow tiles too, and the type's graph first; under `slice` as
+    /// [`Self::ensure_sectors_sliced`].
+    fn ensure_regions(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
         mut slice: Option<&mut Slice>,
+        flows: bool,
     ) -> Result<bool, PathError> {
         self.ensure_graph(layer)?;
         let Some(s) = self.streamed.as_mut() else {
@@ -272,29 +540,43 @@ impl NavWorld {
         for region in wanted {
             let slot = &mut s.slots[layer][region as usize];
             slot.last_use = clock;
-            if slot.resident {
-                continue;
+            let parts = [
+                (!slot.resident).then_some(RegionPart::Costs),
+                (flows && !slot.flows).then_some(RegionPart::Flows),
+            ];
+            for part in parts.into_iter().flatten() {
+                if slice
+                    .as_deref()
+                    .is_some_and(|c| !c.may_start(&self.unit_costs, Unit::Region))
+                {
+                    return Ok(false);
+                }
+                let at = Instant::now();
+                let decoded = match &s.shared {
+                    Some(shared) => shared.region(layer, region, part, l)?,
+                    None => Arc::new(
+                        s.package
+                            .decode_region(layer, region, part, l)
+                            .map_err(|e| damaged(layer, Some(region), &e))?,
+                    ),
+                };
+                let base = &mut s.tile_base[layer][region as usize];
+                let bytes = s.package.install_region(&decoded, region, l, base);
+                if let Some(c) = slice.as_deref_mut() {
+                    c.done(&mut self.unit_costs, Unit::Region, at);
+                }
+                let slot = &mut s.slots[layer][region as usize];
+                match part {
+                    RegionPart::Costs => {
+                        slot.resident = true;
+                        s.stats.resident_regions += 1;
+                    }
+                    RegionPart::Flows => slot.flows = true,
+                }
+                slot.bytes += bytes;
+                s.stats.loads += 1;
+                s.stats.resident_bytes += bytes;
             }
-            if slice
-                .as_deref()
-                .is_some_and(|c| !c.may_start(&self.unit_costs, Unit::Region))
-            {
-                return Ok(false);
-            }
-            let at = Instant::now();
-            let bytes = s
-                .package
-                .load_region(layer, region, l)
-                .map_err(|e| damaged(layer, Some(region), &e))?;
-            if let Some(c) = slice.as_deref_mut() {
-                c.done(&mut self.unit_costs, Unit::Region, at);
-            }
-            let slot = &mut s.slots[layer][region as usize];
-            slot.resident = true;
-            slot.bytes = bytes;
-            s.stats.loads += 1;
-            s.stats.resident_regions += 1;
-            s.stats.resident_bytes += bytes;
         }
         Ok(true)
     }
@@ -344,7 +626,7 @@ impl NavWorld {
         let all: Vec<u32> = (0..regions.count())
             .flat_map(|r| regions.sectors(r).take(1))
             .collect();
-        self.ensure_sectors(layer, all)?;
+        self.ensure_regions(layer, all, None, true)?;
         if let Some(s) = self.streamed.as_mut() {
             for slot in &mut s.slots[layer] {
                 slot.kept = true;
@@ -482,11 +764,16 @@ impl NavWorld {
             if s.stats.resident_bytes <= s.budget {
                 break;
             }
-            s.package
-                .unload_region(region, &mut Arc::make_mut(&mut self.nav).layers[layer]);
+            let l = &mut Arc::make_mut(&mut self.nav).layers[layer];
             let slot = &mut s.slots[layer][region as usize];
+            s.package.unload_region(region, RegionPart::Costs, l);
+            if slot.flows {
+                s.package.unload_region(region, RegionPart::Flows, l);
+            }
             slot.resident = false;
+            slot.flows = false;
             s.stats.resident_bytes -= slot.bytes;
+            slot.bytes = 0;
             s.stats.resident_regions -= 1;
             s.stats.evictions += 1;
         }
@@ -494,17 +781,18 @@ impl NavWorld {
 }
 
 /// The sectors whose data path `p` reads: its sources', its routes' exits and its goal
-/// fields' windows.
+/// fields' windows (those around its goals and around the link entries it takes).
 pub(super) fn path_sectors(p: &PathState, world: &NavWorld) -> Vec<u32> {
     let spec = world.nav.spec;
     let mut out: Vec<u32> = p.exits.keys().copied().collect();
     out.extend(p.sources.iter().map(|&(x, y)| spec.sector_of(x, y)));
     out.extend(world.sectors_around(&p.goals));
+    out.extend(p.field_cover.keys().copied());
     out
 }
 
 /// A damaged chunk of `layer` (of `region`, for a regional one) as a path error.
-fn damaged(layer: usize, region: Option<u32>, e: &PackageError) -> PathError {
+pub(super) fn damaged(layer: usize, region: Option<u32>, e: &PackageError) -> PathError {
     PathError::Damaged {
         layer,
         region,

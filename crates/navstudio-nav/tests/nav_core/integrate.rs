@@ -7,7 +7,7 @@ use super::*;
 
 #[test]
 fn integration_solves_the_eikonal_equations_between_its_bounds() {
-    let mut rng = Rng(0x1234_5678);
+    let mut rng = Rng::new(0x1234_5678);
     let mut field = IntegrationField::new();
     let mut scratch = IntegratorScratch::new();
     for &(w, h) in &SIZES {
@@ -16,7 +16,7 @@ fn integration_solves_the_eikonal_equations_between_its_bounds() {
             let costs = random_map(&mut rng, w, h, 0.15, 0.5, max_cost);
             let n_seeds = 1 + rng.below(4) as usize;
             let seeds: Vec<(usize, u32)> = (0..n_seeds)
-                .map(|_| (rng.below((w * h) as u64) as usize, rng.below(600) as u32))
+                .map(|_| (rng.below((w * h) as u32) as usize, rng.below(600)))
                 .filter(|&(c, _)| costs[c] != WALL)
                 .collect();
             integrate_costs(&costs, w as u32, h as u32, &seeds, &mut field, &mut scratch);
@@ -174,14 +174,14 @@ fn whole_cell_sees(costs: &[u8], w: usize, h: usize, g: (i64, i64), p: (i64, i64
 
 #[test]
 fn los_is_sound_and_cost_pass_is_exact() {
-    let mut rng = Rng(0xBEEF);
+    let mut rng = Rng::new(0xBEEF);
     let mut field = IntegrationField::new();
     let mut scratch = IntegratorScratch::new();
     let (mut visible, mut flagged) = (0_usize, 0_usize);
     for &(w, h) in &[(10_usize, 10_usize), (30, 30), (17, 23), (64, 5), (1, 9)] {
         for round in 0..20 {
             let costs = random_map(&mut rng, w, h, 0.06, 0.04, 9);
-            let goal = rng.below((w * h) as u64) as usize;
+            let goal = rng.below((w * h) as u32) as usize;
             integrate_with_los(&costs, w as u32, h as u32, goal, &mut field, &mut scratch);
             if costs[goal] == WALL {
                 assert!(field.cost.iter().all(|&c| c == UNREACHED));

@@ -3,8 +3,9 @@
 //! solver of the same Eikonal equations, a breadth-first flood fill, a brute-force border
 //! scan, an exact segment/square intersection test and a full rebuild.
 //!
-//! This module holds the shared generator, random maps, the oracles and the flow property
+//! This file holds the shared generator, random maps, the oracles and the flow property
 //! check; the tests are grouped by navigation stage in the submodules.
+#![allow(clippy::unwrap_used)]
 
 mod flow;
 mod integrate;
@@ -14,35 +15,19 @@ mod layers;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 
-use navstudio::nav::flow::flow_from_integration;
-use navstudio::nav::grid::{
+use navstudio_nav::flow::flow_from_integration;
+use navstudio_nav::grid::{
     DIR_NONE, DIRECTIONS, FLOW_FINE_CCW, FLOW_FINE_CW, FLOW_LOS, FLOW_PATHABLE, WALL, flow_vector,
 };
-use navstudio::nav::integrate::{
+use navstudio_nav::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs, integrate_with_los,
 };
-use navstudio::nav::islands::find_islands;
-use navstudio::nav::permutations::canonical_flows;
-use navstudio::nav::portals::{PortalWindow, find_windows};
-use navstudio::nav::{CostField, GridSpec, build_layer, rebuild_sectors};
+use navstudio_nav::islands::find_islands;
+use navstudio_nav::permutations::canonical_flows;
+use navstudio_nav::portals::{PortalWindow, find_windows};
+use navstudio_nav::rng::SplitMix64 as Rng;
+use navstudio_nav::{CostField, GridSpec, build_layer, rebuild_sectors};
 use pathfinding::directed::dijkstra::dijkstra_all;
-
-/// xorshift64*: a tiny deterministic generator so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-}
 
 /// Random costs: `wall_p` walls, `cost_p` costed cells (1..=max_cost), clear elsewhere; walls
 /// come in small blobs so there are corridors and corners.
@@ -57,12 +42,12 @@ fn random_map(
     let mut c = vec![1_u8; w * h];
     for v in c.iter_mut() {
         if rng.chance(cost_p) {
-            *v = 1 + rng.below(u64::from(max_cost)) as u8;
+            *v = 1 + rng.below(u32::from(max_cost)) as u8;
         }
     }
     let blobs = ((w * h) as f64 * wall_p / 3.0).ceil() as usize;
     for _ in 0..blobs {
-        let (x, y) = (rng.below(w as u64) as usize, rng.below(h as u64) as usize);
+        let (x, y) = (rng.below(w as u32) as usize, rng.below(h as u32) as usize);
         for _ in 0..3 {
             let (dx, dy) = DIRECTIONS[rng.below(8) as usize];
             let (nx, ny) = (x as i32 + dx, y as i32 + dy);

@@ -42,13 +42,13 @@ fn flood_islands(costs: &[u8], w: usize, h: usize) -> Vec<u32> {
 
 #[test]
 fn islands_equal_flood_fill() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     for round in 0..40 {
-        let (w, h) = (1 + rng.below(60) as u32, 1 + rng.below(60) as u32);
+        let (w, h) = (1 + rng.below(60), 1 + rng.below(60));
         let spec = GridSpec {
             width: w,
             height: h,
-            sector_size: 1 + rng.below(16) as u32,
+            sector_size: 1 + rng.below(16),
         };
         let costs = random_map(
             &mut rng,
@@ -134,9 +134,9 @@ fn brute_windows(spec: GridSpec, costs: &[u8]) -> Vec<PortalWindow> {
 
 #[test]
 fn portals_equal_brute_force() {
-    let mut rng = Rng(4242);
+    let mut rng = Rng::new(4242);
     for round in 0..60 {
-        let (w, h) = (1 + rng.below(70) as u32, 1 + rng.below(70) as u32);
+        let (w, h) = (1 + rng.below(70), 1 + rng.below(70));
         let spec = GridSpec {
             width: w,
             height: h,

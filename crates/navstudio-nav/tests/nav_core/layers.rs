@@ -2,20 +2,20 @@
 //! rebuilds against a full build, and cancelled builds.
 
 use super::*;
-use navstudio::nav::cost::SectorCost;
+use navstudio_nav::cost::SectorCost;
 
 #[test]
 fn layer_graph_and_tiles_match_direct_integration() {
-    let mut rng = Rng(5150);
+    let mut rng = Rng::new(5150);
     let never = AtomicBool::new(false);
     let mut field = IntegrationField::new();
     let mut scratch = IntegratorScratch::new();
     for round in 0..8 {
-        let (w, h) = (20 + rng.below(40) as u32, 20 + rng.below(40) as u32);
+        let (w, h) = (20 + rng.below(40), 20 + rng.below(40));
         let spec = GridSpec {
             width: w,
             height: h,
-            sector_size: 4 + rng.below(9) as u32,
+            sector_size: 4 + rng.below(9),
         };
         let mut costs = random_map(&mut rng, w as usize, h as usize, 0.1, 0.3, 12);
         // Leave a band of clear sectors so deduplication has something to share.
@@ -107,14 +107,14 @@ fn layer_graph_and_tiles_match_direct_integration() {
 
 #[test]
 fn incremental_rebuild_equals_full_build() {
-    let mut rng = Rng(31337);
+    let mut rng = Rng::new(31337);
     let never = AtomicBool::new(false);
     for round in 0..10 {
-        let (w, h) = (10 + rng.below(50) as u32, 10 + rng.below(50) as u32);
+        let (w, h) = (10 + rng.below(50), 10 + rng.below(50));
         let spec = GridSpec {
             width: w,
             height: h,
-            sector_size: 2 + rng.below(10) as u32,
+            sector_size: 2 + rng.below(10),
         };
         let mut costs = random_map(&mut rng, w as usize, h as usize, 0.1, 0.2, 9);
         let mut layer =
@@ -123,10 +123,7 @@ fn incremental_rebuild_equals_full_build() {
             // A few dabs: walls, costs, and clearing a whole sector.
             let mut dirty = Vec::new();
             for _ in 0..1 + rng.below(3) {
-                let (x, y) = (
-                    rng.below(u64::from(w)) as u32,
-                    rng.below(u64::from(h)) as u32,
-                );
+                let (x, y) = (rng.below(w), rng.below(h));
                 let r = rng.below(4) as i64;
                 let value = match rng.below(3) {
                     0 => WALL,
@@ -141,7 +138,7 @@ fn incremental_rebuild_equals_full_build() {
                 }
             }
             if rng.chance(0.3) {
-                let s = rng.below(spec.sector_count() as u64) as u32;
+                let s = rng.below(spec.sector_count() as u32);
                 let (x0, y0, sw, sh) = spec.sector_rect(s);
                 for y in y0..y0 + sh {
                     for x in x0..x0 + sw {
@@ -205,7 +202,7 @@ fn cancelled_build_returns_none() {
 
 #[test]
 fn cost_only_edit_rebuilds_locally_and_matches_full_build() {
-    let mut rng = Rng(4242);
+    let mut rng = Rng::new(4242);
     let never = AtomicBool::new(false);
     let spec = GridSpec {
         width: 60,
@@ -256,7 +253,7 @@ fn nodes_share_a_tile_exactly_when_their_keys_are_equal() {
         height: 128,
         sector_size: 8,
     };
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let cells: Vec<u8> = (0..spec.cell_count() as u32)
         .map(|i| {
             let (x, y) = (i % spec.width, i / spec.width);
