@@ -67,6 +67,11 @@ pub fn bake_generated(
 /// A `NavWorld` with one layer (movement type `name`) over a hand-built `w × h` grid of cell
 /// costs.
 pub fn world_from_cells(name: &str, w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavWorld {
+    NavWorld::from_nav(nav_from_cells(name, w, h, sector_size, costs))
+}
+
+/// The nav data of one movement type `name` baked from row-major `costs`.
+pub fn nav_from_cells(name: &str, w: u32, h: u32, sector_size: u32, costs: &[u8]) -> NavData {
     let spec = GridSpec {
         width: w,
         height: h,
@@ -79,7 +84,7 @@ pub fn world_from_cells(name: &str, w: u32, h: u32, sector_size: u32, costs: &[u
         &std::sync::atomic::AtomicBool::new(false),
     )
     .unwrap();
-    NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]))
+    NavData::new(spec, 1.0, vec![layer])
 }
 
 /// The Moving AI maps and scenarios of `../shared/data` (or `$NAVSTUDIO_SHARED_DATA`), if

@@ -5,15 +5,39 @@
 //! points are cells of the trace (each segment in plain sight and at most [`WINDOW`] cells
 //! of the trace long), the one of least price, by dynamic programming over the trace.
 
-use super::sample::{segment_clear_on, segment_price};
 use crate::grid::WALL;
+use crate::taut::centre;
 
 /// How many trace cells back a segment may reach.
 const WINDOW: usize = 64;
 
+/// The price of the segment between the centres of `a` and `b`: the length inside each cell
+/// times its cost, as the taut string and the reference price it (a mean of the cells'
+/// costs would count a cell the segment clips as fully as one it runs through, and let a
+/// pull cut dear corners). `uniform` when every cell it runs through costs what `a` does.
+pub(super) fn segment_price(
+    cost: &crate::CostField,
+    a: (u32, u32),
+    b: (u32, u32),
+    uniform: bool,
+) -> f32 {
+    let start = f32::from(cost.get(a.0, a.1));
+    if uniform {
+        let (dx, dy) = (
+            f64::from(a.0) - f64::from(b.0),
+            f64::from(a.1) - f64::from(b.1),
+        );
+        return (dx * dx + dy * dy).sqrt() as f32 * start;
+    }
+    let spec = cost.spec;
+    let cost_of = |x: i64, y: i64| spec.contains(x, y).then(|| cost.get(x as u32, y as u32));
+    crate::taut::price(centre(a), centre(b), &cost_of, &|_, _| false).unwrap_or(f64::INFINITY)
+        as f32
+}
+
 /// Indices into `cells` (first and last included) of the cheapest string through them: each
 /// segment between two kept cells is in plain sight over non-wall cells `open` accepts
-/// (through a cell corner both side cells, see [`segment_clear_on`]) and priced by the
+/// (through a cell corner both side cells, see [`crate::integrate::segment_clear`]) and priced by the
 /// length inside each cell times its cost ([`segment_price`]). Consecutive cells are always
 /// joined (they are neighbours on the trace).
 pub(super) fn cheapest_string(
@@ -51,7 +75,8 @@ pub(super) fn cheapest_string(
             }
             let start = cost.get(a.0, a.1);
             let (mut lo, mut hi) = (start, start);
-            let clear = segment_clear_on(a, b, |x, y, side| {
+            let at = |c: (u32, u32)| (i64::from(c.0), i64::from(c.1));
+            let clear = crate::integrate::segment_clear(at(a), at(b), |x, y, side| {
                 spec.contains(x, y) && {
                     let c = cost.get(x as u32, y as u32);
                     if !side {

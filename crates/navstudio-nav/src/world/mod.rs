@@ -41,7 +41,6 @@ mod shared_stream;
 #[cfg(test)]
 mod slicing_tests;
 mod stamps;
-mod steer;
 mod streaming;
 
 pub(crate) use clusters::LayerHierarchy;

@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::cheapest::segment_price;
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
 use crate::grid::{CLEAR, DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
 use crate::layer::NavLayer;
@@ -13,14 +14,10 @@ use crate::taut::{Half, centre};
 /// lock. A target is a pure function of the path and the cell (and the look-ahead, whose
 /// setting is part of each entry), so a race only computes one twice.
 #[derive(Debug, Default)]
-pub(super) struct PulledCache(
-    std::sync::OnceLock<Box<[AtomicU64]>>,
-    /// The taut string's first two turns by cell ([`super::steer`]), two words a slot.
-    pub(super) std::sync::OnceLock<Box<[AtomicU64]>>,
-);
+pub(super) struct PulledCache(std::sync::OnceLock<Box<[AtomicU64]>>);
 
 /// Entries of a [`PulledCache`].
-pub(super) const PULLED_SLOTS: usize = 4096;
+const PULLED_SLOTS: usize = 4096;
 
 impl NavWorld {
     /// Flow byte at a cell for a path (see [`FlowCursor::at`]); `None` off the route.
@@ -57,10 +54,8 @@ impl NavWorld {
     /// The point an agent at `pos` (cell units) on path `id` steers at: the goal's centre
     /// when its cell sees the goal; else the farthest cell of its flow trace within the
     /// look-ahead (see [`Self::set_flow_lookahead`]) that its cell reaches in a straight line
-    /// over on-route cells no costlier than the trace crosses (string pulling), or rather the
-    /// first wall corner the string from there to the next such cell turns at once pulled
-    /// taut (the turns [`Self::trace_path`]'s points show; within half a cell of that
-    /// corner, the next turn); else the centre of the next cell of the flow. `None` off the map or off the route. Answers
+    /// over on-route cells no costlier than the trace crosses (string pulling); else the
+    /// centre of the next cell of the flow. `None` off the map or off the route. Answers
     /// are cached per cell, so a crowd asks this cheaply every step.
     #[must_use]
     pub fn steer_target(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
@@ -78,8 +73,8 @@ impl NavWorld {
         let f = self.flow_at(p, cell)?;
         let to = if f & FLOW_LOS != 0 || p.is_goal(cell) {
             self.seen_goal(p, cell)
-        } else if let Some(to) = self.taut_aim(p, cell, pos) {
-            return Some(to);
+        } else if let Some(to) = self.pulled_target_cached(p, cell) {
+            to
         } else {
             let (dx, dy) = flow_step(f)?;
             (
@@ -104,9 +99,9 @@ impl NavWorld {
             let goal = self.seen_goal(p, cell);
             return normalise(goal.0 as f32 + 0.5 - px, goal.1 as f32 + 0.5 - py);
         }
-        // Look-ahead: along the taut string to the furthest flow cell ahead in plain sight.
-        if let Some(to) = self.taut_aim(p, cell, pos) {
-            return normalise(to.0 - px, to.1 - py);
+        // Look-ahead: straight at the furthest flow cell ahead in plain sight.
+        if let Some(to) = self.pulled_target_cached(p, cell) {
+            return normalise(to.0 as f32 + 0.5 - px, to.1 as f32 + 0.5 - py);
         }
         // Bilinear over the 4 cell centres around pos.
         let (fx, fy) = (px - 0.5, py - 0.5);
@@ -224,11 +219,7 @@ impl NavWorld {
     }
 
     /// [`Self::pulled_target`] through the path's cache.
-    pub(super) fn pulled_target_cached(
-        &self,
-        p: &PathState,
-        cell: (u32, u32),
-    ) -> Option<(u32, u32)> {
+    fn pulled_target_cached(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
         if self.flow_lookahead < 2 {
             return None;
         }
@@ -613,26 +604,6 @@ fn step_price(cost: &crate::CostField, a: (u32, u32), b: (u32, u32)) -> f32 {
     step * 0.5 * (f32::from(cost.get(a.0, a.1)) + f32::from(cost.get(b.0, b.1)))
 }
 
-/// The price of the segment between the centres of `a` and `b`: the length inside each cell
-/// times its cost, as the taut string and the reference price it (a mean of the cells'
-/// costs would count a cell the segment clips as fully as one it runs through, and let a
-/// pull cut dear corners). `uniform` when every cell it runs through costs what `a` does.
-pub(super) fn segment_price(
-    cost: &crate::CostField,
-    a: (u32, u32),
-    b: (u32, u32),
-    uniform: bool,
-) -> f32 {
-    let start = f32::from(cost.get(a.0, a.1));
-    if uniform {
-        return euclidean(a, b) as f32 * start;
-    }
-    let spec = cost.spec;
-    let cost_of = |x: i64, y: i64| spec.contains(x, y).then(|| cost.get(x as u32, y as u32));
-    crate::taut::price(centre(a), centre(b), &cost_of, &|_, _| false).unwrap_or(f64::INFINITY)
-        as f32
-}
-
 /// The price of a string through the centres of `waypoints` ([`segment_price`] summed).
 fn string_price(cost: &crate::CostField, waypoints: &[(u32, u32)]) -> f32 {
     waypoints
@@ -725,7 +696,7 @@ fn push_waypoint(waypoints: &mut Vec<(u32, u32)>, to: (u32, u32)) {
 }
 
 /// The step to the neighbouring cell a flow byte points at; `None` for no direction.
-pub(super) fn flow_step(f: u8) -> Option<(i32, i32)> {
+fn flow_step(f: u8) -> Option<(i32, i32)> {
     DIRECTIONS.get((f & 0x0F) as usize).copied()
 }
 
@@ -904,7 +875,7 @@ pub(super) struct FlowCursor<'a> {
 }
 
 impl<'a> FlowCursor<'a> {
-    pub(super) fn new(layer: &'a NavLayer, path: &'a PathState) -> Self {
+    fn new(layer: &'a NavLayer, path: &'a PathState) -> Self {
         Self {
             layer,
             path,
@@ -932,7 +903,7 @@ impl<'a> FlowCursor<'a> {
 
     /// The goal `cell` steers straight at: itself on a goal, else the goal the cheapest goal
     /// field's line of sight there refers to (the path's first goal when none does).
-    pub(super) fn seen_goal(&mut self, cell: (u32, u32)) -> (u32, u32) {
+    fn seen_goal(&mut self, cell: (u32, u32)) -> (u32, u32) {
         if self.path.is_goal(cell) {
             return cell;
         }
@@ -948,7 +919,7 @@ impl<'a> FlowCursor<'a> {
     /// permutation tile of the first exit of the cell's sector whose tile
     /// reaches the cell; in sectors where the route goes first (see
     /// [`PathState::route_first`]) the goal field comes last. `None` off the route.
-    pub(super) fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
+    fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
         let l = self.layer;
         self.enter(cell);
         // Where the route goes first, its flow; the goal field still covers cells it misses.
@@ -994,7 +965,7 @@ impl<'a> FlowCursor<'a> {
 }
 
 /// [`crate::integrate::segment_clear`] over map coordinates.
-pub(super) fn segment_clear_on(
+fn segment_clear_on(
     from: (u32, u32),
     to: (u32, u32),
     open: impl FnMut(i64, i64, bool) -> bool,
@@ -1018,7 +989,7 @@ fn push_line(cells: &mut Vec<(u32, u32)>, a: (u32, u32), b: (u32, u32)) {
     });
 }
 
-pub(super) fn normalise(x: f32, y: f32) -> Option<(f32, f32)> {
+fn normalise(x: f32, y: f32) -> Option<(f32, f32)> {
     let n = (x * x + y * y).sqrt();
     (n > 1e-6).then(|| (x / n, y / n))
 }
