@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::common::{self, Rng};
 use navstudio::map::MapKind;
+use navstudio::nav::CellRect;
 use navstudio::nav::grid::WALL;
 use navstudio::nav::{
     CostField, GridSpec, NavData, NavWorld, PathError, SearchMode, StreamOptions, TIE_BUCKET,
@@ -159,8 +160,8 @@ fn walls_painted_at_run_time_leave_the_routes_a_fresh_world_finds() {
     let pairs = reachable_pairs(&w, 10, 170, 5);
     route_cost(&mut w, pairs[0].0, pairs[0].1);
     // A wall across a cluster border and a cost patch inside another cluster.
-    w.apply_stamp(&[0], (70, 60, 30, 40), &vec![WALL; 30 * 40]);
-    w.apply_stamp(&[0], (300, 300, 20, 20), &vec![9; 20 * 20]);
+    w.apply_stamp(&[0], CellRect::at(70, 60, 30, 40), &vec![WALL; 30 * 40]);
+    w.apply_stamp(&[0], CellRect::at(300, 300, 20, 20), &vec![9; 20 * 20]);
     while !w.rebuild(Duration::ZERO) {}
     let pairs = reachable_pairs(&w, 20, 170, 6);
     route_cost(&mut w, pairs[0].0, pairs[0].1);

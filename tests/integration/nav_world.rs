@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::common::{Rng, bake_all, generated};
 use navstudio::map::MapKind;
+use navstudio::nav::CellRect;
 use navstudio::nav::grid::WALL;
 use navstudio::nav::{CostField, NavWorld, build_layer};
 
@@ -153,7 +154,7 @@ fn dynamic_stamp_then_rebuild_equals_fresh_build() {
     let mut world = NavWorld::from_nav(baked.nav.clone());
     let before = world.nav().layers[0].clone();
     let wall = vec![WALL; 12 * 4];
-    let stamp = world.apply_stamp(&[0, 1, 2], (30, 40, 12, 4), &wall);
+    let stamp = world.apply_stamp(&[0, 1, 2], CellRect::at(30, 40, 12, 4), &wall);
     world.set_cost(1, 5, 5, 77);
     while !world.rebuild(Duration::from_millis(1)) {}
     for l in &world.nav().layers {
@@ -244,7 +245,7 @@ fn landmarks_keep_routes_optimal_and_expand_fewer_nodes() {
     // A wall dropped at run time: the queue rebuilds the sectors, then the landmark tables a
     // few at a time; afterwards routes are as cheap as in a fresh world over the new data.
     let wall = vec![WALL; 60 * 60];
-    exact.apply_stamp(&[0], (200, 200, 60, 60), &wall);
+    exact.apply_stamp(&[0], CellRect::at(200, 200, 60, 60), &wall);
     let mut calls = 0;
     while !exact.rebuild(Duration::ZERO) {
         calls += 1;
@@ -382,7 +383,7 @@ fn a_world_over_shared_data_copies_it_only_when_it_changes() {
         "requests copied the shared data"
     );
     let wall = vec![WALL; 12 * 4];
-    world.apply_stamp(&[0], (30, 40, 12, 4), &wall);
+    world.apply_stamp(&[0], CellRect::at(30, 40, 12, 4), &wall);
     while !world.rebuild(Duration::from_millis(1)) {}
     assert!(!std::ptr::eq(world.nav(), &*shared));
     assert!(*shared == as_baked, "the stamp changed the sharer's data");

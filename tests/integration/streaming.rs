@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{self, Rng, bake_all, generated};
 use navstudio::map::MapKind;
+use navstudio::nav::CellRect;
 use navstudio::nav::permutations::canonical_flows;
 use navstudio::nav::{NavWorld, PathError, StreamOptions};
 use navstudio::package::{self, PackageMeta};
@@ -138,7 +139,7 @@ fn run_time_stamps_on_a_streamed_world_rebuild_as_on_a_whole_one() {
         assert!(!w.graph.targets.is_empty() && !w.windows.is_empty());
     }
     for world in [&mut whole, &mut streamed] {
-        world.apply_stamp(&[0, 1], (300, 280, 40, 6), &[255; 240]);
+        world.apply_stamp(&[0, 1], CellRect::at(300, 280, 40, 6), &[255; 240]);
         while !world.rebuild(std::time::Duration::from_secs(60)) {}
     }
     for (a, b) in whole

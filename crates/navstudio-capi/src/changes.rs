@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use navstudio_nav::CellRect;
 use navstudio_nav::world::StampHandle;
 
 use crate::ffi::*;
@@ -111,9 +112,11 @@ pub unsafe extern "C" fn navstudio_apply_stamp(
                     "cost 0 is not a cost: 1..=254, 255 = wall",
                 ));
             }
-            let handle =
-                w.nav
-                    .apply_stamp(&layers, (rect.x, rect.y, rect.width, rect.height), costs);
+            let handle = w.nav.apply_stamp(
+                &layers,
+                CellRect::at(rect.x, rect.y, rect.width, rect.height),
+                costs,
+            );
             w.stamps.insert(handle.0);
             // SAFETY: the caller passes writable storage (contract above).
             unsafe { write_out(out_stamp, handle.0, "out_stamp") }

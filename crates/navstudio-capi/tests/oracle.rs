@@ -7,7 +7,7 @@ mod common;
 use common::{Rng, World, package_bytes, random_nav};
 use navstudio_capi::NavstudioStatus;
 use navstudio_nav::world::PathError;
-use navstudio_nav::{NavWorld, package};
+use navstudio_nav::{CellRect, NavWorld, package};
 
 /// The status the header documents for each refusal; a refusal the run time adds later
 /// (goal sets' empty set) is an invalid argument.
@@ -112,7 +112,11 @@ fn c_api_answers_as_the_rust_api_before_and_after_a_stamp() {
     // The same wall stamp on both, rebuilt in slices on both.
     let rect = (30, 20, 20, 6);
     let walls = vec![255u8; 20 * 6];
-    let handle = rust.apply_stamp(&[0, 1], rect, &walls);
+    let handle = rust.apply_stamp(
+        &[0, 1],
+        CellRect::at(rect.0, rect.1, rect.2, rect.3),
+        &walls,
+    );
     let stamp = c
         .stamp(&[0, 1], rect, &walls)
         .unwrap_or_else(|e| panic!("{e:?}"));

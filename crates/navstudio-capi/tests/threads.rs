@@ -14,7 +14,7 @@ use navstudio_capi::{
     navstudio_world_data,
 };
 use navstudio_nav::world::PathError;
-use navstudio_nav::{NavWorld, package};
+use navstudio_nav::{CellRect, NavWorld, package};
 
 /// The status the header documents for each refusal.
 fn status_of(e: &PathError) -> NavstudioStatus {
@@ -174,7 +174,11 @@ fn two_threads_answer_like_the_rust_api() {
             .stamp(&[0, 1], block, &costs)
             .unwrap_or_else(|e| panic!("{e:?}"));
         c_world.rebuild_all(1_000_000);
-        rust.apply_stamp(&[0, 1], block, &costs);
+        rust.apply_stamp(
+            &[0, 1],
+            CellRect::at(block.0, block.1, block.2, block.3),
+            &costs,
+        );
         while !rust.rebuild(std::time::Duration::from_secs(1)) {}
     }
 }

@@ -16,7 +16,7 @@ use navstudio_nav::grid::DIR_NONE;
 use navstudio_nav::integrate::UNREACHED;
 use navstudio_nav::layer::NavLayer;
 use navstudio_nav::world::{PathState, StampHandle};
-use navstudio_nav::{NavData, NavWorld, world};
+use navstudio_nav::{CellRect, NavData, NavWorld, world};
 
 /// [`NavWorld`] plus what the crowd needs beside it (names and wall buffers per type).
 pub struct WorldNavigator {
@@ -88,19 +88,16 @@ impl WorldNavigator {
         let (w, h) = (nav.spec.width, nav.spec.height);
         self.wall_bits = vec![vec![0u64; (w as usize * h as usize).div_ceil(64)]; nav.layers.len()];
         let layers: Vec<usize> = (0..self.wall_bits.len()).collect();
-        self.refresh_walls(&layers, (0, 0, w, h));
+        self.refresh_walls(&layers, CellRect::full(w, h));
         self.walls_version += 1;
     }
 
     /// Re-reads the wall bits of a rectangle of cells from the world's cost fields.
-    fn refresh_walls(&mut self, layers: &[usize], rect: (u32, u32, u32, u32)) {
+    fn refresh_walls(&mut self, layers: &[usize], rect: CellRect) {
         let nav = self.world.nav();
         let (w, h) = (nav.spec.width, nav.spec.height);
-        let (x0, y0) = (rect.0.min(w), rect.1.min(h));
-        let (x1, y1) = (
-            rect.0.saturating_add(rect.2).min(w),
-            rect.1.saturating_add(rect.3).min(h),
-        );
+        let (x0, y0) = (rect.x0.min(w), rect.y0.min(h));
+        let (x1, y1) = (rect.x1.min(w), rect.y1.min(h));
         if x0 >= x1 || y0 >= y1 {
             return;
         }
@@ -152,15 +149,10 @@ impl WorldNavigator {
             .min_by_key(|&u| (self.passable_cells(u), u))
     }
 
-    /// Stamps a `w × h` block of costs at `(x, y)` (cells) into the given movement types
+    /// Stamps the costs of block `rect` (row by row) into the given movement types
     /// through [`NavWorld::apply_stamp`]; the walls change now, routes once
     /// [`Self::rebuild`] has drained the queue.
-    pub fn apply_stamp(
-        &mut self,
-        layers: &[usize],
-        rect: (u32, u32, u32, u32),
-        costs: &[u8],
-    ) -> StampHandle {
+    pub fn apply_stamp(&mut self, layers: &[usize], rect: CellRect, costs: &[u8]) -> StampHandle {
         let handle = self.world.apply_stamp(layers, rect, costs);
         self.refresh_walls(layers, rect);
         self.walls_version += 1;
@@ -184,7 +176,7 @@ impl WorldNavigator {
     /// Sets one cell's cost ([`NavWorld::set_cost`]); see [`Self::apply_stamp`].
     pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
         self.world.set_cost(layer, x, y, cost);
-        self.refresh_walls(&[layer], (x, y, 1, 1));
+        self.refresh_walls(&[layer], CellRect::cell(x, y));
         self.walls_version += 1;
     }
 
@@ -222,7 +214,8 @@ impl WorldNavigator {
         for (li, s) in changed {
             let cost = &nav.layers[li].cost;
             cost.sector_cells(s, &mut tile);
-            let rect = cost.spec.sector_rect(s);
+            let (x, y, w, h) = cost.spec.sector_rect(s);
+            let rect = CellRect::at(x, y, w, h);
             self.world.set_costs(&[li], rect, &tile);
             self.refresh_walls(&[li], rect);
             self.walls_version += 1;

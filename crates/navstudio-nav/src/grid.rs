@@ -183,6 +183,17 @@ impl CellRect {
         }
     }
 
+    /// The `w × h` block of cells whose top-left cell is `(x, y)`.
+    #[must_use]
+    pub fn at(x: u32, y: u32, w: u32, h: u32) -> Self {
+        Self {
+            x0: x,
+            y0: y,
+            x1: x.saturating_add(w),
+            y1: y.saturating_add(h),
+        }
+    }
+
     /// The single cell `(x, y)`.
     #[must_use]
     pub fn cell(x: u32, y: u32) -> Self {

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use navstudio_nav::CellRect;
 use navstudio_nav::rng::SplitMix64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -213,7 +214,11 @@ fn readers_during_stamps_and_rebuilds() {
             if round % 4 == 3 {
                 world.set_cost(1, x, y, 255);
             } else {
-                world.apply_stamp(&layers, (x, y, 1 + rng.below(12), 1 + rng.below(12)), &[]);
+                world.apply_stamp(
+                    &layers,
+                    CellRect::at(x, y, 1 + rng.below(12), 1 + rng.below(12)),
+                    &[],
+                );
             }
             while !world.rebuild(Duration::from_micros(300)) {
                 // Mid-rebuild the published version stays the last whole one.

@@ -3,6 +3,7 @@
 //! re-planned once.
 
 use super::*;
+use navstudio::nav::CellRect;
 
 /// Steps until every agent arrived (or `max_steps`), draining the rebuild queue 1 ms per
 /// frame as the editor does (on the frames `at_step` returns `true` for), and checks each
@@ -90,7 +91,7 @@ fn stamp_dropped_on_the_route_rebuilds_through_the_queue_and_the_group_goes_arou
         let pos = &sim.agents().pos_world;
         let front = pos.iter().map(|p| p.x).fold(0.0f32, f32::max);
         if stamp.is_none() && front > sx as f32 + 1.5 {
-            stamp = Some(nav.apply_stamp(&[0], (sx, sy, sw, sh), &wall));
+            stamp = Some(nav.apply_stamp(&[0], CellRect::at(sx, sy, sw, sh), &wall));
             assert!(
                 nav.pending_rebuilds() > 0,
                 "the stamp queues sector rebuilds"
@@ -190,10 +191,10 @@ fn world_navigator_walls_follow_stamps_and_cost_changes() {
         }
     };
     check(&nav, "built");
-    let a = nav.apply_stamp(&[0], (10, 10, 6, 4), &[WALL; 24]);
+    let a = nav.apply_stamp(&[0], CellRect::at(10, 10, 6, 4), &[WALL; 24]);
     // Overlapping the first, and hanging off the map.
-    let b = nav.apply_stamp(&[0], (44, 12, 8, 8), &[WALL; 64]);
-    let c = nav.apply_stamp(&[0], (12, 8, 3, 5), &[3; 15]);
+    let b = nav.apply_stamp(&[0], CellRect::at(44, 12, 8, 8), &[WALL; 64]);
+    let c = nav.apply_stamp(&[0], CellRect::at(12, 8, 3, 5), &[3; 15]);
     check(&nav, "stamped");
     assert!(nav.is_wall(0, 10, 10) && !nav.is_wall(0, 12, 10) && nav.is_wall(0, 47, 12));
     nav.remove_stamp(a);
@@ -237,7 +238,7 @@ fn a_drained_rebuild_is_replanned_once_by_the_crowd_not_also_by_the_world() {
     for _ in 0..10 {
         sim.step(&mut nav);
     }
-    let _ = nav.apply_stamp(&[0], (60, 20, 4, 24), &[WALL; 96]);
+    let _ = nav.apply_stamp(&[0], CellRect::at(60, 20, 4, 24), &[WALL; 96]);
     let before = nav.world.a_star_runs();
     assert!(nav.rebuild(Duration::from_secs(10)), "the queue drains");
     assert_eq!(

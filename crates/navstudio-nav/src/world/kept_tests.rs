@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::{NavWorld, SearchMode};
-use crate::grid::WALL;
+use crate::grid::{CellRect, WALL};
 use crate::hierarchy::Hierarchy;
 use crate::landmarks::Landmarks;
 use crate::landmarks::tests::random_layer_sized;
@@ -62,8 +62,8 @@ fn walls_painted_at_run_time_leave_the_hierarchy_a_fresh_build_gives() {
     let pair = far_pair(w.nav());
     plan_once(&mut w, pair);
     // A wall across cluster borders and a cost patch inside another cluster.
-    w.apply_stamp(&[0], (70, 60, 30, 40), &vec![WALL; 30 * 40]);
-    w.apply_stamp(&[0], (150, 150, 20, 20), &vec![9; 20 * 20]);
+    w.apply_stamp(&[0], CellRect::at(70, 60, 30, 40), &vec![WALL; 30 * 40]);
+    w.apply_stamp(&[0], CellRect::at(150, 150, 20, 20), &vec![9; 20 * 20]);
     while !w.rebuild(Duration::ZERO) {}
     let pair = far_pair(w.nav());
     plan_once(&mut w, pair);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::{NavWorld, PathId};
 use crate::NavData;
-use crate::grid::WALL;
+use crate::grid::{CellRect, WALL};
 use crate::landmarks::tests::random_layer_sized;
 
 fn base() -> Arc<NavData> {
@@ -140,7 +140,7 @@ fn rebuild_budgets_of_a_tenth_of_a_millisecond_one_and_unlimited_leave_the_same_
             let mut stamps = Vec::new();
             for _ in 0..6 {
                 let (w, h) = (2 + next(14), 2 + next(14));
-                let rect = (next(spec.width - w), next(spec.height - h), w, h);
+                let rect = CellRect::at(next(spec.width - w), next(spec.height - h), w, h);
                 let layers = if next(2) == 0 { vec![0, 1] } else { vec![1] };
                 let costs: Vec<u8> = (0..w * h)
                     .map(|_| {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::budget::{Slice, Unit};
 use super::sample::PulledCache;
 use super::{NavWorld, StampHandle};
-use crate::grid::WALL;
+use crate::grid::{CellRect, WALL};
 use crate::layer::rebuild_sectors;
 
 /// A record of costs written over others: a stamp, or a cost change made on top of one.
@@ -39,8 +39,13 @@ impl AppliedStamp {
 /// the same world however fast the machine ran.
 const BATCH: usize = 64;
 
-/// A block of cells `(x, y, w, h)`, as stamps take it.
-pub type StampRect = (u32, u32, u32, u32);
+/// A block of cells `(x, y, w, h)`, as the stamp records keep it.
+type StampRect = (u32, u32, u32, u32);
+
+/// `rect` as `(x, y, w, h)`.
+fn xywh(rect: CellRect) -> StampRect {
+    (rect.x0, rect.y0, rect.width(), rect.height())
+}
 
 /// The common part of two rectangles, if they share a cell.
 fn intersect(a: StampRect, b: StampRect) -> Option<StampRect> {
@@ -63,12 +68,13 @@ impl NavWorld {
         self.write_over_stamps(&[layer], (x, y, 1, 1), &[cost.max(1)]);
     }
 
-    /// Writes a `w × h` block of costs at `(x, y)` into the given movement types (255 =
+    /// Writes the costs of block `rect` (row by row) into the given movement types (255 =
     /// wall), keeping no record to undo it (a re-bake's new costs); the rebuild happens in
     /// [`Self::rebuild`]. The block must lie on the map. Over stamps it behaves as
     /// [`Self::set_cost`] does.
-    pub fn set_costs(&mut self, layers: &[usize], rect: (u32, u32, u32, u32), costs: &[u8]) {
+    pub fn set_costs(&mut self, layers: &[usize], rect: CellRect, costs: &[u8]) {
         let spec = self.nav.spec;
+        let rect = xywh(rect);
         let (x, y, w, h) = rect;
         if x.saturating_add(w) > spec.width
             || y.saturating_add(h) > spec.height
@@ -99,29 +105,24 @@ impl NavWorld {
         }
     }
 
-    /// The movement types and cell rectangle `(x, y, w, h)` an applied stamp covers.
+    /// The movement types and the block of cells an applied stamp covers.
     #[must_use]
-    pub fn stamp_area(&self, handle: StampHandle) -> Option<(&[usize], StampRect)> {
-        self.stamps
-            .get(&handle.0)
-            .filter(|s| !s.pinned)
-            .map(|s| (s.layers.as_slice(), s.rect))
+    pub fn stamp_area(&self, handle: StampHandle) -> Option<(&[usize], CellRect)> {
+        self.stamps.get(&handle.0).filter(|s| !s.pinned).map(|s| {
+            let (x, y, w, h) = s.rect;
+            (s.layers.as_slice(), CellRect::at(x, y, w, h))
+        })
     }
 
-    /// Stamps a `w × h` block of costs at `(x, y)` into the given movement types, recording the
-    /// costs under it so [`Self::remove_stamp`] can restore them.
+    /// Stamps the costs of block `rect` (row by row) into the given movement types, recording
+    /// the costs under it so [`Self::remove_stamp`] can restore them.
     ///
     /// Stamps compose: where they overlap the one applied last shows, and after any sequence
     /// of applying and removing, every cell has the cost it would have had if only the
     /// remaining stamps (and the cost changes made meanwhile) had been written, in the order
     /// they were.
-    pub fn apply_stamp(
-        &mut self,
-        layers: &[usize],
-        rect: (u32, u32, u32, u32),
-        costs: &[u8],
-    ) -> StampHandle {
-        let (x, y, w, h) = rect;
+    pub fn apply_stamp(&mut self, layers: &[usize], rect: CellRect, costs: &[u8]) -> StampHandle {
+        let (x, y, w, h) = xywh(rect);
         let spec = self.nav.spec;
         let clipped_rect = (
             x.min(spec.width),
@@ -403,7 +404,7 @@ mod tests {
 
     use super::super::NavWorld;
     use crate::NavData;
-    use crate::grid::WALL;
+    use crate::grid::{CellRect, WALL};
     use crate::landmarks::tests::random_layer;
 
     /// One run-time change, as replayed on the fresh world.
@@ -411,7 +412,7 @@ mod tests {
     enum Op {
         Stamp {
             layers: Vec<usize>,
-            rect: (u32, u32, u32, u32),
+            rect: CellRect,
             costs: Vec<u8>,
         },
         Cost {
@@ -463,7 +464,7 @@ mod tests {
                     0..=4 => {
                         // Stamps cluster in one corner so that most overlap.
                         let (w, h) = (1 + next(12), 1 + next(12));
-                        let rect = (20 + next(spec.width - 20), 20 + next(20), w, h);
+                        let rect = CellRect::at(20 + next(spec.width - 20), 20 + next(20), w, h);
                         let layers = match next(3) {
                             0 => vec![0],
                             1 => vec![1],
