@@ -370,6 +370,20 @@ fn members_and_cells(hierarchy: &Hierarchy, shift: u32) -> (Vec<bool>, Vec<(u32,
     (member, cells)
 }
 
+/// Border node `from`'s own edges that leave the cell spanning border indices `lo..hi`:
+/// every level keeps them as they are.
+fn edges_out_of(
+    hierarchy: &Hierarchy,
+    from: u32,
+    (lo, hi): (u32, u32),
+) -> impl Iterator<Item = (u32, u32)> + '_ {
+    hierarchy
+        .border_edges(from)
+        .iter()
+        .copied()
+        .filter(move |&(t, _)| t < lo || t >= hi)
+}
+
 /// The level whose cells are `shift` bits of cluster key, over the level below whose
 /// edges `below` gives; a cell of `before` (the same level before a rebuild) holding no
 /// `dirty` cluster and its members where they were keeps its shortcuts.
@@ -453,13 +467,7 @@ fn reused_cell(
             .filter(|&&(t, _)| t >= old_lo && t < old_hi)
             .map(|&(t, w)| (t - old_lo + lo, w))
             .collect();
-        list.extend(
-            hierarchy
-                .border_edges(from)
-                .iter()
-                .copied()
-                .filter(|&(t, _)| t < lo || t >= hi),
-        );
+        list.extend(edges_out_of(hierarchy, from, (lo, hi)));
         out.push((from, list));
     }
     Some(out)
@@ -546,13 +554,7 @@ fn cell_edges(
                 (dist[i] != FAR && via[i] >= dist[i]).then_some((t, dist[i]))
             })
             .collect();
-        list.extend(
-            hierarchy
-                .border_edges(from)
-                .iter()
-                .copied()
-                .filter(|&(t, _)| t < lo || t >= hi),
-        );
+        list.extend(edges_out_of(hierarchy, from, (lo, hi)));
         out.push((from, list));
     }
     out

@@ -93,13 +93,7 @@ pub(super) fn cell_edges(
             .filter(|&b| b != a && row[b] != FAR && !implied[b])
             .map(|b| (members[b], row[b]))
             .collect();
-        list.extend(
-            hierarchy
-                .border_edges(from)
-                .iter()
-                .copied()
-                .filter(|&(t, _)| t < lo || t >= hi),
-        );
+        list.extend(super::edges_out_of(hierarchy, from, (lo, hi)));
         out.push((from, list));
     }
     Some(out)
