@@ -13,37 +13,14 @@ use std::time::Instant;
 
 use navstudio_capi::*;
 
-#[repr(C)]
-struct Timespec {
-    secs: i64,
-    nanos: i64,
-}
-
-unsafe extern "C" {
-    /// POSIX; `CLOCK_PROCESS_CPUTIME_ID` is 2 on Linux.
-    fn clock_gettime(clock: i32, out: *mut Timespec) -> i32;
-}
-
-/// CPU time of the process in seconds (Linux), else 0.
-fn cpu_s() -> f64 {
-    if !cfg!(target_os = "linux") {
-        return 0.0;
-    }
-    let mut t = Timespec { secs: 0, nanos: 0 };
-    // SAFETY: `t` is a writable timespec; clock 2 is CLOCK_PROCESS_CPUTIME_ID on Linux.
-    let ok = unsafe { clock_gettime(2, &raw mut t) } == 0;
-    if ok {
-        t.secs as f64 + t.nanos as f64 * 1e-9
-    } else {
-        0.0
-    }
-}
+#[path = "support/cpu_clock.rs"]
+mod cpu_clock;
 
 /// `f`'s result and the process's CPU seconds over it.
 fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let c = cpu_s();
+    let c = cpu_clock::process_s();
     let out = f();
-    (out, cpu_s() - c)
+    (out, cpu_clock::process_s() - c)
 }
 
 /// Times the first request across the map: from an eighth in along the diagonal to the

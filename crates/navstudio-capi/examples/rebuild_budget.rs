@@ -19,31 +19,8 @@ use common::{Rng, World, package_bytes, random_nav};
 
 const SIZE: u32 = 1024;
 
-#[repr(C)]
-struct Timespec {
-    secs: i64,
-    nanos: i64,
-}
-
-unsafe extern "C" {
-    /// POSIX; `CLOCK_THREAD_CPUTIME_ID` is 3 on Linux.
-    fn clock_gettime(clock: i32, out: *mut Timespec) -> i32;
-}
-
-/// CPU time of the calling thread in µs (Linux), else 0.
-fn thread_cpu_us() -> u64 {
-    if !cfg!(target_os = "linux") {
-        return 0;
-    }
-    let mut t = Timespec { secs: 0, nanos: 0 };
-    // SAFETY: `t` is a writable timespec; clock 3 is CLOCK_THREAD_CPUTIME_ID on Linux.
-    let ok = unsafe { clock_gettime(3, &raw mut t) } == 0;
-    if ok {
-        (t.secs * 1_000_000 + t.nanos / 1000) as u64
-    } else {
-        0
-    }
-}
+#[path = "support/cpu_clock.rs"]
+mod cpu_clock;
 
 fn percentiles(mut v: Vec<u64>) -> String {
     v.sort_unstable();
@@ -90,11 +67,11 @@ fn main() {
         }
         loop {
             let mut done = false;
-            let (t, c) = (Instant::now(), thread_cpu_us());
+            let (t, c) = (Instant::now(), cpu_clock::thread_us());
             // SAFETY: live handle, writable out.
             let st = unsafe { navstudio_rebuild(world.0, budget_us, &raw mut done) };
             calls_us.push(t.elapsed().as_micros() as u64);
-            cpu_us.push(thread_cpu_us() - c);
+            cpu_us.push(cpu_clock::thread_us() - c);
             assert_eq!(st, NavstudioStatus::Ok);
             if done {
                 break;

@@ -16,31 +16,8 @@ use std::time::{Duration, Instant};
 use navstudio_nav::rng::SplitMix64;
 use navstudio_nav::{Cell, MoveType, NavData, NavWorld, PathQuery, QueryOptions, StreamOptions};
 
-#[repr(C)]
-struct Timespec {
-    secs: i64,
-    nanos: i64,
-}
-
-unsafe extern "C" {
-    /// POSIX; `CLOCK_THREAD_CPUTIME_ID` is 3 on Linux.
-    fn clock_gettime(clock: i32, out: *mut Timespec) -> i32;
-}
-
-/// CPU time of the calling thread in µs (Linux), else 0.
-fn thread_cpu_us() -> u64 {
-    if !cfg!(target_os = "linux") {
-        return 0;
-    }
-    let mut t = Timespec { secs: 0, nanos: 0 };
-    // SAFETY: `t` is a writable timespec; clock 3 is CLOCK_THREAD_CPUTIME_ID on Linux.
-    let ok = unsafe { clock_gettime(3, &raw mut t) } == 0;
-    if ok {
-        (t.secs * 1_000_000 + t.nanos / 1000) as u64
-    } else {
-        0
-    }
-}
+#[path = "support/cpu_clock.rs"]
+mod cpu_clock;
 
 fn percentiles(mut v: Vec<u64>) -> String {
     v.sort_unstable();
@@ -90,9 +67,9 @@ fn main() {
     for &(a, b) in &pairs[1..] {
         let mut pending = world.start_path(0, &[a], &[b]);
         let id = loop {
-            let (t, c) = (Instant::now(), thread_cpu_us());
+            let (t, c) = (Instant::now(), cpu_clock::thread_us());
             let answer = world.advance_path(&mut pending, budget);
-            cpu_us.push(thread_cpu_us() - c);
+            cpu_us.push(cpu_clock::thread_us() - c);
             wall_us.push(t.elapsed().as_micros() as u64);
             if let Some(answer) = answer {
                 break answer.unwrap();
@@ -113,9 +90,9 @@ fn main() {
     );
     let mut whole = Vec::new();
     for &(a, b) in &pairs[1..] {
-        let c = thread_cpu_us();
+        let c = cpu_clock::thread_us();
         let id = world.request_path(0, &[a], b).unwrap();
-        whole.push(thread_cpu_us() - c);
+        whole.push(cpu_clock::thread_us() - c);
         world.release_path(id);
     }
     println!(
@@ -139,9 +116,9 @@ fn main() {
         drop(ask(&mut query, pairs[0]));
         let mut cpu = Vec::new();
         for &pair in &pairs[1..] {
-            let c = thread_cpu_us();
+            let c = cpu_clock::thread_us();
             drop(ask(&mut query, pair));
-            cpu.push(thread_cpu_us() - c);
+            cpu.push(cpu_clock::thread_us() - c);
         }
         let how = if lazy { "lazy" } else { "eager" };
         println!(
