@@ -592,31 +592,78 @@ fn march<const N: usize>(
             }
             queued_at[p] = NOT_QUEUED;
             // The neighbours' stencils that hold `p`, whole and without branches (walls and
-            // fixed cells step at infinity, a diagonal without both side cells is infinite),
-            // so the only branch is whether the neighbour comes down. Written out four times
-            // each, not looped: the loop's own branch mispredicted.
-            let mut lower = |n: usize, t: f32, dist: &mut [f32], queued_at: &mut [u64]| {
-                if t < dist[n] {
-                    dist[n] = t;
-                    q.push(n, key_of(t).max(cur), &mut queued_at[n]);
-                }
-            };
-            let (n, t) = axis_stencil::<N>(p, up, 1, cost, dist);
-            lower(n, t, dist, queued_at);
-            let (n, t) = axis_stencil::<N>(p, pw, 1, cost, dist);
-            lower(n, t, dist, queued_at);
-            let (n, t) = axis_stencil::<N>(p, left, pw, cost, dist);
-            lower(n, t, dist, queued_at);
-            let (n, t) = axis_stencil::<N>(p, 1, pw, cost, dist);
-            lower(n, t, dist, queued_at);
-            let (n, t) = diagonal_stencil::<N>(p, (up, left), [SE, NW, NE, SW], cost, dist, bits);
-            lower(n, t, dist, queued_at);
-            let (n, t) = diagonal_stencil::<N>(p, (up, 1), [SW, NE, NW, SE], cost, dist, bits);
-            lower(n, t, dist, queued_at);
-            let (n, t) = diagonal_stencil::<N>(p, (pw, left), [NE, SW, SE, NW], cost, dist, bits);
-            lower(n, t, dist, queued_at);
-            let (n, t) = diagonal_stencil::<N>(p, (pw, 1), [NW, SE, SW, NE], cost, dist, bits);
-            lower(n, t, dist, queued_at);
+            // fixed cells step at infinity, a diagonal without both side cells is infinite).
+            // No stencil of one neighbour reads another neighbour of `p` (an axis
+            // neighbour's reads `p`'s diagonals, a diagonal's reads `p` and cells two away),
+            // so all eight are worked out first, side by side, and then written: the same
+            // values as one at a time, and the only branches left are over the neighbours
+            // that came down.
+            let mut lanes = Lanes::default();
+            for (k, (along, across)) in [(up, 1), (pw, 1), (left, pw), (1, pw)]
+                .into_iter()
+                .enumerate()
+            {
+                let n = at(p.wrapping_add(along));
+                lanes.n[k] = n;
+                lanes.tx[k] = least(
+                    dist[at(n.wrapping_sub(along))],
+                    dist[at(n.wrapping_add(along))],
+                );
+                lanes.ty[k] = least(
+                    dist[at(n.wrapping_sub(across))],
+                    dist[at(n.wrapping_add(across))],
+                );
+                lanes.c[k] = STEP[usize::from(cost[n])];
+            }
+            for (k, ((a, b), [to_p, ahead, cross_a, cross_b])) in [
+                ((up, left), [SE, NW, NE, SW]),
+                ((up, 1), [SW, NE, NW, SE]),
+                ((pw, left), [NE, SW, SE, NW]),
+                ((pw, 1), [NW, SE, SW, NE]),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                // `n`'s diagonal bits raise a diagonal neighbour's distance to infinity
+                // unless both cells beside the diagonal are passable, by arithmetic rather
+                // than a branch (which cells are walls does not repeat). `to_p`, `ahead`,
+                // `cross_a`, `cross_b` name the diagonals toward `n - a - b` (which is `p`),
+                // `n + a + b`, `n + a - b` and `n - a + b`.
+                let n = at(p.wrapping_add(a).wrapping_add(b));
+                let bits = bits[n];
+                let via = |bit: u8, d: usize| {
+                    let floor =
+                        f32::from_bits(u32::from(bits & bit == 0) * f32::INFINITY.to_bits());
+                    let d = dist[at(d)];
+                    if d > floor { d } else { floor }
+                };
+                lanes.n[4 + k] = n;
+                lanes.tx[4 + k] =
+                    least(via(to_p, p), via(ahead, n.wrapping_add(a).wrapping_add(b)));
+                lanes.ty[4 + k] = least(
+                    via(cross_a, n.wrapping_add(a).wrapping_sub(b)),
+                    via(cross_b, n.wrapping_sub(a).wrapping_add(b)),
+                );
+                lanes.c[4 + k] = DIAGONAL_STEP[usize::from(cost[n])];
+            }
+            let mut t = [0.0_f32; 8];
+            for k in 0..8 {
+                t[k] = eikonal_branchless(lanes.tx[k], lanes.ty[k], lanes.c[k]);
+            }
+            let mut came_down = 0_u32;
+            for k in 0..8 {
+                let n = lanes.n[k];
+                let old = dist[n];
+                let lower = t[k] < old;
+                dist[n] = if lower { t[k] } else { old };
+                came_down |= u32::from(lower) << k;
+            }
+            while came_down != 0 {
+                let k = came_down.trailing_zeros() as usize;
+                came_down &= came_down - 1;
+                let n = lanes.n[k];
+                q.push(n, key_of(t[k]).max(cur), &mut queued_at[n]);
+            }
         }
         q.occupied[(cur & mask) / 64] &= !(1 << (cur & 63));
         // The next key: the nearest non-empty bucket ahead, or the next seed's.
@@ -635,68 +682,21 @@ fn march<const N: usize>(
     }
 }
 
+/// The eight neighbours of a cell leaving fast marching's queue (see [`march`]), side by
+/// side: the neighbour, its stencil's cheaper neighbour along each axis (or diagonal), and
+/// the step across it.
+#[derive(Default)]
+struct Lanes {
+    n: [usize; 8],
+    tx: [f32; 8],
+    ty: [f32; 8],
+    c: [f32; 8],
+}
+
 /// An index into [`march`]'s arrays of length at least `N`: modulo `N` (see there).
 #[inline(always)]
 fn at<const N: usize>(i: usize) -> usize {
     if N > 0 { i & (N - 1) } else { i }
-}
-
-/// The axis stencil of `p`'s neighbour `n = p + along` (`across` the other axis's step):
-/// `n` and its Eikonal update from the cheaper neighbour along each axis.
-#[inline(always)]
-fn axis_stencil<const N: usize>(
-    p: usize,
-    along: usize,
-    across: usize,
-    cost: &[u8],
-    dist: &[f32],
-) -> (usize, f32) {
-    let n = at::<N>(p.wrapping_add(along));
-    let t = eikonal_branchless(
-        least(
-            dist[at::<N>(n.wrapping_sub(along))],
-            dist[at::<N>(n.wrapping_add(along))],
-        ),
-        least(
-            dist[at::<N>(n.wrapping_sub(across))],
-            dist[at::<N>(n.wrapping_add(across))],
-        ),
-        STEP[usize::from(cost[n])],
-    );
-    (n, t)
-}
-
-/// The diagonal stencil of `p`'s neighbour `n = p + a + b` (`a`, `b` axis steps): `n` and
-/// its Eikonal update from the cheaper neighbour along each diagonal. `bits` are `n`'s
-/// [`diagonal_bits`]: a diagonal neighbour's distance is raised to infinity unless both
-/// cells beside the diagonal are passable, by arithmetic rather than a branch (which cells
-/// are walls does not repeat). `to_p`, `ahead`, `cross_a`, `cross_b` are the bits of the
-/// diagonals toward `n - a - b` (which is `p`), `n + a + b`, `n + a - b` and `n - a + b`.
-#[inline(always)]
-fn diagonal_stencil<const N: usize>(
-    p: usize,
-    (a, b): (usize, usize),
-    [to_p, ahead, cross_a, cross_b]: [u8; 4],
-    cost: &[u8],
-    dist: &[f32],
-    bits: &[u8],
-) -> (usize, f32) {
-    let n = at::<N>(p.wrapping_add(a).wrapping_add(b));
-    let bits = bits[n];
-    let via = |bit: u8, d: usize| {
-        let floor = f32::from_bits(u32::from(bits & bit == 0) * f32::INFINITY.to_bits());
-        let d = dist[at::<N>(d)];
-        if d > floor { d } else { floor }
-    };
-    let d1 = least(via(to_p, p), via(ahead, n.wrapping_add(a).wrapping_add(b)));
-    let d2 = least(
-        via(cross_a, n.wrapping_add(a).wrapping_sub(b)),
-        via(cross_b, n.wrapping_sub(a).wrapping_add(b)),
-    );
-    (
-        n,
-        eikonal_branchless(d1, d2, DIAGONAL_STEP[usize::from(cost[n])]),
-    )
 }
 
 /// Bits of [`IntegratorScratch::diagonals`]: the diagonal neighbour up-left, up-right,
