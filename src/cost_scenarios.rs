@@ -63,6 +63,9 @@ pub struct CostReport {
     pub worst: Option<CostRow>,
     /// Median time of one `request_path`. `[Units: µs]`
     pub request_us_median: f64,
+    /// Median time of one `trace_path` (the string pulled and priced for the figure).
+    /// `[Units: µs]`
+    pub trace_us_median: f64,
     /// Every priced pair, in the order drawn.
     #[serde(skip)]
     pub row_results: Vec<CostRow>,
@@ -124,6 +127,7 @@ pub fn run(
     let (mut rows, mut not_arrived, mut over_links) = (Vec::new(), 0, 0);
     let mut attempts = 0_usize;
     let mut times_us = Vec::new();
+    let mut trace_us = Vec::new();
     while rows.len() + not_arrived < options.pairs {
         attempts += 1;
         if attempts > options.pairs * 1000 + 10_000 {
@@ -144,7 +148,9 @@ pub fn run(
             continue;
         };
         times_us.push(t.elapsed().as_secs_f64() * 1e6);
+        let t = std::time::Instant::now();
         let traced = world.trace_path(id, a);
+        trace_us.push(t.elapsed().as_secs_f64() * 1e6);
         world.release_path(id);
         let Some(traced) = traced else {
             not_arrived += 1;
@@ -179,6 +185,7 @@ pub fn run(
         .map(|(r, _)| *r);
     ratios.sort_by(f64::total_cmp);
     times_us.sort_by(f64::total_cmp);
+    trace_us.sort_by(f64::total_cmp);
     let pick = |v: &[f64], q: f64| {
         v.get(((v.len() as f64 - 1.0) * q).round() as usize)
             .copied()
@@ -195,6 +202,7 @@ pub fn run(
         ratio_max: ratios.last().copied().unwrap_or(0.0),
         worst,
         request_us_median: pick(&times_us, 0.5),
+        trace_us_median: pick(&trace_us, 0.5),
         row_results: rows,
     })
 }

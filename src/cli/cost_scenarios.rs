@@ -70,7 +70,7 @@ pub fn cost_scenarios_cmd(
         return Ok(());
     }
     println!(
-        "{} ({}): {} pairs (seed {}), {} not arrived, {} over links left out, traced cost / fine-direction reference mean {:.4} p95 {:.4} max {:.4}, request median {:.0} µs",
+        "{} ({}): {} pairs (seed {}), {} not arrived, {} over links left out, traced cost / fine-direction reference mean {:.4} p95 {:.4} max {:.4}, request median {:.0} µs, trace median {:.0} µs",
         map.display(),
         r.movement_type,
         r.rows,
@@ -80,7 +80,8 @@ pub fn cost_scenarios_cmd(
         r.ratio_mean,
         r.ratio_p95,
         r.ratio_max,
-        r.request_us_median
+        r.request_us_median,
+        r.trace_us_median
     );
     if let Some(w) = r.worst {
         println!(

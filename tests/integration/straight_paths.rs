@@ -248,11 +248,10 @@ fn weighted_scenarios_price_each_trace_against_the_reference() {
     for row in &r.row_results {
         assert!(row.traced >= row.reference * 0.99, "{row:?}");
     }
-    // Guards at today's figures (mean 1.068, max 1.296 here), not the 1.03: the
-    // tiles' flow toward each window's nearest cell is what is left (docs/benchmarks.md,
-    // "Weighted maps").
-    assert!(r.ratio_mean <= 1.10, "mean {}", r.ratio_mean);
-    assert!(r.ratio_max <= 1.35, "worst {:?}", r.worst);
+    // The target on the mean (measured 1.015 here, max 1.137: the trace's
+    // corridor descent, docs/benchmarks.md "Weighted maps"); the max is a guard.
+    assert!(r.ratio_mean <= 1.03, "mean {}", r.ratio_mean);
+    assert!(r.ratio_max <= 1.20, "worst {:?}", r.worst);
 }
 
 /// Whether the step from `a` to `b` enters a wall cell's interior or passes through a point

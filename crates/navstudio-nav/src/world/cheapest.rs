@@ -105,6 +105,101 @@ pub(super) fn cheapest_string(
     kept
 }
 
+/// The cells of the cheapest way from `source` to `goal` through the cells `open` accepts,
+/// or `None` when there is none: fast marching from `goal` over those cells (the
+/// Eikonal distance, the same integrator as the tiles), then steepest descent from
+/// `source`, each step to the neighbour (a diagonal one only past two open side cells) the
+/// distance falls to most steeply per unit length.
+///
+/// The flow a trace follows leads through each sector to the nearest cell of its exit window
+/// whatever lies beyond, so on slopes it climbs where the next sector makes the way dear,
+/// and a string through its own cells cannot leave it. One integration over the sectors the
+/// trace crosses sees the whole way at once.
+pub(super) fn corridor_descent(
+    cost: &crate::CostField,
+    source: (u32, u32),
+    goal: (u32, u32),
+    open: impl Fn(u32, u32) -> bool,
+) -> Option<Vec<(u32, u32)>> {
+    use crate::integrate::{IntegrationField, IntegratorScratch, integrate_costs};
+    let spec = cost.spec;
+    // The window: the box of the open sectors round source and goal.
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+    for s in 0..spec.sector_count() as u32 {
+        let (sx, sy, w, h) = spec.sector_rect(s);
+        if open(sx, sy) {
+            (x0, y0) = (x0.min(sx), y0.min(sy));
+            (x1, y1) = (x1.max(sx + w), y1.max(sy + h));
+        }
+    }
+    let inside = |c: (u32, u32)| c.0 >= x0 && c.1 >= y0 && c.0 < x1 && c.1 < y1;
+    if x0 >= x1 || !inside(source) || !inside(goal) {
+        return None;
+    }
+    let (w, h) = (x1 - x0, y1 - y0);
+    let mut costs = vec![WALL; (w * h) as usize];
+    for y in y0..y1 {
+        for x in x0..x1 {
+            if open(x, y) {
+                costs[((y - y0) * w + (x - x0)) as usize] = cost.get(x, y);
+            }
+        }
+    }
+    let local = |c: (u32, u32)| ((c.1 - y0) * w + (c.0 - x0)) as usize;
+    let mut field = IntegrationField::new();
+    integrate_costs(
+        &costs,
+        w,
+        h,
+        &[(local(goal), 0)],
+        &mut field,
+        &mut IntegratorScratch::new(),
+    );
+    let dist = |x: i64, y: i64| {
+        if x < i64::from(x0) || y < i64::from(y0) || x >= i64::from(x1) || y >= i64::from(y1) {
+            f32::INFINITY
+        } else {
+            field.dist[local((x as u32, y as u32))]
+        }
+    };
+    let mut cells = vec![source];
+    let mut at = source;
+    if !dist(i64::from(at.0), i64::from(at.1)).is_finite() {
+        return None;
+    }
+    while at != goal {
+        let (x, y) = (i64::from(at.0), i64::from(at.1));
+        let own = dist(x, y);
+        let mut best = (0.0_f32, at);
+        for (dx, dy) in crate::grid::DIRECTIONS {
+            let (dx, dy) = (i64::from(dx), i64::from(dy));
+            let d = dist(x + dx, y + dy);
+            let diagonal = dx != 0 && dy != 0;
+            if !d.is_finite()
+                || (diagonal && !(dist(x + dx, y).is_finite() && dist(x, y + dy).is_finite()))
+            {
+                continue;
+            }
+            let len = if diagonal {
+                std::f32::consts::SQRT_2
+            } else {
+                1.0
+            };
+            let slope = (own - d) / len;
+            if slope > best.0 {
+                best = (slope, ((x + dx) as u32, (y + dy) as u32));
+            }
+        }
+        // Every step falls strictly, so the walk ends; a flat spot (none falls) is no way.
+        if best.1 == at {
+            return None;
+        }
+        at = best.1;
+        cells.push(at);
+    }
+    Some(cells)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +271,26 @@ mod tests {
         // Only row 0 and column 5 are open: the L is the only string.
         let kept = cheapest_string(&f, &cells, |x, y| y == 0 || x == 5);
         assert_eq!(kept, vec![0, 5, cells.len() - 1]);
+    }
+
+    #[test]
+    fn the_corridor_descent_takes_the_gap_in_a_dear_band() {
+        // Column 3 costs 9 except a gap at its foot: from (0, 0) to (6, 0) the straight row
+        // costs 14 (9 for the band); down through the gap and up again about 2 × 5 = 10.
+        let f = field(&["1119111", "1119111", "1119111", "1119111", "1111111"]);
+        let cells = corridor_descent(&f, (0, 0), (6, 0), |_, _| true).unwrap();
+        assert_eq!((cells[0], *cells.last().unwrap()), ((0, 0), (6, 0)));
+        assert!(cells.contains(&(3, 4)), "{cells:?}");
+        assert!(
+            cells
+                .windows(2)
+                .all(|w| w[0].0.abs_diff(w[1].0) <= 1 && w[0].1.abs_diff(w[1].1) <= 1),
+            "{cells:?}"
+        );
+        // With the foot row shut (`open` refuses it), the band must be crossed.
+        let cells = corridor_descent(&f, (0, 0), (6, 0), |_, y| y < 4).unwrap();
+        assert!(cells.iter().all(|&(_, y)| y < 4), "{cells:?}");
+        // No way at all: `None`.
+        assert_eq!(corridor_descent(&f, (0, 0), (6, 0), |x, _| x != 3), None);
     }
 }
