@@ -921,7 +921,8 @@ mod tests {
             AvoidanceMode::Orca,
             AvoidanceMode::Context,
         ] {
-            let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
+            let row = run_random(&case, mode, Techniques::default(), &archetypes)
+                .expect("the dead end runs");
             let r = &row.report;
             eprintln!("{}", super::super::table_row(r));
             assert!(r.meets(1.25), "{mode:?}: {}", super::super::table_row(r));

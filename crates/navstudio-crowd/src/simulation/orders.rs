@@ -485,7 +485,9 @@ mod tests {
     fn the_goal_area_reaches_as_far_as_the_ground_the_group_fills() {
         let (w, h) = (60u32, 40u32);
         let mut nav = GridNavigator::new(1.0, w, h);
-        let t = nav.add_type("open", vec![1; (w * h) as usize]).unwrap();
+        let t = nav
+            .add_type("open", vec![1; (w * h) as usize])
+            .expect("an open type");
         let open = goal_area_reach_m(&nav, Some(&(t as u32)), &[Vec2::new(30.5, 20.5)], 50.0);
         assert!((3.98..4.6).contains(&open), "open ground: {open}");
 
@@ -496,7 +498,7 @@ mod tests {
             }
         }
         let mut nav = GridNavigator::new(1.0, w, h);
-        let t = nav.add_type("corridor", costs).unwrap();
+        let t = nav.add_type("corridor", costs).expect("a corridor type");
         let corridor = goal_area_reach_m(&nav, Some(&(t as u32)), &[Vec2::new(0.5, 11.5)], 60.0);
         assert!((19.0..20.2).contains(&corridor), "corridor: {corridor}");
     }
