@@ -155,7 +155,7 @@ fn dynamic_stamp_then_rebuild_equals_fresh_build() {
     let before = world.nav().layers[0].clone();
     let wall = vec![WALL; 12 * 4];
     let stamp = world.apply_stamp(&[0, 1, 2], CellRect::at(30, 40, 12, 4), &wall);
-    world.set_cost(1, 5, 5, 77);
+    world.set_cost(1, (5, 5), 77);
     while !world.rebuild(Duration::from_millis(1)) {}
     for l in &world.nav().layers {
         let fresh = build_layer(
@@ -173,7 +173,7 @@ fn dynamic_stamp_then_rebuild_equals_fresh_build() {
         );
     }
     world.remove_stamp(stamp);
-    world.set_cost(1, 5, 5, before.cost.get(5, 5));
+    world.set_cost(1, (5, 5), before.cost.get(5, 5));
     while !world.rebuild(Duration::from_millis(1)) {}
     assert!(
         canonical(&world.nav().layers[0]) == before,

@@ -40,7 +40,7 @@ pub unsafe extern "C" fn navstudio_set_cost(
                     "cost 0 is not a cost: 1..=254, 255 = wall",
                 ));
             }
-            w.nav.set_cost(layer, x, y, cost);
+            w.nav.set_cost(layer, (x, y), cost);
             Ok(())
         })
     })

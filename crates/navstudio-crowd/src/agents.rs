@@ -101,6 +101,10 @@ pub struct Agents {
     /// Time it still holds back from another order's stream that has the right of way
     /// (`steering::right_of_way`): a door serves one stream at a time. `[Units: s]`
     pub yield_secs: Vec<f32>,
+    /// Its deepest overlap with a neighbour at the start of the last step, as a share of
+    /// the smaller radius: a standing agent pressed this deep cannot give way
+    /// ([`crate::resolve::agent_priority`]).
+    pub pressed: Vec<f32>,
 }
 
 /// A remembered collision resolution (seed §001): which neighbour an agent decided to pass,

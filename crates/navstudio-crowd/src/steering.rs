@@ -109,7 +109,7 @@ impl NearAgent {
             radius_m: a.radius_m[i],
             mass: a.mass[i],
             moving_order: if travelling { a.order[i] } else { NO_ORDER },
-            priority: resolve::priority(resolve::contact_mass(a.mass[i], soft_mass), travelling),
+            priority: resolve::agent_priority(a, i, soft_mass),
             index: i as u32,
         }
     }

@@ -16,7 +16,7 @@ use navstudio_nav::grid::DIR_NONE;
 use navstudio_nav::integrate::UNREACHED;
 use navstudio_nav::layer::NavLayer;
 use navstudio_nav::world::{PathState, StampHandle};
-use navstudio_nav::{CellRect, NavData, NavWorld, world};
+use navstudio_nav::{Cell, CellRect, MoveType, NavData, NavWorld, world};
 
 /// [`NavWorld`] plus what the crowd needs beside it (names and wall buffers per type).
 pub struct WorldNavigator {
@@ -174,9 +174,10 @@ impl WorldNavigator {
     }
 
     /// Sets one cell's cost ([`NavWorld::set_cost`]); see [`Self::apply_stamp`].
-    pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
-        self.world.set_cost(layer, x, y, cost);
-        self.refresh_walls(&[layer], CellRect::cell(x, y));
+    pub fn set_cost(&mut self, move_type: impl Into<MoveType>, cell: impl Into<Cell>, cost: u8) {
+        let (layer, cell) = (move_type.into().index(), cell.into());
+        self.world.set_cost(layer, cell, cost);
+        self.refresh_walls(&[layer], CellRect::cell(cell.x, cell.y));
         self.walls_version += 1;
     }
 

@@ -173,14 +173,13 @@ impl PathQuery {
     /// Whether `b` can be reached from `a` by movement type `ty` on version `data` (see
     /// [`NavWorld::is_reachable`]): no search, two island look-ups.
     pub fn is_reachable(&mut self, data: &Arc<NavData>, ty: MoveType, a: Cell, b: Cell) -> bool {
-        self.world(data, None)
-            .is_reachable(ty.index(), a.into(), b.into())
+        self.world(data, None).is_reachable(ty, a, b)
     }
 
     /// Island id of `cell` for movement type `ty` on version `data` (0 for walls and cells
     /// off the map; see [`NavWorld::island_at`]).
     pub fn island_at(&mut self, data: &Arc<NavData>, ty: MoveType, cell: Cell) -> u32 {
-        self.world(data, None).island_at(ty.index(), cell.into())
+        self.world(data, None).island_at(ty, cell)
     }
 
     /// Starts a request for a path from `sources` to the nearest of `goals` for movement

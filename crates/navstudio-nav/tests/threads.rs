@@ -83,11 +83,11 @@ fn answer_with_query(q: &mut PathQuery, data: &Arc<NavData>, r: Request) -> Opti
 
 fn answer_with_world(w: &mut NavWorld, r: Request) -> Option<Answer> {
     let (ty, from, to) = r;
-    let id = w.request_path(ty.index(), &[from.into()], to.into()).ok()?;
+    let id = w.request_path(ty, &[from], to).ok()?;
     let p = w.path(id).unwrap();
     let answer = Answer {
         routes: p.routes.iter().map(|r| (r.nodes.clone(), r.cost)).collect(),
-        trace: w.trace_path(id, from.into()),
+        trace: w.trace_path(id, from),
     };
     w.release_path(id);
     Some(answer)
@@ -212,7 +212,7 @@ fn readers_during_stamps_and_rebuilds() {
             let (x, y) = (rng.below(180), rng.below(180));
             let layers = if round % 3 == 0 { vec![0, 1] } else { vec![0] };
             if round % 4 == 3 {
-                world.set_cost(1, x, y, 255);
+                world.set_cost(1, (x, y), 255);
             } else {
                 world.apply_stamp(
                     &layers,

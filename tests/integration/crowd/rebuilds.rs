@@ -199,8 +199,8 @@ fn world_navigator_walls_follow_stamps_and_cost_changes() {
     assert!(nav.is_wall(0, 10, 10) && !nav.is_wall(0, 12, 10) && nav.is_wall(0, 47, 12));
     nav.remove_stamp(a);
     check(&nav, "first removed");
-    nav.set_cost(0, 7, 5, 1);
-    nav.set_cost(0, 20, 20, WALL);
+    nav.set_cost(0, (7, 5), 1);
+    nav.set_cost(0, (20, 20), WALL);
     check(&nav, "cells set");
     nav.remove_stamp(c);
     nav.remove_stamp(b);

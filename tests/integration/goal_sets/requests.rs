@@ -55,7 +55,7 @@ fn goal_set_requests_refuse_bad_input_with_typed_errors() {
     }
     let mut world = common::world_from_cells("split", w, h, 10, &costs);
     assert_eq!(
-        world.request_path_to_any(0, &[(1, 1)], &[]),
+        world.request_path_to_any(0, &[(1, 1)], &[] as &[(u32, u32)]),
         Err(PathError::NoGoal)
     );
     assert_eq!(

@@ -89,7 +89,8 @@ impl Simulation {
             .iter()
             .map(|r| std::f32::consts::PI * r * r / 0.8)
             .sum();
-        let bump_reach_m = 2.0 * (area_m2 / std::f32::consts::PI).sqrt();
+        let bump_reach_m =
+            2.0 * goal_area_reach_m(&*nav, path_types.first(), &[goal_world], area_m2);
         let route_count = routes.len() as u32;
         self.orders.push(OrderRecord {
             paths,
@@ -267,10 +268,11 @@ impl Simulation {
             }
         }
         let route_count = routes.len() as u32;
+        let bump_reach_m = 2.0 * goal_area_reach_m(&*nav, path_types.first(), &goals, area_m2);
         self.orders.push(OrderRecord {
             paths,
             path_types,
-            bump_reach_m: 2.0 * (area_m2 / std::f32::consts::PI).sqrt(),
+            bump_reach_m,
             live: moving,
             leader: None,
             leader_at: Vec2::ZERO,
@@ -406,5 +408,98 @@ impl Simulation {
         for i in stranded {
             self.leave_order(nav, i);
         }
+    }
+}
+
+/// How far from the goals (the nearest of them) the ground an order's group stands on
+/// when it has arrived reaches: the distance within which the cells passable for
+/// `type_index`, connected to a goal, cover `area_m2` (the group's packed footprint).
+/// In open ground that is the radius of a disc of that area; in a corridor it is the
+/// length of corridor the group fills, so the members at the end of a long queue still
+/// count as near enough to arrive by touching the group, instead of pressing into it for
+/// good. Nearest cells first (by straight distance to the goal), grown only through
+/// passable neighbours. `[Units: m]`
+fn goal_area_reach_m<N: Navigator + ?Sized>(
+    nav: &N,
+    type_index: Option<&u32>,
+    goals: &[Vec2],
+    area_m2: f32,
+) -> f32 {
+    use std::cmp::Reverse;
+    use std::collections::{BinaryHeap, HashSet};
+    let disc = (area_m2 / std::f32::consts::PI).sqrt();
+    let Some(&t) = type_index else {
+        return disc;
+    };
+    let t = t as usize;
+    let grid = nav.grid();
+    let cell_area = grid.cell_size_m * grid.cell_size_m;
+    let dist_to = |x: i32, y: i32| {
+        let c = grid.world_from_cell(x, y);
+        goals
+            .iter()
+            .map(|&g| (c - g).length())
+            .fold(f32::INFINITY, f32::min)
+    };
+    // Keys: distance bits (non-negative floats order like their bits), then the cell.
+    let mut heap = BinaryHeap::new();
+    let mut seen = HashSet::new();
+    for &g in goals {
+        let (x, y) = grid.cell_from_world(g);
+        if !nav.is_wall(t, x, y) && seen.insert((x, y)) {
+            heap.push(Reverse((0u32, x, y)));
+        }
+    }
+    if heap.is_empty() {
+        return disc;
+    }
+    let mut covered = 0.0f32;
+    let mut reach = 0.0f32;
+    while let Some(Reverse((bits, x, y))) = heap.pop() {
+        reach = f32::from_bits(bits);
+        covered += cell_area;
+        if covered >= area_m2 {
+            break;
+        }
+        for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let (nx, ny) = (x + dx, y + dy);
+            if !nav.is_wall(t, nx, ny) && seen.insert((nx, ny)) {
+                heap.push(Reverse((dist_to(nx, ny).to_bits(), nx, ny)));
+            }
+        }
+    }
+    // Never less than the open-ground disc (cell centres lie inside the disc they fill).
+    reach.max(disc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::GridNavigator;
+
+    /// Open ground: the area's reach is the disc's radius, √(50 / π) ≈ 3.99 m (never
+    /// less; the cells within it cover a little less than the disc, so a few more count).
+    /// A corridor three cells wide with the goal at its closed end: 60 m² fill 20 cells
+    /// of its length, so the reach is ≈ 19.5 m from the goal half a cell in.
+    #[test]
+    fn the_goal_area_reaches_as_far_as_the_ground_the_group_fills() {
+        let (w, h) = (60u32, 40u32);
+        let mut nav = GridNavigator::new(1.0, w, h);
+        let t = nav
+            .add_type("open", vec![1; (w * h) as usize])
+            .expect("an open type");
+        let open = goal_area_reach_m(&nav, Some(&(t as u32)), &[Vec2::new(30.5, 20.5)], 50.0);
+        assert!((3.98..4.6).contains(&open), "open ground: {open}");
+
+        let mut costs = vec![255u8; (w * h) as usize];
+        for y in 10..13 {
+            for x in 0..w {
+                costs[(y * w + x) as usize] = 1;
+            }
+        }
+        let mut nav = GridNavigator::new(1.0, w, h);
+        let t = nav.add_type("corridor", costs).expect("a corridor type");
+        let corridor = goal_area_reach_m(&nav, Some(&(t as u32)), &[Vec2::new(0.5, 11.5)], 60.0);
+        assert!((19.0..20.2).contains(&corridor), "corridor: {corridor}");
     }
 }

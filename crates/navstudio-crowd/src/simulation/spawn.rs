@@ -157,6 +157,7 @@ impl Simulation {
         a.decision.push(Vec2::ZERO);
         a.wall_normal.push(Vec2::ZERO);
         a.yield_secs.push(0.0);
+        a.pressed.push(0.0);
         self.max_radius_m = self.max_radius_m.max(archetype.radius_m);
         self.max_neighbour_radius_m = self
             .max_neighbour_radius_m

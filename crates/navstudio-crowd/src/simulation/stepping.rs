@@ -174,6 +174,7 @@ impl Simulation {
             a.decision[i] = u.decision;
             a.wall_normal[i] = u.wall_normal;
             a.yield_secs[i] = u.yield_secs;
+            a.pressed[i] = u.overlap_max;
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);

@@ -4,6 +4,7 @@
 use crate::agents::NO_ORDER;
 use crate::half_planes::{HalfPlane, nearest_permitted, orca_half_plane};
 use crate::navigator::Navigator;
+use crate::resolve::{STATIONARY_PRIORITY, contact_mass};
 use crate::steering::AvoidanceMode;
 use crate::vec2::Vec2;
 
@@ -46,7 +47,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let mut count = 0;
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
-            if through_standing && nb.moving_order == NO_ORDER {
+            // … but not through one pressed into others already
+            // ([`crate::resolve::agent_priority`]): it cannot give way, and walked through
+            // it was crushed into the crowd behind it (a group arrived beyond a door).
+            if through_standing
+                && nb.moving_order == NO_ORDER
+                && nb.priority <= 2.0 * STATIONARY_PRIORITY * contact_mass(nb.mass, true)
+            {
                 continue;
             }
             // A neighbour that cannot touch within the horizon at either one's top speed

@@ -3,6 +3,7 @@
 //! hierarchy's life: read from the package or built on a layer's first request, dropped when
 //! its graph is rebuilt.
 
+use crate::vocab::MoveType;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -287,14 +288,15 @@ impl NavWorld {
     /// What the hierarchy of `layer` holds, once a request has built or read it (`None`
     /// while the layer searches flat).
     #[must_use]
-    pub fn cluster_stats(&self, layer: usize) -> Option<ClusterStats> {
-        self.hierarchy(layer).map(|h| ClusterStats {
-            clusters: h.hierarchy.cluster_count(),
-            border_nodes: h.hierarchy.border_count(),
-            levels: h
-                .hierarchy
-                .levels()
-                .map_or(0, crate::hierarchy::Levels::count),
-        })
+    pub fn cluster_stats(&self, move_type: impl Into<MoveType>) -> Option<ClusterStats> {
+        self.hierarchy(move_type.into().index())
+            .map(|h| ClusterStats {
+                clusters: h.hierarchy.cluster_count(),
+                border_nodes: h.hierarchy.border_count(),
+                levels: h
+                    .hierarchy
+                    .levels()
+                    .map_or(0, crate::hierarchy::Levels::count),
+            })
     }
 }

@@ -2,6 +2,7 @@
 //! with the type's search layout, see [`crate::links::overlay`]), reachability across links,
 //! and run-time link changes, which wait for [`NavWorld::rebuild`] like cost changes do.
 
+use crate::vocab::MoveType;
 use std::sync::Arc;
 
 use super::{NavWorld, PathId};
@@ -335,10 +336,10 @@ impl NavWorld {
     /// `layer`'s link end nodes as its current search layout has them (`None` before its
     /// first request or without links).
     #[must_use]
-    pub fn layer_links(&self, layer: usize) -> Option<&LayerLinks> {
+    pub fn layer_links(&self, move_type: impl Into<MoveType>) -> Option<&LayerLinks> {
         self.links
             .layers
-            .get(layer)
+            .get(move_type.into().index())
             .and_then(Option::as_deref)
             .filter(|l| !l.is_empty())
     }

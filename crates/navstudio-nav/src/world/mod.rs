@@ -83,6 +83,7 @@ const ACTIVE_LANDMARKS: usize = 4;
 const CLUSTER_ACTIVE_LANDMARKS: usize = 12;
 
 pub use crate::vocab::PathId;
+use crate::vocab::{Cell, MoveType};
 
 /// A stamp applied at run time, to remove it again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -588,7 +589,13 @@ impl NavWorld {
     /// drop reaches the foot of the cliff from the top, not the top from the foot). Two
     /// binary searches over the islands links touch and one bit.
     #[must_use]
-    pub fn is_reachable(&self, layer: usize, a: (u32, u32), b: (u32, u32)) -> bool {
+    pub fn is_reachable(
+        &self,
+        move_type: impl Into<MoveType>,
+        a: impl Into<Cell>,
+        b: impl Into<Cell>,
+    ) -> bool {
+        let layer = move_type.into().index();
         self.island_reaches(layer, self.island_at(layer, a), self.island_at(layer, b))
     }
 
@@ -596,7 +603,8 @@ impl NavWorld {
     /// unknown types). A streamed world reads the type's island fields on the first call
     /// that needs them.
     #[must_use]
-    pub fn island_at(&self, layer: usize, (x, y): (u32, u32)) -> u32 {
+    pub fn island_at(&self, move_type: impl Into<MoveType>, cell: impl Into<Cell>) -> u32 {
+        let (layer, Cell { x, y }) = (move_type.into().index(), cell.into());
         let Some(l) = self.nav.layers.get(layer) else {
             return 0;
         };
@@ -614,7 +622,13 @@ impl NavWorld {
     /// sector). Exact in a streamed world too: where its regions are not read yet the walls
     /// come from the island ids (a wall is a cell of no island), so nothing is read from the
     /// file but the type's island fields, once.
-    pub fn walls_in_sector(&self, layer: usize, sector: u32, out: &mut Vec<bool>) {
+    pub fn walls_in_sector(
+        &self,
+        move_type: impl Into<MoveType>,
+        sector: u32,
+        out: &mut Vec<bool>,
+    ) {
+        let layer = move_type.into().index();
         out.clear();
         let Some(l) = self.nav.layers.get(layer) else {
             return;
@@ -649,7 +663,12 @@ impl NavWorld {
     /// # Errors
     /// [`PathError::UnknownType`], [`PathError::OffMap`], or [`PathError::Damaged`] when the
     /// region cannot be read.
-    pub fn cell_cost(&mut self, layer: usize, cell: (u32, u32)) -> Result<u8, PathError> {
+    pub fn cell_cost(
+        &mut self,
+        move_type: impl Into<MoveType>,
+        cell: impl Into<Cell>,
+    ) -> Result<u8, PathError> {
+        let (layer, cell) = (move_type.into().index(), <(u32, u32)>::from(cell.into()));
         if layer >= self.nav.layers.len() {
             return Err(PathError::UnknownType(layer));
         }
@@ -673,4 +692,10 @@ impl NavWorld {
         self.goal_moves.remove(&id);
         self.evict();
     }
+}
+
+/// Cells as the world's internals hold them, from whatever a caller names them with
+/// ([`Cell`]s or `(x, y)` pairs).
+fn tuples(cells: &[impl Into<Cell> + Copy]) -> Vec<(u32, u32)> {
+    cells.iter().map(|&c| c.into().into()).collect()
 }

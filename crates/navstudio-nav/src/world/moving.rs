@@ -3,6 +3,8 @@
 //! old route stays in use, and the new route replaces it under the same [`PathId`]. Sources
 //! added later merge into the routes already planned.
 
+use super::tuples;
+use crate::vocab::Cell;
 use std::time::Instant;
 
 use super::budget::{Slice, Unit};
@@ -45,7 +47,8 @@ impl NavWorld {
     /// [`PathError::UnknownPath`] for a released path, [`PathError::OffMap`],
     /// [`PathError::GoalIsWall`], or [`PathError::Unreachable`] when `cell` lies on no island
     /// the path's sources stand on. The path is left as it was.
-    pub fn move_goal(&mut self, id: PathId, cell: (u32, u32)) -> Result<GoalMove, PathError> {
+    pub fn move_goal(&mut self, id: PathId, cell: impl Into<Cell>) -> Result<GoalMove, PathError> {
+        let cell: (u32, u32) = cell.into().into();
         let p = self
             .paths
             .get_mut(&id)
@@ -143,7 +146,12 @@ impl NavWorld {
     /// # Errors
     /// [`PathError::UnknownPath`] for a released path, [`PathError::OffMap`] for a cell off
     /// the map (nothing is added then).
-    pub fn add_sources(&mut self, id: PathId, cells: &[(u32, u32)]) -> Result<usize, PathError> {
+    pub fn add_sources(
+        &mut self,
+        id: PathId,
+        cells: &[impl Into<Cell> + Copy],
+    ) -> Result<usize, PathError> {
+        let cells = &tuples(cells);
         let mut p = self.paths.remove(&id).ok_or(PathError::UnknownPath(id.0))?;
         // New sources merge into every node of the routes.
         p.refine_whole();

@@ -5,6 +5,8 @@
 //! [`NavWorld::request_path_to_any`] plans: stopping changes when the work is done, not
 //! what it finds.
 
+use super::tuples;
+use crate::vocab::{Cell, MoveType};
 use std::time::{Duration, Instant};
 
 use super::budget::Slice;
@@ -71,11 +73,11 @@ impl NavWorld {
     #[must_use]
     pub fn start_path(
         &self,
-        layer: usize,
-        sources: &[(u32, u32)],
-        goals: &[(u32, u32)],
+        move_type: impl Into<MoveType>,
+        sources: &[impl Into<Cell> + Copy],
+        goals: &[impl Into<Cell> + Copy],
     ) -> PendingPath {
-        PendingPath::new(layer, sources, goals)
+        PendingPath::new(move_type.into().index(), &tuples(sources), &tuples(goals))
     }
 
     /// Works on `pending` for about `budget`: `None` while the path is not ready,

@@ -1,6 +1,8 @@
 //! Path requests: the portal search from every source to the goal (or the nearest of a goal
 //! set), merging later sources into earlier routes, and the goal-field cache.
 
+use super::tuples;
+use crate::vocab::{Cell, MoveType};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,11 +29,11 @@ impl NavWorld {
     /// or no source shares the goal's island.
     pub fn request_path(
         &mut self,
-        layer: usize,
-        sources: &[(u32, u32)],
-        goal: (u32, u32),
+        move_type: impl Into<MoveType>,
+        sources: &[impl Into<Cell> + Copy],
+        goal: impl Into<Cell>,
     ) -> Result<PathId, PathError> {
-        self.request_path_to_any(layer, sources, &[goal])
+        self.request_path_to_any(move_type, sources, &[goal.into()])
     }
 
     /// Plans one path from `sources` to the nearest of `goals` (by integrated cost) for
@@ -53,11 +55,11 @@ impl NavWorld {
     /// [`PathError::UnknownType`].
     pub fn request_path_to_any(
         &mut self,
-        layer: usize,
-        sources: &[(u32, u32)],
-        goals: &[(u32, u32)],
+        move_type: impl Into<MoveType>,
+        sources: &[impl Into<Cell> + Copy],
+        goals: &[impl Into<Cell> + Copy],
     ) -> Result<PathId, PathError> {
-        let state = self.plan(layer, sources, goals)?;
+        let state = self.plan(move_type.into().index(), &tuples(sources), &tuples(goals))?;
         let id = PathId(self.next_path);
         self.next_path = self.next_path.wrapping_add(1);
         self.paths.insert(id, state);
@@ -67,7 +69,8 @@ impl NavWorld {
     /// Whether an agent at `cell` can follow path `id` to one of its goals: the cell lies on
     /// the island of one of them.
     #[must_use]
-    pub fn path_reaches(&self, id: PathId, cell: (u32, u32)) -> bool {
+    pub fn path_reaches(&self, id: PathId, cell: impl Into<Cell>) -> bool {
+        let cell = cell.into().into();
         self.paths
             .get(&id)
             .is_some_and(|p| self.state_reaches(p, cell))

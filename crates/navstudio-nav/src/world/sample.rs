@@ -1,6 +1,7 @@
 //! Reading a path: flow sampling for steering (line of sight, look-ahead, bilinear flow),
 //! line-of-sight queries and tracing a path cell by cell.
 
+use crate::vocab::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::cheapest::segment_price;
@@ -145,7 +146,8 @@ impl NavWorld {
     /// Whether `cell` sees the goal of path `id` (of a goal set: the goal its flow leads to)
     /// in a straight line.
     #[must_use]
-    pub fn has_line_of_sight(&self, id: PathId, cell: (u32, u32)) -> bool {
+    pub fn has_line_of_sight(&self, id: PathId, cell: impl Into<Cell>) -> bool {
+        let cell = cell.into().into();
         self.paths
             .get(&id)
             .is_some_and(|p| self.has_line_of_sight_on(p, cell))
@@ -262,8 +264,8 @@ impl NavWorld {
     /// that is a wall or on an island without the path's goal, and when the walk is stuck or
     /// does not reach the goal.
     #[must_use]
-    pub fn trace_path(&self, id: PathId, source: (u32, u32)) -> Option<TracedPath> {
-        self.trace_path_on(self.paths.get(&id)?, source)
+    pub fn trace_path(&self, id: PathId, source: impl Into<Cell>) -> Option<TracedPath> {
+        self.trace_path_on(self.paths.get(&id)?, source.into().into())
     }
 
     /// [`Self::trace_path`] on a path held outside the world (a query's).

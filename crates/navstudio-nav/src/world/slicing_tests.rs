@@ -159,7 +159,7 @@ fn rebuild_budgets_of_a_tenth_of_a_millisecond_one_and_unlimited_leave_the_same_
                 let cell = (next(spec.width), next(spec.height));
                 let cost = 1 + next(255) as u8;
                 for world in &mut worlds {
-                    world.set_cost(0, cell.0, cell.1, cost);
+                    world.set_cost(0, cell, cost);
                 }
             }
             let gone = stamps.remove(next(stamps.len() as u32) as usize);

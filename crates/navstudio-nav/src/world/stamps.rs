@@ -1,6 +1,7 @@
 //! Costs changed at run time: single cells and stamps, and the time-sliced rebuild queue
 //! that brings sectors, landmark tables and live paths up to date.
 
+use crate::vocab::{Cell, MoveType};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -60,7 +61,8 @@ impl NavWorld {
     /// Sets one cell's cost at run time (255 = wall); the rebuild happens in [`Self::rebuild`].
     /// Over a stamp the new cost shows at once and stays when the stamp is removed, as if
     /// written after it (see [`Self::apply_stamp`]).
-    pub fn set_cost(&mut self, layer: usize, x: u32, y: u32, cost: u8) {
+    pub fn set_cost(&mut self, move_type: impl Into<MoveType>, cell: impl Into<Cell>, cost: u8) {
+        let (layer, Cell { x, y }) = (move_type.into().index(), cell.into());
         let spec = self.nav.spec;
         if x >= spec.width || y >= spec.height {
             return;
@@ -435,7 +437,7 @@ mod tests {
                 costs,
             } => Some(world.apply_stamp(layers, *rect, costs)),
             Op::Cost { layer, cell, cost } => {
-                world.set_cost(*layer, cell.0, cell.1, *cost);
+                world.set_cost(*layer, *cell, *cost);
                 None
             }
         }

@@ -49,15 +49,30 @@ pub(super) fn cell_edges(
     }
     // Eliminate the other nodes, last first: the ways through node `k` become edges
     // between the nodes left (rows and columns below `k`).
+    // A node's row is sparse until the elimination fills it in: then only its finite
+    // entries are relaxed (skipping `FAR` changes nothing, as `ik + FAR` saturates to it).
     let mut through = vec![FAR; n];
+    let mut finite: Vec<u32> = Vec::with_capacity(n);
     for k in (m..n).rev() {
         through[..k].copy_from_slice(&cost[k * n..k * n + k]);
+        finite.clear();
+        finite.extend((0..k as u32).filter(|&j| through[j as usize] != FAR));
+        let sparse = finite.len() * 4 < k;
         for i in 0..k {
             let ik = cost[i * n + k];
             if ik == FAR {
                 continue;
             }
-            relax_row(&mut cost[i * n..i * n + k], ik, &through[..k]);
+            let row = &mut cost[i * n..i * n + k];
+            if sparse {
+                let cap = FAR - ik;
+                for &j in &finite {
+                    let j = j as usize;
+                    row[j] = row[j].min(through[j].min(cap) + ik);
+                }
+            } else {
+                relax_row(row, ik, &through[..k]);
+            }
         }
     }
     // Floyd–Warshall over the members.
@@ -73,24 +88,25 @@ pub(super) fn cell_edges(
     }
     // A shortcut a → b whose cheapest ways can pass another member c at a positive cost
     // below its own is the sum of two cheaper ones, and is left out.
-    let mut implied = vec![false; m];
+    let mut implied = vec![0u32; m];
     let mut out = Vec::with_capacity(m);
     for a in 0..m {
         let row = &cost[a * n..a * n + m];
-        implied.fill(false);
+        implied.fill(0);
         for c in 0..m {
             let ac = row[c];
             if c == a || ac == 0 || ac == FAR {
                 continue;
             }
             let via = &cost[c * n..c * n + m];
+            // `cb.min(FAR - ac) + ac` is `ac.saturating_add(cb)` in lanes a vector unit has.
             for ((flag, &ab), &cb) in implied.iter_mut().zip(row).zip(via) {
-                *flag |= ac < ab && ac.saturating_add(cb) == ab;
+                *flag |= u32::from(ac < ab) & u32::from(cb.min(FAR - ac) + ac == ab);
             }
         }
         let from = members[a];
         let mut list: Vec<(u32, u32)> = (0..m)
-            .filter(|&b| b != a && row[b] != FAR && !implied[b])
+            .filter(|&b| b != a && row[b] != FAR && implied[b] == 0)
             .map(|b| (members[b], row[b]))
             .collect();
         list.extend(super::edges_out_of(hierarchy, from, (lo, hi)));
@@ -99,10 +115,13 @@ pub(super) fn cell_edges(
     Some(out)
 }
 
-/// `row[j] = min(row[j], ik + through[j])`, over whole rows so the compiler vectorises it.
+/// `row[j] = min(row[j], ik + through[j])` (saturating at [`FAR`]), over whole rows so the
+/// compiler vectorises it: `y.min(FAR - ik) + ik` is the saturating sum in plain lane
+/// operations (`ik` is below `FAR`).
 fn relax_row(row: &mut [u32], ik: u32, through: &[u32]) {
+    let cap = FAR - ik;
     for (x, &y) in row.iter_mut().zip(through) {
-        *x = (*x).min(ik.saturating_add(y));
+        *x = (*x).min(y.min(cap) + ik);
     }
 }
 
