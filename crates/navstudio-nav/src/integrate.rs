@@ -646,16 +646,13 @@ fn march<const N: usize>(
                 );
                 lanes.c[4 + k] = DIAGONAL_STEP[usize::from(cost[n])];
             }
-            let mut t = [0.0_f32; 8];
-            for k in 0..8 {
-                t[k] = eikonal_branchless(lanes.tx[k], lanes.ty[k], lanes.c[k]);
-            }
+            let t: [f32; 8] =
+                std::array::from_fn(|k| eikonal_branchless(lanes.tx[k], lanes.ty[k], lanes.c[k]));
             let mut came_down = 0_u32;
-            for k in 0..8 {
-                let n = lanes.n[k];
+            for (k, (&n, &tk)) in lanes.n.iter().zip(&t).enumerate() {
                 let old = dist[n];
-                let lower = t[k] < old;
-                dist[n] = if lower { t[k] } else { old };
+                let lower = tk < old;
+                dist[n] = if lower { tk } else { old };
                 came_down |= u32::from(lower) << k;
             }
             while came_down != 0 {
