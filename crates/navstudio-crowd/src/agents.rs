@@ -105,6 +105,23 @@ pub struct Agents {
     /// the smaller radius: a standing agent pressed this deep cannot give way
     /// ([`crate::resolve::agent_priority`]).
     pub pressed: Vec<f32>,
+    /// Which flow it follows on its lane (SmartCenter lanes kept on the way).
+    pub lane: Vec<LaneMode>,
+}
+
+/// Which flow an agent sent to a lane of its order (SmartCenter) follows: decided every
+/// few steps (`steering::following`), and kept in between.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LaneMode {
+    /// The flow at its own place (no lane, or its lane's flow is not to be followed).
+    #[default]
+    Own,
+    /// The flow at its place in the group's centre (its lane offset back from where it
+    /// stands), so the group marches abreast.
+    Lane,
+    /// Its own flow round an obstacle that the lane's flow leads into, until the two
+    /// flows agree again.
+    Rounding,
 }
 
 /// A remembered collision resolution (seed §001): which neighbour an agent decided to pass,

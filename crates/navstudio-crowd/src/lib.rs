@@ -42,7 +42,7 @@ pub mod vec2;
 pub mod walls;
 pub mod world_navigator;
 
-pub use agents::{AgentId, AgentState, Agents, Collision, NO_ORDER};
+pub use agents::{AgentId, AgentState, Agents, Collision, LaneMode, NO_ORDER};
 pub use archetype::{AgentArchetype, default_archetypes, load_archetypes};
 pub use error::CrowdError;
 pub use metrics::{CongestionMap, LinkFlow, StepMetrics, Throughput};

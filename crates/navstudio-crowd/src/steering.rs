@@ -24,6 +24,8 @@
 
 use std::ops::ControlFlow;
 
+use following::LaneState;
+
 use super::agents::{Agents, Collision, NO_ORDER, Resolution};
 use super::navigator::{NavGrid, Navigator};
 use super::resolve;
@@ -74,6 +76,8 @@ pub(crate) struct AgentUpdate {
     pub goal_dist_m: f32,
     /// Length of the new velocity. `[Units: m/s]`
     pub speed_mps: f32,
+    /// What following its lane made of the step.
+    pub lane: LaneState,
 }
 
 /// One agent as its neighbours see it. The step gathers these in neighbour-grid order
@@ -131,6 +135,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub config: &'a SimConfig,
     /// Destination of each order, indexed by order id.
     pub order_destinations: &'a [Vec2],
+    /// An order's other destinations (a goal set's), indexed by order id.
+    pub order_more_goals: &'a [Vec<Vec2>],
     /// Agents still on their way, per order id.
     pub order_live: &'a [u32],
     /// Whether right of way can act this step: agents of more than one order travel, or
@@ -185,7 +191,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let count = self.nearest(i, slot, &mut neighbours);
         let neighbours = &neighbours[..count];
 
-        let (desired, flow_dir) = self.desired_velocity(i);
+        let (desired, flow_dir, lane) = self.desired_velocity(i);
         let (desired, yield_secs) = self.give_way(i, neighbours, desired);
         let w = cfg.weights;
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
@@ -312,6 +318,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             overlap_max: overlap.max,
             goal_dist_m: (a.goal_world[i] - moved.pos_world).length(),
             speed_mps: moved.vel.length(),
+            lane,
         }
     }
 

@@ -928,4 +928,38 @@ mod tests {
             assert!(r.meets(1.25), "{mode:?}: {}", super::super::table_row(r));
         }
     }
+
+    /// A sparse block 28 m wide across three rows of sectors (70 infantry, 74 m march):
+    /// the route runs through the middle row, and each member following the flow at its
+    /// own place was led by the outer rows' flow toward the middle row's portals, the
+    /// block funnelling to 58 % of its width (boids). Following the flow at its
+    /// place in the group's centre (its lane offset back), it keeps at least 65 %, and
+    /// everyone is home within 1.2 × the bound.
+    #[test]
+    fn a_sparse_wide_block_keeps_its_width_across_the_routes_sectors() {
+        let case = open_ground_case(70, 28.0, 74.0);
+        let archetypes = crate::default_archetypes();
+        for mode in [
+            AvoidanceMode::Boids,
+            AvoidanceMode::Orca,
+            AvoidanceMode::Context,
+        ] {
+            let row = run_random(&case, mode, Techniques::default(), &archetypes)
+                .expect("the march runs");
+            let kept = row.width_kept_pct.expect("the width is measured");
+            eprintln!(
+                "{} width kept {kept:.0} %",
+                super::super::table_row(&row.report)
+            );
+            assert!(
+                row.report.meets(1.2),
+                "{mode:?}: {}",
+                super::super::table_row(&row.report)
+            );
+            assert!(
+                kept >= 65.0,
+                "{mode:?}: the block kept {kept:.0} % of its width"
+            );
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::agents::{AgentId, AgentState, NO_ORDER};
+use crate::agents::{AgentId, AgentState, LaneMode, NO_ORDER};
 use crate::groups::lane_targets;
 use crate::navigator::{Navigator, PathId};
 use crate::vec2::Vec2;
@@ -151,6 +151,7 @@ impl Simulation {
             a.order[i] = order_id;
             a.state[i] = AgentState::Moving;
             a.flow_dir[i] = Vec2::ZERO;
+            a.lane[i] = LaneMode::Own;
             a.best_goal_dist_m[i] = (goal - a.pos_world[i]).length();
             a.no_progress_secs[i] = 0.0;
         }

@@ -1,7 +1,7 @@
 //! Placing agents: one at a point, a spawn's rectangle or spiral, a scenario's spawns.
 
 use crate::agents::Agents;
-use crate::agents::{AgentId, AgentState, Collision, NO_ORDER, Resolution};
+use crate::agents::{AgentId, AgentState, Collision, LaneMode, NO_ORDER, Resolution};
 use crate::archetype::AgentArchetype;
 use crate::error::CrowdError;
 use crate::navigator::Navigator;
@@ -158,6 +158,7 @@ impl Simulation {
         a.wall_normal.push(Vec2::ZERO);
         a.yield_secs.push(0.0);
         a.pressed.push(0.0);
+        a.lane.push(LaneMode::Own);
         self.max_radius_m = self.max_radius_m.max(archetype.radius_m);
         self.max_neighbour_radius_m = self
             .max_neighbour_radius_m

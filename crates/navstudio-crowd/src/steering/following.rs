@@ -2,7 +2,8 @@
 //! straight at the goal, else the flow blended in while crossing a cell), and stuck
 //! recovery's re-planned next step.
 
-use crate::navigator::Navigator;
+use crate::agents::LaneMode;
+use crate::navigator::{FlowSample, Navigator};
 use crate::vec2::Vec2;
 use crate::walls::{disc_is_clear, segment_is_clear};
 
@@ -12,6 +13,28 @@ use super::StepContext;
 /// with a clear straight line to its lane, walks straight there whatever the flow says
 /// (see [`StepContext::desired_velocity`]).
 const LANE_STRAIGHT_CELLS: f32 = 4.0;
+
+/// A lane's flow ([`StepContext::lane_sample`]) this close to the agent's own (within 15°)
+/// is followed without looking ahead: the own flow leads nearly the same way (a flow of
+/// eight directions blended between cell centres parts by this much from cell to cell).
+const LANE_SAME_COS: f32 = 0.966;
+
+/// A lane's flow that turns from the agent's own is followed only while its line leads
+/// this far clear of walls ahead of the agent. `[Units: cells]`
+const LANE_TRACK_CELLS: f32 = 3.0;
+
+/// An agent follows its lane's flow only with no wall within this many cells of its own
+/// cell ([`StepContext::lane_sample`]): across open ground.
+const LANE_OPEN_CELLS: i32 = 2;
+
+/// Where the two flows part, an agent follows its lane's only in sight of its place in the
+/// group's centre ([`StepContext::lane_sample`]), and looks no farther than this for it.
+/// `[Units: cells]`
+const LANE_SIGHT_CELLS: f32 = 24.0;
+
+/// An agent rounding an obstacle on its own flow ([`StepContext::lane_sample`]) takes its
+/// lane's flow again once the two are within this cosine (25°).
+const LANE_REJOIN_COS: f32 = 0.9;
 
 /// A stalled agent whose way leads into the wall it presses against within this cosine
 /// of head-on goes round it ([`StepContext::round_the_wall`]).
@@ -25,27 +48,55 @@ const ROUND_WALL_CELLS: f32 = 4.0;
 /// [`StepContext::desired_velocity`]). `[Units: m]`
 const SLOW_RADIUS_MIN_M: f32 = 1.0;
 
+/// An agent on a lane decides which flow to follow ([`StepContext::lane_sample`]) once
+/// every this many steps (staggered by index) and keeps to it in between: the decision
+/// samples both flows and may walk a line, and a 50k crowd cannot afford that every step
+/// (a tenth of a metre's walk between decisions at infantry speed).
+const LANE_CHECK_STEPS: u64 = 4;
+
+/// An agent off its route whose lane's flow parts from its own asks for the route to be
+/// extended to where it stands ([`LaneState::off_route`]) on one decision in this many.
+const JOIN_PERIOD_CHECKS: u64 = 4;
+
+/// What following its lane ([`StepContext::lane_sample`]) made of an agent's step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LaneState {
+    /// [`crate::Agents::lane`] after the step.
+    pub mode: LaneMode,
+    /// It stands off its route where its lane's flow parts from its own: the route
+    /// should be extended to cover it ([`Navigator::join_path`]).
+    pub off_route: bool,
+}
+
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
-    /// The velocity the agent wants from its path alone, and its smoothed flow direction.
-    pub(super) fn desired_velocity(&self, i: usize) -> (Vec2, Vec2) {
+    /// The velocity the agent wants from its path alone, its smoothed flow direction, and
+    /// what following its lane made of the step ([`Self::lane_sample`]).
+    pub(super) fn desired_velocity(&self, i: usize) -> (Vec2, Vec2, LaneState) {
         let a = self.agents;
         let old_dir = a.flow_dir[i];
         if !a.state[i].is_travelling() {
-            return (Vec2::ZERO, old_dir);
+            return (Vec2::ZERO, old_dir, LaneState::default());
         }
         let p = a.pos_world[i];
         let goal = a.goal_world[i];
         let to_goal = goal - p;
         let dist = to_goal.length();
         let cell = self.nav_grid.cell_size_m;
-        let sample = a.path[i].and_then(|path| self.nav.sample_flow(path, p));
+        let destination = self.destination(i).unwrap_or(goal);
+        let (sample, lane_state) = match a.path[i] {
+            // An agent on a route planned for another movement type rejoins that route
+            // where it can (`rejoin_direction`): its lane's flow is that type's.
+            Some(path)
+                if goal != destination
+                    && a.path_type.get(i).is_none_or(|&t| t == a.type_index[i]) =>
+            {
+                self.lane_sample(i, path, goal - destination)
+            }
+            Some(path) => (self.nav.sample_flow(path, p), LaneState::default()),
+            None => (None, LaneState::default()),
+        };
         let dir = match sample {
             Some(s) if s.line_of_sight => {
-                let destination = self
-                    .order_destinations
-                    .get(a.order[i] as usize)
-                    .copied()
-                    .unwrap_or(goal);
                 let t = a.type_index[i] as usize;
                 if goal == destination && dist > 2.0 * cell {
                     s.direction
@@ -136,7 +187,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // at a hundredth of its speed for the last 30 m.
         let slow_radius = (2.0 * a.radius_m[i]).max(SLOW_RADIUS_MIN_M);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
-        (dir * speed, dir)
+        (dir * speed, dir, lane_state)
     }
 
     /// Corner clearance (The Maestros): `dir` turned away from the wall corners within
@@ -225,13 +276,189 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         turned.normalize_or_zero()
     }
 
+    /// The destination agent `i` is bound for before its lane offset: its order's, or of a
+    /// goal set's destinations the one nearest its goal (lanes lie within a standard
+    /// deviation of the group's size round theirs). `None` without an order.
+    fn destination(&self, i: usize) -> Option<Vec2> {
+        let a = self.agents;
+        let order = a.order[i] as usize;
+        let first = *self.order_destinations.get(order)?;
+        let goal = a.goal_world[i];
+        Some(
+            self.order_more_goals
+                .get(order)
+                .into_iter()
+                .flatten()
+                .copied()
+                .fold(first, |best, d| {
+                    if (d - goal).length_squared() < (best - goal).length_squared() {
+                        d
+                    } else {
+                        best
+                    }
+                }),
+        )
+    }
+
+    /// SmartCenter lanes kept on the way (seed §003): the flow agent `i` on a lane
+    /// `lane_offset` from its destination follows. That is the flow at its place in the
+    /// group's centre, `p − lane_offset` ([`LaneMode::Lane`]), so the group marches
+    /// abreast instead of each member following the flow at its own place, which funnels
+    /// it (the route's sectors lead the group's flanks toward the portals the route
+    /// takes). Where that place sees the destination, the agent sees its lane: the sample
+    /// then has line of sight.
+    ///
+    /// Decided every [`LANE_CHECK_STEPS`] steps, and only across open ground (no wall
+    /// within [`LANE_OPEN_CELLS`]). Where the two flows part by more than
+    /// [`LANE_SAME_COS`], the lane's is followed only where both places are on the route
+    /// (an agent off it asks for the route to be extended to it:
+    /// [`LaneState::off_route`]), while the own flow does not lead back against it, while
+    /// the agent sees its centre place (at most [`LANE_SIGHT_CELLS`] away), and while the
+    /// line along the lane's flow is clear of walls for [`LANE_TRACK_CELLS`]. Otherwise the
+    /// agent is rounding an obstacle its own flow leads round ([`LaneMode::Rounding`])
+    /// and keeps to its own flow until the two agree within [`LANE_REJOIN_COS`] again: a
+    /// pocket the own flow leads back out of would otherwise turn it about at the edge
+    /// of the lane's clear line for good. The own flow also where the centre place is a
+    /// wall or has no flow.
+    fn lane_sample(
+        &self,
+        i: usize,
+        path: crate::navigator::PathId,
+        lane_offset: Vec2,
+    ) -> (Option<FlowSample>, LaneState) {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        let mode = a.lane.get(i).copied().unwrap_or_default();
+        let own = |mode| {
+            (
+                self.nav.sample_flow(path, p),
+                LaneState {
+                    mode,
+                    off_route: false,
+                },
+            )
+        };
+        let centre = p - lane_offset;
+        let (cx, cy) = self.nav_grid.cell_from_world(centre);
+        let t = a.type_index[i] as usize;
+        let lane = || {
+            if self.nav.is_wall(t, cx, cy) {
+                None
+            } else {
+                self.nav.sample_flow(path, centre)
+            }
+        };
+        let turn = self.step_index + i as u64;
+        if !turn.is_multiple_of(LANE_CHECK_STEPS) {
+            return match mode {
+                // The centre place was no wall at the decision, a tenth of a metre ago.
+                LaneMode::Lane => match self.nav.sample_flow(path, centre) {
+                    Some(s) => (
+                        Some(s),
+                        LaneState {
+                            mode,
+                            off_route: false,
+                        },
+                    ),
+                    None => own(LaneMode::Own),
+                },
+                _ => own(mode),
+            };
+        }
+        let Some(own_sample) = self.nav.sample_flow(path, p) else {
+            return (None, LaneState::default());
+        };
+        // Lanes are kept across open ground: beside a wall the terrain shapes the group,
+        // and the own flow leads along it (a lane held the top row of a corridor on its
+        // line into a crevice between pillars, where ORCA agents jammed for good).
+        if self.wall_near(t, p) {
+            return (Some(own_sample), LaneState::default());
+        }
+        let keep = |mode| {
+            (
+                Some(own_sample),
+                LaneState {
+                    mode,
+                    off_route: false,
+                },
+            )
+        };
+        let Some(s) = lane() else {
+            return keep(LaneMode::Own);
+        };
+        let lane = FlowSample {
+            direction: s.direction,
+            line_of_sight: s.line_of_sight || own_sample.line_of_sight,
+        };
+        let follow = (
+            Some(lane),
+            LaneState {
+                mode: LaneMode::Lane,
+                off_route: false,
+            },
+        );
+        let agree = s.direction.dot(own_sample.direction);
+        if agree >= LANE_SAME_COS {
+            return follow;
+        }
+        let rounding = if mode == LaneMode::Rounding {
+            LaneMode::Rounding
+        } else {
+            LaneMode::Own
+        };
+        // The flows part. Where the route does not reach, a flow only leads back to it
+        // (a group abreast crosses sectors the route does not): the route is extended to
+        // cover the agent, which meanwhile follows its own flow back toward it.
+        if !self.nav.covers(path, centre) {
+            return keep(rounding);
+        }
+        if !self.nav.covers(path, p) {
+            let ask = (turn / LANE_CHECK_STEPS).is_multiple_of(JOIN_PERIOD_CHECKS);
+            return (
+                Some(own_sample),
+                LaneState {
+                    mode: rounding,
+                    off_route: ask,
+                },
+            );
+        }
+        if agree < 0.0 || mode == LaneMode::Rounding && agree < LANE_REJOIN_COS {
+            return keep(LaneMode::Rounding);
+        }
+        // The lane's flow leads the agent as its group's centre walks only where the agent
+        // stands in the same open ground as that place: in sight of it (a pocket beside a
+        // pillar, off the centre's way, took ORCA agents in for good), near enough to
+        // look, and with the line ahead clear.
+        let cell = self.nav_grid.cell_size_m;
+        let wall = |x, y| self.nav.is_wall(t, x, y);
+        if lane_offset.length_squared() > (LANE_SIGHT_CELLS * cell).powi(2)
+            || !segment_is_clear(p / cell, centre / cell, wall)
+        {
+            return keep(rounding);
+        }
+        let ahead = (p + s.direction * (LANE_TRACK_CELLS * cell)) / cell;
+        if segment_is_clear(p / cell, ahead, wall) {
+            follow
+        } else {
+            keep(LaneMode::Rounding)
+        }
+    }
+
+    /// Whether a wall cell of movement type `t` lies within [`LANE_OPEN_CELLS`] cells (a
+    /// square) of the cell of `pos_world`.
+    fn wall_near(&self, t: usize, pos_world: Vec2) -> bool {
+        let (cx, cy) = self.nav_grid.cell_from_world(pos_world);
+        let r = LANE_OPEN_CELLS;
+        (cy - r..=cy + r).any(|y| (cx - r..=cx + r).any(|x| self.nav.is_wall(t, x, y)))
+    }
+
     /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's
     /// destination itself, and stands among the lanes already: no farther from the
     /// destination than its lane is, plus [`LANE_STRAIGHT_CELLS`]. (The flow leads to the
     /// destination, and on the far side of it turns the agent back from its lane.)
     fn among_lanes(&self, i: usize) -> bool {
         let a = self.agents;
-        let Some(&destination) = self.order_destinations.get(a.order[i] as usize) else {
+        let Some(destination) = self.destination(i) else {
             return false;
         };
         let lane_offset = (a.goal_world[i] - destination).length();
