@@ -426,7 +426,7 @@ impl PackageStream {
             name,
             cost: CostField {
                 spec,
-                sectors: vec![SectorCost::Clear; spec.sector_count()],
+                sectors: Arc::new(vec![SectorCost::Clear; spec.sector_count()]),
             },
             windows: Arc::default(),
             nodes: Arc::default(),
@@ -714,8 +714,9 @@ impl PackageStream {
         base: &mut Option<u32>,
     ) -> usize {
         if decoded.part == RegionPart::Costs {
+            let sectors = Arc::make_mut(&mut l.cost.sectors);
             for (s, c) in self.regions.sectors(region).zip(&decoded.costs) {
-                l.cost.sectors[s as usize] = c.clone();
+                sectors[s as usize] = c.clone();
             }
             return decoded.bytes;
         }
@@ -745,8 +746,9 @@ impl PackageStream {
     pub fn unload_region(&self, region: u32, part: RegionPart, l: &mut NavLayer) {
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
         if part == RegionPart::Costs {
+            let sectors = Arc::make_mut(&mut l.cost.sectors);
             for &s in &in_region {
-                l.cost.sectors[s as usize] = SectorCost::Clear;
+                sectors[s as usize] = SectorCost::Clear;
             }
             return;
         }
