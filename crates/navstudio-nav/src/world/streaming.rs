@@ -479,11 +479,38 @@ impl NavWorld {
         sectors: impl IntoIterator<Item = u32>,
         slice: Option<&mut Slice>,
     ) -> Result<bool, PathError> {
-        if self.streamed.is_none() {
+        let Some(s) = self.streamed.as_ref() else {
             return Ok(true);
+        };
+        let grid = s.package.regions();
+        let (sx, sy, rs) = (
+            grid.spec.sectors_x(),
+            grid.spec.sectors_y(),
+            grid.region_sectors,
+        );
+        // The ring leaves a sector's region only from its region's edge: most sectors add
+        // their own region alone (per request at 2048², a ring of every sector put through
+        // a set cost a sixth of the request).
+        let mut regions: Vec<u32> = Vec::new();
+        for sector in sectors {
+            let (cx, cy) = (sector % sx, sector / sx);
+            if (1..rs - 1).contains(&(cx % rs)) && (1..rs - 1).contains(&(cy % rs)) {
+                regions.push(grid.region_of_sector(sector));
+                continue;
+            }
+            for gy in cy.saturating_sub(1)..=(cy + 1).min(sy - 1) {
+                for gx in cx.saturating_sub(1)..=(cx + 1).min(sx - 1) {
+                    regions.push(grid.region_of_sector(gy * sx + gx));
+                }
+            }
         }
-        let ring = with_ring(self.nav.spec, sectors);
-        self.ensure_regions(layer, ring, slice, false)
+        regions.sort_unstable();
+        regions.dedup();
+        let firsts: Vec<u32> = regions
+            .into_iter()
+            .filter_map(|r| grid.sectors(r).next())
+            .collect();
+        self.ensure_regions(layer, firsts, slice, false)
     }
 
     /// Of `wanted` (one flag per sector of `layer`), those the world holds the cost tiles
@@ -491,8 +518,8 @@ impl NavWorld {
     /// these, as a sector not read yet reads as clear ground.
     pub(super) fn held_of(&self, layer: usize, mut wanted: Vec<bool>) -> Vec<bool> {
         if self.streamed.is_some() {
-            for (sector, want) in wanted.iter_mut().enumerate() {
-                *want = *want && self.holds_costs(layer, sector as u32);
+            for (sector, want) in wanted.iter_mut().enumerate().filter(|(_, w)| **w) {
+                *want = self.holds_costs(layer, sector as u32);
             }
         }
         wanted
