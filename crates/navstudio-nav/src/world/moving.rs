@@ -59,7 +59,11 @@ impl NavWorld {
         if cell.0 < self.nav.spec.width && cell.1 < self.nav.spec.height {
             // A streamed world loads the new goal field's window.
             let around = self.sectors_around(&[cell]);
-            self.ensure_sectors(layer, around)?;
+            self.ensure_sectors(layer, around.iter().copied())?;
+            // And the ring round it, which the path's trace reads.
+            if !self.may_refine_lazily() {
+                self.ensure_ring_costs(layer, around, None)?;
+            }
         }
         let p = self.paths.get(&id).ok_or(PathError::UnknownPath(id.0))?;
         let l = &self.nav.layers[p.layer];

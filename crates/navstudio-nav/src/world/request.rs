@@ -619,7 +619,10 @@ impl NavWorld {
         let layer = p.layer;
         let spec = self.nav.layers[layer].cost.spec;
         // The flow tiles of every sector the routes leave, for sampling and tracing.
-        if !self.ensure_sectors_sliced(layer, p.exits.keys().copied(), clock)? {
+        let mut clock = clock;
+        if !self.ensure_sectors_sliced(layer, p.exits.keys().copied(), clock.as_deref_mut())?
+            || !self.ensure_path_ring(p, clock)?
+        {
             return Ok(false);
         }
         let l = &self.nav.layers[layer];

@@ -317,7 +317,10 @@ impl NavWorld {
                     if passes > 0 {
                         let on_route = |x: u32, y: u32| crossed[spec.sector_of(x, y) as usize];
                         string = cheapest_over(cost, string, on_route);
-                        if let Some(walked) = corridor_over(cost, &string, goal, &crossed) {
+                        // The corridor reaches one sector further, which a streamed world
+                        // reads for its paths too (`streaming.rs`, `ensure_path_ring`).
+                        let ring = self.held_of(p.layer, sector_ring(spec, &crossed));
+                        if let Some(walked) = corridor_over(cost, &string, goal, &ring) {
                             string = walked;
                         }
                     }
@@ -520,14 +523,26 @@ fn cheapest_over(
     }
 }
 
+/// `crossed` (one flag per sector) and the ring of sectors round those it marks.
+fn sector_ring(spec: crate::grid::GridSpec, crossed: &[bool]) -> Vec<bool> {
+    let (sx, sy) = (spec.sectors_x() as usize, spec.sectors_y() as usize);
+    let mut out = vec![false; crossed.len()];
+    for sector in (0..crossed.len()).filter(|&s| crossed[s]) {
+        let (cx, cy) = (sector % sx, sector / sx);
+        for gy in cy.saturating_sub(1)..=(cy + 1).min(sy - 1) {
+            out[gy * sx + cx.saturating_sub(1)..=gy * sx + (cx + 1).min(sx - 1)].fill(true);
+        }
+    }
+    out
+}
+
 /// The cheapest string through the cells of the steepest descent over the sectors `crossed`
 /// marks ([`super::cheapest::corridor_descent`], cells elsewhere walls), when it is cheaper
 /// than `string`; `None` otherwise, and on cells of one cost, where the pulls have already
-/// made the string straight. The corridor stays within the sectors the pulled string
-/// crosses, as the cheapest string and the taut one do: a streamed world has read their
-/// costs for the path, so it answers as a world read whole (widened by the ring of sectors
-/// round them the mean on an SRTM tile drops from 1.06 to 1.02, but a streamed world has not
-/// always read that ring).
+/// made the string straight. The trace passes the sectors its pulled string crosses and the
+/// ring round them: a flow that climbs a slope inside the sectors the route crosses is
+/// often cheaper beside them (an SRTM tile's mean against the fine-direction reference is
+/// 1.06 over the crossed sectors alone).
 fn corridor_over(
     cost: &crate::CostField,
     string: &Pulled,

@@ -264,7 +264,11 @@ impl NavWorld {
         }
         if whole {
             let exits: Vec<u32> = p.all_exits().keys().copied().collect();
-            self.ensure_regions(p.layer, exits, None, true)?;
+            self.ensure_regions(p.layer, exits.iter().copied(), None, true)?;
+            // The trace's corridor reads the ring round them.
+            let mut sectors = path_sectors(p, self);
+            sectors.extend(exits);
+            self.ensure_ring_costs(p.layer, sectors, None)?;
         }
         Ok(())
     }
@@ -446,20 +450,79 @@ impl NavWorld {
             return Ok(false);
         }
         let spec = self.nav.spec;
-        let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
-        let mut sectors = BTreeSet::new();
-        for &(x, y) in cells {
-            sectors.insert((x / spec.sector_size, y / spec.sector_size));
+        let sectors: BTreeSet<u32> = cells.iter().map(|&(x, y)| spec.sector_of(x, y)).collect();
+        self.loads_any(layer, with_ring(spec, sectors))
+    }
+
+    /// Loads the cost tiles of the ring of sectors round those path `p` reads, for a
+    /// trace: its corridor reaches one sector past the sectors its string crosses (see
+    /// `sample.rs`). Region by region under a budgeted call's `slice`; `Ok(false)` when it
+    /// stopped with regions left. No-op for a world held whole, and for one whose reads are
+    /// prepared, whose trace reads the ring then ([`Self::prepare_read`]).
+    pub(super) fn ensure_path_ring(
+        &mut self,
+        p: &PathState,
+        slice: Option<&mut Slice>,
+    ) -> Result<bool, PathError> {
+        if self.may_refine_lazily() {
+            return Ok(true);
         }
-        let ring: BTreeSet<u32> = sectors
-            .iter()
-            .flat_map(|&(cx, cy)| {
-                (cy.saturating_sub(1)..=(cy + 1).min(sy - 1)).flat_map(move |gy| {
-                    (cx.saturating_sub(1)..=(cx + 1).min(sx - 1)).map(move |gx| gy * sx + gx)
-                })
-            })
+        let sectors = path_sectors(p, self);
+        self.ensure_ring_costs(p.layer, sectors, slice)
+    }
+
+    /// Loads the cost tiles of `sectors` of `layer` and of the ring round them (no-op for
+    /// a world held whole); under `slice` as [`Self::ensure_path_ring`].
+    pub(super) fn ensure_ring_costs(
+        &mut self,
+        layer: usize,
+        sectors: impl IntoIterator<Item = u32>,
+        slice: Option<&mut Slice>,
+    ) -> Result<bool, PathError> {
+        let Some(s) = self.streamed.as_ref() else {
+            return Ok(true);
+        };
+        let grid = s.package.regions();
+        let (sx, sy, rs) = (
+            grid.spec.sectors_x(),
+            grid.spec.sectors_y(),
+            grid.region_sectors,
+        );
+        // The ring leaves a sector's region only from its region's edge: most sectors add
+        // their own region alone (per request at 2048², a ring of every sector put through
+        // a set cost a sixth of the request).
+        let mut regions: Vec<u32> = Vec::new();
+        for sector in sectors {
+            let (cx, cy) = (sector % sx, sector / sx);
+            if (1..rs - 1).contains(&(cx % rs)) && (1..rs - 1).contains(&(cy % rs)) {
+                regions.push(grid.region_of_sector(sector));
+                continue;
+            }
+            for gy in cy.saturating_sub(1)..=(cy + 1).min(sy - 1) {
+                for gx in cx.saturating_sub(1)..=(cx + 1).min(sx - 1) {
+                    regions.push(grid.region_of_sector(gy * sx + gx));
+                }
+            }
+        }
+        regions.sort_unstable();
+        regions.dedup();
+        let firsts: Vec<u32> = regions
+            .into_iter()
+            .filter_map(|r| grid.sectors(r).next())
             .collect();
-        self.loads_any(layer, ring)
+        self.ensure_regions(layer, firsts, slice, false)
+    }
+
+    /// Of `wanted` (one flag per sector of `layer`), those the world holds the cost tiles
+    /// of: all of them in a world held whole. A read of a streamed world's costs keeps to
+    /// these, as a sector not read yet reads as clear ground.
+    pub(super) fn held_of(&self, layer: usize, mut wanted: Vec<bool>) -> Vec<bool> {
+        if self.streamed.is_some() {
+            for (sector, want) in wanted.iter_mut().enumerate().filter(|(_, w)| **w) {
+                *want = self.holds_costs(layer, sector as u32);
+            }
+        }
+        wanted
     }
 
     /// Loads the cost tiles of every region the box around path `p`'s sources, goals and
@@ -740,7 +803,8 @@ impl NavWorld {
             .paths
             .values()
             .flat_map(|p| {
-                path_sectors(p, self)
+                // A trace reads the ring round them too.
+                with_ring(self.nav.spec, path_sectors(p, self))
                     .into_iter()
                     .map(move |sector| (p.layer, grid.region_of_sector(sector)))
             })
@@ -788,6 +852,24 @@ pub(super) fn path_sectors(p: &PathState, world: &NavWorld) -> Vec<u32> {
     out.extend(p.sources.iter().map(|&(x, y)| spec.sector_of(x, y)));
     out.extend(world.sectors_around(&p.goals));
     out.extend(p.field_cover.keys().copied());
+    out
+}
+
+/// `sectors` and the ring of sectors round each (its eight neighbours on the map).
+pub(super) fn with_ring(
+    spec: crate::grid::GridSpec,
+    sectors: impl IntoIterator<Item = u32>,
+) -> BTreeSet<u32> {
+    let (sx, sy) = (spec.sectors_x(), spec.sectors_y());
+    let mut out = BTreeSet::new();
+    for sector in sectors {
+        let (cx, cy) = (sector % sx, sector / sx);
+        for gy in cy.saturating_sub(1)..=(cy + 1).min(sy - 1) {
+            for gx in cx.saturating_sub(1)..=(cx + 1).min(sx - 1) {
+                out.insert(gy * sx + gx);
+            }
+        }
+    }
     out
 }
 
