@@ -19,17 +19,20 @@ const LANE_STRAIGHT_CELLS: f32 = 4.0;
 /// eight directions blended between cell centres parts by this much from cell to cell).
 const LANE_SAME_COS: f32 = 0.966;
 
-/// A lane's flow that turns from the agent's own is followed only while its line leads
-/// this far clear of walls ahead of the agent. `[Units: cells]`
-const LANE_TRACK_CELLS: f32 = 3.0;
+/// A lane's flow is followed only while its line leads this far clear of walls ahead of
+/// the agent. `[Units: cells]`
+const LANE_TRACK_CELLS: f32 = 12.0;
+
+/// An agent follows its lane's flow ([`StepContext::lane_sample`]) only on a lane at least
+/// this far from its destination. `[Units: cells]`
+const LANE_MIN_OFFSET_CELLS: f32 = 2.0;
 
 /// An agent follows its lane's flow only with no wall within this many cells of its own
 /// cell ([`StepContext::lane_sample`]): across open ground.
-const LANE_OPEN_CELLS: i32 = 2;
+const LANE_OPEN_CELLS: i32 = 3;
 
-/// Where the two flows part, an agent follows its lane's only in sight of its place in the
-/// group's centre ([`StepContext::lane_sample`]), and looks no farther than this for it.
-/// `[Units: cells]`
+/// An agent follows its lane's flow only in sight of its place in the group's centre
+/// ([`StepContext::lane_sample`]), and looks no farther than this for it. `[Units: cells]`
 const LANE_SIGHT_CELLS: f32 = 24.0;
 
 /// An agent rounding an obstacle on its own flow ([`StepContext::lane_sample`]) takes its
@@ -83,14 +86,23 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let dist = to_goal.length();
         let cell = self.nav_grid.cell_size_m;
         let destination = self.destination(i).unwrap_or(goal);
+        // Abreast: the lane's offset across the way the agent walks (along it, the flow a
+        // few metres ahead or behind is the flow here).
+        let offset = goal - destination;
+        let lateral = offset - old_dir * offset.dot(old_dir);
         let (sample, lane_state) = match a.path[i] {
             // An agent on a route planned for another movement type rejoins that route
-            // where it can (`rejoin_direction`): its lane's flow is that type's.
+            // where it can (`rejoin_direction`): its lane's flow is that type's. A lane
+            // within a couple of cells across the way is as good as none: the flow a cell
+            // or two away is the flow here; and near its goal, an agent's own flow (and
+            // its line of sight to the lane) leads it in.
             Some(path)
-                if goal != destination
+                if (LANE_MIN_OFFSET_CELLS * cell).powi(2) <= lateral.length_squared()
+                    && lateral.length_squared() <= (LANE_SIGHT_CELLS * cell).powi(2)
+                    && dist > LANE_TRACK_CELLS * cell
                     && a.path_type.get(i).is_none_or(|&t| t == a.type_index[i]) =>
             {
-                self.lane_sample(i, path, goal - destination)
+                self.lane_sample(i, path, lateral)
             }
             Some(path) => (self.nav.sample_flow(path, p), LaneState::default()),
             None => (None, LaneState::default()),
@@ -308,13 +320,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// takes). Where that place sees the destination, the agent sees its lane: the sample
     /// then has line of sight.
     ///
-    /// Decided every [`LANE_CHECK_STEPS`] steps, and only across open ground (no wall
-    /// within [`LANE_OPEN_CELLS`]). Where the two flows part by more than
+    /// Decided every [`LANE_CHECK_STEPS`] steps, and only across open ground: no wall
+    /// within [`LANE_OPEN_CELLS`], the line along the lane's flow clear of walls for
+    /// [`LANE_TRACK_CELLS`], and the centre place in sight (at most
+    /// [`LANE_SIGHT_CELLS`] away). Where the two flows part by more than
     /// [`LANE_SAME_COS`], the lane's is followed only where both places are on the route
     /// (an agent off it asks for the route to be extended to it:
-    /// [`LaneState::off_route`]), while the own flow does not lead back against it, while
-    /// the agent sees its centre place (at most [`LANE_SIGHT_CELLS`] away), and while the
-    /// line along the lane's flow is clear of walls for [`LANE_TRACK_CELLS`]. Otherwise the
+    /// [`LaneState::off_route`]) and while the own flow does not lead back against it.
+    /// Otherwise the
     /// agent is rounding an obstacle its own flow leads round ([`LaneMode::Rounding`])
     /// and keeps to its own flow until the two agree within [`LANE_REJOIN_COS`] again: a
     /// pocket the own flow leads back out of would otherwise turn it about at the edge
@@ -397,6 +410,22 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 off_route: false,
             },
         );
+        // A wall ahead on the lane's line (beside the door the group makes for): the own
+        // flow leads the agent to the way through in time, where a line abreast pressed
+        // the wall beside the door until it stood.
+        let cell = self.nav_grid.cell_size_m;
+        let wall = |x, y| self.nav.is_wall(t, x, y);
+        let ahead = (p + s.direction * (LANE_TRACK_CELLS * cell)) / cell;
+        if !segment_is_clear(p / cell, ahead, wall) {
+            return keep(LaneMode::Rounding);
+        }
+        // The lane's flow leads the agent as its group's centre walks only where the agent
+        // stands in the same open ground as that place: in sight of it and near enough to
+        // look (a pocket beside a pillar, off the centre's way, took ORCA agents in for
+        // good; just through a door, the place behind the wall leads back to the door).
+        if !segment_is_clear(p / cell, centre / cell, wall) {
+            return keep(LaneMode::Own);
+        }
         let agree = s.direction.dot(own_sample.direction);
         if agree >= LANE_SAME_COS {
             return follow;
@@ -425,23 +454,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         if agree < 0.0 || mode == LaneMode::Rounding && agree < LANE_REJOIN_COS {
             return keep(LaneMode::Rounding);
         }
-        // The lane's flow leads the agent as its group's centre walks only where the agent
-        // stands in the same open ground as that place: in sight of it (a pocket beside a
-        // pillar, off the centre's way, took ORCA agents in for good), near enough to
-        // look, and with the line ahead clear.
-        let cell = self.nav_grid.cell_size_m;
-        let wall = |x, y| self.nav.is_wall(t, x, y);
-        if lane_offset.length_squared() > (LANE_SIGHT_CELLS * cell).powi(2)
-            || !segment_is_clear(p / cell, centre / cell, wall)
-        {
-            return keep(rounding);
-        }
-        let ahead = (p + s.direction * (LANE_TRACK_CELLS * cell)) / cell;
-        if segment_is_clear(p / cell, ahead, wall) {
-            follow
-        } else {
-            keep(LaneMode::Rounding)
-        }
+        follow
     }
 
     /// Whether a wall cell of movement type `t` lies within [`LANE_OPEN_CELLS`] cells (a
