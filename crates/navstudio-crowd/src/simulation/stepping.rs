@@ -160,7 +160,6 @@ impl Simulation {
 
         let mut collisions = 0u32;
         let (mut overlap_sum, mut overlap_count, mut overlap_max) = (0.0f64, 0u64, 0.0f32);
-        let mut off_route = Vec::new();
         let a = &mut self.agents;
         self.goal_dist_m.resize(n, 0.0);
         self.speed_mps.resize(n, 0.0);
@@ -178,11 +177,6 @@ impl Simulation {
             a.yield_secs[i] = u.yield_secs;
             a.pressed[i] = u.overlap_max;
             a.lane[i] = u.lane.mode;
-            if u.lane.off_route
-                && let Some(path) = a.path[i]
-            {
-                off_route.push((path, u.pos_world));
-            }
             self.goal_dist_m[i] = u.goal_dist_m;
             self.speed_mps[i] = u.speed_mps;
             collisions = collisions.saturating_add(u.contacts);
@@ -190,13 +184,6 @@ impl Simulation {
             overlap_sum += f64::from(u.overlap_sum);
             overlap_count += u64::from(u.overlap_count);
             overlap_max = overlap_max.max(u.overlap_max);
-        }
-        // Lanes abreast cross sectors the route does not: extend it to cover them (one
-        // request per path).
-        off_route.sort_unstable_by_key(|&(path, _)| path);
-        for run in off_route.chunk_by(|x, y| x.0 == y.0) {
-            let at: Vec<Vec2> = run.iter().map(|&(_, p)| p).collect();
-            nav.join_path(run[0].0, &at);
         }
         let now = (self.step_index + 1) as f64 * f64::from(self.config.step_secs);
         self.cross_links(&*nav, now);

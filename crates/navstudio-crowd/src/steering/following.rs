@@ -57,18 +57,11 @@ const SLOW_RADIUS_MIN_M: f32 = 1.0;
 /// (a tenth of a metre's walk between decisions at infantry speed).
 const LANE_CHECK_STEPS: u64 = 4;
 
-/// An agent off its route whose lane's flow parts from its own asks for the route to be
-/// extended to where it stands ([`LaneState::off_route`]) on one decision in this many.
-const JOIN_PERIOD_CHECKS: u64 = 4;
-
 /// What following its lane ([`StepContext::lane_sample`]) made of an agent's step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct LaneState {
     /// [`crate::Agents::lane`] after the step.
     pub mode: LaneMode,
-    /// It stands off its route where its lane's flow parts from its own: the route
-    /// should be extended to cover it ([`Navigator::join_path`]).
-    pub off_route: bool,
 }
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
@@ -324,11 +317,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// within [`LANE_OPEN_CELLS`], the line along the lane's flow clear of walls for
     /// [`LANE_TRACK_CELLS`], and the centre place in sight (at most
     /// [`LANE_SIGHT_CELLS`] away). Where the two flows part by more than
-    /// [`LANE_SAME_COS`], the lane's is followed only where both places are on the route
-    /// (an agent off it asks for the route to be extended to it:
-    /// [`LaneState::off_route`]) and while the own flow does not lead back against it.
-    /// Otherwise the
-    /// agent is rounding an obstacle its own flow leads round ([`LaneMode::Rounding`])
+    /// [`LANE_SAME_COS`], the lane's is followed only where the centre place is on the
+    /// route, and then, where the agent's own place is on it too, while the own flow does
+    /// not lead back against it; off the route (a group abreast crosses sectors the route
+    /// does not, whose flow only leads back to it), while the lane's flow leads toward
+    /// the destination. Otherwise the agent is rounding an obstacle its own flow leads round ([`LaneMode::Rounding`])
     /// and keeps to its own flow until the two agree within [`LANE_REJOIN_COS`] again: a
     /// pocket the own flow leads back out of would otherwise turn it about at the edge
     /// of the lane's clear line for good. The own flow also where the centre place is a
@@ -342,15 +335,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let a = self.agents;
         let p = a.pos_world[i];
         let mode = a.lane.get(i).copied().unwrap_or_default();
-        let own = |mode| {
-            (
-                self.nav.sample_flow(path, p),
-                LaneState {
-                    mode,
-                    off_route: false,
-                },
-            )
-        };
+        let own = |mode| (self.nav.sample_flow(path, p), LaneState { mode });
         let centre = p - lane_offset;
         let (cx, cy) = self.nav_grid.cell_from_world(centre);
         let t = a.type_index[i] as usize;
@@ -366,13 +351,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             return match mode {
                 // The centre place was no wall at the decision, a tenth of a metre ago.
                 LaneMode::Lane => match self.nav.sample_flow(path, centre) {
-                    Some(s) => (
-                        Some(s),
-                        LaneState {
-                            mode,
-                            off_route: false,
-                        },
-                    ),
+                    Some(s) => (Some(s), LaneState { mode }),
                     None => own(LaneMode::Own),
                 },
                 _ => own(mode),
@@ -387,15 +366,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         if self.wall_near(t, p) {
             return (Some(own_sample), LaneState::default());
         }
-        let keep = |mode| {
-            (
-                Some(own_sample),
-                LaneState {
-                    mode,
-                    off_route: false,
-                },
-            )
-        };
+        let keep = |mode| (Some(own_sample), LaneState { mode });
         let Some(s) = lane() else {
             return keep(LaneMode::Own);
         };
@@ -407,7 +378,6 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             Some(lane),
             LaneState {
                 mode: LaneMode::Lane,
-                off_route: false,
             },
         );
         // A wall ahead on the lane's line (beside the door the group makes for): the own
@@ -436,20 +406,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             LaneMode::Own
         };
         // The flows part. Where the route does not reach, a flow only leads back to it
-        // (a group abreast crosses sectors the route does not): the route is extended to
-        // cover the agent, which meanwhile follows its own flow back toward it.
+        // (a group abreast crosses sectors the route does not): there the lane's leads,
+        // as long as it leads on toward the destination (at a link's entry, where the
+        // route's flow ends, the centre place's may lead aside).
         if !self.nav.covers(path, centre) {
             return keep(rounding);
         }
         if !self.nav.covers(path, p) {
-            let ask = (turn / LANE_CHECK_STEPS).is_multiple_of(JOIN_PERIOD_CHECKS);
-            return (
-                Some(own_sample),
-                LaneState {
-                    mode: rounding,
-                    off_route: ask,
-                },
-            );
+            let forward = s.direction.dot(a.goal_world[i] - lane_offset - p) > 0.0;
+            return if forward { follow } else { keep(rounding) };
         }
         if agree < 0.0 || mode == LaneMode::Rounding && agree < LANE_REJOIN_COS {
             return keep(LaneMode::Rounding);
