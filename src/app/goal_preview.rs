@@ -28,7 +28,7 @@ use crate::nav::grid::WALL;
 use crate::nav::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs,
 };
-use crate::nav::{NavData, NavWorld, PathId, TracedPath};
+use crate::nav::{CellRect, NavData, NavWorld, PathId, TracedPath};
 
 use super::state::{EditorState, GoalPick};
 
@@ -509,17 +509,20 @@ impl GoalPreview {
         world.sample_flow(path, pos_cell)
     }
 
-    /// Requests paths for the sectors of `cells` (a visible cell rectangle `(x0, y0, x1, y1)`)
-    /// not covered yet, so their flow arrows come from routed tiles.
-    pub fn cover_cells(&mut self, cells: (u32, u32, u32, u32)) {
+    /// Requests paths for the sectors of `cells` (the visible cells) not covered yet, so
+    /// their flow arrows come from routed tiles.
+    pub fn cover_cells(&mut self, cells: CellRect) {
         let (Some(r), Some(world)) = (self.result.as_mut(), self.world.as_mut()) else {
             return;
         };
         let Some(spec) = world.nav().layers.get(r.layer).map(|l| l.cost.spec) else {
             return;
         };
-        let (x0, y0) = (cells.0.min(spec.width - 1), cells.1.min(spec.height - 1));
-        let (x1, y1) = (cells.2.min(spec.width - 1), cells.3.min(spec.height - 1));
+        let cells = cells.clip(spec.width, spec.height);
+        if cells.is_empty() {
+            return;
+        }
+        let (x0, y0, x1, y1) = (cells.x0, cells.y0, cells.x1 - 1, cells.y1 - 1);
         let (s0, s1) = (spec.sector_of(x0, y0), spec.sector_of(x1, y1));
         let sx = spec.sectors_x();
         let mut sources = Vec::new();

@@ -201,7 +201,7 @@ impl WorldNavigator {
         }
         let mut changed = Vec::new();
         for (li, (a, b)) in old.layers.iter().zip(&nav.layers).enumerate() {
-            for (s, (sa, sb)) in a.cost.sectors.iter().zip(&b.cost.sectors).enumerate() {
+            for (s, (sa, sb)) in a.cost.sectors.iter().zip(b.cost.sectors.iter()).enumerate() {
                 if sa != sb {
                     changed.push((li, s as u32));
                 }

@@ -21,8 +21,10 @@ pub enum SectorCost {
 pub struct CostField {
     /// Map and sector sizes.
     pub spec: GridSpec,
-    /// One entry per sector, row-major over sectors.
-    pub sectors: Vec<SectorCost>,
+    /// One entry per sector, row-major over sectors. Shared between copies until one is
+    /// changed: a streamed game's layers start as one clear field per type, copied by every
+    /// version and query of its data (at 8192² 11 MB each).
+    pub sectors: Arc<Vec<SectorCost>>,
 }
 
 impl CostField {
@@ -32,19 +34,21 @@ impl CostField {
         debug_assert_eq!(cells.len(), spec.cell_count());
         let sectors = (0..spec.sector_count() as u32)
             .map(|s| sector_from_cells(spec, cells, s))
-            .collect();
+            .collect::<Vec<_>>()
+            .into();
         Self { spec, sectors }
     }
 
     /// Replaces one sector's costs from a row-major full-map grid.
     pub fn update_sector_from_cells(&mut self, cells: &[u8], sector: u32) {
-        self.sectors[sector as usize] = sector_from_cells(self.spec, cells, sector);
+        Arc::make_mut(&mut self.sectors)[sector as usize] =
+            sector_from_cells(self.spec, cells, sector);
     }
 
     /// Replaces one sector's costs from its own row-major tile (sector-rectangle sized);
     /// an all-1 tile becomes the shared clear field.
     pub fn set_sector(&mut self, sector: u32, tile: &[u8]) {
-        self.sectors[sector as usize] = if tile.iter().all(|&c| c == CLEAR) {
+        Arc::make_mut(&mut self.sectors)[sector as usize] = if tile.iter().all(|&c| c == CLEAR) {
             SectorCost::Clear
         } else {
             SectorCost::Tile(tile.into())

@@ -79,10 +79,10 @@ impl Viewport {
         Some((key.cells, key.stride, &self.arrows.dirs))
     }
 
-    /// The cells in view `(x0, y0, x1, y1)`, inclusive, when zoomed in enough for flow
-    /// arrows; `None` otherwise.
+    /// The cells in view when zoomed in enough for flow arrows (not clipped to the map);
+    /// `None` otherwise.
     #[must_use]
-    pub fn arrow_cells(&self) -> Option<(u32, u32, u32, u32)> {
+    pub fn arrow_cells(&self) -> Option<crate::nav::CellRect> {
         if self.transform.px_per_cell < ARROW_MIN_PX_PER_CELL || !self.rect.is_positive() {
             return None;
         }
@@ -91,7 +91,12 @@ impl Viewport {
         if x1 < 0.0 || y1 < 0.0 {
             return None;
         }
-        Some((x0.max(0.0) as u32, y0.max(0.0) as u32, x1 as u32, y1 as u32))
+        Some(crate::nav::CellRect {
+            x0: x0.max(0.0) as u32,
+            y0: y0.max(0.0) as u32,
+            x1: (x1 as u32).saturating_add(1),
+            y1: (y1 as u32).saturating_add(1),
+        })
     }
 
     /// Draws the canvas and handles its input: navigation here, the rest by the active tool.

@@ -505,7 +505,7 @@ pub(super) fn decode_layer_v2<'a>(
         name,
         CostField {
             spec,
-            sectors: cost_sectors,
+            sectors: cost_sectors.into(),
         },
         windows,
         graph,

@@ -161,7 +161,7 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     }
     let cost = CostField {
         spec,
-        sectors: parse_cost_sectors(&mut r, spec, &all)?,
+        sectors: parse_cost_sectors(&mut r, spec, &all)?.into(),
     };
     r.finish("cost section")?;
 

@@ -476,10 +476,10 @@ fn encode_section_with(kind: SectionKind, l: &NavLayer, flows: &FlowPermutations
         SectionKind::Cost => {
             // Flags first, then the tiles: the flag run compresses to almost nothing.
             w.len_u32(l.cost.sectors.len());
-            for s in &l.cost.sectors {
+            for s in l.cost.sectors.iter() {
                 w.u8(u8::from(matches!(s, SectorCost::Tile(_))));
             }
-            for s in &l.cost.sectors {
+            for s in l.cost.sectors.iter() {
                 if let SectorCost::Tile(tile) = s {
                     w.raw(tile);
                 }

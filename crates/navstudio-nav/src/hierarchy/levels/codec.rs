@@ -10,6 +10,8 @@
 //! All little-endian. The reader checks every count against the bytes present and every
 //! index against `B` before it allocates by them.
 
+use rayon::prelude::*;
+
 use super::{Level, Levels, members_and_cells};
 use crate::hierarchy::Hierarchy;
 
@@ -71,17 +73,20 @@ impl Levels {
                 "the levels claim {count} levels, at most 16 fit a map"
             ));
         }
-        let mut levels: Vec<Level> = Vec::with_capacity(count);
+        // Each level's bytes first (their counts say where the next begins), then the
+        // levels side by side: a game's first request at 8192² waits for them.
+        let mut spans: Vec<(u32, usize, usize, &[u8])> = Vec::with_capacity(count);
+        let mut below = 0;
         for _ in 0..count {
             let shift = r.next()?;
             let members = r.next()? as usize;
             let edges = r.next()? as usize;
-            let below = levels.last().map_or(0, |l| l.shift);
             if shift <= below || shift > 30 || shift % 2 != 0 {
                 return Err(format!(
                     "a level has cells of {shift} key bits after one of {below}"
                 ));
             }
+            below = shift;
             let left = r.left();
             let needed = 8 * members as u64 + 8 * edges as u64;
             if members > border || needed > left {
@@ -89,67 +94,13 @@ impl Levels {
                     "a level claims {members} members and {edges} edges, more than its {left} bytes hold"
                 ));
             }
-            let mut member = vec![false; border];
-            let mut ids = Vec::with_capacity(members);
-            let mut previous = 0u32;
-            for i in 0..members {
-                let b = previous.wrapping_add(r.next()?);
-                if (b as usize) >= border || (i > 0 && b <= previous) {
-                    return Err(format!("a level's member {b} is out of order or range"));
-                }
-                member[b as usize] = true;
-                ids.push(b);
-                previous = b;
-            }
-            let mut degree = vec![0u32; border];
-            let mut total = 0u64;
-            for &b in &ids {
-                let d = r.next()?;
-                degree[b as usize] = d;
-                total += u64::from(d);
-            }
-            if total != edges as u64 {
-                return Err(format!(
-                    "a level's edge counts add up to {total}, it holds {edges} edges"
-                ));
-            }
-            let mut first = Vec::with_capacity(border + 1);
-            let mut sum = 0u32;
-            for &d in &degree {
-                first.push(sum);
-                sum += d;
-            }
-            first.push(sum);
-            let mut list = vec![(0u32, 0u32); edges];
-            for &b in &ids {
-                for slot in &mut list[first[b as usize] as usize..first[b as usize + 1] as usize] {
-                    let t = r.next()?.wrapping_add(b);
-                    if t as usize >= border {
-                        return Err(format!(
-                            "a level's edge leads to border node {t} of {border}"
-                        ));
-                    }
-                    slot.0 = t;
-                }
-            }
-            for &b in &ids {
-                for slot in &mut list[first[b as usize] as usize..first[b as usize + 1] as usize] {
-                    slot.1 = r.next()?;
-                }
-            }
-            let (members_now, cells) = members_and_cells(hierarchy, shift);
-            if members_now != member {
-                return Err(format!(
-                    "the members of the level of {shift} key bits are not the hierarchy's"
-                ));
-            }
-            levels.push(Level {
+            spans.push((
                 shift,
-                member,
-                first,
-                edges: list,
-                cells,
-            });
+                members,
+                edges,
+                &r.bytes[r.at..r.at + needed as usize],
+            ));
+            r.at += needed as usize;
         }
         if r.left() != 0 {
             return Err(format!(
@@ -157,8 +108,91 @@ impl Levels {
                 r.left()
             ));
         }
+        let levels = spans
+            .into_par_iter()
+            .map(|(shift, members, edges, bytes)| {
+                parse_level(bytes, hierarchy, shift, members, edges)
+            })
+            .collect::<Vec<_>>()
+            // The lowest damaged level's sentence, whichever thread found it first.
+            .into_iter()
+            .collect::<Result<Vec<Level>, String>>()?;
         Ok(Self { levels })
     }
+}
+
+/// One level stored by [`Levels::to_bytes`] (`bytes`: its members, counts, targets and
+/// weights, after its header), checked against `hierarchy`.
+fn parse_level(
+    bytes: &[u8],
+    hierarchy: &Hierarchy,
+    shift: u32,
+    members: usize,
+    edges: usize,
+) -> Result<Level, String> {
+    let border = hierarchy.border_count();
+    let mut r = Words { bytes, at: 0 };
+    let mut member = vec![false; border];
+    let mut ids = Vec::with_capacity(members);
+    let mut previous = 0u32;
+    for i in 0..members {
+        let b = previous.wrapping_add(r.next()?);
+        if (b as usize) >= border || (i > 0 && b <= previous) {
+            return Err(format!("a level's member {b} is out of order or range"));
+        }
+        member[b as usize] = true;
+        ids.push(b);
+        previous = b;
+    }
+    let mut degree = vec![0u32; border];
+    let mut total = 0u64;
+    for &b in &ids {
+        let d = r.next()?;
+        degree[b as usize] = d;
+        total += u64::from(d);
+    }
+    if total != edges as u64 {
+        return Err(format!(
+            "a level's edge counts add up to {total}, it holds {edges} edges"
+        ));
+    }
+    let mut first = Vec::with_capacity(border + 1);
+    let mut sum = 0u32;
+    for &d in &degree {
+        first.push(sum);
+        sum += d;
+    }
+    first.push(sum);
+    let mut list = vec![(0u32, 0u32); edges];
+    for &b in &ids {
+        for slot in &mut list[first[b as usize] as usize..first[b as usize + 1] as usize] {
+            let t = r.next()?.wrapping_add(b);
+            if t as usize >= border {
+                return Err(format!(
+                    "a level's edge leads to border node {t} of {border}"
+                ));
+            }
+            slot.0 = t;
+        }
+    }
+    for &b in &ids {
+        for slot in &mut list[first[b as usize] as usize..first[b as usize + 1] as usize] {
+            slot.1 = r.next()?;
+        }
+    }
+    let (members_now, cells) = members_and_cells(hierarchy, shift);
+    if members_now != member {
+        return Err(format!(
+            "the members of the level of {shift} key bits are not the hierarchy's"
+        ));
+    }
+    Ok(Level {
+        shift,
+        member,
+        first,
+        edges: list,
+        cells,
+    })
 }
 
 /// A cursor over little-endian `u32`s.
