@@ -10,8 +10,9 @@ use rayon::prelude::*;
 use super::atomic;
 use super::codec::ByteWriter;
 use super::{
-    BASE_VERSION, ChunkInfo, ChunkKind, FORMAT_VERSION, HEADER_LEN, LayerManifest, MAGIC, Manifest,
-    PackageError, REGION_SECTORS, RegionGrid, SectionKind, ZSTD_LEVEL,
+    BASE_VERSION, ChunkInfo, ChunkKind, FLOWS_ZSTD_LEVEL, FORMAT_VERSION, HEADER_LEN,
+    LayerManifest, MAGIC, Manifest, PackageError, REGION_SECTORS, RegionGrid, SectionKind,
+    ZSTD_LEVEL,
 };
 use crate::hierarchy::{Hierarchy, Levels};
 use crate::landmarks::Landmarks;
@@ -291,7 +292,12 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
                     &region_fields[job.layer as usize][r as usize],
                 ),
             };
-            (raw.len(), compress(&raw))
+            let level = if job.kind == ChunkKind::Flows {
+                FLOWS_ZSTD_LEVEL
+            } else {
+                ZSTD_LEVEL
+            };
+            (raw.len(), compress_at(&raw, level))
         })
         .collect();
     for (job, chunk) in jobs.iter().zip(&mut chunks) {
@@ -359,11 +365,16 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     }
 }
 
-/// `raw` compressed at [`ZSTD_LEVEL`] (or `raw` itself should zstd fail), in a buffer of its
-/// own length: zstd's is sized for the worst case, about `raw`'s length, and the chunks wait
-/// for the file in memory, so at 8192² the slack would be some 900 MB.
+/// `raw` compressed at [`ZSTD_LEVEL`] (see [`compress_at`]).
 fn compress(raw: &[u8]) -> Vec<u8> {
-    let mut stored = zstd::bulk::compress(raw, ZSTD_LEVEL).unwrap_or_else(|_| raw.to_vec());
+    compress_at(raw, ZSTD_LEVEL)
+}
+
+/// `raw` compressed at zstd level `level` (or `raw` itself should zstd fail), in a buffer
+/// of its own length: zstd's is sized for the worst case, about `raw`'s length, and the
+/// chunks wait for the file in memory, so at 8192² the slack would be some 900 MB.
+fn compress_at(raw: &[u8], level: i32) -> Vec<u8> {
+    let mut stored = zstd::bulk::compress(raw, level).unwrap_or_else(|_| raw.to_vec());
     stored.shrink_to_fit();
     stored
 }

@@ -43,6 +43,11 @@ const BATCH: usize = 64;
 /// A block of cells `(x, y, w, h)`, as the stamp records keep it.
 type StampRect = (u32, u32, u32, u32);
 
+/// The layer indices of `move_types` (a slice of [`MoveType`]s or of indices).
+fn indices(move_types: &[impl Into<MoveType> + Copy]) -> Vec<usize> {
+    move_types.iter().map(|&t| t.into().index()).collect()
+}
+
 /// `rect` as `(x, y, w, h)`.
 fn xywh(rect: CellRect) -> StampRect {
     (rect.x0, rect.y0, rect.width(), rect.height())
@@ -74,7 +79,13 @@ impl NavWorld {
     /// wall), keeping no record to undo it (a re-bake's new costs); the rebuild happens in
     /// [`Self::rebuild`]. The block must lie on the map. Over stamps it behaves as
     /// [`Self::set_cost`] does.
-    pub fn set_costs(&mut self, layers: &[usize], rect: CellRect, costs: &[u8]) {
+    pub fn set_costs(
+        &mut self,
+        move_types: &[impl Into<MoveType> + Copy],
+        rect: CellRect,
+        costs: &[u8],
+    ) {
+        let layers = indices(move_types);
         let spec = self.nav.spec;
         let rect = xywh(rect);
         let (x, y, w, h) = rect;
@@ -85,7 +96,7 @@ impl NavWorld {
             return;
         }
         let costs: Vec<u8> = costs.iter().map(|&c| c.max(1)).collect();
-        self.write_over_stamps(layers, rect, &costs);
+        self.write_over_stamps(&layers, rect, &costs);
     }
 
     /// Writes costs that are never removed; where a stamp lies under them they are recorded
@@ -123,7 +134,13 @@ impl NavWorld {
     /// of applying and removing, every cell has the cost it would have had if only the
     /// remaining stamps (and the cost changes made meanwhile) had been written, in the order
     /// they were.
-    pub fn apply_stamp(&mut self, layers: &[usize], rect: CellRect, costs: &[u8]) -> StampHandle {
+    pub fn apply_stamp(
+        &mut self,
+        move_types: &[impl Into<MoveType> + Copy],
+        rect: CellRect,
+        costs: &[u8],
+    ) -> StampHandle {
+        let layers = indices(move_types);
         let (x, y, w, h) = xywh(rect);
         let spec = self.nav.spec;
         let clipped_rect = (
@@ -133,8 +150,7 @@ impl NavWorld {
             h.min(spec.height.saturating_sub(y)),
         );
         let layers: Vec<usize> = layers
-            .iter()
-            .copied()
+            .into_iter()
             .filter(|&l| l < self.nav.layers.len())
             .collect();
         // Costs are given for the unclipped block: take the clipped part row by row.
