@@ -50,7 +50,7 @@ use goal_field::{GoalFieldCache, cheapest_field};
 pub use links::LinkStep;
 pub use moving::{GoalMove, GoalMoveStats};
 pub use pending::PendingPath;
-use sample::PulledCache;
+use sample::SteerCache;
 pub(crate) use shared::build_layer_tables;
 pub(crate) use shared_stream::SharedStream;
 use stamps::AppliedStamp;
@@ -175,8 +175,9 @@ pub struct PathState {
     field_cover: BTreeMap<u32, Vec<u32>>,
     /// Seamless mode only: one integration from the goal over all routed sectors.
     pub corridor: Option<crate::corridor::Corridor>,
-    /// Look-ahead targets already found, by cell (see [`NavWorld::set_flow_lookahead`]).
-    pulled: PulledCache,
+    /// Look-ahead targets and line of sight beyond the goal fields' windows, by cell, as
+    /// steering found them (see [`NavWorld::sample_flow`]).
+    steer: SteerCache,
     /// `(portal node, remaining cost to the goal)` of the goal sectors' nodes and of every
     /// node on a route, in the order found: where a source added later merges in.
     finishes: Vec<(u32, u32)>,

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::budget::{Slice, Unit};
 use super::goal_field::{cheapest_field, sector_costs_from};
-use super::sample::PulledCache;
+use super::sample::SteerCache;
 use super::{NavWorld, PathError, PathId};
 use crate::integrate::UNREACHED;
 
@@ -130,7 +130,7 @@ impl NavWorld {
                 p.add_goal_field(spec, field);
                 p.goal = cell;
                 p.goals = vec![cell];
-                p.pulled = PulledCache::default();
+                p.steer = SteerCache::default();
                 self.goal_moves.remove(&id);
                 self.move_stats.fields_rebuilt += 1;
                 self.evict();

@@ -12,7 +12,7 @@ use super::goal_field::{
     GoalField, GoalFieldCache, cheapest_field, sector_costs_from, sectors_in, within_any,
 };
 use super::lazy::{EAGER_RING, LazyPlan, LazyRoute};
-use super::sample::PulledCache;
+use super::sample::SteerCache;
 use super::{ACTIVE_LANDMARKS, CLUSTER_ACTIVE_LANDMARKS, NavWorld, PathError, PathId, PathState};
 use crate::hierarchy::{CLUSTER_SECTORS, ClusterLandmarks, ClusterQuery};
 use crate::integrate::UNREACHED;
@@ -170,7 +170,7 @@ impl NavWorld {
             goal_fields: Vec::new(),
             field_cover: BTreeMap::new(),
             corridor: None,
-            pulled: PulledCache::default(),
+            steer: SteerCache::default(),
             finishes: Vec::new(),
             links: None,
             lazy: None,
@@ -668,7 +668,7 @@ impl NavWorld {
             None
         }
         .filter(|c| !c.is_empty());
-        p.pulled = PulledCache::default();
+        p.steer = SteerCache::default();
         Ok(true)
     }
 

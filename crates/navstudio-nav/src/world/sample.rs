@@ -2,7 +2,8 @@
 //! line-of-sight queries and tracing a path cell by cell.
 
 use crate::vocab::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use super::cheapest::segment_price;
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
@@ -10,15 +11,52 @@ use crate::grid::{CLEAR, DIR_NONE, DIRECTIONS, FLOW_LOS, FLOW_PATHABLE, WALL};
 use crate::layer::NavLayer;
 use crate::taut::{Half, centre};
 
-/// Look-ahead targets by cell, filled by [`NavWorld::sample_flow`] on first use: a
-/// direct-mapped table of atomic entries, so threads sampling one path share it without a
-/// lock. A target is a pure function of the path and the cell (and the look-ahead, whose
-/// setting is part of each entry), so a race only computes one twice.
+/// Steering answers by cell, filled by [`NavWorld::sample_flow`] on first use in
+/// direct-mapped tables of atomic entries, so threads sampling one path share them without a
+/// lock. Each answer is a pure function of the path and the cell (and the look-ahead, whose
+/// setting is part of each target entry), so a race only computes one twice.
 #[derive(Debug, Default)]
-pub(super) struct PulledCache(std::sync::OnceLock<Box<[AtomicU64]>>);
+pub(super) struct SteerCache {
+    /// Look-ahead targets (see [`NavWorld::set_flow_lookahead`]).
+    pulled: OnceLock<Box<[AtomicU64]>>,
+    /// Per sector of the layer, line of sight beyond the goal fields' windows:
+    /// [`SIGHT_UNKNOWN`], [`SIGHT_WHOLE`] or [`SIGHT_PER_CELL`].
+    sight_sectors: OnceLock<Box<[AtomicU8]>>,
+    /// Per cell of a [`SIGHT_PER_CELL`] sector: `(cell index + 1) << 1 | sees`.
+    sight_cells: OnceLock<Box<[AtomicU64]>>,
+}
 
-/// Entries of a [`PulledCache`].
+/// Entries of each of a [`SteerCache`]'s tables by cell.
 const PULLED_SLOTS: usize = 4096;
+
+/// A sector's line of sight not looked at yet.
+const SIGHT_UNKNOWN: u8 = 0;
+/// Every cell of the sector sees the goal nearest it ([`crate::los::rect_sees`]).
+const SIGHT_WHOLE: u8 = 1;
+/// Some cell of the sector may not: each cell is asked on its own.
+const SIGHT_PER_CELL: u8 = 2;
+
+/// A table of `n` empty atomic entries.
+fn atomic_table<T: Default>(n: usize) -> Box<[T]> {
+    (0..n).map(|_| T::default()).collect()
+}
+
+/// The goal of path `p` nearest `cell` in a straight line (the first of equals).
+fn nearest_goal(p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
+    let d2 = |g: &&(u32, u32)| {
+        let (dx, dy) = (
+            i64::from(g.0) - i64::from(cell.0),
+            i64::from(g.1) - i64::from(cell.1),
+        );
+        dx * dx + dy * dy
+    };
+    p.goals.iter().min_by_key(d2).copied()
+}
+
+/// The slot of cell `index` in a direct-mapped table of [`PULLED_SLOTS`] entries.
+fn slot_of(index: u64) -> usize {
+    (index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % PULLED_SLOTS
+}
 
 impl NavWorld {
     /// Flow byte at a cell for a path (see [`FlowCursor::at`]); `None` off the route.
@@ -72,8 +110,8 @@ impl NavWorld {
         }
         let cell = (px as u32, py as u32);
         let f = self.flow_at(p, cell)?;
-        let to = if f & FLOW_LOS != 0 || p.is_goal(cell) {
-            self.seen_goal(p, cell)
+        let to = if let Some(goal) = self.sight(p, cell, f) {
+            goal
         } else if let Some(to) = self.pulled_target_cached(p, cell) {
             to
         } else {
@@ -94,10 +132,7 @@ impl NavWorld {
             return None;
         }
         let cell = (px as u32, py as u32);
-        if let Some(f) = self.flow_at(p, cell)
-            && (f & FLOW_LOS != 0 || p.is_goal(cell))
-        {
-            let goal = self.seen_goal(p, cell);
+        if let Some(goal) = self.flow_at(p, cell).and_then(|f| self.sight(p, cell, f)) {
             return normalise(goal.0 as f32 + 0.5 - px, goal.1 as f32 + 0.5 - py);
         }
         // Look-ahead: straight at the furthest flow cell ahead in plain sight.
@@ -155,7 +190,103 @@ impl NavWorld {
 
     /// [`Self::has_line_of_sight`] on a path held outside the world (a query's).
     pub(crate) fn has_line_of_sight_on(&self, p: &PathState, cell: (u32, u32)) -> bool {
-        self.flow_at(p, cell).is_some_and(|f| f & FLOW_LOS != 0)
+        self.flow_at(p, cell)
+            .is_some_and(|f| self.sight(p, cell, f).is_some())
+    }
+
+    /// The goal `cell` (flow byte `f`) steers straight at, if it sees one: a goal cell
+    /// itself; inside a goal field's window, where the field's LOS pass flagged the cell;
+    /// beyond every window, the goal nearest in a straight line where the whole cell sees it
+    /// ([`Self::sight_beyond`]). So line of sight carries across portal windows as far as
+    /// the goal is visible (seed 000), not only over the goal's 3 × 3 sectors.
+    fn sight(&self, p: &PathState, cell: (u32, u32), f: u8) -> Option<(u32, u32)> {
+        if f & FLOW_LOS != 0 || p.is_goal(cell) {
+            return Some(self.seen_goal(p, cell));
+        }
+        let spec = self.nav.layers[p.layer].cost.spec;
+        if p.field_cover.contains_key(&spec.sector_of(cell.0, cell.1)) {
+            return None; // the window's own LOS pass answered
+        }
+        self.sight_beyond(p, cell)
+    }
+
+    /// [`Self::goal_in_sight`] through the path's cache, for cells beyond the goal fields'
+    /// windows: first for the whole of the cell's sector at once ([`crate::los::rect_sees`],
+    /// one scan of the cells between it and the goal), then, where that fails, per cell.
+    /// Answers that met a sector a streamed world has not read are not kept: those cells
+    /// count as walls until it does.
+    fn sight_beyond(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
+        let spec = self.nav.layers[p.layer].cost.spec;
+        let goal = nearest_goal(p, cell)?;
+        let sector = spec.sector_of(cell.0, cell.1);
+        let states = p
+            .steer
+            .sight_sectors
+            .get_or_init(|| atomic_table(spec.sector_count()));
+        let state = &states[sector as usize];
+        let unheld = std::cell::Cell::new(false);
+        let clear = self.clear_held(p.layer, &unheld);
+        let wide = |c: (u32, u32)| (i64::from(c.0), i64::from(c.1));
+        let mut known = state.load(Ordering::Relaxed);
+        if known == SIGHT_UNKNOWN {
+            let (x, y, w, h) = spec.sector_rect(sector);
+            let corners = [
+                (x, y),
+                (x + w - 1, y),
+                (x, y + h - 1),
+                (x + w - 1, y + h - 1),
+            ];
+            // Cells nearer one goal than another lie on one side of a line, so a sector
+            // whose corners share their nearest goal shares it throughout.
+            let one_goal = corners.iter().all(|&c| nearest_goal(p, c) == Some(goal));
+            let rect = (i64::from(x), i64::from(y), i64::from(w), i64::from(h));
+            let whole = one_goal && crate::los::rect_sees(&clear, wide(goal), rect);
+            known = if whole { SIGHT_WHOLE } else { SIGHT_PER_CELL };
+            state.store(known, Ordering::Relaxed);
+        }
+        if known == SIGHT_WHOLE {
+            return Some(goal);
+        }
+        let index = u64::from(cell.1) * u64::from(spec.width) + u64::from(cell.0);
+        let table = p
+            .steer
+            .sight_cells
+            .get_or_init(|| atomic_table(PULLED_SLOTS));
+        let slot = &table[slot_of(index)];
+        let entry = slot.load(Ordering::Relaxed);
+        if entry >> 1 == index + 1 {
+            return (entry & 1 == 1).then_some(goal);
+        }
+        unheld.set(false);
+        let sees = crate::los::cell_sees(&clear, wide(goal), wide(cell));
+        if !unheld.get() {
+            slot.store((index + 1) << 1 | u64::from(sees), Ordering::Relaxed);
+        }
+        sees.then_some(goal)
+    }
+
+    /// Whether a cell of `layer` is clear ground, for line of sight: off the map, and in a
+    /// streamed world in sectors whose cost tiles it does not hold (noted in `unheld`), it
+    /// is not.
+    fn clear_held<'a>(
+        &'a self,
+        layer: usize,
+        unheld: &'a std::cell::Cell<bool>,
+    ) -> impl Fn(i64, i64) -> bool + 'a {
+        let cost = &self.nav.layers[layer].cost;
+        let spec = cost.spec;
+        let whole = self.streamed.is_none();
+        move |x, y| {
+            if !spec.contains(x, y) {
+                return false;
+            }
+            let (x, y) = (x as u32, y as u32);
+            if !whole && !self.holds_costs(layer, spec.sector_of(x, y)) {
+                unheld.set(true);
+                return false;
+            }
+            cost.get(x, y) == CLEAR
+        }
     }
 
     /// The goal `cell` (outside the goal field's line of sight) sees over clear
@@ -166,14 +297,7 @@ impl NavWorld {
     fn goal_in_sight(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
         let cost = &self.nav.layers[p.layer].cost;
         let spec = cost.spec;
-        let d2 = |g: &(u32, u32)| {
-            let (dx, dy) = (
-                i64::from(g.0) - i64::from(cell.0),
-                i64::from(g.1) - i64::from(cell.1),
-            );
-            dx * dx + dy * dy
-        };
-        let goal = *p.goals.iter().min_by_key(|g| d2(g))?;
+        let goal = nearest_goal(p, cell)?;
         let clear = |x: i64, y: i64| spec.contains(x, y) && cost.get(x as u32, y as u32) == CLEAR;
         let c = |c: (u32, u32)| (i64::from(c.0), i64::from(c.1));
         crate::los::cell_sees(clear, c(goal), c(cell)).then_some(goal)
@@ -198,7 +322,7 @@ impl NavWorld {
             let Some(f) = flow.at(at) else {
                 break;
             };
-            if f & FLOW_LOS != 0 && at != cell {
+            if at != cell && self.sight(p, at, f).is_some() {
                 break; // from here the goal is in plain sight
             }
             let Some((dx, dy)) = flow_step(f) else {
@@ -230,14 +354,8 @@ impl NavWorld {
         // Entry: cell + 1 (27 bits), look-ahead (7 bits), target + 1 (30 bits; 0 = none).
         let look = u64::from(self.flow_lookahead.min(MAX_FLOW_LOOKAHEAD as u32));
         let key = ((index + 1) << 37) | (look << 30);
-        let table = p.pulled.0.get_or_init(|| {
-            (0..PULLED_SLOTS)
-                .map(|_| AtomicU64::new(0))
-                .collect::<Vec<_>>()
-                .into_boxed_slice()
-        });
-        let slot =
-            &table[(index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % PULLED_SLOTS];
+        let table = p.steer.pulled.get_or_init(|| atomic_table(PULLED_SLOTS));
+        let slot = &table[slot_of(index)];
         let entry = slot.load(Ordering::Relaxed);
         if entry & !((1 << 30) - 1) == key {
             let t = entry & ((1 << 30) - 1);

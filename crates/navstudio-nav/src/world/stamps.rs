@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::budget::{Slice, Unit};
-use super::sample::PulledCache;
+use super::sample::SteerCache;
 use super::{NavWorld, StampHandle};
 use crate::grid::{CellRect, WALL};
 use crate::layer::rebuild_sectors;
@@ -269,18 +269,18 @@ impl NavWorld {
         }
     }
 
-    /// Drops every live path's look-ahead targets. A target is a pure function of the path
-    /// and the cell only while costs and flow tiles stay put; kept across a change, which
+    /// Drops every live path's steering answers (look-ahead targets, line of sight). Each is
+    /// a pure function of the path and the cell only while costs and flow tiles stay put; kept across a change, which
     /// stale entries survive would depend on which thread wrote a slot last, and the crowd
     /// would stop being the same on any number of threads.
-    fn forget_pulled(&mut self) {
+    fn forget_steering(&mut self) {
         for p in self.paths.values_mut() {
-            p.pulled = PulledCache::default();
+            p.steer = SteerCache::default();
         }
     }
 
     fn write_costs(&mut self, layers: &[usize], rect: (u32, u32, u32, u32), costs: &[u8]) {
-        self.forget_pulled();
+        self.forget_steering();
         let layers = self.keep_layers(layers);
         let (x0, y0, w, h) = rect;
         for &li in &layers {
@@ -391,7 +391,7 @@ impl NavWorld {
         // recomputed on the layer's next request or below, the others moved.
         let had_hierarchy = self.mark_clusters_dirty(layer, &batch);
         rebuild_sectors(&mut Arc::make_mut(&mut self.nav).layers[layer], &batch);
-        self.forget_pulled();
+        self.forget_steering();
         if let Some(graph) = self.search_graphs.get_mut(layer) {
             *graph = None;
         }
