@@ -18,6 +18,7 @@
 //! them took ~0.4 s per layer, and the preview is rebuilt on every nav change). Until a new
 //! preview arrives the previous one stays on screen.
 
+use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
@@ -58,10 +59,6 @@ pub struct GoalResult {
     walls: Vec<u64>,
     /// Whole-map LOS flags (cells that steer straight at the goal).
     pub los: Vec<bool>,
-    /// The goal fields' windows `(x0, y0, w, h)`: line of sight is worked out only inside
-    /// them (the goal's sector and its 8 neighbours), so it ends at their edges even on open
-    /// ground; outside, units follow the flow tiles.
-    pub los_windows: Vec<(u32, u32, u32, u32)>,
     /// The designer's source, traced along the flow, when it reaches the goal.
     pub traced: Option<TracedPath>,
     /// Centres of the portal windows the source's route crosses, in travel order.
@@ -329,7 +326,6 @@ fn compute(
         walls[i / 64] |= 1 << (i % 64);
     }
     let mut los = vec![false; spec.cell_count()];
-    let los_windows = los_fields.iter().map(|&(rect, _)| rect).collect();
     for ((rx, ry, rw, _), los_flags) in los_fields {
         for (i, &seen) in los_flags.iter().enumerate() {
             if seen && rw > 0 {
@@ -340,6 +336,16 @@ fn compute(
             }
         }
     }
+    // Beyond the goal fields' windows line of sight carries as far as the goal is visible.
+    let (width, sees): (usize, &NavWorld) = (spec.width as usize, world);
+    los.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
+        for (x, seen) in row.iter_mut().enumerate() {
+            let i = y * width + x;
+            if !*seen && field.cost[i] != UNREACHED && costs[i] != WALL {
+                *seen = sees.sees_goal(path, (x as u32, y as u32));
+            }
+        }
+    });
     let result = GoalResult {
         layer,
         goal,
@@ -352,7 +358,6 @@ fn compute(
         heat_max,
         walls,
         los,
-        los_windows,
         traced,
         route_portals,
         routed_sectors,
@@ -623,9 +628,6 @@ fn heat_image(
 
 /// Line-of-sight cells in the goal preview: they steer straight at the goal.
 pub const LOS_COLOR: Color32 = Color32::from_rgba_premultiplied(49, 126, 66, 140);
-
-/// The outline of the windows line of sight is worked out in.
-pub const LOS_WINDOW_COLOR: Color32 = Color32::from_rgb(170, 255, 190);
 
 /// Ground that cannot reach the goal (another island), in the goal preview: a dark grey
 /// that no cost or heat colour uses.

@@ -3,7 +3,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::app::goal_preview::{LOS_COLOR, LOS_WINDOW_COLOR, UNREACHABLE_COLOR, heat_color};
+use crate::app::goal_preview::{LOS_COLOR, UNREACHABLE_COLOR, heat_color};
 use crate::app::model::commands::{Command, MapSettings};
 use crate::app::overlays::{
     BUFFER_COLOR, SLOPE_RAMP_MAX_DEG, WALL_COLOR, contribution_color, cost_color, height_color,
@@ -209,13 +209,10 @@ pub fn overlays_ui(ui: &mut Ui, state: &mut EditorState) {
     );
     ui.checkbox(&mut o.line_of_sight, "Line of sight");
     if o.line_of_sight {
-        swatch_ui(ui, LOS_COLOR, "sees the goal: steers straight at it");
-        ui.label(
-            RichText::new(
-                "Dashed outline: line of sight is worked out only inside it (the goal's sector and its 8 neighbours); outside, units follow the flow arrows.",
-            )
-            .small()
-            .color(LOS_WINDOW_COLOR),
+        swatch_ui(
+            ui,
+            LOS_COLOR,
+            "sees the goal: steers straight at it, however far",
         );
     }
 }

@@ -289,39 +289,6 @@ impl Viewport {
                 painter.line_segment([tip, tip + back - side], arrow);
             }
         }
-        // Over the arrows, so its label stays readable.
-        if overlays.line_of_sight {
-            // Line of sight is known only inside the goal fields' windows: outlined (light
-            // dashes on a dark line, readable on the green it borders), so its edge on open
-            // ground reads as the window's, not as something in the terrain.
-            let color = crate::app::goal_preview::LOS_WINDOW_COLOR;
-            let under = LineStroke::new(3.5, Color32::from_black_alpha(170));
-            for &(x0, y0, w, h) in &result.los_windows {
-                let (x0, y0, x1, y1) = (x0 as f32, y0 as f32, (x0 + w) as f32, (y0 + h) as f32);
-                if !in_view(x0, y0, x1, y1) {
-                    continue;
-                }
-                let corners = [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)];
-                painter.add(egui::Shape::line(corners.to_vec(), under));
-                painter.extend(egui::Shape::dashed_line(
-                    &corners,
-                    LineStroke::new(2.0, color),
-                    8.0,
-                    5.0,
-                ));
-                if (x1 - x0) * ppc >= 200.0 {
-                    let galley = painter.layout_no_wrap(
-                        "line of sight worked out up to here".to_owned(),
-                        egui::FontId::proportional(12.0),
-                        color,
-                    );
-                    let pos = corners[0] + vec2(5.0, 5.0);
-                    let back = Rect::from_min_size(pos, galley.size()).expand(2.0);
-                    painter.rect_filled(back, 2.0, Color32::from_black_alpha(170));
-                    painter.galley(pos, galley, color);
-                }
-            }
-        }
         if let Some(traced) = &result.traced {
             // The pulled string: straight segments between the points it turns at.
             let points: Vec<Pos2> = traced

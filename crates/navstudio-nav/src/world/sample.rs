@@ -178,14 +178,35 @@ impl NavWorld {
         normalise(target.0 as f32 + 0.5 - px, target.1 as f32 + 0.5 - py)
     }
 
-    /// Whether `cell` sees the goal of path `id` (of a goal set: the goal its flow leads to)
-    /// in a straight line.
+    /// Whether `cell`, on path `id`'s route, sees its goal (of a goal set: the goal its flow
+    /// leads to) in a straight line, however far: an agent there steers straight at it.
     #[must_use]
     pub fn has_line_of_sight(&self, id: PathId, cell: impl Into<Cell>) -> bool {
         let cell = cell.into().into();
         self.paths
             .get(&id)
             .is_some_and(|p| self.has_line_of_sight_on(p, cell))
+    }
+
+    /// Whether the whole of `cell` sees the goal of path `id` (of a goal set: the goal
+    /// nearest it) in a straight line over clear ground, wherever the cell lies: where the
+    /// path's flow covers the cell, [`Self::has_line_of_sight`]. For drawing line of sight
+    /// over the map without a route through every sector.
+    #[must_use]
+    pub fn sees_goal(&self, id: PathId, cell: impl Into<Cell>) -> bool {
+        let cell: (u32, u32) = cell.into().into();
+        let Some(p) = self.paths.get(&id) else {
+            return false;
+        };
+        let spec = self.nav.layers[p.layer].cost.spec;
+        if !spec.contains(i64::from(cell.0), i64::from(cell.1)) {
+            return false;
+        }
+        match self.flow_at(p, cell) {
+            Some(f) => self.sight(p, cell, f).is_some(),
+            None if p.field_cover.contains_key(&spec.sector_of(cell.0, cell.1)) => false,
+            None => self.sight_beyond(p, cell).is_some(),
+        }
     }
 
     /// [`Self::has_line_of_sight`] on a path held outside the world (a query's).
