@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use egui::{Color32, ColorImage};
 
-use crate::nav::grid::WALL;
+use crate::nav::grid::{CLEAR, WALL};
 use crate::nav::integrate::{
     INT_LOS, IntegrationField, IntegratorScratch, UNREACHED, integrate_costs,
 };
@@ -341,7 +341,7 @@ fn compute(
     los.par_chunks_mut(width).enumerate().for_each(|(y, row)| {
         for (x, seen) in row.iter_mut().enumerate() {
             let i = y * width + x;
-            if !*seen && field.cost[i] != UNREACHED && costs[i] != WALL {
+            if !*seen && field.cost[i] != UNREACHED && costs[i] == CLEAR {
                 *seen = sees.sees_goal(path, (x as u32, y as u32));
             }
         }

@@ -1,7 +1,9 @@
 //! Line of sight as the goal field's LOS pass and the run time share it: whether the whole
 //! of a cell sees a goal cell's centre over clear cells. The goal field floods it over its
-//! window; beyond the window [`crate::world::NavWorld::trace_path`] asks it per point, so the
-//! traced string's line of sight carries across portal windows as far as the goal is visible.
+//! window; beyond the window the run time asks it a sector at a time ([`rect_sees`]) and per
+//! cell (steering, [`crate::world::NavWorld::has_line_of_sight`]) or per point
+//! ([`crate::world::NavWorld::trace_path`]), so line of sight carries across portal windows
+//! as far as the goal is visible.
 
 /// How far inside its cell's corners [`cell_sees`] tests: an agent anywhere in the cell but
 /// the outermost sliver.

@@ -237,7 +237,11 @@ impl NavWorld {
     /// Answers that met a sector a streamed world has not read are not kept: those cells
     /// count as walls until it does.
     fn sight_beyond(&self, p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
-        let spec = self.nav.layers[p.layer].cost.spec;
+        let cost = &self.nav.layers[p.layer].cost;
+        let spec = cost.spec;
+        if cost.get(cell.0, cell.1) != CLEAR {
+            return None; // only clear ground sees (the cell's own walk starts there)
+        }
         let goal = nearest_goal(p, cell)?;
         let sector = spec.sector_of(cell.0, cell.1);
         let states = p
