@@ -768,8 +768,8 @@ NavstudioStatus navstudio_steer_target(const NavstudioWorld *world,
                                        NavstudioVec2 position,
                                        NavstudioVec2 *out_target);
 
-// Whether `cell` sees the goal of `path` in a straight line (its flow carries the
-// line-of-sight flag). False off the route.
+// Whether the whole of `cell` sees the goal of `path` in a straight line over clear
+// ground, however far: an agent there steers straight at it. False off the route.
 //
 // Threading: read-only (see [`navstudio_sample_flow`]).
 //

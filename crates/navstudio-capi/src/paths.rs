@@ -340,8 +340,8 @@ pub unsafe extern "C" fn navstudio_steer_target(
     })
 }
 
-/// Whether `cell` sees the goal of `path` in a straight line (its flow carries the
-/// line-of-sight flag). False off the route.
+/// Whether the whole of `cell` sees the goal of `path` in a straight line over clear
+/// ground, however far: an agent there steers straight at it. False off the route.
 ///
 /// Threading: read-only (see [`navstudio_sample_flow`]).
 ///
