@@ -120,7 +120,12 @@ fn bench(c: &mut Criterion) {
     }
     // Build the goal's field once and fill its line-of-sight cache, so the timings are the
     // crowd's and not the stand-in navigator's.
-    let Some(path) = navstudio::crowd::Navigator::request_path(&mut nav, 0, &[], GOAL) else {
+    let Some(path) = navstudio::crowd::Navigator::request_path(
+        &mut nav,
+        navstudio::nav::MoveType::default(),
+        &[],
+        GOAL,
+    ) else {
         panic!("bench goal unreachable");
     };
     nav.warm_line_of_sight(path);
@@ -157,7 +162,12 @@ fn fixed_steps(steps: usize) {
     if let Err(e) = nav.add_type("land", scattered_walls()) {
         panic!("bench map: {e}");
     }
-    let Some(path) = navstudio::crowd::Navigator::request_path(&mut nav, 0, &[], GOAL) else {
+    let Some(path) = navstudio::crowd::Navigator::request_path(
+        &mut nav,
+        navstudio::nav::MoveType::default(),
+        &[],
+        GOAL,
+    ) else {
         panic!("bench goal unreachable");
     };
     nav.warm_line_of_sight(path);

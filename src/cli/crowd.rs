@@ -67,7 +67,7 @@ fn crossing_scenario(
     let ty = crowd::default_archetypes()
         .into_iter()
         .find(|a| a.name == archetype)
-        .and_then(|a| map.nav.movement_type_index(&a.movement_type));
+        .and_then(|a| map.nav.move_type(&a.movement_type));
     if let Some(ty) = ty
         && !map.nav.world.is_reachable(ty, from, to)
     {
@@ -246,7 +246,7 @@ fn write_frame<N: Navigator + ?Sized>(
     let mut img = image::RgbImage::from_pixel(w, h, image::Rgb([235, 232, 225]));
     for y in 0..g.height_cells {
         for x in 0..g.width_cells {
-            if nav.is_wall(0, x as i32, y as i32) {
+            if nav.is_wall(navstudio::nav::MoveType::default(), x as i32, y as i32) {
                 for py in 0..scale {
                     for px in 0..scale {
                         img.put_pixel(x * scale + px, y * scale + py, image::Rgb([60, 60, 70]));

@@ -467,7 +467,11 @@ fn a_stranded_agent_joins_its_path_from_where_it_stands() {
     let mut nav = case.map.navigator();
     let goal = Vec2::new(60.5, 60.5);
     let path = nav
-        .request_path(0, &[Vec2::new(20.5, 3.5)], goal)
+        .request_path(
+            navstudio::nav::MoveType::default(),
+            &[Vec2::new(20.5, 3.5)],
+            goal,
+        )
         .expect("a route");
     let stranded = Vec2::new(4.5, 44.5);
     assert!(
@@ -485,7 +489,11 @@ fn a_stranded_agent_joins_its_path_from_where_it_stands() {
         let f = nav.sample_flow(path, p).expect("flow along the way");
         p += f.direction * 0.5;
         assert!(
-            !nav.is_wall(0, p.x.floor() as i32, p.y.floor() as i32),
+            !nav.is_wall(
+                navstudio::nav::MoveType::default(),
+                p.x.floor() as i32,
+                p.y.floor() as i32
+            ),
             "walked into a wall at {p:?}"
         );
     }

@@ -91,7 +91,7 @@ fn a_mixed_selection_follows_the_most_restrictive_route() {
     let (mut sim, mut nav, ids) = selection(false);
     let goal = Vec2::new(60.5, 30.5);
     let report = sim.order_move(&mut nav, &ids, goal);
-    let large = nav.movement_type_index("large").unwrap() as u32;
+    let large = nav.move_type("large").unwrap();
     assert_eq!(report.unreachable, 0);
     assert_eq!(report.routes, 1, "{:?}", sim.order_routes(report.order));
     assert_eq!(sim.order_routes(report.order), &[(large, 18)]);
@@ -121,7 +121,7 @@ fn hovercraft_still_cross_the_lake_when_that_is_the_only_way() {
     // On the lake's island: only hovercraft can get there.
     let goal = Vec2::new(85.5, 30.5);
     let report = sim.order_move(&mut nav, &ids, goal);
-    let hover = nav.movement_type_index("hover").unwrap() as u32;
+    let hover = nav.move_type("hover").unwrap();
     assert_eq!(sim.order_routes(report.order), &[(hover, 6)]);
     assert_eq!(report.unreachable, 18);
     let mut steps = 0;
@@ -132,7 +132,7 @@ fn hovercraft_still_cross_the_lake_when_that_is_the_only_way() {
     assert_eq!(sim.metrics().arrived, 6, "{:?}", sim.metrics());
     // A goal the large walkers reach: one route for all, hovercraft included.
     let report = sim.order_move(&mut nav, &ids, Vec2::new(60.5, 30.5));
-    let large = nav.movement_type_index("large").unwrap() as u32;
+    let large = nav.move_type("large").unwrap();
     let routes = sim.order_routes(report.order).to_vec();
     assert_eq!(routes[0].0, large, "{routes:?}");
     assert_eq!(

@@ -504,12 +504,12 @@ fn a_crowd_over_a_streamed_world_sees_every_wall() {
     let streamed = NavWorld::open(&path, StreamOptions::default()).unwrap();
     let streamed = WorldNavigator::new(streamed, vec![0.0; layers]);
     let mut walls = 0;
-    for t in 0..layers {
+    for t in (0..layers).map(navstudio::nav::MoveType::new) {
         for y in 0..spec.height as i32 {
             for x in 0..spec.width as i32 {
                 let wall = eager.is_wall(t, x, y);
                 walls += usize::from(wall);
-                assert_eq!(streamed.is_wall(t, x, y), wall, "type {t} at ({x}, {y})");
+                assert_eq!(streamed.is_wall(t, x, y), wall, "type {t:?} at ({x}, {y})");
             }
         }
     }

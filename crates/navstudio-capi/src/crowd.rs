@@ -461,18 +461,16 @@ fn refuse_goal(
     use navstudio_crowd::Navigator;
     let (cx, cy) = w.nav.grid().cell_from_world(goal);
     let a = c.sim.agents();
-    let mut types: Vec<usize> = agents
-        .iter()
-        .map(|&i| a.type_index[i as usize] as usize)
-        .collect();
+    let mut types: Vec<navstudio_nav::MoveType> =
+        agents.iter().map(|&i| a.move_type[i as usize]).collect();
     types.sort_unstable();
     types.dedup();
-    let first = types.first().copied().unwrap_or(0);
+    let first = types.first().copied().unwrap_or_default();
     let name = w
         .world()
         .nav()
         .layers
-        .get(first)
+        .get(first.index())
         .map_or("?", |l| l.name.as_str());
     let failure = position_failure(&w.nav, goal, "goal", name);
     if failure.status == NavstudioStatus::OffMap {

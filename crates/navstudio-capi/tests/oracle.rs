@@ -134,10 +134,10 @@ fn c_api_answers_as_the_rust_api_before_and_after_a_stamp() {
 fn movement_types_by_name_match_the_package() {
     let nav = random_nav(3, 40, 40);
     let c = World::from_bytes(&package_bytes(&nav)).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(c.type_index("land"), Ok(0));
-    assert_eq!(c.type_index("hover"), Ok(1));
+    assert_eq!(c.move_type("land"), Ok(0));
+    assert_eq!(c.move_type("hover"), Ok(1));
     let (status, msg) = c
-        .type_index("boat")
+        .move_type("boat")
         .err()
         .unwrap_or((NavstudioStatus::Ok, String::new()));
     assert_eq!(status, NavstudioStatus::UnknownMovementType);

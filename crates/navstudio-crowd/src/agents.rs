@@ -4,6 +4,7 @@
 
 use super::navigator::PathId;
 use super::vec2::Vec2;
+use navstudio_nav::MoveType;
 
 /// Index of an agent in its [`super::Simulation`]; agents are never removed, so ids stay valid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -64,8 +65,8 @@ pub struct Agents {
     pub max_speed: Vec<f32>,
     /// Neighbour search radius. `[Units: m]`
     pub neighbour_radius_m: Vec<f32>,
-    /// Movement type index in the navigator.
-    pub type_index: Vec<u32>,
+    /// Its movement type.
+    pub move_type: Vec<MoveType>,
     /// Index into the simulation's archetype list.
     pub archetype: Vec<u32>,
     /// Scenario group (spawns and orders address groups).
@@ -78,7 +79,7 @@ pub struct Agents {
     pub path: Vec<Option<PathId>>,
     /// The movement type that path was planned for: its own, or a more restrictive one
     /// in a mixed selection (whose walls it may stand in: it then rejoins the route).
-    pub path_type: Vec<u32>,
+    pub path_type: Vec<MoveType>,
     /// What it is doing.
     pub state: Vec<AgentState>,
     /// Smoothed flow direction ("blend in the new direction while crossing a square").

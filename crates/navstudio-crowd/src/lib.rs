@@ -31,6 +31,7 @@ pub mod metrics;
 pub mod navigator;
 pub mod quality;
 pub mod resolve;
+pub use navstudio_nav::MoveType;
 /// The run time's seeded generator (one for every crate and test).
 pub use navstudio_nav::rng;
 pub mod scenario;

@@ -6,6 +6,7 @@
 //! `(0, 0)`; cell `(x, y)` covers `[x·s, (x+1)·s) × [y·s, (y+1)·s)` for cell size `s`.
 
 use super::vec2::{Vec2, floor_i32};
+use navstudio_nav::MoveType;
 
 /// A planned route handed out by [`Navigator::request_path`]; opaque to the crowd. The run
 /// time's path id: one meaning in nav, crowd and the C API.
@@ -86,15 +87,15 @@ pub trait Navigator: Sync {
     /// Cell size and map size.
     fn grid(&self) -> NavGrid;
 
-    /// The index of the movement type with this name, if the navigator knows it.
-    fn movement_type_index(&self, name: &str) -> Option<usize>;
+    /// The movement type with this name, if the navigator knows it.
+    fn move_type(&self, name: &str) -> Option<MoveType>;
 
-    /// Plans a route for these sources to `goal_world` for movement type `type_index`;
+    /// Plans a route for these sources to `goal_world` for movement type `move_type`;
     /// `None` when the goal cannot be reached (wall, off the map, other island, unknown type).
     /// Several sources share one path: the navigator merges their routes.
     fn request_path(
         &mut self,
-        type_index: usize,
+        move_type: MoveType,
         sources_world: &[Vec2],
         goal_world: Vec2,
     ) -> Option<PathId>;
@@ -105,7 +106,7 @@ pub trait Navigator: Sync {
     /// goal nearest the first source in a straight line.
     fn request_path_to_any(
         &mut self,
-        type_index: usize,
+        move_type: MoveType,
         sources_world: &[Vec2],
         goals_world: &[Vec2],
     ) -> Option<PathId> {
@@ -114,7 +115,7 @@ pub trait Navigator: Sync {
             .iter()
             .copied()
             .min_by(|a, b| (*a - first).length().total_cmp(&(*b - first).length()))?;
-        self.request_path(type_index, sources_world, goal)
+        self.request_path(move_type, sources_world, goal)
     }
 
     /// The goal (world metres, a goal cell's centre) that an agent at `pos_world` reaches by
@@ -177,27 +178,27 @@ pub trait Navigator: Sync {
 
     /// Whether the cell is a wall for this movement type (buffered walls for large units).
     /// Cells off the map are walls.
-    fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool;
+    fn is_wall(&self, move_type: MoveType, cell_x: i32, cell_y: i32) -> bool;
 
     /// Whether every cell passable for movement type `a` is passable for `b`: a path planned
     /// for `a` is then walkable by `b`, so a mixed selection can share it (SupCom2's "most
     /// restrictive type"). The default knows only that a type contains itself.
-    fn passable_subset(&self, a: usize, b: usize) -> bool {
+    fn passable_subset(&self, a: MoveType, b: MoveType) -> bool {
         a == b
     }
 
     /// Cells passable for the movement type, to order types from most to least
     /// restrictive; `0` when the navigator cannot tell (types then go by index).
-    fn passable_cells(&self, type_index: usize) -> u64 {
-        let _ = type_index;
+    fn passable_cells(&self, move_type: MoveType) -> u64 {
+        let _ = move_type;
         0
     }
 
     /// How far the movement type's walls were moved outward by wall buffering. The crowd
     /// collides a disc of `radius − buffer` against these walls, since the buffer already
     /// keeps the unit's body off the real walls. `[Units: m]`
-    fn wall_buffer_m(&self, type_index: usize) -> f32 {
-        let _ = type_index;
+    fn wall_buffer_m(&self, move_type: MoveType) -> f32 {
+        let _ = move_type;
         0.0
     }
 
@@ -205,8 +206,8 @@ pub trait Navigator: Sync {
     /// was grown from (the most restrictive one whose passable cells hold all of the type's
     /// own): with `body_walls` the type's body collides with those at its full radius.
     /// `None` for unbuffered types, or when the navigator cannot tell.
-    fn body_walls_type(&self, type_index: usize) -> Option<usize> {
-        let _ = type_index;
+    fn body_walls_type(&self, move_type: MoveType) -> Option<MoveType> {
+        let _ = move_type;
         None
     }
 

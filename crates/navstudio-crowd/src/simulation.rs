@@ -12,6 +12,7 @@
 //! re-planning in `orders`, follow orders in `follow`, the step itself in `stepping`, and
 //! arrivals, the stuck timer and congestion in `arrival`.
 
+use navstudio_nav::MoveType;
 use std::collections::VecDeque;
 
 use super::agents::Agents;
@@ -51,7 +52,7 @@ struct OrderRecord {
     paths: Vec<PathId>,
     /// The movement type each path was planned for (a mixed selection's agents may follow
     /// a path of a more restrictive type than their own), so re-plans ask for it again.
-    path_types: Vec<u32>,
+    path_types: Vec<MoveType>,
     /// Transitive bumping only counts within this distance of an agent's goal: twice the
     /// radius of the disc the whole group would fill when packed. Without it a single-file
     /// column touching back through a corridor would all "arrive" at once. `[Units: m]`
@@ -89,7 +90,7 @@ pub struct Simulation {
     /// re-plan asks for the same set.
     order_more_goals: Vec<Vec<Vec2>>,
     /// Per order, `(movement type the path was planned for, agents on it)` per path.
-    order_routes: Vec<Vec<(u32, u32)>>,
+    order_routes: Vec<Vec<(MoveType, u32)>>,
     scheduled: Vec<Order>,
     next_scheduled: usize,
     step_index: u64,

@@ -272,7 +272,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
         }
         let displacement = new_vel * dt + push;
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let body = body_walls_of(self.nav, t, a.radius_m[i], self.nav_grid.cell_size_m, true);
         let moved = move_body(
             p,
@@ -325,7 +325,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Radius of the disc collided against walls: the body minus the type's wall buffer
     /// (which already keeps the body off the real walls), never below a tenth of a cell.
     fn wall_radius(&self, i: usize) -> f32 {
-        let t = self.agents.type_index[i] as usize;
+        let t = self.agents.move_type[i];
         wall_disc_radius(
             self.agents.radius_m[i],
             self.nav.wall_buffer_m(t),

@@ -3,6 +3,7 @@
 //! no corner cutting, costs from the grid), answers line of sight by walking the cells from
 //! the cell to the goal, and samples flow by bilinear interpolation of the 4 nearest cells.
 
+use navstudio_nav::MoveType;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::OnceLock;
@@ -41,7 +42,7 @@ struct TypeGrid {
 /// One goal's flow field.
 #[derive(Debug)]
 struct Field {
-    type_index: usize,
+    move_type: MoveType,
     goal_world: Vec2,
     /// Per cell: index into [`DIRECTIONS`], [`GOAL`] or [`UNREACHABLE`].
     dirs: Vec<u8>,
@@ -111,11 +112,11 @@ impl GridNavigator {
 
     /// The cost of a cell for a type; 255 (wall) off the map or for an unknown type.
     #[must_use]
-    pub fn cost(&self, type_index: usize, cell_x: i32, cell_y: i32) -> u8 {
+    pub fn cost(&self, move_type: MoveType, cell_x: i32, cell_y: i32) -> u8 {
         if cell_x < 0 || cell_y < 0 || cell_x >= self.width as i32 || cell_y >= self.height as i32 {
             return WALL;
         }
-        self.types.get(type_index).map_or(WALL, |t| {
+        self.types.get(move_type.index()).map_or(WALL, |t| {
             t.costs[cell_y as usize * self.width as usize + cell_x as usize]
         })
     }
@@ -165,7 +166,7 @@ impl GridNavigator {
                 .all(|&(ox, oy)| {
                     let from = Vec2::new(x as f32 + ox, y as f32 + oy);
                     segment_is_clear(from, goal_cells, |cx, cy| {
-                        self.cost(field.type_index, cx, cy) == WALL
+                        self.cost(field.move_type, cx, cy) == WALL
                     })
                 });
         field.los[i].store(if visible { LOS_YES } else { LOS_NO }, Ordering::Relaxed);
@@ -173,7 +174,7 @@ impl GridNavigator {
     }
 
     /// Dijkstra from the goal over the whole map; returns the per-cell direction table.
-    fn flood(&self, type_index: usize, goal: (i32, i32)) -> Vec<u8> {
+    fn flood(&self, move_type: MoveType, goal: (i32, i32)) -> Vec<u8> {
         let n = self.width as usize * self.height as usize;
         let mut dist = vec![u64::MAX; n];
         let mut heap = BinaryHeap::new();
@@ -190,12 +191,12 @@ impl GridNavigator {
                 (i % self.width as usize) as i32,
                 (i / self.width as usize) as i32,
             );
-            let here = u64::from(self.cost(type_index, x, y));
-            for (nx, ny, step) in self.moves(type_index, x, y) {
+            let here = u64::from(self.cost(move_type, x, y));
+            for (nx, ny, step) in self.moves(move_type, x, y) {
                 let Some(j) = self.index(nx, ny) else {
                     continue;
                 };
-                let there = u64::from(self.cost(type_index, nx, ny));
+                let there = u64::from(self.cost(move_type, nx, ny));
                 let nd = d + step * (here + there);
                 if nd < dist[j] {
                     dist[j] = nd;
@@ -218,7 +219,7 @@ impl GridNavigator {
             );
             let mut best = (dist[i], UNREACHABLE);
             for (k, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
-                if !self.can_step(type_index, x, y, dx, dy) {
+                if !self.can_step(move_type, x, y, dx, dy) {
                     continue;
                 }
                 if let Some(j) = self.index(x + dx, y + dy)
@@ -233,14 +234,14 @@ impl GridNavigator {
     }
 
     /// A step is allowed onto a passable cell; diagonals also need both orthogonal cells.
-    fn can_step(&self, type_index: usize, x: i32, y: i32, dx: i32, dy: i32) -> bool {
-        let wall = |cx, cy| self.cost(type_index, cx, cy) == WALL;
+    fn can_step(&self, move_type: MoveType, x: i32, y: i32, dx: i32, dy: i32) -> bool {
+        let wall = |cx, cy| self.cost(move_type, cx, cy) == WALL;
         !wall(x + dx, y + dy) && (dx == 0 || dy == 0 || (!wall(x + dx, y) && !wall(x, y + dy)))
     }
 
-    fn moves(&self, type_index: usize, x: i32, y: i32) -> impl Iterator<Item = (i32, i32, u64)> {
+    fn moves(&self, move_type: MoveType, x: i32, y: i32) -> impl Iterator<Item = (i32, i32, u64)> {
         DIRECTIONS.iter().filter_map(move |&(dx, dy)| {
-            self.can_step(type_index, x, y, dx, dy).then_some((
+            self.can_step(move_type, x, y, dx, dy).then_some((
                 x + dx,
                 y + dy,
                 if dx != 0 && dy != 0 {
@@ -262,37 +263,40 @@ impl Navigator for GridNavigator {
         }
     }
 
-    fn movement_type_index(&self, name: &str) -> Option<usize> {
-        self.types.iter().position(|t| t.name == name)
+    fn move_type(&self, name: &str) -> Option<MoveType> {
+        self.types
+            .iter()
+            .position(|t| t.name == name)
+            .map(MoveType::new)
     }
 
     fn request_path(
         &mut self,
-        type_index: usize,
+        move_type: MoveType,
         sources_world: &[Vec2],
         goal_world: Vec2,
     ) -> Option<PathId> {
-        if type_index >= self.types.len() || !goal_world.is_finite() {
+        if move_type.index() >= self.types.len() || !goal_world.is_finite() {
             return None;
         }
         let grid = self.grid();
         let goal_cell = grid.cell_from_world(goal_world);
-        if self.cost(type_index, goal_cell.0, goal_cell.1) == WALL {
+        if self.cost(move_type, goal_cell.0, goal_cell.1) == WALL {
             return None;
         }
         let shared = self.fields.iter().position(|f| {
             f.as_ref()
-                .is_some_and(|f| f.type_index == type_index && f.goal_world == goal_world)
+                .is_some_and(|f| f.move_type == move_type && f.goal_world == goal_world)
         });
         let slot = if let Some(slot) = shared {
             slot
         } else {
-            let dirs = self.flood(type_index, goal_cell);
+            let dirs = self.flood(move_type, goal_cell);
             let los = (0..dirs.len())
                 .map(|_| AtomicU8::new(LOS_UNKNOWN))
                 .collect();
             let field = Field {
-                type_index,
+                move_type,
                 goal_world,
                 dirs,
                 los,
@@ -378,12 +382,14 @@ impl Navigator for GridNavigator {
             .is_some_and(|(field, i)| field.dirs[i] != UNREACHABLE)
     }
 
-    fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool {
-        self.cost(type_index, cell_x, cell_y) == WALL
+    fn is_wall(&self, move_type: MoveType, cell_x: i32, cell_y: i32) -> bool {
+        self.cost(move_type, cell_x, cell_y) == WALL
     }
 
-    fn wall_buffer_m(&self, type_index: usize) -> f32 {
-        self.types.get(type_index).map_or(0.0, |t| t.wall_buffer_m)
+    fn wall_buffer_m(&self, move_type: MoveType) -> f32 {
+        self.types
+            .get(move_type.index())
+            .map_or(0.0, |t| t.wall_buffer_m)
     }
 
     fn release_path(&mut self, path: PathId) {

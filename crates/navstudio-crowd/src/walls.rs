@@ -6,6 +6,7 @@
 //! outside every wall cell — the last resort is to stay put.
 
 use super::vec2::{Vec2, floor_i32};
+use navstudio_nav::MoveType;
 
 /// Most push-out passes per sub-step; an agent in a corner needs two, a squeeze a few more.
 const MAX_PUSH_PASSES: usize = 4;
@@ -88,11 +89,11 @@ pub fn move_disc(
 /// layer's walls only, as before.
 pub fn body_walls_of<N: crate::Navigator + ?Sized>(
     nav: &N,
-    t: usize,
+    t: MoveType,
     radius_m: f32,
     cell_size_m: f32,
     on: bool,
-) -> Option<usize> {
+) -> Option<MoveType> {
     let fits = radius_m <= nav.wall_buffer_m(t) + 0.5 * cell_size_m;
     if on && fits {
         nav.body_walls_type(t)

@@ -36,7 +36,7 @@ pub struct WorldNavigator {
     /// until [`Self::load_walls`].
     wall_bits: Vec<Vec<u64>>,
     /// Per layer, [`Navigator::body_walls_type`], recomputed whenever walls change.
-    body_type: Vec<Option<usize>>,
+    body_type: Vec<Option<MoveType>>,
 }
 
 impl WorldNavigator {
@@ -134,17 +134,18 @@ impl WorldNavigator {
             }
         }
         self.body_type = (0..self.wall_bits.len())
-            .map(|t| self.find_body_type(t))
+            .map(|t| self.find_body_type(MoveType::new(t)))
             .collect();
     }
 
     /// For a buffered type, the most restrictive unbuffered type whose passable cells hold
     /// all of its own: the walls its buffer was grown from.
-    fn find_body_type(&self, t: usize) -> Option<usize> {
+    fn find_body_type(&self, t: MoveType) -> Option<MoveType> {
         if self.wall_buffer_m(t) <= 0.0 {
             return None;
         }
         (0..self.wall_bits.len())
+            .map(MoveType::new)
             .filter(|&u| u != t && self.wall_buffer_m(u) <= 0.0 && self.passable_subset(t, u))
             .min_by_key(|&u| (self.passable_cells(u), u))
     }
@@ -321,8 +322,13 @@ impl Navigator for WorldNavigator {
         }
     }
 
-    fn movement_type_index(&self, name: &str) -> Option<usize> {
-        self.world.nav().layers.iter().position(|l| l.name == name)
+    fn move_type(&self, name: &str) -> Option<MoveType> {
+        self.world
+            .nav()
+            .layers
+            .iter()
+            .position(|l| l.name == name)
+            .map(MoveType::new)
     }
 
     /// One world request for a whole group, with one source per sector rather than one per
@@ -332,18 +338,18 @@ impl Navigator for WorldNavigator {
     /// is reached from outside) are added and the path planned again.
     fn request_path(
         &mut self,
-        type_index: usize,
+        move_type: MoveType,
         sources_world: &[Vec2],
         goal_world: Vec2,
     ) -> Option<PathId> {
-        self.request_path_to_any(type_index, sources_world, &[goal_world])
+        self.request_path_to_any(move_type, sources_world, &[goal_world])
     }
 
     /// As [`Self::request_path`], to the nearest of a goal set
     /// ([`NavWorld::request_path_to_any`]).
     fn request_path_to_any(
         &mut self,
-        type_index: usize,
+        move_type: MoveType,
         sources_world: &[Vec2],
         goals_world: &[Vec2],
     ) -> Option<PathId> {
@@ -363,7 +369,7 @@ impl Navigator for WorldNavigator {
         cells.retain(|&c| {
             goals
                 .iter()
-                .any(|&g| self.world.is_reachable(type_index, c, g))
+                .any(|&g| self.world.is_reachable(move_type, c, g))
         });
         let mut seen = HashSet::new();
         cells.retain(|&c| seen.insert(c));
@@ -377,7 +383,7 @@ impl Navigator for WorldNavigator {
         // An empty list lets the world say why (goal a wall, no source reachable).
         let id = self
             .world
-            .request_path_to_any(type_index, &chosen, &goals)
+            .request_path_to_any(move_type, &chosen, &goals)
             .ok()?;
         self.join_sources(id, &cells, chosen.iter().copied().collect())?;
         self.paths.insert(id.0, id);
@@ -474,9 +480,9 @@ impl Navigator for WorldNavigator {
         })
     }
 
-    fn is_wall(&self, type_index: usize, cell_x: i32, cell_y: i32) -> bool {
+    fn is_wall(&self, move_type: MoveType, cell_x: i32, cell_y: i32) -> bool {
         let spec = self.world.nav().spec;
-        let Some(bits) = self.wall_bits.get(type_index) else {
+        let Some(bits) = self.wall_bits.get(move_type.index()) else {
             return true;
         };
         if cell_x < 0 || cell_y < 0 || cell_x as u32 >= spec.width || cell_y as u32 >= spec.height {
@@ -487,27 +493,30 @@ impl Navigator for WorldNavigator {
     }
 
     /// From the wall bits of the baked layers: no cell is open for `a` and a wall for `b`.
-    fn passable_subset(&self, a: usize, b: usize) -> bool {
-        match (self.wall_bits.get(a), self.wall_bits.get(b)) {
+    fn passable_subset(&self, a: MoveType, b: MoveType) -> bool {
+        match (self.wall_bits.get(a.index()), self.wall_bits.get(b.index())) {
             (Some(wa), Some(wb)) => wa.iter().zip(wb).all(|(&wa, &wb)| !wa & wb == 0),
             _ => a == b,
         }
     }
 
-    fn passable_cells(&self, type_index: usize) -> u64 {
+    fn passable_cells(&self, move_type: MoveType) -> u64 {
         let spec = self.world.nav().spec;
-        let walls: u64 = self.wall_bits.get(type_index).map_or(0, |bits| {
+        let walls: u64 = self.wall_bits.get(move_type.index()).map_or(0, |bits| {
             bits.iter().map(|w| u64::from(w.count_ones())).sum()
         });
         (spec.width as u64 * spec.height as u64).saturating_sub(walls)
     }
 
-    fn wall_buffer_m(&self, type_index: usize) -> f32 {
-        self.wall_buffer_m.get(type_index).copied().unwrap_or(0.0)
+    fn wall_buffer_m(&self, move_type: MoveType) -> f32 {
+        self.wall_buffer_m
+            .get(move_type.index())
+            .copied()
+            .unwrap_or(0.0)
     }
 
-    fn body_walls_type(&self, type_index: usize) -> Option<usize> {
-        self.body_type.get(type_index).copied().flatten()
+    fn body_walls_type(&self, move_type: MoveType) -> Option<MoveType> {
+        self.body_type.get(move_type.index()).copied().flatten()
     }
 
     fn release_path(&mut self, path: PathId) {

@@ -7,6 +7,7 @@ use navstudio_crowd::{
     AgentState, FlowSample, NavGrid, Navigator, PathId, SimConfig, Simulation, Techniques, Vec2,
     default_archetypes,
 };
+use navstudio_nav::MoveType;
 use navstudio_nav::grid::WALL;
 
 const W: u32 = 48;
@@ -83,29 +84,29 @@ impl Navigator for Lenient {
     fn grid(&self) -> NavGrid {
         self.0.grid()
     }
-    fn movement_type_index(&self, name: &str) -> Option<usize> {
-        self.0.movement_type_index(name)
+    fn move_type(&self, name: &str) -> Option<MoveType> {
+        self.0.move_type(name)
     }
-    fn request_path(&mut self, t: usize, sources: &[Vec2], goal: Vec2) -> Option<PathId> {
+    fn request_path(&mut self, t: MoveType, sources: &[Vec2], goal: Vec2) -> Option<PathId> {
         self.0.request_path(t, sources, goal)
     }
     fn sample_flow(&self, path: PathId, pos_world: Vec2) -> Option<FlowSample> {
         self.0.sample_flow(path, pos_world)
     }
-    fn is_wall(&self, t: usize, x: i32, y: i32) -> bool {
+    fn is_wall(&self, t: MoveType, x: i32, y: i32) -> bool {
         self.0.is_wall(t, x, y)
     }
-    fn passable_subset(&self, a: usize, b: usize) -> bool {
+    fn passable_subset(&self, a: MoveType, b: MoveType) -> bool {
         let cells = (0..H as i32).flat_map(|y| (0..W as i32).map(move |x| (x, y)));
         cells
             .into_iter()
             .all(|(x, y)| self.is_wall(a, x, y) || !self.is_wall(b, x, y))
     }
-    fn passable_cells(&self, t: usize) -> u64 {
+    fn passable_cells(&self, t: MoveType) -> u64 {
         let cells = (0..H as i32).flat_map(|y| (0..W as i32).map(move |x| (x, y)));
         cells.filter(|&(x, y)| !self.is_wall(t, x, y)).count() as u64
     }
-    fn wall_buffer_m(&self, t: usize) -> f32 {
+    fn wall_buffer_m(&self, t: MoveType) -> f32 {
         self.0.wall_buffer_m(t)
     }
     fn release_path(&mut self, path: PathId) {
@@ -149,8 +150,8 @@ fn an_infantry_in_the_large_types_walls_rejoins_the_route() {
 #[test]
 fn a_buffered_type_collides_its_body_with_the_walls_it_was_grown_from() {
     let nav = navstudio_crowd::quality::CaseMap::walled(32, 32).navigator();
-    let large = nav.movement_type_index("large").unwrap();
-    let land = nav.movement_type_index("land").unwrap();
+    let large = nav.move_type("large").unwrap();
+    let land = nav.move_type("land").unwrap();
     assert_eq!(nav.body_walls_type(large), Some(land));
     assert_eq!(nav.body_walls_type(land), None);
 }
@@ -162,8 +163,8 @@ fn a_buffered_type_collides_its_body_with_the_walls_it_was_grown_from() {
 fn body_walls_only_where_the_buffer_fits_the_body() {
     use navstudio_crowd::walls::body_walls_of;
     let nav = navstudio_crowd::quality::CaseMap::walled(32, 32).navigator();
-    let large = nav.movement_type_index("large").unwrap();
-    let land = nav.movement_type_index("land").unwrap();
+    let large = nav.move_type("large").unwrap();
+    let land = nav.move_type("land").unwrap();
     let cell = 1.0;
     assert_eq!(body_walls_of(&nav, large, 2.5, cell, true), Some(land));
     assert_eq!(body_walls_of(&nav, large, 2.9, cell, true), Some(land));

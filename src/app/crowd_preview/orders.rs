@@ -105,9 +105,9 @@ impl CrowdPreview {
         let mut notes = Vec::new();
         // Which route each part of a mixed selection took (the most restrictive type's
         // path serves every agent it can; see `Simulation::order_move`).
-        let kinds: std::collections::BTreeSet<u32> = agents
+        let kinds: std::collections::BTreeSet<crate::nav::MoveType> = agents
             .iter()
-            .filter_map(|id| self.sim.agents().type_index.get(id.0 as usize).copied())
+            .filter_map(|id| self.sim.agents().move_type.get(id.0 as usize).copied())
             .collect();
         if kinds.len() > 1 {
             let layers = &nav.world.nav().layers;
@@ -116,7 +116,7 @@ impl CrowdPreview {
                 .order_routes(report.order)
                 .iter()
                 .map(|&(t, n)| {
-                    let name = layers.get(t as usize).map_or("?", |l| l.name.as_str());
+                    let name = layers.get(t.index()).map_or("?", |l| l.name.as_str());
                     format!("{n} on the {name} route")
                 })
                 .collect();

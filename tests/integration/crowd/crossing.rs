@@ -142,7 +142,7 @@ fn large_agents_never_use_a_gap_their_wall_mask_closes() {
         }
     }
     let mut nav = nav_for(w, h, &costs);
-    let large = nav.movement_type_index("large").unwrap();
+    let large = nav.move_type("large").unwrap();
     let mut sim = Simulation::new(SimConfig::default(), 5);
     let walker = sim
         .add_agent(&nav, &archetype("large walker"), Vec2::new(15.5, 19.5), 0)

@@ -4,6 +4,7 @@
 
 use super::*;
 use navstudio::nav::CellRect;
+use navstudio::nav::MoveType;
 
 /// Steps until every agent arrived (or `max_steps`), draining the rebuild queue 1 ms per
 /// frame as the editor does (on the frames `at_step` returns `true` for), and checks each
@@ -27,7 +28,7 @@ fn run_through_changes(
         for i in 0..a.len() {
             let (cx, cy) = nav.grid().cell_from_world(a.pos_world[i]);
             assert!(
-                !nav.is_wall(0, cx, cy),
+                !nav.is_wall(MoveType::default(), cx, cy),
                 "agent {i} in wall cell ({cx},{cy}) at step {}",
                 sim.step_index()
             );
@@ -186,7 +187,11 @@ fn world_navigator_walls_follow_stamps_and_cost_changes() {
                     || x >= w as i32
                     || y >= h as i32
                     || layer.cost.get(x as u32, y as u32) == WALL;
-                assert_eq!(nav.is_wall(0, x, y), truth, "{what}: cell ({x}, {y})");
+                assert_eq!(
+                    nav.is_wall(MoveType::default(), x, y),
+                    truth,
+                    "{what}: cell ({x}, {y})"
+                );
             }
         }
     };
@@ -196,7 +201,11 @@ fn world_navigator_walls_follow_stamps_and_cost_changes() {
     let b = nav.apply_stamp(&[0], CellRect::at(44, 12, 8, 8), &[WALL; 64]);
     let c = nav.apply_stamp(&[0], CellRect::at(12, 8, 3, 5), &[3; 15]);
     check(&nav, "stamped");
-    assert!(nav.is_wall(0, 10, 10) && !nav.is_wall(0, 12, 10) && nav.is_wall(0, 47, 12));
+    assert!(
+        nav.is_wall(MoveType::default(), 10, 10)
+            && !nav.is_wall(MoveType::default(), 12, 10)
+            && nav.is_wall(MoveType::default(), 47, 12)
+    );
     nav.remove_stamp(a);
     check(&nav, "first removed");
     nav.set_cost(0, (7, 5), 1);
@@ -205,7 +214,11 @@ fn world_navigator_walls_follow_stamps_and_cost_changes() {
     nav.remove_stamp(c);
     nav.remove_stamp(b);
     check(&nav, "all removed");
-    assert!(!nav.is_wall(0, 7, 5) && nav.is_wall(0, 20, 20) && !nav.is_wall(0, 10, 10));
+    assert!(
+        !nav.is_wall(MoveType::default(), 7, 5)
+            && nav.is_wall(MoveType::default(), 20, 20)
+            && !nav.is_wall(MoveType::default(), 10, 10)
+    );
 }
 
 #[test]

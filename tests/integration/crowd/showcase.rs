@@ -96,7 +96,7 @@ fn on_the_showcase_map_land_keeps_out_of_water_and_large_units_out_of_the_canyon
 
     // Large walkers: the far side is another island for them (their wall buffer closes the
     // canyon), and sent to the canyon's west mouth they stop outside it.
-    let large = nav.movement_type_index("large").unwrap();
+    let large = nav.move_type("large").unwrap();
     assert!(!nav.world.is_reachable(large, (370, 266), (480, 270)));
     let (spawned, arrived) = cross_showcase(
         &mut nav,

@@ -2,6 +2,7 @@
 //! agent centre ever ends a step inside a wall cell.
 
 use super::*;
+use navstudio::nav::MoveType;
 
 #[test]
 fn unreachable_goal_leaves_agents_idle() {
@@ -33,10 +34,10 @@ impl Navigator for RiggedFlow {
     fn grid(&self) -> NavGrid {
         self.0.grid()
     }
-    fn movement_type_index(&self, name: &str) -> Option<usize> {
-        self.0.movement_type_index(name)
+    fn move_type(&self, name: &str) -> Option<MoveType> {
+        self.0.move_type(name)
     }
-    fn request_path(&mut self, t: usize, s: &[Vec2], g: Vec2) -> Option<PathId> {
+    fn request_path(&mut self, t: MoveType, s: &[Vec2], g: Vec2) -> Option<PathId> {
         self.0.request_path(t, s, g)
     }
     fn sample_flow(&self, _path: PathId, pos: Vec2) -> Option<FlowSample> {
@@ -45,7 +46,7 @@ impl Navigator for RiggedFlow {
             line_of_sight: false,
         })
     }
-    fn is_wall(&self, t: usize, x: i32, y: i32) -> bool {
+    fn is_wall(&self, t: MoveType, x: i32, y: i32) -> bool {
         self.0.is_wall(t, x, y)
     }
     fn release_path(&mut self, path: PathId) {
@@ -283,7 +284,7 @@ proptest! {
             for i in 0..a.len() {
                 let (cx, cy) = nav.grid().cell_from_world(a.pos_world[i]);
                 prop_assert!(
-                    !nav.is_wall(a.type_index[i] as usize, cx, cy),
+                    !nav.is_wall(a.move_type[i], cx, cy),
                     "agent {i} in wall cell ({cx},{cy}) at step {}", sim.step_index()
                 );
                 prop_assert!(a.pos_world[i].is_finite());

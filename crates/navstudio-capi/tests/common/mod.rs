@@ -104,7 +104,7 @@ impl World {
         Ok(Self(w))
     }
 
-    pub fn type_index(&self, name: &str) -> Result<u32, (NavstudioStatus, String)> {
+    pub fn move_type(&self, name: &str) -> Result<u32, (NavstudioStatus, String)> {
         let c = std::ffi::CString::new(name).unwrap_or_default();
         let mut i = u32::MAX;
         // SAFETY: live handle, NUL-terminated name, writable out.

@@ -14,6 +14,7 @@
 //!   `max speed / 2r` agents per second; agents whose narrowest point is the same run queue
 //!   there together.
 
+use navstudio_nav::MoveType;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
@@ -53,7 +54,7 @@ pub struct Geodesics {
     width: u32,
     height: u32,
     cell_m: f32,
-    fields: HashMap<(usize, (i32, i32)), Vec<f32>>,
+    fields: HashMap<(MoveType, (i32, i32)), Vec<f32>>,
 }
 
 impl Geodesics {
@@ -74,7 +75,7 @@ impl Geodesics {
     pub fn distance<N: Navigator + ?Sized>(
         &mut self,
         nav: &N,
-        t: usize,
+        t: MoveType,
         from: Vec2,
         to: Vec2,
     ) -> Option<f32> {
@@ -91,7 +92,7 @@ impl Geodesics {
             .then(|| y as usize * self.width as usize + x as usize)
     }
 
-    fn field<N: Navigator + ?Sized>(&mut self, nav: &N, t: usize, goal: (i32, i32)) -> &[f32] {
+    fn field<N: Navigator + ?Sized>(&mut self, nav: &N, t: MoveType, goal: (i32, i32)) -> &[f32] {
         let (w, h, cell_m) = (self.width, self.height, self.cell_m);
         self.fields
             .entry((t, goal))
@@ -102,7 +103,7 @@ impl Geodesics {
     fn path<N: Navigator + ?Sized>(
         &mut self,
         nav: &N,
-        t: usize,
+        t: MoveType,
         from: Vec2,
         to: Vec2,
     ) -> Vec<(i32, i32)> {
@@ -152,7 +153,7 @@ const STEPS: [(i32, i32, f32); 8] = [
 /// step needs both side cells free.
 fn dijkstra<N: Navigator + ?Sized>(
     nav: &N,
-    t: usize,
+    t: MoveType,
     goal: (i32, i32),
     w: u32,
     h: u32,
@@ -192,7 +193,7 @@ fn dijkstra<N: Navigator + ?Sized>(
 /// The free run through `cell` along one axis: `(key, length in cells)`.
 fn run<N: Navigator + ?Sized>(
     nav: &N,
-    t: usize,
+    t: MoveType,
     cell: (i32, i32),
     vertical: bool,
 ) -> (RunKey, u32) {
@@ -243,7 +244,7 @@ pub fn lower_bound<N: Navigator + ?Sized>(
         let Some(dest) = sim.order_destination(a.order[i]) else {
             continue;
         };
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let Some(d) = geodesics.distance(nav, t, start, dest) else {
             continue;
         };

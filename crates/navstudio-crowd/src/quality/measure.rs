@@ -6,6 +6,7 @@
 use crate::spatial::SpatialGrid;
 use crate::walls::wall_disc_radius;
 use crate::{AgentState, Navigator, Simulation, Vec2};
+use navstudio_nav::MoveType;
 
 /// An agent counts as turning only while it moves faster than this share of its top speed
 /// (a standing agent's heading is noise).
@@ -98,7 +99,7 @@ impl Recorder {
                 self.turn_secs += dt;
             }
             self.prev_heading[i] = heading;
-            if disc_in_wall(nav, a.type_index[i] as usize, p, wall_radius(sim, nav, i)) {
+            if disc_in_wall(nav, a.move_type[i], p, wall_radius(sim, nav, i)) {
                 self.wall_penetrations += 1;
             }
         }
@@ -201,7 +202,7 @@ impl Recorder {
 /// The disc the simulation collides with walls.
 fn wall_radius<N: Navigator + ?Sized>(sim: &Simulation, nav: &N, i: usize) -> f32 {
     let a = sim.agents();
-    let t = a.type_index[i] as usize;
+    let t = a.move_type[i];
     wall_disc_radius(
         a.radius_m[i],
         nav.wall_buffer_m(t),
@@ -211,7 +212,7 @@ fn wall_radius<N: Navigator + ?Sized>(sim: &Simulation, nav: &N, i: usize) -> f3
 }
 
 /// Whether a disc overlaps a wall cell by more than the tolerance.
-fn disc_in_wall<N: Navigator + ?Sized>(nav: &N, t: usize, p: Vec2, radius_m: f32) -> bool {
+fn disc_in_wall<N: Navigator + ?Sized>(nav: &N, t: MoveType, p: Vec2, radius_m: f32) -> bool {
     let cell = nav.grid().cell_size_m;
     let r = radius_m - WALL_TOLERANCE_M;
     if r <= 0.0 {

@@ -188,7 +188,7 @@ pub fn run_limited<N: Navigator + ?Sized>(
         .map(|i| {
             let from_start = shortest.get(i).copied().flatten()?;
             let dest = sim.order_destination(a.order[i])?;
-            let t = a.type_index[i] as usize;
+            let t = a.move_type[i];
             let left = geodesics.distance(&*nav, t, a.pos_world[i], dest)?;
             Some(f64::from(from_start - left))
         })

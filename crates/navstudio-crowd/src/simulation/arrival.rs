@@ -129,7 +129,7 @@ impl Simulation {
         };
         let reach = reach_factor * record.bump_reach_m + a.radius_m[i];
         let p = a.pos_world[i];
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let cell = nav.grid().cell_size_m;
         std::iter::once(&a.goal_world[i])
             .chain(self.order_destinations.get(order))

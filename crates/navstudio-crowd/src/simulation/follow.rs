@@ -89,7 +89,11 @@ impl Simulation {
                 if nav.move_goal(path, leader_at, &sources) {
                     continue;
                 }
-                let t = self.orders[order].path_types.get(k).copied().unwrap_or(0) as usize;
+                let t = self.orders[order]
+                    .path_types
+                    .get(k)
+                    .copied()
+                    .unwrap_or_default();
                 if let Some(new) = nav.request_path(t, &sources, leader_at) {
                     for &i in &on_path {
                         self.agents.path[i] = Some(new);
@@ -104,7 +108,7 @@ impl Simulation {
                 // leader's own position.
                 let lane = self.agents.goal_world[i] + shift;
                 let (x, y) = nav.grid().cell_from_world(lane);
-                let in_wall = nav.is_wall(self.agents.type_index[i] as usize, x, y);
+                let in_wall = nav.is_wall(self.agents.move_type[i], x, y);
                 let a = &mut self.agents;
                 let before = (a.goal_world[i] - a.pos_world[i]).length();
                 a.goal_world[i] = if in_wall { leader_at } else { lane };

@@ -1,6 +1,7 @@
 //! Orders: who moves where along which planned paths (a mixed selection's routes, goal
 //! sets, SmartCenter lanes), leaving an order, and re-planning when the world changes.
 
+use navstudio_nav::MoveType;
 use std::collections::BTreeMap;
 
 use crate::agents::{AgentId, AgentState, LaneMode, NO_ORDER};
@@ -39,8 +40,8 @@ impl Simulation {
         let mut path_types = Vec::new();
         let mut routes = Vec::new();
         let mut moving = Vec::new();
-        let mut types: Vec<u32> = by_type.keys().copied().collect();
-        types.sort_by_key(|&t| (nav.passable_cells(t as usize), t));
+        let mut types: Vec<MoveType> = by_type.keys().copied().collect();
+        types.sort_by_key(|&t| (nav.passable_cells(t), t));
         let mut unserved: Vec<usize> = ids.clone();
         let mut served_flag = vec![false; self.agents.len()];
         for &r in &types {
@@ -48,15 +49,15 @@ impl Simulation {
                 .iter()
                 .copied()
                 .filter(|&i| {
-                    let t = self.agents.type_index[i];
-                    t == r || nav.passable_subset(r as usize, t as usize)
+                    let t = self.agents.move_type[i];
+                    t == r || nav.passable_subset(r, t)
                 })
                 .collect();
             if members.is_empty() || !goal_world.is_finite() {
                 continue;
             }
             let sources: Vec<Vec2> = members.iter().map(|&i| self.agents.pos_world[i]).collect();
-            let Some(path) = nav.request_path(r as usize, &sources, goal_world) else {
+            let Some(path) = nav.request_path(r, &sources, goal_world) else {
                 continue;
             };
             let before = moving.len();
@@ -130,7 +131,7 @@ impl Simulation {
         let lanes = lane_targets(&positions, &radii, goal_world);
         let cell = nav.grid().cell_size_m;
         for (k, &i) in members.iter().enumerate() {
-            let t = self.agents.type_index[i] as usize;
+            let t = self.agents.move_type[i];
             let goal = match &lanes {
                 Some(lanes) => {
                     let lane = lanes[k];
@@ -164,7 +165,7 @@ impl Simulation {
         &mut self,
         nav: &mut N,
         selection: &[AgentId],
-    ) -> (Vec<usize>, BTreeMap<u32, Vec<usize>>) {
+    ) -> (Vec<usize>, BTreeMap<MoveType, Vec<usize>>) {
         let mut ids: Vec<usize> = selection
             .iter()
             .map(|id| id.0 as usize)
@@ -175,12 +176,9 @@ impl Simulation {
         for &i in &ids {
             self.leave_order(nav, i);
         }
-        let mut by_type: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let mut by_type: BTreeMap<MoveType, Vec<usize>> = BTreeMap::new();
         for &i in &ids {
-            by_type
-                .entry(self.agents.type_index[i])
-                .or_default()
-                .push(i);
+            by_type.entry(self.agents.move_type[i]).or_default().push(i);
         }
         (ids, by_type)
     }
@@ -188,7 +186,7 @@ impl Simulation {
     /// The paths an order planned: `(movement type index the path was planned for, agents
     /// following it)`, most restrictive type first (see [`Self::order_move`]).
     #[must_use]
-    pub fn order_routes(&self, order: u32) -> &[(u32, u32)] {
+    pub fn order_routes(&self, order: u32) -> &[(MoveType, u32)] {
         self.order_routes
             .get(order as usize)
             .map_or(&[], Vec::as_slice)
@@ -225,7 +223,7 @@ impl Simulation {
         let mut unreachable = 0;
         for (t, members) in by_type {
             let sources: Vec<Vec2> = members.iter().map(|&i| self.agents.pos_world[i]).collect();
-            let Some(path) = nav.request_path_to_any(t as usize, &sources, &goals) else {
+            let Some(path) = nav.request_path_to_any(t, &sources, &goals) else {
                 unreachable += members.len() as u32;
                 continue;
             };
@@ -377,22 +375,21 @@ impl Simulation {
                     let t = old_types
                         .get(j)
                         .copied()
-                        .unwrap_or(self.agents.type_index[ids[0]])
-                        as usize;
+                        .unwrap_or(self.agents.move_type[ids[0]]);
                     match nav.request_path_to_any(t, &sources, &goals) {
                         Some(path) => {
                             let before = stranded.len();
                             for &i in ids {
                                 if nav.reaches(path, self.agents.pos_world[i]) {
                                     self.agents.path[i] = Some(path);
-                                    self.agents.path_type[i] = t as u32;
+                                    self.agents.path_type[i] = t;
                                 } else {
                                     stranded.push(i);
                                 }
                             }
                             if stranded.len() - before < ids.len() {
                                 new_paths.push(path);
-                                new_types.push(t as u32);
+                                new_types.push(t);
                             } else {
                                 nav.release_path(path);
                             }
@@ -414,7 +411,7 @@ impl Simulation {
 
 /// How far from the goals (the nearest of them) the ground an order's group stands on
 /// when it has arrived reaches: the distance within which the cells passable for
-/// `type_index`, connected to a goal, cover `area_m2` (the group's packed footprint).
+/// `move_type`, connected to a goal, cover `area_m2` (the group's packed footprint).
 /// In open ground that is the radius of a disc of that area; in a corridor it is the
 /// length of corridor the group fills, so the members at the end of a long queue still
 /// count as near enough to arrive by touching the group, instead of pressing into it for
@@ -422,17 +419,16 @@ impl Simulation {
 /// passable neighbours. `[Units: m]`
 fn goal_area_reach_m<N: Navigator + ?Sized>(
     nav: &N,
-    type_index: Option<&u32>,
+    move_type: Option<&MoveType>,
     goals: &[Vec2],
     area_m2: f32,
 ) -> f32 {
     use std::cmp::Reverse;
     use std::collections::{BinaryHeap, HashSet};
     let disc = (area_m2 / std::f32::consts::PI).sqrt();
-    let Some(&t) = type_index else {
+    let Some(&t) = move_type else {
         return disc;
     };
-    let t = t as usize;
     let grid = nav.grid();
     let cell_area = grid.cell_size_m * grid.cell_size_m;
     let dist_to = |x: i32, y: i32| {
@@ -489,7 +485,12 @@ mod tests {
         let t = nav
             .add_type("open", vec![1; (w * h) as usize])
             .expect("an open type");
-        let open = goal_area_reach_m(&nav, Some(&(t as u32)), &[Vec2::new(30.5, 20.5)], 50.0);
+        let open = goal_area_reach_m(
+            &nav,
+            Some(&MoveType::new(t)),
+            &[Vec2::new(30.5, 20.5)],
+            50.0,
+        );
         assert!((3.98..4.6).contains(&open), "open ground: {open}");
 
         let mut costs = vec![255u8; (w * h) as usize];
@@ -500,7 +501,8 @@ mod tests {
         }
         let mut nav = GridNavigator::new(1.0, w, h);
         let t = nav.add_type("corridor", costs).expect("a corridor type");
-        let corridor = goal_area_reach_m(&nav, Some(&(t as u32)), &[Vec2::new(0.5, 11.5)], 60.0);
+        let corridor =
+            goal_area_reach_m(&nav, Some(&MoveType::new(t)), &[Vec2::new(0.5, 11.5)], 60.0);
         assert!((19.0..20.2).contains(&corridor), "corridor: {corridor}");
     }
 }

@@ -114,14 +114,14 @@ impl Simulation {
                 y: pos_world.y,
             });
         }
-        let type_index = nav
-            .movement_type_index(&archetype.movement_type)
-            .ok_or_else(|| CrowdError::UnknownMovementType {
+        let move_type = nav.move_type(&archetype.movement_type).ok_or_else(|| {
+            CrowdError::UnknownMovementType {
                 archetype: archetype.name.clone(),
                 movement_type: archetype.movement_type.clone(),
-            })?;
+            }
+        })?;
         let (cx, cy) = nav.grid().cell_from_world(pos_world);
-        if !pos_world.is_finite() || nav.is_wall(type_index, cx, cy) {
+        if !pos_world.is_finite() || nav.is_wall(move_type, cx, cy) {
             return Ok(None);
         }
         let archetype_index = match self.archetypes.iter().position(|a| a == archetype) {
@@ -141,13 +141,13 @@ impl Simulation {
         a.max_force.push(archetype.max_force);
         a.max_speed.push(archetype.max_speed);
         a.neighbour_radius_m.push(archetype.neighbour_radius_m);
-        a.type_index.push(type_index as u32);
+        a.move_type.push(move_type);
         a.archetype.push(archetype_index as u32);
         a.group.push(group);
         a.order.push(NO_ORDER);
         a.goal_world.push(pos_world);
         a.path.push(None);
-        a.path_type.push(type_index as u32);
+        a.path_type.push(move_type);
         a.state.push(AgentState::Idle);
         a.flow_dir.push(Vec2::ZERO);
         a.best_goal_dist_m.push(0.0);
@@ -184,7 +184,7 @@ impl Simulation {
                 min_world,
                 max_world,
             } => {
-                let type_index = nav.movement_type_index(&archetype.movement_type);
+                let move_type = nav.move_type(&archetype.movement_type);
                 let mut taken = Occupancy::new(&self.agents, archetype.radius_m);
                 for _ in 0..spawn.count {
                     // Prefer ground no agent stands on (a tank dropped on infantry); when the
@@ -197,7 +197,7 @@ impl Simulation {
                             self.rng.range_f32(min_world.y, max_world.y),
                         );
                         let (cx, cy) = nav.grid().cell_from_world(p);
-                        if type_index.is_some_and(|t| nav.is_wall(t, cx, cy)) {
+                        if move_type.is_some_and(|t| nav.is_wall(t, cx, cy)) {
                             continue;
                         }
                         if !taken.is_free(&self.agents, p, archetype.radius_m) {

@@ -272,7 +272,7 @@ impl Simulation {
                     *out = if c == Vec2::ZERO {
                         a.pos_world[i]
                     } else {
-                        let t = a.type_index[i] as usize;
+                        let t = a.move_type[i];
                         let wall_r =
                             wall_disc_radius(a.radius_m[i], nav.wall_buffer_m(t), cell, true);
                         let body = body_walls_of(nav, t, a.radius_m[i], cell, true);
@@ -305,7 +305,7 @@ impl Simulation {
         let mut moved = 0;
         let a = &mut self.agents;
         for i in 0..a.len() {
-            let t = a.type_index[i] as usize;
+            let t = a.move_type[i];
             let p = a.pos_world[i];
             let (cx, cy) = grid.cell_from_world(p);
             if !nav.is_wall(t, cx, cy) {

@@ -42,7 +42,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let mut danger = [0.0f32; MAX_SLOTS];
         let p = a.pos_world[i];
         let r = a.radius_m[i];
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let cell = self.nav_grid.cell_size_m;
         let wall_r = self.wall_radius(i);
         let ray_len = wall_r + cell.max(a.max_speed[i] * 0.5);

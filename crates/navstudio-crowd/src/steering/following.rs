@@ -6,6 +6,7 @@ use crate::agents::LaneMode;
 use crate::navigator::{FlowSample, Navigator};
 use crate::vec2::Vec2;
 use crate::walls::{disc_is_clear, segment_is_clear};
+use navstudio_nav::MoveType;
 
 use super::StepContext;
 
@@ -93,7 +94,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 if (LANE_MIN_OFFSET_CELLS * cell).powi(2) <= lateral.length_squared()
                     && lateral.length_squared() <= (LANE_SIGHT_CELLS * cell).powi(2)
                     && dist > LANE_TRACK_CELLS * cell
-                    && a.path_type.get(i).is_none_or(|&t| t == a.type_index[i]) =>
+                    && a.path_type.get(i).is_none_or(|&t| t == a.move_type[i]) =>
             {
                 self.lane_sample(i, path, lateral)
             }
@@ -102,7 +103,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         };
         let dir = match sample {
             Some(s) if s.line_of_sight => {
-                let t = a.type_index[i] as usize;
+                let t = a.move_type[i];
                 if goal == destination && dist > 2.0 * cell {
                     s.direction
                 } else if dist <= 2.0 * cell {
@@ -126,7 +127,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 if s.direction.dot(to_goal) < 0.0
                     && self.among_lanes(i)
                     && segment_is_clear(p / cell, goal / cell, |x, y| {
-                        self.nav.is_wall(a.type_index[i] as usize, x, y)
+                        self.nav.is_wall(a.move_type[i], x, y)
                     }) =>
             {
                 to_goal.normalize_or_zero()
@@ -179,7 +180,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let needs_route = || {
             dist > LANE_STRAIGHT_CELLS * cell
                 || !segment_is_clear(p / cell, goal / cell, |x, y| {
-                    self.nav.is_wall(a.type_index[i] as usize, x, y)
+                    self.nav.is_wall(a.move_type[i], x, y)
                 })
         };
         let dir = if dist > cell && needs_route() {
@@ -207,7 +208,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             return dir;
         }
         let a = self.agents;
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let cell = self.nav_grid.cell_size_m;
         let wall_r = self.wall_radius(i);
         let reach = 2.0 * wall_r;
@@ -338,7 +339,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let own = |mode| (self.nav.sample_flow(path, p), LaneState { mode });
         let centre = p - lane_offset;
         let (cx, cy) = self.nav_grid.cell_from_world(centre);
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let lane = || {
             if self.nav.is_wall(t, cx, cy) {
                 None
@@ -424,7 +425,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
 
     /// Whether a wall cell of movement type `t` lies within [`LANE_OPEN_CELLS`] cells (a
     /// square) of the cell of `pos_world`.
-    fn wall_near(&self, t: usize, pos_world: Vec2) -> bool {
+    fn wall_near(&self, t: MoveType, pos_world: Vec2) -> bool {
         let (cx, cy) = self.nav_grid.cell_from_world(pos_world);
         let r = LANE_OPEN_CELLS;
         (cy - r..=cy + r).any(|y| (cx - r..=cx + r).any(|x| self.nav.is_wall(t, x, y)))
@@ -455,7 +456,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     ) -> Option<Vec2> {
         let a = self.agents;
         let p = a.pos_world[i];
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let g = self.nav_grid;
         let (cx, cy) = g.cell_from_world(p);
         let centre = g.world_from_cell(cx, cy);
@@ -481,7 +482,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// component along it.
     pub(super) fn round_the_wall(&self, i: usize, dir: Vec2, normal: Vec2) -> Option<Vec2> {
         let a = self.agents;
-        let t = a.type_index[i] as usize;
+        let t = a.move_type[i];
         let cell = self.nav_grid.cell_size_m;
         let r = self.wall_radius(i);
         let p = a.pos_world[i];
@@ -516,8 +517,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// the agent stands where its path's flow is defined, or nothing is found.
     pub(super) fn rejoin_direction(&self, i: usize) -> Option<Vec2> {
         let a = self.agents;
-        let own = a.type_index[i] as usize;
-        let route = a.path_type.get(i).map_or(own, |&t| t as usize);
+        let own = a.move_type[i];
+        let route = a.path_type.get(i).copied().unwrap_or(own);
         let g = self.nav_grid;
         let p = a.pos_world[i];
         let (cx, cy) = g.cell_from_world(p);

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 use super::*;
+use crate::MoveType;
 use crate::agents::AgentState;
 use crate::rng::SplitMix64;
 use crate::testing::GridNavigator;
@@ -25,7 +26,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
         a.neighbour_radius_m.push(if r < 1.0 { 3.0 } else { 6.0 });
         a.state.push(AgentState::Moving);
         a.order.push(0);
-        a.type_index.push(0);
+        a.move_type.push(MoveType::default());
         a.goal_world.push(Vec2::new(40.0, 40.0));
     }
     let nav = GridNavigator::new(1.0, 64, 64);
@@ -217,7 +218,9 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
     nav.add_type("land", costs).unwrap();
     let destination = Vec2::new(14.5, 8.5);
     let start = Vec2::new(6.5, 8.5);
-    let path = nav.request_path(0, &[start], destination).unwrap();
+    let path = nav
+        .request_path(MoveType::default(), &[start], destination)
+        .unwrap();
     let direction = |goal: Vec2| {
         let mut a = Agents::default();
         a.pos_world.push(start);
@@ -229,7 +232,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
         a.neighbour_radius_m.push(3.0);
         a.state.push(AgentState::Moving);
         a.order.push(0);
-        a.type_index.push(0);
+        a.move_type.push(MoveType::default());
         a.goal_world.push(goal);
         a.path.push(Some(path));
         a.flow_dir.push(Vec2::ZERO);
@@ -332,7 +335,7 @@ fn push_agent(a: &mut Agents, pos: Vec2, vel: Vec2, state: AgentState, order: u3
     a.neighbour_radius_m.push(3.0);
     a.state.push(state);
     a.order.push(order);
-    a.type_index.push(0);
+    a.move_type.push(MoveType::default());
     a.goal_world.push(goal);
     a.resolution.push(Resolution::default());
     a.collision.push(Collision::Clear);
