@@ -101,11 +101,21 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             Some(path) => (self.nav.sample_flow(path, p), LaneState::default()),
             None => (None, LaneState::default()),
         };
+        // Blend a new flow direction in over about half a cell of travel.
+        let blend = |d: Vec2| {
+            let travelled = a.vel[i].length() * self.config.step_secs;
+            let alpha = (2.0 * travelled / cell).clamp(0.1, 1.0);
+            if old_dir == Vec2::ZERO || old_dir.dot(d) < -0.5 {
+                d
+            } else {
+                (old_dir + (d - old_dir) * alpha).normalize_or_zero()
+            }
+        };
         let dir = match sample {
             Some(s) if s.line_of_sight => {
                 let t = a.move_type[i];
                 if goal == destination && dist > 2.0 * cell {
-                    s.direction
+                    blend(s.direction)
                 } else if dist <= 2.0 * cell {
                     // The flow leads to the goal *cell*; the last two cells go to the point.
                     to_goal.normalize_or_zero()
@@ -132,16 +142,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             {
                 to_goal.normalize_or_zero()
             }
-            Some(s) => {
-                // Blend in the new direction over about half a cell of travel.
-                let travelled = a.vel[i].length() * self.config.step_secs;
-                let alpha = (2.0 * travelled / cell).clamp(0.1, 1.0);
-                if old_dir == Vec2::ZERO || old_dir.dot(s.direction) < -0.5 {
-                    s.direction
-                } else {
-                    (old_dir + (s.direction - old_dir) * alpha).normalize_or_zero()
-                }
-            }
+            Some(s) => blend(s.direction),
             // Off the flow: only the last metres inside the goal cell go straight.
             None if dist < cell => to_goal.normalize_or_zero(),
             // The world is rebuilding under a stamp: keep going until routes are back.
