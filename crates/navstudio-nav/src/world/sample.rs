@@ -3,7 +3,7 @@
 
 use crate::vocab::Cell;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::cheapest::segment_price;
 use super::{MAX_FLOW_LOOKAHEAD, NavWorld, PathId, PathState, TracedPath};
@@ -19,14 +19,15 @@ use crate::taut::{Half, centre};
 pub(super) struct SteerCache {
     /// Look-ahead targets (see [`NavWorld::set_flow_lookahead`]).
     pulled: OnceLock<Box<[AtomicU64]>>,
-    /// Per sector of the layer, line of sight beyond the goal fields' windows:
-    /// [`SIGHT_UNKNOWN`], [`SIGHT_WHOLE`] or [`SIGHT_PER_CELL`].
-    sight_sectors: OnceLock<Box<[AtomicU8]>>,
+    /// Line of sight beyond the goal fields' windows per sector: `(sector + 1) << 2 |`
+    /// [`SIGHT_WHOLE`] or [`SIGHT_PER_CELL`] (a table of constant size, where one entry
+    /// per sector would take most of a megabyte per path on a big map).
+    sight_sectors: OnceLock<Box<[AtomicU64]>>,
     /// Per cell of a [`SIGHT_PER_CELL`] sector: `(cell index + 1) << 1 | sees`.
     sight_cells: OnceLock<Box<[AtomicU64]>>,
 }
 
-/// Entries of each of a [`SteerCache`]'s tables by cell.
+/// Entries of each of a [`SteerCache`]'s tables.
 const PULLED_SLOTS: usize = 4096;
 
 /// A sector's line of sight not looked at yet.
@@ -53,7 +54,7 @@ fn nearest_goal(p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
     p.goals.iter().min_by_key(d2).copied()
 }
 
-/// The slot of cell `index` in a direct-mapped table of [`PULLED_SLOTS`] entries.
+/// The slot of cell or sector `index` in a direct-mapped table of [`PULLED_SLOTS`] entries.
 fn slot_of(index: u64) -> usize {
     (index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % PULLED_SLOTS
 }
@@ -247,12 +248,18 @@ impl NavWorld {
         let states = p
             .steer
             .sight_sectors
-            .get_or_init(|| atomic_table(spec.sector_count()));
-        let state = &states[sector as usize];
+            .get_or_init(|| atomic_table(PULLED_SLOTS));
+        let state = &states[slot_of(u64::from(sector))];
+        let key = (u64::from(sector) + 1) << 2;
         let unheld = std::cell::Cell::new(false);
         let clear = self.clear_held(p.layer, &unheld);
         let wide = |c: (u32, u32)| (i64::from(c.0), i64::from(c.1));
-        let mut known = state.load(Ordering::Relaxed);
+        let entry = state.load(Ordering::Relaxed);
+        let mut known = if entry & !3 == key {
+            (entry & 3) as u8
+        } else {
+            SIGHT_UNKNOWN
+        };
         if known == SIGHT_UNKNOWN {
             let (x, y, w, h) = spec.sector_rect(sector);
             let corners = [
@@ -267,7 +274,7 @@ impl NavWorld {
             let rect = (i64::from(x), i64::from(y), i64::from(w), i64::from(h));
             let whole = one_goal && crate::los::rect_sees(&clear, wide(goal), rect);
             known = if whole { SIGHT_WHOLE } else { SIGHT_PER_CELL };
-            state.store(known, Ordering::Relaxed);
+            state.store(key | u64::from(known), Ordering::Relaxed);
         }
         if known == SIGHT_WHOLE {
             return Some(goal);
