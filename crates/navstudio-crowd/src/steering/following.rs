@@ -119,8 +119,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 } else if dist <= 2.0 * cell {
                     // The flow leads to the goal *cell*; the last two cells go to the point.
                     to_goal.normalize_or_zero()
-                } else if segment_is_clear(p / cell, goal / cell, |x, y| self.nav.is_wall(t, x, y))
-                {
+                } else if self.body_line_is_clear(i, t, goal) {
                     to_goal.normalize_or_zero()
                 } else {
                     s.direction
@@ -426,6 +425,20 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
 
     /// Whether a wall cell of movement type `t` lies within [`LANE_OPEN_CELLS`] cells (a
     /// square) of the cell of `pos_world`.
+    /// Whether agent `i`'s body walks the straight line to `goal` clear of walls of type
+    /// `t`: the lines of its centre and of both its sides (its wall radius across the
+    /// way). A line through a door that the centre clears can still take the body into
+    /// the door's jamb, where the agents behind press it for good.
+    fn body_line_is_clear(&self, i: usize, t: MoveType, goal: Vec2) -> bool {
+        let p = self.agents.pos_world[i];
+        let cell = self.nav_grid.cell_size_m;
+        let side = (goal - p).perp().normalize_or_zero() * self.wall_radius(i);
+        let wall = |x, y| self.nav.is_wall(t, x, y);
+        [Vec2::ZERO, side, side * -1.0]
+            .iter()
+            .all(|&o| segment_is_clear((p + o) / cell, (goal + o) / cell, wall))
+    }
+
     fn wall_near(&self, t: MoveType, pos_world: Vec2) -> bool {
         let (cx, cy) = self.nav_grid.cell_from_world(pos_world);
         let r = LANE_OPEN_CELLS;
