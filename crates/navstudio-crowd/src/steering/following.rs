@@ -122,7 +122,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 } else if self.body_line_is_clear(i, t, goal) {
                     to_goal.normalize_or_zero()
                 } else {
-                    s.direction
+                    // The way to the lane goal is no straight line for the body: the flow
+                    // where the agent stands leads it round (its lane's flow, taken at the
+                    // group's centre place, can lead into the wall beside a gap).
+                    let own = a.path[i].and_then(|path| self.nav.sample_flow(path, p));
+                    blend(own.map_or(s.direction, |o| o.direction))
                 }
             }
             // A lane goal near by in a straight line: the flow leads to the order's
