@@ -56,6 +56,9 @@ pub fn rect_sees(
     if w <= 0 || h <= 0 {
         return false;
     }
+    if !(y0..y0 + h).all(|y| (x0..x0 + w).all(|x| clear(x, y))) {
+        return false; // the rectangle's own cells first: the cheapest refusal
+    }
     let (lo, hi) = (CORNER_INSET, 1.0 - CORNER_INSET);
     let (ax, ay) = (x0 as f64 + lo, y0 as f64 + lo);
     let (bx, by) = ((x0 + w - 1) as f64 + hi, (y0 + h - 1) as f64 + hi);
@@ -74,7 +77,15 @@ pub fn rect_sees(
     // A closed unit cell `i` meets the closed interval `[a, b]` when `a - 1 <= i <= b`.
     let first = |a: f64| (a - SLACK).ceil() as i64 - 1;
     let last = |b: f64| (b + SLACK).floor() as i64;
-    for row in first(ymin)..=last(ymax) {
+    // From the rectangle's side toward the goal: a cell that is not clear near the
+    // rectangle ends the scan early (the answer does not depend on the order).
+    let rows = first(ymin)..=last(ymax);
+    let rows: Box<dyn Iterator<Item = i64>> = if goal.1 < y0 {
+        Box::new(rows.rev())
+    } else {
+        Box::new(rows)
+    };
+    for row in rows {
         // The hull's extent across the closed band of the row: every hull edge joins two of
         // the points, so the segments between all pairs, clipped to the band, reach it.
         let (ya, yb) = (row as f64 - SLACK, row as f64 + 1.0 + SLACK);

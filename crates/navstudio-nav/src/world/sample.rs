@@ -203,10 +203,13 @@ impl NavWorld {
         if !spec.contains(i64::from(cell.0), i64::from(cell.1)) {
             return false;
         }
-        match self.flow_at(p, cell) {
-            Some(f) => self.sight(p, cell, f).is_some(),
-            None if p.field_cover.contains_key(&spec.sector_of(cell.0, cell.1)) => false,
-            None => self.sight_beyond(p, cell).is_some(),
+        // Beyond the goal fields' windows no flow byte is asked: the whole map's cells go
+        // through here when the editor draws line of sight.
+        if p.field_cover.contains_key(&spec.sector_of(cell.0, cell.1)) {
+            self.flow_at(p, cell)
+                .is_some_and(|f| self.sight(p, cell, f).is_some())
+        } else {
+            self.sight_beyond(p, cell).is_some()
         }
     }
 
