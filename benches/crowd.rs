@@ -113,13 +113,13 @@ fn cases() -> Vec<(&'static str, u32, SimConfig)> {
     ]
 }
 
-fn bench(c: &mut Criterion) {
+/// The bench map with the goal's field built once and its line-of-sight cache filled, so
+/// the timings are the crowd's and not the stand-in navigator's.
+fn bench_nav() -> GridNavigator {
     let mut nav = GridNavigator::new(1.0, SIZE, SIZE);
     if let Err(e) = nav.add_type("land", scattered_walls()) {
         panic!("bench map: {e}");
     }
-    // Build the goal's field once and fill its line-of-sight cache, so the timings are the
-    // crowd's and not the stand-in navigator's.
     let Some(path) = navstudio::crowd::Navigator::request_path(
         &mut nav,
         navstudio::nav::MoveType::default(),
@@ -129,6 +129,11 @@ fn bench(c: &mut Criterion) {
         panic!("bench goal unreachable");
     };
     nav.warm_line_of_sight(path);
+    nav
+}
+
+fn bench(c: &mut Criterion) {
+    let mut nav = bench_nav();
 
     let mut group = c.benchmark_group("crowd_step");
     group.sample_size(20);
@@ -158,19 +163,7 @@ fn main() {
 }
 
 fn fixed_steps(steps: usize) {
-    let mut nav = GridNavigator::new(1.0, SIZE, SIZE);
-    if let Err(e) = nav.add_type("land", scattered_walls()) {
-        panic!("bench map: {e}");
-    }
-    let Some(path) = navstudio::crowd::Navigator::request_path(
-        &mut nav,
-        navstudio::nav::MoveType::default(),
-        &[],
-        GOAL,
-    ) else {
-        panic!("bench goal unreachable");
-    };
-    nav.warm_line_of_sight(path);
+    let mut nav = bench_nav();
     let only = std::env::var("CROWD_CASE").ok();
     for (name, agents, config) in cases() {
         if only.as_deref().is_some_and(|o| !name.contains(o)) {

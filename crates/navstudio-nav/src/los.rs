@@ -340,6 +340,12 @@ mod tests {
         clear
     }
 
+    /// `clear` (a `w`-wide grid) as a [`cell_sees`] predicate: off the grid is not clear.
+    fn clear_at(clear: &[bool], w: usize, h: usize) -> impl Fn(i64, i64) -> bool + '_ {
+        let (wi, hi) = (w as i64, h as i64);
+        move |x, y| x >= 0 && y >= 0 && x < wi && y < hi && clear[(y * wi + x) as usize]
+    }
+
     /// The hull test never says yes where [`cell_sees`] says no, for every clear cell and
     /// goal of random grids; and on a grid without walls it answers every cell itself.
     #[test]
@@ -354,9 +360,7 @@ mod tests {
             let per_mille = [0, 5, 20, 60, 150][round % 5];
             let clear = random_grid(&mut rng, w, h, per_mille);
             let (wi, hi) = (w as i64, h as i64);
-            let is_clear = |x: i64, y: i64| {
-                x >= 0 && y >= 0 && x < wi && y < hi && clear[(y * wi + x) as usize]
-            };
+            let is_clear = clear_at(&clear, w, h);
             sums.build(w, h, |x, y| !clear[y * w + x]);
             for _ in 0..8 {
                 let goal = (rng.below(w as u32) as i64, rng.below(h as u32) as i64);
@@ -369,7 +373,7 @@ mod tests {
                             continue;
                         }
                         let fast = sums.hull_clear(goal, (cx, cy));
-                        let exact = cell_sees(is_clear, goal, (cx, cy));
+                        let exact = cell_sees(&is_clear, goal, (cx, cy));
                         assert!(
                             !fast || exact,
                             "seed {seed:#x} round {round}: {w}x{h}, goal {goal:?}, cell ({cx}, {cy}): hull says clear, walks say blocked"
@@ -405,18 +409,16 @@ mod tests {
             let per_mille = [0, 2, 5, 20, 60][round % 5];
             let clear = random_grid(&mut rng, w, h, per_mille);
             let (wi, hi) = (w as i64, h as i64);
-            let is_clear = |x: i64, y: i64| {
-                x >= 0 && y >= 0 && x < wi && y < hi && clear[(y * wi + x) as usize]
-            };
+            let is_clear = clear_at(&clear, w, h);
             let goal = (rng.below(w as u32) as i64, rng.below(h as u32) as i64);
             let (rw, rh) = (1 + rng.below(8) as i64, 1 + rng.below(8) as i64);
             let (rx, ry) = (
                 rng.below((wi - rw + 1) as u32) as i64,
                 rng.below((hi - rh + 1) as u32) as i64,
             );
-            let fast = rect_sees(is_clear, goal, (rx, ry, rw, rh));
+            let fast = rect_sees(&is_clear, goal, (rx, ry, rw, rh));
             let exact = (ry..ry + rh).all(|y| {
-                (rx..rx + rw).all(|x| is_clear(x, y) && cell_sees(is_clear, goal, (x, y)))
+                (rx..rx + rw).all(|x| is_clear(x, y) && cell_sees(&is_clear, goal, (x, y)))
             });
             assert!(
                 !fast || exact,
