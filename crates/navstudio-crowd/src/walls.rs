@@ -171,7 +171,6 @@ fn cell_of(pos: Vec2, cell_size_m: f32) -> (i32, i32) {
     )
 }
 
-/// The wall cell overlapping the disc most deeply: `(push-out normal, depth)`.
 /// Whether a disc of `radius_m` at `pos` touches no wall cell.
 pub fn disc_is_clear(
     pos: Vec2,
@@ -182,6 +181,7 @@ pub fn disc_is_clear(
     deepest_penetration(pos, radius_m, cell_size_m, &is_wall).is_none()
 }
 
+/// The wall cell overlapping the disc most deeply: `(push-out normal, depth)`.
 fn deepest_penetration(
     pos: Vec2,
     radius_m: f32,

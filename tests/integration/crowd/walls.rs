@@ -292,3 +292,74 @@ proptest! {
         }
     }
 }
+
+/// Two rooms joined by a corridor one cell (one body) wide that turns a corner: it runs
+/// along y = 5 and turns up at x = 10 into the west room (y ≤ 3).
+fn corridor_rooms() -> (u32, u32, Vec<u8>) {
+    const ROWS: [&str; 11] = [
+        "########################################",
+        "#..........#################...........#",
+        "#..........#################...........#",
+        "#..........#################...........#",
+        "##########.#################...........#",
+        "##########.............................#",
+        "###########################............#",
+        "###########################............#",
+        "###########################............#",
+        "###########################............#",
+        "########################################",
+    ];
+    let (w, h) = (ROWS[0].len() as u32, ROWS.len() as u32);
+    let costs = ROWS
+        .iter()
+        .flat_map(|row| row.bytes().map(|b| if b == b'#' { WALL } else { 1 }))
+        .collect();
+    (w, h, costs)
+}
+
+/// A stream of a later order meets a lone agent head-on at the corner of a corridor one
+/// body wide. There is no room to step aside, so the stream's front backs off down the
+/// corridor, and the agents behind it with it, lets the lone agent pass, and then goes:
+/// everyone arrives, nobody is stuck at the end. (Stepping aside into the corridor's wall,
+/// the front stood nose to nose with the lone agent for good.)
+#[test]
+fn a_later_order_backs_out_of_a_corridor_one_body_wide() {
+    let (w, h, costs) = corridor_rooms();
+    for mode in [
+        AvoidanceMode::Boids,
+        AvoidanceMode::Orca,
+        AvoidanceMode::Context,
+    ] {
+        let mut nav = nav_for(w, h, &costs);
+        let config = SimConfig {
+            avoidance: mode,
+            ..SimConfig::default()
+        };
+        let mut sim = Simulation::new(config, 5);
+        let inf = archetype("infantry");
+        let lone = sim
+            .add_agent(&nav, &inf, Vec2::new(8.5, 2.5), 0)
+            .unwrap()
+            .unwrap();
+        let stream: Vec<_> = (0..6)
+            .map(|k| {
+                let p = Vec2::new(13.5 + k as f32 * 1.1, 5.5);
+                sim.add_agent(&nav, &inf, p, 0).unwrap().unwrap()
+            })
+            .collect();
+        sim.order_move(&mut nav, &[lone], Vec2::new(33.5, 5.5));
+        sim.order_move(&mut nav, &stream, Vec2::new(4.5, 2.5));
+        for _ in 0..(60 * 60) {
+            sim.step(&mut nav);
+        }
+        let m = sim.metrics();
+        assert_eq!(
+            (m.arrived, m.stuck),
+            (7, 0),
+            "{mode:?}: {} arrived, {} stuck after 60 s; the lone agent is at {:?}",
+            m.arrived,
+            m.stuck,
+            sim.agents().pos_world[lone.0 as usize]
+        );
+    }
+}

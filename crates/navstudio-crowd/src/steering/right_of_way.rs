@@ -10,6 +10,7 @@
 use crate::agents::NO_ORDER;
 use crate::navigator::Navigator;
 use crate::vec2::Vec2;
+use crate::walls::disc_is_clear;
 
 use super::{NearAgent, Neighbour, StepContext};
 
@@ -76,6 +77,17 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
     }
 
+    /// Whether agent `i`'s body fits at `pos` for the walls.
+    fn room_at(&self, i: usize, pos: Vec2) -> bool {
+        let t = self.agents.move_type[i];
+        disc_is_clear(
+            pos,
+            self.wall_radius(i),
+            self.nav_grid.cell_size_m,
+            |x, y| self.nav.is_wall(t, x, y),
+        )
+    }
+
     /// Agent `i`'s order while it travels, else [`NO_ORDER`].
     fn near_order(&self, i: usize) -> u32 {
         let a = self.agents;
@@ -135,7 +147,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if lateral.abs() >= touch + self.config.separation_margin_m {
                 continue;
             }
-            let side = if lateral.abs() < 0.1 * touch {
+            let lean = if lateral.abs() < 0.1 * touch {
                 forward.perp()
             } else {
                 across * lateral.signum()
@@ -150,7 +162,25 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // beside the stream (a corridor's streams pass side by side).
             let pressed = n.dist_sq.sqrt() - touch <= PRESSED_GAP_M;
             let hold = if stream && pressed { HOLD_SECS } else { 0.0 };
-            return (side * (a.max_speed[i] * STEP_ASIDE_SHARE), hold);
+            // Out of the path to the side it leans to, else to the other; where walls
+            // leave room on neither (a corridor one body wide), it backs off the way the
+            // oncoming agent walks and holds back, so the agents of its order behind it
+            // back off too, until there is room to step aside.
+            let clear_by = touch + self.config.separation_margin_m;
+            let side = [
+                (lean, clear_by - lateral.abs()),
+                (-lean, clear_by + lateral.abs()),
+            ]
+            .into_iter()
+            .find(|&(dir, by)| self.room_at(i, p + dir * by.max(0.0)))
+            .map(|(dir, _)| dir);
+            return match side {
+                Some(side) => (side * (a.max_speed[i] * STEP_ASIDE_SHARE), hold),
+                None => (
+                    self.heading(nb.index as usize) * (a.max_speed[i] * BACK_SHARE),
+                    HOLD_SECS,
+                ),
+            };
         }
         if held > 0.0 {
             // Out of the way: wait for the stream to pass.
