@@ -123,29 +123,6 @@ pub fn pressed_priority(mass: f32, travelling: bool, pressed: f32) -> f32 {
     mass * (STATIONARY_PRIORITY + (1.0 - STATIONARY_PRIORITY) * t)
 }
 
-/// Priority by progress: each metre a travelling agent is nearer its goal than a
-/// travelling neighbour multiplies its weight by `e` per this many metres. Goal distances of
-/// touching agents differ by at most their separation, so between infantry (0.8 m apart)
-/// the one ahead weighs up to e^1.6 ≈ 5 times more, while a tank still outweighs infantry.
-/// `[Units: m]`
-pub const PROGRESS_SCALE_M: f32 = 0.5;
-
-/// Natural log of the largest progress factor (only so the exponential stays finite:
-/// touching agents never come near it).
-pub const PROGRESS_MAX_LN: f32 = 8.0;
-
-/// Factor on a neighbour's [`priority`] for progress: `exp((own − other) / scale)` of the
-/// two goal distances, 1 when either stands (negative distance).
-#[must_use]
-pub fn progress_factor(own_goal_dist_m: f32, other_goal_dist_m: f32) -> f32 {
-    if own_goal_dist_m < 0.0 || other_goal_dist_m < 0.0 {
-        return 1.0;
-    }
-    ((own_goal_dist_m - other_goal_dist_m) / PROGRESS_SCALE_M)
-        .clamp(-PROGRESS_MAX_LN, PROGRESS_MAX_LN)
-        .exp()
-}
-
 /// A neighbour as the contact rule sees it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Contact {
