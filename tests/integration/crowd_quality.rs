@@ -675,3 +675,29 @@ fn a_group_keeps_its_width_across_open_ground() {
         );
     }
 }
+
+/// Arriving by touching the arrived group takes a bump: beyond the group's own footprint
+/// from its goal, only an agent the group holds back arrives, not one walking freely past
+/// arrived members. Case mixed_gaps-194 of seed 1 at full scale (`crowd-bench --random 195
+/// --seed 1 --case mixed_gaps-194`): 171 agents with ten large walkers through a 5 m gap
+/// that is one cell wide on the walkers' buffered layer. When touching was enough, the
+/// infantry column still coming through the gap arrived in it, in reach of the goal
+/// (the group's reach, 2 × its footprint, is 26–35 m there) and in sight of it, and stood
+/// there for good: three walkers behind it were stuck in boids, seven in context steering.
+/// Context steering still leaves one walker stuck at the gap's mouth, so only boids and
+/// ORCA are asserted.
+#[test]
+fn a_column_coming_through_a_gap_does_not_arrive_in_it() {
+    use navstudio::crowd::quality::random::{random_case, run_random};
+    let archetypes = default_archetypes();
+    let case = random_case(1, 194, 1.0, &archetypes);
+    for mode in [AvoidanceMode::Boids, AvoidanceMode::Orca] {
+        let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
+        eprintln!("{}", quality::table_row(&row.report));
+        assert!(
+            row.all_home(),
+            "{mode:?}: {}",
+            quality::table_row(&row.report)
+        );
+    }
+}

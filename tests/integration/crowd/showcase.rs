@@ -81,8 +81,9 @@ fn on_the_showcase_map_land_keeps_out_of_water_and_large_units_out_of_the_canyon
         "lake crossing: {arrived} of {spawned} arrived"
     );
 
-    // The canyon cuts the ridge (x ≈ 400..445) along rows 269..272.
-    let in_canyon = |c: (i32, i32)| (395..=450).contains(&c.0) && (265..=276).contains(&c.1);
+    // The canyon cuts the ridge (x ≈ 400..445) along rows 269..272; west of x = 400 is the
+    // open approach, where a large walker may stand at the mouth.
+    let in_canyon = |c: (i32, i32)| (400..=450).contains(&c.0) && (265..=276).contains(&c.1);
     let mut infantry_in_canyon = false;
     let (spawned, arrived) =
         cross_showcase(&mut nav, "infantry", (370, 266), (480, 270), 60 * 60, |c| {

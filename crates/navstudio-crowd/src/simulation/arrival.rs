@@ -18,6 +18,11 @@ const QUEUE_CONE_COS: f32 = 0.1;
 /// A stalled agent moving along its flow at this share of its top speed is queued (on its
 /// way again) whatever lies ahead.
 const QUEUE_FLOW_SHARE: f32 = 0.25;
+/// Beyond the group's own footprint from its goal, an agent bumps into its arrived group
+/// (and arrives) only while the group holds it back: below this share of its top speed.
+/// One walking freely past arrived members there (the tail of a column still coming
+/// through a door) walks on to the group's edge.
+const BUMP_SPEED_SHARE: f32 = 0.5;
 
 impl Simulation {
     /// Goal reached → arrived; then group arrival by transitive bumping: an agent touching
@@ -70,7 +75,7 @@ impl Simulation {
             // back through the door, it would stand in the doorway for good.
             let state = self.agents.state[i];
             if travelling(state)
-                && (self.in_reach_of_goal(nav, i, 1.0)
+                && (self.bumps(nav, i)
                     || state == AgentState::Stuck && self.in_reach_of_goal(nav, i, 2.0))
                 && self.touching_arrived(i).is_some()
             {
@@ -91,7 +96,7 @@ impl Simulation {
                 if travelling(a.state[j])
                     && a.order[j] == order
                     && self.touches(k, j)
-                    && self.in_reach_of_goal(nav_ref, j, 1.0)
+                    && self.bumps(nav_ref, j)
                 {
                     bumped.push(j);
                 }
@@ -138,6 +143,17 @@ impl Simulation {
                 (goal - p).length() <= reach
                     && segment_is_clear(p / cell, goal / cell, |x, y| nav.is_wall(t, x, y))
             })
+    }
+
+    /// Whether agent `i`, touching its arrived group, has bumped into it: within the
+    /// group's footprint of its goal (half the bump reach, [`Self::in_reach_of_goal`]), or
+    /// within the whole reach while the group holds it back ([`BUMP_SPEED_SHARE`]).
+    fn bumps<N: Navigator + ?Sized>(&self, nav: &N, i: usize) -> bool {
+        let held_back = self
+            .speed_mps
+            .get(i)
+            .is_none_or(|&v| v < BUMP_SPEED_SHARE * self.agents.max_speed[i]);
+        self.in_reach_of_goal(nav, i, if held_back { 1.0 } else { 0.5 })
     }
 
     /// Whether two agents touch for group arrival: within the separation margin plus a
