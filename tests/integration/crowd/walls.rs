@@ -363,3 +363,45 @@ fn a_later_order_backs_out_of_a_corridor_one_body_wide() {
         );
     }
 }
+
+/// Three infantry of one order pressed into the mouth of a one-cell gap from above, below
+/// and the front at once, each waiting for the others: once they are stuck, the lower index
+/// goes first (the right of way between equals), and all three get through.
+#[test]
+fn equals_stuck_at_a_one_cell_gap_go_one_after_another() {
+    let (w, h, costs) = gap_wall(true);
+    for mode in [
+        AvoidanceMode::Boids,
+        AvoidanceMode::Orca,
+        AvoidanceMode::Context,
+    ] {
+        let mut nav = nav_for(w, h, &costs);
+        let config = SimConfig {
+            avoidance: mode,
+            ..SimConfig::default()
+        };
+        let mut sim = Simulation::new(config, 2);
+        let inf = archetype("infantry");
+        let ids: Vec<_> = [(19.3, 10.5), (19.7, 9.6), (19.7, 11.4)]
+            .iter()
+            .map(|&(x, y)| {
+                sim.add_agent(&nav, &inf, Vec2::new(x, y), 0)
+                    .unwrap()
+                    .unwrap()
+            })
+            .collect();
+        sim.order_move(&mut nav, &ids, Vec2::new(32.5, 10.5));
+        for _ in 0..(60 * 30) {
+            sim.step(&mut nav);
+        }
+        let m = sim.metrics();
+        assert_eq!(
+            (m.arrived, m.stuck),
+            (3, 0),
+            "{mode:?}: {} arrived, {} stuck after 30 s at {:?}",
+            m.arrived,
+            m.stuck,
+            sim.agents().pos_world
+        );
+    }
+}
