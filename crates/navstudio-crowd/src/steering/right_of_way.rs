@@ -7,7 +7,7 @@
 //! orders are ranked in one line, so "who waits for whom" can never close into a circle: a
 //! door serves the first stream, then the next, instead of both pressing into it for good.
 
-use crate::agents::{AgentState, NO_ORDER};
+use crate::agents::NO_ORDER;
 use crate::navigator::Navigator;
 use crate::vec2::Vec2;
 use crate::walls::disc_is_clear;
@@ -68,26 +68,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         oncoming.then_some(nb.moving_order < own)
     }
 
-    /// `nb`'s priority in agent `i`'s contacts, weighed by the right of way: between
-    /// orders by which was given first, and between two stuck agents of one order (equals
-    /// pressing into one gap from several sides, each waiting for the other) by their
-    /// index, so the lower goes first. Either way the ranking is one line, decided once.
+    /// `nb`'s priority in agent `i`'s contacts, weighed by the right of way.
     pub(super) fn priority_of(&self, i: usize, nb: &NearAgent) -> f32 {
-        let a = self.agents;
-        let j = nb.index as usize;
         match self.right_of_way(i, nb) {
             Some(true) => nb.priority * RIGHT_OF_WAY_FACTOR,
             Some(false) => nb.priority / RIGHT_OF_WAY_FACTOR,
-            None if a.state[i] == AgentState::Stuck
-                && a.state[j] == AgentState::Stuck
-                && a.order[i] == a.order[j] =>
-            {
-                if j < i {
-                    nb.priority * RIGHT_OF_WAY_FACTOR
-                } else {
-                    nb.priority / RIGHT_OF_WAY_FACTOR
-                }
-            }
             None => nb.priority,
         }
     }
