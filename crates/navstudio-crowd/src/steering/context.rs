@@ -69,13 +69,22 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 0.5
             }
         };
+        let own_priority = self.near[slot].priority;
         let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32); MAX_NEIGHBOURS];
         for (entry, n) in near.iter_mut().zip(&neighbours[..proximity]) {
             let nb = &self.near[n.slot as usize];
             let j = nb.index as usize;
             let gap = n.dist_sq.sqrt() - r - nb.radius_m;
             let span = (a.neighbour_radius_m[i] - r - nb.radius_m).max(1e-3);
-            let closeness = (1.0 - gap / span).clamp(0.0, 1.0);
+            // A standing neighbour weighs as much of danger as the share of avoidance it
+            // leaves us (the contacts' reciprocity): little, as the contacts push it aside
+            // (seed §003) until, pressed, it weighs as a traveller again.
+            let share = if nb.moving_order == NO_ORDER {
+                (2.0 * nb.priority / (own_priority + nb.priority).max(1e-9)).min(1.0)
+            } else {
+                1.0
+            };
+            let closeness = share * (1.0 - gap / span).clamp(0.0, 1.0);
             let toward = away_from(nb.pos_world, p, j, i);
             // Keep right: the danger of a neighbour coming toward us leans to our left of
             // it, so the slots passing it on our right are the freer ones — and it, doing
