@@ -18,6 +18,9 @@ const QUEUE_AHEAD_COS: f32 = 0.5;
 const QUEUE_GAP_M: f32 = 0.2;
 /// An ally whose top speed is below this share of the agent's is passed, not followed.
 const QUEUE_SPEED_SHARE: f32 = 0.8;
+/// An ally walking the agent's way slower than this share of the agent's top speed has
+/// halted: the agent may slide past it.
+const QUEUE_PACE_SHARE: f32 = 0.5;
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Context steering: interest toward `desired`, danger from neighbours and wall rays,
@@ -199,10 +202,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         dir * (desired_speed * speed_share)
     }
 
-    /// `queue_wait` (seed §001, who waits): `constrained` is what the contact rule made of
-    /// `proposed`. With a walker of the agent's own order just ahead, the agent keeps only
-    /// the part of it along the heading that avoids every other neighbour: its own order's
-    /// walkers slow it down but do not slide it sideways.
+    /// Who waits (seed §001, Age of Empires: wait for a unit that moves, go round one that
+    /// stands): `constrained` is what the contact rule made of `proposed`. With a walker of
+    /// the agent's own order just ahead, walking its way at half its top speed or more, the
+    /// agent keeps only the part of it along the heading that avoids every other
+    /// neighbour: such a walker slows it down but does not slide it sideways. Behind one
+    /// that has halted (a queue pressed at a door) it keeps the slide, and the queue spreads
+    /// across the door's width instead of waiting in file.
     pub(super) fn follow_in_queue(
         &self,
         i: usize,
@@ -235,7 +241,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             let reach = a.radius_m[i] + nb.radius_m + QUEUE_GAP_M;
             behind_ally |= n.dist_sq < reach * reach
                 && (nb.pos_world - p).dot(ahead_dir) > QUEUE_AHEAD_COS * n.dist_sq.sqrt()
-                && a.max_speed[nb.index as usize] >= QUEUE_SPEED_SHARE * a.max_speed[i];
+                && a.max_speed[nb.index as usize] >= QUEUE_SPEED_SHARE * a.max_speed[i]
+                && nb.vel.dot(ahead_dir) >= QUEUE_PACE_SHARE * a.max_speed[i];
         }
         if !behind_ally {
             return constrained;
