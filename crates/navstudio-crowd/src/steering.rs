@@ -50,6 +50,9 @@ pub use config::{AvoidanceMode, SimConfig, SteeringWeights, Techniques};
 pub const MAX_NEIGHBOURS: usize = 16;
 /// How long a remembered side-step decision holds. `[Units: s]`
 pub const REMEMBER_SECS: f32 = 0.25;
+/// Most rows of neighbour-grid cells a neighbour search takes in memory order: the
+/// grid's cells are half the largest query radius, so a query spans up to six rows.
+const DISC_ROWS: usize = 8;
 
 /// One agent's result of the parallel pass.
 #[derive(Clone, Copy, Debug, Default)]
@@ -201,11 +204,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // agent's own decision steps and keep it in between (staggered by index so each
         // step decides for a share of the crowd); movement, contacts and walls run every
         // step. A held zero (a new agent, or one that was blocked) is decided again.
-        let held = a.decision[i];
         let period = self.decision_period;
-        let decides = period <= 1
-            || held == Vec2::ZERO
-            || (self.step_index + i as u64).is_multiple_of(period);
+        let held = || a.decision[i];
+        let decides = || {
+            period <= 1
+                || held() == Vec2::ZERO
+                || (self.step_index + i as u64).is_multiple_of(period)
+        };
         let mut decision = Vec2::ZERO;
         let memory = a.resolution[i];
         let mut resolution = Resolution {
@@ -240,10 +245,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 )
             }
             AvoidanceMode::Orca => {
-                let avoiding = if decides {
+                let avoiding = if decides() {
                     self.orca(i, slot, neighbours, desired, cfg.orca_time_horizon_secs)
                 } else {
-                    held
+                    held()
                 };
                 decision = avoiding;
                 // ORCA sets a velocity for this step, so it is tracked within one step.
@@ -251,10 +256,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 priority_sum(&[orca_force * w.flow, separation], max_force)
             }
             AvoidanceMode::Context => {
-                let chosen = if decides {
+                let chosen = if decides() {
                     self.context(i, slot, neighbours, desired)
                 } else {
-                    held
+                    held()
                 };
                 decision = chosen;
                 priority_sum(&[to_force(chosen) * w.flow, separation], max_force)
@@ -358,69 +363,52 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let query = if by_gap { radius + spread } else { radius };
         let r_sq = radius * radius;
         let cap = self.config.max_neighbours.clamp(1, MAX_NEIGHBOURS);
-        // Keys `(distance bits << 32) | slot` order like (distance, slot) since squared
-        // distances are non-negative floats; one integer compare per candidate instead of
-        // a compound float-and-index test. `u64::MAX` marks an empty slot.
-        let mut keys = [u64::MAX; MAX_NEIGHBOURS];
-        let last = cap - 1;
-        let mut filled = 0;
-        let mut left = MAX_CANDIDATES;
-        self.grid
-            .for_each_slots_in_disc(p, query, |slots, row_gap_m| {
-                // Rows come nearest first: once the list is full and this row cannot beat its
-                // last key, no later row can either.
-                let bound = if by_gap {
-                    (row_gap_m - spread).max(0.0)
-                } else {
-                    row_gap_m
-                };
-                if filled == cap && u64::from((bound * bound).to_bits()) << 32 > keys[last] {
-                    return ControlFlow::Break(());
-                }
-                let slots = slots.start..slots.end.min(slots.start + left);
-                left -= slots.len();
-                let start = slots.start;
-                for (k, n) in self.near[slots].iter().enumerate() {
-                    let s = start + k;
-                    let dist_sq = (n.pos_world - p).length_squared();
-                    let key = if s == own_slot {
-                        u64::MAX
-                    } else if by_gap {
-                        let gap = dist_sq.sqrt() - n.radius_m + self.min_radius_m;
-                        if gap <= radius {
-                            let g = gap.max(0.0);
-                            (u64::from((g * g).to_bits()) << 32) | s as u64
-                        } else {
-                            u64::MAX
-                        }
-                    } else if dist_sq <= r_sq {
-                        (u64::from(dist_sq.to_bits()) << 32) | s as u64
+        let mut found = NearestKeys {
+            near: self.near,
+            p,
+            own_slot,
+            by_gap,
+            radius,
+            r_sq,
+            min_radius_m: self.min_radius_m,
+            keys: [u64::MAX; MAX_NEIGHBOURS],
+            last: cap - 1,
+            filled: 0,
+        };
+        let mut rows = [(0, 0); DISC_ROWS];
+        if let Some(count) = self.grid.disc_rows(p, query, &mut rows) {
+            // Under the candidate cap every row is scanned, so in memory order.
+            for &(start, end) in &rows[..count] {
+                found.scan(start..end);
+            }
+        } else {
+            // A pile: its candidates are capped, nearest rows first.
+            let mut left = MAX_CANDIDATES;
+            self.grid
+                .for_each_slots_in_disc(p, query, |slots, row_gap_m| {
+                    // Rows come nearest first: once the list is full and this row cannot beat
+                    // its last key, no later row can either.
+                    let bound = if by_gap {
+                        (row_gap_m - spread).max(0.0)
                     } else {
-                        u64::MAX
+                        row_gap_m
                     };
-                    // The kept set is the `cap` smallest keys whatever the visit order.
-                    if key >= keys[last] {
-                        continue;
+                    if found.filled == cap
+                        && u64::from((bound * bound).to_bits()) << 32 > found.keys[found.last]
+                    {
+                        return ControlFlow::Break(());
                     }
-                    // Insert from the end of the filled part, not across the empty slots.
-                    let mut k = if filled < cap {
-                        filled += 1;
-                        filled - 1
+                    let slots = slots.start..slots.end.min(slots.start + left);
+                    left -= slots.len();
+                    found.scan(slots);
+                    if left == 0 {
+                        ControlFlow::Break(())
                     } else {
-                        last
-                    };
-                    while k > 0 && keys[k - 1] > key {
-                        keys[k] = keys[k - 1];
-                        k -= 1;
+                        ControlFlow::Continue(())
                     }
-                    keys[k] = key;
-                }
-                if left == 0 {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            });
+                });
+        }
+        let (keys, filled) = (found.keys, found.filled);
         for (slot, &key) in out.iter_mut().zip(&keys[..filled]) {
             let s = key as u32;
             *slot = Neighbour {
@@ -433,6 +421,70 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             };
         }
         filled
+    }
+}
+
+/// The nearest candidates [`StepContext::nearest`] has found so far, as keys
+/// `(distance bits << 32) | slot`: these order like (distance, slot) since squared distances
+/// are non-negative floats, one integer compare per candidate instead of a compound
+/// float-and-index test. `u64::MAX` marks an empty place.
+struct NearestKeys<'n> {
+    near: &'n [NearAgent],
+    p: Vec2,
+    own_slot: usize,
+    /// Neighbours go by the gap to their disc plus `min_radius_m` (`nearest`).
+    by_gap: bool,
+    radius: f32,
+    r_sq: f32,
+    min_radius_m: f32,
+    /// The `last + 1` smallest keys so far, ascending.
+    keys: [u64; MAX_NEIGHBOURS],
+    last: usize,
+    filled: usize,
+}
+
+impl NearestKeys<'_> {
+    /// Offers every agent in grid slots `slots`. Inlined into each caller: the search runs
+    /// for every agent and step, and a call per row of a handful of candidates costs as
+    /// much as the scan.
+    #[inline(always)]
+    fn scan(&mut self, slots: std::ops::Range<usize>) {
+        let start = slots.start;
+        for (k, n) in self.near[slots].iter().enumerate() {
+            let s = start + k;
+            let dist_sq = (n.pos_world - self.p).length_squared();
+            let key = if s == self.own_slot {
+                u64::MAX
+            } else if self.by_gap {
+                let gap = dist_sq.sqrt() - n.radius_m + self.min_radius_m;
+                if gap <= self.radius {
+                    let g = gap.max(0.0);
+                    (u64::from((g * g).to_bits()) << 32) | s as u64
+                } else {
+                    u64::MAX
+                }
+            } else if dist_sq <= self.r_sq {
+                (u64::from(dist_sq.to_bits()) << 32) | s as u64
+            } else {
+                u64::MAX
+            };
+            // The kept set is the `last + 1` smallest keys whatever the visit order.
+            if key >= self.keys[self.last] {
+                continue;
+            }
+            // Insert from the end of the filled part, not across the empty places.
+            let mut k = if self.filled <= self.last {
+                self.filled += 1;
+                self.filled - 1
+            } else {
+                self.last
+            };
+            while k > 0 && self.keys[k - 1] > key {
+                self.keys[k] = self.keys[k - 1];
+                k -= 1;
+            }
+            self.keys[k] = key;
+        }
     }
 }
 
