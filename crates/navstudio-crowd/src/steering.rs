@@ -25,6 +25,7 @@
 use std::ops::ControlFlow;
 
 use following::LaneState;
+use navstudio_nav::MoveType;
 
 use super::agents::{Agents, Collision, NO_ORDER, Resolution};
 use super::navigator::{NavGrid, Navigator};
@@ -180,12 +181,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Steering, integration and wall sliding for the agent in grid slot `slot`
     /// (`near[slot]`).
     pub fn update(&self, slot: usize) -> AgentUpdate {
-        let i = self.near[slot].index as usize;
+        // The agent's own position, velocity, radius and mass come from its snapshot, read in
+        // grid order, rather than from its arrays at a scattered index.
+        let me = &self.near[slot];
+        let i = me.index as usize;
         let a = self.agents;
         let cfg = self.config;
         let dt = cfg.step_secs;
-        let (p, v) = (a.pos_world[i], a.vel[i]);
-        let (mass, max_force, max_speed) = (a.mass[i], a.max_force[i], a.max_speed[i]);
+        let (p, v) = (me.pos_world, me.vel);
+        let (mass, max_force, max_speed) = (me.mass, a.max_force[i], a.max_speed[i]);
 
         let mut neighbours = [Neighbour {
             slot: 0,
@@ -194,11 +198,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let count = self.nearest(i, slot, &mut neighbours);
         let neighbours = &neighbours[..count];
 
-        let (desired, flow_dir, lane) = self.desired_velocity(i);
+        let (desired, flow_dir, lane) = self.desired_velocity(me);
         let (desired, yield_secs) = self.give_way(i, neighbours, desired);
         let w = cfg.weights;
         let to_force = |target: Vec2| (target - v) * (mass / cfg.reaction_secs.max(dt));
-        let (separation, push, overlap) = self.separation_and_push(i, neighbours);
+        let (separation, push, overlap) = self.separation_and_push(me, neighbours);
         let separation = separation * w.separation;
         // With a decision period, ORCA and context steering choose a velocity only on the
         // agent's own decision steps and keep it in between (staggered by index so each
@@ -278,15 +282,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
         let displacement = new_vel * dt + push;
         let t = a.move_type[i];
-        let body = body_walls_of(self.nav, t, a.radius_m[i], self.nav_grid.cell_size_m, true);
+        let body = body_walls_of(self.nav, t, me.radius_m, self.nav_grid.cell_size_m, true);
         let moved = move_body(
             p,
             new_vel,
             displacement,
-            self.wall_radius(i),
+            self.wall_radius_of(t, me.radius_m),
             self.nav_grid.cell_size_m,
             |x, y| self.nav.is_wall(t, x, y),
-            body.map(|u| (a.radius_m[i], move |x, y| self.nav.is_wall(u, x, y))),
+            body.map(|u| (me.radius_m, move |x, y| self.nav.is_wall(u, x, y))),
         );
         let speed_sq = moved.vel.length_squared();
         let heading_rad = if speed_sq > 0.01 {
@@ -330,9 +334,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Radius of the disc collided against walls: the body minus the type's wall buffer
     /// (which already keeps the body off the real walls), never below a tenth of a cell.
     fn wall_radius(&self, i: usize) -> f32 {
-        let t = self.agents.move_type[i];
+        self.wall_radius_of(self.agents.move_type[i], self.agents.radius_m[i])
+    }
+
+    /// [`Self::wall_radius`] of a body of `radius_m` and movement type `t`.
+    fn wall_radius_of(&self, t: MoveType, radius_m: f32) -> f32 {
         wall_disc_radius(
-            self.agents.radius_m[i],
+            radius_m,
             self.nav.wall_buffer_m(t),
             self.nav_grid.cell_size_m,
             true,
@@ -348,9 +356,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// within the smaller disc are exactly those of the full list that lie in it.
     fn nearest(&self, i: usize, own_slot: usize, out: &mut [Neighbour; MAX_NEIGHBOURS]) -> usize {
         let a = self.agents;
-        let p = a.pos_world[i];
+        let me = &self.near[own_slot];
+        let p = me.pos_world;
         let radius = if self.config.uses_separation_only() {
-            a.neighbour_radius_m[i].min(a.radius_m[i] + self.separation_reach_m)
+            a.neighbour_radius_m[i].min(me.radius_m + self.separation_reach_m)
         } else {
             a.neighbour_radius_m[i]
         };

@@ -7,7 +7,7 @@ use crate::navigator::Navigator;
 use crate::resolve;
 use crate::vec2::Vec2;
 
-use super::{Neighbour, Overlap, REMEMBER_SECS, StepContext, away_from_at};
+use super::{NearAgent, Neighbour, Overlap, REMEMBER_SECS, StepContext, away_from_at};
 
 /// Separation weighs a neighbour by its kinetic energy over the agent's, between these
 /// bounds: a lighter or slower neighbour pushes less, a heavier or faster one more. For a
@@ -23,13 +23,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// step). One pass, so each distance and direction is computed once.
     pub(super) fn separation_and_push(
         &self,
-        i: usize,
+        me: &NearAgent,
         neighbours: &[Neighbour],
     ) -> (Vec2, Vec2, Overlap) {
         let a = self.agents;
-        let p = a.pos_world[i];
-        let r = a.radius_m[i];
-        let own = a.mass[i] * (a.vel[i].length_squared() + 0.25);
+        let i = me.index as usize;
+        let p = me.pos_world;
+        let r = me.radius_m;
+        let own = me.energy();
         let travelling = a.state[i].is_travelling();
         let mut sum = Vec2::ZERO;
         let mut push = Vec2::ZERO;
@@ -49,7 +50,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if separating {
                 // `energy / mass` is the speed term `|v|² + 0.25`.
                 let energy = if travelling {
-                    nb.energy().min(nb.mass * own / a.mass[i])
+                    nb.energy().min(nb.mass * own / me.mass)
                 } else {
                     nb.energy()
                 };
@@ -59,7 +60,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if touching {
                 let depth = touch - dist;
                 let (own_m, other_m) = (
-                    resolve::contact_mass(a.mass[i], true),
+                    resolve::contact_mass(me.mass, true),
                     resolve::contact_mass(nb.mass, true),
                 );
                 let share = other_m / (own_m + other_m);

@@ -68,13 +68,16 @@ pub(crate) struct LaneState {
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// The velocity the agent wants from its path alone, its smoothed flow direction, and
     /// what following its lane made of the step ([`Self::lane_sample`]).
-    pub(super) fn desired_velocity(&self, i: usize) -> (Vec2, Vec2, LaneState) {
+    /// `me` is the agent's [`super::NearAgent`], read in grid order where its arrays would be
+    /// read at a scattered index.
+    pub(super) fn desired_velocity(&self, me: &super::NearAgent) -> (Vec2, Vec2, LaneState) {
         let a = self.agents;
+        let i = me.index as usize;
         let old_dir = a.flow_dir[i];
         if !a.state[i].is_travelling() {
             return (Vec2::ZERO, old_dir, LaneState::default());
         }
-        let p = a.pos_world[i];
+        let p = me.pos_world;
         let goal = a.goal_world[i];
         let to_goal = goal - p;
         let dist = to_goal.length();
@@ -96,14 +99,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     && dist > LANE_TRACK_CELLS * cell
                     && a.path_type.get(i).is_none_or(|&t| t == a.move_type[i]) =>
             {
-                self.lane_sample(i, path, lateral)
+                self.lane_sample(i, p, path, lateral)
             }
             Some(path) => (self.nav.sample_flow(path, p), LaneState::default()),
             None => (None, LaneState::default()),
         };
         // Blend a new flow direction in over about half a cell of travel.
         let blend = |d: Vec2| {
-            let travelled = a.vel[i].length() * self.config.step_secs;
+            let travelled = me.vel.length() * self.config.step_secs;
             let alpha = (2.0 * travelled / cell).clamp(0.1, 1.0);
             if old_dir == Vec2::ZERO || old_dir.dot(d) < -0.5 {
                 d
@@ -195,7 +198,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // Slowing down is the body's business, not the map's: within two radii (at least a
         // metre) of the goal. A cell-sized radius left an infantryman on 83 m cells creeping
         // at a hundredth of its speed for the last 30 m.
-        let slow_radius = (2.0 * a.radius_m[i]).max(SLOW_RADIUS_MIN_M);
+        let slow_radius = (2.0 * me.radius_m).max(SLOW_RADIUS_MIN_M);
         let speed = a.max_speed[i] * (dist / slow_radius).min(1.0);
         (dir * speed, dir, lane_state)
     }
@@ -334,11 +337,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     fn lane_sample(
         &self,
         i: usize,
+        p: Vec2,
         path: crate::navigator::PathId,
         lane_offset: Vec2,
     ) -> (Option<FlowSample>, LaneState) {
         let a = self.agents;
-        let p = a.pos_world[i];
         let mode = a.lane.get(i).copied().unwrap_or_default();
         let own = |mode| (self.nav.sample_flow(path, p), LaneState { mode });
         let centre = p - lane_offset;
@@ -537,10 +540,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let a = self.agents;
         let own = a.move_type[i];
         let route = a.path_type.get(i).copied().unwrap_or(own);
+        if route == own {
+            return None;
+        }
         let g = self.nav_grid;
         let p = a.pos_world[i];
         let (cx, cy) = g.cell_from_world(p);
-        if route == own || !self.nav.is_wall(route, cx, cy) {
+        if !self.nav.is_wall(route, cx, cy) {
             return None;
         }
         let reach = ((self.nav.wall_buffer_m(route) / g.cell_size_m).ceil() as i32 + 2).min(8);

@@ -263,7 +263,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             decision_period: config.decision_steps(),
             collision_states: true,
         };
-        ctx.desired_velocity(0).1
+        ctx.desired_velocity(&NearAgent::of(&a, 0, true)).1
     };
     let to_lane = direction(Vec2::new(3.5, 8.5));
     assert!(to_lane.x < -0.99, "straight back to the lane: {to_lane:?}");
