@@ -1,6 +1,7 @@
 //! The crowd benchmark's cases at a reduced agent count, checked against the crowd
 //! targets, and one test per movement technique that fails without it.
 
+use navstudio::crowd::quality::random::{RandomRow, random_case, run_random};
 use navstudio::crowd::quality::{self, CaseMap, CaseReport, builtin_cases};
 use navstudio::crowd::{
     AgentState, AvoidanceMode, Order, Scenario, SimConfig, Simulation, Spawn, SpawnArea,
@@ -13,6 +14,17 @@ const SCALE: f32 = 0.3;
 
 fn run_case(name: &str, mode: AvoidanceMode) -> CaseReport {
     run_configured(name, SCALE, mode, |_| {})
+}
+
+/// Case `index` of the random draw `seed` at `scale` of its agents, played in `mode` with
+/// the default techniques (`crowd-bench --random index+1 --seed seed --case FAMILY-index`);
+/// its row is printed.
+fn random_row(seed: u64, index: u32, scale: f32, mode: AvoidanceMode) -> RandomRow {
+    let archetypes = default_archetypes();
+    let case = random_case(seed, index, scale, &archetypes);
+    let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
+    eprintln!("seed {seed}: {}", quality::table_row(&row.report));
+    row
 }
 
 /// The built-in case `name` at `scale` of its agents.
@@ -138,18 +150,8 @@ fn context_steering_keeps_a_queue_walking_through_the_rooms() {
 /// 2.17 × the bound; 1.68 × following.
 #[test]
 fn a_column_follows_its_moving_allies_past_pillars() {
-    use navstudio::crowd::quality::random::{random_case, run_random};
-    let archetypes = default_archetypes();
-    let case = random_case(1, 197, 1.0, &archetypes);
-    let row = run_random(
-        &case,
-        AvoidanceMode::Context,
-        Techniques::default(),
-        &archetypes,
-    )
-    .unwrap();
-    eprintln!("{}", quality::table_row(&row.report));
-    assert!(row.report.meets(2.0), "{}", quality::table_row(&row.report));
+    let row = random_row(1, 197, 1.0, AvoidanceMode::Context);
+    assert!(row.within(2.0), "{}", quality::table_row(&row.report));
 }
 
 /// One idle infantryman stands in a 2 m door; a tank is ordered through it. With contact
@@ -582,7 +584,7 @@ fn opposing_streams_through_a_narrow_door_all_arrive_in_every_mode() {
 /// seed, the case and the command that replays it.
 #[test]
 fn a_dated_random_sample_of_crowd_cases_gets_everyone_home() {
-    use navstudio::crowd::quality::random::{FAMILIES, random_case, run_random};
+    use navstudio::crowd::quality::random::FAMILIES;
     let seed = std::env::var("NAVSTUDIO_CROWD_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -637,8 +639,6 @@ fn a_dated_random_sample_of_crowd_cases_gets_everyone_home() {
 /// half and half).
 #[test]
 fn random_cases_the_dated_sample_once_failed_get_everyone_home() {
-    use navstudio::crowd::quality::random::{random_case, run_random};
-    let archetypes = default_archetypes();
     let mut failures = Vec::new();
     for (seed, k, mode) in [
         (20792, 4, AvoidanceMode::Boids),
@@ -649,9 +649,7 @@ fn random_cases_the_dated_sample_once_failed_get_everyone_home() {
         (20813, 10, AvoidanceMode::Orca),
         (20814, 7, AvoidanceMode::Context),
     ] {
-        let case = random_case(seed, k, SAMPLE_SCALE, &archetypes);
-        let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
-        eprintln!("seed {seed}: {}", quality::table_row(&row.report));
+        let row = random_row(seed, k, SAMPLE_SCALE, mode);
         if !row.all_home() {
             failures.push(format!("seed {seed}: {}", quality::table_row(&row.report)));
         }
@@ -668,7 +666,7 @@ const SAMPLE_SCALE: f32 = 0.2;
 /// mode. Without lanes (every agent to the goal itself) the flow would funnel them.
 #[test]
 fn a_group_keeps_its_width_across_open_ground() {
-    use navstudio::crowd::quality::random::{open_ground_case, run_random};
+    use navstudio::crowd::quality::random::open_ground_case;
     let case = open_ground_case(200, 20.0, 70.0);
     let archetypes = default_archetypes();
     for mode in [
@@ -697,16 +695,12 @@ fn a_group_keeps_its_width_across_open_ground() {
 /// there for good: three walkers behind it were stuck in boids, seven in context steering.
 #[test]
 fn a_column_coming_through_a_gap_does_not_arrive_in_it() {
-    use navstudio::crowd::quality::random::{random_case, run_random};
-    let archetypes = default_archetypes();
-    let case = random_case(1, 194, 1.0, &archetypes);
     for mode in [
         AvoidanceMode::Boids,
         AvoidanceMode::Orca,
         AvoidanceMode::Context,
     ] {
-        let row = run_random(&case, mode, Techniques::default(), &archetypes).unwrap();
-        eprintln!("{}", quality::table_row(&row.report));
+        let row = random_row(1, 194, 1.0, mode);
         assert!(
             row.all_home(),
             "{mode:?}: {}",
@@ -791,16 +785,6 @@ fn context_steering_wades_through_a_standing_crowd() {
 /// in file instead of spreading across its width: 2.20 × the bound; 1.90 × now.
 #[test]
 fn a_queue_at_a_door_spreads_past_halted_allies() {
-    use navstudio::crowd::quality::random::{random_case, run_random};
-    let archetypes = default_archetypes();
-    let case = random_case(3, 90, 1.0, &archetypes);
-    let row = run_random(
-        &case,
-        AvoidanceMode::Context,
-        Techniques::default(),
-        &archetypes,
-    )
-    .unwrap();
-    eprintln!("{}", quality::table_row(&row.report));
-    assert!(row.report.meets(2.0), "{}", quality::table_row(&row.report));
+    let row = random_row(3, 90, 1.0, AvoidanceMode::Context);
+    assert!(row.within(2.0), "{}", quality::table_row(&row.report));
 }
