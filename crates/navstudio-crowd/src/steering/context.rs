@@ -73,17 +73,22 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
         };
         let own_priority = self.near[slot].priority;
-        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32); MAX_NEIGHBOURS];
+        // Per neighbour: its danger lobe, closeness, closing velocity, pace and whether it
+        // may slow the agent down (see `blocking` below).
+        let mut near = [(Vec2::ZERO, 0.0f32, Vec2::ZERO, 0.0f32, false); MAX_NEIGHBOURS];
         for (entry, n) in near.iter_mut().zip(&neighbours[..proximity]) {
             let nb = &self.near[n.slot as usize];
             let j = nb.index as usize;
             let gap = n.dist_sq.sqrt() - r - nb.radius_m;
             let span = (a.neighbour_radius_m[i] - r - nb.radius_m).max(1e-3);
-            // A standing neighbour weighs as much of danger as the share of avoidance it
-            // leaves us (the contacts' reciprocity): little, as the contacts push it aside
-            // (seed §003) until, pressed, it weighs as a traveller again.
-            let share = if nb.moving_order == NO_ORDER {
-                (2.0 * nb.priority / (own_priority + nb.priority).max(1e-9)).min(1.0)
+            // A standing neighbour, or one giving way to us (right of way), weighs as much
+            // of danger as the share of avoidance it leaves us (the contacts' reciprocity):
+            // little, as the contacts push it aside (seed §003) until, pressed, it weighs
+            // as a traveller again.
+            let standing = nb.moving_order == NO_ORDER;
+            let share = if standing || self.right_of_way(i, nb) == Some(false) {
+                let p_nb = self.priority_of(i, nb);
+                (2.0 * p_nb / (own_priority + p_nb).max(1e-9)).min(1.0)
             } else {
                 1.0
             };
@@ -102,6 +107,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 closeness,
                 (a.vel[i] - nb.vel) / a.max_speed[i],
                 pace_of(nb),
+                !standing && nb.moving_order != own_order,
             );
         }
         let near = &near[..proximity];
@@ -132,6 +138,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // Slot directions by repeated rotation: two trig calls per agent instead of 2·slots.
         let turn = Vec2::from_angle(step_rad);
         let mut dir = Vec2::new(1.0, 0.0);
+        // The danger of what the agent may not walk into at speed, which alone sets its
+        // pace: walls, and travellers of other orders. Allies of its order and standing
+        // agents turn it but do not slow it — the contacts keep the gap to an ally as ORCA
+        // does and push a standing agent aside; slowed by them too, a stream through a
+        // door walked with gaps a body long, and door swaps took 2.0–2.3 × the bound.
+        let mut blocking = [0.0f32; MAX_SLOTS];
         for (k, d) in danger.iter_mut().enumerate().take(slots) {
             if k > 0 {
                 dir = Vec2::new(
@@ -142,13 +154,17 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if use_orca {
                 *d = slot_danger(planes, dir, desired_speed);
             } else {
-                for &(toward_n, closeness, closing_n, pace) in near {
+                for &(toward_n, closeness, closing_n, pace, blocks) in near {
                     let toward = toward_n.dot(dir);
                     if toward > 0.0 && closeness > 0.0 {
                         // A neighbour already moving our way at our speed is less of an
-                        // obstacle (none with `context_pace`).
+                        // obstacle.
                         let closing = closing_n.dot(dir).clamp(0.0, 1.0);
-                        *d = d.max(closeness * toward * toward * (pace + (1.0 - pace) * closing));
+                        let nd = closeness * toward * toward * (pace + (1.0 - pace) * closing);
+                        *d = d.max(nd);
+                        if blocks {
+                            blocking[k] = blocking[k].max(nd);
+                        }
                     }
                 }
             }
@@ -159,7 +175,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     .nav
                     .is_wall(t, floor_i32(q.x / cell), floor_i32(q.y / cell))
                 {
-                    *d = d.max(1.0 - (dist - wall_r) / (ray_len - wall_r).max(1e-3));
+                    let wd = 1.0 - (dist - wall_r) / (ray_len - wall_r).max(1e-3);
+                    *d = d.max(wd);
+                    blocking[k] = blocking[k].max(wd);
                     break;
                 }
             }
@@ -197,7 +215,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // Speed from the danger alone: a detour slot is walked at the pace its danger
             // allows, not slowed again by how far it turns from the goal (at its score,
             // side-stepping at 60° halved the pace, and where crowds met all crawled).
-            (1.0 - danger[best]).clamp(0.0, 1.0)
+            (1.0 - blocking[best]).clamp(0.0, 1.0)
         };
         dir * (desired_speed * speed_share)
     }

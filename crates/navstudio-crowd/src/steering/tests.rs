@@ -200,6 +200,41 @@ fn context_steering_walks_a_detour_at_the_pace_its_danger_leaves() {
     );
 }
 
+/// Context steering behind an ally of its order 0.3 m ahead, walking at half pace: the
+/// ally turns the agent (its danger is in the slots) but does not slow it — the contacts
+/// keep the gap, as ORCA's do. Slowed by its allies' danger too, a stream through a door
+/// walked with gaps a body long. A traveller of another order in the same place slows it.
+#[test]
+fn context_steering_is_slowed_by_other_orders_not_by_its_allies() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let chosen = |ally_order: u32| {
+        let mut a = Agents::default();
+        for (x, vx, order) in [(4.0, 4.0, 0), (5.1, 2.0, ally_order)] {
+            let state = AgentState::Moving;
+            let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
+            push_agent(&mut a, pos, vel, state, order, Vec2::new(14.0, 8.0));
+        }
+        let config = SimConfig {
+            avoidance: AvoidanceMode::Context,
+            ..SimConfig::default()
+        };
+        with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
+            ctx.context(0, slot, n, Vec2::new(4.0, 0.0))
+        })
+    };
+    let behind_ally = chosen(0);
+    assert!(
+        (behind_ally.length() - 4.0).abs() < 1e-3,
+        "an ally does not slow it: {behind_ally:?}"
+    );
+    let behind_other = chosen(1);
+    assert!(
+        behind_other.length() < 3.5,
+        "another order's traveller does: {behind_other:?}"
+    );
+}
+
 /// A lane goal behind the way to the destination (SmartCenter put it there), with a wall
 /// between the agent and the destination: the flow, without line of sight, leads on
 /// toward the destination, which in the mixed-radii case turned agents back at a sector
@@ -277,10 +312,11 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
 }
 
 /// Context steering, two agents of different orders meeting head-on 1.6 m apart: the
-/// oncoming neighbour's danger leans to the agent's left, and it turns to its right (+y
-/// for an agent heading +x, the side contacts side-step to), as the neighbour does to its
-/// own (with a danger symmetric round the neighbour, the slot order picked the side, the
-/// same side of the world for both, and they met again).
+/// one giving way (the later order) turns to its right (−y for an agent heading −x, the
+/// side contacts side-step to), as the oncoming neighbour's danger leans to its left (with
+/// a danger symmetric round the neighbour, the slot order picked the side, the same side
+/// of the world for both agents, and they met again). The one with the right of way
+/// holds its line: the other's danger weighs the share of avoidance it leaves it.
 #[test]
 fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     let mut nav = GridNavigator::new(1.0, 16, 16);
@@ -298,10 +334,13 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
         // Share of the chosen velocity to the agent's right.
         v.dot(heading.perp()) / v.length().max(1e-6)
     };
-    for agent in [0, 1] {
-        let right = chosen(agent);
-        assert!(right > 0.3, "agent {agent} keeps right: {right}");
-    }
+    let right = chosen(1);
+    assert!(right > 0.3, "the agent giving way keeps right: {right}");
+    let right = chosen(0);
+    assert!(
+        right.abs() < 0.1,
+        "the one with the right of way holds its line: {right}"
+    );
 }
 
 /// Two infantry of different orders on the line y = 8 m, at `x0` walking +x and at `x1`
@@ -336,6 +375,7 @@ fn push_agent(a: &mut Agents, pos: Vec2, vel: Vec2, state: AgentState, order: u3
     a.move_type.push(MoveType::default());
     a.goal_world.push(goal);
     a.resolution.push(Resolution::default());
+    a.flow_dir.push(Vec2::ZERO);
     a.collision.push(Collision::Clear);
 }
 
