@@ -24,6 +24,7 @@ pub use super::search_graph::CLUSTER_SECTORS;
 use super::search_graph::SearchGraph;
 
 mod codec;
+pub use codec::ParsedHierarchy;
 mod eliminate;
 use eliminate::Eliminator;
 mod landmarks;
@@ -31,7 +32,7 @@ mod levels;
 mod local_marks;
 mod refining;
 
-pub use levels::{LEVEL_SHIFTS, Levels, OpenCells, UnpackScratch};
+pub use levels::{LEVEL_SHIFTS, Levels, OpenCells, ParsedLevels, UnpackScratch};
 pub use refining::{Hop, RefineOver, Refining};
 
 pub use landmarks::ClusterLandmarks;

@@ -12,14 +12,10 @@
 //! All little-endian. The reader checks every count against the bytes present and the
 //! border nodes against the graph before it allocates by them.
 
-use rayon::prelude::*;
-
 use super::{CLUSTER_SECTORS, ClusterLandmarks, Hierarchy, layout};
 use crate::landmarks::Landmarks;
+use crate::package::words::WordSource;
 use crate::search_graph::SearchGraph;
-
-/// Border nodes per block whose edges one core decodes.
-const EDGE_BLOCK: usize = 1 << 13;
 
 impl Hierarchy {
     /// Bytes of the stored header: four `u32`.
@@ -31,7 +27,7 @@ impl Hierarchy {
     /// links stores the hierarchy over their end nodes too).
     ///
     /// # Errors
-    /// As [`Self::from_bytes`].
+    /// One sentence saying what does not fit.
     pub fn check_header(
         header: &[u8],
         total_len: u64,
@@ -106,88 +102,80 @@ impl Hierarchy {
         out
     }
 
-    /// The part of [`Self::from_bytes`] that needs no graph, for a layer of `node_count`
-    /// portal nodes: a world's first request parses while it lays the graph out (a third of
-    /// the hierarchy's decode at 8192²).
+    /// The hierarchy's tables as stored, read from `words` (a stored chunk as it
+    /// decompresses) for a layer of `node_count` portal nodes: the part of the decode that
+    /// needs no graph, so a world's first request reads it while it lays the graph out.
     ///
     /// # Errors
-    /// As [`Self::from_bytes`], but for the border nodes, which [`Self::from_parsed`] checks.
-    pub fn parse(bytes: &[u8], node_count: usize) -> Result<ParsedHierarchy, String> {
-        Self::check_header(bytes, bytes.len() as u64, node_count, 0)?;
-        let word = |i: usize| {
-            u32::from_le_bytes([
-                bytes[4 * i],
-                bytes[4 * i + 1],
-                bytes[4 * i + 2],
-                bytes[4 * i + 3],
-            ])
-        };
-        let (b, e) = (word(2) as usize, word(3) as usize);
-        let read = |from: usize, count: usize| -> Vec<u32> {
-            bytes[from..from + 4 * count]
-                .par_chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
-        let mut at = Self::HEADER_LEN;
-        let mut border = read(at, b);
-        at += 4 * b;
-        let degrees = read(at, b);
-        at += 4 * b;
-        let (targets, weights) = (at, at + 4 * e);
-        at += 8 * e;
+    /// One sentence saying what does not fit (a count beyond the bytes present, an edge
+    /// target out of range, damaged landmark tables); the border nodes are checked by
+    /// [`Self::from_parsed`].
+    pub fn parse(
+        words: &mut impl WordSource,
+        node_count: usize,
+    ) -> Result<ParsedHierarchy, String> {
+        let total = words.left();
+        let mut header = [0u32; 4];
+        words
+            .fill(&mut header)
+            .map_err(|_| "the hierarchy is shorter than its header".to_owned())?;
+        let bytes: Vec<u8> = header.iter().flat_map(|w| w.to_le_bytes()).collect();
+        Self::check_header(&bytes, total, node_count, 0)?;
+        let (b, e) = (header[2] as usize, header[3] as usize);
+        let mut border = vec![0u32; b];
+        words.fill(&mut border)?;
+        let mut degrees = vec![0u32; b];
+        words.fill(&mut degrees)?;
         let mut previous = 0u32;
         for id in &mut border {
             previous = previous.wrapping_add(*id);
             *id = previous;
         }
         let mut first = Vec::with_capacity(b + 1);
-        let mut total = 0u64;
+        let mut sum = 0u64;
         for &d in &degrees {
-            first.push(total as u32);
-            total += u64::from(d);
+            first.push(sum as u32);
+            sum += u64::from(d);
         }
-        first.push(total as u32);
-        if total != e as u64 {
+        first.push(sum as u32);
+        if sum != e as u64 {
             return Err(format!(
-                "the hierarchy's edge counts add up to {total}, it holds {e} edges"
+                "the hierarchy's edge counts add up to {sum}, it holds {e} edges"
             ));
         }
-        // Blocks of border nodes fill their own edge ranges on all cores.
-        let word_at = |from: usize, i: usize| {
-            let c = &bytes[from + 4 * i..from + 4 * i + 4];
-            u32::from_le_bytes([c[0], c[1], c[2], c[3]])
-        };
-        // Zeroed by the allocator: the blocks below write every edge, on all cores.
-        let mut edges: Vec<(u32, u32)> = bytemuck::zeroed_vec(e);
-        let mut blocks = Vec::new();
-        let mut rest: &mut [(u32, u32)] = &mut edges;
-        for start in (0..b).step_by(EDGE_BLOCK) {
-            let end = (start + EDGE_BLOCK).min(b);
-            let (block, tail) = rest.split_at_mut((first[end] - first[start]) as usize);
-            blocks.push((start..end, block));
-            rest = tail;
-        }
-        blocks.into_par_iter().try_for_each(|(sources, block)| {
-            let base = first[sources.start] as usize;
-            for from in sources {
-                for i in first[from] as usize..first[from + 1] as usize {
-                    let target = word_at(targets, i).wrapping_add(from as u32);
-                    if target as usize >= b {
-                        return Err(format!(
-                            "a hierarchy edge leads to border node {target} of {b}"
-                        ));
-                    }
-                    block[i - base] = (target, word_at(weights, i));
-                }
+        // Border nodes ascend, so their edges are the list in order: the targets fill it
+        // front to back, each from its node (`sources` walks the nodes by their degrees).
+        let mut edges = vec![(0u32, 0u32); e];
+        let mut sources = degrees
+            .iter()
+            .enumerate()
+            .flat_map(|(from, &d)| std::iter::repeat_n(from as u32, d as usize));
+        let mut slots = edges.iter_mut();
+        words.each(e, |w| {
+            let (Some(from), Some(slot)) = (sources.next(), slots.next()) else {
+                return Err("the hierarchy holds more edges than its counts".to_owned());
+            };
+            let target = w.wrapping_add(from);
+            if target as usize >= b {
+                return Err(format!(
+                    "a hierarchy edge leads to border node {target} of {b}"
+                ));
+            }
+            slot.0 = target;
+            Ok(())
+        })?;
+        let mut slots = edges.iter_mut();
+        words.each(e, |w| {
+            if let Some(slot) = slots.next() {
+                slot.1 = w;
             }
             Ok(())
         })?;
-        let rest = &bytes[at..];
+        let rest = words.rest()?;
         let tables = if rest.is_empty() {
             None
         } else {
-            Some(Landmarks::from_bytes(rest, b)?)
+            Some(Landmarks::from_bytes(&rest, b)?)
         };
         Ok(ParsedHierarchy {
             border,
@@ -233,4 +221,60 @@ pub struct ParsedHierarchy {
     first: Vec<u32>,
     edges: Vec<(u32, u32)>,
     tables: Option<Landmarks>,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::landmarks::tests::random_layer_sized;
+    use crate::package::words::{SliceWords, StreamWords};
+
+    #[test]
+    fn a_hierarchy_reads_back_as_it_decompresses_and_damage_is_an_error() {
+        let layer = random_layer_sized(5, 320, 3);
+        let graph = SearchGraph::new(&layer);
+        let hierarchy = Hierarchy::build(&graph);
+        let landmarks = hierarchy.landmarks(&layer, &graph);
+        assert!(landmarks.is_some());
+        let bytes = hierarchy.to_bytes(landmarks.as_ref());
+        let stored = zstd::bulk::compress(&bytes, 3).unwrap();
+        let read = |words: &mut dyn FnMut() -> Result<ParsedHierarchy, String>| {
+            let (h, marks) = Hierarchy::from_parsed(words().unwrap(), &graph).unwrap();
+            (h, marks.map(|m| m.tables().to_bytes()))
+        };
+        let want = (
+            hierarchy.clone(),
+            landmarks.as_ref().map(|m| m.tables().to_bytes()),
+        );
+        let n = graph.len();
+        assert_eq!(
+            read(&mut || Hierarchy::parse(&mut StreamWords::new(&stored, bytes.len() as u64)?, n)),
+            want
+        );
+        assert_eq!(
+            read(&mut || Hierarchy::parse(&mut SliceWords::new(&bytes), n)),
+            want
+        );
+        for cut in (0..bytes.len()).step_by(97) {
+            assert!(
+                Hierarchy::parse(&mut SliceWords::new(&bytes[..cut]), n).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let mut state = 17u64;
+        for _ in 0..300 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(7);
+            let mut damaged = bytes.clone();
+            let i = (state >> 33) as usize % damaged.len();
+            damaged[i] ^= 1 << ((state >> 20) % 8);
+            // Either an error or a hierarchy whose indices are in range: never a panic.
+            if let Ok(parsed) = Hierarchy::parse(&mut SliceWords::new(&damaged), n) {
+                let _ = Hierarchy::from_parsed(parsed, &graph);
+            }
+        }
+    }
 }

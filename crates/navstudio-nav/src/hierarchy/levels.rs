@@ -23,6 +23,8 @@ use super::{ClusterLandmarks, Hierarchy};
 mod codec;
 mod dense;
 
+pub use codec::ParsedLevels;
+
 /// Cluster-key bits of each level's cells (two per doubling of the side).
 pub const LEVEL_SHIFTS: [u32; 4] = [2, 4, 6, 8];
 

@@ -24,6 +24,7 @@ mod read;
 mod read_v1;
 mod ron_v1;
 pub mod stream;
+pub(crate) mod words;
 mod write;
 
 use std::path::PathBuf;
@@ -346,22 +347,32 @@ pub struct StoredHierarchy {
 }
 
 impl StoredHierarchy {
-    /// The `levels` chunk's bytes, decompressed;
+    /// The hierarchy's tables for a layer of `node_count` portal nodes, decoded as the chunk
+    /// decompresses (see [`crate::hierarchy::Hierarchy::parse`]).
+    ///
+    /// # Errors
+    /// One sentence if the chunk does not decompress to its stated length or does not
+    /// decode (its checksum matched, so only a faulty writer makes one).
+    pub fn parse(&self, node_count: usize) -> Result<crate::hierarchy::ParsedHierarchy, String> {
+        let mut words = words::StreamWords::new(&self.stored, self.raw_len)?;
+        crate::hierarchy::Hierarchy::parse(&mut words, node_count)
+    }
+
+    /// The `levels` chunk decoded as it decompresses (see
+    /// [`crate::hierarchy::Levels::parse`], over at most `most_border` border nodes);
     /// `None` for a package without levels (version 2 packages, small maps).
     ///
     /// # Errors
-    /// One sentence if the chunk does not decompress to its stated length.
-    pub fn decompress_levels(&self) -> Option<Result<Vec<u8>, String>> {
+    /// As [`Self::parse`].
+    pub fn parse_levels(
+        &self,
+        most_border: usize,
+    ) -> Option<Result<crate::hierarchy::ParsedLevels, String>> {
         let (stored, raw_len) = self.levels.as_ref()?;
-        Some(decode::decompress(stored, *raw_len))
-    }
-
-    /// The chunk's bytes, decompressed.
-    ///
-    /// # Errors
-    /// One sentence if the chunk does not decompress to its stated length.
-    pub fn decompress(&self) -> Result<Vec<u8>, String> {
-        decode::decompress(&self.stored, self.raw_len)
+        Some(
+            words::StreamWords::new(stored, *raw_len)
+                .and_then(|mut words| crate::hierarchy::Levels::parse(&mut words, most_border)),
+        )
     }
 }
 

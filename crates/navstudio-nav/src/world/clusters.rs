@@ -100,9 +100,6 @@ impl NavWorld {
         if self.hierarchies[layer].is_some() {
             return;
         }
-        // A stored hierarchy decompresses and parses while the layer's search layout is
-        // sorted: at 8192² the layout takes a tenth of a second of a game's first request,
-        // and the decompression and parse most of another tenth.
         let stale = self
             .stale_hierarchies
             .get(layer)
@@ -126,32 +123,33 @@ impl NavWorld {
             .get(layer)
             .and_then(Option::as_ref)
             .map_or(l.nodes.len(), |g| g.len());
-        // The levels decode once the hierarchy (their border nodes) is in place.
-        // The levels (at 8192² twice the hierarchy's bytes) decompress beside it.
-        let parse = |s: crate::package::StoredHierarchy| {
-            rayon::join(
-                || {
-                    s.decompress()
-                        .ok()
-                        .and_then(|raw| Hierarchy::parse(&raw, nodes).ok())
-                },
-                || s.decompress_levels().and_then(Result::ok),
-            )
-        };
-        let parsed = match stored {
+        // The hierarchy and its levels decode as they decompress, side by side with the
+        // layout. The levels (at 8192² twice the hierarchy's bytes) take longest, so they
+        // start first, and the other core lays the graph out and reads the hierarchy.
+        let read_hierarchy = |s: &crate::package::StoredHierarchy| s.parse(nodes).ok();
+        let read_levels =
+            |s: &crate::package::StoredHierarchy| s.parse_levels(nodes).and_then(Result::ok);
+        let (graph, parsed, stored_levels) = match stored {
             Some(s) if unsorted => {
-                let (graph, parsed) = rayon::join(|| SearchGraph::new(l), || parse(s));
-                if self.search_graphs.len() < self.nav.layers.len() {
-                    self.search_graphs
-                        .resize_with(self.nav.layers.len(), || None);
-                }
-                self.search_graphs[layer] = Some(Arc::new(graph));
-                parsed
+                let (levels, (graph, parsed)) = rayon::join(
+                    || read_levels(&s),
+                    || rayon::join(|| SearchGraph::new(l), || read_hierarchy(&s)),
+                );
+                (Some(graph), parsed, levels)
             }
-            Some(s) => parse(s),
-            None => (None, None),
+            Some(s) => {
+                let (levels, parsed) = rayon::join(|| read_levels(&s), || read_hierarchy(&s));
+                (None, parsed, levels)
+            }
+            None => (None, None, None),
         };
-        let (parsed, stored_levels) = parsed;
+        if let Some(graph) = graph {
+            if self.search_graphs.len() < self.nav.layers.len() {
+                self.search_graphs
+                    .resize_with(self.nav.layers.len(), || None);
+            }
+            self.search_graphs[layer] = Some(Arc::new(graph));
+        }
         self.search_graph(layer);
         let l = &self.nav.layers[layer];
         let Some(graph) = self.search_graphs[layer].as_ref() else {
@@ -184,7 +182,7 @@ impl NavWorld {
         // (version 2, or written before them) is searched over its clusters alone, as
         // before levels existed: building them would hold up the first request for
         // seconds at 4096², inside a call a game makes in its frame.
-        match stored_levels.and_then(|raw| Levels::from_bytes(&raw, &hierarchy).ok()) {
+        match stored_levels.and_then(|parsed| Levels::from_parsed(parsed, &hierarchy).ok()) {
             Some(levels) => hierarchy.set_levels(levels),
             None if built_here => hierarchy.build_levels(),
             None => {}

@@ -14,6 +14,9 @@ use rayon::prelude::*;
 
 use super::{Level, Levels, members_and_cells};
 use crate::hierarchy::Hierarchy;
+#[cfg(test)]
+use crate::package::words::SliceWords;
+use crate::package::words::WordSource;
 
 impl Levels {
     /// The levels as the package stores them.
@@ -58,60 +61,87 @@ impl Levels {
     /// # Errors
     /// One sentence saying what does not fit: the border count, a count beyond the bytes
     /// present, levels out of order, a member or an edge target out of range.
+    #[cfg(test)]
     pub fn from_bytes(bytes: &[u8], hierarchy: &Hierarchy) -> Result<Self, String> {
         let border = hierarchy.border_count();
-        let mut r = Words { bytes, at: 0 };
-        let count = r.next()? as usize;
-        let stated = r.next()? as usize;
-        if stated != border {
-            return Err(format!(
-                "the levels cover {stated} border nodes, the hierarchy has {border}"
-            ));
-        }
+        Self::from_parsed(Self::parse(&mut SliceWords::new(bytes), border)?, hierarchy)
+    }
+
+    /// The part of [`Self::from_bytes`] that needs no hierarchy, read from `words` (a
+    /// stored chunk as it decompresses): a game's first request reads the levels while it
+    /// decodes the hierarchy they stand on. `most_border` bounds the border nodes they may
+    /// claim (the graph's node count will do) before anything is allocated by it.
+    ///
+    /// # Errors
+    /// As [`Self::from_bytes`], but for what [`Self::from_parsed`] checks.
+    pub fn parse(words: &mut impl WordSource, most_border: usize) -> Result<ParsedLevels, String> {
+        let count = words.next()? as usize;
+        let border = words.next()? as usize;
         if count > 16 {
             return Err(format!(
                 "the levels claim {count} levels, at most 16 fit a map"
             ));
         }
-        // Each level's bytes first (their counts say where the next begins), then the
-        // levels side by side: a game's first request at 8192² waits for them.
-        let mut spans: Vec<(u32, usize, usize, &[u8])> = Vec::with_capacity(count);
+        if border > most_border {
+            return Err(format!(
+                "the levels cover {border} border nodes, the hierarchy has {most_border} at most"
+            ));
+        }
+        let mut levels = Vec::with_capacity(count);
         let mut below = 0;
         for _ in 0..count {
-            let shift = r.next()?;
-            let members = r.next()? as usize;
-            let edges = r.next()? as usize;
+            let shift = words.next()?;
+            let members = words.next()? as usize;
+            let edges = words.next()? as usize;
             if shift <= below || shift > 30 || shift % 2 != 0 {
                 return Err(format!(
                     "a level has cells of {shift} key bits after one of {below}"
                 ));
             }
             below = shift;
-            let left = r.left();
-            let needed = 8 * members as u64 + 8 * edges as u64;
-            if members > border || needed > left {
+            let left = words.left();
+            if members > border || 8 * members as u64 + 8 * edges as u64 > left {
                 return Err(format!(
                     "a level claims {members} members and {edges} edges, more than its {left} bytes hold"
                 ));
             }
-            spans.push((
-                shift,
-                members,
-                edges,
-                &r.bytes[r.at..r.at + needed as usize],
-            ));
-            r.at += needed as usize;
+            levels.push(parse_level(words, border, shift, members, edges)?);
         }
-        if r.left() != 0 {
+        let rest = words.rest()?.len();
+        if rest != 0 {
             return Err(format!(
-                "the levels hold {} bytes after their last level",
-                r.left()
+                "the levels hold {rest} bytes after their last level"
             ));
         }
-        let levels = spans
+        Ok(ParsedLevels { border, levels })
+    }
+
+    /// The levels [`Self::parse`] read, checked against `hierarchy`: its border count and
+    /// each level's members.
+    ///
+    /// # Errors
+    /// When they do not fit it.
+    pub fn from_parsed(parsed: ParsedLevels, hierarchy: &Hierarchy) -> Result<Self, String> {
+        let border = hierarchy.border_count();
+        if parsed.border != border {
+            return Err(format!(
+                "the levels cover {} border nodes, the hierarchy has {border}",
+                parsed.border
+            ));
+        }
+        let levels = parsed
+            .levels
             .into_par_iter()
-            .map(|(shift, members, edges, bytes)| {
-                parse_level(bytes, hierarchy, shift, members, edges)
+            .map(|mut level| {
+                let (member, cells) = members_and_cells(hierarchy, level.shift);
+                if member != level.member {
+                    return Err(format!(
+                        "the members of the level of {} key bits are not the hierarchy's",
+                        level.shift
+                    ));
+                }
+                level.cells = cells;
+                Ok(level)
             })
             .collect::<Vec<_>>()
             // The lowest damaged level's sentence, whichever thread found it first.
@@ -121,33 +151,43 @@ impl Levels {
     }
 }
 
-/// One level stored by [`Levels::to_bytes`] (`bytes`: its members, counts, targets and
-/// weights, after its header), checked against `hierarchy`.
+/// Stored levels read by [`Levels::parse`], before they meet their hierarchy.
+#[derive(Debug)]
+pub struct ParsedLevels {
+    /// Border nodes the levels cover.
+    border: usize,
+    /// The levels without their cells.
+    levels: Vec<Level>,
+}
+
+/// One level stored by [`Levels::to_bytes`] (its members, counts, targets and weights,
+/// after its header) over `border` border nodes, read from `words`; its cells are left
+/// for [`Levels::from_parsed`].
 fn parse_level(
-    bytes: &[u8],
-    hierarchy: &Hierarchy,
+    words: &mut impl WordSource,
+    border: usize,
     shift: u32,
     members: usize,
     edges: usize,
 ) -> Result<Level, String> {
-    let border = hierarchy.border_count();
-    let mut r = Words { bytes, at: 0 };
     let mut member = vec![false; border];
-    let mut ids = Vec::with_capacity(members);
+    let mut ids = vec![0u32; members];
+    words.fill(&mut ids)?;
     let mut previous = 0u32;
-    for i in 0..members {
-        let b = previous.wrapping_add(r.next()?);
+    for (i, id) in ids.iter_mut().enumerate() {
+        let b = previous.wrapping_add(*id);
         if (b as usize) >= border || (i > 0 && b <= previous) {
             return Err(format!("a level's member {b} is out of order or range"));
         }
         member[b as usize] = true;
-        ids.push(b);
+        *id = b;
         previous = b;
     }
+    let mut degrees = vec![0u32; members];
+    words.fill(&mut degrees)?;
     let mut degree = vec![0u32; border];
     let mut total = 0u64;
-    for &b in &ids {
-        let d = r.next()?;
+    for (&b, &d) in ids.iter().zip(&degrees) {
         degree[b as usize] = d;
         total += u64::from(d);
     }
@@ -163,57 +203,41 @@ fn parse_level(
         sum += d;
     }
     first.push(sum);
+    // Members ascend, so their edges are the list in order: the targets fill it front to
+    // back, each from its member (`sources` walks the members by their degrees).
     let mut list = vec![(0u32, 0u32); edges];
-    for &b in &ids {
-        for slot in &mut list[first[b as usize] as usize..first[b as usize + 1] as usize] {
-            let t = r.next()?.wrapping_add(b);
-            if t as usize >= border {
-                return Err(format!(
-                    "a level's edge leads to border node {t} of {border}"
-                ));
-            }
-            slot.0 = t;
+    let mut sources = ids
+        .iter()
+        .zip(&degrees)
+        .flat_map(|(&b, &d)| std::iter::repeat_n(b, d as usize));
+    let mut slots = list.iter_mut();
+    words.each(edges, |w| {
+        let (Some(b), Some(slot)) = (sources.next(), slots.next()) else {
+            return Err("a level holds more edges than its counts".to_owned());
+        };
+        let t = w.wrapping_add(b);
+        if t as usize >= border {
+            return Err(format!(
+                "a level's edge leads to border node {t} of {border}"
+            ));
         }
-    }
-    for &b in &ids {
-        for slot in &mut list[first[b as usize] as usize..first[b as usize + 1] as usize] {
-            slot.1 = r.next()?;
+        slot.0 = t;
+        Ok(())
+    })?;
+    let mut slots = list.iter_mut();
+    words.each(edges, |w| {
+        if let Some(slot) = slots.next() {
+            slot.1 = w;
         }
-    }
-    let (members_now, cells) = members_and_cells(hierarchy, shift);
-    if members_now != member {
-        return Err(format!(
-            "the members of the level of {shift} key bits are not the hierarchy's"
-        ));
-    }
+        Ok(())
+    })?;
     Ok(Level {
         shift,
         member,
         first,
         edges: list,
-        cells,
+        cells: Vec::new(),
     })
-}
-
-/// A cursor over little-endian `u32`s.
-struct Words<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Words<'_> {
-    fn next(&mut self) -> Result<u32, String> {
-        let b = self
-            .bytes
-            .get(self.at..self.at + 4)
-            .ok_or_else(|| "the levels end inside a count".to_owned())?;
-        self.at += 4;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn left(&self) -> u64 {
-        self.bytes.len().saturating_sub(self.at) as u64
-    }
 }
 
 #[cfg(test)]
@@ -223,6 +247,7 @@ mod tests {
     use super::*;
     use crate::hierarchy::Hierarchy;
     use crate::landmarks::tests::random_layer_sized;
+    use crate::package::words::StreamWords;
     use crate::search_graph::SearchGraph;
 
     #[test]
@@ -235,6 +260,13 @@ mod tests {
         let bytes = levels.to_bytes();
         let b = hierarchy.border_count();
         assert_eq!(Levels::from_bytes(&bytes, &hierarchy).unwrap(), levels);
+        // Read as the stored chunk decompresses, as a game's first request reads them.
+        let stored = zstd::bulk::compress(&bytes, 3).unwrap();
+        let mut words = StreamWords::new(&stored, bytes.len() as u64).unwrap();
+        let parsed = Levels::parse(&mut words, b).unwrap();
+        assert_eq!(Levels::from_parsed(parsed, &hierarchy).unwrap(), levels);
+        // More border nodes than the caller allows are refused before anything is allocated.
+        assert!(Levels::parse(&mut SliceWords::new(&bytes), b - 1).is_err());
         let other = Hierarchy::build(&SearchGraph::new(&random_layer_sized(7, 320, 3)));
         assert!(Levels::from_bytes(&bytes, &other).is_err());
         for cut in (0..bytes.len()).step_by(7) {
