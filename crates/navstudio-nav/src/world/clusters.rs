@@ -125,15 +125,16 @@ impl NavWorld {
             .map_or(l.nodes.len(), |g| g.len());
         // The hierarchy and its levels decode as they decompress, side by side with the
         // layout. The levels (at 8192² twice the hierarchy's bytes) take longest, so they
-        // start first, and the other core lays the graph out and reads the hierarchy.
+        // start first; the other core reads the hierarchy, then lays the graph out, in
+        // parallel pieces the first core joins once the levels are read.
         let read_hierarchy = |s: &crate::package::StoredHierarchy| s.parse(nodes).ok();
         let read_levels =
             |s: &crate::package::StoredHierarchy| s.parse_levels(nodes).and_then(Result::ok);
         let (graph, parsed, stored_levels) = match stored {
             Some(s) if unsorted => {
-                let (levels, (graph, parsed)) = rayon::join(
+                let (levels, (parsed, graph)) = rayon::join(
                     || read_levels(&s),
-                    || rayon::join(|| SearchGraph::new(l), || read_hierarchy(&s)),
+                    || rayon::join(|| read_hierarchy(&s), || SearchGraph::new(l)),
                 );
                 (Some(graph), parsed, levels)
             }
