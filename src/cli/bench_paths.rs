@@ -35,6 +35,8 @@ pub struct BenchPathsArgs<'a> {
     /// Answer each request in calls of this budget (`advance_path`), as a game spreads
     /// requests over frames. `[Units: ms]`
     pub budget_ms: Option<f64>,
+    /// Print what the shared data holds, by table (with `threads`).
+    pub memory: bool,
 }
 
 /// A request's time (over all its calls when budgeted) and each budgeted call's.
@@ -210,6 +212,9 @@ fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
     })?;
     request(&mut query, pairs[0])?;
     let first = start.elapsed();
+    if args.memory {
+        print_memory(&data, "after the first request");
+    }
     let (first_pair, warm) = (pairs[0], &pairs[1..]);
     let chunk = warm.len().div_ceil(threads).max(1);
     let (wall, cpu) = (Instant::now(), cpu_seconds());
@@ -235,6 +240,9 @@ fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
             .collect()
     });
     let (wall, cpu) = (wall.elapsed(), cpu_seconds() - cpu);
+    if args.memory {
+        print_memory(&data, "after the warm requests");
+    }
     let mut times = Vec::with_capacity(warm.len());
     for r in results {
         times.extend(r?);
@@ -249,6 +257,22 @@ fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
         "shared",
     );
     Ok(())
+}
+
+/// Prints to stderr what `data` holds, by table ([`NavData::memory`]), with the process's
+/// resident memory for comparison.
+fn print_memory(data: &NavData, when: &str) {
+    let rows = data.memory();
+    let mib = |bytes: usize| bytes as f64 / f64::from(1 << 20);
+    eprintln!(
+        "memory {when}: resident {:.0} MiB, of which the data's tables:",
+        resident_mib()
+    );
+    for (what, bytes) in &rows {
+        eprintln!("  {:>8.1} MiB  {what}", mib(*bytes));
+    }
+    let total: usize = rows.iter().map(|r| r.1).sum();
+    eprintln!("  {:>8.1} MiB  in all", mib(total));
 }
 
 /// Prints the figures (text or one JSON object).

@@ -412,6 +412,10 @@ enum Command {
         /// game spreads requests over frames; prints each call's time and overrun.
         #[arg(long = "budget-ms")]
         budget_ms: Option<f64>,
+        /// With `--threads`: print to stderr what the shared data holds, table by table,
+        /// after the first request and after the warm ones.
+        #[arg(long)]
+        memory: bool,
     },
 }
 
@@ -685,6 +689,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             json,
             search,
             budget_ms,
+            memory,
         }) => bench_paths::bench_paths_cmd(&bench_paths::BenchPathsArgs {
             package: &package,
             type_name: type_name.as_deref(),
@@ -694,6 +699,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             json,
             search,
             budget_ms,
+            memory,
         }),
         Some(Command::Path {
             package,

@@ -17,11 +17,13 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::grid::GridSpec;
+use crate::hierarchy::ClusterLandmarks;
 use crate::landmarks::Landmarks;
 use crate::layer::NavLayer;
 use crate::links::NavLink;
 use crate::links::overlay::LayerLinks;
 use crate::package::{StoredHierarchy, StoredLandmarks};
+use crate::portals::PortalNode;
 use crate::search_graph::SearchGraph;
 use crate::vocab::MoveType;
 use crate::world::{LayerHierarchy, SharedStream, StreamOptions, StreamStats};
@@ -153,6 +155,71 @@ impl NavData {
     #[must_use]
     pub fn stream_stats(&self) -> Option<StreamStats> {
         self.stream.as_ref().map(|s| s.stats())
+    }
+
+    /// What the data holds, in bytes by table: per movement type whose search tables are
+    /// built, its portal nodes, their index by sector, its island ids and fields, and each
+    /// table of its search (layout, landmark tables, hierarchy and levels); of data read on
+    /// demand ([`Self::open`]), the decoded regions its cache holds (the tiles of data held
+    /// whole are not counted). Rows are `("type: table", bytes)`, for tools that report
+    /// where memory goes (`navstudio bench-paths --threads 1 --memory`).
+    #[must_use]
+    pub fn memory(&self) -> Vec<(String, usize)> {
+        let mut rows = Vec::new();
+        for (index, layer) in self.layers.iter().enumerate() {
+            let parts = match &self.stream {
+                Some(s) => s.built_layer(index).map(|l| {
+                    let sectors = (&*l.sector_offsets, &*l.sector_nodes);
+                    (&*l.nodes, sectors, &*l.islands, &l.tables)
+                }),
+                None => self
+                    .tables
+                    .layers
+                    .get(index)
+                    .and_then(OnceLock::get)
+                    .map(|t| {
+                        let sectors = (&*layer.graph.sector_offsets, &*layer.graph.sector_nodes);
+                        (&*layer.nodes, sectors, &*layer.islands, t)
+                    }),
+            };
+            let Some((nodes, (offsets, by_sector), islands, tables)) = parts else {
+                continue;
+            };
+            let mut row = |what: &str, bytes: usize| {
+                rows.push((format!("{}: {what}", layer.name), bytes));
+            };
+            row("portal nodes", size_of::<PortalNode>() * nodes.capacity());
+            row(
+                "portal nodes by sector",
+                4 * (offsets.capacity() + by_sector.capacity()),
+            );
+            let fields: usize = islands.fields.iter().map(|(_, f)| f.memory()).sum();
+            row(
+                "island ids and fields",
+                4 * islands.sector_island.capacity()
+                    + size_of::<(u32, crate::islands::IslandField)>() * islands.fields.capacity()
+                    + fields,
+            );
+            if let Some(graph) = &tables.graph {
+                for (what, bytes) in graph.memory() {
+                    row(what, bytes);
+                }
+            }
+            if let Some(landmarks) = &tables.landmarks {
+                row("landmark tables", landmarks.memory());
+            }
+            if let Some(h) = &tables.hierarchy {
+                for (what, bytes) in h.hierarchy.memory() {
+                    row(what, bytes);
+                }
+                let marks = h.landmarks.as_ref().map_or(0, ClusterLandmarks::memory);
+                row("hierarchy: landmark tables", marks);
+            }
+        }
+        if let Some(s) = &self.stream {
+            rows.push(("decoded regions".to_owned(), s.stats().resident_bytes));
+        }
+        rows
     }
 
     pub(crate) fn shared_stream(&self) -> Option<&Arc<SharedStream>> {

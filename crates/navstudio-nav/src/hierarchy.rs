@@ -236,6 +236,28 @@ impl Hierarchy {
         }
     }
 
+    /// Bytes its tables hold, by table, its levels' included (see
+    /// [`crate::NavData::memory`]).
+    pub(crate) fn memory(&self) -> Vec<(&'static str, usize)> {
+        let mut rows = vec![
+            (
+                "hierarchy: clusters and border node tables",
+                12 * self.clusters.capacity()
+                    + 4 * (self.border_of.capacity()
+                        + self.border.capacity()
+                        + self.first.capacity()
+                        + self.border_key.capacity())
+                    + 8 * self.border_center.capacity(),
+            ),
+            ("hierarchy: edges", 8 * self.edges.capacity()),
+            ("hierarchy: landmarks inside clusters", self.marks.memory()),
+        ];
+        if let Some(levels) = &self.levels {
+            rows.extend(levels.memory());
+        }
+        rows
+    }
+
     /// Number of border nodes.
     #[must_use]
     pub fn border_count(&self) -> usize {

@@ -49,6 +49,21 @@ pub struct IslandField {
 }
 
 impl IslandField {
+    /// Bytes it holds beyond itself.
+    pub(crate) fn memory(&self) -> usize {
+        let ids = if self.ids.spilled() {
+            4 * self.ids.capacity()
+        } else {
+            0
+        };
+        let packed = if self.packed.spilled() {
+            self.packed.capacity()
+        } else {
+            0
+        };
+        ids + packed
+    }
+
     /// Packs one id per cell.
     #[must_use]
     pub fn from_ids(cells: &[u32]) -> Self {

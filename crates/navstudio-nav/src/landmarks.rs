@@ -54,6 +54,11 @@ pub struct Landmarks {
 }
 
 impl Landmarks {
+    /// Bytes of the tables.
+    pub(crate) fn memory(&self) -> usize {
+        self.columns.iter().map(|c| 4 * c.capacity()).sum()
+    }
+
     /// Runs one Dijkstra per landmark and direction over the layer's portal graph (two at a
     /// time in parallel). `None` for a layer without portal nodes.
     #[must_use]

@@ -210,6 +210,22 @@ fn border_nodes(n: usize, windows: &[PortalWindow], sectors_x: u32) -> Vec<bool>
 }
 
 impl SearchGraph {
+    /// Bytes its tables hold, by table (see [`crate::NavData::memory`]).
+    pub(crate) fn memory(&self) -> [(&'static str, usize); 4] {
+        [
+            (
+                "search layout: rank and order",
+                4 * (self.rank.capacity() + self.order.capacity()),
+            ),
+            (
+                "search layout: node records",
+                size_of::<SearchNode>() * self.nodes.capacity(),
+            ),
+            ("search layout: edges", 8 * self.edges.capacity()),
+            ("search layout: border flags", self.border.capacity()),
+        ]
+    }
+
     /// Lays out `layer`'s portal graph for the search.
     #[must_use]
     pub fn new(layer: &NavLayer) -> Self {

@@ -29,6 +29,11 @@ pub struct ClusterLandmarks {
 }
 
 impl ClusterLandmarks {
+    /// Bytes of the tables.
+    pub(crate) fn memory(&self) -> usize {
+        self.tables.memory() + 2 * self.cluster_min.capacity()
+    }
+
     /// Picks landmarks among the border nodes of the largest island near the map's perimeter
     /// and runs their Dijkstras over the border graph (all on all cores).
     #[must_use]

@@ -134,6 +134,23 @@ impl Levels {
         Self { levels }
     }
 
+    /// Bytes each level holds (see [`crate::NavData::memory`]).
+    pub(crate) fn memory(&self) -> impl Iterator<Item = (&'static str, usize)> + '_ {
+        const NAMES: [&str; LEVEL_SHIFTS.len()] = [
+            "levels: cells of 2 × 2 clusters",
+            "levels: cells of 4 × 4 clusters",
+            "levels: cells of 8 × 8 clusters",
+            "levels: cells of 16 × 16 clusters",
+        ];
+        self.levels.iter().zip(NAMES).map(|(l, name)| {
+            let bytes = l.member.capacity()
+                + 4 * l.first.capacity()
+                + 8 * l.edges.capacity()
+                + 12 * l.cells.capacity();
+            (name, bytes)
+        })
+    }
+
     /// Number of levels above the clusters.
     #[must_use]
     pub fn count(&self) -> usize {

@@ -55,6 +55,17 @@ pub(super) struct LocalMarks {
 }
 
 impl LocalMarks {
+    /// Bytes of the marks computed so far.
+    pub(super) fn memory(&self) -> usize {
+        let marks: usize = self
+            .clusters
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(|m| size_of::<[u16; LOCAL_MARKS]>() * m.dist.capacity())
+            .sum();
+        marks + size_of_val(&*self.clusters)
+    }
+
     /// An empty cache for `clusters` clusters.
     pub(super) fn new(clusters: usize) -> Self {
         Self {

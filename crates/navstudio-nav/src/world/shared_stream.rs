@@ -49,10 +49,10 @@ type IslandsRead = Result<Arc<Islands>, PathError>;
 /// them, as in a streamed world.
 #[derive(Debug)]
 pub(crate) struct SharedLayer {
-    pub(super) islands: Arc<Islands>,
-    pub(super) nodes: Arc<Vec<PortalNode>>,
-    pub(super) sector_offsets: Arc<Vec<u32>>,
-    pub(super) sector_nodes: Arc<Vec<u32>>,
+    pub(crate) islands: Arc<Islands>,
+    pub(crate) nodes: Arc<Vec<PortalNode>>,
+    pub(crate) sector_offsets: Arc<Vec<u32>>,
+    pub(crate) sector_nodes: Arc<Vec<u32>>,
     pub(crate) tables: LayerTables,
 }
 
@@ -129,6 +129,11 @@ impl SharedStream {
         })
         .as_ref()
         .map_err(Clone::clone)
+    }
+
+    /// `layer`'s nodes and search tables if a thread has built them.
+    pub(crate) fn built_layer(&self, layer: usize) -> Option<&SharedLayer> {
+        self.layers.get(layer)?.get()?.as_ref().ok()
     }
 
     /// `layer`'s nodes and search tables, built by the first caller (the others wait).
