@@ -295,3 +295,47 @@ fn a_damaged_region_fails_the_requests_that_read_it_with_a_typed_error() {
     assert!(answered > 0, "every request failed");
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn memory_counts_the_tables_of_the_types_searched_and_the_regions_read() {
+    let nav = map(3);
+    let (file, bytes) = package_file(&nav, "memory");
+    let lazy = Arc::new(NavData::open(&file, StreamOptions::default()).unwrap());
+    assert_eq!(lazy.memory(), vec![("decoded regions".to_owned(), 0)]);
+    let whole = Arc::new(NavData::from_package(package::from_bytes(&bytes).unwrap()));
+    let mut q = PathQuery::default();
+    let land = MoveType::new(0);
+    let planned = requests(8, 40)
+        .into_iter()
+        .find(|&(_, a, b)| q.request_path(&lazy, land, &[a], b).is_ok());
+    let (_, a, b) = planned.expect("a request of type land plans");
+    q.request_path(&whole, land, &[a], b).unwrap();
+    let names = |rows: &[(String, usize)]| -> Vec<String> {
+        rows.iter()
+            .map(|(what, _)| what.clone())
+            .filter(|what| what != "decoded regions")
+            .collect()
+    };
+    let (read, held) = (lazy.memory(), whole.memory());
+    // The searched type's tables, the same in both, and nothing of the other type.
+    assert_eq!(names(&read), names(&held));
+    for table in ["portal nodes", "search layout: edges", "hierarchy: edges"] {
+        let row = read
+            .iter()
+            .find(|(what, _)| *what == format!("land: {table}"));
+        assert!(
+            row.is_some_and(|&(_, bytes)| bytes > 0),
+            "{table}: {read:?}"
+        );
+    }
+    assert!(
+        read.iter()
+            .any(|(what, _)| what.starts_with("land: levels: "))
+    );
+    assert!(!read.iter().any(|(what, _)| what.starts_with("heavy: ")));
+    assert!(
+        read.last()
+            .is_some_and(|(what, bytes)| what == "decoded regions" && *bytes > 0)
+    );
+    let _ = std::fs::remove_file(file);
+}

@@ -530,39 +530,55 @@ impl PackageStream {
                 l.name
             )));
         };
-        // Read one after the other (the file has one position), then the windows (and the
-        // nodes they make) and the graph decode side by side: at 8192² each is a tenth of a
-        // second.
+        // The windows (and the nodes they make) and the graph decode side by side, at 8192²
+        // a tenth of a second each, and the search tables' stored bytes (57 MB there) are
+        // read beside them; the tables are checked against the nodes after.
         let stored_windows = self.stored(windows_index)?;
         let stored_graph = self.stored(graph_index)?;
         let islands = &l.islands;
-        let (windows, graph) = rayon::join(
-            || -> Result<_, PackageError> {
-                let raw = self.decompressed(windows_index, &stored_windows)?;
-                let mut r = ByteReader::new(&raw);
-                let windows = parse_windows(&mut r, spec).map_err(|f| fault(windows_index, f))?;
-                r.finish("windows chunk")
-                    .map_err(|f| fault(windows_index, f))?;
-                let nodes = nodes_with_islands(&windows, node_islands(spec, islands));
-                let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &windows);
-                Ok((windows, nodes, sector_offsets, sector_nodes))
+        let read = |index: Option<usize>| index.map(|i| self.stored(i)).transpose();
+        let read_tables = || -> Result<_, PackageError> {
+            Ok((
+                read(landmarks_index)?,
+                read(hierarchy_index)?,
+                read(hierarchy_index.and(levels_index))?,
+            ))
+        };
+        let ((windows, graph), stored_tables) = rayon::join(
+            || {
+                rayon::join(
+                    || -> Result<_, PackageError> {
+                        let raw = self.decompressed(windows_index, &stored_windows)?;
+                        let mut r = ByteReader::new(&raw);
+                        let windows =
+                            parse_windows(&mut r, spec).map_err(|f| fault(windows_index, f))?;
+                        r.finish("windows chunk")
+                            .map_err(|f| fault(windows_index, f))?;
+                        let nodes = nodes_with_islands(&windows, node_islands(spec, islands));
+                        let (sector_offsets, sector_nodes) = group_nodes_by_sector(spec, &windows);
+                        Ok((windows, nodes, sector_offsets, sector_nodes))
+                    },
+                    || -> Result<_, PackageError> {
+                        let raw = self.decompressed(graph_index, &stored_graph)?;
+                        // The node count the graph states, checked against the windows'
+                        // below; every node takes a byte at least, so no more is reserved
+                        // than the bytes can fill.
+                        let stated = raw
+                            .get(..4)
+                            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+                            .min(raw.len());
+                        let mut r = ByteReader::new(&raw);
+                        let csr = parse_graph(&mut r, stated).map_err(|f| fault(graph_index, f))?;
+                        r.finish("graph chunk").map_err(|f| fault(graph_index, f))?;
+                        Ok((stated, csr))
+                    },
+                )
             },
-            || -> Result<_, PackageError> {
-                let raw = self.decompressed(graph_index, &stored_graph)?;
-                // The node count the graph states, checked against the windows' below; every
-                // node takes a byte at least, so no more is reserved than the bytes can fill.
-                let stated = raw
-                    .get(..4)
-                    .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-                    .min(raw.len());
-                let mut r = ByteReader::new(&raw);
-                let csr = parse_graph(&mut r, stated).map_err(|f| fault(graph_index, f))?;
-                r.finish("graph chunk").map_err(|f| fault(graph_index, f))?;
-                Ok((stated, csr))
-            },
+            read_tables,
         );
         let (windows, nodes, sector_offsets, sector_nodes) = windows?;
         let (stated, (offsets, targets, weights)) = graph?;
+        let (stored_landmarks, stored_hierarchy, stored_levels) = stored_tables?;
         if stated != nodes.len() {
             return Err(fault(
                 graph_index,
@@ -573,8 +589,8 @@ impl PackageStream {
             ));
         }
         let landmarks = landmarks_index
-            .map(|index| {
-                let stored = self.stored(index)?;
+            .zip(stored_landmarks)
+            .map(|(index, stored)| {
                 let check = || -> Result<u64, String> {
                     let header = decompress_prefix(&stored, Landmarks::HEADER_LEN)?;
                     let raw_len = self.manifest.chunks[index].raw_len;
@@ -595,8 +611,8 @@ impl PackageStream {
             })
             .transpose()?;
         let hierarchy = hierarchy_index
-            .map(|index| {
-                let stored = self.stored(index)?;
+            .zip(stored_hierarchy)
+            .map(|(index, stored)| {
                 let raw_len = self.manifest.chunks[index].raw_len;
                 decompress_prefix(&stored, Hierarchy::HEADER_LEN)
                     .and_then(|header| {
@@ -604,10 +620,8 @@ impl PackageStream {
                     })
                     .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))?;
                 let levels = levels_index
-                    .map(|j| {
-                        Ok::<_, PackageError>((self.stored(j)?, self.manifest.chunks[j].raw_len))
-                    })
-                    .transpose()?;
+                    .zip(stored_levels)
+                    .map(|(j, stored)| (stored, self.manifest.chunks[j].raw_len));
                 Ok(StoredHierarchy {
                     stored,
                     raw_len,
