@@ -145,32 +145,11 @@ impl Hierarchy {
         }
         // Border nodes ascend, so their edges are the list in order: the targets fill it
         // front to back, each from its node (`sources` walks the nodes by their degrees).
-        let mut edges = vec![(0u32, 0u32); e];
-        let mut sources = degrees
+        let sources = degrees
             .iter()
             .enumerate()
             .flat_map(|(from, &d)| std::iter::repeat_n(from as u32, d as usize));
-        let mut slots = edges.iter_mut();
-        words.each(e, |w| {
-            let (Some(from), Some(slot)) = (sources.next(), slots.next()) else {
-                return Err("the hierarchy holds more edges than its counts".to_owned());
-            };
-            let target = w.wrapping_add(from);
-            if target as usize >= b {
-                return Err(format!(
-                    "a hierarchy edge leads to border node {target} of {b}"
-                ));
-            }
-            slot.0 = target;
-            Ok(())
-        })?;
-        let mut slots = edges.iter_mut();
-        words.each(e, |w| {
-            if let Some(slot) = slots.next() {
-                slot.1 = w;
-            }
-            Ok(())
-        })?;
+        let edges = words.edges(e, sources, b, "the hierarchy")?;
         let rest = words.rest()?;
         let tables = if rest.is_empty() {
             None

@@ -336,8 +336,8 @@ pub struct Package {
 }
 
 /// One movement type's sector hierarchy (with its landmark tables) as the package stores
-/// it: checked (checksum and header) when read, decompressed ([`Self::decompress`]) and
-/// decoded when a world first searches the type.
+/// it: checked (checksum and header) when read, and decoded as it
+/// decompresses when a world first searches the type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredHierarchy {
     pub(super) stored: Vec<u8>,
@@ -348,7 +348,7 @@ pub struct StoredHierarchy {
 
 impl StoredHierarchy {
     /// The hierarchy's tables for a layer of `node_count` portal nodes, decoded as the chunk
-    /// decompresses (see [`crate::hierarchy::Hierarchy::parse`]).
+    /// decompresses (`Hierarchy::parse`).
     ///
     /// # Errors
     /// One sentence if the chunk does not decompress to its stated length or does not
@@ -358,8 +358,8 @@ impl StoredHierarchy {
         crate::hierarchy::Hierarchy::parse(&mut words, node_count)
     }
 
-    /// The `levels` chunk decoded as it decompresses (see
-    /// [`crate::hierarchy::Levels::parse`], over at most `most_border` border nodes);
+    /// The `levels` chunk decoded as it decompresses (`Levels::parse`,
+    /// over at most `most_border` border nodes);
     /// `None` for a package without levels (version 2 packages, small maps).
     ///
     /// # Errors

@@ -205,32 +205,11 @@ fn parse_level(
     first.push(sum);
     // Members ascend, so their edges are the list in order: the targets fill it front to
     // back, each from its member (`sources` walks the members by their degrees).
-    let mut list = vec![(0u32, 0u32); edges];
-    let mut sources = ids
+    let sources = ids
         .iter()
         .zip(&degrees)
         .flat_map(|(&b, &d)| std::iter::repeat_n(b, d as usize));
-    let mut slots = list.iter_mut();
-    words.each(edges, |w| {
-        let (Some(b), Some(slot)) = (sources.next(), slots.next()) else {
-            return Err("a level holds more edges than its counts".to_owned());
-        };
-        let t = w.wrapping_add(b);
-        if t as usize >= border {
-            return Err(format!(
-                "a level's edge leads to border node {t} of {border}"
-            ));
-        }
-        slot.0 = t;
-        Ok(())
-    })?;
-    let mut slots = list.iter_mut();
-    words.each(edges, |w| {
-        if let Some(slot) = slots.next() {
-            slot.1 = w;
-        }
-        Ok(())
-    })?;
+    let list = words.edges(edges, sources, border, "a level")?;
     Ok(Level {
         shift,
         member,
