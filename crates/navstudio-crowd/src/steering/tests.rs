@@ -175,23 +175,7 @@ fn coincident_agents_separate_in_opposite_directions() {
 /// wades through and the contacts push it aside.)
 #[test]
 fn context_steering_walks_a_detour_at_the_pace_its_danger_leaves() {
-    let mut nav = GridNavigator::new(1.0, 16, 16);
-    nav.add_type("land", vec![1; 16 * 16]).unwrap();
-    let chosen = || {
-        let mut a = Agents::default();
-        for (x, vx, order) in [(4.0, 2.0, 0), (5.2, 0.0, 1)] {
-            let state = AgentState::Moving;
-            let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
-            push_agent(&mut a, pos, vel, state, order, Vec2::new(14.0, 8.0));
-        }
-        let config = SimConfig {
-            avoidance: AvoidanceMode::Context,
-            ..SimConfig::default()
-        };
-        with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
-            ctx.context(0, slot, n, Vec2::new(4.0, 0.0))
-        })
-    };
+    let chosen = || context_on_a_line(&[(4.0, 2.0, 0), (5.2, 0.0, 1)]);
     let free = chosen();
     assert!(free.y.abs() > 0.25 * free.length(), "a detour: {free:?}");
     assert!(
@@ -206,23 +190,7 @@ fn context_steering_walks_a_detour_at_the_pace_its_danger_leaves() {
 /// walked with gaps a body long. A traveller of another order in the same place slows it.
 #[test]
 fn context_steering_is_slowed_by_other_orders_not_by_its_allies() {
-    let mut nav = GridNavigator::new(1.0, 16, 16);
-    nav.add_type("land", vec![1; 16 * 16]).unwrap();
-    let chosen = |ally_order: u32| {
-        let mut a = Agents::default();
-        for (x, vx, order) in [(4.0, 4.0, 0), (5.1, 2.0, ally_order)] {
-            let state = AgentState::Moving;
-            let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
-            push_agent(&mut a, pos, vel, state, order, Vec2::new(14.0, 8.0));
-        }
-        let config = SimConfig {
-            avoidance: AvoidanceMode::Context,
-            ..SimConfig::default()
-        };
-        with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
-            ctx.context(0, slot, n, Vec2::new(4.0, 0.0))
-        })
-    };
+    let chosen = |ally_order| context_on_a_line(&[(4.0, 4.0, 0), (5.1, 2.0, ally_order)]);
     let behind_ally = chosen(0);
     assert!(
         (behind_ally.length() - 4.0).abs() < 1e-3,
@@ -233,6 +201,32 @@ fn context_steering_is_slowed_by_other_orders_not_by_its_allies() {
         behind_other.length() < 3.5,
         "another order's traveller does: {behind_other:?}"
     );
+}
+
+/// The velocity context steering chooses for the first of `agents` — (x, velocity along
+/// +x, order) on the line y = 8 m of an open 16 m map, all moving — wanting 4 m/s along +x.
+fn context_on_a_line(agents: &[(f32, f32, u32)]) -> Vec2 {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let mut a = Agents::default();
+    for &(x, vx, order) in agents {
+        let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
+        push_agent(
+            &mut a,
+            pos,
+            vel,
+            AgentState::Moving,
+            order,
+            Vec2::new(14.0, 8.0),
+        );
+    }
+    let config = SimConfig {
+        avoidance: AvoidanceMode::Context,
+        ..SimConfig::default()
+    };
+    with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
+        ctx.context(0, slot, n, Vec2::new(4.0, 0.0))
+    })
 }
 
 /// A lane goal behind the way to the destination (SmartCenter put it there), with a wall
