@@ -6,6 +6,9 @@
 //! same from both sides and at every step, so nobody re-decides and oscillates, and the
 //! orders are ranked in one line, so "who waits for whom" can never close into a circle: a
 //! door serves the first stream, then the next, instead of both pressing into it for good.
+//! Standing agents (arrived or idle) step out of the path of travellers of other orders
+//! (seed §003: idle units are pushed out of the way), so a stream leaves through a group
+//! arrived round it.
 
 use crate::agents::NO_ORDER;
 use crate::navigator::Navigator;
@@ -77,6 +80,62 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
     }
 
+    /// A standing agent's (arrived or idle) velocity: zero, or — when a traveller of
+    /// another order walks at it — a step out of that traveller's path at half speed, to
+    /// the side it already stands on (the traveller's right when dead ahead; the other
+    /// side where a wall takes that one). Seed §003: idle units are pushed out of the way.
+    /// Pushed by the contacts alone, a group arrived in a room stood packed round the
+    /// agents of the other order still waiting there to leave it, and they waded out at a
+    /// crawl (a door swap's second stream: door_swap-50 of seed 1 took 2.12 × the bound
+    /// in context steering, 1.81 × making way). Agents of its own order arriving against
+    /// it are group arrival's ([`crate::groups`]).
+    fn make_way(&self, i: usize, neighbours: &[Neighbour]) -> Vec2 {
+        let a = self.agents;
+        let p = a.pos_world[i];
+        for n in neighbours {
+            let nb = &self.near[n.slot as usize];
+            if nb.moving_order == NO_ORDER || nb.moving_order == a.order[i] {
+                continue;
+            }
+            let along = self.heading(nb.index as usize);
+            let offset = p - nb.pos_world;
+            let touch = a.radius_m[i] + nb.radius_m;
+            if offset.dot(along) <= 0.0 || n.dist_sq > (touch + GIVE_WAY_GAP_M).powi(2) {
+                continue;
+            }
+            let lateral = offset.dot(along.perp());
+            let clear_by = touch + self.config.separation_margin_m;
+            if lateral.abs() >= clear_by {
+                continue;
+            }
+            let lean = if lateral.abs() < 0.1 * touch {
+                along.perp()
+            } else {
+                along.perp() * lateral.signum()
+            };
+            return self
+                .side_out_of_path(i, lean, lateral, clear_by)
+                .map_or(Vec2::ZERO, |side| {
+                    side * (a.max_speed[i] * STEP_ASIDE_SHARE)
+                });
+        }
+        Vec2::ZERO
+    }
+
+    /// The side agent `i` steps to, out of a path it stands `lateral` across from (m, the
+    /// sign its side), to be `clear_by` from its line: `lean` where walls leave its body
+    /// room there, else the other side, else none.
+    fn side_out_of_path(&self, i: usize, lean: Vec2, lateral: f32, clear_by: f32) -> Option<Vec2> {
+        let p = self.agents.pos_world[i];
+        [
+            (lean, clear_by - lateral.abs()),
+            (-lean, clear_by + lateral.abs()),
+        ]
+        .into_iter()
+        .find(|&(dir, by)| self.room_at(i, p + dir * by.max(0.0)))
+        .map(|(dir, _)| dir)
+    }
+
     /// Whether agent `i`'s body fits at `pos` for the walls.
     fn room_at(&self, i: usize, pos: Vec2) -> bool {
         let t = self.agents.move_type[i];
@@ -106,7 +165,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// [`HOLD_SECS`] (waits), and every agent of its order that walks up behind
     /// one holding back backs off too, for a little less long ([`PASSED_HOLD_SHARE`]): the waiting stream clears the way in front of a
     /// door, instead of pressing into it while the other stream comes through (the door
-    /// alternates between the streams). Also returns the hold left.
+    /// alternates between the streams). A standing agent makes way instead
+    /// ([`Self::make_way`]). Also returns the hold left.
     pub(super) fn give_way(
         &self,
         i: usize,
@@ -114,6 +174,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         desired: Vec2,
     ) -> (Vec2, f32) {
         let a = self.agents;
+        if !a.state[i].is_travelling() {
+            return (self.make_way(i, neighbours), 0.0);
+        }
         if !self.meeting {
             return (desired, 0.0);
         }
@@ -167,14 +230,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // oncoming agent walks and holds back, so the agents of its order behind it
             // back off too, until there is room to step aside.
             let clear_by = touch + self.config.separation_margin_m;
-            let side = [
-                (lean, clear_by - lateral.abs()),
-                (-lean, clear_by + lateral.abs()),
-            ]
-            .into_iter()
-            .find(|&(dir, by)| self.room_at(i, p + dir * by.max(0.0)))
-            .map(|(dir, _)| dir);
-            return match side {
+            return match self.side_out_of_path(i, lean, lateral, clear_by) {
                 Some(side) => (side * (a.max_speed[i] * STEP_ASIDE_SHARE), hold),
                 None => (
                     self.heading(nb.index as usize) * (a.max_speed[i] * BACK_SHARE),
