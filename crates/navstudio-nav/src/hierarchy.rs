@@ -119,7 +119,7 @@ impl Hierarchy {
             .collect();
         let mut fresh = Self::assemble(graph, clusters, border, border_of, per_cluster);
         if let Some(levels) = &old.levels {
-            let levels = Levels::rebuild(levels, &fresh, dirty);
+            let levels = Levels::rebuild(levels, old, &fresh, dirty);
             fresh.levels = Some(levels).filter(|l| l.count() > 0);
         }
         fresh

@@ -518,7 +518,7 @@ impl Space for ClusterSpace<'_> {
         if (i as usize) < h.border_count() && !self.query.is_open(h.border_key(i)) {
             let edges = match self.query.levels {
                 Some(levels) => {
-                    let level = levels.level_of(i, h.border_key(i), self.open_cells);
+                    let level = levels.level_of(h, i, h.border_key(i), self.open_cells);
                     levels.edges(h, level, i)
                 }
                 None => h.border_edges(i),

@@ -15,6 +15,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
@@ -59,31 +60,122 @@ const FAR: u32 = u32::MAX;
 /// Landmarks an unpacking search reads.
 const UNPACK_LANDMARKS: usize = 4;
 
-/// The levels above one [`Hierarchy`], in its border indices.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The levels above one [`Hierarchy`], in its border indices: the top level whole, and
+/// the levels below it per cell of the top level, each cell's decoded on first use (a
+/// search reads them only inside the cells holding its source or goal, and where it
+/// unpacks a hop). Threads sharing the levels decode a cell once.
+#[derive(Clone, Default)]
 pub struct Levels {
-    levels: Vec<Level>,
+    /// Cluster-key bits of each level's cells, lowest first (empty: no levels).
+    shifts: Vec<u32>,
+    /// The top level over every border node.
+    top: Level,
+    /// Per cell of the top level (in the order of `top.cells`), the levels below it.
+    below: Arc<[Below]>,
+    /// Index in `below` of each cell of the top level (by cell), [`NO_CELL`] for none.
+    slot: Vec<u32>,
 }
 
-/// One level: its members and their edges.
+/// Marker of a top-level cell holding no border node.
+const NO_CELL: u32 = u32::MAX;
+
+/// The levels below the top one inside one cell of the top level.
+#[derive(Debug, Default)]
+struct Below {
+    /// The cell's border indices.
+    lo: u32,
+    hi: u32,
+    /// The cell's stored block until it is decoded: the stored chunk (shared by the
+    /// cells, freed once every cell has been decoded), the block's range in it and its
+    /// raw length.
+    stored: Mutex<Option<StoredCell>>,
+    /// The levels below the top, lowest first, indexed from `lo`.
+    levels: OnceLock<Vec<Level>>,
+}
+
+/// Where a cell's block lies in its stored chunk.
+#[derive(Clone, Debug)]
+pub(crate) struct StoredCell {
+    pub(crate) chunk: Arc<Vec<u8>>,
+    pub(crate) range: std::ops::Range<usize>,
+    pub(crate) raw_len: u64,
+}
+
+/// One level, or the part of one inside a cell of the top level: its members and their
+/// edges, by border index from `base`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Level {
     /// Cluster-key bits of a cell: a border node's cell is its cluster key shifted right.
     shift: u32,
+    /// Border index of the first entry of `member` and `first` (0 for a whole level).
+    base: u32,
     /// Per border index, whether it is a member.
     member: Vec<bool>,
     /// Per border index its first edge (non-members have none); one more closes the last.
     first: Vec<u32>,
     /// `(target border index, weight)`.
     edges: Vec<(u32, u32)>,
-    /// `(cell, first border index, end)` per cell holding border nodes, in order.
+    /// `(cell, first border index, end)` per cell holding border nodes, in order (of a
+    /// whole level only).
     cells: Vec<(u32, u32, u32)>,
 }
 
 impl Level {
     fn edges(&self, b: u32) -> &[(u32, u32)] {
-        let b = b as usize;
+        let b = (b - self.base) as usize;
         &self.edges[self.first[b] as usize..self.first[b + 1] as usize]
+    }
+
+    fn is_member(&self, b: u32) -> bool {
+        self.member[(b - self.base) as usize]
+    }
+
+    /// The part of this whole level over border indices `lo..hi`.
+    fn part(&self, (lo, hi): (u32, u32)) -> Self {
+        let (lo, hi) = (lo as usize, hi as usize);
+        let (from, to) = (self.first[lo], self.first[hi]);
+        Self {
+            shift: self.shift,
+            base: lo as u32,
+            member: self.member[lo..hi].to_vec(),
+            first: self.first[lo..=hi].iter().map(|&f| f - from).collect(),
+            edges: self.edges[from as usize..to as usize].to_vec(),
+            cells: Vec::new(),
+        }
+    }
+
+    /// Bytes the level holds.
+    fn memory(&self) -> usize {
+        self.member.capacity()
+            + 4 * self.first.capacity()
+            + 8 * self.edges.capacity()
+            + 12 * self.cells.capacity()
+    }
+}
+
+impl PartialEq for Levels {
+    /// Equal levels: the same shifts, top level and, cell by cell, the same levels below
+    /// (cells not decoded yet are decoded for the comparison and left as they were).
+    fn eq(&self, other: &Self) -> bool {
+        self.shifts == other.shifts
+            && self.top == other.top
+            && self.below.len() == other.below.len()
+            && (0..self.below.len()).all(|i| {
+                let (a, b) = (&self.below[i], &other.below[i]);
+                (a.lo, a.hi) == (b.lo, b.hi) && self.cell_view(i) == other.cell_view(i)
+            })
+    }
+}
+
+impl Eq for Levels {}
+
+impl std::fmt::Debug for Levels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Levels")
+            .field("shifts", &self.shifts)
+            .field("cells", &self.below.len())
+            .field("decoded_cells", &self.decoded_cells())
+            .finish_non_exhaustive()
     }
 }
 
@@ -99,42 +191,95 @@ impl Levels {
     /// in parallel).
     #[must_use]
     pub fn build(hierarchy: &Hierarchy) -> Self {
-        Self::rebuild(&Self::default(), hierarchy, &|_| true)
+        Self::from_whole(build_whole(&[], hierarchy, &|_| true, None))
     }
 
-    /// The levels above `hierarchy`, a rebuild of the one `old` was built over, reusing the
-    /// shortcuts of `old`'s cells that hold no cluster `dirty` names (by key) and whose
-    /// members sit where they did: equal to [`Self::build`] of `hierarchy`.
+    /// The levels above `hierarchy`, a rebuild of the ones `old` (over `old_hierarchy`)
+    /// were built over, reusing the shortcuts of `old`'s cells that hold no cluster `dirty`
+    /// names (by key) and whose members sit where they did: equal to [`Self::build`] of
+    /// `hierarchy`. Every cell of `old` not decoded yet is decoded for it.
     #[must_use]
     pub fn rebuild(
         old: &Self,
+        old_hierarchy: &Hierarchy,
         hierarchy: &Hierarchy,
         dirty: &(dyn Fn(u32) -> bool + Sync),
     ) -> Self {
-        let top = hierarchy.border_key.last().copied().unwrap_or(0);
-        let mut levels: Vec<Level> = Vec::new();
-        for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
-            if (top >> shift) + 1 < MIN_CELLS {
-                break;
-            }
-            let before = old.levels.get(j).filter(|l| l.shift == shift);
-            let below = match levels.last() {
-                Some(below) => Csr {
-                    first: &below.first,
-                    edges: &below.edges,
-                },
-                None => Csr {
-                    first: &hierarchy.first,
-                    edges: &hierarchy.edges,
-                },
-            };
-            let level = build_level(hierarchy, below, shift, before, dirty);
-            levels.push(level);
-        }
-        Self { levels }
+        let before = old.whole(old_hierarchy);
+        Self::from_whole(build_whole(&before, hierarchy, dirty, None))
     }
 
-    /// Bytes each level holds (see [`crate::NavData::memory`]).
+    /// Levels built whole (lowest first), held as the top level and its cells' levels
+    /// below.
+    fn from_whole(mut whole: Vec<Level>) -> Self {
+        let Some(top) = whole.pop() else {
+            return Self::default();
+        };
+        let shifts: Vec<u32> = whole.iter().chain([&top]).map(|l| l.shift).collect();
+        let below: Vec<Below> = top
+            .cells
+            .iter()
+            .map(|&(_, lo, hi)| Below {
+                lo,
+                hi,
+                stored: Mutex::new(None),
+                levels: OnceLock::from(whole.iter().map(|l| l.part((lo, hi))).collect::<Vec<_>>()),
+            })
+            .collect();
+        Self::assemble(shifts, top, below)
+    }
+
+    /// Levels of `shifts` from their top level (its cells set) and its cells' levels below.
+    fn assemble(shifts: Vec<u32>, top: Level, below: Vec<Below>) -> Self {
+        let cells = top.cells.last().map_or(0, |&(c, _, _)| c as usize + 1);
+        let mut slot = vec![NO_CELL; cells];
+        for (i, &(c, _, _)) in top.cells.iter().enumerate() {
+            slot[c as usize] = i as u32;
+        }
+        Self {
+            shifts,
+            top,
+            below: below.into(),
+            slot,
+        }
+    }
+
+    /// Every level whole, lowest first, its cells set from `hierarchy` (the one these
+    /// levels stand on): what a rebuild reuses.
+    fn whole(&self, hierarchy: &Hierarchy) -> Vec<Level> {
+        let Some((&top_shift, lower)) = self.shifts.split_last() else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(self.shifts.len());
+        let border = hierarchy.border_count();
+        for (j, &shift) in lower.iter().enumerate() {
+            let mut level = Level {
+                shift,
+                base: 0,
+                member: Vec::with_capacity(border),
+                first: Vec::with_capacity(border + 1),
+                edges: Vec::new(),
+                cells: members_and_cells(hierarchy, shift).1,
+            };
+            for i in 0..self.below.len() {
+                let part = &self.lower(hierarchy, i)[j];
+                let from = level.edges.len() as u32;
+                level.member.extend_from_slice(&part.member);
+                level
+                    .first
+                    .extend(part.first[..part.member.len()].iter().map(|&f| f + from));
+                level.edges.extend_from_slice(&part.edges);
+            }
+            level.first.push(level.edges.len() as u32);
+            out.push(level);
+        }
+        debug_assert_eq!(self.top.shift, top_shift);
+        out.push(self.top.clone());
+        out
+    }
+
+    /// Bytes each level holds (see [`crate::NavData::memory`]): the levels below the top
+    /// count the cells decoded so far, and the stored cells not decoded yet count apart.
     pub(crate) fn memory(&self) -> impl Iterator<Item = (&'static str, usize)> + '_ {
         const NAMES: [&str; LEVEL_SHIFTS.len()] = [
             "levels: cells of 2 × 2 clusters",
@@ -142,28 +287,84 @@ impl Levels {
             "levels: cells of 8 × 8 clusters",
             "levels: cells of 16 × 16 clusters",
         ];
-        self.levels.iter().zip(NAMES).map(|(l, name)| {
-            let bytes = l.member.capacity()
-                + 4 * l.first.capacity()
-                + 8 * l.edges.capacity()
-                + 12 * l.cells.capacity();
-            (name, bytes)
-        })
+        let lower = self.shifts.len().saturating_sub(1);
+        let mut rows: Vec<(&'static str, usize)> = NAMES[..lower]
+            .iter()
+            .enumerate()
+            .map(|(j, &name)| {
+                let bytes = self
+                    .below
+                    .iter()
+                    .filter_map(|c| c.levels.get())
+                    .map(|levels| levels[j].memory())
+                    .sum();
+                (name, bytes)
+            })
+            .collect();
+        if let Some(&name) = NAMES.get(lower).filter(|_| !self.shifts.is_empty()) {
+            rows.push((name, self.top.memory()));
+        }
+        // The chunk the undecoded cells share, counted once.
+        let held: usize = {
+            let mut seen: Vec<*const Vec<u8>> = Vec::new();
+            let mut bytes = 0;
+            for c in self.below.iter() {
+                let stored = c.stored.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(s) = stored.as_ref()
+                    && !seen.contains(&Arc::as_ptr(&s.chunk))
+                {
+                    seen.push(Arc::as_ptr(&s.chunk));
+                    bytes += s.chunk.capacity();
+                }
+            }
+            bytes
+        };
+        rows.push(("levels: stored chunk until every cell is decoded", held));
+        rows.into_iter()
     }
 
     /// Number of levels above the clusters.
     #[must_use]
     pub fn count(&self) -> usize {
-        self.levels.len()
+        self.shifts.len()
+    }
+
+    /// Cells of the top level, and how many of them have their levels below decoded.
+    #[cfg(test)]
+    pub fn cells_decoded(&self) -> (usize, usize) {
+        (self.below.len(), self.decoded_cells())
+    }
+
+    /// The cells of the top level (by cell: cluster key shifted right by its shift) whose
+    /// levels below are decoded, ascending.
+    #[cfg(test)]
+    pub fn decoded_cells_by_key(&self) -> Vec<u32> {
+        self.top
+            .cells
+            .iter()
+            .zip(self.below.iter())
+            .filter(|(_, b)| b.levels.get().is_some())
+            .map(|(&(c, _, _), _)| c)
+            .collect()
+    }
+
+    /// The top level's cell holding cluster key `key`.
+    #[cfg(test)]
+    pub fn top_cell(&self, key: u32) -> u32 {
+        key >> self.top.shift
+    }
+
+    fn decoded_cells(&self) -> usize {
+        self.below.iter().filter(|c| c.levels.get().is_some()).count()
     }
 
     /// Marks the cells of every level that hold one of `open_keys` (cluster keys).
     pub fn mark_open(&self, open_keys: impl Iterator<Item = u32> + Clone, out: &mut OpenCells) {
-        out.per_level.resize_with(self.levels.len(), Vec::new);
-        for (level, cells) in self.levels.iter().zip(&mut out.per_level) {
+        out.per_level.resize_with(self.shifts.len(), Vec::new);
+        for (&shift, cells) in self.shifts.iter().zip(&mut out.per_level) {
             cells.clear();
             for key in open_keys.clone() {
-                let cell = (key >> level.shift) as usize;
+                let cell = (key >> shift) as usize;
                 if cells.len() <= cell {
                     cells.resize(cell + 1, false);
                 }
@@ -174,20 +375,31 @@ impl Levels {
 
     /// The level at which border node `b` (of cluster key `key`, in no opened cluster) is
     /// expanded: the highest whose cell holds no opened cluster, 0 for the clusters' own.
+    /// Below the top level this reads (and decodes on first use) `b`'s cell of the top
+    /// level, as the search does only inside cells holding its source or goal.
     #[must_use]
-    pub fn level_of(&self, b: u32, key: u32, open: &OpenCells) -> usize {
-        for (j, level) in self.levels.iter().enumerate().rev() {
-            if !level.member[b as usize] {
-                continue;
-            }
-            let cell = (key >> level.shift) as usize;
-            let opened = open
-                .per_level
+    pub fn level_of(&self, hierarchy: &Hierarchy, b: u32, key: u32, open: &OpenCells) -> usize {
+        let opened = |j: usize, shift: u32| {
+            open.per_level
                 .get(j)
-                .and_then(|cells| cells.get(cell))
+                .and_then(|cells| cells.get((key >> shift) as usize))
                 .copied()
-                .unwrap_or(false);
-            if !opened {
+                .unwrap_or(false)
+        };
+        let Some(top) = self.shifts.len().checked_sub(1) else {
+            return 0;
+        };
+        if self.top.is_member(b) && !opened(top, self.top.shift) {
+            return top + 1;
+        }
+        if top == 0 {
+            return 0;
+        }
+        let Some(cell) = self.cell_of(key) else {
+            return 0;
+        };
+        for (j, level) in self.lower(hierarchy, cell).iter().enumerate().rev() {
+            if level.is_member(b) && !opened(j, level.shift) {
                 return j + 1;
             }
         }
@@ -199,8 +411,69 @@ impl Levels {
     pub fn edges<'a>(&'a self, hierarchy: &'a Hierarchy, level: usize, b: u32) -> &'a [(u32, u32)] {
         match level {
             0 => hierarchy.border_edges(b),
-            j => self.levels[j - 1].edges(b),
+            j if j == self.shifts.len() => self.top.edges(b),
+            j => match self.cell_of(hierarchy.border_key(b)) {
+                Some(cell) => self.lower(hierarchy, cell)[j - 1].edges(b),
+                None => &[],
+            },
         }
+    }
+
+    /// Index in `below` of the cell of the top level holding cluster key `key`.
+    fn cell_of(&self, key: u32) -> Option<usize> {
+        let cell = key >> self.top.shift;
+        self.slot
+            .get(cell as usize)
+            .copied()
+            .filter(|&i| i != NO_CELL)
+            .map(|i| i as usize)
+    }
+
+    /// The levels below the top inside cell `i` of the top level, decoded now if they were
+    /// not; built from `hierarchy` if their block does not decode (its checksum matched,
+    /// so only a faulty writer makes one), which gives the same levels.
+    fn lower(&self, hierarchy: &Hierarchy, i: usize) -> &[Level] {
+        let cell = &self.below[i];
+        cell.levels.get_or_init(|| {
+            let stored = cell
+                .stored
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            let lower = &self.shifts[..self.shifts.len() - 1];
+            stored
+                .and_then(|s| {
+                    codec::decode_cell(&s, lower, (cell.lo, cell.hi), hierarchy.border_count()).ok()
+                })
+                .unwrap_or_else(|| {
+                    let whole = build_whole(&[], hierarchy, &|_| true, Some((cell.lo, cell.hi)));
+                    whole[..lower.len()]
+                        .iter()
+                        .map(|l| l.part((cell.lo, cell.hi)))
+                        .collect()
+                })
+        })
+    }
+
+    /// Cell `i`'s levels below the top as they are or as its block decodes, without
+    /// keeping them (for comparisons).
+    fn cell_view(&self, i: usize) -> Result<std::borrow::Cow<'_, [Level]>, String> {
+        let cell = &self.below[i];
+        if let Some(levels) = cell.levels.get() {
+            return Ok(std::borrow::Cow::Borrowed(levels));
+        }
+        let stored = cell.stored.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        // Decoded between the two looks.
+        let Some(stored) = stored else {
+            return cell
+                .levels
+                .get()
+                .map(|l| std::borrow::Cow::Borrowed(l.as_slice()))
+                .ok_or_else(|| "a cell holds neither levels nor a stored block".to_owned());
+        };
+        let lower = &self.shifts[..self.shifts.len() - 1];
+        let border = self.top.member.len();
+        codec::decode_cell(&stored, lower, (cell.lo, cell.hi), border).map(std::borrow::Cow::Owned)
     }
 
     /// Unpacks `hop`, a shortcut of a level above the clusters (found by a search that
@@ -221,11 +494,7 @@ impl Levels {
         else {
             return;
         };
-        let Some(shift) = level
-            .checked_sub(1)
-            .and_then(|j| self.levels.get(j))
-            .map(|l| l.shift)
-        else {
+        let Some(&shift) = level.checked_sub(1).and_then(|j| self.shifts.get(j)) else {
             return;
         };
         let cell = hierarchy.border_key(ba) >> shift;
@@ -403,21 +672,60 @@ fn edges_out_of(
         .filter(move |&(t, _)| t < lo || t >= hi)
 }
 
+/// Every level above `hierarchy`, whole and lowest first, reusing the cells of `before`
+/// (the levels before a rebuild, whole) as [`build_level`] says. With `only`, a range of
+/// border indices, only the cells inside it get edges (the levels below the top inside
+/// one cell of the top level).
+fn build_whole(
+    before: &[Level],
+    hierarchy: &Hierarchy,
+    dirty: &(dyn Fn(u32) -> bool + Sync),
+    only: Option<(u32, u32)>,
+) -> Vec<Level> {
+    let top = hierarchy.border_key.last().copied().unwrap_or(0);
+    let mut levels: Vec<Level> = Vec::new();
+    for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
+        if (top >> shift) + 1 < MIN_CELLS {
+            break;
+        }
+        let old = before.get(j).filter(|l| l.shift == shift);
+        let below = match levels.last() {
+            Some(below) => Csr {
+                first: &below.first,
+                edges: &below.edges,
+            },
+            None => Csr {
+                first: &hierarchy.first,
+                edges: &hierarchy.edges,
+            },
+        };
+        let level = build_level(hierarchy, below, shift, old, dirty, only);
+        levels.push(level);
+    }
+    levels
+}
+
 /// The level whose cells are `shift` bits of cluster key, over the level below whose
 /// edges `below` gives; a cell of `before` (the same level before a rebuild) holding no
-/// `dirty` cluster and its members where they were keeps its shortcuts.
+/// `dirty` cluster and its members where they were keeps its shortcuts. With `only`, the
+/// cells outside that range of border indices get no edges.
 fn build_level(
     hierarchy: &Hierarchy,
     below: Csr<'_>,
     shift: u32,
     before: Option<&Level>,
     dirty: &(dyn Fn(u32) -> bool + Sync),
+    only: Option<(u32, u32)>,
 ) -> Level {
     let n = hierarchy.border_count();
     let (member, cells) = members_and_cells(hierarchy, shift);
     let member_ref = &member;
+    let inside = |&&(_, lo, hi): &&(u32, u32, u32)| {
+        only.is_none_or(|(from, to)| lo >= from && hi <= to)
+    };
     let lists: Vec<CellEdges> = cells
         .par_iter()
+        .filter(inside)
         .map(|&(cell, lo, hi)| {
             before
                 .and_then(|old| reused_cell(hierarchy, old, member_ref, (cell, lo, hi), dirty))
@@ -440,6 +748,7 @@ fn build_level(
     }
     Level {
         shift,
+        base: 0,
         member,
         first,
         edges,

@@ -162,6 +162,6 @@ fn coarse_level(over: &RefineOver<'_>, a: u32) -> usize {
     if (over.is_open)(key) {
         0
     } else {
-        levels.level_of(ba, key, over.open_cells)
+        levels.level_of(over.hierarchy, ba, key, over.open_cells)
     }
 }

@@ -1,10 +1,12 @@
-//! The `levels` chunk end to end: a package of a map with levels stores them and requires
-//! them; a world over it, streamed or read whole, answers as one whose levels were built at
-//! run time; a package without them (version 2) is searched over its clusters alone.
+//! The levels chunks end to end: a package of a map with levels stores them by cell
+//! (`level_cells`) and requires them; a world over it, streamed or read whole, answers as
+//! one whose levels were built at run time and as one reading the `levels` chunk of
+//! earlier builds whole, and decodes only the cells its requests read; a package without
+//! them (version 2) is searched over its clusters alone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::{PackageMeta, from_bytes, to_bytes};
+use super::{ChunkKind, PackageMeta, StoredLevels, from_bytes, to_bytes};
 use crate::grid::WALL;
 use crate::rng::SplitMix64;
 use crate::{CostField, GridSpec, NavData, NavWorld, build_layer};
@@ -42,7 +44,7 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
     let bytes = to_bytes(&nav, &meta);
     let package = from_bytes(&bytes).unwrap();
     assert_eq!(package.version, 3, "a package with levels requires them");
-    assert!(package.manifest.requires.iter().any(|k| k == "levels"));
+    assert_eq!(package.manifest.requires, ["level_cells"]);
     assert!(
         package.hierarchies[0]
             .as_ref()
@@ -60,6 +62,7 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
     std::fs::write(&file, &bytes).unwrap();
     let mut stored = NavWorld::from_package(package.clone());
     let mut bare = NavWorld::from_package(bare);
+    let mut old_layout = NavWorld::from_package(with_whole_levels(&package));
     let mut clusters = NavWorld::from_package(package);
     clusters.set_search_mode(crate::SearchMode::Clusters);
     let mut built = NavWorld::from_nav(nav.clone());
@@ -84,6 +87,7 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
             &mut streamed,
             &mut bare,
             &mut clusters,
+            &mut old_layout,
         ]
         .into_iter()
         .map(|w| {
@@ -98,6 +102,10 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
         assert_eq!(
             answers[0], answers[1],
             "{a:?} → {b:?}: stored against built levels"
+        );
+        assert_eq!(
+            answers[0], answers[5],
+            "{a:?} → {b:?}: stored by cell against the whole levels of earlier builds"
         );
         // Routes and exits: a streamed world's traces pull over the cells of regions it has
         // read, which the whole world's may not match (not the levels' doing).
@@ -121,7 +129,7 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
         );
         answered += usize::from(answers[0].is_some());
     }
-    for w in [&stored, &built, &streamed] {
+    for w in [&stored, &built, &streamed, &old_layout] {
         let h = w.hierarchy(0).expect("searched over the hierarchy");
         assert!(h.hierarchy.levels().is_some(), "levels in use");
     }
@@ -137,4 +145,122 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
     );
     assert!(answered >= 20, "only {answered} requests answered");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `package` with its levels in the `levels` chunk of earlier builds (every level whole).
+fn with_whole_levels(package: &super::Package) -> super::Package {
+    let mut old = package.clone();
+    let mut world = NavWorld::from_package(package.clone());
+    world.set_search_mode(crate::SearchMode::Levels);
+    world.prepare_landmarks();
+    let h = &world.hierarchy(0).unwrap().hierarchy;
+    let raw = h.levels().unwrap().to_whole_bytes(h);
+    let stored = zstd::bulk::compress(&raw, 3).unwrap();
+    old.hierarchies[0].as_mut().unwrap().levels = Some(StoredLevels {
+        stored: std::sync::Arc::new(stored),
+        raw_len: raw.len() as u64,
+        kind: ChunkKind::Levels,
+    });
+    old
+}
+
+/// Over many random requests, a world decoding the levels below the top cell by cell as its
+/// searches read them answers (routes, exits, traces) exactly as one that decoded every
+/// level whole (the `levels` chunk of earlier builds); a fresh world's first request
+/// decodes the cells of the top level holding its source and goal and few others.
+#[test]
+fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_read() {
+    let (nav, costs) = map(5);
+    let meta = PackageMeta {
+        hierarchy: Some(true),
+        ..PackageMeta::default()
+    };
+    let package = from_bytes(&to_bytes(&nav, &meta)).unwrap();
+    let whole = with_whole_levels(&package);
+    let seed = 0x5eed_ce11_u64;
+    println!("seed {seed:#x}");
+    let mut rng = SplitMix64::new(seed);
+    let mut open = || loop {
+        let c = (rng.below(512), rng.below(512));
+        if costs[(c.1 * 512 + c.0) as usize] != WALL {
+            return c;
+        }
+    };
+    let cell_of = |w: &NavWorld, (x, y): (u32, u32)| {
+        let h = w.hierarchy(0).unwrap();
+        let key = crate::search_graph::sector_cluster_key(x / 4, y / 4);
+        h.hierarchy.levels().unwrap().top_cell(key)
+    };
+    // First requests, each in a fresh world, between far-apart cells.
+    let mut touched_total = 0;
+    let mut firsts = 0;
+    while firsts < 6 {
+        let (a, b) = (open(), open());
+        if a.0.abs_diff(b.0) + a.1.abs_diff(b.1) < 400 {
+            continue;
+        }
+        // As a game's queries refine: the route near its source now, the rest when read.
+        let mut by_cell = NavWorld::from_package(package.clone());
+        let mut read_whole = NavWorld::from_package(whole.clone());
+        by_cell.set_lazy_refinement(true);
+        read_whole.set_lazy_refinement(true);
+        let answer = |w: &mut NavWorld| {
+            w.request_path(0, &[a], b).ok().map(|id| {
+                let p = w.path(id).unwrap();
+                (p.routes.clone(), p.exits.clone())
+            })
+        };
+        let (first, expected) = (answer(&mut by_cell), answer(&mut read_whole));
+        assert_eq!(first, expected, "{a:?} → {b:?}: first request");
+        if first.is_none() {
+            continue;
+        }
+        firsts += 1;
+        let levels = by_cell.hierarchy(0).unwrap().hierarchy.levels().unwrap();
+        let decoded = levels.decoded_cells_by_key();
+        let (cells, count) = levels.cells_decoded();
+        println!("{a:?} → {b:?}: cells {decoded:?} of {cells} decoded");
+        // Only the goal's cell and the cells around the source's cluster, where the route
+        // is refined now (its first hops, up to a cluster away).
+        let (cx, cy) = (a.0 / 4 / 8, a.1 / 4 / 8);
+        let mut allowed = vec![cell_of(&by_cell, b)];
+        for y in cy.saturating_sub(1)..=cy + 1 {
+            for x in cx.saturating_sub(1)..=(cx + 1) {
+                allowed.push(cell_of(&by_cell, (x.min(15) * 32, y.min(15) * 32)));
+            }
+        }
+        for cell in &decoded {
+            assert!(allowed.contains(cell), "{a:?} → {b:?}: cell {cell} decoded");
+        }
+        assert!(count <= 5, "{a:?} → {b:?}: {count} of {cells} cells decoded");
+        touched_total += count;
+    }
+    assert!(
+        (1..6 * 16 / 3).contains(&touched_total),
+        "{touched_total} cells decoded in 6 first requests"
+    );
+
+    // Then many requests in one world each: routes, exits and traces the same.
+    let mut by_cell = NavWorld::from_package(package);
+    let mut read_whole = NavWorld::from_package(whole);
+    let mut answered = 0;
+    for _ in 0..60 {
+        let (a, b) = (open(), open());
+        let answers: Vec<_> = [&mut by_cell, &mut read_whole]
+            .into_iter()
+            .map(|w| {
+                w.request_path(0, &[a], b).ok().map(|id| {
+                    let p = w.path(id).unwrap();
+                    let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
+                    w.release_path(id);
+                    out
+                })
+            })
+            .collect();
+        assert_eq!(answers[0], answers[1], "{a:?} → {b:?}: by cell against whole");
+        answered += usize::from(answers[0].is_some());
+    }
+    assert!(answered >= 40, "only {answered} requests answered");
+    let levels = by_cell.hierarchy(0).unwrap().hierarchy.levels().unwrap();
+    assert!(levels.cells_decoded().1 > 4, "the requests read more cells");
 }

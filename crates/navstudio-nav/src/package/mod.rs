@@ -169,9 +169,15 @@ pub enum ChunkKind {
     /// [`ChunkKind::Landmarks`]).
     Hierarchy,
     /// Per movement type, optional beside [`ChunkKind::Hierarchy`]: the hierarchy's levels
-    /// above its clusters (see [`crate::SearchMode::Levels`]). A package with levels lists
-    /// `levels` in the manifest's `requires`: the search over them finds other routes.
+    /// above its clusters (see [`crate::SearchMode::Levels`]), every level whole. Written
+    /// by earlier builds, still read. A package with levels lists `levels` in the
+    /// manifest's `requires`: the search over them finds other routes.
     Levels,
+    /// Per movement type, optional beside [`ChunkKind::Hierarchy`]: the same levels, the
+    /// top one whole and the levels below it in one block per cell of the top level, so a
+    /// reader decompresses only the cells a search reads. Listed in `requires` too, so a
+    /// reader that knows only [`ChunkKind::Levels`] refuses the package.
+    LevelCells,
     /// Map-wide (listed under movement type 0), at most one: the nav links
     /// ([`crate::links`]). A package with links lists `links` in the manifest's `requires`.
     Links,
@@ -184,7 +190,13 @@ impl ChunkKind {
     pub const REGIONAL: [Self; 3] = [Self::Cost, Self::IslandFields, Self::Flows];
 
     /// The kinds stored at most once per movement type, which a reader can do without.
-    pub const OPTIONAL: [Self; 4] = [Self::Landmarks, Self::Hierarchy, Self::Levels, Self::Links];
+    pub const OPTIONAL: [Self; 5] = [
+        Self::Landmarks,
+        Self::Hierarchy,
+        Self::Levels,
+        Self::LevelCells,
+        Self::Links,
+    ];
 
     /// The name the manifest uses.
     #[must_use]
@@ -193,6 +205,7 @@ impl ChunkKind {
             Self::Landmarks => "alt_landmarks",
             Self::Hierarchy => "hierarchy",
             Self::Levels => "levels",
+            Self::LevelCells => "level_cells",
             Self::Links => "links",
             Self::Windows => "windows",
             Self::Graph => "graph",
@@ -223,7 +236,11 @@ impl ChunkKind {
             Self::Cost => SectionKind::Cost,
             Self::Flows => SectionKind::Flows,
             // Sizes of the landmark tables count with the graph, whose search they speed.
-            Self::Landmarks | Self::Hierarchy | Self::Levels | Self::Links => SectionKind::Graph,
+            Self::Landmarks
+            | Self::Hierarchy
+            | Self::Levels
+            | Self::LevelCells
+            | Self::Links => SectionKind::Graph,
         }
     }
 }
@@ -342,8 +359,18 @@ pub struct Package {
 pub struct StoredHierarchy {
     pub(super) stored: Vec<u8>,
     pub(super) raw_len: u64,
-    /// The `levels` chunk's stored bytes and raw length, if the package has one.
-    pub(super) levels: Option<(Vec<u8>, u64)>,
+    /// The levels chunk, if the package has one.
+    pub(super) levels: Option<StoredLevels>,
+}
+
+/// A movement type's levels chunk as the package stores it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct StoredLevels {
+    /// The stored bytes, shared with the cells not decoded yet of a `level_cells` chunk.
+    pub(super) stored: std::sync::Arc<Vec<u8>>,
+    pub(super) raw_len: u64,
+    /// Which kind: [`ChunkKind::LevelCells`], or [`ChunkKind::Levels`] of earlier builds.
+    pub(super) kind: ChunkKind,
 }
 
 impl StoredHierarchy {
@@ -358,9 +385,11 @@ impl StoredHierarchy {
         crate::hierarchy::Hierarchy::parse(&mut words, node_count)
     }
 
-    /// The `levels` chunk decoded as it decompresses (`Levels::parse`,
-    /// over at most `most_border` border nodes);
-    /// `None` for a package without levels (version 2 packages, small maps).
+    /// The levels chunk over at most `most_border` border nodes, as far as it is read
+    /// before a search: a `level_cells` chunk's top level (`Levels::parse_cells`, its cells
+    /// left to decode when a search reads them), or a `levels` chunk of earlier builds
+    /// whole (`Levels::parse`), decoded as they decompress; `None` for a package without
+    /// levels (version 2 packages, small maps).
     ///
     /// # Errors
     /// As [`Self::parse`].
@@ -368,11 +397,17 @@ impl StoredHierarchy {
         &self,
         most_border: usize,
     ) -> Option<Result<crate::hierarchy::ParsedLevels, String>> {
-        let (stored, raw_len) = self.levels.as_ref()?;
-        Some(
-            words::StreamWords::new(stored, *raw_len)
-                .and_then(|mut words| crate::hierarchy::Levels::parse(&mut words, most_border)),
-        )
+        let levels = self.levels.as_ref()?;
+        Some(if levels.kind == ChunkKind::LevelCells {
+            crate::hierarchy::Levels::parse_cells(
+                std::sync::Arc::clone(&levels.stored),
+                levels.raw_len,
+                most_border,
+            )
+        } else {
+            words::StreamWords::new(&levels.stored, levels.raw_len)
+                .and_then(|mut words| crate::hierarchy::Levels::parse(&mut words, most_border))
+        })
     }
 }
 

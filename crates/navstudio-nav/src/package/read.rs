@@ -16,6 +16,7 @@ use super::decode::{
 use super::{
     BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, OLDEST_VERSION, Package,
     PackageError, RegionGrid, SectionInfo, SectionKind, StoredHierarchy, StoredLandmarks,
+    StoredLevels,
 };
 use crate::hierarchy::MAX_LINK_ENDS;
 use crate::hierarchy::{CLUSTER_SECTORS, Hierarchy};
@@ -121,7 +122,7 @@ fn read_v2(bytes: &[u8], err: Faults<'_>, version: u32) -> Result<Package, Packa
                 decompress_prefix(stored, Landmarks::HEADER_LEN)
             } else if c.kind == ChunkKind::Hierarchy {
                 decompress_prefix(stored, Hierarchy::HEADER_LEN)
-            } else if c.kind == ChunkKind::Levels {
+            } else if c.kind == ChunkKind::Levels || c.kind == ChunkKind::LevelCells {
                 // Decoded when a world first searches the type.
                 decompress_prefix(stored, 8)
             } else {
@@ -172,14 +173,21 @@ fn read_v2(bytes: &[u8], err: Faults<'_>, version: u32) -> Result<Package, Packa
                     let info = &manifest.chunks[chunks[i].index];
                     Hierarchy::check_header(&raw[i], info.raw_len, l.nodes.len(), MAX_LINK_ENDS)?;
                     let start = info.offset as usize;
-                    let levels = by_key.get(&(layer, ChunkKind::Levels, None)).map(|&j| {
-                        let info = &manifest.chunks[chunks[j].index];
-                        let start = info.offset as usize;
-                        (
-                            bytes[start..start + info.stored_len as usize].to_vec(),
-                            info.raw_len,
-                        )
-                    });
+                    // A package of this build stores its levels by cell.
+                    let levels = [ChunkKind::LevelCells, ChunkKind::Levels]
+                        .into_iter()
+                        .find_map(|kind| Some((kind, *by_key.get(&(layer, kind, None))?)))
+                        .map(|(kind, j)| {
+                            let info = &manifest.chunks[chunks[j].index];
+                            let start = info.offset as usize;
+                            StoredLevels {
+                                stored: std::sync::Arc::new(
+                                    bytes[start..start + info.stored_len as usize].to_vec(),
+                                ),
+                                raw_len: info.raw_len,
+                                kind,
+                            }
+                        });
                     Ok(StoredHierarchy {
                         stored: bytes[start..start + info.stored_len as usize].to_vec(),
                         raw_len: info.raw_len,
@@ -424,9 +432,10 @@ fn max_chunk_len(kind: ChunkKind, regions: RegionGrid, region: Option<u32>) -> u
         (ChunkKind::Landmarks, None) => {
             12 + 4 * (4 * LANDMARK_COUNT as u64) * sectors * nodes_per_sector
         }
-        (ChunkKind::Levels, None) => {
+        (ChunkKind::Levels | ChunkKind::LevelCells, None) => {
             // Levels of cells of 2 × 2 clusters and up: each a border node at most with an
-            // edge to every node of a cell and out of it.
+            // edge to every node of a cell and out of it (which also covers a `level_cells`
+            // chunk's table of a few words per cell).
             let nodes = sectors * nodes_per_sector;
             8 + 16 * (12 + 8 * nodes * (2 + nodes.min(1 << 16)))
         }

@@ -31,7 +31,7 @@ use super::decode::{
 use super::read::{MEMORY, check_index, header_v2, manifest_v2};
 use super::{
     BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
-    StoredHierarchy, StoredLandmarks,
+    StoredHierarchy, StoredLandmarks, StoredLevels,
 };
 use crate::hierarchy::Hierarchy;
 use crate::hierarchy::MAX_LINK_ENDS;
@@ -216,7 +216,11 @@ fn open_source(path: &Path, source: Source) -> Result<OpenedPackage, PackageErro
             (ChunkKind::Graph, _) => globals[c.layer][1] = Some(c.index),
             (ChunkKind::Landmarks, _) => globals[c.layer][2] = Some(c.index),
             (ChunkKind::Hierarchy, _) => globals[c.layer][3] = Some(c.index),
-            (ChunkKind::Levels, _) => globals[c.layer][4] = Some(c.index),
+            // A package of this build stores its levels by cell.
+            (ChunkKind::LevelCells, _) => globals[c.layer][4] = Some(c.index),
+            (ChunkKind::Levels, _) => {
+                globals[c.layer][4] = globals[c.layer][4].or(Some(c.index));
+            }
             (ChunkKind::SectorIslands, _) => sector_islands[c.layer] = Some(c.index),
             (ChunkKind::Links, _) => links_chunk = Some(c.index),
             (ChunkKind::IslandFields, _) => island_fields[c.layer].push(c.index),
@@ -619,9 +623,14 @@ impl PackageStream {
                         Hierarchy::check_header(&header, raw_len, nodes.len(), MAX_LINK_ENDS)
                     })
                     .map_err(|w| err.invalid(format!("{}: {w}", self.what(index))))?;
-                let levels = levels_index
-                    .zip(stored_levels)
-                    .map(|(j, stored)| (stored, self.manifest.chunks[j].raw_len));
+                let levels = levels_index.zip(stored_levels).map(|(j, stored)| {
+                    let info = &self.manifest.chunks[j];
+                    StoredLevels {
+                        stored: Arc::new(stored),
+                        raw_len: info.raw_len,
+                        kind: ChunkKind::from_name(&info.kind).unwrap_or(ChunkKind::Levels),
+                    }
+                });
                 Ok(StoredHierarchy {
                     stored,
                     raw_len,

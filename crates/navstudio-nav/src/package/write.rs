@@ -171,20 +171,21 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
             }
             let hierarchy = Hierarchy::build(&graph);
             let landmarks = hierarchy.landmarks(l, &graph);
+            // Stored here, the cells compressed in parallel: they are many small frames.
             let levels = Some(Levels::build(&hierarchy))
                 .filter(|levels| levels.count() > 0)
-                .map(|levels| levels.to_bytes());
+                .map(|levels| levels.to_stored(&hierarchy, ZSTD_LEVEL));
             Some((hierarchy.to_bytes(landmarks.as_ref()), levels))
         } else {
             Some((Landmarks::build(l)?.to_bytes(), None))
         }
     };
     type Stored = Option<(usize, Vec<u8>)>;
-    let store = |raw: Option<(Vec<u8>, Option<Vec<u8>>)>| -> (Stored, Stored) {
+    let store = |raw: Option<(Vec<u8>, Option<(u64, Vec<u8>)>)>| -> (Stored, Stored) {
         let Some((tables, levels)) = raw else {
             return (None, None);
         };
-        let levels = levels.map(|raw| (raw.len(), compress(&raw)));
+        let levels = levels.map(|(raw_len, stored)| (raw_len as usize, stored));
         (Some((tables.len(), compress(&tables))), levels)
     };
     let mut tables: Vec<Stored> = Vec::with_capacity(nav.layers.len());
@@ -206,7 +207,7 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     }
     // Levels change which routes a search finds: a reader must search them.
     if level_tables.iter().any(Option::is_some) {
-        manifest.requires.push(ChunkKind::Levels.name().to_owned());
+        manifest.requires.push(ChunkKind::LevelCells.name().to_owned());
     }
     let regions = RegionGrid {
         spec: nav.spec,
@@ -242,7 +243,7 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
             let optional = [tables_kind]
                 .into_iter()
                 .filter(move |_| has_tables)
-                .chain([ChunkKind::Levels].into_iter().filter(move |_| has_levels));
+                .chain([ChunkKind::LevelCells].into_iter().filter(move |_| has_levels));
             ChunkKind::GLOBAL
                 .into_iter()
                 .chain(optional)
@@ -273,7 +274,7 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let mut chunks: Vec<(usize, Vec<u8>)> = jobs
         .par_iter()
         .map(|job| {
-            if job.kind == tables_kind || job.kind == ChunkKind::Levels {
+            if job.kind == tables_kind || job.kind == ChunkKind::LevelCells {
                 // Moved in below rather than copied: 13 MB per type at 8192².
                 return (0, Vec::new());
             }
@@ -303,7 +304,7 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     for (job, chunk) in jobs.iter().zip(&mut chunks) {
         let from = if job.kind == tables_kind {
             &mut tables
-        } else if job.kind == ChunkKind::Levels {
+        } else if job.kind == ChunkKind::LevelCells {
             &mut level_tables
         } else {
             continue;
@@ -446,6 +447,7 @@ fn encode_region(
         | ChunkKind::Landmarks
         | ChunkKind::Hierarchy
         | ChunkKind::Levels
+        | ChunkKind::LevelCells
         | ChunkKind::Links => {}
     }
     w.bytes

@@ -144,15 +144,16 @@ mod tests {
             let levels = Levels::build(&hierarchy);
             assert_eq!(levels.count(), 2);
             let mut cells_checked = 0;
-            for (j, level) in levels.levels.iter().enumerate() {
+            let whole = levels.whole(&hierarchy);
+            for (j, level) in whole.iter().enumerate() {
                 let below = match j {
                     0 => Csr {
                         first: &hierarchy.first,
                         edges: &hierarchy.edges,
                     },
                     _ => Csr {
-                        first: &levels.levels[j - 1].first,
-                        edges: &levels.levels[j - 1].edges,
+                        first: &whole[j - 1].first,
+                        edges: &whole[j - 1].edges,
                     },
                 };
                 let (member, cells) = members_and_cells(&hierarchy, level.shift);
