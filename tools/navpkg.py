@@ -21,6 +21,7 @@ compares every movement type's portal counts, cells per island id and cost histo
 
 import array
 import colorsys
+import io
 import json
 import math
 import os
@@ -130,10 +131,10 @@ def _swapped(raw):
 
 
 # Chunk kinds this reader reads (a package may require only these). The search tables
-# (alt_landmarks, hierarchy, levels) are known and left undecoded: this reader plans no
-# paths, so the routes they shape are not its answers.
+# (alt_landmarks, hierarchy, levels, level_cells) are known and left undecoded: this reader
+# plans no paths, so the routes they shape are not its answers.
 KNOWN_KINDS = {"windows", "graph", "sector_islands", "cost", "island_fields", "flows",
-               "alt_landmarks", "hierarchy", "levels", "links"}
+               "alt_landmarks", "hierarchy", "levels", "level_cells", "links"}
 
 
 def read(path):
@@ -165,7 +166,12 @@ def read(path):
         expected += c["stored_len"]
         if len(stored) != c["stored_len"] or zlib.crc32(stored) != c["crc32"]:
             raise PackageError(f"{path}: {c['kind']} chunk truncated or corrupted")
-        raw = dctx.decompress(stored, max_output_size=c["raw_len"])
+        if c["kind"] == "level_cells":
+            # Several zstd frames (the top level's, then one per cell), read one after another.
+            reader = dctx.stream_reader(io.BytesIO(stored), read_across_frames=True)
+            raw = reader.read(c["raw_len"] + 1)
+        else:
+            raw = dctx.decompress(stored, max_output_size=c["raw_len"])
         if len(raw) != c["raw_len"]:
             raise PackageError(f"{path}: {c['kind']} chunk decompresses to the wrong length")
         chunks[(c["layer"], c["kind"], c.get("region"))] = raw

@@ -355,7 +355,10 @@ impl Levels {
     }
 
     fn decoded_cells(&self) -> usize {
-        self.below.iter().filter(|c| c.levels.get().is_some()).count()
+        self.below
+            .iter()
+            .filter(|c| c.levels.get().is_some())
+            .count()
     }
 
     /// Marks the cells of every level that hold one of `open_keys` (cluster keys).
@@ -462,7 +465,11 @@ impl Levels {
         if let Some(levels) = cell.levels.get() {
             return Ok(std::borrow::Cow::Borrowed(levels));
         }
-        let stored = cell.stored.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let stored = cell
+            .stored
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         // Decoded between the two looks.
         let Some(stored) = stored else {
             return cell
@@ -720,9 +727,8 @@ fn build_level(
     let n = hierarchy.border_count();
     let (member, cells) = members_and_cells(hierarchy, shift);
     let member_ref = &member;
-    let inside = |&&(_, lo, hi): &&(u32, u32, u32)| {
-        only.is_none_or(|(from, to)| lo >= from && hi <= to)
-    };
+    let inside =
+        |&&(_, lo, hi): &&(u32, u32, u32)| only.is_none_or(|(from, to)| lo >= from && hi <= to);
     let lists: Vec<CellEdges> = cells
         .par_iter()
         .filter(inside)

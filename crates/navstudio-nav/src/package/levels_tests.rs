@@ -232,7 +232,10 @@ fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_rea
         for cell in &decoded {
             assert!(allowed.contains(cell), "{a:?} → {b:?}: cell {cell} decoded");
         }
-        assert!(count <= 5, "{a:?} → {b:?}: {count} of {cells} cells decoded");
+        assert!(
+            count <= 5,
+            "{a:?} → {b:?}: {count} of {cells} cells decoded"
+        );
         touched_total += count;
     }
     assert!(
@@ -257,7 +260,10 @@ fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_rea
                 })
             })
             .collect();
-        assert_eq!(answers[0], answers[1], "{a:?} → {b:?}: by cell against whole");
+        assert_eq!(
+            answers[0], answers[1],
+            "{a:?} → {b:?}: by cell against whole"
+        );
         answered += usize::from(answers[0].is_some());
     }
     assert!(answered >= 40, "only {answered} requests answered");

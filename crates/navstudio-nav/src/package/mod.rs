@@ -236,11 +236,9 @@ impl ChunkKind {
             Self::Cost => SectionKind::Cost,
             Self::Flows => SectionKind::Flows,
             // Sizes of the landmark tables count with the graph, whose search they speed.
-            Self::Landmarks
-            | Self::Hierarchy
-            | Self::Levels
-            | Self::LevelCells
-            | Self::Links => SectionKind::Graph,
+            Self::Landmarks | Self::Hierarchy | Self::Levels | Self::LevelCells | Self::Links => {
+                SectionKind::Graph
+            }
         }
     }
 }

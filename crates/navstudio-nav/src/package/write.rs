@@ -157,7 +157,8 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     } else {
         ChunkKind::Landmarks
     };
-    let build = |(i, l): (usize, &NavLayer)| {
+    type Stored = Option<(usize, Vec<u8>)>;
+    let build = |(i, l): (usize, &NavLayer)| -> Option<(Vec<u8>, Stored)> {
         if clustered {
             if l.nodes.is_empty() {
                 return None;
@@ -174,18 +175,17 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
             // Stored here, the cells compressed in parallel: they are many small frames.
             let levels = Some(Levels::build(&hierarchy))
                 .filter(|levels| levels.count() > 0)
-                .map(|levels| levels.to_stored(&hierarchy, ZSTD_LEVEL));
+                .map(|levels| levels.to_stored(&hierarchy, ZSTD_LEVEL))
+                .map(|(raw_len, stored)| (raw_len as usize, stored));
             Some((hierarchy.to_bytes(landmarks.as_ref()), levels))
         } else {
             Some((Landmarks::build(l)?.to_bytes(), None))
         }
     };
-    type Stored = Option<(usize, Vec<u8>)>;
-    let store = |raw: Option<(Vec<u8>, Option<(u64, Vec<u8>)>)>| -> (Stored, Stored) {
+    let store = |raw: Option<(Vec<u8>, Stored)>| -> (Stored, Stored) {
         let Some((tables, levels)) = raw else {
             return (None, None);
         };
-        let levels = levels.map(|(raw_len, stored)| (raw_len as usize, stored));
         (Some((tables.len(), compress(&tables))), levels)
     };
     let mut tables: Vec<Stored> = Vec::with_capacity(nav.layers.len());
@@ -207,7 +207,9 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     }
     // Levels change which routes a search finds: a reader must search them.
     if level_tables.iter().any(Option::is_some) {
-        manifest.requires.push(ChunkKind::LevelCells.name().to_owned());
+        manifest
+            .requires
+            .push(ChunkKind::LevelCells.name().to_owned());
     }
     let regions = RegionGrid {
         spec: nav.spec,
@@ -240,10 +242,11 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
         .flat_map(|layer| {
             let has_tables = tables[layer as usize].is_some();
             let has_levels = level_tables[layer as usize].is_some();
-            let optional = [tables_kind]
-                .into_iter()
-                .filter(move |_| has_tables)
-                .chain([ChunkKind::LevelCells].into_iter().filter(move |_| has_levels));
+            let optional = [tables_kind].into_iter().filter(move |_| has_tables).chain(
+                [ChunkKind::LevelCells]
+                    .into_iter()
+                    .filter(move |_| has_levels),
+            );
             ChunkKind::GLOBAL
                 .into_iter()
                 .chain(optional)

@@ -118,9 +118,16 @@ impl Levels {
     /// # Errors
     /// As [`Self::parse_cells`] and [`Self::from_parsed`].
     #[cfg(test)]
-    pub fn from_stored(stored: Vec<u8>, raw_len: u64, hierarchy: &Hierarchy) -> Result<Self, String> {
+    pub fn from_stored(
+        stored: Vec<u8>,
+        raw_len: u64,
+        hierarchy: &Hierarchy,
+    ) -> Result<Self, String> {
         let border = hierarchy.border_count();
-        Self::from_parsed(Self::parse_cells(Arc::new(stored), raw_len, border)?, hierarchy)
+        Self::from_parsed(
+            Self::parse_cells(Arc::new(stored), raw_len, border)?,
+            hierarchy,
+        )
     }
 
     /// The part of reading a `levels` chunk of earlier builds that needs no hierarchy, read
@@ -345,7 +352,7 @@ enum Stored {
 
 /// Whether a level of cells of `shift` key bits may follow one of `below` bits.
 fn check_shift(shift: u32, below: u32) -> Result<(), String> {
-    if shift <= below || shift > 30 || shift % 2 != 0 {
+    if shift <= below || shift > 30 || !shift.is_multiple_of(2) {
         return Err(format!(
             "a level has cells of {shift} key bits after one of {below}"
         ));
@@ -408,7 +415,9 @@ pub(super) fn decode_cell(
         .collect::<Result<Vec<_>, String>>()?;
     let rest = words.rest()?.len();
     if rest != 0 {
-        return Err(format!("a cell's block holds {rest} bytes after its levels"));
+        return Err(format!(
+            "a cell's block holds {rest} bytes after its levels"
+        ));
     }
     Ok(levels)
 }
@@ -424,10 +433,7 @@ fn read_level(
     let members = words.next()? as usize;
     let edges = words.next()? as usize;
     let left = words.left();
-    if hi < lo
-        || members > (hi - lo) as usize
-        || 8 * members as u64 + 8 * edges as u64 > left
-    {
+    if hi < lo || members > (hi - lo) as usize || 8 * members as u64 + 8 * edges as u64 > left {
         return Err(format!(
             "a level claims {members} members and {edges} edges, more than its {left} bytes hold"
         ));
@@ -522,7 +528,10 @@ mod tests {
         let (hierarchy, levels) = levels_of(6);
         let bytes = levels.to_whole_bytes(&hierarchy);
         let b = hierarchy.border_count();
-        assert_eq!(Levels::from_whole_bytes(&bytes, &hierarchy).unwrap(), levels);
+        assert_eq!(
+            Levels::from_whole_bytes(&bytes, &hierarchy).unwrap(),
+            levels
+        );
         // Read as the stored chunk decompresses, as a game's first request reads them.
         let stored = zstd::bulk::compress(&bytes, 3).unwrap();
         let mut words = StreamWords::new(&stored, bytes.len() as u64).unwrap();
@@ -557,10 +566,17 @@ mod tests {
         let (hierarchy, levels) = levels_of(6);
         let (raw_len, stored) = levels.to_stored(&hierarchy, 3);
         // One zstd stream: the frames decompress one after another to the raw length.
-        assert_eq!(zstd::decode_all(stored.as_slice()).unwrap().len() as u64, raw_len);
+        assert_eq!(
+            zstd::decode_all(stored.as_slice()).unwrap().len() as u64,
+            raw_len
+        );
         let read = Levels::from_stored(stored.clone(), raw_len, &hierarchy).unwrap();
         let (cells, decoded) = read.cells_decoded();
-        assert_eq!((cells, decoded), (16, 0), "top cells, decoded before a read");
+        assert_eq!(
+            (cells, decoded),
+            (16, 0),
+            "top cells, decoded before a read"
+        );
         // A node's edges at the level below the top decode its cell alone.
         let b = (0..hierarchy.border_count() as u32)
             .find(|&b| !levels.edges(&hierarchy, 1, b).is_empty())
@@ -591,7 +607,7 @@ mod tests {
             );
         }
         let head = zstd::zstd_safe::find_frame_compressed_size(&stored).unwrap();
-        let seed = 0x1e7e_15u64;
+        let seed = 0x001e_7e15_u64;
         println!("seed {seed}");
         let mut rng = SplitMix64::new(seed);
         let mut errors = 0;
@@ -614,7 +630,10 @@ mod tests {
                 match decode_cell(&block, lower, (cell.lo, cell.hi), b) {
                     Err(_) => errors += 1,
                     // Within range, if not the levels built.
-                    Ok(l) => assert!(l[0].member.len() == (cell.hi - cell.lo) as usize, "cell {c}"),
+                    Ok(l) => assert!(
+                        l[0].member.len() == (cell.hi - cell.lo) as usize,
+                        "cell {c}"
+                    ),
                 }
             }
         }
@@ -632,7 +651,11 @@ mod tests {
             assert!(decode_cell(block, lower, (cell.lo, cell.hi), b).is_err());
         }
         for i in 0..read.below.len() {
-            assert_eq!(read.lower(&hierarchy, i), levels.lower(&hierarchy, i), "cell {i}");
+            assert_eq!(
+                read.lower(&hierarchy, i),
+                levels.lower(&hierarchy, i),
+                "cell {i}"
+            );
         }
         assert_eq!(read, levels);
     }
