@@ -304,21 +304,15 @@ impl Levels {
         if let Some(&name) = NAMES.get(lower).filter(|_| !self.shifts.is_empty()) {
             rows.push((name, self.top.memory()));
         }
-        // The chunk the undecoded cells share, counted once.
-        let held: usize = {
-            let mut seen: Vec<*const Vec<u8>> = Vec::new();
-            let mut bytes = 0;
-            for c in self.below.iter() {
+        // The cells not decoded yet share the chunk they were read from.
+        let held = self
+            .below
+            .iter()
+            .find_map(|c| {
                 let stored = c.stored.lock().unwrap_or_else(PoisonError::into_inner);
-                if let Some(s) = stored.as_ref()
-                    && !seen.contains(&Arc::as_ptr(&s.chunk))
-                {
-                    seen.push(Arc::as_ptr(&s.chunk));
-                    bytes += s.chunk.capacity();
-                }
-            }
-            bytes
-        };
+                stored.as_ref().map(|s| s.chunk.capacity())
+            })
+            .unwrap_or(0);
         rows.push(("levels: stored chunk until every cell is decoded", held));
         rows.into_iter()
     }

@@ -592,6 +592,33 @@ mod tests {
         assert_eq!(Levels::from_whole_bytes(&whole, &hierarchy).unwrap(), read);
     }
 
+    /// Threads reading the same undecoded levels at once (each cell's `OnceLock` decodes
+    /// it for all of them) each see the levels built.
+    #[test]
+    fn threads_share_the_cells_they_decode() {
+        let (hierarchy, levels) = levels_of(3);
+        let (raw_len, stored) = levels.to_stored(&hierarchy, 3);
+        let read = Levels::from_stored(stored, raw_len, &hierarchy).unwrap();
+        let n = hierarchy.border_count() as u32;
+        let expected: Vec<Vec<(u32, u32)>> = (0..n)
+            .map(|b| levels.edges(&hierarchy, 1, b).to_vec())
+            .collect();
+        std::thread::scope(|scope| {
+            for t in 0..4u32 {
+                let (read, hierarchy, expected) = (&read, &hierarchy, &expected);
+                scope.spawn(move || {
+                    // Each thread walks the border nodes from its own start.
+                    for i in 0..n {
+                        let b = (i + t * n / 4) % n;
+                        assert_eq!(read.edges(hierarchy, 1, b), expected[b as usize].as_slice());
+                    }
+                });
+            }
+        });
+        assert_eq!(read.cells_decoded(), (16, 16));
+        assert_eq!(read, levels);
+    }
+
     #[test]
     fn a_damaged_cell_block_is_an_error_and_its_cell_is_built_again() {
         let (hierarchy, levels) = levels_of(8);
