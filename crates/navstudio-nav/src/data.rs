@@ -222,6 +222,27 @@ impl NavData {
         rows
     }
 
+    /// Returns once the work its requests left running in the background has ended: the
+    /// decoding of the cells of each movement type's levels (above the hierarchy's
+    /// clusters) that no request had read, started once a request of the type had been
+    /// answered. A game need not
+    /// call it (a request reading a cell being decoded waits for that cell); a benchmark
+    /// does, to time warm requests apart from that work.
+    pub fn wait_for_background(&self) {
+        for index in 0..self.layers.len() {
+            let tables = match &self.stream {
+                Some(s) => s.built_layer(index).map(|l| &l.tables),
+                None => self.tables.layers.get(index).and_then(OnceLock::get),
+            };
+            if let Some(levels) = tables
+                .and_then(|t| t.hierarchy.as_ref())
+                .and_then(|h| h.hierarchy.levels())
+            {
+                levels.wait_for_background();
+            }
+        }
+    }
+
     pub(crate) fn shared_stream(&self) -> Option<&Arc<SharedStream>> {
         self.stream.as_ref()
     }

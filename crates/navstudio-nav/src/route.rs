@@ -517,10 +517,7 @@ impl Space for ClusterSpace<'_> {
         // Over the levels, at the highest whose cell holds no opened cluster.
         if (i as usize) < h.border_count() && !self.query.is_open(h.border_key(i)) {
             let edges = match self.query.levels {
-                Some(levels) => {
-                    let level = levels.level_of(h, i, h.border_key(i), self.open_cells);
-                    levels.edges(h, level, i)
-                }
+                Some(levels) => levels.expand(h, i, h.border_key(i), self.open_cells).1,
                 None => h.border_edges(i),
             };
             for &(t, w) in edges {

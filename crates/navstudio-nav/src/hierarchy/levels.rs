@@ -15,7 +15,8 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use rayon::prelude::*;
 
@@ -63,7 +64,9 @@ const UNPACK_LANDMARKS: usize = 4;
 /// The levels above one [`Hierarchy`], in its border indices: the top level whole, and
 /// the levels below it per cell of the top level, each cell's decoded on first use (a
 /// search reads them only inside the cells holding its source or goal, and where it
-/// unpacks a hop). Threads sharing the levels decode a cell once.
+/// unpacks a hop), and the rest on a thread of their own once a request has been
+/// answered ([`Self::decode_rest_in_background`]). Threads sharing the levels decode a
+/// cell once.
 #[derive(Clone, Default)]
 pub struct Levels {
     /// Cluster-key bits of each level's cells, lowest first (empty: no levels).
@@ -74,6 +77,17 @@ pub struct Levels {
     below: Arc<[Below]>,
     /// Index in `below` of each cell of the top level (by cell), [`NO_CELL`] for none.
     slot: Vec<u32>,
+    /// The thread decoding the cells no request has read yet, shared by clones.
+    background: Arc<Background>,
+}
+
+/// The thread of [`Levels::decode_rest_in_background`].
+#[derive(Debug, Default)]
+struct Background {
+    /// Whether it was started (or found nothing to do): it runs at most once.
+    started: AtomicBool,
+    /// The thread until someone waits for it ([`Levels::wait_for_background`]).
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// Marker of a top-level cell holding no border node.
@@ -89,8 +103,52 @@ struct Below {
     /// cells, freed once every cell has been decoded), the block's range in it and its
     /// raw length.
     stored: Mutex<Option<StoredCell>>,
-    /// The levels below the top, lowest first, indexed from `lo`.
-    levels: OnceLock<Vec<Level>>,
+    /// The block decoded, by a request or in the background: the levels below the top,
+    /// lowest first, indexed from `lo` (`None` if the block did not decode).
+    levels: OnceLock<Decoded>,
+    /// The levels below the top built from the hierarchy, when the block did not decode.
+    built: OnceLock<Vec<Level>>,
+}
+
+/// A cell's block once decoded.
+#[derive(Debug)]
+struct Decoded {
+    /// Its levels below the top; `None` if the block did not decode (its checksum
+    /// matched, so only a faulty writer makes one).
+    levels: Option<Vec<Level>>,
+    /// Whether the background thread decoded it rather than a request.
+    in_background: bool,
+}
+
+impl Below {
+    /// The cell's levels below the top (whose cells are `lower` key bits, over `border`
+    /// border nodes), decoded now unless they were; a thread finding another decoding them
+    /// waits for it.
+    fn decode(&self, lower: &[u32], border: usize, in_background: bool) -> &Decoded {
+        self.levels.get_or_init(|| {
+            let stored = self
+                .stored
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            Decoded {
+                levels: stored
+                    .and_then(|s| codec::decode_cell(&s, lower, (self.lo, self.hi), border).ok()),
+                in_background,
+            }
+        })
+    }
+
+    /// The cell's levels below the top if decoded or built already.
+    fn levels(&self) -> Option<&[Level]> {
+        match self.levels.get()? {
+            Decoded {
+                levels: Some(levels),
+                ..
+            } => Some(levels),
+            Decoded { levels: None, .. } => self.built.get().map(Vec::as_slice),
+        }
+    }
 }
 
 /// Where a cell's block lies in its stored chunk.
@@ -175,6 +233,14 @@ impl std::fmt::Debug for Levels {
             .field("shifts", &self.shifts)
             .field("cells", &self.below.len())
             .field("decoded_cells", &self.decoded_cells())
+            .field(
+                "decoded_in_background",
+                &self
+                    .below
+                    .iter()
+                    .filter(|c| c.levels.get().is_some_and(|d| d.in_background))
+                    .count(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -223,7 +289,11 @@ impl Levels {
                 lo,
                 hi,
                 stored: Mutex::new(None),
-                levels: OnceLock::from(whole.iter().map(|l| l.part((lo, hi))).collect::<Vec<_>>()),
+                levels: OnceLock::from(Decoded {
+                    levels: Some(whole.iter().map(|l| l.part((lo, hi))).collect()),
+                    in_background: false,
+                }),
+                built: OnceLock::new(),
             })
             .collect();
         Self::assemble(shifts, top, below)
@@ -241,6 +311,7 @@ impl Levels {
             top,
             below: below.into(),
             slot,
+            background: Arc::default(),
         }
     }
 
@@ -295,7 +366,7 @@ impl Levels {
                 let bytes = self
                     .below
                     .iter()
-                    .filter_map(|c| c.levels.get())
+                    .filter_map(Below::levels)
                     .map(|levels| levels[j].memory())
                     .sum();
                 (name, bytes)
@@ -330,16 +401,71 @@ impl Levels {
     }
 
     /// The cells of the top level (by cell: cluster key shifted right by its shift) whose
-    /// levels below are decoded, ascending.
+    /// levels below a request decoded (not the background thread), ascending.
     #[cfg(test)]
-    pub fn decoded_cells_by_key(&self) -> Vec<u32> {
+    pub fn cells_decoded_by_requests(&self) -> Vec<u32> {
         self.top
             .cells
             .iter()
             .zip(self.below.iter())
-            .filter(|(_, b)| b.levels.get().is_some())
+            .filter(|(_, b)| b.levels.get().is_some_and(|d| !d.in_background))
             .map(|(&(c, _, _), _)| c)
             .collect()
+    }
+
+    /// Decodes, on a thread of its own, the levels below the top of every cell no request
+    /// has read yet, so that later requests find them decoded; the thread starts once per
+    /// levels (their clones share it), and not at all when every cell is decoded. Called
+    /// once a request has been answered: the first request decodes only the cells it
+    /// reads, and the next ones need not wait for a cell's first read (1 to 8 ms each at
+    /// 8192²). A request reading a cell the thread is decoding waits for it; once every
+    /// cell is decoded the stored chunk is freed.
+    ///
+    /// The thread holds the cells weakly, taking hold of them one cell at a time: levels
+    /// dropped meanwhile (their world or data dropped, or rebuilt) stop it after the cell
+    /// it is decoding, and their memory is freed then. It calls nothing that panics on the
+    /// stored bytes (a block that does not decode is left to the request that reads it,
+    /// which builds its levels from the hierarchy); should it panic all the same, only
+    /// that thread ends, and the cell it held is decoded by the request that reads it. If
+    /// the system refuses a thread, the cells are decoded on first read as before.
+    pub fn decode_rest_in_background(&self) {
+        if self.background.started.load(Ordering::Acquire) {
+            return;
+        }
+        if self.below.iter().all(|c| c.levels.get().is_some())
+            || self.background.started.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        let cells = Arc::downgrade(&self.below);
+        let lower = self.shifts[..self.shifts.len().saturating_sub(1)].to_vec();
+        let border = self.top.member.len();
+        let spawned = std::thread::Builder::new()
+            .name("navstudio-levels".to_owned())
+            .spawn(move || decode_cells(&cells, &lower, border));
+        if let Ok(thread) = spawned {
+            *self
+                .background
+                .thread
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(thread);
+        }
+    }
+
+    /// Returns once the thread of [`Self::decode_rest_in_background`] has ended: every
+    /// cell is decoded then (or was left to its first read because its block does not
+    /// decode). Returns at once if no thread was started, or another caller is waiting.
+    pub fn wait_for_background(&self) {
+        let thread = self
+            .background
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(thread) = thread {
+            // A panic there ended that thread only (see `decode_rest_in_background`).
+            let _ = thread.join();
+        }
     }
 
     /// The top level's cell holding cluster key `key`.
@@ -349,10 +475,7 @@ impl Levels {
     }
 
     fn decoded_cells(&self) -> usize {
-        self.below
-            .iter()
-            .filter(|c| c.levels.get().is_some())
-            .count()
+        self.below.iter().filter_map(Below::levels).count()
     }
 
     /// Marks the cells of every level that hold one of `open_keys` (cluster keys).
@@ -376,6 +499,19 @@ impl Levels {
     /// level, as the search does only inside cells holding its source or goal.
     #[must_use]
     pub fn level_of(&self, hierarchy: &Hierarchy, b: u32, key: u32, open: &OpenCells) -> usize {
+        self.expand(hierarchy, b, key, open).0
+    }
+
+    /// [`Self::level_of`] and border node `b`'s edges at that level (as [`Self::edges`]),
+    /// finding `b`'s cell of the top level once: what a search expanding `b` reads.
+    #[must_use]
+    pub fn expand<'a>(
+        &'a self,
+        hierarchy: &'a Hierarchy,
+        b: u32,
+        key: u32,
+        open: &OpenCells,
+    ) -> (usize, &'a [(u32, u32)]) {
         let opened = |j: usize, shift: u32| {
             open.per_level
                 .get(j)
@@ -383,24 +519,25 @@ impl Levels {
                 .copied()
                 .unwrap_or(false)
         };
+        let own = (0, hierarchy.border_edges(b));
         let Some(top) = self.shifts.len().checked_sub(1) else {
-            return 0;
+            return own;
         };
         if self.top.is_member(b) && !opened(top, self.top.shift) {
-            return top + 1;
+            return (top + 1, self.top.edges(b));
         }
         if top == 0 {
-            return 0;
+            return own;
         }
         let Some(cell) = self.cell_of(key) else {
-            return 0;
+            return own;
         };
         for (j, level) in self.lower(hierarchy, cell).iter().enumerate().rev() {
             if level.is_member(b) && !opened(j, level.shift) {
-                return j + 1;
+                return (j + 1, level.edges(b));
             }
         }
-        0
+        own
     }
 
     /// The edges of border node `b` at `level` (0: the hierarchy's own).
@@ -431,32 +568,24 @@ impl Levels {
     /// so only a faulty writer makes one), which gives the same levels.
     fn lower(&self, hierarchy: &Hierarchy, i: usize) -> &[Level] {
         let cell = &self.below[i];
-        cell.levels.get_or_init(|| {
-            let stored = cell
-                .stored
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
-            let lower = &self.shifts[..self.shifts.len() - 1];
-            stored
-                .and_then(|s| {
-                    codec::decode_cell(&s, lower, (cell.lo, cell.hi), hierarchy.border_count()).ok()
-                })
-                .unwrap_or_else(|| {
-                    let whole = build_whole(&[], hierarchy, &|_| true, Some((cell.lo, cell.hi)));
-                    whole[..lower.len()]
-                        .iter()
-                        .map(|l| l.part((cell.lo, cell.hi)))
-                        .collect()
-                })
-        })
+        let lower = &self.shifts[..self.shifts.len() - 1];
+        match &cell.decode(lower, hierarchy.border_count(), false).levels {
+            Some(levels) => levels,
+            None => cell.built.get_or_init(|| {
+                let whole = build_whole(&[], hierarchy, &|_| true, Some((cell.lo, cell.hi)));
+                whole[..lower.len()]
+                    .iter()
+                    .map(|l| l.part((cell.lo, cell.hi)))
+                    .collect()
+            }),
+        }
     }
 
     /// Cell `i`'s levels below the top as they are or as its block decodes, without
     /// keeping them (for comparisons).
     fn cell_view(&self, i: usize) -> Result<std::borrow::Cow<'_, [Level]>, String> {
         let cell = &self.below[i];
-        if let Some(levels) = cell.levels.get() {
+        if let Some(levels) = cell.levels() {
             return Ok(std::borrow::Cow::Borrowed(levels));
         }
         let stored = cell
@@ -467,9 +596,8 @@ impl Levels {
         // Decoded between the two looks.
         let Some(stored) = stored else {
             return cell
-                .levels
-                .get()
-                .map(|l| std::borrow::Cow::Borrowed(l.as_slice()))
+                .levels()
+                .map(std::borrow::Cow::Borrowed)
                 .ok_or_else(|| "a cell holds neither levels nor a stored block".to_owned());
         };
         let lower = &self.shifts[..self.shifts.len() - 1];
@@ -575,6 +703,14 @@ impl UnpackScratch {
                 .and_then(|bd| bd.lower_bound(v))
                 .unwrap_or(0)
         };
+        // The stretch lies inside one cell of the top level: `a`'s.
+        let within = match level {
+            0 => None,
+            j if j == levels.shifts.len() => None,
+            j => levels
+                .cell_of(hierarchy.border_key(a))
+                .map(|cell| &levels.lower(hierarchy, cell)[j - 1]),
+        };
         let least = gb.saturating_sub(ga);
         self.dist[a as usize] = 0;
         self.touched.push(a);
@@ -591,7 +727,11 @@ impl UnpackScratch {
                 found = true;
                 break;
             }
-            for &(t, w) in levels.edges(hierarchy, level, v) {
+            let edges = match within {
+                Some(l) => l.edges(v),
+                None => levels.edges(hierarchy, level, v),
+            };
+            for &(t, w) in edges {
                 if t < lo || t >= hi {
                     continue;
                 }
@@ -628,6 +768,21 @@ impl UnpackScratch {
         }
         self.way.reverse();
         Some(&self.way)
+    }
+}
+
+/// The body of [`Levels::decode_rest_in_background`]'s thread: decodes the levels below
+/// the top (`lower` key bits, over `border` border nodes) of each cell not decoded yet, in
+/// order, holding the cells only while it decodes one; stops when they have been dropped.
+fn decode_cells(cells: &Weak<[Below]>, lower: &[u32], border: usize) {
+    for i in 0.. {
+        let Some(cells) = cells.upgrade() else {
+            return;
+        };
+        let Some(cell) = cells.get(i) else {
+            return;
+        };
+        cell.decode(lower, border, true);
     }
 }
 

@@ -1,8 +1,9 @@
 //! The levels chunks end to end: a package of a map with levels stores them by cell
 //! (`level_cells`) and requires them; a world over it, streamed or read whole, answers as
 //! one whose levels were built at run time and as one reading the `levels` chunk of
-//! earlier builds whole, and decodes only the cells its requests read; a package without
-//! them (version 2) is searched over its clusters alone.
+//! earlier builds whole, and decodes only the cells its requests read, the rest in the
+//! background once a request has been answered; a package without them (version 2) is
+//! searched over its clusters alone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -216,10 +217,11 @@ fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_rea
             continue;
         }
         firsts += 1;
+        // The cells the request decoded: the rest decode in the background meanwhile.
         let levels = by_cell.hierarchy(0).unwrap().hierarchy.levels().unwrap();
-        let decoded = levels.decoded_cells_by_key();
-        let (cells, count) = levels.cells_decoded();
-        println!("{a:?} → {b:?}: cells {decoded:?} of {cells} decoded");
+        let decoded = levels.cells_decoded_by_requests();
+        let (cells, count) = (levels.cells_decoded().0, decoded.len());
+        println!("{a:?} → {b:?}: cells {decoded:?} of {cells} decoded by the request");
         // Only the goal's cell and the cells around the source's cluster, where the route
         // is refined now (its first hops, up to a cluster away).
         let (cx, cy) = (a.0 / 4 / 8, a.1 / 4 / 8);
@@ -267,6 +269,87 @@ fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_rea
         answered += usize::from(answers[0].is_some());
     }
     assert!(answered >= 40, "only {answered} requests answered");
+}
+
+/// Once a world's first request has been answered, the cells no request has read decode in
+/// the background: waiting for it leaves every cell decoded (most of them by that thread)
+/// and the stored chunk freed, and the levels and answers are those of the levels decoded
+/// whole, on a world and on data shared by queries alike.
+#[test]
+fn after_the_first_request_the_other_cells_decode_in_the_background() {
+    let (nav, costs) = map(5);
+    let meta = PackageMeta {
+        hierarchy: Some(true),
+        ..PackageMeta::default()
+    };
+    let package = from_bytes(&to_bytes(&nav, &meta)).unwrap();
+    let whole = with_whole_levels(&package);
+    let mut rng = SplitMix64::new(0xbac6_0d5e);
+    let mut open = || loop {
+        let c = (rng.below(512), rng.below(512));
+        if costs[(c.1 * 512 + c.0) as usize] != WALL {
+            return c;
+        }
+    };
+    let pairs: Vec<_> = (0..40).map(|_| (open(), open())).collect();
+    let mut by_cell = NavWorld::from_package(package.clone());
+    let mut read_whole = NavWorld::from_package(whole);
+    let answer = |w: &mut NavWorld, (a, b): ((u32, u32), (u32, u32))| {
+        w.request_path(0, &[a], b).ok().map(|id| {
+            let p = w.path(id).unwrap();
+            let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
+            w.release_path(id);
+            out
+        })
+    };
+    let first = pairs
+        .iter()
+        .position(|&p| answer(&mut by_cell, p).is_some())
+        .unwrap();
     let levels = by_cell.hierarchy(0).unwrap().hierarchy.levels().unwrap();
-    assert!(levels.cells_decoded().1 > 4, "the requests read more cells");
+    levels.wait_for_background();
+    let (cells, decoded) = levels.cells_decoded();
+    let by_requests = levels.cells_decoded_by_requests().len();
+    println!("{decoded} of {cells} cells decoded, {by_requests} by the first request");
+    assert_eq!(decoded, cells, "every cell decoded after the wait");
+    assert!(
+        by_requests < cells / 2,
+        "{by_requests} of {cells} by the request"
+    );
+    let held = by_cell
+        .hierarchy(0)
+        .unwrap()
+        .hierarchy
+        .memory()
+        .into_iter()
+        .find(|(what, _)| what.starts_with("levels: stored chunk"))
+        .map(|(_, bytes)| bytes);
+    assert_eq!(held, Some(0), "the stored chunk is freed");
+    let levels = by_cell.hierarchy(0).unwrap().hierarchy.levels();
+    assert!(levels.is_some(), "levels in use");
+    for &p in &pairs[first..] {
+        assert_eq!(
+            answer(&mut by_cell, p),
+            answer(&mut read_whole, p),
+            "{p:?}: decoded in the background against whole"
+        );
+    }
+    assert_eq!(
+        by_cell.hierarchy(0).unwrap().hierarchy.levels(),
+        read_whole.hierarchy(0).unwrap().hierarchy.levels(),
+        "the levels decoded in the background are the whole levels"
+    );
+
+    // Queries over shared data: the first answer starts the thread there too.
+    let data = std::sync::Arc::new(NavData::from_package(package));
+    let mut query = crate::PathQuery::new(crate::QueryOptions::default());
+    let ty = crate::MoveType::new(0);
+    let (a, b) = pairs[first];
+    query
+        .request_path(&data, ty, &[a.into()], b.into())
+        .unwrap();
+    let levels = data.layer_tables(0).unwrap().hierarchy.as_ref().unwrap();
+    let levels = levels.hierarchy.levels().unwrap();
+    levels.wait_for_background();
+    assert_eq!(levels.cells_decoded(), (cells, cells), "shared data");
 }

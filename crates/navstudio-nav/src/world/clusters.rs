@@ -278,6 +278,28 @@ impl NavWorld {
         }
     }
 
+    /// Once a request of `layer` has been answered: decodes the cells of its levels that no
+    /// request has read yet on a thread of their own (see
+    /// [`Levels::decode_rest_in_background`]), unless the search leaves the levels unread.
+    pub(super) fn decode_levels_in_background(&self, layer: usize) {
+        if self.search_mode == SearchMode::Clusters {
+            return;
+        }
+        if let Some(levels) = self.hierarchy(layer).and_then(|h| h.hierarchy.levels()) {
+            levels.decode_rest_in_background();
+        }
+    }
+
+    /// Returns once the work its requests left running in the background has ended (see
+    /// [`crate::NavData::wait_for_background`]).
+    pub fn wait_for_background(&self) {
+        for h in self.hierarchies.iter().flatten() {
+            if let Some(levels) = h.hierarchy.levels() {
+                levels.wait_for_background();
+            }
+        }
+    }
+
     /// The hierarchy of `layer`, if built.
     #[must_use]
     pub(crate) fn hierarchy(&self, layer: usize) -> Option<&LayerHierarchy> {

@@ -176,7 +176,10 @@ impl NavWorld {
                 std::mem::swap(&mut self.cluster_open, &mut pending.open);
                 None
             }
-            Ok(true) => pending.planned.take().map(|(state, _)| Ok(state)),
+            Ok(true) => {
+                self.decode_levels_in_background(pending.layer);
+                pending.planned.take().map(|(state, _)| Ok(state))
+            }
             Err(e) => {
                 pending.planned = None;
                 Some(Err(e))

@@ -92,6 +92,7 @@ impl NavWorld {
     ) -> Result<PathState, PathError> {
         let (mut state, reachable) = self.plan_start(layer, sources, goals)?;
         self.route_sources(&mut state, &reachable)?;
+        self.decode_levels_in_background(layer);
         Ok(state)
     }
 

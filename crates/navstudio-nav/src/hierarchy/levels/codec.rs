@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use super::{Below, Level, Levels, StoredCell, members_and_cells};
+use super::{Below, Decoded, Level, Levels, StoredCell, members_and_cells};
 use crate::hierarchy::Hierarchy;
 #[cfg(test)]
 use crate::package::words::SliceWords;
@@ -46,7 +46,7 @@ impl Levels {
             .into_par_iter()
             .map(|i| {
                 let cell = &self.below[i];
-                if cell.levels.get().is_none() {
+                if cell.levels().is_none() {
                     let stored = cell
                         .stored
                         .lock()
@@ -315,10 +315,14 @@ impl Levels {
                         lo,
                         hi,
                         levels: if none_below {
-                            OnceLock::from(Vec::new())
+                            OnceLock::from(Decoded {
+                                levels: Some(Vec::new()),
+                                in_background: false,
+                            })
                         } else {
                             OnceLock::new()
                         },
+                        built: OnceLock::new(),
                         stored: Mutex::new((!none_below).then_some(block)),
                     })
                     .collect();
