@@ -19,6 +19,10 @@
  *   - NavstudioSharedPath (from navstudio_query_request_path) is never changed: any number
  *     of threads may sample and trace it at once, each with its own query.
  *   - Free a handle only when no call uses it; paths keep the data they were planned on.
+ *   - On a map big enough for cluster levels, a movement type's first request starts one
+ *     short-lived thread ("navstudio-levels") that decodes the rest of the type's levels
+ *     on another core (about 0.2 s at 8192 x 8192 cells) and ends; requests never wait
+ *     for it as a whole, only for a cell it is decoding at that moment.
  */
 
 #ifndef NAVSTUDIO_H
