@@ -210,15 +210,7 @@ fn context_on_a_line(agents: &[(f32, f32, u32)]) -> Vec2 {
     nav.add_type("land", vec![1; 16 * 16]).unwrap();
     let mut a = Agents::default();
     for &(x, vx, order) in agents {
-        let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
-        push_agent(
-            &mut a,
-            pos,
-            vel,
-            AgentState::Moving,
-            order,
-            Vec2::new(14.0, 8.0),
-        );
+        push_on_the_line(&mut a, x, vx, order, 14.0);
     }
     let config = SimConfig {
         avoidance: AvoidanceMode::Context,
@@ -342,17 +334,23 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
 fn oncoming_pair(x0: f32, x1: f32) -> Agents {
     let mut a = Agents::default();
     for (x, vx, order) in [(x0, 2.0, 0), (x1, -2.0, 1)] {
-        let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
-        push_agent(
-            &mut a,
-            pos,
-            vel,
-            AgentState::Moving,
-            order,
-            Vec2::new(x + 5.0 * vx, 8.0),
-        );
+        push_on_the_line(&mut a, x, vx, order, x + 5.0 * vx);
     }
     a
+}
+
+/// Pushes a moving agent of `order` onto `a` at `x` on the line y = 8 m, walking `vx`
+/// along +x to the goal at `goal_x` on that line.
+fn push_on_the_line(a: &mut Agents, x: f32, vx: f32, order: u32, goal_x: f32) {
+    let (pos, vel) = (Vec2::new(x, 8.0), Vec2::new(vx, 0.0));
+    push_agent(
+        a,
+        pos,
+        vel,
+        AgentState::Moving,
+        order,
+        Vec2::new(goal_x, 8.0),
+    );
 }
 
 /// Pushes an infantry-sized agent (0.4 m, 80 kg, 4 m/s) onto `a`.

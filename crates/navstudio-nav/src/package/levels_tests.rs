@@ -12,6 +12,23 @@ use crate::grid::WALL;
 use crate::rng::SplitMix64;
 use crate::{CostField, GridSpec, NavData, NavWorld, build_layer};
 
+/// A path's routes and exits, and its trace from its source.
+type Answer = (
+    Vec<crate::route::Route>,
+    std::collections::BTreeMap<u32, Vec<(u32, u32)>>,
+    Option<crate::TracedPath>,
+);
+
+/// `w`'s answer from `a` to `b`, or none when the request is refused.
+fn answer(w: &mut NavWorld, (a, b): ((u32, u32), (u32, u32))) -> Option<Answer> {
+    w.request_path(0, &[a], b).ok().map(|id| {
+        let p = w.path(id).unwrap();
+        let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
+        w.release_path(id);
+        out
+    })
+}
+
 /// A 512² map in sectors of 4 (16 × 16 clusters: levels above them), walls and costs 1–6.
 fn map(seed: u64) -> (NavData, Vec<u8>) {
     let mut rng = SplitMix64::new(seed);
@@ -91,14 +108,7 @@ fn stored_levels_answer_as_levels_built_at_run_time_whole_or_streamed() {
             &mut old_layout,
         ]
         .into_iter()
-        .map(|w| {
-            w.request_path(0, &[a], b).ok().map(|id| {
-                let p = w.path(id).unwrap();
-                let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
-                w.release_path(id);
-                out
-            })
-        })
+        .map(|w| answer(w, (a, b)))
         .collect();
         assert_eq!(
             answers[0], answers[1],
@@ -253,14 +263,7 @@ fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_rea
         let (a, b) = (open(), open());
         let answers: Vec<_> = [&mut by_cell, &mut read_whole]
             .into_iter()
-            .map(|w| {
-                w.request_path(0, &[a], b).ok().map(|id| {
-                    let p = w.path(id).unwrap();
-                    let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
-                    w.release_path(id);
-                    out
-                })
-            })
+            .map(|w| answer(w, (a, b)))
             .collect();
         assert_eq!(
             answers[0], answers[1],
@@ -294,14 +297,6 @@ fn after_the_first_request_the_other_cells_decode_in_the_background() {
     let pairs: Vec<_> = (0..40).map(|_| (open(), open())).collect();
     let mut by_cell = NavWorld::from_package(package.clone());
     let mut read_whole = NavWorld::from_package(whole);
-    let answer = |w: &mut NavWorld, (a, b): ((u32, u32), (u32, u32))| {
-        w.request_path(0, &[a], b).ok().map(|id| {
-            let p = w.path(id).unwrap();
-            let out = (p.routes.clone(), p.exits.clone(), w.trace_path(id, a));
-            w.release_path(id);
-            out
-        })
-    };
     let first = pairs
         .iter()
         .position(|&p| answer(&mut by_cell, p).is_some())
