@@ -22,10 +22,11 @@ use super::navigator::PathId;
 use super::rng::SplitMix64;
 use super::scenario::Order;
 use super::spatial::SpatialGrid;
-use super::steering::{AgentUpdate, NearAgent, SimConfig};
+use super::steering::{AgentUpdate, CrossingPass, NearAgent, SimConfig};
 use super::vec2::Vec2;
 
 mod arrival;
+mod crossings;
 mod follow;
 mod links;
 mod orders;
@@ -109,6 +110,10 @@ pub struct Simulation {
     seen_routes_version: u64,
     /// Agents on nav links (see `links.rs`).
     links: links::LinkTraffic,
+    /// Per order, the crossing its group passes, and how many orders the plan has seen
+    /// (`crossings.rs`).
+    order_crossing: Vec<Option<CrossingPass>>,
+    crossings_planned_for: usize,
 }
 
 impl Simulation {
@@ -144,6 +149,8 @@ impl Simulation {
             seen_walls_version: 0,
             seen_routes_version: 0,
             links: links::LinkTraffic::default(),
+            order_crossing: Vec::new(),
+            crossings_planned_for: 0,
         }
     }
 
@@ -207,5 +214,21 @@ impl Simulation {
     #[must_use]
     pub fn order_destination(&self, order: u32) -> Option<Vec2> {
         self.order_destinations.get(order as usize).copied()
+    }
+
+    /// The crossings orders with agents still on their way pass (`crossings.rs`), each
+    /// once: its centre and the radius of its disc.
+    #[must_use]
+    pub fn crossings(&self) -> Vec<(Vec2, f32)> {
+        let mut out: Vec<(Vec2, f32)> = Vec::new();
+        for (pass, order) in self.order_crossing.iter().zip(&self.orders) {
+            if let Some(c) = pass
+                && order.live > 0
+                && !out.contains(&(c.centre_world, c.radius_m))
+            {
+                out.push((c.centre_world, c.radius_m));
+            }
+        }
+        out
     }
 }

@@ -38,6 +38,7 @@ use super::walls::{body_walls_of, move_body, wall_disc_radius};
 mod boids;
 mod config;
 mod context;
+mod crossing;
 mod following;
 mod orca;
 mod prediction;
@@ -46,6 +47,7 @@ mod right_of_way;
 mod tests;
 
 pub use config::{AvoidanceMode, SimConfig, SteeringWeights, Techniques};
+pub(crate) use crossing::CrossingPass;
 
 /// Most neighbours any behaviour looks at (the nearest ones).
 pub const MAX_NEIGHBOURS: usize = 16;
@@ -143,6 +145,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub order_more_goals: &'a [Vec<Vec2>],
     /// Agents still on their way, per order id.
     pub order_live: &'a [u32],
+    /// Per order id, the crossing its group passes (`simulation/crossings.rs`).
+    pub order_crossing: &'a [Option<CrossingPass>],
     /// Whether right of way can act this step: agents of more than one order travel, or
     /// an agent still holds back ([`crate::Agents::yield_secs`]). With one order on the
     /// move and nobody holding, no agent gives way, so none looks for whom to give way to.

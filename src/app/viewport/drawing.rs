@@ -370,6 +370,9 @@ impl Viewport {
                 .screen_from_cell(rect, (p.x / cell_m, p.y / cell_m))
         };
         let visible = rect.expand(20.0);
+        for (centre, radius_m) in crowd.sim().crossings() {
+            crossing_ui(painter, to_screen(centre), radius_m / cell_m * ppc);
+        }
         let mut mesh = egui::Mesh::default();
         for i in 0..agents.len() {
             let c = to_screen(agents.pos_world[i]);
@@ -508,5 +511,37 @@ fn link_traffic_ui(
         let back = Rect::from_min_size(at, galley.size()).expand(2.0);
         painter.rect_filled(back, 2.0, Color32::from_black_alpha(170));
         painter.galley(at, galley, GATE_COLOUR);
+    }
+}
+
+/// A crossing the crowd plans where three or more groups meet (`navstudio_crowd`'s
+/// `simulation/crossings.rs`): its disc, dashed, with chevrons along it in the sense the
+/// groups turn round it (counter-clockwise on screen: each passes it on its left).
+fn crossing_ui(painter: &egui::Painter, c: Pos2, radius_px: f32) {
+    let r = radius_px.max(6.0);
+    let colour = Color32::from_rgba_unmultiplied(255, 255, 255, 170);
+    let points: Vec<Pos2> = (0..=48)
+        .map(|k| {
+            let a = k as f32 / 48.0 * std::f32::consts::TAU;
+            c + vec2(a.cos(), a.sin()) * r
+        })
+        .collect();
+    painter.extend(egui::Shape::dashed_line(
+        &points,
+        LineStroke::new(1.5, colour),
+        6.0,
+        4.0,
+    ));
+    let size = (0.25 * r).clamp(4.0, 9.0);
+    for k in 0..4 {
+        let a = (k as f32 + 0.5) * std::f32::consts::FRAC_PI_2;
+        let on = c + vec2(a.cos(), a.sin()) * r;
+        // Counter-clockwise on screen (y down): the way of decreasing angle.
+        let ahead = vec2(a.sin(), -a.cos());
+        let side = vec2(-ahead.y, ahead.x);
+        let tip = on + ahead * size * 0.5;
+        let stroke = LineStroke::new(2.0, colour);
+        painter.line_segment([tip, tip - ahead * size + side * size * 0.6], stroke);
+        painter.line_segment([tip, tip - ahead * size - side * size * 0.6], stroke);
     }
 }

@@ -103,6 +103,7 @@ impl Simulation {
             self.next_scheduled += 1;
         }
         self.follow_leaders(nav);
+        self.plan_crossings(&*nav);
         if self.grid_dirty {
             self.grid
                 .rebuild(&self.agents.pos_world, self.grid_cell_m());
@@ -138,6 +139,7 @@ impl Simulation {
                 order_destinations: &self.order_destinations,
                 order_more_goals: &self.order_more_goals,
                 order_live: &order_live,
+                order_crossing: &self.order_crossing,
                 meeting,
                 replanning: nav.replanning(),
                 separation_reach_m: self.max_radius_m + self.config.separation_margin_m,

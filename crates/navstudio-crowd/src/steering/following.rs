@@ -155,6 +155,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             None if self.replanning => old_dir,
             None => Vec2::ZERO,
         };
+        let dir = self.round_crossing(i, dir, dist);
         let dir = if self.config.techniques.corner_clearance && dist > 2.0 * cell {
             self.clear_corners(i, dir)
         } else {
@@ -292,7 +293,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// The destination agent `i` is bound for before its lane offset: its order's, or of a
     /// goal set's destinations the one nearest its goal (lanes lie within a standard
     /// deviation of the group's size round theirs). `None` without an order.
-    fn destination(&self, i: usize) -> Option<Vec2> {
+    pub(super) fn destination(&self, i: usize) -> Option<Vec2> {
         let a = self.agents;
         let order = a.order[i] as usize;
         let first = *self.order_destinations.get(order)?;

@@ -62,6 +62,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             order_destinations: &[],
             order_more_goals: &[],
             order_live: &[],
+            order_crossing: &[],
             meeting: true,
             replanning: false,
             separation_reach_m: reach,
@@ -276,6 +277,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             order_destinations: &[destination],
             order_more_goals: &[],
             order_live: &[],
+            order_crossing: &[],
             meeting: true,
             replanning: false,
             separation_reach_m: 0.5,
@@ -397,6 +399,7 @@ fn with_neighbours<R>(
         order_destinations: &[],
         order_more_goals: &[],
         order_live: &[],
+        order_crossing: &[],
         meeting: true,
         replanning: false,
         separation_reach_m: a.radius_m.iter().copied().fold(0.0, f32::max)
