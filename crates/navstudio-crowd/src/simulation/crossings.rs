@@ -85,7 +85,11 @@ impl Simulation {
             }
         }
         // Points of one crossing lie within the groups' widths of each other.
-        let group = |order: u32| groups.iter().find(|g| g.order == order);
+        let mut of_order = vec![usize::MAX; orders];
+        for (k, g) in groups.iter().enumerate() {
+            of_order[g.order as usize] = k;
+        }
+        let group = |order: u32| groups.get(of_order[order as usize]);
         let half_width = |order: u32| group(order).map_or(0.0, |g| g.half_width_m);
         let mut used = vec![false; points.len()];
         for s in 0..points.len() {
