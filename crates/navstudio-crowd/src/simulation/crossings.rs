@@ -209,7 +209,10 @@ fn meeting_point(a: &Group, b: &Group) -> Option<Vec2> {
         a.centre_world + ua * ta
     };
     let (ta, tb) = ((x - a.centre_world).dot(ua), (x - b.centre_world).dot(ub));
-    if ta <= 0.0 || tb <= 0.0 || ta >= la || tb >= lb {
+    // Ways that meet within a group's width of its destination converge on its goal
+    // area, which is group arrival's (groups sent to one rally point).
+    if ta <= 0.0 || tb <= 0.0 || ta >= la - 2.0 * a.half_width_m || tb >= lb - 2.0 * b.half_width_m
+    {
         return None;
     }
     let (sa, sb) = (ta / a.speed_mps, tb / b.speed_mps);
@@ -245,6 +248,11 @@ mod tests {
     /// Groups of nine infantry at `radius_m` from the centre at each of `angles`, each
     /// ordered to the point opposite it, and one step taken.
     fn ordered(nav: &mut GridNavigator, groups: &[(f32, f32)]) -> Simulation {
+        ordered_to(nav, groups, 30.0)
+    }
+
+    /// As [`ordered`], each group ordered `beyond_m` past the centre on its way.
+    fn ordered_to(nav: &mut GridNavigator, groups: &[(f32, f32)], beyond_m: f32) -> Simulation {
         let infantry = default_archetypes().into_iter().next().unwrap();
         let mut sim = Simulation::new(SimConfig::default(), 1);
         for (g, &(angle_deg, radius_m)) in groups.iter().enumerate() {
@@ -257,7 +265,7 @@ mod tests {
         }
         for (g, &(angle_deg, _)) in groups.iter().enumerate() {
             let dir = Vec2::from_angle(angle_deg.to_radians());
-            sim.order_group(nav, g as u32, CENTRE - dir * 30.0);
+            sim.order_group(nav, g as u32, CENTRE - dir * beyond_m);
         }
         sim.step(nav);
         assert_eq!(sim.agents().len(), 9 * groups.len(), "every agent placed");
@@ -287,9 +295,10 @@ mod tests {
     }
 
     /// Two groups are right of way's; a third that reaches the point long after the
-    /// others makes no crossing; nor do groups that do not see the point.
+    /// others makes no crossing; nor do groups that do not see the point, nor groups sent
+    /// round one rally point (each to a spot 2 m past it).
     #[test]
-    fn two_groups_a_late_one_or_a_wall_plan_none() {
+    fn two_groups_a_late_one_a_wall_or_a_rally_point_plan_none() {
         let mut nav = map(false);
         let two = ordered(&mut nav, &[(0.0, 30.0), (120.0, 30.0)]);
         assert!(two.crossings().is_empty(), "{:?}", two.crossings());
@@ -300,5 +309,8 @@ mod tests {
         let mut nav = map(true);
         let walled = ordered(&mut nav, &[(0.0, 30.0), (120.0, 30.0), (240.0, 30.0)]);
         assert!(walled.crossings().is_empty(), "{:?}", walled.crossings());
+        let mut nav = map(false);
+        let rally = ordered_to(&mut nav, &[(0.0, 30.0), (120.0, 30.0), (240.0, 30.0)], 2.0);
+        assert!(rally.crossings().is_empty(), "{:?}", rally.crossings());
     }
 }
