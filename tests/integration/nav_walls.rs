@@ -100,7 +100,7 @@ fn check_partition(layer: &NavLayer, costs: &[u8], what: &str) {
     for n in layer.nodes.iter() {
         assert_eq!(
             n.island,
-            layer.islands.island_at(n.center.0, n.center.1),
+            layer.islands.island_at(n.center().0, n.center().1),
             "{what}: node island"
         );
     }
@@ -390,7 +390,7 @@ fn editing_a_copy_leaves_the_original_and_shares_what_the_edit_kept() {
     let cell = original
         .nodes
         .iter()
-        .map(|n| n.center.1 as usize * 60 + n.center.0 as usize)
+        .map(|n| n.center().1 as usize * 60 + n.center().0 as usize)
         .find(|&i| costs[i] != WALL && i % 60 > 20 && i / 60 > 20)
         .unwrap();
     let at = ((cell % 60) as i64, (cell / 60) as i64, 0);

@@ -221,7 +221,7 @@ impl Corridor {
         let graph = &layer.graph;
         let nodes = &layer.nodes;
         let centre_cost =
-            |n: &super::portals::PortalNode| u32::from(layer.cost.get(n.center.0, n.center.1));
+            |n: &super::portals::PortalNode| u32::from(layer.cost.get(n.center().0, n.center().1));
         // Remaining cost from portal node `t` of a routed sector: its cheapest route exit.
         let onward = |t: u32| -> Option<u32> {
             let list = exits.get(&nodes.get(t as usize)?.sector)?;
@@ -273,7 +273,7 @@ impl Corridor {
                 let Some(n) = nodes.get(node as usize).filter(|n| n.sector == s) else {
                     continue;
                 };
-                for i in 0..n.cells.len {
+                for i in 0..u32::from(n.cells.len) {
                     let (x, y) = n.cells.cell(i);
                     let local = ((y - y0) * w + (x - x0)) as usize;
                     let start = rest.saturating_add(u32::from(costs[local]));

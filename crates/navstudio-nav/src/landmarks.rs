@@ -568,15 +568,15 @@ pub(crate) mod tests {
             let node = &layer.nodes[p as usize];
             assert_eq!(node.island, island);
             let edge = node
-                .center
+                .center()
                 .0
-                .min(node.center.1)
-                .min(59 - node.center.0)
-                .min(59 - node.center.1);
+                .min(node.center().1)
+                .min(59 - node.center().0)
+                .min(59 - node.center().1);
             assert!(
                 edge <= 12,
                 "landmark {:?} is far from the edge",
-                node.center
+                node.center()
             );
         }
     }

@@ -174,7 +174,7 @@ fn rebuild_costs_only(layer: &mut NavLayer, dirty_sectors: &[u32]) -> bool {
             if let Some(twin) = layer.nodes.get((m ^ 1) as usize) {
                 edges.push((
                     m ^ 1,
-                    u32::from(layer.cost.get(twin.center.0, twin.center.1)),
+                    u32::from(layer.cost.get(twin.center().0, twin.center().1)),
                 ));
             }
             for (j, &n) in list.iter().enumerate() {
@@ -188,7 +188,7 @@ fn rebuild_costs_only(layer: &mut NavLayer, dirty_sectors: &[u32]) -> bool {
             // The twin's crossing into m costs m's cell, which may have changed.
             let twin = m ^ 1;
             if let Some(node) = layer.nodes.get(m as usize) {
-                let c = u32::from(layer.cost.get(node.center.0, node.center.1));
+                let c = u32::from(layer.cost.get(node.center().0, node.center().1));
                 rows.push((twin, false, vec![(m, c)]));
             }
         }
@@ -235,6 +235,6 @@ fn rebuild_costs_only(layer: &mut NavLayer, dirty_sectors: &[u32]) -> bool {
 
 fn assign_node_islands(nodes: &mut [PortalNode], islands: &Islands) {
     for n in nodes {
-        n.island = islands.island_at(n.center.0, n.center.1);
+        n.island = islands.island_at(n.center().0, n.center().1);
     }
 }

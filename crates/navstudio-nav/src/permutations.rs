@@ -220,7 +220,7 @@ pub fn build_permutations(
                 if i == j {
                     continue;
                 }
-                let (cx, cy) = nodes[m as usize].center;
+                let (cx, cy) = nodes[m as usize].center();
                 let local = (cy - y0) * w + (cx - x0);
                 queries[fill[t]] = (local, (intra_offsets[s] + i * k + j) as u32);
                 fill[t] += 1;
@@ -330,7 +330,7 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
             class,
             local: (n.cells.x - x0, n.cells.y - y0),
             step: n.cells.step,
-            len: n.cells.len,
+            len: u32::from(n.cells.len),
             exit: n.exit_dir,
         };
         let c = class as usize;
@@ -451,7 +451,7 @@ pub fn sector_tiles(
             let queries: Vec<(u32, u32)> = list
                 .iter()
                 .map(|&m| {
-                    let (cx, cy) = nodes[m as usize].center;
+                    let (cx, cy) = nodes[m as usize].center();
                     ((cy - y0) * w + (cx - x0), 0)
                 })
                 .collect();
@@ -532,7 +532,7 @@ fn compute_tile(
     };
     seeds.clear();
     exits.clear();
-    for i in 0..node.cells.len {
+    for i in 0..u32::from(node.cells.len) {
         let (x, y) = node.cells.cell(i);
         let local = ((y - y0) * w + (x - x0)) as usize;
         seeds.push((local, u32::from(costs[local])));
@@ -542,7 +542,7 @@ fn compute_tile(
     flow.clear();
     flow.resize(n, 0);
     flow_from_integration(costs, w, h, field, exits, flow);
-    let (nx, ny) = (node.center.0 - x0, node.center.1 - y0);
+    let (nx, ny) = (node.center().0 - x0, node.center().1 - y0);
     for (&(local, _), a) in queries.iter().zip(answers.iter_mut()) {
         let c = field.cost[local as usize];
         *a = if c == UNREACHED {

@@ -54,16 +54,17 @@ impl PortalWindow {
             (false, true) => (self.sector_b, (self.border, self.start), 6_u8),
         };
         let step = if self.horizontal { (1, 0) } else { (0, 1) };
+        // A window lies along one sector's border, so its length fits (sectors are at most
+        // 255 cells a side).
         let cells = CellRun {
             x,
             y,
             step,
-            len: self.len,
+            len: u16::try_from(self.len).unwrap_or(u16::MAX),
         };
         PortalNode {
             sector,
             cells,
-            center: cells.cell(self.len / 2),
             exit_dir,
             island: 0,
         }
@@ -85,7 +86,7 @@ impl PortalWindow {
             horizontal,
             border,
             start,
-            len: a.cells.len,
+            len: u32::from(a.cells.len),
         }
     }
 }
@@ -100,8 +101,8 @@ pub struct CellRun {
     /// Step from one cell to the next: `(1, 0)` or `(0, 1)` (bytes: 2.6 million nodes of an
     /// 8192² layer hold one each).
     pub step: (u8, u8),
-    /// Number of cells.
-    pub len: u32,
+    /// Number of cells: a window's, along one sector border, so at most 255.
+    pub len: u16,
 }
 
 impl CellRun {
@@ -123,12 +124,20 @@ pub struct PortalNode {
     pub sector: u32,
     /// The window's cells on this side.
     pub cells: CellRun,
-    /// The middle cell of the run (`len / 2`, rounded down), absolute.
-    pub center: (u32, u32),
     /// Direction index (into `DIRECTIONS`) that steps across the border into the other sector.
     pub exit_dir: u8,
     /// Island id of the node's cells (0 until islands are assigned).
     pub island: u32,
+}
+
+impl PortalNode {
+    /// The middle cell of the run (`len / 2`, rounded down), absolute: worked out rather
+    /// than stored, since a game holds every node of each type it searches (2.6 million
+    /// at 8192²).
+    #[must_use]
+    pub fn center(&self) -> (u32, u32) {
+        self.cells.cell(u32::from(self.cells.len / 2))
+    }
 }
 
 /// The portal graph in compressed sparse row form, plus each sector's node list. Its shape
@@ -318,7 +327,7 @@ pub(crate) fn nodes_with_islands(
             [false, true].map(|side| {
                 let node = win.node(side);
                 PortalNode {
-                    island: island_at(node.center),
+                    island: island_at(node.center()),
                     ..node
                 }
             })
@@ -377,7 +386,7 @@ pub fn assemble_graph(
         edges.clear();
         let twin = (m ^ 1) as u32;
         if let Some(t) = nodes.get(twin as usize) {
-            let (cx, cy) = t.center;
+            let (cx, cy) = t.center();
             edges.push((twin, u32::from(cost.get(cx, cy))));
         }
         let s = node.sector as usize;

@@ -781,7 +781,7 @@ pub(crate) mod tests {
                     .map(|_| (next(n) as u32, next(30) as u32))
                     .collect();
                 let truth = oracle(&layer, &starts, &finishes);
-                let goal = layer.nodes[finishes[0].0 as usize].center;
+                let goal = layer.nodes[finishes[0].0 as usize].center();
                 // The cheapest remaining cost of each finishing node, by search id.
                 let mut finish = FinishCosts::default();
                 finish.reset(graph.len());
@@ -805,7 +805,7 @@ pub(crate) mod tests {
                         finishes: &finish,
                         goal,
                         goal_box: (goal, goal),
-                        source: layer.nodes[starts[0].0 as usize].center,
+                        source: layer.nodes[starts[0].0 as usize].center(),
                         heuristic_weight: weight,
                         landmarks,
                         clusters: None,

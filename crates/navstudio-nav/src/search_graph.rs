@@ -262,8 +262,8 @@ impl SearchGraph {
                 SearchNode {
                     first: layer.graph.offsets[old as usize + 1]
                         - layer.graph.offsets[old as usize],
-                    x: node.center.0,
-                    y: node.center.1,
+                    x: node.center().0,
+                    y: node.center().1,
                     sector: node.sector,
                 }
             })
@@ -602,7 +602,7 @@ mod tests {
         for id in 0..graph.len() as u32 {
             let node = &layer.nodes[graph.node_id(id) as usize];
             assert_eq!(graph.sector(id), node.sector, "{what}");
-            assert_eq!(graph.center(id), node.center, "{what}");
+            assert_eq!(graph.center(id), node.center(), "{what}");
         }
         assert_eq!(
             order_by_sectors(layer, &border),

@@ -125,7 +125,7 @@ fn every_cell_of_a_merged_route_reaches_the_goal() {
                     .iter()
                     .flat_map(|&(_, n)| {
                         let c = nodes[n as usize].cells;
-                        (0..c.len).map(move |i| c.cell(i))
+                        (0..u32::from(c.len)).map(move |i| c.cell(i))
                     })
                     .collect();
                 for cell in reaching(&cells, sector, &windows) {

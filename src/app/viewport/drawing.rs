@@ -214,7 +214,7 @@ impl Viewport {
                 let edge =
                     LineStroke::new(1.0, Color32::from_rgba_unmultiplied(255, 255, 255, 110));
                 for (n, node) in layer.nodes.iter().enumerate() {
-                    let c = (node.center.0 as f32 + 0.5, node.center.1 as f32 + 0.5);
+                    let c = (node.center().0 as f32 + 0.5, node.center().1 as f32 + 0.5);
                     if !in_view(c.0 - 10.0, c.1 - 10.0, c.0 + 10.0, c.1 + 10.0) {
                         continue;
                     }
@@ -224,7 +224,7 @@ impl Viewport {
                             continue;
                         }
                         if let Some(other) = layer.nodes.get(target as usize) {
-                            let o = (other.center.0 as f32 + 0.5, other.center.1 as f32 + 0.5);
+                            let o = (other.center().0 as f32 + 0.5, other.center().1 as f32 + 0.5);
                             painter.line_segment([at(c.0, c.1), at(o.0, o.1)], edge);
                         }
                     }

@@ -61,7 +61,7 @@ impl ClusterLandmarks {
             .map(|(b, &id)| {
                 // A link end node has no portal node: its centre's island.
                 match layer.nodes.get(graph.node_id(id) as usize) {
-                    Some(node) => (b as u32, node.center, node.island),
+                    Some(node) => (b as u32, node.center(), node.island),
                     None => {
                         let c = graph.center(id);
                         (b as u32, c, layer.islands.island_at(c.0, c.1))

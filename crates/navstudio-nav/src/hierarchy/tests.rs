@@ -134,7 +134,7 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
             {
                 far += 1;
             }
-            let goal = layer.nodes[finishes[0].0 as usize].center;
+            let goal = layer.nodes[finishes[0].0 as usize].center();
             for (with_bounds, with_levels) in [(false, false), (true, false), (true, true)] {
                 let query = ClusterQuery {
                     hierarchy: &hierarchy,
@@ -148,7 +148,7 @@ fn hierarchical_search_keeps_the_flat_optimum_and_refines_to_real_edges() {
                     finishes: &finish,
                     goal,
                     goal_box: (goal, goal),
-                    source: layer.nodes[starts[0].0 as usize].center,
+                    source: layer.nodes[starts[0].0 as usize].center(),
                     heuristic_weight: 1.0,
                     landmarks: None,
                     clusters: Some(&query),

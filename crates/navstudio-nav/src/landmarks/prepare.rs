@@ -64,7 +64,7 @@ impl Prep {
                     let candidates = layer.nodes[self.scanned..end]
                         .iter()
                         .zip(self.scanned as u32..)
-                        .map(|(n, i)| (i, n.center, n.island));
+                        .map(|(n, i)| (i, n.center(), n.island));
                     let nearer = nearest_key(candidates, island, target);
                     self.nearest = match (self.nearest, nearer) {
                         (Some(a), Some(b)) => Some(a.min(b)),
@@ -103,7 +103,7 @@ pub(crate) fn pick_landmarks(layer: &NavLayer, count: usize) -> Vec<u32> {
         .nodes
         .iter()
         .enumerate()
-        .map(|(i, n)| (i as u32, n.center, n.island))
+        .map(|(i, n)| (i as u32, n.center(), n.island))
         .collect();
     pick_near_perimeter(layer.cost.spec, &candidates, count)
 }

@@ -206,7 +206,7 @@ pub fn rebuild_walls(layer: &mut NavLayer, dirty_sectors: &[u32]) -> IslandUpdat
         let twin = &region_nodes[j ^ 1];
         edges.push((
             m ^ 1,
-            u32::from(layer.cost.get(twin.center.0, twin.center.1)),
+            u32::from(layer.cost.get(twin.center().0, twin.center().1)),
         ));
         if in_r[n.sector as usize] {
             let (li, i) = (row_of[j].0 as usize, row_of[j].1 as usize);

@@ -131,8 +131,8 @@ pub(super) fn update_islands(
         if in_n[a.sector as usize]
             && in_n[b.sector as usize]
             && let (Some(ua), Some(ub)) = (
-                units.at(a.center.0, a.center.1),
-                units.at(b.center.0, b.center.1),
+                units.at(a.center().0, a.center().1),
+                units.at(b.center().0, b.center().1),
             )
         {
             uf.union(ua, ub);
@@ -149,7 +149,7 @@ pub(super) fn update_islands(
             let far = m ^ 1;
             let f = &nodes[far as usize];
             if !in_n[f.sector as usize] {
-                let c = nodes[m as usize].center;
+                let c = nodes[m as usize].center();
                 if let Some(u) = units.at(c.0, c.1) {
                     found.exits.push((f.island, far, u));
                 }
@@ -393,7 +393,7 @@ fn relabel(
             }
         });
         let (x0, y0, w, _) = spec.sector_rect(n.sector);
-        let l = e.labels[((n.center.1 - y0) * w + (n.center.0 - x0)) as usize];
+        let l = e.labels[((n.center().1 - y0) * w + (n.center().0 - x0)) as usize];
         e.root[l as usize] = uf.find(found.visited[x as usize]);
     }
     // Class of cell `c` (old id `id`) of a sector holding split components.
@@ -517,7 +517,7 @@ fn relabel(
     let islands = &layer.islands;
     for n in Arc::make_mut(&mut layer.nodes) {
         if n.island == NONE {
-            n.island = islands.island_at(n.center.0, n.center.1);
+            n.island = islands.island_at(n.center().0, n.center().1);
         }
     }
 }
@@ -569,7 +569,7 @@ fn write_near_ids(layer: &mut NavLayer, units: &Units<'_>, unit_id: &[u32]) {
         for &m in layer.graph.nodes_of_sector(s) {
             let n = &mut Arc::make_mut(&mut layer.nodes)[m as usize];
             n.island = units
-                .at(n.center.0, n.center.1)
+                .at(n.center().0, n.center().1)
                 .map_or(0, |u| unit_id[u as usize]);
         }
     }

@@ -143,7 +143,7 @@ impl LayerLinks {
             integrate_costs(&costs, w, h, &seeds, &mut field, &mut scratch);
             let node = base + k as u32;
             for &n in l.graph.nodes_of_sector(sector) {
-                let c = l.nodes[n as usize].center;
+                let c = l.nodes[n as usize].center();
                 let v = field.cost[local(c)];
                 if v != UNREACHED {
                     edges.push((node, n, v));

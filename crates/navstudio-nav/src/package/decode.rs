@@ -282,7 +282,7 @@ pub(super) fn assemble_layer(
 pub(super) fn set_node_islands(spec: GridSpec, islands: &Islands, nodes: &mut [PortalNode]) {
     let island_at = node_islands(spec, islands);
     for n in nodes {
-        n.island = island_at(n.center);
+        n.island = island_at(n.center());
     }
 }
 
@@ -366,11 +366,16 @@ pub(super) fn parse_windows(
             (sxa + 1 < spec.sectors_x()).then_some(sector_a + 1)
         }
         .ok_or_else(|| bad("window on a border at the map edge"))?;
-        let (x0, y0, _, _) = spec.sector_rect(sector_a);
+        let (x0, y0, w, h) = spec.sector_rect(sector_a);
         let (xb, yb, _, _) = spec.sector_rect(sector_b);
-        let (first, border) = if horizontal { (x0, yb) } else { (y0, xb) };
-        let start = first.saturating_add(r.varint("window")?);
+        let (first, border, side) = if horizontal { (x0, yb, w) } else { (y0, xb, h) };
+        let offset = r.varint("window")?;
         let len = r.varint("window")?;
+        // A window lies along its border (a node's run of cells is held in 16 bits).
+        if len == 0 || u64::from(offset) + u64::from(len) > u64::from(side) {
+            return Err(bad("window runs off its border"));
+        }
+        let start = first + offset;
         windows.push(PortalWindow {
             sector_a,
             sector_b,
@@ -567,4 +572,42 @@ pub(super) fn parse_flow_tiles(r: &mut ByteReader<'_>) -> Result<Vec<Arc<[u8]>>,
         tiles.push(Arc::<[u8]>::from(tile));
     }
     Ok(tiles)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::package::codec::ByteWriter;
+
+    /// One window (east border of sector 0, `offset` cells down it, `len` long) on a 30²
+    /// map in sectors of 10, as the `windows` chunk stores it.
+    fn one_window(offset: u32, len: u32) -> Vec<u8> {
+        let mut w = ByteWriter::default();
+        w.u32(1);
+        w.varint(0);
+        w.varint(offset);
+        w.varint(len);
+        w.bytes
+    }
+
+    #[test]
+    fn a_window_off_its_border_is_an_error() {
+        let spec = GridSpec {
+            width: 30,
+            height: 30,
+            sector_size: 10,
+        };
+        let read = |bytes: &[u8]| parse_windows(&mut ByteReader::new(bytes), spec);
+        let windows = read(&one_window(3, 7)).unwrap();
+        assert_eq!((windows[0].start, windows[0].len), (3, 7));
+        assert_eq!(windows[0].node(false).cells.len, 7);
+        for (offset, len) in [(3, 8), (0, 0), (10, 1), (0, 70_000), (u32::MAX, 2)] {
+            assert!(
+                matches!(read(&one_window(offset, len)), Err(ReadFault::Invalid(_))),
+                "offset {offset}, len {len}"
+            );
+        }
+    }
 }

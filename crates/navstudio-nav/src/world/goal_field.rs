@@ -87,7 +87,7 @@ pub(super) fn sector_costs_from(
         .nodes_of_sector(sector)
         .iter()
         .filter_map(|&n| {
-            let c = l.nodes[n as usize].center;
+            let c = l.nodes[n as usize].center();
             let v = field.cost[((c.1 - y0) * w + (c.0 - x0)) as usize];
             (v != UNREACHED).then_some((n, v))
         })

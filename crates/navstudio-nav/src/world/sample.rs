@@ -171,7 +171,7 @@ impl NavWorld {
             .values()
             .flatten()
             // Node ids may have moved under a path whose re-plan waits for the rebuild queue.
-            .filter_map(|&(_, n)| l.nodes.get(n as usize).map(|node| node.center))
+            .filter_map(|&(_, n)| l.nodes.get(n as usize).map(|node| node.center()))
             .min_by_key(|c| {
                 let (dx, dy) = (c.0 as f32 + 0.5 - px, c.1 as f32 + 0.5 - py);
                 ((dx * dx + dy * dy) * 16.0) as u64

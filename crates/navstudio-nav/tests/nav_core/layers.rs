@@ -35,7 +35,7 @@ fn layer_graph_and_tiles_match_direct_integration() {
             let (x0, y0, sw, sh) = spec.sector_rect(node.sector);
             cost.sector_cells(node.sector, &mut sector_costs);
             let local = |x: u32, y: u32| ((y - y0) * sw + (x - x0)) as usize;
-            let cells: Vec<usize> = (0..node.cells.len)
+            let cells: Vec<usize> = (0..u32::from(node.cells.len))
                 .map(|i| {
                     let (x, y) = node.cells.cell(i);
                     local(x, y)
@@ -57,7 +57,7 @@ fn layer_graph_and_tiles_match_direct_integration() {
             check_flow(&sector_costs, sw as usize, sh as usize, &field, &exits);
             assert_eq!(
                 node.island,
-                layer.islands.island_at(node.center.0, node.center.1)
+                layer.islands.island_at(node.center().0, node.center().1)
             );
             assert_ne!(node.island, 0);
             // Edges into this node from its sector: oracle weight = dist(centre) - cost(centre),
@@ -69,11 +69,11 @@ fn layer_graph_and_tiles_match_direct_integration() {
                 if m as usize == ni {
                     continue;
                 }
-                let (cx, cy) = layer.nodes[m as usize].center;
+                let (cx, cy) = layer.nodes[m as usize].center();
                 let c = local(cx, cy);
                 // Never below the straight line between the two centres (every cell costs
                 // at least 1).
-                let (nx, ny) = node.center;
+                let (nx, ny) = node.center();
                 let line = (f64::from(cx) - f64::from(nx))
                     .hypot(f64::from(cy) - f64::from(ny))
                     .floor();
@@ -94,7 +94,7 @@ fn layer_graph_and_tiles_match_direct_integration() {
             }
             // The twin edge.
             let twin = (ni ^ 1) as u32;
-            let (tx, ty) = layer.nodes[twin as usize].center;
+            let (tx, ty) = layer.nodes[twin as usize].center();
             assert!(
                 layer
                     .graph
