@@ -638,10 +638,9 @@ impl PackageStream {
                 })
             })
             .transpose()?;
-        l.flows = FlowPermutations {
-            tiles: Vec::new(),
-            node_tile: vec![NOT_LOADED; nodes.len()],
-        };
+        // The tile of each node is listed once a region's flow tiles are first read: a world
+        // that only plans paths never reads them (at 8192² the list is 10 MB a world).
+        l.flows = FlowPermutations::default();
         l.windows = Arc::new(windows);
         l.nodes = Arc::new(nodes);
         l.graph = PortalGraph {
@@ -747,6 +746,9 @@ impl PackageStream {
             }
             return decoded.bytes;
         }
+        if l.flows.node_tile.len() < l.nodes.len() {
+            l.flows.node_tile.resize(l.nodes.len(), NOT_LOADED);
+        }
         let at = match *base {
             Some(at) => {
                 for (i, tile) in decoded.tiles.iter().enumerate() {
@@ -780,7 +782,10 @@ impl PackageStream {
             return;
         }
         for node in region_nodes(&in_region, l) {
-            let t = std::mem::replace(&mut l.flows.node_tile[node as usize], NOT_LOADED);
+            let Some(slot) = l.flows.node_tile.get_mut(node as usize) else {
+                continue;
+            };
+            let t = std::mem::replace(slot, NOT_LOADED);
             if let Some(tile) = l.flows.tiles.get_mut(t as usize) {
                 *tile = std::sync::Arc::default();
             }

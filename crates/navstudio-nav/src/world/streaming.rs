@@ -381,10 +381,8 @@ impl NavWorld {
             sector_nodes: Arc::clone(&sl.sector_nodes),
             ..crate::portals::PortalGraph::default()
         };
-        l.flows = crate::permutations::FlowPermutations {
-            tiles: Vec::new(),
-            node_tile: vec![stream::NOT_LOADED; sl.nodes.len()],
-        };
+        // Listed on the first read of a region's flow tiles, as in a streamed world.
+        l.flows = crate::permutations::FlowPermutations::default();
         let n = self.nav.layers.len();
         self.search_graphs
             .resize_with(n.max(self.search_graphs.len()), || None);
