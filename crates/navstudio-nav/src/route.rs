@@ -516,12 +516,17 @@ impl Space for ClusterSpace<'_> {
         // and its edges out of the cluster, all to border nodes.
         // Over the levels, at the highest whose cell holds no opened cluster.
         if (i as usize) < h.border_count() && !self.query.is_open(h.border_key(i)) {
-            let edges = match self.query.levels {
-                Some(levels) => levels.expand(h, i, h.border_key(i), self.open_cells).1,
-                None => h.border_edges(i),
-            };
-            for &(t, w) in edges {
-                relax(t, w);
+            match self.query.levels {
+                Some(levels) => {
+                    for (t, w) in levels.expand(h, i, h.border_key(i), self.open_cells).1 {
+                        relax(t, w);
+                    }
+                }
+                None => {
+                    for &(t, w) in h.border_edges(i) {
+                        relax(t, w);
+                    }
+                }
             }
             return;
         }

@@ -24,6 +24,9 @@ use super::{ClusterLandmarks, Hierarchy};
 
 mod codec;
 mod dense;
+mod packed;
+use packed::PackedEdges;
+pub use packed::Edges;
 
 pub use codec::ParsedLevels;
 
@@ -169,19 +172,16 @@ struct Level {
     base: u32,
     /// Per border index, whether it is a member.
     member: Vec<bool>,
-    /// Per border index its first edge (non-members have none); one more closes the last.
-    first: Vec<u32>,
-    /// `(target border index, weight)`.
-    edges: Vec<(u32, u32)>,
+    /// Per border index its `(target border index, weight)` edges (non-members have none).
+    edges: PackedEdges,
     /// `(cell, first border index, end)` per cell holding border nodes, in order (of a
     /// whole level only).
     cells: Vec<(u32, u32, u32)>,
 }
 
 impl Level {
-    fn edges(&self, b: u32) -> &[(u32, u32)] {
-        let b = (b - self.base) as usize;
-        &self.edges[self.first[b] as usize..self.first[b + 1] as usize]
+    fn edges(&self, b: u32) -> Edges<'_> {
+        self.edges.edges((b - self.base) as usize, b)
     }
 
     fn is_member(&self, b: u32) -> bool {
@@ -191,23 +191,30 @@ impl Level {
     /// The part of this whole level over border indices `lo..hi`.
     fn part(&self, (lo, hi): (u32, u32)) -> Self {
         let (lo, hi) = (lo as usize, hi as usize);
-        let (from, to) = (self.first[lo], self.first[hi]);
         Self {
             shift: self.shift,
             base: lo as u32,
             member: self.member[lo..hi].to_vec(),
-            first: self.first[lo..=hi].iter().map(|&f| f - from).collect(),
-            edges: self.edges[from as usize..to as usize].to_vec(),
+            edges: self.edges.part(lo, hi),
             cells: Vec::new(),
         }
     }
 
+    /// Its lists whole: `(first, edges)`, index `i`'s edges `edges[first[i]..first[i + 1]]`.
+    #[cfg(test)]
+    fn wide(&self) -> (Vec<u32>, Vec<(u32, u32)>) {
+        let mut first = vec![0];
+        let mut edges = Vec::with_capacity(self.edges.len());
+        for i in 0..self.edges.lists() {
+            edges.extend(self.edges(self.base + i as u32));
+            first.push(edges.len() as u32);
+        }
+        (first, edges)
+    }
+
     /// Bytes the level holds.
     fn memory(&self) -> usize {
-        self.member.capacity()
-            + 4 * self.first.capacity()
-            + 8 * self.edges.capacity()
-            + 12 * self.cells.capacity()
+        self.member.capacity() + self.edges.memory() + 12 * self.cells.capacity()
     }
 }
 
@@ -328,20 +335,14 @@ impl Levels {
                 shift,
                 base: 0,
                 member: Vec::with_capacity(border),
-                first: Vec::with_capacity(border + 1),
-                edges: Vec::new(),
+                edges: PackedEdges::new(0, &[0], &[]),
                 cells: members_and_cells(hierarchy, shift).1,
             };
             for i in 0..self.below.len() {
                 let part = &self.lower(hierarchy, i)[j];
-                let from = level.edges.len() as u32;
                 level.member.extend_from_slice(&part.member);
-                level
-                    .first
-                    .extend(part.first[..part.member.len()].iter().map(|&f| f + from));
-                level.edges.extend_from_slice(&part.edges);
+                level.edges.append(&part.edges);
             }
-            level.first.push(level.edges.len() as u32);
             out.push(level);
         }
         debug_assert_eq!(self.top.shift, top_shift);
@@ -511,7 +512,7 @@ impl Levels {
         b: u32,
         key: u32,
         open: &OpenCells,
-    ) -> (usize, &'a [(u32, u32)]) {
+    ) -> (usize, Edges<'a>) {
         let opened = |j: usize, shift: u32| {
             open.per_level
                 .get(j)
@@ -519,7 +520,7 @@ impl Levels {
                 .copied()
                 .unwrap_or(false)
         };
-        let own = (0, hierarchy.border_edges(b));
+        let own = (0, Edges::whole(hierarchy.border_edges(b)));
         let Some(top) = self.shifts.len().checked_sub(1) else {
             return own;
         };
@@ -542,13 +543,13 @@ impl Levels {
 
     /// The edges of border node `b` at `level` (0: the hierarchy's own).
     #[must_use]
-    pub fn edges<'a>(&'a self, hierarchy: &'a Hierarchy, level: usize, b: u32) -> &'a [(u32, u32)] {
+    pub fn edges<'a>(&'a self, hierarchy: &'a Hierarchy, level: usize, b: u32) -> Edges<'a> {
         match level {
-            0 => hierarchy.border_edges(b),
+            0 => Edges::whole(hierarchy.border_edges(b)),
             j if j == self.shifts.len() => self.top.edges(b),
             j => match self.cell_of(hierarchy.border_key(b)) {
                 Some(cell) => self.lower(hierarchy, cell)[j - 1].edges(b),
-                None => &[],
+                None => Edges::whole(&[]),
             },
         }
     }
@@ -731,7 +732,7 @@ impl UnpackScratch {
                 Some(l) => l.edges(v),
                 None => levels.edges(hierarchy, level, v),
             };
-            for &(t, w) in edges {
+            for (t, w) in edges {
                 if t < lo || t >= hi {
                     continue;
                 }
@@ -840,23 +841,23 @@ fn build_whole(
 ) -> Vec<Level> {
     let top = hierarchy.border_key.last().copied().unwrap_or(0);
     let mut levels: Vec<Level> = Vec::new();
+    // The level below's lists whole, which the next level's build reads many times.
+    let mut below: Option<(Vec<u32>, Vec<(u32, u32)>)> = None;
     for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
         if (top >> shift) + 1 < MIN_CELLS {
             break;
         }
         let old = before.get(j).filter(|l| l.shift == shift);
-        let below = match levels.last() {
-            Some(below) => Csr {
-                first: &below.first,
-                edges: &below.edges,
-            },
+        let csr = match &below {
+            Some((first, edges)) => Csr { first, edges },
             None => Csr {
                 first: &hierarchy.first,
                 edges: &hierarchy.edges,
             },
         };
-        let level = build_level(hierarchy, below, shift, old, dirty, only);
+        let (level, first, edges) = build_level(hierarchy, csr, shift, old, dirty, only);
         levels.push(level);
+        below = Some((first, edges));
     }
     levels
 }
@@ -872,7 +873,7 @@ fn build_level(
     before: Option<&Level>,
     dirty: &(dyn Fn(u32) -> bool + Sync),
     only: Option<(u32, u32)>,
-) -> Level {
+) -> (Level, Vec<u32>, Vec<(u32, u32)>) {
     let n = hierarchy.border_count();
     let (member, cells) = members_and_cells(hierarchy, shift);
     let member_ref = &member;
@@ -901,14 +902,14 @@ fn build_level(
     while first.len() <= n {
         first.push(edges.len() as u32);
     }
-    Level {
+    let level = Level {
         shift,
         base: 0,
         member,
-        first,
-        edges,
+        edges: PackedEdges::new(0, &first, &edges),
         cells,
-    }
+    };
+    (level, first, edges)
 }
 
 /// Cell `cell` (border indices `lo..hi` now) with `old`'s shortcuts moved to its new range
@@ -946,9 +947,8 @@ fn reused_cell(
         }
         let mut list: Vec<(u32, u32)> = old
             .edges(old_lo + v)
-            .iter()
-            .filter(|&&(t, _)| t >= old_lo && t < old_hi)
-            .map(|&(t, w)| (t - old_lo + lo, w))
+            .filter(|&(t, _)| t >= old_lo && t < old_hi)
+            .map(|(t, w)| (t - old_lo + lo, w))
             .collect();
         list.extend(edges_out_of(hierarchy, from, (lo, hi)));
         out.push((from, list));

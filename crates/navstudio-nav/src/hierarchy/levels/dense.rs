@@ -127,7 +127,7 @@ fn relax_row(row: &mut [u32], ik: u32, through: &[u32]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Levels, members_and_cells};
+    use super::super::{Level, Levels, members_and_cells};
     use super::*;
     use crate::landmarks::tests::random_layer_sized;
     use crate::search_graph::SearchGraph;
@@ -145,6 +145,7 @@ mod tests {
             assert_eq!(levels.count(), 2);
             let mut cells_checked = 0;
             let whole = levels.whole(&hierarchy);
+            let wide: Vec<_> = whole.iter().map(Level::wide).collect();
             for (j, level) in whole.iter().enumerate() {
                 let below = match j {
                     0 => Csr {
@@ -152,8 +153,8 @@ mod tests {
                         edges: &hierarchy.edges,
                     },
                     _ => Csr {
-                        first: &whole[j - 1].first,
-                        edges: &whole[j - 1].edges,
+                        first: &wide[j - 1].0,
+                        edges: &wide[j - 1].1,
                     },
                 };
                 let (member, cells) = members_and_cells(&hierarchy, level.shift);

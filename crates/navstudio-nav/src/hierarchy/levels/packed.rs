@@ -1,0 +1,233 @@
+//! A level's edge lists held in 6 bytes an edge instead of 8: a shortcut joins two members
+//! of one cell, whose border indices lie close together, so its target is kept as a 16-bit
+//! difference from its source beside its 32-bit weight. The levels are the largest table a
+//! type's search holds (18 million edges at 8192²).
+
+/// Edge lists by border index (from a base): each list's leading edges whose target lies
+/// within an `i16` of the source are kept as `(difference, weight)` in `delta` and
+/// `weight`, the rest (edges out of the cell, and any shortcut farther off) whole in
+/// `far`, so a list reads back in its order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct PackedEdges {
+    /// Per index its first near edge; one more closes the last.
+    near_first: Vec<u32>,
+    /// Per index its first far edge; one more closes the last.
+    far_first: Vec<u32>,
+    /// Near edges: target minus source.
+    delta: Vec<i16>,
+    /// Near edges: weight.
+    weight: Vec<u32>,
+    /// Far edges: `(target, weight)`.
+    far: Vec<(u32, u32)>,
+}
+
+impl PackedEdges {
+    /// The lists of `first` and `edges` (index `i`'s are `edges[first[i]..first[i + 1]]`)
+    /// whose sources are border indices `base + i`.
+    pub(super) fn new(base: u32, first: &[u32], edges: &[(u32, u32)]) -> Self {
+        let mut packed = Self {
+            near_first: Vec::with_capacity(first.len()),
+            far_first: Vec::with_capacity(first.len()),
+            ..Self::default()
+        };
+        let mut near = 0;
+        for (i, pair) in first.windows(2).enumerate() {
+            let list = &edges[pair[0] as usize..pair[1] as usize];
+            let source = base + i as u32;
+            near += list
+                .iter()
+                .take_while(|&&(t, _)| near_delta(source, t).is_some())
+                .count();
+        }
+        packed.delta.reserve_exact(near);
+        packed.weight.reserve_exact(near);
+        packed.far.reserve_exact(edges.len() - near);
+        for (i, pair) in first.windows(2).enumerate() {
+            packed.push_list(base + i as u32, &edges[pair[0] as usize..pair[1] as usize]);
+        }
+        packed.close();
+        packed
+    }
+
+    /// Appends the list of the next index, whose source is `source`.
+    fn push_list(&mut self, source: u32, list: &[(u32, u32)]) {
+        self.near_first.push(self.delta.len() as u32);
+        self.far_first.push(self.far.len() as u32);
+        let mut rest = list;
+        while let Some((&(t, w), tail)) = rest.split_first() {
+            let Some(d) = near_delta(source, t) else {
+                break;
+            };
+            self.delta.push(d);
+            self.weight.push(w);
+            rest = tail;
+        }
+        self.far.extend_from_slice(rest);
+    }
+
+    /// Closes the last list.
+    fn close(&mut self) {
+        self.near_first.push(self.delta.len() as u32);
+        self.far_first.push(self.far.len() as u32);
+    }
+
+    /// Number of lists.
+    #[cfg(test)]
+    pub(super) fn lists(&self) -> usize {
+        self.near_first.len().saturating_sub(1)
+    }
+
+    /// Number of edges.
+    pub(super) fn len(&self) -> usize {
+        self.delta.len() + self.far.len()
+    }
+
+    /// The edges of index `i`, whose source is border index `source`, in their order.
+    pub(super) fn edges(&self, i: usize, source: u32) -> Edges<'_> {
+        let near = self.near_first[i] as usize..self.near_first[i + 1] as usize;
+        let far = self.far_first[i] as usize..self.far_first[i + 1] as usize;
+        Edges {
+            source,
+            near: self.delta[near.clone()].iter().zip(self.weight[near].iter()),
+            far: self.far[far].iter(),
+        }
+    }
+
+    /// The lists of indices `lo..hi`, from a base `lo` further on.
+    pub(super) fn part(&self, lo: usize, hi: usize) -> Self {
+        let (near_from, near_to) = (self.near_first[lo], self.near_first[hi]);
+        let (far_from, far_to) = (self.far_first[lo], self.far_first[hi]);
+        Self {
+            near_first: self.near_first[lo..=hi]
+                .iter()
+                .map(|&f| f - near_from)
+                .collect(),
+            far_first: self.far_first[lo..=hi].iter().map(|&f| f - far_from).collect(),
+            delta: self.delta[near_from as usize..near_to as usize].to_vec(),
+            weight: self.weight[near_from as usize..near_to as usize].to_vec(),
+            far: self.far[far_from as usize..far_to as usize].to_vec(),
+        }
+    }
+
+    /// Appends `other`'s lists after this one's (whose sources follow on).
+    pub(super) fn append(&mut self, other: &Self) {
+        let (near, far) = (self.delta.len() as u32, self.far.len() as u32);
+        // This one's closing entries give way to the other's opening ones.
+        self.near_first.pop();
+        self.far_first.pop();
+        self.near_first
+            .extend(other.near_first.iter().map(|&f| f + near));
+        self.far_first.extend(other.far_first.iter().map(|&f| f + far));
+        self.delta.extend_from_slice(&other.delta);
+        self.weight.extend_from_slice(&other.weight);
+        self.far.extend_from_slice(&other.far);
+        if self.near_first.is_empty() {
+            self.close();
+        }
+    }
+
+    /// Bytes it holds.
+    pub(super) fn memory(&self) -> usize {
+        4 * (self.near_first.capacity() + self.far_first.capacity())
+            + 2 * self.delta.capacity()
+            + 4 * self.weight.capacity()
+            + 8 * self.far.capacity()
+    }
+}
+
+/// `target − source` if it fits an `i16`.
+fn near_delta(source: u32, target: u32) -> Option<i16> {
+    i16::try_from(i64::from(target) - i64::from(source)).ok()
+}
+
+/// One list's `(target, weight)` edges, in their order: the near ones, then the far ones.
+#[derive(Clone, Debug)]
+pub struct Edges<'a> {
+    source: u32,
+    near: std::iter::Zip<std::slice::Iter<'a, i16>, std::slice::Iter<'a, u32>>,
+    far: std::slice::Iter<'a, (u32, u32)>,
+}
+
+impl<'a> Edges<'a> {
+    /// A list held whole (the hierarchy's own edges).
+    #[must_use]
+    pub fn whole(list: &'a [(u32, u32)]) -> Self {
+        Self {
+            source: 0,
+            near: [].iter().zip([].iter()),
+            far: list.iter(),
+        }
+    }
+}
+
+impl Iterator for Edges<'_> {
+    type Item = (u32, u32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        if let Some((&d, &w)) = self.near.next() {
+            return Some((self.source.wrapping_add_signed(i32::from(d)), w));
+        }
+        self.far.next().copied()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.near.len() + self.far.len();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Edges<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    #[test]
+    fn lists_read_back_in_their_order_near_or_far() {
+        for seed in 0..20 {
+            println!("seed {seed}");
+            let mut rng = SplitMix64::new(seed);
+            let base = rng.below(100_000);
+            let n = 1 + rng.below(40) as usize;
+            let mut first = vec![0u32];
+            let mut edges = Vec::new();
+            for i in 0..n {
+                let source = base + i as u32;
+                for _ in 0..rng.below(12) {
+                    // Mostly near, some far either way, and the edges of an `i16`.
+                    let t = match rng.below(6) {
+                        0 => rng.below(u32::MAX),
+                        1 => source.wrapping_add(32_767),
+                        2 => source.wrapping_sub(32_768),
+                        3 => source.wrapping_add(32_768),
+                        _ => source.wrapping_add(rng.below(200)).wrapping_sub(100),
+                    };
+                    edges.push((t, rng.below(u32::MAX)));
+                }
+                first.push(edges.len() as u32);
+            }
+            let packed = PackedEdges::new(base, &first, &edges);
+            assert_eq!((packed.lists(), packed.len()), (n, edges.len()));
+            let list = |p: &PackedEdges, i: usize, b: u32| p.edges(i, b).collect::<Vec<_>>();
+            for i in 0..n {
+                let want = &edges[first[i] as usize..first[i + 1] as usize];
+                assert_eq!(list(&packed, i, base + i as u32), want);
+                assert_eq!(packed.edges(i, base + i as u32).len(), want.len());
+            }
+            // A part, and parts appended again, hold the same lists.
+            let cut = rng.below(n as u32 + 1) as usize;
+            let mut joined = packed.part(0, cut);
+            joined.append(&packed.part(cut, n));
+            assert_eq!(joined, packed);
+            let tail = packed.part(cut, n);
+            for i in cut..n {
+                assert_eq!(
+                    list(&tail, i - cut, base + i as u32),
+                    list(&packed, i, base + i as u32)
+                );
+            }
+        }
+    }
+}
