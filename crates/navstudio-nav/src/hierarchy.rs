@@ -30,6 +30,8 @@ use eliminate::Eliminator;
 mod landmarks;
 mod levels;
 mod local_marks;
+mod packed;
+use packed::{Edges, PackedEdges};
 mod refining;
 
 pub use levels::{LEVEL_SHIFTS, Levels, OpenCells, ParsedLevels, UnpackScratch};
@@ -70,12 +72,11 @@ pub struct Hierarchy {
     border_of: Vec<u32>,
     /// Search id of each border node, ascending.
     border: Vec<u32>,
-    /// Per border node its first edge; one more entry closes the last range.
-    first: Vec<u32>,
-    /// `(target border index, weight)`: the node's shortcuts inside its cluster, then its own
-    /// edges to other clusters (whose targets are border nodes too). Border indices, so a
-    /// search across the map keeps its state in a table an eighth of the graph's size.
-    edges: Vec<(u32, u32)>,
+    /// Per border node its `(target border index, weight)` edges: its shortcuts inside its
+    /// cluster, then its own edges to other clusters (whose targets are border nodes too).
+    /// Border indices, so a search across the map keeps its state in a table an eighth of
+    /// the graph's size.
+    edges: PackedEdges,
     /// Cluster key and window centre per border node: what a search reads of each node it
     /// expands, kept beside its edges rather than in the layout's tables.
     border_key: Vec<u32>,
@@ -168,10 +169,9 @@ impl Hierarchy {
             if !graph.is_border(id) {
                 return None;
             }
-            let mut list: Vec<(u32, u32)> = self.edges
-                [self.first[b] as usize..self.first[b + 1] as usize]
-                .iter()
-                .map(|&(t, w)| (self.border[t as usize], w))
+            let mut list: Vec<(u32, u32)> = self
+                .border_edges(b as u32)
+                .map(|(t, w)| (self.border[t as usize], w))
                 .filter(|&(t, _)| t >= old_lo && t < old_hi)
                 .map(|(t, w)| (t - old_lo + lo, w))
                 .collect();
@@ -228,8 +228,7 @@ impl Hierarchy {
             clusters,
             border_of,
             border,
-            first,
-            edges,
+            edges: PackedEdges::new(0, &first, &edges),
             border_key,
             border_center,
             levels: None,
@@ -245,11 +244,10 @@ impl Hierarchy {
                 12 * self.clusters.capacity()
                     + 4 * (self.border_of.capacity()
                         + self.border.capacity()
-                        + self.first.capacity()
                         + self.border_key.capacity())
                     + 8 * self.border_center.capacity(),
             ),
-            ("hierarchy: edges", 8 * self.edges.capacity()),
+            ("hierarchy: edges", self.edges.memory()),
             ("hierarchy: landmarks inside clusters", self.marks.memory()),
         ];
         if let Some(levels) = &self.levels {
@@ -288,9 +286,8 @@ impl Hierarchy {
     /// The edges a search takes from border node `b` (a border index) of a cluster it has
     /// not opened, as `(target border index, weight)`.
     #[must_use]
-    pub fn border_edges(&self, b: u32) -> &[(u32, u32)] {
-        let b = b as usize;
-        &self.edges[self.first[b] as usize..self.first[b + 1] as usize]
+    pub fn border_edges(&self, b: u32) -> Edges<'_> {
+        self.edges.edges(b as usize, b)
     }
 
     /// Cluster key of border node `b`.
@@ -343,9 +340,31 @@ impl Hierarchy {
     /// The border graph in border indices, as `(offsets, targets, weights)`, for the landmark
     /// Dijkstras.
     pub(crate) fn border_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-        let targets = self.edges.iter().map(|&(t, _)| t).collect();
-        let weights = self.edges.iter().map(|&(_, w)| w).collect();
-        (self.first.clone(), targets, weights)
+        let mut first = Vec::with_capacity(self.border.len() + 1);
+        let mut targets = Vec::with_capacity(self.edges.len());
+        let mut weights = Vec::with_capacity(self.edges.len());
+        first.push(0);
+        for b in 0..self.border.len() as u32 {
+            for (t, w) in self.border_edges(b) {
+                targets.push(t);
+                weights.push(w);
+            }
+            first.push(targets.len() as u32);
+        }
+        (first, targets, weights)
+    }
+
+    /// The border graph in border indices as `(first, edges)`: border index `b`'s edges
+    /// are `edges[first[b]..first[b + 1]]`.
+    fn border_lists(&self) -> (Vec<u32>, Vec<(u32, u32)>) {
+        let mut first = Vec::with_capacity(self.border.len() + 1);
+        let mut edges = Vec::with_capacity(self.edges.len());
+        first.push(0);
+        for b in 0..self.border.len() as u32 {
+            edges.extend(self.border_edges(b));
+            first.push(edges.len() as u32);
+        }
+        (first, edges)
     }
 
     /// Builds the landmark tables over the border graph for `layer` (whose search layout is

@@ -523,7 +523,7 @@ impl Space for ClusterSpace<'_> {
                     }
                 }
                 None => {
-                    for &(t, w) in h.border_edges(i) {
+                    for (t, w) in h.border_edges(i) {
                         relax(t, w);
                     }
                 }

@@ -85,16 +85,20 @@ impl Hierarchy {
             out.extend_from_slice(&id.wrapping_sub(previous).to_le_bytes());
             previous = id;
         }
-        for pair in self.first.windows(2) {
-            out.extend_from_slice(&(pair[1] - pair[0]).to_le_bytes());
+        let borders = 0..b as u32;
+        for from in borders.clone() {
+            let count = self.border_edges(from).len() as u32;
+            out.extend_from_slice(&count.to_le_bytes());
         }
-        for (from, pair) in self.first.windows(2).enumerate() {
-            for &(target, _) in &self.edges[pair[0] as usize..pair[1] as usize] {
-                out.extend_from_slice(&target.wrapping_sub(from as u32).to_le_bytes());
+        for from in borders.clone() {
+            for (target, _) in self.border_edges(from) {
+                out.extend_from_slice(&target.wrapping_sub(from).to_le_bytes());
             }
         }
-        for &(_, w) in &self.edges {
-            out.extend_from_slice(&w.to_le_bytes());
+        for from in borders {
+            for (_, w) in self.border_edges(from) {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
         }
         if let Some(tables) = tables {
             out.extend_from_slice(&tables);

@@ -24,9 +24,7 @@ use super::{ClusterLandmarks, Hierarchy};
 
 mod codec;
 mod dense;
-mod packed;
-use packed::PackedEdges;
-pub use packed::Edges;
+use super::packed::{Edges, PackedEdges};
 
 pub use codec::ParsedLevels;
 
@@ -520,7 +518,7 @@ impl Levels {
                 .copied()
                 .unwrap_or(false)
         };
-        let own = (0, Edges::whole(hierarchy.border_edges(b)));
+        let own = (0, hierarchy.border_edges(b));
         let Some(top) = self.shifts.len().checked_sub(1) else {
             return own;
         };
@@ -545,7 +543,7 @@ impl Levels {
     #[must_use]
     pub fn edges<'a>(&'a self, hierarchy: &'a Hierarchy, level: usize, b: u32) -> Edges<'a> {
         match level {
-            0 => Edges::whole(hierarchy.border_edges(b)),
+            0 => hierarchy.border_edges(b),
             j if j == self.shifts.len() => self.top.edges(b),
             j => match self.cell_of(hierarchy.border_key(b)) {
                 Some(cell) => self.lower(hierarchy, cell)[j - 1].edges(b),
@@ -795,7 +793,7 @@ fn members_and_cells(hierarchy: &Hierarchy, shift: u32) -> (Vec<bool>, Vec<(u32,
     let cell = |b: u32| key[b as usize] >> shift;
     let mut member = vec![false; n];
     for b in 0..n as u32 {
-        for &(t, _) in hierarchy.border_edges(b) {
+        for (t, _) in hierarchy.border_edges(b) {
             if cell(t) != cell(b) {
                 member[b as usize] = true;
                 member[t as usize] = true;
@@ -824,8 +822,6 @@ fn edges_out_of(
 ) -> impl Iterator<Item = (u32, u32)> + '_ {
     hierarchy
         .border_edges(from)
-        .iter()
-        .copied()
         .filter(move |&(t, _)| t < lo || t >= hi)
 }
 
@@ -841,23 +837,22 @@ fn build_whole(
 ) -> Vec<Level> {
     let top = hierarchy.border_key.last().copied().unwrap_or(0);
     let mut levels: Vec<Level> = Vec::new();
-    // The level below's lists whole, which the next level's build reads many times.
+    // The level below's lists whole (first the hierarchy's), which the next level's build
+    // reads many times.
     let mut below: Option<(Vec<u32>, Vec<(u32, u32)>)> = None;
     for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
         if (top >> shift) + 1 < MIN_CELLS {
             break;
         }
         let old = before.get(j).filter(|l| l.shift == shift);
-        let csr = match &below {
-            Some((first, edges)) => Csr { first, edges },
-            None => Csr {
-                first: &hierarchy.first,
-                edges: &hierarchy.edges,
-            },
+        let lists = below.get_or_insert_with(|| hierarchy.border_lists());
+        let csr = Csr {
+            first: &lists.0,
+            edges: &lists.1,
         };
         let (level, first, edges) = build_level(hierarchy, csr, shift, old, dirty, only);
         levels.push(level);
-        below = Some((first, edges));
+        *lists = (first, edges);
     }
     levels
 }

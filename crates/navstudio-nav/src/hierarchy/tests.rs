@@ -301,13 +301,13 @@ fn refining_a_chain_of_shortcuts_walks_real_edges() {
             let key = graph.cluster_key(at);
             let inside = hop % 2 == 0;
             let b = hierarchy.border_index(at).unwrap();
-            let next = hierarchy.border_edges(b).iter().find(|&&(t, w)| {
+            let next = hierarchy.border_edges(b).find(|&(t, w)| {
                 let t = hierarchy.border_node(t);
                 (graph.cluster_key(t) == key) == inside
                     && w > 0
                     && coarse.iter().all(|&(v, _)| v != t)
             });
-            let Some(&(t, w)) = next else { break };
+            let Some((t, w)) = next else { break };
             let t = hierarchy.border_node(t);
             coarse.push((t, coarse.last().unwrap().1 + w));
             at = t;
@@ -422,7 +422,7 @@ fn elimination_gives_the_border_costs_of_a_dijkstra_from_each_border_node() {
             assert_eq!(by_elimination, by_search, "seed {seed}: cluster {key}");
             let b = border.len();
             for (i, bi) in hierarchy.cluster_borders(key).enumerate() {
-                for &(t, w) in hierarchy.border_edges(bi) {
+                for (t, w) in hierarchy.border_edges(bi) {
                     let to = hierarchy.border_node(t);
                     if let Some(j) = border.iter().position(|&v| lo + v == to) {
                         assert_eq!(by_search[i * b + j], w, "seed {seed}: shortcut cost");

@@ -146,11 +146,12 @@ mod tests {
             let mut cells_checked = 0;
             let whole = levels.whole(&hierarchy);
             let wide: Vec<_> = whole.iter().map(Level::wide).collect();
+            let own = hierarchy.border_lists();
             for (j, level) in whole.iter().enumerate() {
                 let below = match j {
                     0 => Csr {
-                        first: &hierarchy.first,
-                        edges: &hierarchy.edges,
+                        first: &own.0,
+                        edges: &own.1,
                     },
                     _ => Csr {
                         first: &wide[j - 1].0,

@@ -1,7 +1,8 @@
-//! A level's edge lists held in 6 bytes an edge instead of 8: a shortcut joins two members
-//! of one cell, whose border indices lie close together, so its target is kept as a 16-bit
-//! difference from its source beside its 32-bit weight. The levels are the largest table a
-//! type's search holds (18 million edges at 8192²).
+//! Border nodes' edge lists held in 6 bytes an edge instead of 8: a shortcut joins two
+//! border nodes of one cluster (or members of one cell of a level), whose border indices
+//! lie close together, so its target is kept as a 16-bit difference from its source beside
+//! its 32-bit weight. The hierarchy's and its levels' edges are the largest tables a type's
+//! search holds (25 million edges at 8192²).
 
 /// Edge lists by border index (from a base): each list's leading edges whose target lies
 /// within an `i16` of the source are kept as `(difference, weight)` in `delta` and
@@ -149,7 +150,7 @@ pub struct Edges<'a> {
 }
 
 impl<'a> Edges<'a> {
-    /// A list held whole (the hierarchy's own edges).
+    /// A list held whole.
     #[must_use]
     pub fn whole(list: &'a [(u32, u32)]) -> Self {
         Self {
