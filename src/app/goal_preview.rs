@@ -279,10 +279,13 @@ fn compute(
                     r.nodes
                         .iter()
                         .filter_map(|&n| {
-                            l.nodes.get(n as usize).map(|node| node.center()).or_else(|| {
-                                // A link's end node: its centre.
-                                p.links.as_ref()?.end(n).map(|e| e.center)
-                            })
+                            l.nodes
+                                .get(n as usize)
+                                .map(|node| node.center())
+                                .or_else(|| {
+                                    // A link's end node: its centre.
+                                    p.links.as_ref()?.end(n).map(|e| e.center)
+                                })
                         })
                         .collect()
                 })

@@ -56,6 +56,9 @@ pub fn pays_off(spec: crate::GridSpec) -> bool {
 /// Most link end nodes a layer's search graph can add to its portal nodes (two per link).
 pub const MAX_LINK_ENDS: usize = 2 * crate::links::codec::MAX_LINKS;
 
+/// Edge lists whole, `(first, edges)`: index `i`'s edges are `edges[first[i]..first[i + 1]]`.
+type EdgeLists = (Vec<u32>, Vec<(u32, u32)>);
+
 /// Marker of a search id that is no border node.
 const NOT_BORDER: u32 = u32::MAX;
 
@@ -356,7 +359,7 @@ impl Hierarchy {
 
     /// The border graph in border indices as `(first, edges)`: border index `b`'s edges
     /// are `edges[first[b]..first[b + 1]]`.
-    fn border_lists(&self) -> (Vec<u32>, Vec<(u32, u32)>) {
+    fn border_lists(&self) -> EdgeLists {
         let mut first = Vec::with_capacity(self.border.len() + 1);
         let mut edges = Vec::with_capacity(self.edges.len());
         first.push(0);

@@ -517,16 +517,11 @@ impl Space for ClusterSpace<'_> {
         // Over the levels, at the highest whose cell holds no opened cluster.
         if (i as usize) < h.border_count() && !self.query.is_open(h.border_key(i)) {
             match self.query.levels {
-                Some(levels) => {
-                    for (t, w) in levels.expand(h, i, h.border_key(i), self.open_cells).1 {
-                        relax(t, w);
-                    }
-                }
-                None => {
-                    for (t, w) in h.border_edges(i) {
-                        relax(t, w);
-                    }
-                }
+                Some(levels) => levels
+                    .expand(h, i, h.border_key(i), self.open_cells)
+                    .1
+                    .for_each(|(t, w)| relax(t, w)),
+                None => h.border_edges(i).for_each(|(t, w)| relax(t, w)),
             }
             return;
         }

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use rayon::prelude::*;
 
-use super::{ClusterLandmarks, Hierarchy};
+use super::{ClusterLandmarks, EdgeLists, Hierarchy};
 
 mod codec;
 mod dense;
@@ -839,7 +839,7 @@ fn build_whole(
     let mut levels: Vec<Level> = Vec::new();
     // The level below's lists whole (first the hierarchy's), which the next level's build
     // reads many times.
-    let mut below: Option<(Vec<u32>, Vec<(u32, u32)>)> = None;
+    let mut below: Option<EdgeLists> = None;
     for (j, &shift) in LEVEL_SHIFTS.iter().enumerate() {
         if (top >> shift) + 1 < MIN_CELLS {
             break;

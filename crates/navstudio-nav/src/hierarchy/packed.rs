@@ -26,27 +26,21 @@ impl PackedEdges {
     /// The lists of `first` and `edges` (index `i`'s are `edges[first[i]..first[i + 1]]`)
     /// whose sources are border indices `base + i`.
     pub(super) fn new(base: u32, first: &[u32], edges: &[(u32, u32)]) -> Self {
+        // Room for every edge near; what the far ones leave unused is given back after.
         let mut packed = Self {
             near_first: Vec::with_capacity(first.len()),
             far_first: Vec::with_capacity(first.len()),
-            ..Self::default()
+            delta: Vec::with_capacity(edges.len()),
+            weight: Vec::with_capacity(edges.len()),
+            far: Vec::new(),
         };
-        let mut near = 0;
-        for (i, pair) in first.windows(2).enumerate() {
-            let list = &edges[pair[0] as usize..pair[1] as usize];
-            let source = base + i as u32;
-            near += list
-                .iter()
-                .take_while(|&&(t, _)| near_delta(source, t).is_some())
-                .count();
-        }
-        packed.delta.reserve_exact(near);
-        packed.weight.reserve_exact(near);
-        packed.far.reserve_exact(edges.len() - near);
         for (i, pair) in first.windows(2).enumerate() {
             packed.push_list(base + i as u32, &edges[pair[0] as usize..pair[1] as usize]);
         }
         packed.close();
+        packed.delta.shrink_to_fit();
+        packed.weight.shrink_to_fit();
+        packed.far.shrink_to_fit();
         packed
     }
 
@@ -89,7 +83,9 @@ impl PackedEdges {
         let far = self.far_first[i] as usize..self.far_first[i + 1] as usize;
         Edges {
             source,
-            near: self.delta[near.clone()].iter().zip(self.weight[near].iter()),
+            near: self.delta[near.clone()]
+                .iter()
+                .zip(self.weight[near].iter()),
             far: self.far[far].iter(),
         }
     }
@@ -103,7 +99,10 @@ impl PackedEdges {
                 .iter()
                 .map(|&f| f - near_from)
                 .collect(),
-            far_first: self.far_first[lo..=hi].iter().map(|&f| f - far_from).collect(),
+            far_first: self.far_first[lo..=hi]
+                .iter()
+                .map(|&f| f - far_from)
+                .collect(),
             delta: self.delta[near_from as usize..near_to as usize].to_vec(),
             weight: self.weight[near_from as usize..near_to as usize].to_vec(),
             far: self.far[far_from as usize..far_to as usize].to_vec(),
@@ -118,7 +117,8 @@ impl PackedEdges {
         self.far_first.pop();
         self.near_first
             .extend(other.near_first.iter().map(|&f| f + near));
-        self.far_first.extend(other.far_first.iter().map(|&f| f + far));
+        self.far_first
+            .extend(other.far_first.iter().map(|&f| f + far));
         self.delta.extend_from_slice(&other.delta);
         self.weight.extend_from_slice(&other.weight);
         self.far.extend_from_slice(&other.far);
@@ -172,6 +172,15 @@ impl Iterator for Edges<'_> {
         self.far.next().copied()
     }
 
+    /// The near edges, then the far ones, each a loop of its own (what `for_each` runs).
+    fn fold<B, F: FnMut(B, (u32, u32)) -> B>(self, init: B, mut f: F) -> B {
+        let source = self.source;
+        let acc = self.near.fold(init, |acc, (&d, &w)| {
+            f(acc, (source.wrapping_add_signed(i32::from(d)), w))
+        });
+        self.far.fold(acc, |acc, &e| f(acc, e))
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.near.len() + self.far.len();
         (n, Some(n))
@@ -215,6 +224,8 @@ mod tests {
             for i in 0..n {
                 let want = &edges[first[i] as usize..first[i + 1] as usize];
                 assert_eq!(list(&packed, i, base + i as u32), want);
+                // Read one edge at a time too (`collect` folds).
+                assert!(packed.edges(i, base + i as u32).eq(want.iter().copied()));
                 assert_eq!(packed.edges(i, base + i as u32).len(), want.len());
             }
             // A part, and parts appended again, hold the same lists.

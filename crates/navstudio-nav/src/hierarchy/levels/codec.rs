@@ -584,7 +584,10 @@ mod tests {
         let b = (0..hierarchy.border_count() as u32)
             .find(|&b| levels.edges(&hierarchy, 1, b).len() > 0)
             .unwrap();
-        assert!(read.edges(&hierarchy, 1, b).eq(levels.edges(&hierarchy, 1, b)));
+        assert!(
+            read.edges(&hierarchy, 1, b)
+                .eq(levels.edges(&hierarchy, 1, b))
+        );
         assert_eq!(read.cells_decoded(), (16, 1));
         // Comparing decodes the rest for the comparison only.
         assert_eq!(read, levels);
