@@ -210,7 +210,8 @@ impl Hierarchy {
             }
         }
         first.push(edges.len() as u32);
-        Self::from_parts(graph, clusters, border, border_of, first, edges)
+        let edges = PackedEdges::new(0, &first, &edges);
+        Self::from_parts(graph, clusters, border, border_of, edges)
     }
 
     /// A hierarchy of `graph` from its parts, with what searches read per border node.
@@ -219,8 +220,7 @@ impl Hierarchy {
         clusters: Vec<(u32, u32, u32)>,
         border: Vec<u32>,
         border_of: Vec<u32>,
-        first: Vec<u32>,
-        edges: Vec<(u32, u32)>,
+        edges: PackedEdges,
     ) -> Self {
         let (border_key, border_center) = border
             .par_iter()
@@ -231,7 +231,7 @@ impl Hierarchy {
             clusters,
             border_of,
             border,
-            edges: PackedEdges::new(0, &first, &edges),
+            edges,
             border_key,
             border_center,
             levels: None,

@@ -12,7 +12,7 @@
 //! All little-endian. The reader checks every count against the bytes present and the
 //! border nodes against the graph before it allocates by them.
 
-use super::{CLUSTER_SECTORS, ClusterLandmarks, Hierarchy, layout};
+use super::{CLUSTER_SECTORS, ClusterLandmarks, Hierarchy, PackedEdges, layout};
 use crate::landmarks::Landmarks;
 use crate::package::words::WordSource;
 use crate::search_graph::SearchGraph;
@@ -147,13 +147,8 @@ impl Hierarchy {
                 "the hierarchy's edge counts add up to {sum}, it holds {e} edges"
             ));
         }
-        // Border nodes ascend, so their edges are the list in order: the targets fill it
-        // front to back, each from its node (`sources` walks the nodes by their degrees).
-        let sources = degrees
-            .iter()
-            .enumerate()
-            .flat_map(|(from, &d)| std::iter::repeat_n(from as u32, d as usize));
-        let edges = words.edges(e, sources, b, "the hierarchy")?;
+        // Border nodes ascend, so their edges are the lists in order.
+        let edges = PackedEdges::read(words, 0, &first, b, "the hierarchy")?;
         let rest = words.rest()?;
         let tables = if rest.is_empty() {
             None
@@ -162,7 +157,6 @@ impl Hierarchy {
         };
         Ok(ParsedHierarchy {
             border,
-            first,
             edges,
             tables,
         })
@@ -180,14 +174,7 @@ impl Hierarchy {
         if parsed.border != graph_border {
             return Err("the hierarchy's border nodes are not the graph's".to_owned());
         }
-        let hierarchy = Self::from_parts(
-            graph,
-            clusters,
-            parsed.border,
-            border_of,
-            parsed.first,
-            parsed.edges,
-        );
+        let hierarchy = Self::from_parts(graph, clusters, parsed.border, border_of, parsed.edges);
         let landmarks = parsed
             .tables
             .map(|tables| ClusterLandmarks::from_tables(&hierarchy, tables));
@@ -200,9 +187,8 @@ impl Hierarchy {
 pub struct ParsedHierarchy {
     /// Border search ids, ascending.
     border: Vec<u32>,
-    /// Edges of border node `b` are `edges[first[b]..first[b + 1]]`.
-    first: Vec<u32>,
-    edges: Vec<(u32, u32)>,
+    /// The border nodes' edges.
+    edges: PackedEdges,
     tables: Option<Landmarks>,
 }
 

@@ -4,6 +4,8 @@
 //! its 32-bit weight. The hierarchy's and its levels' edges are the largest tables a type's
 //! search holds (25 million edges at 8192²).
 
+use crate::package::words::WordSource;
+
 /// Edge lists by border index (from a base): each list's leading edges whose target lies
 /// within an `i16` of the source are kept as `(difference, weight)` in `delta` and
 /// `weight`, the rest (edges out of the cell, and any shortcut farther off) whole in
@@ -42,6 +44,83 @@ impl PackedEdges {
         packed.weight.shrink_to_fit();
         packed.far.shrink_to_fit();
         packed
+    }
+
+    /// The lists `first` counts (index `i`'s `first[i]..first[i + 1]` of the edges, whose
+    /// source is border index `base + i`) read from `words` as the chunks store them: every
+    /// target as a step from its source, then every weight. Packed as they are read, so no
+    /// list is held whole first. Every target must be below `bound`; `what` names the table
+    /// in the errors.
+    ///
+    /// # Errors
+    /// As [`WordSource::fill`]; when a target is out of range.
+    pub(super) fn read(
+        words: &mut impl WordSource,
+        base: u32,
+        first: &[u32],
+        bound: usize,
+        what: &str,
+    ) -> Result<Self, String> {
+        let n = first.last().copied().unwrap_or(0) as usize;
+        let lists = first.len().saturating_sub(1);
+        let mut packed = Self {
+            near_first: Vec::with_capacity(lists + 1),
+            far_first: Vec::with_capacity(lists + 1),
+            delta: Vec::with_capacity(n),
+            weight: Vec::new(),
+            far: Vec::new(),
+        };
+        // The targets: each list's leading near ones, then the rest far (weights to come).
+        let (mut list, mut at, mut near_run) = (0usize, 0u32, true);
+        packed.near_first.push(0);
+        packed.far_first.push(0);
+        words.each(n, |w| {
+            while list < lists && at == first[list + 1] {
+                list += 1;
+                packed.near_first.push(packed.delta.len() as u32);
+                packed.far_first.push(packed.far.len() as u32);
+                near_run = true;
+            }
+            let source = base.wrapping_add(list as u32);
+            let target = w.wrapping_add(source);
+            if list >= lists || target as usize >= bound {
+                return Err(format!(
+                    "an edge of {what} leads to border node {target} of {bound}"
+                ));
+            }
+            at += 1;
+            if near_run && let Some(d) = near_delta(source, target) {
+                packed.delta.push(d);
+                return Ok(());
+            }
+            near_run = false;
+            packed.far.push((target, 0));
+            Ok(())
+        })?;
+        while packed.near_first.len() <= lists {
+            packed.close();
+        }
+        packed.delta.shrink_to_fit();
+        packed.far.shrink_to_fit();
+        // The weights, in the same order: a list's near edges', then its far edges'.
+        packed.weight.reserve_exact(packed.delta.len());
+        let (mut list, mut far) = (0usize, 0usize);
+        words.each(n, |w| {
+            while list < lists {
+                if packed.weight.len() < packed.near_first[list + 1] as usize {
+                    packed.weight.push(w);
+                    return Ok(());
+                }
+                if far < packed.far_first[list + 1] as usize {
+                    packed.far[far].1 = w;
+                    far += 1;
+                    return Ok(());
+                }
+                list += 1;
+            }
+            Err(format!("{what} holds more weights than edges"))
+        })?;
+        Ok(packed)
     }
 
     /// Appends the list of the next index, whose source is `source`.
@@ -191,7 +270,10 @@ impl ExactSizeIterator for Edges<'_> {}
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+    use crate::package::words::SliceWords;
     use crate::rng::SplitMix64;
 
     #[test]
@@ -227,6 +309,24 @@ mod tests {
                 // Read one edge at a time too (`collect` folds).
                 assert!(packed.edges(i, base + i as u32).eq(want.iter().copied()));
                 assert_eq!(packed.edges(i, base + i as u32).len(), want.len());
+            }
+            // Read as the chunks store the lists: the same, and a target out of range is
+            // an error.
+            let mut words: Vec<u8> = Vec::new();
+            for i in 0..n {
+                for &(t, _) in &edges[first[i] as usize..first[i + 1] as usize] {
+                    words.extend(t.wrapping_sub(base + i as u32).to_le_bytes());
+                }
+            }
+            for &(_, w) in &edges {
+                words.extend(w.to_le_bytes());
+            }
+            let read = |bound: usize| {
+                PackedEdges::read(&mut SliceWords::new(&words), base, &first, bound, "lists")
+            };
+            assert_eq!(read(usize::MAX).unwrap(), packed);
+            if let Some(&(most, _)) = edges.iter().max() {
+                assert!(read(most as usize).is_err());
             }
             // A part, and parts appended again, hold the same lists.
             let cut = rng.below(n as u32 + 1) as usize;

@@ -60,44 +60,6 @@ pub trait WordSource {
         }
         Ok(())
     }
-
-    /// Reads `n` edges stored as two runs of words, each target as a step from its source
-    /// and then each weight, for the sources `sources` yields (one per edge, in order);
-    /// every target is below `targets`. `what` names the table in the errors.
-    ///
-    /// # Errors
-    /// As [`Self::fill`]; when `sources` ends first or a target is out of range.
-    fn edges(
-        &mut self,
-        n: usize,
-        mut sources: impl Iterator<Item = u32>,
-        targets: usize,
-        what: &str,
-    ) -> Result<Vec<(u32, u32)>, String> {
-        let mut edges = vec![(0u32, 0u32); n];
-        let mut slots = edges.iter_mut();
-        self.each(n, |w| {
-            let (Some(from), Some(slot)) = (sources.next(), slots.next()) else {
-                return Err(format!("{what} holds more edges than its counts"));
-            };
-            let target = w.wrapping_add(from);
-            if target as usize >= targets {
-                return Err(format!(
-                    "an edge of {what} leads to border node {target} of {targets}"
-                ));
-            }
-            slot.0 = target;
-            Ok(())
-        })?;
-        let mut slots = edges.iter_mut();
-        self.each(n, |w| {
-            if let Some(slot) = slots.next() {
-                slot.1 = w;
-            }
-            Ok(())
-        })?;
-        Ok(edges)
-    }
 }
 
 /// The words of bytes held in memory.

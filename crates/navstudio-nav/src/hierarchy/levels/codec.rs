@@ -490,18 +490,13 @@ fn parse_level(
         sum += d;
     }
     first.push(sum);
-    // Members ascend, so their edges are the list in order: the targets fill it front to
-    // back, each from its member (`sources` walks the members by their degrees).
-    let sources = ids
-        .iter()
-        .zip(&degrees)
-        .flat_map(|(&b, &d)| std::iter::repeat_n(b, d as usize));
-    let list = words.edges(edges, sources, border, "a level")?;
+    // Members ascend, so their edges are the lists in order (non-members have none).
+    let edges = PackedEdges::read(words, lo, &first, border, "a level")?;
     Ok(Level {
         shift,
         base: lo,
         member,
-        edges: PackedEdges::new(lo, &first, &list),
+        edges,
         cells: Vec::new(),
     })
 }
