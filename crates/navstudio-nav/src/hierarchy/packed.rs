@@ -4,7 +4,7 @@
 //! its 32-bit weight. The hierarchy's and its levels' edges are the largest tables a type's
 //! search holds (25 million edges at 8192²).
 
-use crate::package::words::WordSource;
+use crate::package::words::{BLOCK_WORDS, WordSource};
 
 /// Edge lists by border index (from a base): each list's leading edges whose target lies
 /// within an `i16` of the source are kept as `(difference, weight)` in `delta` and
@@ -71,55 +71,62 @@ impl PackedEdges {
             far: Vec::new(),
         };
         // The targets: each list's leading near ones, then the rest far (weights to come).
-        let (mut list, mut at, mut near_run) = (0usize, 0u32, true);
-        packed.near_first.push(0);
-        packed.far_first.push(0);
-        words.each(n, |w| {
-            while list < lists && at == first[list + 1] {
-                list += 1;
-                packed.near_first.push(packed.delta.len() as u32);
-                packed.far_first.push(packed.far.len() as u32);
-                near_run = true;
+        let out_of_range =
+            |t: u32| format!("an edge of {what} leads to border node {t} of {bound}");
+        let mut block = Block::new(words, n);
+        for (i, pair) in first.windows(2).enumerate() {
+            packed.near_first.push(packed.delta.len() as u32);
+            packed.far_first.push(packed.far.len() as u32);
+            let source = base.wrapping_add(i as u32);
+            let mut left = pair[1].saturating_sub(pair[0]);
+            while left > 0 {
+                let words = block.next(left as usize)?;
+                left -= words.len() as u32;
+                let mut k = 0;
+                // Still in the list's near run while no edge of it went far.
+                if packed.far_first[i] as usize == packed.far.len() {
+                    while let Some(d) = words.get(k).and_then(|&w| step(w)) {
+                        let t = words[k].wrapping_add(source);
+                        if t as usize >= bound {
+                            return Err(out_of_range(t));
+                        }
+                        packed.delta.push(d);
+                        k += 1;
+                    }
+                }
+                for &w in &words[k..] {
+                    let t = w.wrapping_add(source);
+                    if t as usize >= bound {
+                        return Err(out_of_range(t));
+                    }
+                    packed.far.push((t, 0));
+                }
             }
-            let source = base.wrapping_add(list as u32);
-            let target = w.wrapping_add(source);
-            if list >= lists || target as usize >= bound {
-                return Err(format!(
-                    "an edge of {what} leads to border node {target} of {bound}"
-                ));
-            }
-            at += 1;
-            if near_run && let Some(d) = near_delta(source, target) {
-                packed.delta.push(d);
-                return Ok(());
-            }
-            near_run = false;
-            packed.far.push((target, 0));
-            Ok(())
-        })?;
-        while packed.near_first.len() <= lists {
-            packed.close();
         }
+        packed.close();
         packed.delta.shrink_to_fit();
         packed.far.shrink_to_fit();
-        // The weights, in the same order: a list's near edges', then its far edges'.
+        // The weights, in the same order: a list's near edges' (one run over all lists),
+        // then its far edges'.
         packed.weight.reserve_exact(packed.delta.len());
-        let (mut list, mut far) = (0usize, 0usize);
-        words.each(n, |w| {
-            while list < lists {
-                if packed.weight.len() < packed.near_first[list + 1] as usize {
-                    packed.weight.push(w);
-                    return Ok(());
-                }
-                if far < packed.far_first[list + 1] as usize {
-                    packed.far[far].1 = w;
-                    far += 1;
-                    return Ok(());
-                }
-                list += 1;
+        let mut block = Block::new(words, n);
+        let mut far = 0usize;
+        for i in 0..lists {
+            let mut near = (packed.near_first[i + 1] - packed.near_first[i]) as usize;
+            while near > 0 {
+                let words = block.next(near)?;
+                near -= words.len();
+                packed.weight.extend_from_slice(words);
             }
-            Err(format!("{what} holds more weights than edges"))
-        })?;
+            let end = packed.far_first[i + 1] as usize;
+            while far < end {
+                let words = block.next(end - far)?;
+                for (slot, &w) in packed.far[far..].iter_mut().zip(words) {
+                    slot.1 = w;
+                }
+                far += words.len();
+            }
+        }
         Ok(packed)
     }
 
@@ -217,7 +224,53 @@ impl PackedEdges {
 
 /// `target − source` if it fits an `i16`.
 fn near_delta(source: u32, target: u32) -> Option<i16> {
-    i16::try_from(i64::from(target) - i64::from(source)).ok()
+    step(target.wrapping_sub(source))
+}
+
+/// A stored step from a source to its target (`target − source`, wrapping) if it fits an
+/// `i16`: the targets as the chunks store them.
+fn step(w: u32) -> Option<i16> {
+    i16::try_from(w as i32).ok()
+}
+
+/// Words read a block at a time from a [`WordSource`], `n` in all.
+struct Block<'w, W: WordSource> {
+    words: &'w mut W,
+    buf: Box<[u32]>,
+    at: usize,
+    held: usize,
+    left: usize,
+}
+
+impl<'w, W: WordSource> Block<'w, W> {
+    fn new(words: &'w mut W, n: usize) -> Self {
+        Self {
+            words,
+            buf: vec![0; n.min(BLOCK_WORDS)].into_boxed_slice(),
+            at: 0,
+            held: 0,
+            left: n,
+        }
+    }
+
+    /// The next words, at most `most` and at least one.
+    ///
+    /// # Errors
+    /// As [`WordSource::fill`]; when the `n` words are spent.
+    fn next(&mut self, most: usize) -> Result<&[u32], String> {
+        if self.at == self.held {
+            let take = self.left.min(self.buf.len());
+            if take == 0 {
+                return Err("a table ends before its edges".to_owned());
+            }
+            self.words.fill(&mut self.buf[..take])?;
+            (self.at, self.held, self.left) = (0, take, self.left - take);
+        }
+        let end = self.held.min(self.at + most);
+        let words = &self.buf[self.at..end];
+        self.at = end;
+        Ok(words)
+    }
 }
 
 /// One list's `(target, weight)` edges, in their order: the near ones, then the far ones.

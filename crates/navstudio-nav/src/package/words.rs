@@ -9,7 +9,7 @@ use std::io::Read;
 
 /// Words to decode per read from a stream: large enough that the reads cost little, small
 /// enough to stay in the cache.
-const BLOCK_WORDS: usize = 1 << 12;
+pub(crate) const BLOCK_WORDS: usize = 1 << 12;
 
 /// Where a chunk decoder reads its words from.
 pub trait WordSource {
@@ -36,29 +36,6 @@ pub trait WordSource {
         let mut w = [0];
         self.fill(&mut w)?;
         Ok(w[0])
-    }
-
-    /// Calls `each` with the next `n` words in turn, a block at a time, and stops at its
-    /// first error.
-    ///
-    /// # Errors
-    /// As [`Self::fill`], or `each`'s.
-    fn each(
-        &mut self,
-        n: usize,
-        mut each: impl FnMut(u32) -> Result<(), String>,
-    ) -> Result<(), String> {
-        let mut block = [0u32; BLOCK_WORDS];
-        let mut done = 0;
-        while done < n {
-            let take = (n - done).min(BLOCK_WORDS);
-            self.fill(&mut block[..take])?;
-            for &w in &block[..take] {
-                each(w)?;
-            }
-            done += take;
-        }
-        Ok(())
     }
 }
 
@@ -180,12 +157,9 @@ mod tests {
                 words.fill(&mut block).unwrap();
                 out.extend(block);
             } else {
-                words
-                    .each(take, |w| {
-                        out.push(w);
-                        Ok(())
-                    })
-                    .unwrap();
+                for _ in 0..take {
+                    out.push(words.next().unwrap());
+                }
             }
         }
         out
