@@ -175,12 +175,9 @@ fn with_whole_levels(package: &super::Package) -> super::Package {
     old
 }
 
-/// Over many random requests, a world decoding the levels below the top cell by cell as its
-/// searches read them answers (routes, exits, traces) exactly as one that decoded every
-/// level whole (the `levels` chunk of earlier builds); a fresh world's first request
-/// decodes the cells of the top level holding its source and goal and few others.
-#[test]
-fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_read() {
+/// The package of `map(5)` with its levels stored by cell, the same package with them
+/// decoded whole, and a draw of open cells from `seed` (printed).
+fn cells_fixture(seed: u64) -> (super::Package, super::Package, impl FnMut() -> (u32, u32)) {
     let (nav, costs) = map(5);
     let meta = PackageMeta {
         hierarchy: Some(true),
@@ -188,15 +185,24 @@ fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_rea
     };
     let package = from_bytes(&to_bytes(&nav, &meta)).unwrap();
     let whole = with_whole_levels(&package);
-    let seed = 0x5eed_ce11_u64;
     println!("seed {seed:#x}");
     let mut rng = SplitMix64::new(seed);
-    let mut open = || loop {
+    let open = move || loop {
         let c = (rng.below(512), rng.below(512));
         if costs[(c.1 * 512 + c.0) as usize] != WALL {
             return c;
         }
     };
+    (package, whole, open)
+}
+
+/// Over many random requests, a world decoding the levels below the top cell by cell as its
+/// searches read them answers (routes, exits, traces) exactly as one that decoded every
+/// level whole (the `levels` chunk of earlier builds); a fresh world's first request
+/// decodes the cells of the top level holding its source and goal and few others.
+#[test]
+fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_read() {
+    let (package, whole, mut open) = cells_fixture(0x5eed_ce11);
     let cell_of = |w: &NavWorld, (x, y): (u32, u32)| {
         let h = w.hierarchy(0).unwrap();
         let key = crate::search_graph::sector_cluster_key(x / 4, y / 4);
@@ -280,20 +286,7 @@ fn levels_read_by_cell_answer_as_levels_read_whole_and_decode_only_the_cells_rea
 /// whole, on a world and on data shared by queries alike.
 #[test]
 fn after_the_first_request_the_other_cells_decode_in_the_background() {
-    let (nav, costs) = map(5);
-    let meta = PackageMeta {
-        hierarchy: Some(true),
-        ..PackageMeta::default()
-    };
-    let package = from_bytes(&to_bytes(&nav, &meta)).unwrap();
-    let whole = with_whole_levels(&package);
-    let mut rng = SplitMix64::new(0xbac6_0d5e);
-    let mut open = || loop {
-        let c = (rng.below(512), rng.below(512));
-        if costs[(c.1 * 512 + c.0) as usize] != WALL {
-            return c;
-        }
-    };
+    let (package, whole, mut open) = cells_fixture(0xbac6_0d5e);
     let pairs: Vec<_> = (0..40).map(|_| (open(), open())).collect();
     let mut by_cell = NavWorld::from_package(package.clone());
     let mut read_whole = NavWorld::from_package(whole);
