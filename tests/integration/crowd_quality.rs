@@ -846,3 +846,20 @@ fn eight_groups_meeting_at_one_point_wheel_round_it() {
         ],
     );
 }
+
+/// Queue order (`steering/right_of_way.rs`): pillars-67 of seed 3, where one group split
+/// round a pillar and reached a one-cell opening from above and below at once. Both sides
+/// pressed on the agent in its mouth, which stood between them off the opening's line, and
+/// in boids seven agents stood there for good; the ones behind now give way to the one
+/// ahead.
+#[test]
+fn one_orders_streams_merging_at_a_one_cell_opening_go_in_turn() {
+    assert_home_within_2x(
+        3,
+        &[
+            (67, AvoidanceMode::Boids),
+            (67, AvoidanceMode::Orca),
+            (67, AvoidanceMode::Context),
+        ],
+    );
+}

@@ -8,10 +8,12 @@
 //! door serves the first stream, then the next, instead of both pressing into it for good.
 //! Standing agents (arrived or idle) step out of the path of travellers of other orders
 //! (seed §003: idle units are pushed out of the way), so a stream leaves through a group
-//! arrived round it.
+//! arrived round it. Within one order, where its agents' ways merge, the one ahead goes
+//! first (queue order).
 
-use crate::agents::NO_ORDER;
+use crate::agents::{AgentState, NO_ORDER};
 use crate::navigator::Navigator;
+use crate::steering::AvoidanceMode;
 use crate::vec2::Vec2;
 use crate::walls::disc_is_clear;
 
@@ -24,6 +26,17 @@ const ONCOMING_COS: f32 = -0.42;
 /// that gives way to it, so it pushes through (as a pinned agent does,
 /// `resolve::PINNED_PRIORITY_FACTOR`).
 pub const RIGHT_OF_WAY_FACTOR: f32 = 20.0;
+/// Queue order acts between agents both stuck this many times the stuck time.
+const JAM_STUCK_TIMES: f32 = 2.0;
+/// Queue order acts between agents this share of their summed radii from touching.
+const QUEUE_GAP_SHARE: f32 = 0.25;
+/// Two ways of one order merge when they are further apart than this (cosine, 60°).
+const MERGE_COS: f32 = 0.5;
+/// An agent's way leads into a neighbour when the neighbour lies within this of it
+/// (cosine, about 45°)…
+const QUEUE_PRESS_COS: f32 = 0.7;
+/// … and leads away from it when the neighbour lies outside this (cosine, about 73°).
+const QUEUE_FREE_COS: f32 = 0.3;
 /// An agent gives way to one coming at it that is at most this far from touching it.
 /// `[Units: m]`
 const GIVE_WAY_GAP_M: f32 = 1.0;
@@ -71,12 +84,63 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         oncoming.then_some(nb.moving_order < own)
     }
 
-    /// `nb`'s priority in agent `i`'s contacts, weighed by the right of way.
+    /// `nb`'s priority in agent `i`'s contacts, weighed by the right of way between orders
+    /// and by the queue order within one.
     pub(super) fn priority_of(&self, i: usize, nb: &NearAgent) -> f32 {
-        match self.right_of_way(i, nb) {
+        match self.right_of_way(i, nb).or_else(|| self.queue_order(i, nb)) {
             Some(true) => nb.priority * RIGHT_OF_WAY_FACTOR,
             Some(false) => nb.priority / RIGHT_OF_WAY_FACTOR,
             None => nb.priority,
+        }
+    }
+
+    /// Queue order in a jam of one order: between two of its agents both stuck for
+    /// [`JAM_STUCK_TIMES`] the stuck time, in contact (within [`QUEUE_GAP_SHARE`] of
+    /// touching), whose ways merge (more than 60° apart): `Some(true)` when `nb` is ahead
+    /// of agent `i` (`i`'s way leads into it and its own way leads away from `i`),
+    /// `Some(false)` when it is behind, `None` otherwise. The one ahead goes first, as in a
+    /// zip merge: one group's agents reaching a one-cell opening from both sides at once
+    /// each pressed on the agent in its mouth, which stood between them off the opening's
+    /// line, and boids' even shares held them all there for good. Only in a jam: between
+    /// agents still moving, the weights slowed the merge at a gap's mouth until the queue
+    /// stood, and a file's push keeps a queue at a door moving.
+    fn queue_order(&self, i: usize, nb: &NearAgent) -> Option<bool> {
+        // ORCA mode's own avoidance needs no turn: its velocity obstacles part such a merge
+        // by the geometry, and weighing the pair there pressed the one behind into the
+        // agents behind it, past the overlap target.
+        if self.config.avoidance == AvoidanceMode::Orca {
+            return None;
+        }
+        let a = self.agents;
+        let own = a.order[i];
+        if own == NO_ORDER || nb.moving_order != own || !a.state[i].is_travelling() {
+            return None;
+        }
+        let j = nb.index as usize;
+        let jammed = |k: usize| {
+            a.state[k] == AgentState::Stuck
+                && a.no_progress_secs[k] >= JAM_STUCK_TIMES * self.config.stuck_secs
+        };
+        if !(jammed(i) && jammed(j)) {
+            return None;
+        }
+        let offset = nb.pos_world - a.pos_world[i];
+        let reach = (1.0 + QUEUE_GAP_SHARE) * (a.radius_m[i] + nb.radius_m);
+        if offset.length_squared() > reach * reach {
+            return None;
+        }
+        let (mine, theirs) = (self.heading(i), self.heading(j));
+        if mine.dot(theirs) > MERGE_COS {
+            return None;
+        }
+        let u = offset.normalize_or_zero();
+        let (into, back) = (mine.dot(u), -theirs.dot(u));
+        if into > QUEUE_PRESS_COS && back < QUEUE_FREE_COS {
+            Some(true)
+        } else if back > QUEUE_PRESS_COS && into < QUEUE_FREE_COS {
+            Some(false)
+        } else {
+            None
         }
     }
 
