@@ -94,8 +94,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
     }
 
-    /// Queue order in a jam of one order: between two of its agents both stuck for
-    /// [`JAM_STUCK_TIMES`] the stuck time, in contact (within [`QUEUE_GAP_SHARE`] of
+    /// Queue order in a jam of one order, in boids: between two of its agents both stuck
+    /// for [`JAM_STUCK_TIMES`] the stuck time, in contact (within [`QUEUE_GAP_SHARE`] of
     /// touching), whose ways merge (more than 60° apart): `Some(true)` when `nb` is ahead
     /// of agent `i` (`i`'s way leads into it and its own way leads away from `i`),
     /// `Some(false)` when it is behind, `None` otherwise. The one ahead goes first, as in a
@@ -105,10 +105,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// agents still moving, the weights slowed the merge at a gap's mouth until the queue
     /// stood, and a file's push keeps a queue at a door moving.
     fn queue_order(&self, i: usize, nb: &NearAgent) -> Option<bool> {
-        // ORCA mode's own avoidance needs no turn: its velocity obstacles part such a merge
-        // by the geometry, and weighing the pair there pressed the one behind into the
-        // agents behind it, past the overlap target.
-        if self.config.avoidance == AvoidanceMode::Orca {
+        // Boids only: separation pushes a pair evenly by construction, which is what holds
+        // the jam. ORCA's velocity obstacles and context steering's slots part such a
+        // merge on their own; weighed there too, the one behind was pressed into the
+        // agents behind it past the overlap target (ORCA), and a walker's jam at a gap
+        // cleared later (context steering).
+        if self.config.avoidance != AvoidanceMode::Boids {
             return None;
         }
         let a = self.agents;
