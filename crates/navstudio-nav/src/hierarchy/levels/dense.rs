@@ -13,6 +13,10 @@ const MAX_NODES: usize = 2048;
 
 /// The edges of the members of the cell spanning border indices `lo..hi`, as
 /// [`super::cell_edges`] gives them; `None` for a cell of more than [`MAX_NODES`] nodes.
+///
+/// The table is held in `f32` where that is exact, and in `u32` otherwise: the target's
+/// baseline vector unit has minimum and sum in `f32` lanes but no unsigned minimum in
+/// `u32` lanes, which it makes of five instructions.
 pub(super) fn cell_edges(
     hierarchy: &Hierarchy,
     below: Csr<'_>,
@@ -26,102 +30,208 @@ pub(super) fn cell_edges(
     let others: Vec<u32> = (lo..hi)
         .filter(|&b| !member[b as usize] && inside(b))
         .collect();
-    let m = members.len();
-    let n = m + others.len();
-    if n > MAX_NODES {
+    if members.len() + others.len() > MAX_NODES {
         return None;
     }
-    let mut local = vec![u32::MAX; (hi - lo) as usize];
-    for (i, &b) in members.iter().chain(&others).enumerate() {
-        local[(b - lo) as usize] = i as u32;
-    }
-    let mut cost = vec![FAR; n * n];
-    for (i, &b) in members.iter().chain(&others).enumerate() {
-        cost[i * n + i] = 0;
-        for &(t, w) in below.of(b) {
-            if t < lo || t >= hi {
-                continue;
-            }
-            let j = local[(t - lo) as usize] as usize;
-            let c = &mut cost[i * n + j];
-            *c = (*c).min(w);
-        }
-    }
-    // Eliminate the other nodes, last first: the ways through node `k` become edges
-    // between the nodes left (rows and columns below `k`).
-    // A node's row is sparse until the elimination fills it in: then only its finite
-    // entries are relaxed (skipping `FAR` changes nothing, as `ik + FAR` saturates to it).
-    let mut through = vec![FAR; n];
-    let mut finite: Vec<u32> = Vec::with_capacity(n);
-    for k in (m..n).rev() {
-        through[..k].copy_from_slice(&cost[k * n..k * n + k]);
-        finite.clear();
-        finite.extend((0..k as u32).filter(|&j| through[j as usize] != FAR));
-        let sparse = finite.len() * 4 < k;
-        for i in 0..k {
-            let ik = cost[i * n + k];
-            if ik == FAR {
-                continue;
-            }
-            let row = &mut cost[i * n..i * n + k];
-            if sparse {
-                let cap = FAR - ik;
-                for &j in &finite {
-                    let j = j as usize;
-                    row[j] = row[j].min(through[j].min(cap) + ik);
-                }
-            } else {
-                relax_row(row, ik, &through[..k]);
-            }
-        }
-    }
-    // Floyd–Warshall over the members.
-    for k in 0..m {
-        through[..m].copy_from_slice(&cost[k * n..k * n + m]);
-        for i in 0..m {
-            let ik = cost[i * n + k];
-            if ik == FAR || i == k {
-                continue;
-            }
-            relax_row(&mut cost[i * n..i * n + m], ik, &through[..m]);
-        }
-    }
-    // A shortcut a → b whose cheapest ways can pass another member c at a positive cost
-    // below its own is the sum of two cheaper ones, and is left out.
-    let mut implied = vec![0u32; m];
-    let mut out = Vec::with_capacity(m);
-    for a in 0..m {
-        let row = &cost[a * n..a * n + m];
-        implied.fill(0);
-        for c in 0..m {
-            let ac = row[c];
-            if c == a || ac == 0 || ac == FAR {
-                continue;
-            }
-            let via = &cost[c * n..c * n + m];
-            // `cb.min(FAR - ac) + ac` is `ac.saturating_add(cb)` in lanes a vector unit has.
-            for ((flag, &ab), &cb) in implied.iter_mut().zip(row).zip(via) {
-                *flag |= u32::from(ac < ab) & u32::from(cb.min(FAR - ac) + ac == ab);
-            }
-        }
-        let from = members[a];
-        let mut list: Vec<(u32, u32)> = (0..m)
-            .filter(|&b| b != a && row[b] != FAR && implied[b] == 0)
-            .map(|b| (members[b], row[b]))
-            .collect();
-        list.extend(super::edges_out_of(hierarchy, from, (lo, hi)));
-        out.push((from, list));
-    }
+    let cell = Cell {
+        below,
+        lo,
+        hi,
+        members: &members,
+        others: &others,
+    };
+    let out = match cell.costs::<f32>() {
+        Some(cost) => cell.edges(hierarchy, &cost),
+        None => cell.edges(hierarchy, &cell.costs::<u32>()?),
+    };
     Some(out)
 }
 
-/// `row[j] = min(row[j], ik + through[j])` (saturating at [`FAR`]), over whole rows so the
-/// compiler vectorises it: `y.min(FAR - ik) + ik` is the saturating sum in plain lane
-/// operations (`ik` is below `FAR`).
-fn relax_row(row: &mut [u32], ik: u32, through: &[u32]) {
-    let cap = FAR - ik;
+/// One cell's nodes: its members, then its other nodes with an edge inside it.
+struct Cell<'a> {
+    below: Csr<'a>,
+    lo: u32,
+    hi: u32,
+    members: &'a [u32],
+    others: &'a [u32],
+}
+
+impl Cell<'_> {
+    /// The cell's table (`n × n`, members first), the other nodes eliminated and the
+    /// members' block complete; `None` where `T` cannot hold it exactly.
+    fn costs<T: Cost>(&self) -> Option<Vec<T>> {
+        let (lo, hi) = (self.lo, self.hi);
+        let m = self.members.len();
+        let n = m + self.others.len();
+        let mut local = vec![u32::MAX; (hi - lo) as usize];
+        for (i, &b) in self.members.iter().chain(self.others).enumerate() {
+            local[(b - lo) as usize] = i as u32;
+        }
+        let mut cost = vec![T::FAR; n * n];
+        for (i, &b) in self.members.iter().chain(self.others).enumerate() {
+            cost[i * n + i] = T::ZERO;
+            for &(t, w) in self.below.of(b) {
+                if t < lo || t >= hi {
+                    continue;
+                }
+                let j = local[(t - lo) as usize] as usize;
+                let c = &mut cost[i * n + j];
+                *c = c.least(T::from_weight(w)?);
+            }
+        }
+        // Eliminate the other nodes, last first: the ways through node `k` become edges
+        // between the nodes left (rows and columns below `k`).
+        // A node's row is sparse until the elimination fills it in: then only its finite
+        // entries are relaxed (skipping `FAR` changes nothing, as `ik + FAR` saturates to it).
+        let mut through = vec![T::FAR; n];
+        let mut finite: Vec<u32> = Vec::with_capacity(n);
+        for k in (m..n).rev() {
+            through[..k].copy_from_slice(&cost[k * n..k * n + k]);
+            finite.clear();
+            finite.extend((0..k as u32).filter(|&j| through[j as usize] != T::FAR));
+            let sparse = finite.len() * 4 < k;
+            for i in 0..k {
+                let ik = cost[i * n + k];
+                if ik == T::FAR {
+                    continue;
+                }
+                let row = &mut cost[i * n..i * n + k];
+                if sparse {
+                    for &j in &finite {
+                        let j = j as usize;
+                        row[j] = row[j].least(through[j].plus(ik));
+                    }
+                } else {
+                    relax_row(row, ik, &through[..k]);
+                }
+            }
+        }
+        // Floyd–Warshall over the members.
+        for k in 0..m {
+            through[..m].copy_from_slice(&cost[k * n..k * n + m]);
+            for i in 0..m {
+                let ik = cost[i * n + k];
+                if ik == T::FAR || i == k {
+                    continue;
+                }
+                relax_row(&mut cost[i * n..i * n + m], ik, &through[..m]);
+            }
+        }
+        let exact = (0..m).all(|a| cost[a * n..a * n + m].iter().all(|c| c.is_exact()));
+        exact.then_some(cost)
+    }
+
+    /// The members' edges from the cell's table: shortcuts to the other members, then
+    /// each member's own edges out of the cell.
+    fn edges<T: Cost>(&self, hierarchy: &Hierarchy, cost: &[T]) -> CellEdges {
+        let m = self.members.len();
+        let n = m + self.others.len();
+        // A shortcut a → b whose cheapest ways can pass another member c at a positive
+        // cost below its own is the sum of two cheaper ones, and is left out.
+        let mut implied = vec![0u32; m];
+        let mut out = Vec::with_capacity(m);
+        for a in 0..m {
+            let row = &cost[a * n..a * n + m];
+            implied.fill(0);
+            for c in 0..m {
+                let ac = row[c];
+                if c == a || ac == T::ZERO || ac == T::FAR {
+                    continue;
+                }
+                let via = &cost[c * n..c * n + m];
+                for ((flag, &ab), &cb) in implied.iter_mut().zip(row).zip(via) {
+                    *flag |= u32::from(ac < ab) & u32::from(cb.plus(ac) == ab);
+                }
+            }
+            let from = self.members[a];
+            let mut list: Vec<(u32, u32)> = (0..m)
+                .filter(|&b| b != a && row[b] != T::FAR && implied[b] == 0)
+                .map(|b| (self.members[b], row[b].weight()))
+                .collect();
+            list.extend(super::edges_out_of(hierarchy, from, (self.lo, self.hi)));
+            out.push((from, list));
+        }
+        out
+    }
+}
+
+/// A cost in the cell's table: `u32` with [`FAR`] for none, or `f32` with infinity for
+/// none, which holds every whole cost below 2²⁴ exactly and so sums and compares them as
+/// `u32` does while they stay below it.
+trait Cost: Copy + PartialEq + PartialOrd {
+    /// No way.
+    const FAR: Self;
+    const ZERO: Self;
+    /// `weight` as a cost, if it is held exactly.
+    fn from_weight(weight: u32) -> Option<Self>;
+    /// Back to a weight (not [`Self::FAR`]).
+    fn weight(self) -> u32;
+    /// The sum, saturating at [`Self::FAR`] (`other` is not [`Self::FAR`]).
+    fn plus(self, other: Self) -> Self;
+    /// The less of the two, in one lane operation.
+    fn least(self, other: Self) -> Self;
+    /// Whether this cost in the members' block is the one `u32` gives (see
+    /// [`Cell::costs`]).
+    fn is_exact(self) -> bool;
+}
+
+impl Cost for u32 {
+    const FAR: Self = FAR;
+    const ZERO: Self = 0;
+    fn from_weight(weight: u32) -> Option<Self> {
+        Some(weight)
+    }
+    fn weight(self) -> u32 {
+        self
+    }
+    /// `self.min(FAR - other) + other` is the saturating sum in plain lane operations.
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self.min(FAR - other) + other
+    }
+    #[inline(always)]
+    fn least(self, other: Self) -> Self {
+        self.min(other)
+    }
+    fn is_exact(self) -> bool {
+        true
+    }
+}
+
+/// Whole costs from 2²⁴ on are not all held by an `f32`.
+const F32_EXACT: u32 = 1 << 24;
+
+impl Cost for f32 {
+    const FAR: Self = f32::INFINITY;
+    const ZERO: Self = 0.0;
+    fn from_weight(weight: u32) -> Option<Self> {
+        (weight < F32_EXACT).then_some(weight as f32)
+    }
+    fn weight(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    #[inline(always)]
+    fn least(self, other: Self) -> Self {
+        if other < self { other } else { self }
+    }
+    /// A sum or minimum whose exact value is below 2²⁴ comes out exact, and one whose
+    /// exact value is not comes out at 2²⁴ or more (rounding keeps order), since costs
+    /// are never negative: so a members' block below 2²⁴ throughout is exact, and a cost
+    /// at 2²⁴ or more sends the cell to `u32`.
+    fn is_exact(self) -> bool {
+        self == f32::INFINITY || self < F32_EXACT as f32
+    }
+}
+
+/// `row[j] = min(row[j], ik + through[j])` (saturating at [`Cost::FAR`]), over whole rows
+/// so the compiler vectorises it (`ik` is not [`Cost::FAR`]).
+fn relax_row<T: Cost>(row: &mut [T], ik: T, through: &[T]) {
     for (x, &y) in row.iter_mut().zip(through) {
-        *x = (*x).min(y.min(cap) + ik);
+        *x = x.least(y.plus(ik));
     }
 }
 
