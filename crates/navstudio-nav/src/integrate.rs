@@ -85,8 +85,11 @@ pub struct IntegratorScratch {
     diagonals: Vec<u8>,
     /// Per padded cell the key of the bucket it waits in, [`NOT_QUEUED`] if none.
     queued_at: Vec<u64>,
-    /// Fast marching's bucket ring (see [`run_fmm`]): padded cells.
-    buckets: Vec<Vec<u32>>,
+    /// Fast marching's bucket ring (see [`run_fmm`]): per bucket its last entry in
+    /// `entries`, [`NO_ENTRY`] for none.
+    heads: Vec<u32>,
+    /// The ring's entries: a padded cell and the entry queued before it in the same bucket.
+    entries: Vec<(u32, u32)>,
     /// One bit per bucket of the ring: whether it holds an entry.
     occupied: Vec<u64>,
     /// The seeds as `(distance, padded cell)`, cheapest first.
@@ -414,7 +417,8 @@ fn run_fmm(
         pad_dist,
         diagonals,
         queued_at,
-        buckets,
+        heads,
+        entries,
         occupied,
         seed_order,
         ..
@@ -462,9 +466,10 @@ fn run_fmm(
     let span = (f32::from(dearest) * std::f32::consts::SQRT_2 * BUCKETS_PER_COST) as usize + 3;
     let ring = span.next_power_of_two().max(64);
     // Every run leaves its buckets empty and its bits clear.
-    if buckets.len() < ring {
-        buckets.resize_with(ring, Vec::new);
+    if heads.len() < ring {
+        heads.resize(ring, NO_ENTRY);
     }
+    entries.clear();
     occupied.clear();
     occupied.resize(ring / 64, 0);
     // Seeds enter the ring when the marching reaches their key: their distances may lie far
@@ -477,7 +482,8 @@ fn run_fmm(
     );
     seed_order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut q = Queue {
-        buckets: &mut buckets[..ring],
+        heads: &mut heads[..ring],
+        entries,
         occupied,
         queued: 0,
     };
@@ -509,9 +515,16 @@ fn run_fmm(
 }
 
 /// Fast marching's bucket ring (see [`run_fmm`]).
+///
+/// Each bucket is a stack of entries linked through one shared list rather than a vector
+/// of its own: a run touches hundreds of buckets, and their own vectors lay scattered over
+/// the heap.
 struct Queue<'a> {
-    /// Padded cells per bucket; a power of two of them, key `k` in bucket `k & mask`.
-    buckets: &'a mut [Vec<u32>],
+    /// Per bucket its last entry in `entries` ([`NO_ENTRY`] for none); a power of two of
+    /// them, key `k` in bucket `k & mask`.
+    heads: &'a mut [u32],
+    /// Every entry of the run so far: a padded cell and the entry below it in its bucket.
+    entries: &'a mut Vec<(u32, u32)>,
     /// One bit per bucket: whether it holds an entry.
     occupied: &'a mut [u64],
     /// Entries in the ring.
@@ -524,13 +537,28 @@ impl Queue<'_> {
     fn push(&mut self, q: usize, k: usize, queued_at: &mut u64) {
         if *queued_at != k as u64 {
             *queued_at = k as u64;
-            let mask = self.buckets.len() - 1;
-            self.buckets[k & mask].push(q as u32);
+            let mask = self.heads.len() - 1;
+            let head = &mut self.heads[k & mask];
+            self.entries.push((q as u32, *head));
+            *head = (self.entries.len() - 1) as u32;
             self.occupied[(k & mask) / 64] |= 1 << (k & 63);
             self.queued += 1;
         }
     }
+
+    /// Takes the padded cell queued last in bucket `b`.
+    #[inline]
+    fn pop(&mut self, b: usize) -> Option<usize> {
+        let head = &mut self.heads[b];
+        let &(q, below) = self.entries.get(*head as usize)?;
+        *head = below;
+        self.queued -= 1;
+        Some(q as usize)
+    }
 }
+
+/// [`Queue::heads`] of an empty bucket.
+const NO_ENTRY: u32 = u32::MAX;
 
 /// The key of a distance in fast marching's queue.
 #[inline]
@@ -564,7 +592,7 @@ fn march<const N: usize>(
         (cost, bits, dist, queued_at)
     };
     let at = at::<N>;
-    let mask = q.buckets.len() - 1;
+    let mask = q.heads.len() - 1;
     let mut next_seed = 0;
     let Some(&(first, _)) = seed_order.first() else {
         return;
@@ -583,9 +611,8 @@ fn march<const N: usize>(
                 q.push(p, cur, &mut queued_at[p]);
             }
         }
-        while let Some(p) = q.buckets[cur & mask].pop() {
-            q.queued -= 1;
-            let p = at(p as usize);
+        while let Some(p) = q.pop(cur & mask) {
+            let p = at(p);
             // Queued again at another key since (a lower one: done; a higher one: later).
             if queued_at[p] != cur as u64 {
                 continue;
