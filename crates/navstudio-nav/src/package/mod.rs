@@ -32,6 +32,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use read::{from_bytes, read};
+pub(crate) use write::zstd_compress;
 pub use write::{PackageMeta, encode_section, manifest_for, to_bytes, write};
 
 /// First 8 bytes of every package.

@@ -202,8 +202,13 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
         }
         waiting = Some(raw);
     }
+    // The last layer's tables have no build left to share the cores with: they are
+    // compressed with the chunks below instead.
+    let mut last_tables = None;
     if let Some(raw) = waiting {
-        keep(store(raw));
+        let (tables, levels) = raw.unzip();
+        last_tables = tables.map(|t| (nav.layers.len() - 1, t));
+        keep((None, levels.flatten()));
     }
     // Levels change which routes a search finds: a reader must search them.
     if level_tables.iter().any(Option::is_some) {
@@ -240,7 +245,10 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let layer_count = nav.layers.len() as u32;
     let mut jobs: Vec<ChunkJob> = (0..layer_count)
         .flat_map(|layer| {
-            let has_tables = tables[layer as usize].is_some();
+            let has_tables = tables[layer as usize].is_some()
+                || last_tables
+                    .as_ref()
+                    .is_some_and(|(last, _)| *last == layer as usize);
             let has_levels = level_tables[layer as usize].is_some();
             let optional = [tables_kind].into_iter().filter(move |_| has_tables).chain(
                 [ChunkKind::LevelCells]
@@ -277,6 +285,13 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let mut chunks: Vec<(usize, Vec<u8>)> = jobs
         .par_iter()
         .map(|job| {
+            if job.kind == tables_kind
+                && let Some((_, raw)) = last_tables
+                    .as_ref()
+                    .filter(|(layer, _)| *layer == job.layer as usize)
+            {
+                return (raw.len(), compress(raw));
+            }
             if job.kind == tables_kind || job.kind == ChunkKind::LevelCells {
                 // Moved in below rather than copied: 13 MB per type at 8192².
                 return (0, Vec::new());
@@ -378,9 +393,32 @@ fn compress(raw: &[u8]) -> Vec<u8> {
 /// of its own length: zstd's is sized for the worst case, about `raw`'s length, and the
 /// chunks wait for the file in memory, so at 8192² the slack would be some 900 MB.
 fn compress_at(raw: &[u8], level: i32) -> Vec<u8> {
-    let mut stored = zstd::bulk::compress(raw, level).unwrap_or_else(|_| raw.to_vec());
+    let mut stored = zstd_compress(raw, level).unwrap_or_else(|| raw.to_vec());
     stored.shrink_to_fit();
     stored
+}
+
+thread_local! {
+    /// Per thread, a compression context per zstd level used so far.
+    static COMPRESSORS: std::cell::RefCell<Vec<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `raw` as one zstd frame at level `level` (`None` should zstd fail): what
+/// `zstd::bulk::compress` gives, in a context the thread keeps for the level. A package
+/// holds tens of thousands of small frames, and a context of their own had each allocate
+/// and clear its tables afresh.
+pub(crate) fn zstd_compress(raw: &[u8], level: i32) -> Option<Vec<u8>> {
+    COMPRESSORS.with_borrow_mut(|contexts| {
+        let at = match contexts.iter().position(|(l, _)| *l == level) {
+            Some(at) => at,
+            None => {
+                contexts.push((level, zstd::bulk::Compressor::new(level).ok()?));
+                contexts.len() - 1
+            }
+        };
+        contexts[at].1.compress(raw).ok()
+    })
 }
 
 /// The uncompressed bytes of one regional chunk (layouts in `docs/package-format.md`):

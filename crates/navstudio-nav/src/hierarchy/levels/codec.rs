@@ -41,7 +41,8 @@ impl Levels {
     /// stored block.
     #[must_use]
     pub fn to_stored(&self, hierarchy: &Hierarchy, zstd_level: i32) -> (u64, Vec<u8>) {
-        let compress = |raw: &[u8]| zstd::bulk::compress(raw, zstd_level).unwrap_or_default();
+        let compress =
+            |raw: &[u8]| crate::package::zstd_compress(raw, zstd_level).unwrap_or_default();
         let cells: Vec<(u64, Vec<u8>)> = (0..self.below.len())
             .into_par_iter()
             .map(|i| {
