@@ -203,13 +203,15 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
         waiting = Some(raw);
     }
     // The last layer's tables have no build left to share the cores with: they are
-    // compressed with the chunks below instead.
-    let mut last_tables = None;
+    // compressed with the chunks below instead (and freed as soon as they are).
+    let mut last_layer_tables = None;
     if let Some(raw) = waiting {
         let (tables, levels) = raw.unzip();
-        last_tables = tables.map(|t| (nav.layers.len() - 1, t));
+        last_layer_tables = tables.map(|t| (nav.layers.len() - 1, t));
         keep((None, levels.flatten()));
     }
+    let last_tables_layer = last_layer_tables.as_ref().map(|(layer, _)| *layer);
+    let last_tables = std::sync::Mutex::new(last_layer_tables.map(|(_, t)| t));
     // Levels change which routes a search finds: a reader must search them.
     if level_tables.iter().any(Option::is_some) {
         manifest
@@ -245,10 +247,8 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let layer_count = nav.layers.len() as u32;
     let mut jobs: Vec<ChunkJob> = (0..layer_count)
         .flat_map(|layer| {
-            let has_tables = tables[layer as usize].is_some()
-                || last_tables
-                    .as_ref()
-                    .is_some_and(|(last, _)| *last == layer as usize);
+            let has_tables =
+                tables[layer as usize].is_some() || last_tables_layer == Some(layer as usize);
             let has_levels = level_tables[layer as usize].is_some();
             let optional = [tables_kind].into_iter().filter(move |_| has_tables).chain(
                 [ChunkKind::LevelCells]
@@ -285,12 +285,16 @@ fn encode(nav: &NavData, meta: &PackageMeta) -> EncodedPackage {
     let mut chunks: Vec<(usize, Vec<u8>)> = jobs
         .par_iter()
         .map(|job| {
-            if job.kind == tables_kind
-                && let Some((_, raw)) = last_tables
-                    .as_ref()
-                    .filter(|(layer, _)| *layer == job.layer as usize)
-            {
-                return (raw.len(), compress(raw));
+            let last = (job.kind == tables_kind && last_tables_layer == Some(job.layer as usize))
+                .then(|| {
+                    last_tables
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .take()
+                })
+                .flatten();
+            if let Some(raw) = last {
+                return (raw.len(), compress(&raw));
             }
             if job.kind == tables_kind || job.kind == ChunkKind::LevelCells {
                 // Moved in below rather than copied: 13 MB per type at 8192².
