@@ -162,6 +162,7 @@ pub fn flow_from_integration(
 /// The step and fine flag from the field's gradient (see [`flow_from_integration`]); `None`
 /// when the gradient is flat or its step is blocked or not downhill. `around` are the 8
 /// neighbours' distances (in [`DIRECTIONS`] order), infinite where not open.
+#[inline(always)]
 fn gradient_step(own: f32, around: &[f32; 8]) -> Option<u8> {
     let open = |d: usize| around[d] < f32::INFINITY;
     // Upwind differences: along each axis, toward the cheaper neighbour if it is cheaper than
