@@ -21,6 +21,17 @@ pub(super) fn cell_edges(
     hierarchy: &Hierarchy,
     below: Csr<'_>,
     member: &[bool],
+    cell: (u32, u32),
+) -> Option<CellEdges> {
+    cell_edges_in::<f32>(hierarchy, below, member, cell)
+        .or_else(|| cell_edges_in::<u32>(hierarchy, below, member, cell))
+}
+
+/// [`cell_edges`] with the table in `T`; `None` also where `T` cannot hold it exactly.
+fn cell_edges_in<T: Cost>(
+    hierarchy: &Hierarchy,
+    below: Csr<'_>,
+    member: &[bool],
     (lo, hi): (u32, u32),
 ) -> Option<CellEdges> {
     // The cell's nodes with an edge inside it at the level below (the others lie on no
@@ -40,11 +51,8 @@ pub(super) fn cell_edges(
         members: &members,
         others: &others,
     };
-    let out = match cell.costs::<f32>() {
-        Some(cost) => cell.edges(hierarchy, &cost),
-        None => cell.edges(hierarchy, &cell.costs::<u32>()?),
-    };
-    Some(out)
+    let cost = cell.costs::<T>()?;
+    Some(cell.edges(hierarchy, &cost))
 }
 
 /// One cell's nodes: its members, then its other nodes with an edge inside it.
@@ -243,7 +251,7 @@ mod tests {
     use crate::search_graph::SearchGraph;
 
     /// Every cell of every level: the dense table gives the edges a Dijkstra per member
-    /// gives, shortcuts left out by the same rule.
+    /// gives, shortcuts left out by the same rule, and the same in `u32` as in `f32`.
     #[test]
     fn dense_cells_equal_a_dijkstra_per_member() {
         for seed in [3, 8] {
@@ -273,6 +281,8 @@ mod tests {
                     let by_dijkstra =
                         super::super::cell_edges(&hierarchy, below, &member, (lo, hi));
                     let dense = cell_edges(&hierarchy, below, &member, (lo, hi));
+                    let in_u32 = cell_edges_in::<u32>(&hierarchy, below, &member, (lo, hi));
+                    assert_eq!(dense, in_u32, "level {} cell {lo}..{hi} in u32", j + 1);
                     assert_eq!(
                         dense.as_ref(),
                         Some(&by_dijkstra),
@@ -287,5 +297,20 @@ mod tests {
                 "only {cells_checked} cells with members"
             );
         }
+    }
+
+    /// `f32` takes a weight or a cost only below 2²⁴, where it holds every whole number;
+    /// a sum that rounds is at 2²⁴ or more and sends the cell to `u32`.
+    #[test]
+    fn f32_costs_are_exact_or_refused() {
+        assert_eq!(
+            <f32 as Cost>::from_weight(F32_EXACT - 1),
+            Some(16_777_215.0)
+        );
+        assert_eq!(<f32 as Cost>::from_weight(F32_EXACT), None);
+        let sum = 16_777_215.0f32.plus(2.0);
+        assert!(sum >= F32_EXACT as f32 && !sum.is_exact());
+        assert!(f32::INFINITY.is_exact());
+        assert_eq!(<f32 as Cost>::FAR.plus(3.0), f32::INFINITY);
     }
 }
