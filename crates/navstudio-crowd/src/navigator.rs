@@ -180,6 +180,13 @@ pub trait Navigator: Sync {
     /// Cells off the map are walls.
     fn is_wall(&self, move_type: MoveType, cell_x: i32, cell_y: i32) -> bool;
 
+    /// Whether any cell of the rectangle `x0..=x1 × y0..=y1` is a wall for this movement
+    /// type, as [`Self::is_wall`] of each would say. Navigators that hold walls by rows
+    /// answer a row at a time: lane following asks it of a 7 × 7 square per agent.
+    fn any_wall_in(&self, move_type: MoveType, x0: i32, y0: i32, x1: i32, y1: i32) -> bool {
+        (y0..=y1).any(|y| (x0..=x1).any(|x| self.is_wall(move_type, x, y)))
+    }
+
     /// Whether every cell passable for movement type `a` is passable for `b`: a path planned
     /// for `a` is then walkable by `b`, so a mixed selection can share it (SupCom2's "most
     /// restrictive type"). The default knows only that a type contains itself.

@@ -386,6 +386,23 @@ impl Navigator for GridNavigator {
         self.cost(move_type, cell_x, cell_y) == WALL
     }
 
+    fn any_wall_in(&self, move_type: MoveType, x0: i32, y0: i32, x1: i32, y1: i32) -> bool {
+        let (w, h) = (self.width as i32, self.height as i32);
+        let Some(t) = self.types.get(move_type.index()) else {
+            return x0 <= x1 && y0 <= y1;
+        };
+        if x0 > x1 || y0 > y1 {
+            return false;
+        }
+        if x0 < 0 || y0 < 0 || x1 >= w || y1 >= h {
+            return true;
+        }
+        (y0..=y1).any(|y| {
+            let row = y as usize * w as usize;
+            t.costs[row + x0 as usize..=row + x1 as usize].contains(&WALL)
+        })
+    }
+
     fn wall_buffer_m(&self, move_type: MoveType) -> f32 {
         self.types
             .get(move_type.index())

@@ -492,6 +492,29 @@ impl Navigator for WorldNavigator {
         bits.get(i / 64).is_none_or(|b| b & (1u64 << (i % 64)) != 0)
     }
 
+    fn any_wall_in(&self, move_type: MoveType, x0: i32, y0: i32, x1: i32, y1: i32) -> bool {
+        let spec = self.world.nav().spec;
+        if x0 > x1 || y0 > y1 {
+            return false;
+        }
+        let Some(bits) = self.wall_bits.get(move_type.index()) else {
+            return true;
+        };
+        if x0 < 0 || y0 < 0 || x1 as u32 >= spec.width || y1 as u32 >= spec.height {
+            return true;
+        }
+        let w = spec.width as usize;
+        (y0..=y1).any(|y| {
+            let (first, last) = (y as usize * w + x0 as usize, y as usize * w + x1 as usize);
+            (first / 64..=last / 64).any(|k| {
+                let lo = if k == first / 64 { first % 64 } else { 0 };
+                let hi = if k == last / 64 { last % 64 } else { 63 };
+                let mask = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+                bits.get(k).is_none_or(|b| b & mask != 0)
+            })
+        })
+    }
+
     /// From the wall bits of the baked layers: no cell is open for `a` and a wall for `b`.
     fn passable_subset(&self, a: MoveType, b: MoveType) -> bool {
         match (self.wall_bits.get(a.index()), self.wall_bits.get(b.index())) {

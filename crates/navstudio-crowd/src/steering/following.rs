@@ -431,8 +431,6 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         follow
     }
 
-    /// Whether a wall cell of movement type `t` lies within [`LANE_OPEN_CELLS`] cells (a
-    /// square) of the cell of `pos_world`.
     /// Whether agent `i`'s body walks the straight line to `goal` clear of walls of type
     /// `t`: the lines of its centre and of both its sides (its wall radius across the
     /// way). A line through a door that the centre clears can still take the body into
@@ -447,10 +445,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             .all(|&o| segment_is_clear((p + o) / cell, (goal + o) / cell, wall))
     }
 
+    /// Whether a wall cell of movement type `t` lies within [`LANE_OPEN_CELLS`] cells (a
+    /// square) of the cell of `pos_world`.
     fn wall_near(&self, t: MoveType, pos_world: Vec2) -> bool {
         let (cx, cy) = self.nav_grid.cell_from_world(pos_world);
         let r = LANE_OPEN_CELLS;
-        (cy - r..=cy + r).any(|y| (cx - r..=cx + r).any(|x| self.nav.is_wall(t, x, y)))
+        self.nav.any_wall_in(t, cx - r, cy - r, cx + r, cy + r)
     }
 
     /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's
