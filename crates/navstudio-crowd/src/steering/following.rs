@@ -534,9 +534,15 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
 
     /// Rejoining the route: for an agent whose path was
     /// planned for another movement type and whose cell is a wall for that type, the
-    /// direction to the centre of the nearest cell both types may use (ties by scan
-    /// order), searched out to the path type's wall buffer plus two cells; `None` when
-    /// the agent stands where its path's flow is defined, or nothing is found.
+    /// route's flow at the nearest cell both types may use (ties by scan order), searched
+    /// out to the path type's wall buffer plus two cells, where its own type can step that
+    /// way; else the direction to that cell's centre. `None` when the agent stands where
+    /// its path's flow is defined, or nothing is found.
+    ///
+    /// Alongside the route, not onto it: where a gap leaves the route's type a one-cell
+    /// corridor, every smaller agent of a mixed selection heading for the corridor's
+    /// cells filed through in one line and stood in the way of the large ones, while the
+    /// rest of the gap stood empty.
     pub(super) fn rejoin_direction(&self, i: usize) -> Option<Vec2> {
         let a = self.agents;
         let own = a.move_type[i];
@@ -574,7 +580,18 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 }
             }
         }
-        let dir = (best?.1 - p).normalize_or_zero();
+        let target = best?.1;
+        let alongside = a.path[i]
+            .and_then(|path| self.nav.sample_flow(path, target))
+            .map(|s| s.direction)
+            .filter(|&d| {
+                let ahead = p + d * g.cell_size_m;
+                d != Vec2::ZERO
+                    && segment_is_clear(p / g.cell_size_m, ahead / g.cell_size_m, |x, y| {
+                        self.nav.is_wall(own, x, y)
+                    })
+            });
+        let dir = alongside.unwrap_or_else(|| (target - p).normalize_or_zero());
         (dir != Vec2::ZERO).then_some(dir)
     }
 }
