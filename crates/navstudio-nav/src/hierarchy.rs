@@ -59,9 +59,6 @@ pub const MAX_LINK_ENDS: usize = 2 * crate::links::codec::MAX_LINKS;
 /// Edge lists whole, `(first, edges)`: index `i`'s edges are `edges[first[i]..first[i + 1]]`.
 type EdgeLists = (Vec<u32>, Vec<(u32, u32)>);
 
-/// Marker of a search id that is no border node.
-const NOT_BORDER: u32 = u32::MAX;
-
 /// Cost marker of nodes a local search has not reached.
 const FAR: u32 = u32::MAX;
 
@@ -71,8 +68,8 @@ pub struct Hierarchy {
     /// `(cluster key, first search id, end)` per cluster holding nodes, by key (which is
     /// also search-id order). The key is the Z-order code of the cluster's coordinates.
     clusters: Vec<(u32, u32, u32)>,
-    /// Border index of each search id, [`NOT_BORDER`] for the others.
-    border_of: Vec<u32>,
+    /// Which search ids are border nodes, and each one's border index.
+    border_of: BorderRank,
     /// Search id of each border node, ascending.
     border: Vec<u32>,
     /// Per border node its `(target border index, weight)` edges: its shortcuts inside its
@@ -196,7 +193,7 @@ impl Hierarchy {
         graph: &SearchGraph,
         clusters: Vec<(u32, u32, u32)>,
         border: Vec<u32>,
-        border_of: Vec<u32>,
+        border_of: BorderRank,
         per_cluster: Vec<Vec<Vec<(u32, u32)>>>,
     ) -> Self {
         let mut first = Vec::with_capacity(border.len() + 1);
@@ -206,7 +203,10 @@ impl Hierarchy {
                 first.push(edges.len() as u32);
                 // Every edge a border node keeps leads to a border node: a shortcut's end,
                 // or a node with an edge from another cluster.
-                edges.extend(list.into_iter().map(|(t, w)| (border_of[t as usize], w)));
+                edges.extend(
+                    list.into_iter()
+                        .map(|(t, w)| (border_of.index(t).unwrap_or(u32::MAX), w)),
+                );
             }
         }
         first.push(edges.len() as u32);
@@ -219,7 +219,7 @@ impl Hierarchy {
         graph: &SearchGraph,
         clusters: Vec<(u32, u32, u32)>,
         border: Vec<u32>,
-        border_of: Vec<u32>,
+        border_of: BorderRank,
         edges: PackedEdges,
     ) -> Self {
         let (border_key, border_center) = border
@@ -245,9 +245,8 @@ impl Hierarchy {
             (
                 "hierarchy: clusters and border node tables",
                 12 * self.clusters.capacity()
-                    + 4 * (self.border_of.capacity()
-                        + self.border.capacity()
-                        + self.border_key.capacity())
+                    + self.border_of.memory()
+                    + 4 * (self.border.capacity() + self.border_key.capacity())
                     + 8 * self.border_center.capacity(),
             ),
             ("hierarchy: edges", self.edges.memory()),
@@ -274,10 +273,7 @@ impl Hierarchy {
     /// Border index of search id `id`, if it is a border node.
     #[must_use]
     pub fn border_index(&self, id: u32) -> Option<u32> {
-        self.border_of
-            .get(id as usize)
-            .copied()
-            .filter(|&b| b != NOT_BORDER)
+        self.border_of.index(id)
     }
 
     /// Search id of border node `b`.
@@ -507,7 +503,7 @@ fn border_costs_by_search(
 /// The clusters of `graph` as `(key, first search id, end)`, the border nodes' search ids
 /// and each search id's border index.
 #[allow(clippy::type_complexity)]
-fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<u32>, Vec<u32>) {
+fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<u32>, BorderRank) {
     let n = graph.len() as u32;
     // Each cluster is one range of search ids: it starts where the key changes, which
     // needs a different sector first (a sector holds four nodes on average).
@@ -534,17 +530,55 @@ fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<u32>, Vec<u32>) {
         .into_par_iter()
         .filter(|&id| graph.is_border(id))
         .collect();
-    let border_of = index_of(n as usize, &border);
+    let border_of = BorderRank::new(n, &border);
     (clusters, border, border_of)
 }
 
-/// Border index of each of `n` search ids, given the border nodes' search ids.
-fn index_of(n: usize, border: &[u32]) -> Vec<u32> {
-    let mut border_of = vec![NOT_BORDER; n];
-    for (b, &id) in border.iter().enumerate() {
-        border_of[id as usize] = b as u32;
+/// The border nodes among the search ids as one bit each, with the count of border nodes
+/// before each word of 64: a border node's index is that count plus the border bits
+/// below it in its word. An index per search id would be 4 bytes a node (10 MB at 8192²);
+/// this is a quarter of a byte, and small enough to stay in cache while a search asks it
+/// of every edge it relaxes in an opened cluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct BorderRank {
+    /// Per word of 64 search ids: `(bits, border nodes before the word)`.
+    words: Vec<(u64, u32)>,
+    /// Search ids covered.
+    len: u32,
+}
+
+impl BorderRank {
+    /// Over `n` search ids, of which `border` (ascending) are border nodes.
+    fn new(n: u32, border: &[u32]) -> Self {
+        let mut words = vec![(0u64, 0u32); (n as usize).div_ceil(64)];
+        for &id in border {
+            words[id as usize / 64].0 |= 1 << (id % 64);
+        }
+        let mut before = 0u32;
+        for (bits, count) in &mut words {
+            *count = before;
+            before += bits.count_ones();
+        }
+        Self { words, len: n }
     }
-    border_of
+
+    /// Border index of search id `id`, if it is a border node.
+    #[inline]
+    fn index(&self, id: u32) -> Option<u32> {
+        let &(bits, before) = self.words.get(id as usize / 64)?;
+        let bit = 1u64 << (id % 64);
+        (bits & bit != 0).then(|| before + (bits & (bit - 1)).count_ones())
+    }
+
+    /// Search ids covered (border nodes or not).
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Bytes it holds.
+    fn memory(&self) -> usize {
+        size_of::<(u64, u32)>() * self.words.capacity()
+    }
 }
 
 /// Dijkstra inside one cluster, with memory reused between runs.
