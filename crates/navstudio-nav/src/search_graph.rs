@@ -27,8 +27,8 @@ pub struct SearchGraph {
     /// Sectors per map row.
     sectors_x: u32,
     /// Per search id, whether it is a border node of the sector hierarchy (an edge leaves
-    /// its cluster or enters it).
-    border: Vec<bool>,
+    /// its cluster or enters it): one bit each, id `i` at bit `i % 64` of word `i / 64`.
+    border: Vec<u64>,
     /// Number of link end nodes among the nodes (see [`SearchGraph::with_links`]).
     link_ends: usize,
 }
@@ -66,6 +66,13 @@ fn partition_ids(n: u32, below: impl Fn(u32) -> bool) -> u32 {
         }
     }
     lo
+}
+
+/// Up to 64 flags as the bits of a word, the first the lowest.
+fn pack_bits(flags: impl Iterator<Item = bool>) -> u64 {
+    flags
+        .enumerate()
+        .fold(0, |bits, (i, f)| bits | u64::from(f) << i)
 }
 
 /// Nodes per parallel block when laying out the edges.
@@ -222,7 +229,7 @@ impl SearchGraph {
                 size_of::<SearchNode>() * self.nodes.capacity(),
             ),
             ("search layout: edges", 8 * self.edges.capacity()),
-            ("search layout: border flags", self.border.capacity()),
+            ("search layout: border flags", 8 * self.border.capacity()),
         ]
     }
 
@@ -298,7 +305,10 @@ impl SearchGraph {
                 *slot = edge;
             }
         });
-        let border = order.par_iter().map(|&v| border[v as usize]).collect();
+        let border = order
+            .par_chunks(64)
+            .map(|ids| pack_bits(ids.iter().map(|&v| border[v as usize])))
+            .collect();
         Self {
             border,
             rank,
@@ -313,7 +323,7 @@ impl SearchGraph {
     /// Whether search id `id` is a border node of its cluster (see [`super::hierarchy`]).
     #[must_use]
     pub fn is_border(&self, id: u32) -> bool {
-        self.border[id as usize]
+        self.border[id as usize / 64] >> (id % 64) & 1 != 0
     }
 
     /// Key of search id `id`'s cluster of the sector hierarchy: the Z-order code of the
@@ -465,7 +475,7 @@ impl SearchGraph {
         for (old, &id) in new_of_old.iter().enumerate() {
             let id = id as usize;
             order[id] = self.order[old];
-            border[id] = self.border[old];
+            border[id] = self.is_border(old as u32);
             records[id] = self.nodes[old];
         }
         for (k, end) in links.ends.iter().enumerate() {
@@ -510,7 +520,10 @@ impl SearchGraph {
             nodes: records,
             edges,
             sectors_x: sx,
-            border,
+            border: border
+                .chunks(64)
+                .map(|c| pack_bits(c.iter().copied()))
+                .collect(),
             link_ends: m,
         }
     }
