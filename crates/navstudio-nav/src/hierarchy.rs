@@ -504,34 +504,9 @@ fn border_costs_by_search(
 /// and each search id's border index.
 #[allow(clippy::type_complexity)]
 fn layout(graph: &SearchGraph) -> (Vec<(u32, u32, u32)>, Vec<u32>, BorderRank) {
-    let n = graph.len() as u32;
-    // Each cluster is one range of search ids: it starts where the key changes, which
-    // needs a different sector first (a sector holds four nodes on average).
-    let starts: Vec<u32> = (0..n)
-        .into_par_iter()
-        .filter(|&id| {
-            id == 0
-                || (graph.sector(id) != graph.sector(id - 1)
-                    && graph.cluster_key(id) != graph.cluster_key(id - 1))
-        })
-        .collect();
-    let clusters = starts
-        .iter()
-        .enumerate()
-        .map(|(i, &lo)| {
-            (
-                graph.cluster_key(lo),
-                lo,
-                starts.get(i + 1).copied().unwrap_or(n),
-            )
-        })
-        .collect();
-    let border: Vec<u32> = (0..n)
-        .into_par_iter()
-        .filter(|&id| graph.is_border(id))
-        .collect();
-    let border_of = BorderRank::new(n, &border);
-    (clusters, border, border_of)
+    let border = graph.border_ids();
+    let border_of = BorderRank::new(graph.len() as u32, &border);
+    (graph.cluster_ranges(), border, border_of)
 }
 
 /// The border nodes among the search ids as one bit each, with the count of border nodes
