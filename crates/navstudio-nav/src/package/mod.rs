@@ -384,6 +384,15 @@ impl StoredHierarchy {
         crate::hierarchy::Hierarchy::parse(&mut words, node_count)
     }
 
+    /// Whether its levels are stored whole (a `levels` chunk of earlier builds): reading
+    /// them before a search then decodes every level, not the top one alone.
+    #[must_use]
+    pub fn levels_whole(&self) -> bool {
+        self.levels
+            .as_ref()
+            .is_some_and(|l| l.kind != ChunkKind::LevelCells)
+    }
+
     /// The levels chunk over at most `most_border` border nodes, as far as it is read
     /// before a search: a `level_cells` chunk's top level (`Levels::parse_cells`, its cells
     /// left to decode when a search reads them), or a `levels` chunk of earlier builds

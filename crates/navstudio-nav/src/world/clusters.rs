@@ -123,18 +123,27 @@ impl NavWorld {
             .get(layer)
             .and_then(Option::as_ref)
             .map_or(l.nodes.len(), |g| g.len());
-        // The hierarchy and its levels decode as they decompress, side by side with the
-        // layout. The levels (at 8192² twice the hierarchy's bytes) take longest, so they
-        // start first; the other core reads the hierarchy, then lays the graph out, in
-        // parallel pieces the first core joins once the levels are read.
+        // The hierarchy and its levels decode as they decompress, one stream each, side by
+        // side with the layout. The longer stream starts first; the other core reads the
+        // shorter one, then lays the graph out, in parallel pieces the first core joins
+        // once its stream is read. Levels stored by cell read their top level alone here,
+        // in a fraction of the hierarchy's time; levels stored whole (earlier builds, at
+        // 8192² twice the hierarchy's bytes) take longest.
         let read_hierarchy = |s: &crate::package::StoredHierarchy| s.parse(nodes).ok();
         let read_levels =
             |s: &crate::package::StoredHierarchy| s.parse_levels(nodes).and_then(Result::ok);
         let (graph, parsed, stored_levels) = match stored {
-            Some(s) if unsorted => {
+            Some(s) if unsorted && s.levels_whole() => {
                 let (levels, (parsed, graph)) = rayon::join(
                     || read_levels(&s),
                     || rayon::join(|| read_hierarchy(&s), || SearchGraph::new(l)),
+                );
+                (Some(graph), parsed, levels)
+            }
+            Some(s) if unsorted => {
+                let (parsed, (levels, graph)) = rayon::join(
+                    || read_hierarchy(&s),
+                    || rayon::join(|| read_levels(&s), || SearchGraph::new(l)),
                 );
                 (Some(graph), parsed, levels)
             }
