@@ -144,3 +144,131 @@ fn every_cell_of_a_merged_route_reaches_the_goal() {
         &failures[..failures.len().min(8)]
     );
 }
+
+/// Octile distance of every cell to `goal` over open cells (no corner cutting), as an
+/// oracle that reads no flow; `f32::INFINITY` where unreached.
+fn geodesic(cells: &[u8], width: u32, height: u32, goal: (u32, u32)) -> Vec<f32> {
+    let open = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && x < i64::from(width)
+            && y < i64::from(height)
+            && cells[(y * i64::from(width) + x) as usize] != WALL
+    };
+    let mut dist = vec![f32::INFINITY; (width * height) as usize];
+    let mut heap = std::collections::BinaryHeap::new();
+    dist[(goal.1 * width + goal.0) as usize] = 0.0;
+    heap.push((std::cmp::Reverse(0_u64), goal));
+    while let Some((std::cmp::Reverse(d), (x, y))) = heap.pop() {
+        let d = d as f32 / 1000.0;
+        if d > dist[(y * width + x) as usize] {
+            continue;
+        }
+        for (dx, dy) in [
+            (-1_i64, -1_i64),
+            (0, -1),
+            (1, -1),
+            (-1, 0),
+            (1, 0),
+            (-1, 1),
+            (0, 1),
+            (1, 1),
+        ] {
+            let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
+            if !open(nx, ny)
+                || !open(i64::from(x) + dx, i64::from(y))
+                || !open(i64::from(x), i64::from(y) + dy)
+            {
+                continue;
+            }
+            let nd = d + if dx != 0 && dy != 0 {
+                std::f32::consts::SQRT_2
+            } else {
+                1.0
+            };
+            let k = (ny * i64::from(width) + nx) as usize;
+            if nd < dist[k] {
+                dist[k] = nd;
+                heap.push((
+                    std::cmp::Reverse((nd * 1000.0) as u64),
+                    (nx as u32, ny as u32),
+                ));
+            }
+        }
+    }
+    dist
+}
+
+/// A serpentine of five bars (the crowd's `serpentine-276` of seed 11): the route to a
+/// goal at the bottom left walks the corridor above the last bar through the goal field's
+/// window, where the field cannot reach it, so the route goes before the field in those
+/// sectors. The last bar splits one of them: its two rows under the bar belong to the
+/// goal's corridor, which the goal field reaches exactly. There the flow must lead toward
+/// the goal: it once led east along the rows, away from it, into a window of least total
+/// cost, and an agent whose lane goal lay in those rows stood at their edge for good.
+#[test]
+fn a_sector_split_by_a_wall_keeps_the_goal_field_where_the_route_does_not_go() {
+    let (w, h) = (77_u32, 55_u32);
+    let mut cells = vec![1_u8; (w * h) as usize];
+    let mut fill = |x0: u32, y: u32, x1: u32| {
+        for x in x0..x1 {
+            cells[(y * w + x) as usize] = WALL;
+        }
+    };
+    for y in [0, h - 1] {
+        fill(0, y, w);
+    }
+    for (k, y) in [9, 18, 27, 36, 45].into_iter().enumerate() {
+        // Bars alternate: open at the right end, then at the left.
+        if k % 2 == 0 {
+            fill(0, y, 68)
+        } else {
+            fill(8, y, w)
+        }
+    }
+    for y in 0..h {
+        cells[(y * w) as usize] = WALL;
+        cells[(y * w + w - 1) as usize] = WALL;
+    }
+    let spec = GridSpec {
+        width: w,
+        height: h,
+        sector_size: SECTOR,
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let layer = build_layer("land", CostField::from_cells(spec, &cells), &|_| {}, &never).unwrap();
+    let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
+    world.set_heuristic_weight(1.0);
+    world.set_seamless_where_split(true);
+    // One source per sector of the top corridor, as the crowd asks for a group there.
+    let mut seen = std::collections::BTreeSet::new();
+    let from: Vec<(u32, u32)> = (1..9)
+        .flat_map(|y| (1..67).map(move |x| (x, y)))
+        .filter(|&(x, y)| seen.insert((x / SECTOR, y / SECTOR)))
+        .collect();
+    let goal = (4, 50);
+    let id = world.request_path(0, &from, goal).unwrap();
+    let geo = geodesic(&cells, w, h, goal);
+    let mut wrong = Vec::new();
+    for y in 46..48 {
+        for x in 1..SECTOR {
+            let (dx, dy) = world
+                .sample_flow(id, (x as f32 + 0.5, y as f32 + 0.5))
+                .expect("the goal's corridor is on the path's flow");
+            let next = (
+                (x as f32 + 0.5 + dx).floor() as u32,
+                (y as f32 + 0.5 + dy).floor() as u32,
+            );
+            if geo[(next.1 * w + next.0) as usize] >= geo[(y * w + x) as usize] {
+                wrong.push(((x, y), (dx, dy)));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} cells under the last bar whose flow does not lead nearer the goal (cell, \
+         direction): {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(6)]
+    );
+}

@@ -10,9 +10,9 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::PathState;
 use super::clusters::LayerHierarchy;
 use super::goal_field::within_any;
+use super::{PathState, RouteFirst, route_first_in};
 use crate::hierarchy::{Hop, LEVEL_SHIFTS, OpenCells, RefineOver, Refining};
 use crate::search_graph::{SearchGraph, sector_cluster_key};
 
@@ -51,7 +51,7 @@ struct LazyState {
     /// Per hop, its nodes after its start once refined.
     refined: Vec<Option<Vec<(u32, u32)>>>,
     exits: BTreeMap<u32, Vec<(u32, u32)>>,
-    route_first: BTreeSet<u32>,
+    route_first: RouteFirst,
     refining: Refining,
 }
 
@@ -161,7 +161,7 @@ impl LazyRoute {
         from: (u32, u32),
         nodes: &[(u32, u32)],
         exits: &mut BTreeMap<u32, Vec<(u32, u32)>>,
-        route_first: &mut BTreeSet<u32>,
+        route_first: &mut RouteFirst,
     ) {
         let g = &self.graph;
         let rest_of = |(id, cost): (u32, u32)| {
@@ -178,7 +178,7 @@ impl LazyRoute {
                 let rest = self.total.saturating_sub(b.1);
                 let within = within_any(&p.goal_fields, &p.field_cover, entered, g.node_id(b.0));
                 if within.is_some_and(|c| c > rest.saturating_add(self.detour)) {
-                    route_first.insert(entered);
+                    route_first.insert((entered, g.center(b.0)));
                 }
             }
             if sector != entered {
@@ -229,22 +229,21 @@ impl PathState {
         }
     }
 
-    /// Whether the route comes before the goal field in `sector` (see
-    /// [`Self::route_first`]), refining as [`Self::exits_in`] does.
-    pub(crate) fn is_route_first(&self, sector: u32) -> bool {
-        if self.route_first.contains(&sector) {
-            return true;
-        }
+    /// The cells where a route that comes before the goal field enters `sector` (see
+    /// [`Self::route_first`]), refining as [`Self::exits_in`] does; empty where the goal
+    /// field goes first.
+    pub(crate) fn route_first_entries(&self, sector: u32) -> Vec<(u32, u32)> {
+        let mut entries = route_first_in(&self.route_first, sector);
         let Some(lazy) = &self.lazy else {
-            return false;
+            return entries;
         };
         let key = lazy.sector_key(sector);
         if !(0..lazy.hops.len()).any(|i| lazy.reaches(i, key)) {
-            return false;
+            return entries;
         }
-        lazy.refine(self, |i| lazy.reaches(i, key))
-            .route_first
-            .contains(&sector)
+        let state = lazy.refine(self, |i| lazy.reaches(i, key));
+        entries.extend(route_first_in(&state.route_first, sector));
+        entries
     }
 
     /// Every exit of the path, by sector, the whole route refined.

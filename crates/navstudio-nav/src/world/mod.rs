@@ -139,6 +139,21 @@ pub struct CacheStats {
     pub entries: usize,
 }
 
+/// Where a path's route goes before its goal field: `(sector, cell)`, a cell where a route
+/// enters the sector (or a source's cell in it). The route goes first in the part of the
+/// sector connected to that cell inside it, and only there: a wall can split a sector
+/// (the last rows of a corridor beside the goal, under a bar whose other side the route
+/// walks), and in its other parts the goal field, which is exact there, still leads.
+pub type RouteFirst = BTreeSet<(u32, (u32, u32))>;
+
+/// The cells of `route_first` in `sector`.
+pub(crate) fn route_first_in(route_first: &RouteFirst, sector: u32) -> Vec<(u32, u32)> {
+    route_first
+        .range((sector, (0, 0))..=(sector, (u32::MAX, u32::MAX)))
+        .map(|&(_, cell)| cell)
+        .collect()
+}
+
 /// A planned path: the route tree toward one goal (or the nearest of a goal set) shared by
 /// all its sources.
 #[derive(Debug)]
@@ -163,11 +178,13 @@ pub struct PathState {
     /// The route of each source (portal nodes in travel order), for reports and for agents
     /// not yet on a routed sector.
     pub routes: Vec<Route>,
-    /// Routed sectors inside the goal field's window where the route beats the goal field:
-    /// the field only knows paths inside its window, and where the way round leaves it
-    /// (rooms whose connecting corridor runs just outside) its flow takes a long detour.
-    /// There cells follow the route's tiles instead.
-    pub route_first: BTreeSet<u32>,
+    /// Routed sectors inside the goal field's window where the route beats the goal field,
+    /// each with a cell where the route enters it (or its source): the field only knows
+    /// paths inside its window, and where the way round leaves it (rooms whose connecting
+    /// corridor runs just outside) its flow takes a long detour. There cells follow the
+    /// route's tiles instead, but only in the part of the sector the route walks through
+    /// (see [`RouteFirst`]).
+    pub route_first: RouteFirst,
     /// One goal field per goal sector that serves a source (see
     /// [`NavWorld::request_path_to_any`]), in the order built (shared through the cache).
     pub goal_fields: Vec<Arc<GoalField>>,

@@ -3,7 +3,7 @@
 
 use super::tuples;
 use crate::vocab::{Cell, MoveType};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -167,7 +167,7 @@ impl NavWorld {
             sources: Vec::new(),
             exits: BTreeMap::new(),
             routes: Vec::with_capacity(reachable.len()),
-            route_first: BTreeSet::new(),
+            route_first: super::RouteFirst::new(),
             goal_fields: Vec::new(),
             field_cover: BTreeMap::new(),
             corridor: None,
@@ -509,7 +509,7 @@ impl NavWorld {
                 continue;
             }
             if local_cost.is_some() {
-                p.route_first.insert(src_sector);
+                p.route_first.insert((src_sector, src));
             }
             // Remaining cost of every node on this route, so later sources can merge into it.
             let steps = crate::route::last_route(&self.scratch);
@@ -572,7 +572,7 @@ impl NavWorld {
                     let rest = total.saturating_sub(pair[1].1);
                     let within = within_any(goal_fields, field_cover, entered, graph.node_id(b));
                     if within.is_some_and(|c| c > rest.saturating_add(detour)) {
-                        p.route_first.insert(entered);
+                        p.route_first.insert((entered, graph.center(b)));
                     }
                 }
                 // A link's entry is its sector's exit, even to the same sector (a ladder).

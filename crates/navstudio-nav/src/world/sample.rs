@@ -1080,8 +1080,9 @@ pub(super) struct FlowCursor<'a> {
     sector: u32,
     origin: (u32, u32, u32),
     exits: std::borrow::Cow<'a, [(u32, u32)]>,
-    /// Whether the goal field may steer in `sector` (see [`PathState::route_first`]).
-    field_here: bool,
+    /// Where routes that go before the goal field enter `sector` (see
+    /// [`PathState::route_first`]); empty where the goal field steers first.
+    route_entries: Vec<(u32, u32)>,
     /// The goal fields whose windows cover `sector`.
     cover: &'a [u32],
 }
@@ -1094,7 +1095,7 @@ impl<'a> FlowCursor<'a> {
             sector: u32::MAX,
             origin: (0, 0, 0),
             exits: std::borrow::Cow::Borrowed(&[]),
-            field_here: true,
+            route_entries: Vec::new(),
             cover: &[],
         }
     }
@@ -1108,7 +1109,7 @@ impl<'a> FlowCursor<'a> {
             self.sector = sector;
             self.origin = (x0, y0, w);
             self.exits = self.path.exits_in(sector);
-            self.field_here = !self.path.is_route_first(sector);
+            self.route_entries = self.path.route_first_entries(sector);
             self.cover = self.path.cover(sector);
         }
     }
@@ -1129,11 +1130,12 @@ impl<'a> FlowCursor<'a> {
     /// The flow byte at `cell`: the goal field where it reaches the cell, else the seamless
     /// corridor (only in sectors with several exits unless it steers everywhere), else the
     /// permutation tile of the first exit of the cell's sector whose tile
-    /// reaches the cell; in sectors where the route goes first (see
+    /// reaches the cell; in the parts of sectors where the route goes first (see
     /// [`PathState::route_first`]) the goal field comes last. `None` off the route.
     fn at(&mut self, cell: (u32, u32)) -> Option<u8> {
         let l = self.layer;
         self.enter(cell);
+        let field_here = !self.route_first_at(cell);
         // Where the route goes first, its flow; the goal field still covers cells it misses.
         let split = self.exits.len() > 1;
         let corridor = |cell| {
@@ -1144,9 +1146,7 @@ impl<'a> FlowCursor<'a> {
                 .filter(|c| c.everywhere || split)?;
             c.flow_at(l, cell)
         };
-        if !self.field_here
-            && let Some(f) = corridor(cell).or_else(|| self.tile_flow(cell))
-        {
+        if !field_here && let Some(f) = corridor(cell).or_else(|| self.tile_flow(cell)) {
             return Some(f);
         }
         if let Some((gf, i, _)) = self.path.field_at(self.cover, cell) {
@@ -1155,22 +1155,58 @@ impl<'a> FlowCursor<'a> {
         corridor(cell).or_else(|| self.tile_flow(cell))
     }
 
+    /// Whether `cell` (in the cursor's sector) lies where a route goes before the goal
+    /// field: some exit's tile reaches both it and a cell where such a route enters. A
+    /// tile reaches exactly the cells joined to its exit inside the sector, so this is
+    /// "in the same part of the sector as the route".
+    fn route_first_at(&self, cell: (u32, u32)) -> bool {
+        if self.route_entries.is_empty() {
+            return false;
+        }
+        let reached = |tile: &[u8], c: (u32, u32)| {
+            self.index(c)
+                .and_then(|i| tile.get(i))
+                .is_some_and(|&f| f & 0x0F != DIR_NONE)
+        };
+        self.exits.iter().any(|&(_, node)| {
+            self.exit_tile(node).is_some_and(|tile| {
+                reached(tile, cell) && self.route_entries.iter().any(|&e| reached(tile, e))
+            })
+        })
+    }
+
+    /// Index of `cell` in the cursor's sector's tiles (`None` outside the sector).
+    fn index(&self, cell: (u32, u32)) -> Option<usize> {
+        let (x0, y0, w) = self.origin;
+        let (dx, dy) = (cell.0.checked_sub(x0)?, cell.1.checked_sub(y0)?);
+        (dx < w).then_some((dy * w + dx) as usize)
+    }
+
+    /// The flow tile of exit `node`: its link's where it is a link's entry, else its
+    /// permutation tile.
+    fn exit_tile(&self, node: u32) -> Option<&'a [u8]> {
+        let l = self.layer;
+        match self.path.links.as_ref().and_then(|ll| ll.end(node)) {
+            Some(end) => Some(&end.tile),
+            None => l
+                .flows
+                .tiles
+                .get(*l.flows.node_tile.get(node as usize)? as usize)
+                .map(|t| &t[..]),
+        }
+    }
+
     /// The flow byte of the first exit tile of the cursor's sector that reaches `cell`.
     fn tile_flow(&self, cell: (u32, u32)) -> Option<u8> {
-        let l = self.layer;
-        let (x0, y0, w) = self.origin;
-        let i = ((cell.1 - y0) * w + (cell.0 - x0)) as usize;
+        let i = self.index(cell)?;
         self.exits.iter().find_map(|&(_, node)| {
-            let tile: &[u8] = match self.path.links.as_ref().and_then(|ll| ll.end(node)) {
-                // A link's entry: the flow ends there (see `NavWorld::link_at`).
-                Some(end) if end.cells.contains(&cell) => return Some(FLOW_PATHABLE | DIR_NONE),
-                Some(end) => &end.tile,
-                None => l
-                    .flows
-                    .tiles
-                    .get(*l.flows.node_tile.get(node as usize)? as usize)?,
-            };
-            let f = *tile.get(i)?;
+            // A link's entry: the flow ends there (see `NavWorld::link_at`).
+            if let Some(end) = self.path.links.as_ref().and_then(|ll| ll.end(node))
+                && end.cells.contains(&cell)
+            {
+                return Some(FLOW_PATHABLE | DIR_NONE);
+            }
+            let f = *self.exit_tile(node)?.get(i)?;
             (f & 0x0F != DIR_NONE).then_some(f)
         })
     }
