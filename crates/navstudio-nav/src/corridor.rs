@@ -250,6 +250,26 @@ impl Corridor {
             // (upstream, the route's own crossings would come back across the border
             // wherever a window's far end integrates a little dearer than its centre).
             let cheapest = list.iter().map(|&(rest, _)| rest).min().unwrap_or(u32::MAX);
+            // Where a route exit leads: the node it enters the next sector by. A window
+            // into the same part of that sector is downstream too, however its far end
+            // compares with this sector's cheapest exit, unless some route comes back from
+            // that sector into this one: a cell beside it (a row over a pillar at the
+            // border) goes through its own window rather than round the obstacle.
+            let entries: Vec<u32> = list.iter().map(|&(_, e)| e ^ 1).collect();
+            let comes_back = |sector: u32| {
+                exits.get(&sector).is_some_and(|l| {
+                    l.iter()
+                        .any(|&(_, e)| nodes.get((e ^ 1) as usize).is_some_and(|b| b.sector == s))
+                })
+            };
+            let into_entered_part = |t: u32, sector: u32| {
+                entries.iter().any(|&b| {
+                    nodes
+                        .get(b as usize)
+                        .is_some_and(|entry| entry.sector == sector)
+                        && (t == b || graph.edges(t).any(|(to, _)| to == b))
+                }) && !comes_back(sector)
+            };
             for &n in graph.nodes_of_sector(s) {
                 let t = n ^ 1;
                 if ways.iter().any(|&(_, e)| e == n) {
@@ -258,7 +278,7 @@ impl Corridor {
                 let (Some(node), Some(rest)) = (nodes.get(t as usize), onward(t)) else {
                     continue;
                 };
-                if rest < cheapest {
+                if rest < cheapest || into_entered_part(t, node.sector) {
                     ways.push((rest.saturating_add(centre_cost(node)), n));
                 }
             }

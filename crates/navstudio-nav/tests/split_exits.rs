@@ -272,3 +272,68 @@ fn a_sector_split_by_a_wall_keeps_the_goal_field_where_the_route_does_not_go() {
         &wrong[..wrong.len().min(6)]
     );
 }
+
+/// The crowd's `pillars-7` of seed 1: a corridor of pillars, 86 × 11 cells.
+const PILLARS: [&str; 11] = [
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
+    "@.......................................................@@@..........................@",
+    "@.................................@@@@....@@@@.........@@@@@...@@@...................@",
+    "@.................................@@@@....@@@@..........@@@....@@@...................@",
+    "@...............................@@@@@@....@@@@...........@.....@@@...................@",
+    "@.....................@@@@......@@@@@@....@@@@.......................................@",
+    "@.....................@@@@...........................................................@",
+    "@.....................@@@@.........................@@................................@",
+    "@....................................................................................@",
+    "@....................................................................................@",
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
+];
+
+/// A group sent west along a corridor of pillars (the crowd's `pillars-7` of seed 1, its
+/// second group). One pillar straddles a sector border, and the one-cell row over it
+/// crosses the border by a window of its own beside the route's. Its cells must go
+/// through that window: the route's exit tile led them east, away from the goal, round
+/// the pillar to the route's window, since the far side of their own window costs a
+/// little more than the sector's cheapest exit. Each cell of the row from 60 to 68 must
+/// step nearer the goal.
+#[test]
+fn a_row_over_a_pillar_at_a_sector_border_takes_its_own_window() {
+    let (w, h) = (PILLARS[0].len() as u32, PILLARS.len() as u32);
+    let cells: Vec<u8> = PILLARS
+        .iter()
+        .flat_map(|row| row.bytes().map(|b| if b == b'@' { WALL } else { 1 }))
+        .collect();
+    let spec = GridSpec {
+        width: w,
+        height: h,
+        sector_size: SECTOR,
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let layer = build_layer("land", CostField::from_cells(spec, &cells), &|_| {}, &never).unwrap();
+    let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
+    world.set_heuristic_weight(1.0);
+    world.set_seamless_where_split(true);
+    // The group's sources: one per sector it stands in, as the crowd asks.
+    let from = [(75, 5), (82, 5)];
+    let goal = (8, 5);
+    let id = world.request_path(0, &from, goal).unwrap();
+    let geo = geodesic(&cells, w, h, goal);
+    let mut wrong = Vec::new();
+    let y = 1;
+    for x in 60..=68 {
+        let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+        let (dx, dy) = world
+            .sample_flow(id, (cx, cy))
+            .expect("the row over the pillar is on the path's flow");
+        let next = ((cx + dx).floor() as u32, (cy + dy).floor() as u32);
+        if geo[(next.1 * w + next.0) as usize] >= geo[(y * w + x) as usize] {
+            wrong.push(((x, y), (dx, dy)));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} cells over the pillar whose flow does not lead nearer the goal (cell, \
+         direction): {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(6)]
+    );
+}
