@@ -145,6 +145,23 @@ fn every_cell_of_a_merged_route_reaches_the_goal() {
     );
 }
 
+/// A one-type world over `cells` (`w` × `h`, 16-cell sectors) planning as the crowd's
+/// navigator does: exact A*, each cell of a sector left by several ways taking its
+/// cheapest.
+fn crowd_world(cells: &[u8], w: u32, h: u32) -> NavWorld {
+    let spec = GridSpec {
+        width: w,
+        height: h,
+        sector_size: SECTOR,
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let layer = build_layer("land", CostField::from_cells(spec, cells), &|_| {}, &never).unwrap();
+    let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
+    world.set_heuristic_weight(1.0);
+    world.set_seamless_where_split(true);
+    world
+}
+
 /// Octile distance of every cell to `goal` over open cells (no corner cutting), as an
 /// oracle that reads no flow; `f32::INFINITY` where unreached.
 fn geodesic(cells: &[u8], width: u32, height: u32, goal: (u32, u32)) -> Vec<f32> {
@@ -230,16 +247,7 @@ fn a_sector_split_by_a_wall_keeps_the_goal_field_where_the_route_does_not_go() {
         cells[(y * w) as usize] = WALL;
         cells[(y * w + w - 1) as usize] = WALL;
     }
-    let spec = GridSpec {
-        width: w,
-        height: h,
-        sector_size: SECTOR,
-    };
-    let never = std::sync::atomic::AtomicBool::new(false);
-    let layer = build_layer("land", CostField::from_cells(spec, &cells), &|_| {}, &never).unwrap();
-    let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
-    world.set_heuristic_weight(1.0);
-    world.set_seamless_where_split(true);
+    let mut world = crowd_world(&cells, w, h);
     // One source per sector of the top corridor, as the crowd asks for a group there.
     let mut seen = std::collections::BTreeSet::new();
     let from: Vec<(u32, u32)> = (1..9)
@@ -302,16 +310,7 @@ fn a_row_over_a_pillar_at_a_sector_border_takes_its_own_window() {
         .iter()
         .flat_map(|row| row.bytes().map(|b| if b == b'@' { WALL } else { 1 }))
         .collect();
-    let spec = GridSpec {
-        width: w,
-        height: h,
-        sector_size: SECTOR,
-    };
-    let never = std::sync::atomic::AtomicBool::new(false);
-    let layer = build_layer("land", CostField::from_cells(spec, &cells), &|_| {}, &never).unwrap();
-    let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
-    world.set_heuristic_weight(1.0);
-    world.set_seamless_where_split(true);
+    let mut world = crowd_world(&cells, w, h);
     // The group's sources: one per sector it stands in, as the crowd asks.
     let from = [(75, 5), (82, 5)];
     let goal = (8, 5);
