@@ -344,6 +344,12 @@ impl CrowdPreview {
         self.sim.config_mut().decision_secs = secs;
     }
 
+    /// Replaces the running crowd's settings (the Crowd panel's parameters), kept by the
+    /// scenarios saved from it.
+    pub fn set_config(&mut self, config: crate::crowd::SimConfig) {
+        *self.sim.config_mut() = config;
+    }
+
     /// Switches movement techniques for the running crowd (and the scenarios saved from it).
     pub fn set_techniques(&mut self, techniques: crate::crowd::Techniques) {
         self.sim.config_mut().techniques = techniques;

@@ -186,6 +186,8 @@ pub struct BenchArgs<'a> {
     pub off: &'a [String],
     /// Techniques to turn on (after `off`).
     pub on: &'a [String],
+    /// Movement parameters to set (`SimConfig::PARAMS` names, values checked).
+    pub set: &'a [(String, f32)],
     /// Where to write a PNG of the crowd every `frame_every_secs`.
     pub frames: Option<&'a Path>,
     /// `SimConfig::decision_secs` for every run.
@@ -373,8 +375,7 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
                 } => (label.clone(), scenario.clone(), bake_for_crowd(map)?.nav),
             };
             scenario.config.avoidance = mode;
-            scenario.config.techniques = techniques;
-            scenario.config.decision_secs = args.decision_secs;
+            apply_settings(args, techniques, &mut scenario.config)?;
             if let Some(seed) = args.seed {
                 scenario.seed = seed;
             }
@@ -410,9 +411,13 @@ pub fn crowd_bench_cmd(args: &BenchArgs<'_>) -> Result<(), String> {
 
 /// `crowd-bench --random N --write DIR`: the case's grid as `DIR/CASE.map` (Moving AI:
 /// `@` walls, `.` ground; other costs are written as ground), a map document on it
-/// (`DIR/CASE.ron`, 1 m cells, as `navstudio new` makes one) and its scenario in `mode`
-/// (`DIR/CASE.scenario.ron`), so a designer can open the case in the editor.
-fn write_case(dir: &Path, case: &quality::CrowdCase, mode: AvoidanceMode) -> Result<(), String> {
+/// (`DIR/CASE.ron`, 1 m cells, as `navstudio new` makes one) and its scenario
+/// (`DIR/CASE.scenario.ron`, with `config`), so a designer can open the case in the editor.
+fn write_case(
+    dir: &Path,
+    case: &quality::CrowdCase,
+    config: &crowd::SimConfig,
+) -> Result<(), String> {
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("{}: cannot make the folder: {e}", dir.display()))?;
     let m = &case.map;
@@ -427,7 +432,7 @@ fn write_case(dir: &Path, case: &quality::CrowdCase, mode: AvoidanceMode) -> Res
     let doc_path = dir.join(format!("{}.ron", case.name));
     super::new_map::write_document(&map_path, &doc_path, &super::ScaleArgs::default())?;
     let mut scenario = case.scenario.clone();
-    scenario.config.avoidance = mode;
+    scenario.config = config.clone();
     let scenario_path = dir.join(format!("{}.scenario.ron", case.name));
     let ron = ron::ser::to_string_pretty(&scenario, ron::ser::PrettyConfig::default())
         .map_err(|e| e.to_string())?;
@@ -444,6 +449,20 @@ fn write_case(dir: &Path, case: &quality::CrowdCase, mode: AvoidanceMode) -> Res
         doc_path.display(),
         scenario_path.display()
     );
+    Ok(())
+}
+
+/// Puts the techniques, `--decision-secs` and every `--set` into `config`.
+fn apply_settings(
+    args: &BenchArgs<'_>,
+    techniques: crowd::Techniques,
+    config: &mut crowd::SimConfig,
+) -> Result<(), String> {
+    config.techniques = techniques;
+    config.decision_secs = args.decision_secs;
+    for (name, value) in args.set {
+        config.set_param(name, *value).map_err(|e| e.to_string())?;
+    }
     Ok(())
 }
 
@@ -478,7 +497,12 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
     if count == 0 {
         return Err("--random needs at least one case (e.g. --random 60)".to_owned());
     }
-    let techniques = chosen_techniques(args)?;
+    let mut base = crowd::SimConfig::default();
+    apply_settings(args, chosen_techniques(args)?, &mut base)?;
+    let config_in = |mode| crowd::SimConfig {
+        avoidance: mode,
+        ..base.clone()
+    };
     if let Some(dir) = args.frames {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("{}: cannot make the frames folder: {e}", dir.display()))?;
@@ -499,7 +523,7 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         for k in 0..count {
             let case = random::random_case(seed, k, args.scale, &archetypes);
             if wanted(&case.case.name) {
-                write_case(dir, &case.case, modes[0])?;
+                write_case(dir, &case.case, &config_in(modes[0]))?;
             }
         }
         return Ok(());
@@ -519,7 +543,7 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
             let label = case.case.name.clone();
             let mut frame_error = None;
             let mut watch = frame_writer(args.frames, &label, mode, &mut frame_error);
-            let row = random::run_random_watched(&case, mode, techniques, &archetypes, &mut watch)
+            let row = random::run_random_watched(&case, &config_in(mode), &archetypes, &mut watch)
                 .map_err(|e| e.to_string())?;
             drop(watch); // it holds `frame_error`
             if let Some(e) = frame_error {

@@ -257,6 +257,12 @@ enum Command {
         /// corner_clearance are off by default.
         #[arg(long)]
         on: Vec<String>,
+        /// Set a movement parameter for every run (repeatable), e.g. `--set
+        /// reaction_secs=0.25`: reaction_secs, separation_margin_m, max_neighbours,
+        /// contact_relaxation, avoidance_horizon_secs, contact_horizon_secs,
+        /// orca_time_horizon_secs, context_slots (docs/crowd.md, Parameters).
+        #[arg(long, value_name = "NAME=VALUE", value_parser = parse_param)]
+        set: Vec<(String, f32)>,
         /// Write a PNG of the crowd every 2 simulated seconds into this folder (made if
         /// missing), to watch a case (CASE-MODE-NNNN.png).
         #[arg(long)]
@@ -446,6 +452,24 @@ fn parse_search(s: &str) -> Result<navstudio::nav::SearchMode, String> {
     }
 }
 
+/// Parses `NAME=VALUE` into a crowd parameter setting, checked against its range.
+fn parse_param(s: &str) -> Result<(String, f32), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| {
+        format!(
+            "'{s}' is not a parameter setting; write it as NAME=VALUE (e.g. reaction_secs=0.25)"
+        )
+    })?;
+    let value: f32 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' in '{s}' is not a number; give e.g. 0.25"))?;
+    let name = name.trim().to_owned();
+    navstudio::crowd::SimConfig::default()
+        .set_param(&name, value)
+        .map_err(|e| e.to_string())?;
+    Ok((name, value))
+}
+
 /// Parses `A,B` into two paths.
 fn parse_pair(s: &str) -> Result<(PathBuf, PathBuf), String> {
     let (a, b) = s.split_once(',').ok_or_else(|| {
@@ -561,6 +585,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             json,
             off,
             on,
+            set,
             frames,
             decision_secs,
             seed,
@@ -575,6 +600,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             json: json.as_deref(),
             off: &off,
             on: &on,
+            set: &set,
             frames: frames.as_deref(),
             decision_secs,
             seed,

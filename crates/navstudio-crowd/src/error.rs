@@ -56,6 +56,25 @@ pub enum CrowdError {
         /// The range it must lie in, in words.
         range: String,
     },
+    /// A crowd parameter (`SimConfig::PARAMS`) that is unknown or out of its range.
+    #[error("crowd parameter {name} = {value}: {problem}")]
+    InvalidParameter {
+        /// The parameter's name.
+        name: String,
+        /// The value given.
+        value: f32,
+        /// What is wrong and what to do, in words.
+        problem: String,
+    },
+    /// A scenario file whose settings are out of range.
+    #[error("scenario {path}: {source}; fix its config or save it again from the editor")]
+    ScenarioConfig {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        source: Box<CrowdError>,
+    },
     /// A position that is not a finite number.
     #[error("the {what} ({x}, {y}) m is not a finite position; pass finite metres")]
     NotFinite {

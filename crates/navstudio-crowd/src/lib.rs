@@ -50,6 +50,6 @@ pub use metrics::{CongestionMap, LinkFlow, StepMetrics, Throughput};
 pub use navigator::{FlowSample, NavGrid, Navigator, PathId};
 pub use scenario::{Order, Scenario, Spawn, SpawnArea};
 pub use simulation::{OrderReport, Simulation};
-pub use steering::{AvoidanceMode, SimConfig, SteeringWeights, Techniques};
+pub use steering::{AvoidanceMode, Param, SimConfig, SteeringWeights, Techniques};
 pub use vec2::Vec2;
 pub use world_navigator::WorldNavigator;

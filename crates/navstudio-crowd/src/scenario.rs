@@ -78,13 +78,22 @@ impl Scenario {
     /// Parses a scenario from RON text; `path` is only used in the error.
     ///
     /// # Errors
-    /// [`CrowdError::Ron`] when the text is not a valid scenario.
+    /// [`CrowdError::Ron`] when the text is not a valid scenario,
+    /// [`CrowdError::ScenarioConfig`] when a parameter of its config is out of range.
     pub fn from_ron_str(text: &str, path: &Path) -> Result<Self, CrowdError> {
-        ron::from_str(text).map_err(|e| CrowdError::Ron {
+        let scenario: Self = ron::from_str(text).map_err(|e| CrowdError::Ron {
             what: "scenario",
             path: path.to_owned(),
             message: e.to_string(),
-        })
+        })?;
+        scenario
+            .config
+            .check()
+            .map_err(|e| CrowdError::ScenarioConfig {
+                path: path.to_owned(),
+                source: Box::new(e),
+            })?;
+        Ok(scenario)
     }
 
     /// Loads a scenario file.
@@ -103,5 +112,25 @@ impl Scenario {
     #[must_use]
     pub fn to_ron_string(&self) -> String {
         ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_scenario_with_a_parameter_out_of_range_is_refused_naming_file_and_parameter() {
+        let path = Path::new("maps/door.scenario.ron");
+        let good = "(seed: 3, config: (reaction_secs: 0.3), spawns: [])";
+        let s = Scenario::from_ron_str(good, path).unwrap();
+        assert_eq!(s.config.reaction_secs, 0.3);
+        let bad = "(seed: 3, config: (separation_margin_m: -0.5), spawns: [])";
+        let e = Scenario::from_ron_str(bad, path).unwrap_err().to_string();
+        assert!(
+            e.starts_with("scenario maps/door.scenario.ron: crowd parameter separation_margin_m = -0.5: it must be a value from 0 to 1 m"),
+            "{e}"
+        );
     }
 }

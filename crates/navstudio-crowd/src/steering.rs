@@ -46,7 +46,7 @@ mod right_of_way;
 #[cfg(test)]
 mod tests;
 
-pub use config::{AvoidanceMode, SimConfig, SteeringWeights, Techniques};
+pub use config::{AvoidanceMode, Param, SimConfig, SteeringWeights, Techniques};
 pub(crate) use crossing::CrossingPass;
 
 /// Most neighbours any behaviour looks at (the nearest ones).

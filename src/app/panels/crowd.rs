@@ -109,6 +109,7 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
             }
             ui.weak("Saved with the scenario; docs/crowd.md says what each one buys");
         });
+    parameters_ui(ui, crowd);
     if let Some(msg) = &crowd.message {
         ui.colored_label(Color32::from_rgb(255, 150, 90), msg);
     }
@@ -225,4 +226,60 @@ pub fn crowd_panel_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
             plot.line(Line::new("step ms", series(&|m| m.step_secs * 1000.0)));
         });
     }
+}
+
+/// The movement parameters of the current avoidance mode (`SimConfig::PARAMS`), with their
+/// units: the crowd running in the viewport changes at once, and a saved scenario keeps them.
+fn parameters_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
+    use crate::crowd::SimConfig;
+    egui::CollapsingHeader::new("Parameters")
+        .id_salt("crowd parameters")
+        .show(ui, |ui| {
+            let mut config = crowd.sim().config().clone();
+            let mode = config.avoidance;
+            egui::Grid::new("crowd parameter grid")
+                .num_columns(2)
+                .spacing([8.0, 4.0])
+                .show(ui, |ui| {
+                    for p in SimConfig::PARAMS.iter().filter(|p| p.modes.contains(&mode)) {
+                        let Some(mut value) = config.param(p.name) else {
+                            continue;
+                        };
+                        let label = ui.label(p.name).on_hover_text(p.about);
+                        let (lo, hi) = p.range;
+                        let slider = egui::Slider::new(&mut value, lo..=hi)
+                            .logarithmic(lo > 0.0 && hi / lo >= 20.0)
+                            .suffix(if p.unit.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" {}", p.unit)
+                            });
+                        let slider = if p.whole { slider.integer() } else { slider };
+                        ui.add(slider).labelled_by(label.id).on_hover_text(p.about);
+                        // The slider keeps to the range, so this only fails for a name the
+                        // settings do not have, which `PARAMS` cannot hold.
+                        let _ =
+                            config.set_param(p.name, if p.whole { value.round() } else { value });
+                        ui.end_row();
+                    }
+                });
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Defaults")
+                    .on_hover_text("Put every parameter back to its default")
+                    .clicked()
+                {
+                    let defaults = SimConfig::default();
+                    for p in &SimConfig::PARAMS {
+                        if let Some(v) = defaults.param(p.name) {
+                            let _ = config.set_param(p.name, v);
+                        }
+                    }
+                }
+                ui.weak("Saved with the scenario; docs/crowd.md, Parameters");
+            });
+            if &config != crowd.sim().config() {
+                crowd.set_config(config);
+            }
+        });
 }

@@ -7,6 +7,7 @@
 mod crossing;
 mod determinism;
 mod orders;
+mod params;
 mod rebuilds;
 mod showcase;
 mod walls;

@@ -682,7 +682,12 @@ pub fn run_random(
     techniques: Techniques,
     archetypes: &[AgentArchetype],
 ) -> Result<RandomRow, CrowdError> {
-    run_random_watched(case, mode, techniques, archetypes, &mut |_, _| {})
+    let config = SimConfig {
+        avoidance: mode,
+        techniques,
+        ..SimConfig::default()
+    };
+    run_random_watched(case, &config, archetypes, &mut |_, _| {})
 }
 
 /// As [`run_random`], calling `watch(simulation, navigator)` after every step (to draw
@@ -692,14 +697,12 @@ pub fn run_random(
 /// As [`super::run`].
 pub fn run_random_watched(
     case: &RandomCase,
-    mode: AvoidanceMode,
-    techniques: Techniques,
+    config: &SimConfig,
     archetypes: &[AgentArchetype],
     frames: &mut dyn FnMut(&Simulation, &crate::WorldNavigator),
 ) -> Result<RandomRow, CrowdError> {
     let mut scenario = case.case.scenario.clone();
-    scenario.config.avoidance = mode;
-    scenario.config.techniques = techniques;
+    scenario.config = config.clone();
     let mut nav = case.case.map.navigator();
     let mut start_width = None;
     let mut narrowest: Option<f32> = None;

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::CrowdError;
+
 /// Local avoidance method.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AvoidanceMode {
@@ -201,6 +203,186 @@ impl SimConfig {
     }
 }
 
+/// One tunable movement parameter of [`SimConfig`], as the editor's Crowd panel and
+/// `navstudio crowd-bench --set NAME=VALUE` show it (DetourCrowd's avoidance parameters are
+/// the model: a handful, each with a unit and the modes it acts in).
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    /// The field's name in [`SimConfig`] (and in a scenario file's `config`).
+    pub name: &'static str,
+    /// Unit of the value ("s", "m", or "" for a count or a share).
+    pub unit: &'static str,
+    /// Values accepted, inclusive.
+    pub range: (f32, f32),
+    /// A whole number (a count).
+    pub whole: bool,
+    /// The avoidance modes it acts in.
+    pub modes: &'static [AvoidanceMode],
+    /// What it does, in one line.
+    pub about: &'static str,
+}
+
+const ALL_MODES: &[AvoidanceMode] = &[
+    AvoidanceMode::Boids,
+    AvoidanceMode::Orca,
+    AvoidanceMode::Context,
+];
+const STEERED: &[AvoidanceMode] = &[AvoidanceMode::Boids, AvoidanceMode::Context];
+
+/// A parameter's field, for reading and writing it.
+enum Slot<'a> {
+    Real(&'a mut f32),
+    Count(&'a mut usize),
+}
+
+impl SimConfig {
+    /// The movement parameters a designer tunes; docs/crowd.md says what each buys.
+    pub const PARAMS: [Param; 8] = [
+        Param {
+            name: "reaction_secs",
+            unit: "s",
+            range: (0.02, 2.0),
+            whole: false,
+            modes: STEERED,
+            about: "Time to reach the velocity the agent wants, force allowing: shorter, and a queue closes up and gets going sooner",
+        },
+        Param {
+            name: "separation_margin_m",
+            unit: "m",
+            range: (0.0, 1.0),
+            whole: false,
+            modes: ALL_MODES,
+            about: "Gap separation keeps between bodies; also how near counts as touching an arrived group member",
+        },
+        Param {
+            name: "max_neighbours",
+            unit: "",
+            range: (1.0, 16.0),
+            whole: true,
+            modes: ALL_MODES,
+            about: "Nearest neighbours an agent steers by each step",
+        },
+        Param {
+            name: "contact_relaxation",
+            unit: "",
+            range: (0.0, 1.0),
+            whole: false,
+            modes: ALL_MODES,
+            about: "Share of an overlap between two bodies pushed apart per step",
+        },
+        Param {
+            name: "avoidance_horizon_secs",
+            unit: "s",
+            range: (0.1, 10.0),
+            whole: false,
+            modes: &[AvoidanceMode::Boids],
+            about: "Boids side-step: how far ahead a collision is seen and stepped round",
+        },
+        Param {
+            name: "contact_horizon_secs",
+            unit: "s",
+            range: (0.1, 10.0),
+            whole: false,
+            modes: STEERED,
+            about: "The contact rule keeps each agent clear of its neighbours for this long",
+        },
+        Param {
+            name: "orca_time_horizon_secs",
+            unit: "s",
+            range: (0.1, 10.0),
+            whole: false,
+            modes: &[AvoidanceMode::Orca],
+            about: "ORCA avoids neighbours it would meet within this time",
+        },
+        Param {
+            name: "context_slots",
+            unit: "",
+            range: (4.0, 256.0),
+            whole: true,
+            modes: &[AvoidanceMode::Context],
+            about: "Directions context steering weighs interest and danger in",
+        },
+    ];
+
+    fn slot(&mut self, name: &str) -> Option<Slot<'_>> {
+        Some(match name {
+            "reaction_secs" => Slot::Real(&mut self.reaction_secs),
+            "separation_margin_m" => Slot::Real(&mut self.separation_margin_m),
+            "max_neighbours" => Slot::Count(&mut self.max_neighbours),
+            "contact_relaxation" => Slot::Real(&mut self.contact_relaxation),
+            "avoidance_horizon_secs" => Slot::Real(&mut self.avoidance_horizon_secs),
+            "contact_horizon_secs" => Slot::Real(&mut self.contact_horizon_secs),
+            "orca_time_horizon_secs" => Slot::Real(&mut self.orca_time_horizon_secs),
+            "context_slots" => Slot::Count(&mut self.context_slots),
+            _ => return None,
+        })
+    }
+
+    /// The parameter named `name` ([`Self::PARAMS`]).
+    #[must_use]
+    pub fn param_by_name(name: &str) -> Option<&'static Param> {
+        Self::PARAMS.iter().find(|p| p.name == name)
+    }
+
+    /// The value of the parameter named `name` (`None` for an unknown name).
+    #[must_use]
+    pub fn param(&self, name: &str) -> Option<f32> {
+        Some(match self.clone().slot(name)? {
+            Slot::Real(v) => *v,
+            Slot::Count(v) => *v as f32,
+        })
+    }
+
+    /// Sets the parameter named `name`.
+    ///
+    /// # Errors
+    /// [`CrowdError::InvalidParameter`] for an unknown name, or a value outside the
+    /// parameter's range or not whole where it counts; nothing is changed then.
+    pub fn set_param(&mut self, name: &str, value: f32) -> Result<(), CrowdError> {
+        let invalid = |problem: String| CrowdError::InvalidParameter {
+            name: name.to_owned(),
+            value,
+            problem,
+        };
+        let Some(p) = Self::param_by_name(name) else {
+            let names: Vec<&str> = Self::PARAMS.iter().map(|p| p.name).collect();
+            return Err(invalid(format!(
+                "no such parameter; use one of {}",
+                names.join(", ")
+            )));
+        };
+        let (lo, hi) = p.range;
+        if !(lo..=hi).contains(&value) || (p.whole && value.fract() != 0.0) {
+            let kind = if p.whole { "a whole number" } else { "a value" };
+            return Err(invalid(format!(
+                "it must be {kind} from {lo} to {hi}{}{}",
+                if p.unit.is_empty() { "" } else { " " },
+                p.unit
+            )));
+        }
+        match self.slot(name) {
+            Some(Slot::Real(v)) => *v = value,
+            Some(Slot::Count(v)) => *v = value as usize,
+            None => return Err(invalid("no such field in the settings".to_owned())),
+        }
+        Ok(())
+    }
+
+    /// Checks every parameter against its range (a scenario file can hold any number).
+    ///
+    /// # Errors
+    /// [`CrowdError::InvalidParameter`] for the first one out of range.
+    pub fn check(&self) -> Result<(), CrowdError> {
+        let mut probe = self.clone();
+        for p in &Self::PARAMS {
+            if let Some(v) = self.param(p.name) {
+                probe.set_param(p.name, v)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for SimConfig {
     fn default() -> Self {
         Self {
@@ -221,5 +403,62 @@ impl Default for SimConfig {
             decision_secs: 0.0,
             techniques: Techniques::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn every_parameter_reads_back_what_was_set_and_its_default_is_in_range() {
+        let defaults = SimConfig::default();
+        defaults.check().unwrap();
+        for p in &SimConfig::PARAMS {
+            let (lo, hi) = p.range;
+            let mut c = SimConfig::default();
+            let v = if p.whole { hi.floor() } else { 0.5 * (lo + hi) };
+            c.set_param(p.name, v).unwrap();
+            assert_eq!(c.param(p.name), Some(v), "{}", p.name);
+            // Only that field moved.
+            for q in SimConfig::PARAMS.iter().filter(|q| q.name != p.name) {
+                assert_eq!(
+                    c.param(q.name),
+                    defaults.param(q.name),
+                    "{} moved {}",
+                    p.name,
+                    q.name
+                );
+            }
+        }
+        let mut c = SimConfig::default();
+        c.set_param("reaction_secs", 0.3).unwrap();
+        assert_eq!(c.reaction_secs, 0.3);
+        c.set_param("context_slots", 24.0).unwrap();
+        assert_eq!(c.context_slots, 24);
+    }
+
+    #[test]
+    fn a_parameter_out_of_range_or_unknown_is_refused_and_nothing_changes() {
+        let mut c = SimConfig::default();
+        for (name, value, says) in [
+            ("reaction_secs", -1.0, "from 0.02 to 2 s"),
+            ("reaction_secs", f32::NAN, "from 0.02 to 2 s"),
+            ("max_neighbours", 3.5, "a whole number from 1 to 16"),
+            ("context_slots", 300.0, "a whole number from 4 to 256"),
+            (
+                "reaction",
+                0.2,
+                "no such parameter; use one of reaction_secs",
+            ),
+        ] {
+            let e = c.set_param(name, value).unwrap_err().to_string();
+            assert!(e.contains(name) && e.contains(says), "{e}");
+            assert_eq!(c, SimConfig::default());
+        }
+        c.orca_time_horizon_secs = 0.0;
+        let e = c.check().unwrap_err().to_string();
+        assert!(e.contains("orca_time_horizon_secs = 0"), "{e}");
     }
 }
