@@ -282,3 +282,43 @@ fn the_right_clicked_spot_is_marked_while_its_order_stands() {
         "the replaced order's mark stays: {shown:?}"
     );
 }
+
+/// The Crowd panel's Parameters list the current mode's parameters (ORCA's horizon only in
+/// ORCA, boids' side-step horizon only in boids), and a slider changes the running crowd's
+/// settings.
+#[test]
+fn crowd_parameters_follow_the_mode_and_change_the_running_crowd() {
+    use navstudio::crowd::{AvoidanceMode, SimConfig};
+    let (_dir, mut harness) = baked_bands();
+    click_label(&mut harness, "Parameters");
+    let shown = |h: &Harness<'_, App>, name: &str| h.query_all_by_label(name).count() > 0;
+    let boids_only = "avoidance_horizon_secs";
+    let orca_only = "orca_time_horizon_secs";
+    assert_eq!(
+        harness.state().crowd.sim().config().avoidance,
+        AvoidanceMode::Boids
+    );
+    assert!(shown(&harness, boids_only) && !shown(&harness, orca_only));
+    for p in &SimConfig::PARAMS {
+        let in_boids = p.modes.contains(&AvoidanceMode::Boids);
+        assert_eq!(shown(&harness, p.name), in_boids, "{}", p.name);
+    }
+    click_label(&mut harness, "ORCA");
+    assert_eq!(
+        harness.state().crowd.sim().config().avoidance,
+        AvoidanceMode::Orca
+    );
+    assert!(!shown(&harness, boids_only) && shown(&harness, orca_only));
+    click_label(&mut harness, "Boids");
+
+    // The slider of the separation margin, set as a screen reader sets it.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Slider, "separation_margin_m")
+        .set_value_accesskit(0.3);
+    harness.step();
+    let config = harness.state().crowd.sim().config();
+    assert!(
+        (config.separation_margin_m - 0.3).abs() < 1e-6,
+        "{config:?}"
+    );
+}
