@@ -321,18 +321,27 @@ fn corridor_rooms() -> (u32, u32, Vec<u8>) {
 /// body wide. There is no room to step aside, so the stream's front backs off down the
 /// corridor, and the agents behind it with it, lets the lone agent pass, and then goes:
 /// everyone arrives, nobody is stuck at the end. (Stepping aside into the corridor's wall,
-/// the front stood nose to nose with the lone agent for good.)
+/// the front stood nose to nose with the lone agent for good.) At several reaction times:
+/// where the front reached the corner first, right under the lone agent, it could back off
+/// only into the walls while the lone agent pressed on, and both stood for good (boids at
+/// 0.15, 0.17 and 0.21 s, context steering at 0.35 s, before the right of way stopped
+/// pressing an agent into a wall).
 #[test]
 fn a_later_order_backs_out_of_a_corridor_one_body_wide() {
     let (w, h, costs) = corridor_rooms();
-    for mode in [
+    let modes = [
         AvoidanceMode::Boids,
         AvoidanceMode::Orca,
         AvoidanceMode::Context,
-    ] {
+    ];
+    for (mode, reaction_secs) in modes
+        .into_iter()
+        .flat_map(|m| [0.15, 0.17, 0.21, 0.25, 0.35].map(|r| (m, r)))
+    {
         let mut nav = nav_for(w, h, &costs);
         let config = SimConfig {
             avoidance: mode,
+            reaction_secs,
             ..SimConfig::default()
         };
         let mut sim = Simulation::new(config, 5);
@@ -356,7 +365,7 @@ fn a_later_order_backs_out_of_a_corridor_one_body_wide() {
         assert_eq!(
             (m.arrived, m.stuck),
             (7, 0),
-            "{mode:?}: {} arrived, {} stuck after 60 s; the lone agent is at {:?}",
+            "{mode:?}, reaction {reaction_secs} s: {} arrived, {} stuck after 60 s; the lone agent is at {:?}",
             m.arrived,
             m.stuck,
             sim.agents().pos_world[lone.0 as usize]

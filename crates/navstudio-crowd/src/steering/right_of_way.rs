@@ -86,11 +86,37 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
 
     /// `nb`'s priority in agent `i`'s contacts, weighed by the right of way between orders
     /// and by the queue order within one.
+    ///
+    /// The right of way does not press an agent into a wall: where the one that gives way
+    /// stands against a wall on the side the other presses it to, the two share the
+    /// contact evenly. Otherwise, at the corner of a corridor one body wide, an agent
+    /// backing off could move only into the walls, the one with the right of way pressed
+    /// on, and both stood for good.
     pub(super) fn priority_of(&self, i: usize, nb: &NearAgent) -> f32 {
-        match self.right_of_way(i, nb).or_else(|| self.queue_order(i, nb)) {
-            Some(true) => nb.priority * RIGHT_OF_WAY_FACTOR,
-            Some(false) => nb.priority / RIGHT_OF_WAY_FACTOR,
-            None => nb.priority,
+        match self.right_of_way(i, nb) {
+            Some(way) => {
+                let j = nb.index as usize;
+                let a = self.agents;
+                // The one giving way, and the direction it is pressed in.
+                let (yielder, pressed) = if way {
+                    (i, a.pos_world[i] - nb.pos_world)
+                } else {
+                    (j, nb.pos_world - a.pos_world[i])
+                };
+                let wall = a.wall_normal.get(yielder).copied().unwrap_or(Vec2::ZERO);
+                if wall.dot(pressed) < 0.0 {
+                    nb.priority
+                } else if way {
+                    nb.priority * RIGHT_OF_WAY_FACTOR
+                } else {
+                    nb.priority / RIGHT_OF_WAY_FACTOR
+                }
+            }
+            None => match self.queue_order(i, nb) {
+                Some(true) => nb.priority * RIGHT_OF_WAY_FACTOR,
+                Some(false) => nb.priority / RIGHT_OF_WAY_FACTOR,
+                None => nb.priority,
+            },
         }
     }
 
