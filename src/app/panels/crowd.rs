@@ -247,16 +247,19 @@ fn parameters_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
                         };
                         let label = ui.label(p.name).on_hover_text(p.about);
                         let (lo, hi) = p.range;
-                        let slider = egui::Slider::new(&mut value, lo..=hi)
-                            .logarithmic(lo > 0.0 && hi / lo >= 20.0)
+                        // A number field, as the movement type's: a slider beside these
+                        // names left no room for its value in the panel.
+                        let field = egui::DragValue::new(&mut value)
+                            .range(lo..=hi)
+                            .speed(if p.whole { 0.1 } else { (hi - lo) / 500.0 })
+                            .max_decimals(if p.whole { 0 } else { 3 })
                             .suffix(if p.unit.is_empty() {
                                 String::new()
                             } else {
                                 format!(" {}", p.unit)
                             });
-                        let slider = if p.whole { slider.integer() } else { slider };
-                        ui.add(slider).labelled_by(label.id).on_hover_text(p.about);
-                        // The slider keeps to the range, so this only fails for a name the
+                        ui.add(field).labelled_by(label.id).on_hover_text(p.about);
+                        // The field keeps to the range, so this only fails for a name the
                         // settings do not have, which `PARAMS` cannot hold.
                         let _ =
                             config.set_param(p.name, if p.whole { value.round() } else { value });
@@ -276,7 +279,7 @@ fn parameters_ui(ui: &mut Ui, crowd: &mut CrowdPreview) {
                         }
                     }
                 }
-                ui.weak("Saved with the scenario; docs/crowd.md, Parameters");
+                ui.weak("Saved with the scenario");
             });
             if &config != crowd.sim().config() {
                 crowd.set_config(config);

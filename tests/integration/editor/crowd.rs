@@ -284,7 +284,7 @@ fn the_right_clicked_spot_is_marked_while_its_order_stands() {
 }
 
 /// The Crowd panel's Parameters list the current mode's parameters (ORCA's horizon only in
-/// ORCA, boids' side-step horizon only in boids), and a slider changes the running crowd's
+/// ORCA, boids' side-step horizon only in boids), and a field changes the running crowd's
 /// settings.
 #[test]
 fn crowd_parameters_follow_the_mode_and_change_the_running_crowd() {
@@ -311,9 +311,9 @@ fn crowd_parameters_follow_the_mode_and_change_the_running_crowd() {
     assert!(!shown(&harness, boids_only) && shown(&harness, orca_only));
     click_label(&mut harness, "Boids");
 
-    // The slider of the separation margin, set as a screen reader sets it.
+    // The separation margin's field, set as a screen reader sets it.
     harness
-        .get_by_role_and_label(egui::accesskit::Role::Slider, "separation_margin_m")
+        .get_by_role_and_label(egui::accesskit::Role::SpinButton, "separation_margin_m")
         .set_value_accesskit(0.3);
     harness.step();
     let config = harness.state().crowd.sim().config();
