@@ -390,7 +390,7 @@ impl Default for SimConfig {
             max_steps_per_advance: 8,
             avoidance: AvoidanceMode::Boids,
             weights: SteeringWeights::default(),
-            reaction_secs: 0.25,
+            reaction_secs: 0.15,
             max_neighbours: 10,
             avoidance_horizon_secs: 1.5,
             separation_margin_m: 0.1,
