@@ -2,25 +2,17 @@
 //! and the map's size; a goal no source reaches says why (a wall, or another island) and
 //! exits non-zero. The reasons are checked against the package's own island ids.
 
+use crate::common::run_cli;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use navstudio::nav::{NavWorld, StreamOptions};
-
-fn navstudio(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_navstudio"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
 
 /// Bakes `maps/NAME.ron` with the CLI into `dir/NAME.navpkg`; returns the package's path.
 fn baked(name: &str, dir: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let pkg = dir.join(format!("{name}.navpkg"));
     let map = format!("maps/{name}.ron");
-    let out = navstudio(&["bake", &map, "-o", pkg.to_str().unwrap()], root);
+    let out = run_cli(&["bake", &map, "-o", pkg.to_str().unwrap()], root);
     assert!(
         out.status.success(),
         "{}",
@@ -47,7 +39,7 @@ fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
 
     // Off the map: one sentence with the cell and the map's size, non-zero exit.
     let off = format!("{},{}", w + 10, 5);
-    let out = navstudio(
+    let out = run_cli(
         &[
             "path", pkg_arg, "--type", "land", "--from", "40,320", "--to", &off,
         ],
@@ -72,7 +64,7 @@ fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
         .find(|&c| ![0, home].contains(&world.island_at(land, c)));
 
     let cell = |c: (u32, u32)| format!("{},{}", c.0, c.1);
-    let out = navstudio(
+    let out = run_cli(
         &[
             "path",
             pkg_arg,
@@ -89,7 +81,7 @@ fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
     assert!(!out.status.success(), "a wall goal exited 0: {stdout}");
     assert!(stdout.contains("is a wall for land"), "{stdout}");
 
-    let out = navstudio(
+    let out = run_cli(
         &[
             "path",
             pkg_arg,
@@ -107,7 +99,7 @@ fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
     assert!(stdout.contains("the source is a wall"), "{stdout}");
 
     if let Some(other) = other {
-        let out = navstudio(
+        let out = run_cli(
             &[
                 "path",
                 pkg_arg,
@@ -131,7 +123,7 @@ fn path_refuses_off_map_cells_and_explains_unreachable_goals() {
     }
 
     // A reachable goal still answers and exits 0.
-    let out = navstudio(
+    let out = run_cli(
         &[
             "path", pkg_arg, "--type", "land", "--from", "40,320", "--to", "600,320",
         ],
@@ -155,7 +147,7 @@ fn bench_paths_measures_any_package_and_names_a_missing_type() {
     for threads in [None, Some("1"), Some("2")] {
         let mut args = vec!["bench-paths", pkg_arg, "--requests", "30", "--json"];
         args.extend(threads.iter().flat_map(|t| ["--threads", *t]));
-        let out = navstudio(&args, root);
+        let out = run_cli(&args, root);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
@@ -182,7 +174,7 @@ fn bench_paths_measures_any_package_and_names_a_missing_type() {
     for threads in [&[][..], &["--threads", "2"][..]] {
         let mut args = vec!["bench-paths", pkg_arg, "--type", "boat"];
         args.extend(threads);
-        let out = navstudio(&args, root);
+        let out = run_cli(&args, root);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success());
         assert!(stderr.contains("no movement type 'boat'"), "{stderr}");

@@ -120,3 +120,12 @@ pub fn manifest_json(bytes: &[u8]) -> serde_json::Value {
     let start = navstudio::package::HEADER_LEN;
     serde_json::from_slice(&bytes[start..start + len]).unwrap()
 }
+
+/// Runs the `navstudio` binary with `args` in `dir` and returns what it printed.
+pub fn run_cli(args: &[&str], dir: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_navstudio"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}

@@ -2,23 +2,14 @@
 //! written for the editor; a wrong name or a value out of range is refused, saying which and
 //! what is allowed.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use crate::common::run_cli;
 
 use navstudio::crowd::{Scenario, SimConfig};
-
-fn navstudio(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_navstudio"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
 
 #[test]
 fn crowd_bench_set_reaches_the_written_scenario_and_refuses_bad_values() {
     let dir = tempfile::tempdir().unwrap();
-    let out = navstudio(
+    let out = run_cli(
         &[
             "crowd-bench",
             "--random",
@@ -62,7 +53,7 @@ fn crowd_bench_set_reaches_the_written_scenario_and_refuses_bad_values() {
         ("max_neighbours=40", "must be a whole number from 1 to 16"),
         ("reaction_secs", "write it as NAME=VALUE"),
     ] {
-        let out = navstudio(&["crowd-bench", "--set", set], dir.path());
+        let out = run_cli(&["crowd-bench", "--set", set], dir.path());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             !out.status.success() && err.contains(says),
