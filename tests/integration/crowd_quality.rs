@@ -836,6 +836,15 @@ fn a_group_arrived_round_a_waiting_stream_makes_way_for_it() {
     );
 }
 
+/// Arrived agents make way for a stuck traveller of their own order. mixed_gaps-64 of seed
+/// 17 (`crowd-bench --random 65 --seed 17 --case mixed_gaps-64 --mode context`): a tank
+/// of the selection counted as arrived while standing in the 5 m gap, and the last large
+/// walker stood behind it for some 90 s (3.91 × the bound); it is through at 2.38 ×.
+#[test]
+fn arrived_allies_make_way_for_a_stuck_member_of_their_order() {
+    assert_home_within(3.0, 17, &[(64, AvoidanceMode::Context)]);
+}
+
 /// Planned crossings (`simulation/crossings.rs`): eight groups of 24 infantry on a circle,
 /// each to the antipode (antipodes-163 of seed 1). Meeting at the centre all at once, they
 /// stood in one blob for some 13 s and took 2.26 / 2.23 / 2.55 × the bound (boids / ORCA /

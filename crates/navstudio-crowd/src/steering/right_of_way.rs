@@ -180,13 +180,19 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// agents of the other order still waiting there to leave it, and they waded out at a
     /// crawl (a door swap's second stream: door_swap-50 of seed 1 took 2.12 × the bound
     /// in context steering, 1.81 × making way). Agents of its own order arriving against
-    /// it are group arrival's ([`crate::groups`]).
+    /// it are group arrival's ([`crate::groups`]), unless one of them is stuck.
     fn make_way(&self, i: usize, neighbours: &[Neighbour]) -> Vec2 {
         let a = self.agents;
         let p = a.pos_world[i];
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
-            if nb.moving_order == NO_ORDER || nb.moving_order == a.order[i] {
+            // Its own order's travellers arrive against it (group arrival), unless one is
+            // stuck: then it stands in that one's way (an arrived tank in a gap the last
+            // tank of its group must pass).
+            if nb.moving_order == NO_ORDER
+                || (nb.moving_order == a.order[i]
+                    && a.state[nb.index as usize] != AgentState::Stuck)
+            {
                 continue;
             }
             let along = self.heading(nb.index as usize);
