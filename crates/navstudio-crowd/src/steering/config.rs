@@ -339,31 +339,25 @@ impl SimConfig {
     /// [`CrowdError::InvalidParameter`] for an unknown name, or a value outside the
     /// parameter's range or not whole where it counts; nothing is changed then.
     pub fn set_param(&mut self, name: &str, value: f32) -> Result<(), CrowdError> {
-        let invalid = |problem: String| CrowdError::InvalidParameter {
-            name: name.to_owned(),
-            value,
-            problem,
-        };
         let Some(p) = Self::param_by_name(name) else {
             let names: Vec<&str> = Self::PARAMS.iter().map(|p| p.name).collect();
-            return Err(invalid(format!(
-                "no such parameter; use one of {}",
-                names.join(", ")
-            )));
+            return Err(invalid(
+                name,
+                value,
+                format!("no such parameter; use one of {}", names.join(", ")),
+            ));
         };
-        let (lo, hi) = p.range;
-        if !(lo..=hi).contains(&value) || (p.whole && value.fract() != 0.0) {
-            let kind = if p.whole { "a whole number" } else { "a value" };
-            return Err(invalid(format!(
-                "it must be {kind} from {lo} to {hi}{}{}",
-                if p.unit.is_empty() { "" } else { " " },
-                p.unit
-            )));
-        }
+        in_range(p, value)?;
         match self.slot(name) {
             Some(Slot::Real(v)) => *v = value,
             Some(Slot::Count(v)) => *v = value as usize,
-            None => return Err(invalid("no such field in the settings".to_owned())),
+            None => {
+                return Err(invalid(
+                    name,
+                    value,
+                    "no such field in the settings".to_owned(),
+                ));
+            }
         }
         Ok(())
     }
@@ -373,14 +367,40 @@ impl SimConfig {
     /// # Errors
     /// [`CrowdError::InvalidParameter`] for the first one out of range.
     pub fn check(&self) -> Result<(), CrowdError> {
-        let mut probe = self.clone();
         for p in &Self::PARAMS {
             if let Some(v) = self.param(p.name) {
-                probe.set_param(p.name, v)?;
+                in_range(p, v)?;
             }
         }
         Ok(())
     }
+}
+
+fn invalid(name: &str, value: f32, problem: String) -> CrowdError {
+    CrowdError::InvalidParameter {
+        name: name.to_owned(),
+        value,
+        problem,
+    }
+}
+
+/// `value` lies in `p`'s range (and is whole where `p` counts).
+fn in_range(p: &Param, value: f32) -> Result<(), CrowdError> {
+    let (lo, hi) = p.range;
+    if (lo..=hi).contains(&value) && !(p.whole && value.fract() != 0.0) {
+        return Ok(());
+    }
+    let kind = if p.whole { "a whole number" } else { "a value" };
+    let unit = if p.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", p.unit)
+    };
+    Err(invalid(
+        p.name,
+        value,
+        format!("it must be {kind} from {lo} to {hi}{unit}"),
+    ))
 }
 
 impl Default for SimConfig {
