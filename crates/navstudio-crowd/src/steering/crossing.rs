@@ -26,8 +26,9 @@ pub struct CrossingPass {
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// `dir` turned to pass agent `i`'s crossing keeping it on the left; `dir` itself when
-    /// its order has none, its group's centre place has passed it, or the way does not
-    /// lead through it. `dist_m` is its distance to its goal.
+    /// its order has none, its group's centre place has passed it, the way does not lead
+    /// through it, or the agent has made no progress for the stuck time. `dist_m` is its
+    /// distance to its goal.
     pub(super) fn round_crossing(&self, i: usize, dir: Vec2, dist_m: f32) -> Vec2 {
         let a = self.agents;
         let Some(c) = self
@@ -38,7 +39,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         else {
             return dir;
         };
-        if dir == Vec2::ZERO {
+        // An agent that got no nearer its goal for the stuck time is circling the disc (its
+        // centre place held short of the centre by its lane offset, antipodes-163 of seed 1
+        // in ORCA for 15 s): it walks its own way.
+        if dir == Vec2::ZERO || a.no_progress_secs[i] >= self.config.stuck_secs {
             return dir;
         }
         // The lane offset across the group's way, fixed for the trip.

@@ -372,7 +372,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // Lanes are kept across open ground: beside a wall the terrain shapes the group,
         // and the own flow leads along it (a lane held the top row of a corridor on its
         // line into a crevice between pillars, where ORCA agents jammed for good).
-        if self.wall_near(t, p) {
+        if self.wall_within(t, p, LANE_OPEN_CELLS) {
             return (Some(own_sample), LaneState::default());
         }
         let keep = |mode| (Some(own_sample), LaneState { mode });
@@ -445,12 +445,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             .all(|&o| segment_is_clear((p + o) / cell, (goal + o) / cell, wall))
     }
 
-    /// Whether a wall cell of movement type `t` lies within [`LANE_OPEN_CELLS`] cells (a
-    /// square) of the cell of `pos_world`.
-    fn wall_near(&self, t: MoveType, pos_world: Vec2) -> bool {
+    /// Whether a wall cell of movement type `t` lies within `cells` cells (a square) of the
+    /// cell of `pos_world`.
+    pub(super) fn wall_within(&self, t: MoveType, pos_world: Vec2, cells: i32) -> bool {
         let (cx, cy) = self.nav_grid.cell_from_world(pos_world);
-        let r = LANE_OPEN_CELLS;
-        self.nav.any_wall_in(t, cx - r, cy - r, cx + r, cy + r)
+        self.nav
+            .any_wall_in(t, cx - cells, cy - cells, cx + cells, cy + cells)
     }
 
     /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's

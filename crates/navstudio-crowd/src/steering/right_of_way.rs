@@ -46,6 +46,12 @@ const STEP_ASIDE_SHARE: f32 = 0.5;
 const BACK_SHARE: f32 = 0.5;
 /// How long an agent holds back after it last met the stream it gives way to. `[Units: s]`
 const HOLD_SECS: f32 = 1.0;
+/// An agent holds back only with a wall of its movement type within this many cells: at a
+/// door or in a corridor, where the place it stands in is the stream's way through. In
+/// open ground it steps aside and walks on. Holding there too, a stream waiting in a room
+/// held back for as long as the other stream's agents walked through it to their goal,
+/// long after the door was free, and then came to the door in one file along the wall.
+const HOLD_WALL_CELLS: i32 = 3;
 /// An agent backing off behind one holding back holds back this share of the other's
 /// hold left, and passes a hold on only while it is longer than [`MIN_PASSED_HOLD_SECS`]:
 /// the backing off fades some 30 agents behind the stream's front (0.95³⁰ ≈ 0.2), enough
@@ -259,10 +265,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// stands in its path — a step out of that path at half speed, to the side `i` already
     /// leans to (its own right when it stands dead ahead). When the agent it gives way to
     /// is one of a stream (an order of several agents) and is already on it (within
-    /// [`PRESSED_GAP_M`] of touching), `i` then holds back for
-    /// [`HOLD_SECS`] (waits), and every agent of its order that walks up behind
-    /// one holding back backs off too, for a little less long ([`PASSED_HOLD_SHARE`]): the waiting stream clears the way in front of a
-    /// door, instead of pressing into it while the other stream comes through (the door
+    /// [`PRESSED_GAP_M`] of touching) where walls are near ([`HOLD_WALL_CELLS`]), `i` then
+    /// holds back for [`HOLD_SECS`] (waits), and every agent of its order that walks up
+    /// behind one holding back backs off too, for a little less long
+    /// ([`PASSED_HOLD_SHARE`]): the waiting stream clears the way in front of a door,
+    /// instead of pressing into it while the other stream comes through (the door
     /// alternates between the streams). A standing agent makes way instead
     /// ([`Self::make_way`]). Also returns the hold left.
     pub(super) fn give_way(
@@ -322,7 +329,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // it) waits: one that stepped aside early, where there is room, walks on
             // beside the stream (a corridor's streams pass side by side).
             let pressed = n.dist_sq.sqrt() - touch <= PRESSED_GAP_M;
-            let hold = if stream && pressed { HOLD_SECS } else { 0.0 };
+            let at_way_through = || self.wall_within(a.move_type[i], p, HOLD_WALL_CELLS);
+            let hold = if stream && pressed && at_way_through() {
+                HOLD_SECS
+            } else {
+                0.0
+            };
             // Out of the path to the side it leans to, else to the other; where walls
             // leave room on neither (a corridor one body wide), it backs off the way the
             // oncoming agent walks and holds back, so the agents of its order behind it

@@ -331,6 +331,36 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     );
 }
 
+/// Right of way between two streams: an agent of the later order that the oncoming stream
+/// is on (0.05 m from touching) holds back beside a wall with a door in it, where it stands
+/// in the stream's way through, and in open ground only steps aside and walks on.
+#[test]
+fn a_stream_is_waited_for_at_a_door_and_stepped_round_in_the_open() {
+    let (w, h) = (24, 16);
+    let hold_left = |door: bool| {
+        let mut costs = vec![1u8; (w * h) as usize];
+        if door {
+            // A wall across the map at x = 12, with a 2 m door at y = 7..9.
+            for y in (0..h).filter(|y| !(7..9).contains(y)) {
+                costs[(y * w + 12) as usize] = navstudio_nav::grid::WALL;
+            }
+        }
+        let mut nav = GridNavigator::new(1.0, w, h);
+        nav.add_type("land", costs).unwrap();
+        let mut a = oncoming_pair(10.0, 10.85);
+        a.yield_secs = vec![0.0; 2];
+        let config = SimConfig::default();
+        let (step, hold) = with_neighbours(&a, &nav, &config, 1, |ctx, _, n| {
+            ctx.give_way(1, n, Vec2::new(-4.0, 0.0))
+        });
+        // Either way it steps out of the stream's path, across it.
+        assert!(step.x.abs() < 1e-3 && step.y.abs() > 1.0, "{step:?}");
+        hold
+    };
+    assert!(hold_left(true) > 0.5, "no hold at the door");
+    assert_eq!(hold_left(false), 0.0, "held back in open ground");
+}
+
 /// Two infantry of different orders on the line y = 8 m, at `x0` walking +x and at `x1`
 /// walking −x, both at 2 m/s.
 fn oncoming_pair(x0: f32, x1: f32) -> Agents {
@@ -398,7 +428,8 @@ fn with_neighbours<R>(
         config,
         order_destinations: &[],
         order_more_goals: &[],
-        order_live: &[],
+        // Orders 0 and 1 are streams (more than one agent on the way).
+        order_live: &[2, 2],
         order_crossing: &[],
         meeting: true,
         replanning: false,
