@@ -220,11 +220,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 || (self.step_index + i as u64).is_multiple_of(period)
         };
         let mut decision = Vec2::ZERO;
-        let memory = a.resolution[i];
-        let mut resolution = Resolution {
-            secs_left: (memory.secs_left - dt).max(0.0),
-            ..memory
-        };
+        // Only boids' side-steps read the remembered resolution; elsewhere it lapses (a
+        // read at a scattered index per agent and step that nothing would use).
+        let mut resolution = Resolution::default();
         let force = match cfg.avoidance {
             AvoidanceMode::Boids => {
                 // A zero-weighted force is skipped by `priority_sum` whatever its value
@@ -232,7 +230,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 let side = if w.avoidance == 0.0 {
                     Vec2::ZERO
                 } else {
-                    let (side, decided) = self.side_step(i, neighbours, desired, resolution);
+                    let memory = a.resolution[i];
+                    let memory = Resolution {
+                        secs_left: (memory.secs_left - dt).max(0.0),
+                        ..memory
+                    };
+                    let (side, decided) = self.side_step(i, neighbours, desired, memory);
                     resolution = decided;
                     side * w.avoidance
                 };
