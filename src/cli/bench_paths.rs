@@ -38,6 +38,8 @@ pub struct BenchPathsArgs<'a> {
     pub budget_ms: Option<f64>,
     /// Print what the shared data holds, by table (with `threads`).
     pub memory: bool,
+    /// Print this many of the slowest warm requests, to plan again with `navstudio path`.
+    pub slowest: usize,
 }
 
 /// A request's time (over all its calls when budgeted) and each budgeted call's.
@@ -152,7 +154,7 @@ fn streamed(args: &BenchPathsArgs<'_>) -> Result<(), String> {
         spec,
         (first, background),
         (wall, cpu),
-        times,
+        (warm, times),
         "streamed",
     );
     Ok(())
@@ -256,7 +258,7 @@ fn shared(args: &BenchPathsArgs<'_>, threads: usize) -> Result<(), String> {
         data.spec,
         (first, background),
         (wall, cpu),
-        times,
+        (warm, times),
         "shared",
     );
     Ok(())
@@ -285,10 +287,18 @@ fn report(
     spec: GridSpec,
     (first, background): (Duration, Duration),
     (wall, cpu): (Duration, f64),
-    timed: Vec<Timed>,
+    (pairs, timed): (&[CellPair], Vec<Timed>),
     data: &str,
 ) {
     let name = args.package.display();
+    // `timed[k]` answered `pairs[k]`: both modes keep the pairs' order.
+    let mut slowest: Vec<(Duration, CellPair)> = timed
+        .iter()
+        .map(|t| t.0)
+        .zip(pairs.iter().copied())
+        .collect();
+    slowest.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    slowest.truncate(args.slowest);
     let threads = args.threads.unwrap_or(1);
     let mut times: Vec<Duration> = timed.iter().map(|t| t.0).collect();
     let mut calls: Vec<Duration> = timed.iter().flat_map(|t| t.1.iter().copied()).collect();
@@ -320,8 +330,22 @@ fn report(
     let budgeted = args.budget_ms.is_some();
     let resident = resident_mib();
     if args.json {
+        let slowest_json = if args.slowest == 0 {
+            String::new()
+        } else {
+            let rows: Vec<String> = slowest
+                .iter()
+                .map(|&(t, ((ax, ay), (bx, by)))| {
+                    format!(
+                        "{{\"from\":[{ax},{ay}],\"to\":[{bx},{by}],\"ms\":{:.4}}}",
+                        ms(t)
+                    )
+                })
+                .collect();
+            format!(",\"slowest\":[{}]", rows.join(","))
+        };
         println!(
-            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"data\":{data:?},\"seed\":{},\"open_and_first_ms\":{:.3},\"background_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"cpu_s\":{cpu:.3},\"resident_mib\":{resident:.1}{}}}",
+            "{{\"package\":{:?},\"type\":{:?},\"width\":{},\"height\":{},\"requests\":{},\"threads\":{threads},\"data\":{data:?},\"seed\":{},\"open_and_first_ms\":{:.3},\"background_ms\":{:.3},\"median_ms\":{median:.4},\"p99_ms\":{p99:.4},\"max_ms\":{max:.4},\"wall_s\":{:.4},\"cpu_s\":{cpu:.3},\"resident_mib\":{resident:.1}{}{slowest_json}}}",
             name.to_string(),
             type_name,
             spec.width,
@@ -365,6 +389,14 @@ fn report(
             wall.as_secs_f64()
         );
         println!("resident {resident:.0} MiB (the whole process)");
+        if !slowest.is_empty() {
+            println!(
+                "slowest warm requests (plan one again: navstudio path {name} --type {type_name} --from X,Y --to X,Y):"
+            );
+            for &(t, ((ax, ay), (bx, by))) in &slowest {
+                println!("  {:>8.3} ms  --from {ax},{ay} --to {bx},{by}", ms(t));
+            }
+        }
     }
 }
 

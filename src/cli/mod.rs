@@ -422,6 +422,10 @@ enum Command {
         /// after the first request and after the warm ones.
         #[arg(long)]
         memory: bool,
+        /// Also print the K slowest warm requests, each with its cells and the `navstudio
+        /// path` command that plans it again.
+        #[arg(long, default_value_t = 0)]
+        slowest: usize,
     },
 }
 
@@ -716,6 +720,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             search,
             budget_ms,
             memory,
+            slowest,
         }) => bench_paths::bench_paths_cmd(&bench_paths::BenchPathsArgs {
             package: &package,
             type_name: type_name.as_deref(),
@@ -726,6 +731,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             search,
             budget_ms,
             memory,
+            slowest,
         }),
         Some(Command::Path {
             package,
