@@ -53,8 +53,9 @@ pub struct Agents {
     pub pos_world: Vec<Vec2>,
     /// Velocity. `[Units: m/s]`
     pub vel: Vec<Vec2>,
-    /// Facing, from +x toward +y; follows the velocity while moving. `[Units: rad]`
-    pub heading_rad: Vec<f32>,
+    /// Facing, a unit vector (+x at spawn); follows the velocity while moving. A vector,
+    /// not an angle: the step would pay an arctangent per agent that only drawing reads.
+    pub heading: Vec<Vec2>,
     /// Collision disc radius. `[Units: m]`
     pub radius_m: Vec<f32>,
     /// Mass. `[Units: kg]`

@@ -62,7 +62,8 @@ const DISC_ROWS: usize = 8;
 pub(crate) struct AgentUpdate {
     pub pos_world: Vec2,
     pub vel: Vec2,
-    pub heading_rad: f32,
+    /// The way the agent faces after the step, or zero to keep the way it faced.
+    pub heading: Vec2,
     pub flow_dir: Vec2,
     pub resolution: Resolution,
     pub collision: Collision,
@@ -113,6 +114,10 @@ impl NearAgent {
     /// Agent `i`'s snapshot; `soft_mass` weighs its priority by [`resolve::contact_mass`].
     pub fn of(a: &Agents, i: usize, soft_mass: bool) -> Self {
         let travelling = a.state[i].is_travelling();
+        debug_assert!(
+            !travelling || a.order[i] != NO_ORDER,
+            "agent {i} travels with no order"
+        );
         Self {
             pos_world: a.pos_world[i],
             vel: a.vel[i],
@@ -299,11 +304,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             |x, y| self.nav.is_wall(t, x, y),
             body.map(|u| (me.radius_m, move |x, y| self.nav.is_wall(u, x, y))),
         );
-        let speed_sq = moved.vel.length_squared();
-        let heading_rad = if speed_sq > 0.01 {
-            moved.vel.angle_rad_fast()
+        let speed_mps = moved.vel.length();
+        // Zero while (nearly) standing: the agent keeps facing the way it last moved.
+        let heading = if speed_mps > 0.1 {
+            moved.vel * (1.0 / speed_mps)
         } else {
-            a.heading_rad[i]
+            Vec2::ZERO
         };
         // Pushed back by a wall: the normal points from where the move wanted to end to
         // where the wall let it.
@@ -321,7 +327,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         AgentUpdate {
             pos_world: moved.pos_world,
             vel: moved.vel,
-            heading_rad,
+            heading,
             flow_dir,
             resolution,
             collision,
@@ -333,7 +339,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             overlap_count: overlap.count,
             overlap_max: overlap.max,
             goal_dist_m: (a.goal_world[i] - moved.pos_world).length(),
-            speed_mps: moved.vel.length(),
+            speed_mps,
             lane,
         }
     }

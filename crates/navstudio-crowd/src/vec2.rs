@@ -89,30 +89,6 @@ impl Vec2 {
         self.y.atan2(self.x)
     }
 
-    /// [`Self::angle_rad`] to within 2e-5 rad by a polynomial instead of libm's `atan2`
-    /// (a tenth of a step's time went there): for headings that are only drawn.
-    #[must_use]
-    pub fn angle_rad_fast(self) -> f32 {
-        let (ax, ay) = (self.x.abs(), self.y.abs());
-        let (lo, hi) = if ax < ay { (ax, ay) } else { (ay, ax) };
-        if hi == 0.0 || !hi.is_finite() {
-            return self.angle_rad();
-        }
-        let t = lo / hi;
-        let s = t * t;
-        // Abramowitz & Stegun 4.4.49: |error| <= 1e-5 on [0, 1].
-        let mut r = t
-            * (0.999_866
-                + s * (-0.330_299_5 + s * (0.180_141 + s * (-0.085_133 + s * 0.020_835_1))));
-        if ay > ax {
-            r = std::f32::consts::FRAC_PI_2 - r;
-        }
-        if self.x < 0.0 {
-            r = std::f32::consts::PI - r;
-        }
-        if self.y < 0.0 { -r } else { r }
-    }
-
     /// Whether both components are finite.
     #[must_use]
     pub fn is_finite(self) -> bool {
@@ -172,36 +148,5 @@ impl Neg for Vec2 {
     type Output = Self;
     fn neg(self) -> Self {
         Self::new(-self.x, -self.y)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::SplitMix64;
-
-    #[test]
-    fn fast_angle_is_within_2e5_of_atan2() {
-        let mut rng = SplitMix64::new(8);
-        let mut worst = 0.0f32;
-        for k in 0..200_000 {
-            let scale = [1e-3f32, 1.0, 60.0][k % 3];
-            let v = Vec2::new(rng.range_f32(-1.0, 1.0), rng.range_f32(-1.0, 1.0)) * scale;
-            let exact = v.angle_rad();
-            let mut err = (v.angle_rad_fast() - exact).abs();
-            // -π and π are the same heading.
-            err = err.min((err - std::f32::consts::TAU).abs());
-            worst = worst.max(err);
-        }
-        for v in [
-            Vec2::new(1.0, 0.0),
-            Vec2::new(0.0, 1.0),
-            Vec2::new(-1.0, 0.0),
-            Vec2::new(0.0, -1.0),
-            Vec2::new(-1.0, -1.0),
-        ] {
-            assert!((v.angle_rad_fast() - v.angle_rad()).abs() < 2e-5, "{v:?}");
-        }
-        assert!(worst < 2e-5, "worst error {worst}");
     }
 }

@@ -380,9 +380,9 @@ impl Viewport {
                 continue;
             }
             let r = (agents.radius_m[i] / cell_m * ppc).max(2.5);
-            let (sin, cos) = agents.heading_rad[i].sin_cos();
-            let dir = vec2(cos, sin);
-            let side = vec2(-sin, cos);
+            let h = agents.heading[i];
+            let dir = vec2(h.x, h.y);
+            let side = vec2(-h.y, h.x);
             let color = crowd.agent_color(i);
             let base = mesh.vertices.len() as u32;
             mesh.colored_vertex(c + dir * (1.5 * r), color);

@@ -135,7 +135,7 @@ impl Simulation {
         let id = AgentId(a.len() as u32);
         a.pos_world.push(pos_world);
         a.vel.push(Vec2::ZERO);
-        a.heading_rad.push(0.0);
+        a.heading.push(Vec2::new(1.0, 0.0));
         a.radius_m.push(archetype.radius_m);
         a.mass.push(archetype.mass);
         a.max_force.push(archetype.max_force);

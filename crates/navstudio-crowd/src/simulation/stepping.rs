@@ -170,7 +170,9 @@ impl Simulation {
             let i = i as usize;
             a.pos_world[i] = u.pos_world;
             a.vel[i] = u.vel;
-            a.heading_rad[i] = u.heading_rad;
+            if u.heading != Vec2::ZERO {
+                a.heading[i] = u.heading;
+            }
             a.flow_dir[i] = u.flow_dir;
             a.resolution[i] = u.resolution;
             a.collision[i] = u.collision;

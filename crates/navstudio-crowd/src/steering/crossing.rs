@@ -46,7 +46,10 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             return dir;
         }
         // The lane offset across the group's way, fixed for the trip.
-        let offset = a.goal_world[i] - self.destination(i).unwrap_or(a.goal_world[i]);
+        let offset = a.goal_world[i]
+            - self
+                .destination(a.order[i], a.goal_world[i])
+                .unwrap_or(a.goal_world[i]);
         let lateral = c.way.perp() * offset.dot(c.way.perp());
         let place = a.pos_world[i] - lateral;
         if (place - c.centre_world).dot(c.way) >= 0.0 {

@@ -2,7 +2,7 @@
 //! straight at the goal, else the flow blended in while crossing a cell), and stuck
 //! recovery's re-planned next step.
 
-use crate::agents::LaneMode;
+use crate::agents::{LaneMode, NO_ORDER};
 use crate::navigator::{FlowSample, Navigator};
 use crate::vec2::Vec2;
 use crate::walls::{disc_is_clear, segment_is_clear};
@@ -74,7 +74,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let a = self.agents;
         let i = me.index as usize;
         let old_dir = a.flow_dir[i];
-        if !a.state[i].is_travelling() {
+        // The snapshot's order is set exactly while the agent travels (every travelling
+        // agent has an order): one array less read at a scattered index.
+        if me.moving_order == NO_ORDER {
             return (Vec2::ZERO, old_dir, LaneState::default());
         }
         let p = me.pos_world;
@@ -82,7 +84,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let to_goal = goal - p;
         let dist = to_goal.length();
         let cell = self.nav_grid.cell_size_m;
-        let destination = self.destination(i).unwrap_or(goal);
+        let destination = self.destination(me.moving_order, goal).unwrap_or(goal);
         // Abreast: the lane's offset across the way the agent walks (along it, the flow a
         // few metres ahead or behind is the flow here).
         let offset = goal - destination;
@@ -141,7 +143,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // per agent and step.
             Some(s)
                 if s.direction.dot(to_goal) < 0.0
-                    && self.among_lanes(i)
+                    && self.among_lanes(p, goal, destination)
                     && segment_is_clear(p / cell, goal / cell, |x, y| {
                         self.nav.is_wall(a.move_type[i], x, y)
                     }) =>
@@ -290,14 +292,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         turned.normalize_or_zero()
     }
 
-    /// The destination agent `i` is bound for before its lane offset: its order's, or of a
-    /// goal set's destinations the one nearest its goal (lanes lie within a standard
-    /// deviation of the group's size round theirs). `None` without an order.
-    pub(super) fn destination(&self, i: usize) -> Option<Vec2> {
-        let a = self.agents;
-        let order = a.order[i] as usize;
+    /// The destination an agent of `order` bound for `goal` heads for before its lane
+    /// offset: its order's, or of a goal set's destinations the one nearest its goal
+    /// (lanes lie within a standard deviation of the group's size round theirs). `None`
+    /// without an order.
+    pub(super) fn destination(&self, order: u32, goal: Vec2) -> Option<Vec2> {
+        let order = order as usize;
         let first = *self.order_destinations.get(order)?;
-        let goal = a.goal_world[i];
         Some(
             self.order_more_goals
                 .get(order)
@@ -453,18 +454,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             .any_wall_in(t, cx - cells, cy - cells, cx + cells, cy + cells)
     }
 
-    /// Whether agent `i` walks to a lane of its order (SmartCenter), not to the order's
-    /// destination itself, and stands among the lanes already: no farther from the
-    /// destination than its lane is, plus [`LANE_STRAIGHT_CELLS`]. (The flow leads to the
-    /// destination, and on the far side of it turns the agent back from its lane.)
-    fn among_lanes(&self, i: usize) -> bool {
-        let a = self.agents;
-        let Some(destination) = self.destination(i) else {
-            return false;
-        };
-        let lane_offset = (a.goal_world[i] - destination).length();
+    /// Whether an agent at `p` bound for `goal`, a lane of its order's `destination`
+    /// (SmartCenter), stands among the lanes already: no farther from the destination than
+    /// its lane is, plus [`LANE_STRAIGHT_CELLS`]. (The flow leads to the destination, and
+    /// on the far side of it turns the agent back from its lane.)
+    fn among_lanes(&self, p: Vec2, goal: Vec2, destination: Vec2) -> bool {
+        let lane_offset = (goal - destination).length();
         let reach = lane_offset + LANE_STRAIGHT_CELLS * self.nav_grid.cell_size_m;
-        lane_offset > 0.0 && (a.pos_world[i] - destination).length_squared() <= reach * reach
+        lane_offset > 0.0 && (p - destination).length_squared() <= reach * reach
     }
 
     /// Stuck recovery: re-plan the next step from where the agent stands — toward the
