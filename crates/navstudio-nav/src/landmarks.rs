@@ -40,23 +40,67 @@ const FAR: u32 = u32::MAX;
 /// [`FAR`] in the stored tables.
 const FAR_STORED: u16 = u16::MAX;
 
+/// Landmarks per [`Row`].
+const ROW: usize = 16;
+
+/// One cache line of a node's entries: landmarks `16 j ..< 16 (j + 1)` of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct Row([[u16; 2]; ROW]);
+
+impl Row {
+    const FAR: Self = Self([[FAR_STORED; 2]; ROW]);
+}
+
 /// Distances from a few landmark nodes to every portal node of one layer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Landmarks {
-    /// Per landmark `k`, per node `n`: `[d(k, n), d(n, k)] / step` rounded down,
-    /// [`FAR_STORED`] when unreachable. One array per landmark, because a search reads only
-    /// a few landmarks (see [`LandmarkBounds::focus`]) for the nodes of a region: a cache
-    /// line then serves sixteen neighbouring nodes instead of carrying every landmark of one.
-    columns: Vec<Vec<[u16; 2]>>,
+    /// Per node `n`, per landmark `k`: `[d(k, n), d(n, k)] / step` rounded down,
+    /// [`FAR_STORED`] when unreachable, in `count.div_ceil(16)` rows of one cache line per
+    /// node. Node by node, because each step of a search bounds one node by most of the
+    /// landmarks: stored landmark by landmark, each bound read a line per landmark, and
+    /// waiting for them was most of the bound's time.
+    rows: Vec<Row>,
+    /// Number of landmarks.
+    count: usize,
+    /// Number of nodes.
+    nodes: usize,
     /// Cost units per stored unit: 1 unless some distance exceeds what 16 bits hold. Bounds
     /// round so that they stay lower bounds (see [`LandmarkBounds`]).
     step: u32,
 }
 
 impl Landmarks {
+    /// Tables of `count` landmarks over `nodes` nodes with every distance unreachable.
+    pub(crate) fn unreached(count: usize, nodes: usize, step: u32) -> Self {
+        Self {
+            rows: vec![Row::FAR; nodes * count.div_ceil(ROW)],
+            count,
+            nodes,
+            step,
+        }
+    }
+
+    /// Node `node`'s rows; `None` off the tables.
+    fn rows_of(&self, node: usize) -> Option<&[Row]> {
+        let per = self.count.div_ceil(ROW);
+        self.rows.get(node * per..(node + 1) * per)
+    }
+
+    /// Landmark `k`'s entry in a node's rows.
+    fn entry(rows: &[Row], k: usize) -> [u16; 2] {
+        rows[k / ROW].0[k % ROW]
+    }
+
+    /// Sets landmark `k`'s entry of `node`.
+    pub(crate) fn set(&mut self, node: usize, k: usize, entry: [u16; 2]) {
+        let per = self.count.div_ceil(ROW);
+        self.rows[node * per + k / ROW].0[k % ROW] = entry;
+    }
+
     /// Bytes of the tables.
     pub(crate) fn memory(&self) -> usize {
-        self.columns.iter().map(|c| 4 * c.capacity()).sum()
+        size_of::<Row>() * self.rows.capacity()
     }
 
     /// Runs one Dijkstra per landmark and direction over the layer's portal graph (two at a
@@ -71,21 +115,24 @@ impl Landmarks {
     /// Number of landmarks.
     #[must_use]
     pub fn count(&self) -> usize {
-        self.columns.len()
+        self.count
     }
 
     /// Landmark `k`'s stored forward distance to `node` (in units of the tables' step),
     /// `None` when it does not reach the node.
     #[must_use]
     pub fn forward_stored(&self, k: usize, node: u32) -> Option<u16> {
-        let [fwd, _] = *self.columns.get(k)?.get(node as usize)?;
+        if k >= self.count {
+            return None;
+        }
+        let [fwd, _] = Self::entry(self.rows_of(node as usize)?, k);
         (fwd != FAR_STORED).then_some(fwd)
     }
 
     /// Number of portal nodes the tables cover (equal to the layer's node count while valid).
     #[must_use]
     pub fn node_count(&self) -> usize {
-        self.columns.first().map_or(0, Vec::len)
+        self.nodes
     }
 
     /// The same tables with node `v`'s entries moved to `rank[v]` (the search's own node
@@ -96,21 +143,13 @@ impl Landmarks {
         if rank.len() != self.node_count() {
             return self;
         }
-        let columns = self
-            .columns
-            .into_iter()
-            .map(|column| {
-                let mut moved = vec![[FAR_STORED; 2]; column.len()];
-                for (entry, &to) in column.into_iter().zip(rank) {
-                    moved[to as usize] = entry;
-                }
-                moved
-            })
-            .collect();
-        Self {
-            columns,
-            step: self.step,
+        let per = self.count.div_ceil(ROW);
+        let mut rows = vec![Row::FAR; self.rows.len()];
+        for (node, &to) in self.rows.chunks_exact(per).zip(rank) {
+            let to = to as usize * per;
+            rows[to..to + per].copy_from_slice(node);
         }
+        Self { rows, ..self }
     }
 
     /// The tables as a package stores them (the `alt_landmarks` chunk of
@@ -123,18 +162,20 @@ impl Landmarks {
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let n = self.node_count();
-        let mut out = Vec::with_capacity(12 + self.columns.len() * n * 4);
-        for v in [self.columns.len() as u32, n as u32, self.step] {
+        let mut out = Vec::with_capacity(12 + self.count * n * 4);
+        for v in [self.count as u32, n as u32, self.step] {
             out.extend_from_slice(&v.to_le_bytes());
         }
+        let per = self.count.div_ceil(ROW);
         let mut deltas = Vec::with_capacity(n);
-        for column in &self.columns {
+        for k in 0..self.count {
             for dir in 0..2 {
                 deltas.clear();
                 let mut previous = 0u16;
-                deltas.extend(column.iter().map(|entry| {
-                    let delta = entry[dir].wrapping_sub(previous);
-                    previous = entry[dir];
+                deltas.extend(self.rows.chunks_exact(per).map(|rows| {
+                    let d = Self::entry(rows, k)[dir];
+                    let delta = d.wrapping_sub(previous);
+                    previous = d;
                     delta
                 }));
                 out.extend(deltas.iter().map(|d| d.to_le_bytes()[0]));
@@ -213,14 +254,11 @@ impl Landmarks {
             return Err("the search order does not cover the graph's nodes".to_owned());
         }
         if nodes == 0 {
-            return Ok(Self {
-                columns: vec![Vec::new(); count],
-                step,
-            });
+            return Ok(Self::unreached(count, 0, step));
         }
         let body = &bytes[Self::HEADER_LEN..];
         // Per landmark 4 planes of `nodes` bytes: d(k, n) low, high, then d(n, k) low, high.
-        let columns = body
+        let columns: Vec<Vec<[u16; 2]>> = body
             .par_chunks_exact(4 * nodes)
             .map(|planes| {
                 let mut column = vec![[0u16; 2]; nodes];
@@ -237,14 +275,31 @@ impl Landmarks {
                 column
             })
             .collect();
-        Ok(Self { columns, step })
+        // Decoded landmark by landmark (each plane is a running sum along the nodes), then
+        // laid out node by node, a block of nodes per task.
+        let mut tables = Self::unreached(count, nodes, step);
+        let per = count.div_ceil(ROW);
+        const BLOCK: usize = 4096;
+        tables
+            .rows
+            .par_chunks_mut(BLOCK * per)
+            .enumerate()
+            .for_each(|(b, rows)| {
+                for (i, node) in rows.chunks_exact_mut(per).enumerate() {
+                    let n = b * BLOCK + i;
+                    for (k, column) in columns.iter().enumerate() {
+                        node[k / ROW].0[k % ROW] = column[n];
+                    }
+                }
+            });
+        Ok(tables)
     }
 
     /// Bounds of one search with no finishing node yet; add them with
     /// [`LandmarkBounds::add_finish`].
     #[must_use]
     pub fn bounds(&self) -> LandmarkBounds<'_> {
-        let count = self.columns.len();
+        let count = self.count;
         LandmarkBounds {
             landmarks: self,
             to: vec![FAR; count],
@@ -270,10 +325,11 @@ pub struct LandmarkBounds<'a> {
 impl LandmarkBounds<'_> {
     /// A node the search may finish at, with its remaining cost to the goal.
     pub fn add_finish(&mut self, node: u32, rest: u32) {
+        let Some(rows) = self.landmarks.rows_of(node as usize) else {
+            return;
+        };
         for k in 0..self.to.len() {
-            let Some(&[fwd, bwd]) = self.landmarks.columns[k].get(node as usize) else {
-                continue;
-            };
+            let [fwd, bwd] = Landmarks::entry(rows, k);
             let step = self.landmarks.step;
             if fwd != FAR_STORED {
                 self.to[k] = self.to[k].min((u32::from(fwd) * step).saturating_add(rest));
@@ -306,11 +362,10 @@ impl LandmarkBounds<'_> {
     pub fn add_finish_backward_via(&mut self, via: &[(u32, u32)], rest: u32) {
         let step = self.landmarks.step;
         for k in 0..self.from.len() {
-            let column = &self.landmarks.columns[k];
             let upper = via
                 .iter()
                 .filter_map(|&(node, cost)| {
-                    let [_, bwd] = *column.get(node as usize)?;
+                    let [_, bwd] = Landmarks::entry(self.landmarks.rows_of(node as usize)?, k);
                     (bwd != FAR_STORED)
                         .then(|| i64::from(u32::from(bwd) * step + (step - 1)) + i64::from(cost))
                 })
@@ -330,16 +385,22 @@ impl LandmarkBounds<'_> {
     /// source side): they stay the useful ones along the way, and reading a few per
     /// evaluation instead of all is most of the heuristic's cost.
     pub fn focus(&mut self, node: u32, keep: usize) {
+        let rows = self.landmarks.rows_of(node as usize);
         let mut scored: Vec<(i64, usize)> = (0..self.to.len())
-            .map(|k| (self.bound_by(node, k).unwrap_or(i64::MIN), k))
+            .map(|k| {
+                (
+                    rows.and_then(|r| self.bound_by(r, k)).unwrap_or(i64::MIN),
+                    k,
+                )
+            })
             .collect();
         scored.sort_unstable_by(|a, b| b.cmp(a));
         self.active = scored.iter().take(keep.max(1)).map(|&(_, k)| k).collect();
     }
 
-    /// Landmark `k`'s bound at `node`; `None` when it reaches neither way.
-    fn bound_by(&self, node: u32, k: usize) -> Option<i64> {
-        let [fwd, bwd] = *self.landmarks.columns[k].get(node as usize)?;
+    /// Landmark `k`'s bound at the node of `rows`; `None` when it reaches neither way.
+    fn bound_by(&self, rows: &[Row], k: usize) -> Option<i64> {
+        let [fwd, bwd] = Landmarks::entry(rows, k);
         let step = i64::from(self.landmarks.step);
         let mut h = None;
         if self.to[k] != FAR && fwd != FAR_STORED {
@@ -356,10 +417,11 @@ impl LandmarkBounds<'_> {
     /// landmark reaches the node and the finishes (another island).
     #[must_use]
     pub fn lower_bound(&self, node: u32) -> Option<u32> {
+        let rows = self.landmarks.rows_of(node as usize)?;
         let h = self
             .active
             .iter()
-            .filter_map(|&k| self.bound_by(node, k))
+            .filter_map(|&k| self.bound_by(rows, k))
             .max()?;
         Some(u32::try_from(h.max(0)).unwrap_or(u32::MAX))
     }
@@ -468,6 +530,57 @@ pub(crate) mod tests {
                 "seed {seed}: the paused build's tables differ"
             );
         }
+    }
+
+    /// Tables of more landmarks than one row holds (20: two rows a node) keep every entry
+    /// through storing, reading back in a search order, and reordering.
+    #[test]
+    fn tables_of_two_rows_a_node_read_back_entry_for_entry() {
+        let (count, n) = (20, 37);
+        let value = |v: usize, k: usize, dir: usize| -> u16 {
+            if (v + k) % 7 == 0 {
+                FAR_STORED
+            } else {
+                (v * 131 + k * 17 + dir * 5) as u16
+            }
+        };
+        let mut marks = Landmarks::unreached(count, n, 3);
+        for v in 0..n {
+            for k in 0..count {
+                marks.set(v, k, [value(v, k, 0), value(v, k, 1)]);
+            }
+        }
+        let rank: Vec<u32> = (0..n as u32).map(|v| (v * 5) % n as u32).collect();
+        let bytes = marks.to_bytes();
+        assert_eq!(Landmarks::from_bytes(&bytes, n).unwrap(), marks);
+        let ranked = Landmarks::from_bytes_ranked(&bytes, n, Some(&rank)).unwrap();
+        assert_eq!(ranked, marks.clone().reordered(&rank));
+        for v in 0..n {
+            for k in 0..count {
+                let fwd = value(v, k, 0);
+                let want = (fwd != FAR_STORED).then_some(fwd);
+                assert_eq!(
+                    ranked.forward_stored(k, rank[v]),
+                    want,
+                    "node {v}, landmark {k}"
+                );
+                assert_eq!(
+                    marks.forward_stored(k, v as u32),
+                    want,
+                    "node {v}, landmark {k}"
+                );
+            }
+        }
+        assert_eq!(
+            marks.forward_stored(count, 0),
+            None,
+            "a landmark past the count"
+        );
+        assert_eq!(
+            marks.forward_stored(0, n as u32),
+            None,
+            "a node past the tables"
+        );
     }
 
     #[test]

@@ -33,10 +33,12 @@ pub struct LandmarkBuilder {
     /// What is left of picking the landmarks and reversing the graph, for a builder from
     /// [`Self::start`]; `sources` and `reverse` are empty until it is done.
     prep: Option<Prep>,
-    /// Stored landmark columns made so far by [`Self::finish_until`], in order; the last
-    /// one is complete up to node `stored`.
-    columns: Vec<Vec<[u16; 2]>>,
-    /// Nodes of the last column in `columns` stored so far.
+    /// The stored tables [`Self::finish_until`] fills, landmark by landmark: those before
+    /// `started − 1` are complete, and that one up to node `stored`.
+    out: Option<Landmarks>,
+    /// Landmarks whose entries [`Self::finish_until`] has begun to store.
+    started: usize,
+    /// Nodes of landmark `started − 1` stored so far.
     stored: usize,
 }
 
@@ -70,7 +72,8 @@ impl LandmarkBuilder {
             current: None,
             longest: 0,
             prep: Some(Prep::new(layer)),
-            columns: Vec::new(),
+            out: None,
+            started: 0,
             stored: 0,
         }
     }
@@ -88,7 +91,8 @@ impl LandmarkBuilder {
             current: None,
             longest: 0,
             prep: None,
-            columns: Vec::new(),
+            out: None,
+            started: 0,
             stored: 0,
         }
     }
@@ -231,17 +235,16 @@ impl LandmarkBuilder {
     /// [`LandmarkBuilder::finish`] storing distances in units of `step` cost units (by
     /// default the least that fits the longest distance in 16 bits).
     pub(super) fn finish_with_step(self, layer: &NavLayer, step: Option<u32>) -> Option<Landmarks> {
-        if self.sources.is_empty() || !self.is_done() || !self.columns.is_empty() {
+        if self.sources.is_empty() || !self.is_done() || self.started != 0 {
             return None;
         }
         let n = self.node_count(layer);
         let step = step.unwrap_or_else(|| self.stored_step());
-        let columns = self
-            .tables
-            .chunks_exact(2)
-            .map(|pair| stored_column(&pair[0], &pair[1], n, step))
-            .collect();
-        Some(Landmarks { columns, step })
+        let mut out = Landmarks::unreached(self.sources.len(), n, step);
+        for (k, pair) in self.tables.chunks_exact(2).enumerate() {
+            store_entries(&mut out, k, (&pair[0], &pair[1]), 0..n, step, None);
+        }
+        Some(out)
     }
 
     /// Once every table is done: stores the tables as [`LandmarkBuilder::finish`] does, with
@@ -261,24 +264,29 @@ impl LandmarkBuilder {
         let n = self.node_count(layer);
         let rank = rank.filter(|r| r.len() == n);
         let step = self.stored_step();
+        let count = self.sources.len();
+        let out = self
+            .out
+            .get_or_insert_with(|| Landmarks::unreached(count, n, step));
         loop {
-            let k = self.columns.len();
-            if self.stored >= n && k >= self.sources.len() {
+            let k = self.started;
+            if self.stored >= n && k >= count {
                 return true;
             }
             if self.stored >= n || k == 0 {
-                // The previous column is complete: its tables are no longer needed.
+                // The previous landmark is complete: its tables are no longer needed.
                 if let Some(done) = k.checked_sub(1) {
                     self.tables[2 * done] = Vec::new();
                     self.tables[2 * done + 1] = Vec::new();
                 }
-                self.columns.push(vec![[FAR_STORED; 2]; n]);
+                self.started += 1;
                 self.stored = 0;
             }
-            let k = self.columns.len() - 1;
+            let k = self.started - 1;
             let end = (self.stored + STORE_PIECE).min(n);
             store_entries(
-                &mut self.columns[k],
+                out,
+                k,
                 (&self.tables[2 * k], &self.tables[2 * k + 1]),
                 self.stored..end,
                 step,
@@ -286,7 +294,7 @@ impl LandmarkBuilder {
             );
             self.stored = end;
             if past(deadline) {
-                return self.stored >= n && self.columns.len() >= self.sources.len();
+                return self.stored >= n && self.started >= count;
             }
         }
     }
@@ -295,15 +303,12 @@ impl LandmarkBuilder {
     /// unfinished build.
     #[must_use]
     pub fn into_landmarks(self) -> Option<Landmarks> {
-        let complete = self.columns.last().is_some_and(|c| self.stored >= c.len());
-        if self.sources.is_empty() || self.columns.len() != self.sources.len() || !complete {
+        let out = self.out?;
+        let complete = self.started > 0 && self.stored >= out.node_count();
+        if self.sources.is_empty() || self.started != self.sources.len() || !complete {
             return None;
         }
-        let step = self.stored_step();
-        Some(Landmarks {
-            columns: self.columns,
-            step,
-        })
+        Some(out)
     }
 
     /// The landmark nodes (empty until picked).
@@ -330,19 +335,12 @@ fn past(deadline: Option<Instant>) -> bool {
     deadline.is_some_and(|d| Instant::now() >= d)
 }
 
-/// One landmark's stored column over `n` nodes from its forward and backward tables, in
-/// units of `step`.
-fn stored_column(forward: &[u32], backward: &[u32], n: usize, step: u32) -> Vec<[u16; 2]> {
-    let mut column = vec![[FAR_STORED; 2]; n];
-    store_entries(&mut column, (forward, backward), 0..n, step, None);
-    column
-}
-
-/// Stores the entries of nodes `range` from the `(forward, backward)` tables into `column`
-/// in units of `step`, node `v` at `rank[v]` when given (nodes beyond the tables stay
-/// unreachable).
+/// Stores landmark `k`'s entries of nodes `range` from its `(forward, backward)` tables
+/// into `out` in units of `step`, node `v` at `rank[v]` when given (nodes beyond the tables
+/// stay unreachable).
 fn store_entries(
-    column: &mut [[u16; 2]],
+    out: &mut Landmarks,
+    k: usize,
     (forward, backward): (&[u32], &[u32]),
     range: std::ops::Range<usize>,
     step: u32,
@@ -360,7 +358,7 @@ fn store_entries(
             break;
         };
         let to = rank.map_or(v, |r| r[v] as usize);
-        column[to] = [store(fwd), store(bwd)];
+        out.set(to, k, [store(fwd), store(bwd)]);
     }
 }
 
