@@ -257,38 +257,79 @@ impl Landmarks {
             return Ok(Self::unreached(count, 0, step));
         }
         let body = &bytes[Self::HEADER_LEN..];
-        // Per landmark 4 planes of `nodes` bytes: d(k, n) low, high, then d(n, k) low, high.
-        let columns: Vec<Vec<[u16; 2]>> = body
-            .par_chunks_exact(4 * nodes)
-            .map(|planes| {
+        // Per landmark 4 planes of `nodes` bytes: d(k, n) low, high, then d(n, k) low, high;
+        // plane `p` is landmark `p / 2`'s direction `p % 2`, each a running sum along the
+        // nodes.
+        let plane = |p: usize| {
+            let at = 2 * nodes * p;
+            (&body[at..at + nodes], &body[at + nodes..at + 2 * nodes])
+        };
+        let per = count.div_ceil(ROW);
+        let mut tables = Self::unreached(count, nodes, step);
+        // Nodes per task (few in tests, so that small tables span several).
+        const BLOCK: usize = if cfg!(test) { 8 } else { 4096 };
+        let Some(rank) = rank else {
+            // In the stored order (the hierarchy's tables): each block of nodes on its own
+            // core, from every plane's sum at the block's start, straight into its rows.
+            let starts: Vec<Vec<u16>> = (0..2 * count)
+                .into_par_iter()
+                .map(|p| {
+                    let (low, high) = plane(p);
+                    let mut sum = 0u16;
+                    let mut at_block = Vec::with_capacity(nodes.div_ceil(BLOCK));
+                    for (lo, hi) in low.chunks(BLOCK).zip(high.chunks(BLOCK)) {
+                        at_block.push(sum);
+                        for (&l, &h) in lo.iter().zip(hi) {
+                            sum = sum.wrapping_add(u16::from_le_bytes([l, h]));
+                        }
+                    }
+                    at_block
+                })
+                .collect();
+            tables
+                .rows
+                .par_chunks_mut(BLOCK * per)
+                .enumerate()
+                .for_each(|(b, rows)| {
+                    for (p, at_block) in starts.iter().enumerate() {
+                        let (low, high) = plane(p);
+                        let (k, dir) = (p / 2, p % 2);
+                        let mut sum = at_block[b];
+                        for (i, node) in rows.chunks_exact_mut(per).enumerate() {
+                            let n = b * BLOCK + i;
+                            sum = sum.wrapping_add(u16::from_le_bytes([low[n], high[n]]));
+                            node[k / ROW].0[k % ROW][dir] = sum;
+                        }
+                    }
+                });
+            return Ok(tables);
+        };
+        // In a search order (the flat search's tables, on maps below the hierarchy's size):
+        // decoded a landmark per core into its column at the nodes' ranks, then laid out
+        // node by node.
+        let columns: Vec<Vec<[u16; 2]>> = (0..count)
+            .into_par_iter()
+            .map(|k| {
                 let mut column = vec![[0u16; 2]; nodes];
                 for dir in 0..2 {
-                    let plane = &planes[2 * nodes * dir..2 * nodes * (dir + 1)];
-                    let (low, high) = plane.split_at(nodes);
-                    let mut previous = 0u16;
-                    for (n, (&lo, &hi)) in low.iter().zip(high).enumerate() {
-                        previous = previous.wrapping_add(u16::from_le_bytes([lo, hi]));
-                        let at = rank.map_or(n, |r| r[n] as usize);
-                        column[at][dir] = previous;
+                    let (low, high) = plane(2 * k + dir);
+                    let mut sum = 0u16;
+                    for ((&l, &h), &at) in low.iter().zip(high).zip(rank) {
+                        sum = sum.wrapping_add(u16::from_le_bytes([l, h]));
+                        column[at as usize][dir] = sum;
                     }
                 }
                 column
             })
             .collect();
-        // Decoded landmark by landmark (each plane is a running sum along the nodes), then
-        // laid out node by node, a block of nodes per task.
-        let mut tables = Self::unreached(count, nodes, step);
-        let per = count.div_ceil(ROW);
-        const BLOCK: usize = 4096;
         tables
             .rows
             .par_chunks_mut(BLOCK * per)
             .enumerate()
             .for_each(|(b, rows)| {
                 for (i, node) in rows.chunks_exact_mut(per).enumerate() {
-                    let n = b * BLOCK + i;
                     for (k, column) in columns.iter().enumerate() {
-                        node[k / ROW].0[k % ROW] = column[n];
+                        node[k / ROW].0[k % ROW] = column[b * BLOCK + i];
                     }
                 }
             });
