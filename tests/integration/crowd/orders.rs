@@ -145,3 +145,43 @@ fn one_world_request_per_group_plans_one_source_per_sector_and_covers_every_agen
         );
     }
 }
+
+/// A group spawned round a point (Vogel's spiral) stands clear: every pair at least two
+/// radii apart, for any count, on open ground. The spiral at `√k` put its second agent 1.32
+/// radii from the first.
+#[test]
+fn a_group_spawned_round_a_point_stands_clear() {
+    let (w, h) = (120u32, 120u32);
+    let nav = nav_for(w, h, &vec![1u8; (w * h) as usize]);
+    let archetypes = default_archetypes();
+    for (archetype, count) in [
+        ("infantry", 2),
+        ("infantry", 7),
+        ("infantry", 300),
+        ("tank", 40),
+    ] {
+        let mut sim = Simulation::new(SimConfig::default(), 1);
+        let kind = archetypes.iter().find(|a| a.name == archetype).unwrap();
+        let spawn = Spawn {
+            archetype: archetype.into(),
+            area: SpawnArea::Center {
+                center_world: Vec2::new(60.0, 60.0),
+            },
+            count,
+            group: 0,
+        };
+        assert_eq!(sim.spawn(&nav, kind, &spawn).unwrap(), count);
+        let a = sim.agents();
+        for i in 0..a.len() {
+            for j in i + 1..a.len() {
+                let gap =
+                    (a.pos_world[i] - a.pos_world[j]).length() - a.radius_m[i] - a.radius_m[j];
+                assert!(
+                    gap >= 0.0,
+                    "{count} {archetype}: agents {i} and {j} overlap by {:.3} m",
+                    -gap
+                );
+            }
+        }
+    }
+}

@@ -124,7 +124,9 @@ pub fn random_case(seed: u64, index: u32, scale: f32, archetypes: &[AgentArchety
     last.expect("MAX_DRAWS > 0")
 }
 
-/// Whether every agent of the case spawns and its movement type reaches its goal.
+/// Whether every agent of the case spawns clear of every other and its movement type
+/// reaches its goal. (A spawn area too full places the rest pressed into each other, an
+/// overlap the benchmark would count against the steering.)
 #[must_use]
 pub fn is_feasible(case: &CrowdCase, archetypes: &[AgentArchetype]) -> bool {
     let mut nav = case.map.navigator();
@@ -132,7 +134,7 @@ pub fn is_feasible(case: &CrowdCase, archetypes: &[AgentArchetype]) -> bool {
         return false;
     };
     let wanted: u32 = case.scenario.spawns.iter().map(|s| s.count).sum();
-    if sim.agents().len() as u32 != wanted {
+    if sim.agents().len() as u32 != wanted || spawned_pressed(sim.agents()) {
         return false;
     }
     let starts = sim.agents().pos_world.clone();
@@ -140,6 +142,16 @@ pub fn is_feasible(case: &CrowdCase, archetypes: &[AgentArchetype]) -> bool {
     let mut geodesics = Geodesics::new(&nav);
     let (_, shortest) = lower_bound(&sim, &nav, &starts, &mut geodesics);
     shortest.iter().all(Option::is_some)
+}
+
+/// Whether two agents stand overlapping.
+fn spawned_pressed(a: &crate::Agents) -> bool {
+    (0..a.len()).any(|i| {
+        (i + 1..a.len()).any(|j| {
+            let reach = a.radius_m[i] + a.radius_m[j];
+            (a.pos_world[i] - a.pos_world[j]).length_squared() < reach * reach
+        })
+    })
 }
 
 type Drawn = (CaseMap, Vec<Spawn>, Vec<Order>, Option<WidthCheck>);
@@ -359,6 +371,7 @@ impl Draw<'_> {
         let n = self.agents(30, 200);
         let room_w = self.int(16, 26);
         let h = self.int(20, 36);
+        let n = fitting(n, (room_w as f32 - 4.0) * (h as f32 - 5.0));
         let w = rooms * room_w + 1;
         let mut map = CaseMap::walled(w, h);
         for k in 1..rooms {

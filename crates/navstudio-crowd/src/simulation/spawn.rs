@@ -221,12 +221,17 @@ impl Simulation {
                 }
             }
             SpawnArea::Center { center_world } => {
-                // Vogel's sunflower spiral: about hexagonal packing at 2.2 radii apart.
+                // Vogel's sunflower spiral: about hexagonal packing at 2.2 radii apart. The
+                // half step keeps the first two points apart: at `√k` the second stood 1.32
+                // radii from the first (two bodies 68 % of a radius into each other, sprung
+                // apart at full speed by the first step); at `√(k + ½)` no two points lie
+                // nearer than 2.04 radii. A lone agent stands on the point.
                 let spacing = 2.2 * archetype.radius_m;
                 let golden_rad = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+                let half = if spawn.count > 1 { 0.5 } else { 0.0 };
                 let mut k = 0u32;
                 while placed < spawn.count && k < spawn.count.saturating_mul(4) {
-                    let r = 0.6 * spacing * (k as f32).sqrt();
+                    let r = 0.6 * spacing * (k as f32 + half).sqrt();
                     let p = center_world + Vec2::from_angle(k as f32 * golden_rad) * r;
                     if self.add_agent(nav, archetype, p, spawn.group)?.is_some() {
                         placed += 1;
