@@ -78,6 +78,8 @@ pub struct Simulation {
     updates: Vec<AgentUpdate>,
     /// Every agent as its neighbours see it, in grid order (rebuilt each step).
     near: Vec<NearAgent>,
+    /// The steering memories the last step kept (`stepping.rs`, [`Kept`]).
+    kept: Option<stepping::Kept>,
     /// Per agent, this step's distance to its goal and speed, from the parallel pass (the
     /// serial arrival, progress and metrics passes read them instead of recomputing).
     goal_dist_m: Vec<f32>,
@@ -129,6 +131,7 @@ impl Simulation {
             grid_dirty: true,
             updates: Vec::new(),
             near: Vec::new(),
+            kept: None,
             goal_dist_m: Vec::new(),
             speed_mps: Vec::new(),
             overlapping: Vec::new(),

@@ -185,3 +185,59 @@ fn a_group_spawned_round_a_point_stands_clear() {
         }
     }
 }
+
+/// A steering memory one mode keeps is let rest in the others, and a mode switched to never
+/// reads another's leftovers: ORCA's held decisions are zero once boids steer, and boids'
+/// remembered side-steps are gone once context steering does.
+#[test]
+fn a_mode_switched_to_starts_from_rested_memories() {
+    let (w, h) = (120u32, 120u32);
+    let mut nav = nav_for(w, h, &vec![1u8; (w * h) as usize]);
+    let group = |center: Vec2, group: u32| Spawn {
+        archetype: "infantry".into(),
+        area: SpawnArea::Center {
+            center_world: center,
+        },
+        count: 20,
+        group,
+    };
+    let order = |group: u32, goal: Vec2| Order {
+        group,
+        goal_world: goal,
+        more_goals_world: Vec::new(),
+        at_step: 0,
+    };
+    let (west, east) = (Vec2::new(30.0, 60.0), Vec2::new(90.0, 60.0));
+    let scenario = Scenario {
+        seed: 3,
+        config: SimConfig {
+            avoidance: AvoidanceMode::Orca,
+            ..SimConfig::default()
+        },
+        spawns: vec![group(west, 0), group(east, 1)],
+        orders: vec![order(0, east), order(1, west)],
+    };
+    let mut sim = Simulation::from_scenario(&scenario, &default_archetypes(), &nav).unwrap();
+    let steps = |sim: &mut Simulation, nav: &mut GridNavigator, n: u32| {
+        for _ in 0..n {
+            sim.step(nav);
+        }
+    };
+    steps(&mut sim, &mut nav, 240);
+    assert!(sim.agents().decision.iter().any(|&d| d != Vec2::ZERO));
+    sim.config_mut().avoidance = AvoidanceMode::Boids;
+    steps(&mut sim, &mut nav, 1);
+    assert!(sim.agents().decision.iter().all(|&d| d == Vec2::ZERO));
+    steps(&mut sim, &mut nav, 300);
+    let side_stepping = |sim: &Simulation| {
+        sim.agents()
+            .resolution
+            .iter()
+            .filter(|r| r.secs_left > 0.0)
+            .count()
+    };
+    assert!(side_stepping(&sim) > 0, "the groups met head-on in boids");
+    sim.config_mut().avoidance = AvoidanceMode::Context;
+    steps(&mut sim, &mut nav, 1);
+    assert_eq!(side_stepping(&sim), 0);
+}

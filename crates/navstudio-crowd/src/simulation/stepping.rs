@@ -5,15 +5,28 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::agents::{AgentId, AgentState, Collision};
+use crate::agents::{AgentId, AgentState, Collision, Resolution};
 use crate::metrics::StepMetrics;
 use crate::navigator::Navigator;
 use crate::resolve;
-use crate::steering::{AgentUpdate, NearAgent, StepContext};
+use crate::steering::{AgentUpdate, AvoidanceMode, NearAgent, StepContext};
 use crate::vec2::Vec2;
 use crate::walls::{body_walls_of, move_body, wall_disc_radius};
 
 use super::Simulation;
+
+/// The per-agent steering memories a step keeps. Each is kept only where something reads
+/// it: the remembered side-step by boids that side-step, the held decision by ORCA and
+/// context steering, the collision state where it is tracked. Elsewhere the step's update
+/// leaves it at its resting value, so it is not written back (a write at a scattered index
+/// per agent and step), and it is reset to that value when the configuration stops keeping
+/// it: a mode switched to never reads another mode's leftovers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Kept {
+    resolution: bool,
+    decision: bool,
+    collision: bool,
+}
 
 /// Position passes that open overlaps after each step.
 const PROJECTION_PASSES: usize = 2;
@@ -162,6 +175,7 @@ impl Simulation {
 
         let mut collisions = 0u32;
         let (mut overlap_sum, mut overlap_count, mut overlap_max) = (0.0f64, 0u64, 0.0f32);
+        let kept = self.keep_memories();
         let a = &mut self.agents;
         self.goal_dist_m.resize(n, 0.0);
         self.speed_mps.resize(n, 0.0);
@@ -174,9 +188,15 @@ impl Simulation {
                 a.heading[i] = u.heading;
             }
             a.flow_dir[i] = u.flow_dir;
-            a.resolution[i] = u.resolution;
-            a.collision[i] = u.collision;
-            a.decision[i] = u.decision;
+            if kept.resolution {
+                a.resolution[i] = u.resolution;
+            }
+            if kept.collision {
+                a.collision[i] = u.collision;
+            }
+            if kept.decision {
+                a.decision[i] = u.decision;
+            }
             a.wall_normal[i] = u.wall_normal;
             a.yield_secs[i] = u.yield_secs;
             a.pressed[i] = u.overlap_max;
@@ -242,6 +262,31 @@ impl Simulation {
         }
         self.history.push_back(metrics);
         self.step_index += 1;
+    }
+
+    /// Which steering memories this step keeps, resetting those it stops keeping to their
+    /// resting values (see [`Kept`]).
+    fn keep_memories(&mut self) -> Kept {
+        let cfg = &self.config;
+        let kept = Kept {
+            resolution: cfg.avoidance == AvoidanceMode::Boids && cfg.weights.avoidance != 0.0,
+            decision: cfg.avoidance != AvoidanceMode::Boids,
+            collision: self.collision_states && !cfg.uses_separation_only(),
+        };
+        if self.kept != Some(kept) {
+            let a = &mut self.agents;
+            if !kept.resolution {
+                a.resolution.fill(Resolution::default());
+            }
+            if !kept.decision {
+                a.decision.fill(Vec2::ZERO);
+            }
+            if !kept.collision {
+                a.collision.fill(Collision::Clear);
+            }
+            self.kept = Some(kept);
+        }
+        kept
     }
 
     /// Position passes that push overlapping agents apart, heavier and travelling agents
