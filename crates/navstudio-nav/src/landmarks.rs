@@ -286,22 +286,18 @@ impl Landmarks {
                     at_block
                 })
                 .collect();
-            tables
-                .rows
-                .par_chunks_mut(BLOCK * per)
-                .enumerate()
-                .for_each(|(b, rows)| {
-                    for (p, at_block) in starts.iter().enumerate() {
-                        let (low, high) = plane(p);
-                        let (k, dir) = (p / 2, p % 2);
-                        let mut sum = at_block[b];
-                        for (i, node) in rows.chunks_exact_mut(per).enumerate() {
-                            let n = b * BLOCK + i;
-                            sum = sum.wrapping_add(u16::from_le_bytes([low[n], high[n]]));
-                            node[k / ROW].0[k % ROW][dir] = sum;
-                        }
+            tables.fill_blocks(BLOCK, |b, rows| {
+                for (p, at_block) in starts.iter().enumerate() {
+                    let (low, high) = plane(p);
+                    let (k, dir) = (p / 2, p % 2);
+                    let mut sum = at_block[b];
+                    for (i, node) in rows.chunks_exact_mut(per).enumerate() {
+                        let n = b * BLOCK + i;
+                        sum = sum.wrapping_add(u16::from_le_bytes([low[n], high[n]]));
+                        node[k / ROW].0[k % ROW][dir] = sum;
                     }
-                });
+                }
+            });
             return Ok(tables);
         };
         // In a search order (the flat search's tables, on maps below the hierarchy's size):
@@ -322,18 +318,25 @@ impl Landmarks {
                 column
             })
             .collect();
-        tables
-            .rows
-            .par_chunks_mut(BLOCK * per)
-            .enumerate()
-            .for_each(|(b, rows)| {
-                for (i, node) in rows.chunks_exact_mut(per).enumerate() {
-                    for (k, column) in columns.iter().enumerate() {
-                        node[k / ROW].0[k % ROW] = column[b * BLOCK + i];
-                    }
+        tables.fill_blocks(BLOCK, |b, rows| {
+            for (i, node) in rows.chunks_exact_mut(per).enumerate() {
+                for (k, column) in columns.iter().enumerate() {
+                    node[k / ROW].0[k % ROW] = column[b * BLOCK + i];
                 }
-            });
+            }
+        });
         Ok(tables)
+    }
+
+    /// Fills the tables `block` nodes per task, on every core: `fill(b, rows)` gets the rows
+    /// of nodes `b · block ..< (b + 1) · block`.
+    fn fill_blocks(&mut self, block: usize, fill: impl Fn(usize, &mut [Row]) + Sync + Send) {
+        use rayon::prelude::*;
+        let per = self.count.div_ceil(ROW);
+        self.rows
+            .par_chunks_mut(block * per)
+            .enumerate()
+            .for_each(|(b, rows)| fill(b, rows));
     }
 
     /// Bounds of one search with no finishing node yet; add them with
