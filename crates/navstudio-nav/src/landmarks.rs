@@ -307,8 +307,8 @@ impl Landmarks {
             .into_par_iter()
             .map(|k| {
                 let mut column = vec![[0u16; 2]; nodes];
-                for dir in 0..2 {
-                    let (low, high) = plane(2 * k + dir);
+                for (dir, p) in [2 * k, 2 * k + 1].into_iter().enumerate() {
+                    let (low, high) = plane(p);
                     let mut sum = 0u16;
                     for ((&l, &h), &at) in low.iter().zip(high).zip(rank) {
                         sum = sum.wrapping_add(u16::from_le_bytes([l, h]));
@@ -582,7 +582,7 @@ pub(crate) mod tests {
     fn tables_of_two_rows_a_node_read_back_entry_for_entry() {
         let (count, n) = (20, 37);
         let value = |v: usize, k: usize, dir: usize| -> u16 {
-            if (v + k) % 7 == 0 {
+            if (v + k).is_multiple_of(7) {
                 FAR_STORED
             } else {
                 (v * 131 + k * 17 + dir * 5) as u16
@@ -599,15 +599,11 @@ pub(crate) mod tests {
         assert_eq!(Landmarks::from_bytes(&bytes, n).unwrap(), marks);
         let ranked = Landmarks::from_bytes_ranked(&bytes, n, Some(&rank)).unwrap();
         assert_eq!(ranked, marks.clone().reordered(&rank));
-        for v in 0..n {
+        for (v, &at) in rank.iter().enumerate() {
             for k in 0..count {
                 let fwd = value(v, k, 0);
                 let want = (fwd != FAR_STORED).then_some(fwd);
-                assert_eq!(
-                    ranked.forward_stored(k, rank[v]),
-                    want,
-                    "node {v}, landmark {k}"
-                );
+                assert_eq!(ranked.forward_stored(k, at), want, "node {v}, landmark {k}");
                 assert_eq!(
                     marks.forward_stored(k, v as u32),
                     want,
