@@ -396,12 +396,26 @@ impl CrowdPreview {
                     ));
                 }
                 self.recorded.spawns.push(spawn.clone());
-                self.message = (placed < self.spawn_count).then(|| {
-                    format!(
+                let mut notes = Vec::new();
+                if placed < self.spawn_count {
+                    notes.push(format!(
                         "Placed {placed} of {} {}: the rest of the area is wall for {}.",
                         self.spawn_count, archetype.name, archetype.movement_type
-                    )
-                });
+                    ));
+                }
+                let pressed = self
+                    .sim
+                    .agents()
+                    .pressed_count(before..self.sim.agents().len());
+                if pressed > 0 {
+                    notes.push(format!(
+                        "{pressed} of the {placed} {} stand pressed into others: the area \
+                         cannot hold them apart, and the first steps push them apart. Drag a \
+                         larger area to start them clear.",
+                        archetype.name
+                    ));
+                }
+                self.message = (!notes.is_empty()).then(|| notes.join(" "));
                 self.selection = (before..self.sim.agents().len())
                     .map(|i| AgentId(i as u32))
                     .collect();

@@ -185,6 +185,21 @@ impl Agents {
         self.pos_world.len()
     }
 
+    /// How many of the agents `among` (a range of indices) stand overlapping another agent:
+    /// a spawn area too full for its count puts the rest where they overlap.
+    #[must_use]
+    pub fn pressed_count(&self, among: std::ops::Range<usize>) -> usize {
+        among
+            .filter(|&i| {
+                (0..self.len()).any(|j| {
+                    let reach = self.radius_m[i] + self.radius_m[j];
+                    j != i
+                        && (self.pos_world[i] - self.pos_world[j]).length_squared() < reach * reach
+                })
+            })
+            .count()
+    }
+
     /// Whether there are no agents.
     #[must_use]
     pub fn is_empty(&self) -> bool {

@@ -322,3 +322,36 @@ fn crowd_parameters_follow_the_mode_and_change_the_running_crowd() {
         "{config:?}"
     );
 }
+
+/// A spawn area too small for its count says so: the agents it cannot place apart stand
+/// pressed into others, and the message counts them. One that fits says nothing.
+#[test]
+fn a_spawn_area_too_small_for_its_count_says_so() {
+    let (_dir, mut harness) = baked_bands();
+    pick_tool(&mut harness, navstudio::app::tools::Tool::Spawn);
+    harness.state_mut().crowd.playing = false;
+    harness.state_mut().crowd.spawn_count = 10;
+    drag_cells(&mut harness, (3.0, 18.0), (12.0, 30.0));
+    assert_eq!(harness.state().crowd.message, None, "10 infantry in 108 m²");
+
+    harness.state_mut().crowd.spawn_count = 60;
+    drag_cells(&mut harness, (20.0, 18.0), (23.0, 21.0));
+    let crowd = &harness.state().crowd;
+    let a = crowd.sim().agents();
+    assert_eq!(a.len(), 70);
+    let pressed = (10..70)
+        .filter(|&i| {
+            (0..70).any(|j| {
+                j != i && (a.pos_world[i] - a.pos_world[j]).length() < a.radius_m[i] + a.radius_m[j]
+            })
+        })
+        .count();
+    assert!(pressed > 0, "60 infantry in 9 m² cannot all stand apart");
+    let message = crowd.message.clone().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!(
+            "{pressed} of the 60 infantry stand pressed into others"
+        )),
+        "{message}"
+    );
+}

@@ -134,7 +134,7 @@ pub fn is_feasible(case: &CrowdCase, archetypes: &[AgentArchetype]) -> bool {
         return false;
     };
     let wanted: u32 = case.scenario.spawns.iter().map(|s| s.count).sum();
-    if sim.agents().len() as u32 != wanted || spawned_pressed(sim.agents()) {
+    if sim.agents().len() as u32 != wanted || sim.agents().pressed_count(0..wanted as usize) > 0 {
         return false;
     }
     let starts = sim.agents().pos_world.clone();
@@ -142,16 +142,6 @@ pub fn is_feasible(case: &CrowdCase, archetypes: &[AgentArchetype]) -> bool {
     let mut geodesics = Geodesics::new(&nav);
     let (_, shortest) = lower_bound(&sim, &nav, &starts, &mut geodesics);
     shortest.iter().all(Option::is_some)
-}
-
-/// Whether two agents stand overlapping.
-fn spawned_pressed(a: &crate::Agents) -> bool {
-    (0..a.len()).any(|i| {
-        (i + 1..a.len()).any(|j| {
-            let reach = a.radius_m[i] + a.radius_m[j];
-            (a.pos_world[i] - a.pos_world[j]).length_squared() < reach * reach
-        })
-    })
 }
 
 type Drawn = (CaseMap, Vec<Spawn>, Vec<Order>, Option<WidthCheck>);
