@@ -210,7 +210,8 @@ pub fn constrain_contacts(vel: Vec2, own_priority: f32, contacts: &[Contact], dt
 
 /// One position pass for agent `i`: the displacement that takes its share (by
 /// [`priority`]) of `PROJECTION_SHARE` of every overlap away, from the positions as they
-/// are (Jacobi: every agent of a pass reads the same positions), at most its radius.
+/// are (Jacobi: every agent of a pass reads the same positions), at most its radius; and
+/// its deepest overlap before the pass, as a share of the smaller radius.
 /// `reach_m` is the agent's radius plus the largest one. With `pinned_priority`, a
 /// neighbour this pass would push into the wall it is pressed against weighs at least
 /// [`PINNED_PRIORITY_FACTOR`] times the agent. `soft_mass`: see [`contact_mass`].
@@ -223,11 +224,12 @@ pub fn overlap_correction(
     pinned_priority: bool,
     soft_mass: bool,
     hard: bool,
-) -> Vec2 {
+) -> (Vec2, f32) {
     let a = agents;
     let (p, r) = (a.pos_world[i], a.radius_m[i]);
     let own = agent_priority(a, i, soft_mass);
     let mut corr = Vec2::ZERO;
+    let mut deepest = 0.0f32;
     grid.for_each_candidate(p, reach_m, |j, _| {
         let j = j as usize;
         if j == i {
@@ -256,6 +258,7 @@ pub fn overlap_correction(
         {
             other = other.max(own * PINNED_PRIORITY_FACTOR);
         }
+        deepest = deepest.max((reach - dist) / r.min(a.radius_m[j]));
         let share = if reach - dist > hard_depth(r, a.radius_m[j], hard) {
             share_hard(other / (own + other).max(1e-9))
         } else {
@@ -263,7 +266,7 @@ pub fn overlap_correction(
         };
         corr += away * ((reach - dist) * share * PROJECTION_SHARE);
     });
-    corr.clamp_length(r)
+    (corr.clamp_length(r), deepest)
 }
 
 #[cfg(test)]
