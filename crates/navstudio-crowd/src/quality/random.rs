@@ -935,6 +935,25 @@ mod tests {
         }
     }
 
+    /// Case 177 of seed 1201 (pillars; 116 infantry in two groups from the ends of a
+    /// corridor): the queue behind pressed two agents into a pillar's corner, where only
+    /// the free side can give way, 30.4 % (boids) and 31.4 % (ORCA) of a radius deep after
+    /// three position passes. Passes go on for the agents still deeper than the hard share:
+    /// everyone home within 2 × the bound and the deepest overlap ≤ 30 % (27.7 and 26.3 %).
+    #[test]
+    fn a_queue_pressed_into_a_pillar_corner_stays_within_the_overlap_limit() {
+        let archetypes = crate::default_archetypes();
+        let case = random_case(1201, 177, 1.0, &archetypes);
+        assert_eq!(case.case.name, "pillars-177");
+        for mode in [AvoidanceMode::Boids, AvoidanceMode::Orca] {
+            let row = run_random(&case, mode, Techniques::default(), &archetypes)
+                .expect("the pillars case runs");
+            let r = &row.report;
+            eprintln!("{}", super::super::table_row(r));
+            assert!(r.meets(2.0), "{mode:?}: {}", super::super::table_row(r));
+        }
+    }
+
     /// A sparse block 28 m wide across three rows of sectors (70 infantry, 74 m march):
     /// the route runs through the middle row, and each member following the flow at its
     /// own place was led by the outer rows' flow toward the middle row's portals, the
