@@ -3,6 +3,7 @@
 //! without locks.
 
 use super::navigator::PathId;
+use super::spatial::SpatialGrid;
 use super::vec2::Vec2;
 use navstudio_nav::MoveType;
 
@@ -186,16 +187,23 @@ impl Agents {
     }
 
     /// How many of the agents `among` (a range of indices) stand overlapping another agent:
-    /// a spawn area too full for its count puts the rest where they overlap.
+    /// a spawn area too full for its count puts the rest where they overlap. Through a
+    /// spatial grid: a spawn of thousands into a crowd of thousands checks neighbours, not
+    /// every pair.
     #[must_use]
     pub fn pressed_count(&self, among: std::ops::Range<usize>) -> usize {
+        let max_r = self.radius_m.iter().copied().fold(0.0f32, f32::max);
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&self.pos_world, 2.0 * max_r);
         among
             .filter(|&i| {
-                (0..self.len()).any(|j| {
-                    let reach = self.radius_m[i] + self.radius_m[j];
-                    j != i
-                        && (self.pos_world[i] - self.pos_world[j]).length_squared() < reach * reach
-                })
+                let (p, r) = (self.pos_world[i], self.radius_m[i]);
+                let mut pressed = false;
+                grid.for_each_candidate_uncapped(p, r + max_r, |j, q| {
+                    let reach = r + self.radius_m[j as usize];
+                    pressed |= j as usize != i && (p - q).length_squared() < reach * reach;
+                });
+                pressed
             })
             .count()
     }
