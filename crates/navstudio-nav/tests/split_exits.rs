@@ -145,6 +145,91 @@ fn every_cell_of_a_merged_route_reaches_the_goal() {
     );
 }
 
+/// A point steered by [`NavWorld::sample_flow`] from `start` (cell units), in quarter-cell
+/// steps: whether it comes within a cell of `goal` before walking four times across the
+/// map. Where it leaves the route it joins it from there, as the crowd's navigator has an
+/// agent off the route join. A point sent back and forth between two cells' answers never
+/// comes home.
+fn walks_home(
+    world: &mut NavWorld,
+    id: navstudio_nav::PathId,
+    start: (u32, u32),
+    goal: (u32, u32),
+) -> bool {
+    let (gx, gy) = (goal.0 as f32 + 0.5, goal.1 as f32 + 0.5);
+    let (mut x, mut y) = (start.0 as f32 + 0.5, start.1 as f32 + 0.5);
+    for _ in 0..16 * 4 * SIZE {
+        if (x - gx).hypot(y - gy) <= 1.0 {
+            return true;
+        }
+        if world.steer_target(id, (x, y)).is_none()
+            && world.add_sources(id, &[(x as u32, y as u32)]).is_err()
+        {
+            return false;
+        }
+        let Some((dx, dy)) = world.sample_flow(id, (x, y)) else {
+            return false;
+        };
+        (x, y) = (x + 0.25 * dx, y + 0.25 * dy);
+    }
+    false
+}
+
+/// The same crossings as [`every_cell_of_a_merged_route_reaches_the_goal`], followed as an
+/// agent follows them: a point steered by the path's flow samples (look-ahead and all) from
+/// every cell of every routed sector that reaches one of the sector's exits comes home.
+///
+/// Field 62 once sent a point back and forth for good: a cell beyond the goal field saw the
+/// goal, the next cell on the line did not, and its flow (to its sector's exit) led back.
+#[test]
+fn a_point_following_the_flow_samples_comes_home() {
+    let mut failures = Vec::new();
+    let mut walked = 0;
+    for seed in (0..12_u64).chain([62]) {
+        let mut rng = Rng::new(seed);
+        let cells = obstacle_field(&mut rng);
+        let mut world = crowd_world(&cells, SIZE, SIZE);
+        let vertical = rng.below(2) == 1;
+        let groups = if vertical {
+            [((30, 3, 66, 16), (48, 88)), ((3, 30, 16, 66), (88, 48))]
+        } else {
+            [((3, 30, 16, 66), (88, 48)), ((80, 30, 93, 66), (8, 48))]
+        };
+        for (rect, goal) in groups {
+            let from = sources(&cells, rect);
+            let Ok(id) = world.request_path_to_any(0, &from, &[goal]) else {
+                continue;
+            };
+            let p = world.path(id).unwrap();
+            let nodes = &world.nav().layers[0].nodes;
+            let mut starts = Vec::new();
+            for (&sector, exits) in &p.exits {
+                let windows: Vec<(u32, u32)> = exits
+                    .iter()
+                    .flat_map(|&(_, n)| {
+                        let c = nodes[n as usize].cells;
+                        (0..u32::from(c.len)).map(move |i| c.cell(i))
+                    })
+                    .collect();
+                starts.extend(reaching(&cells, sector, &windows));
+            }
+            for cell in starts {
+                walked += 1;
+                if !walks_home(&mut world, id, cell, goal) {
+                    failures.push((seed, goal, cell));
+                }
+            }
+        }
+    }
+    assert!(walked > 10_000, "only {walked} starts walked");
+    assert!(
+        failures.is_empty(),
+        "{} of {walked} starts never come home; the first (seed, goal, cell): {:?}",
+        failures.len(),
+        &failures[..failures.len().min(8)]
+    );
+}
+
 /// A one-type world over `cells` (`w` × `h`, 16-cell sectors) planning as the crowd's
 /// navigator does: exact A*, each cell of a sector left by several ways taking its
 /// cheapest.

@@ -954,6 +954,27 @@ mod tests {
         }
     }
 
+    /// Seed 4477's field of blocks held one agent of 175 for good (not home at 5 × the
+    /// bound, boids): beside a block, two cells whose flow left upward by the way in, and
+    /// the look-ahead from the cell above steered down through them. The look-ahead now
+    /// keeps off lines that a cell's flow leads back along.
+    #[test]
+    fn an_agent_beside_a_pocket_of_backward_flow_comes_home() {
+        let archetypes = crate::default_archetypes();
+        let case = random_case(4477, 248, 1.0, &archetypes);
+        assert_eq!(case.case.name, "obstacle_field-248");
+        let row = run_random(
+            &case,
+            AvoidanceMode::Boids,
+            Techniques::default(),
+            &archetypes,
+        )
+        .expect("the field runs");
+        let r = &row.report;
+        eprintln!("{}", super::super::table_row(r));
+        assert!(r.meets(2.0), "{}", super::super::table_row(r));
+    }
+
     /// A sparse block 28 m wide across three rows of sectors (70 infantry, 74 m march):
     /// the route runs through the middle row, and each member following the flow at its
     /// own place was led by the outer rows' flow toward the middle row's portals, the

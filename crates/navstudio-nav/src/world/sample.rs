@@ -25,6 +25,10 @@ pub(super) struct SteerCache {
     sight_sectors: OnceLock<Box<[AtomicU64]>>,
     /// Per cell of a [`SIGHT_PER_CELL`] sector: `(cell index + 1) << 1 | sees`.
     sight_cells: OnceLock<Box<[AtomicU64]>>,
+    /// Per cell that sees its goal beyond the goal fields' windows: `(cell index + 1) << 1
+    /// | kept`, whether the line to the goal keeps with the flow it crosses first
+    /// ([`NavWorld::keeps_with_flow`]).
+    sight_kept: OnceLock<Box<[AtomicU64]>>,
 }
 
 /// Entries of each of a [`SteerCache`]'s tables.
@@ -233,6 +237,41 @@ impl NavWorld {
             return None; // the window's own LOS pass answered
         }
         self.sight_beyond(p, cell)
+            .filter(|&goal| self.keeps_with_flow_cached(p, cell, goal))
+    }
+
+    /// Whether the straight line from `cell` toward `to`, over its first look-ahead of
+    /// cells (at least two), crosses no cell of the route whose flow points back against
+    /// it. Beyond the goal fields a cell's flow leads to its sector's exit, which need not
+    /// be toward the goal: a cell that sees the goal while the next cell on the line does
+    /// not, and flows back, would send an agent back and forth between the two for good.
+    /// Such a cell follows its flow instead.
+    fn keeps_with_flow(&self, p: &PathState, cell: (u32, u32), to: (u32, u32)) -> bool {
+        let mut flow = FlowCursor::new(&self.nav.layers[p.layer], p);
+        let mut passed = vec![cell];
+        let cells = (self.flow_lookahead as usize).clamp(2, MAX_FLOW_LOOKAHEAD);
+        segment_clear_on(cell, to, |x, y, side| {
+            let at = (x as u32, y as u32);
+            side || passed.len() > cells
+                || !flow.at(at).is_some_and(|f| leads_back(f, at, &mut passed))
+        })
+    }
+
+    /// [`Self::keeps_with_flow`] through the path's cache.
+    fn keeps_with_flow_cached(&self, p: &PathState, cell: (u32, u32), to: (u32, u32)) -> bool {
+        let index = u64::from(cell.1) * u64::from(self.nav.spec.width) + u64::from(cell.0);
+        let table = p
+            .steer
+            .sight_kept
+            .get_or_init(|| atomic_table(PULLED_SLOTS));
+        let slot = &table[slot_of(index)];
+        let entry = slot.load(Ordering::Relaxed);
+        if entry >> 1 == index + 1 {
+            return entry & 1 == 1;
+        }
+        let kept = self.keeps_with_flow(p, cell, to);
+        slot.store((index + 1) << 1 | u64::from(kept), Ordering::Relaxed);
+        kept
     }
 
     /// [`Self::goal_in_sight`] through the path's cache, for cells beyond the goal fields'
@@ -832,8 +871,11 @@ fn string_price(cost: &crate::CostField, waypoints: &[(u32, u32)]) -> f32 {
 /// up to the target (through a cell corner, both side cells), and the segment's price (its
 /// length times the mean cost of the cells it passes through) is no more than the trace's
 /// own up to the target. With `scan_back` (an agent's short look-ahead) it tries from the
-/// chain's end back, else forward, stopping [`PULL_SLACK`] cells after the last cell in
-/// sight. `None` when only the first cell qualifies.
+/// chain's end back, and the segment must also not cross a cell whose flow points back
+/// against it: an agent following it would be turned round there (a pocket beside the
+/// route whose flow leaves the way the segment enters it), and would go back and forth
+/// between the two targets for good. Without, it tries forward, stopping [`PULL_SLACK`]
+/// cells after the last cell in sight. `None` when only the first cell qualifies.
 fn farthest_in_sight(
     cost: &crate::CostField,
     flow: &mut FlowCursor,
@@ -861,6 +903,8 @@ fn farthest_in_sight(
         }
         let start = cost.get(from.0, from.1);
         let (mut lo, mut hi) = (start, start);
+        // The look-ahead's cells so far, for a flow that leads back onto them.
+        let mut passed = vec![from];
         // Through a cell corner both side cells must be open: an agent has a body, so the
         // string keeps off wall corners (the crowd's corner clearance relies on it).
         let clear = segment_clear_on(from, to, |x, y, side| {
@@ -870,7 +914,14 @@ fn farthest_in_sight(
                     (lo, hi) = (lo.min(c), hi.max(c));
                 }
                 let cell = (x as u32, y as u32);
-                c <= limit && (open_anywhere(cell) || flow.at(cell).is_some())
+                c <= limit
+                    && if open_anywhere(cell) {
+                        true
+                    } else {
+                        flow.at(cell).is_some_and(|f| {
+                            side || !scan_back || !leads_back(f, cell, &mut passed)
+                        })
+                    }
             }
         });
         clear && segment_price(cost, from, to, lo == hi) <= trace_price * (1.0 + 1e-5)
@@ -905,6 +956,26 @@ fn push_waypoint(waypoints: &mut Vec<(u32, u32)>, to: (u32, u32)) {
         }
     }
     waypoints.push(to);
+}
+
+/// Whether the flow byte `f` of `cell`, the next cell a straight line enters after the
+/// cells it `passed` (which this extends), leads back onto one of those: an agent that
+/// follows the line into `cell` is turned round there toward where it came from, and the
+/// answers of the two cells would send it back and forth for good (a pocket beside the
+/// route whose flow leaves by the way the line enters it). A flow that leads off the line
+/// elsewhere (a watershed the line clips) lets it go on.
+fn leads_back(f: u8, cell: (u32, u32), passed: &mut Vec<(u32, u32)>) -> bool {
+    let back = flow_step(f).is_some_and(|(dx, dy)| {
+        let next = (
+            i64::from(cell.0) + i64::from(dx),
+            i64::from(cell.1) + i64::from(dy),
+        );
+        passed
+            .iter()
+            .any(|&(x, y)| (i64::from(x), i64::from(y)) == next)
+    });
+    passed.push(cell);
+    back
 }
 
 /// The step to the neighbouring cell a flow byte points at; `None` for no direction.
