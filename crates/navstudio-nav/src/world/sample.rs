@@ -98,7 +98,8 @@ impl NavWorld {
     /// The point an agent at `pos` (cell units) on path `id` steers at: the goal's centre
     /// when its cell sees the goal; else the farthest cell of its flow trace within the
     /// look-ahead (see [`Self::set_flow_lookahead`]) that its cell reaches in a straight line
-    /// over on-route cells no costlier than the trace crosses (string pulling); else the
+    /// over on-route cells no costlier than the trace crosses, none of whose flow leads back
+    /// onto the line (string pulling); else the
     /// centre of the next cell of the flow. `None` off the map or off the route. Answers
     /// are cached per cell, so a crowd asks this cheaply every step.
     #[must_use]
@@ -903,8 +904,9 @@ fn farthest_in_sight(
         }
         let start = cost.get(from.0, from.1);
         let (mut lo, mut hi) = (start, start);
-        // The look-ahead's cells so far, for a flow that leads back onto them.
-        let mut passed = vec![from];
+        // The look-ahead's cells so far, for a flow that leads back onto them (a trace
+        // does not look: it allocates nothing).
+        let mut passed = if scan_back { vec![from] } else { Vec::new() };
         // Through a cell corner both side cells must be open: an agent has a body, so the
         // string keeps off wall corners (the crowd's corner clearance relies on it).
         let clear = segment_clear_on(from, to, |x, y, side| {
