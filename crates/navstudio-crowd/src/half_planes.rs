@@ -123,6 +123,19 @@ enum Goal {
 /// them least (`linearProgram3`). Allocation-free: at most [`MAX_HALF_PLANES`] planes.
 #[must_use]
 pub fn nearest_permitted(planes: &[HalfPlane], preferred: Vec2, max_speed: f32) -> Vec2 {
+    nearest_permitted_within(planes, 0, preferred, max_speed)
+}
+
+/// As [`nearest_permitted`], with the first `hard` planes (walls, RVO2's obstacle lines)
+/// never violated: where the planes leave no velocity, the one that violates the worst of
+/// the others least among those the walls permit.
+#[must_use]
+pub fn nearest_permitted_within(
+    planes: &[HalfPlane],
+    hard: usize,
+    preferred: Vec2,
+    max_speed: f32,
+) -> Vec2 {
     let mut lines = [Line::default(); MAX_HALF_PLANES];
     let count = planes.len().min(MAX_HALF_PLANES);
     for (line, h) in lines.iter_mut().zip(planes) {
@@ -131,7 +144,7 @@ pub fn nearest_permitted(planes: &[HalfPlane], preferred: Vec2, max_speed: f32) 
     let lines = &lines[..count];
     let v = match program_2d(lines, max_speed, Goal::Point(preferred)) {
         Ok(v) => v,
-        Err((failed, partial)) => program_3d(lines, max_speed, failed, partial),
+        Err((failed, partial)) => program_3d(lines, hard.min(count), max_speed, failed, partial),
     };
     // Rounding may leave a point a hair outside the speed disc.
     v.clamp_length(max_speed)
@@ -207,18 +220,19 @@ fn program_2d(lines: &[Line], radius: f32, goal: Goal) -> Result<Vec2, (usize, V
 }
 
 /// RVO2's `linearProgram3`: from the first line the 2-D program failed on, the value
-/// that violates the worst line least.
-fn program_3d(lines: &[Line], radius: f32, failed: usize, partial: Vec2) -> Vec2 {
+/// that violates the worst line least, keeping to the first `hard` lines.
+fn program_3d(lines: &[Line], hard: usize, radius: f32, failed: usize, partial: Vec2) -> Vec2 {
     let mut penetration = 0.0;
     let mut best = partial;
-    for k in failed..lines.len() {
+    for k in failed.max(hard)..lines.len() {
         let line = lines[k];
         if det(line.direction, line.point - best) <= penetration {
             continue;
         }
         let mut projected = [Line::default(); MAX_HALF_PLANES];
-        let mut count = 0;
-        for earlier in &lines[..k] {
+        projected[..hard].copy_from_slice(&lines[..hard]);
+        let mut count = hard;
+        for earlier in &lines[hard..k] {
             let denominator = det(line.direction, earlier.direction);
             let point = if denominator.abs() <= PARALLEL_EPSILON {
                 if line.direction.dot(earlier.direction) > 0.0 {
@@ -318,6 +332,32 @@ mod tests {
 
     /// Overlapping discs: moving toward the neighbour is forbidden outright, moving away is
     /// free.
+    /// An agent pressed into a wall below it (y down: the wall permits `v.y ≤ 0`) by a
+    /// neighbour overlapping it from up and to the right, whose half-plane asks it to part
+    /// at 3 m/s along (−1, 1)/√2: no velocity within 2 m/s does both. Soft, the least worst
+    /// velocity goes down into the wall, which the move slides away; with the wall hard,
+    /// the answer keeps to the wall line and parts as far as it can along it: (−2, 0).
+    #[test]
+    fn a_wall_line_is_never_given_up_for_a_neighbour() {
+        let away = Vec2::new(-1.0, 1.0).normalize_or_zero();
+        let wall = HalfPlane {
+            point: Vec2::ZERO,
+            normal: Vec2::new(0.0, -1.0),
+        };
+        let neighbour = HalfPlane {
+            point: away * 3.0,
+            normal: away,
+        };
+        let preferred = Vec2::new(2.0, 0.0);
+        let soft = nearest_permitted(&[wall, neighbour], preferred, 2.0);
+        assert!(soft.y > 0.5, "soft: {soft:?}");
+        let hard = nearest_permitted_within(&[wall, neighbour], 1, preferred, 2.0);
+        assert!(
+            (hard - Vec2::new(-2.0, 0.0)).length() < 1e-4,
+            "hard: {hard:?}"
+        );
+    }
+
     #[test]
     fn overlapping_agents_may_only_part() {
         let h = orca_half_plane(

@@ -954,6 +954,27 @@ mod tests {
         }
     }
 
+    /// Seed 4477's pillars-87 in context steering: two agents pressed into a wall corner
+    /// by each other, one sliding along each wall into the other (31.2 %). The contact
+    /// rule's ORCA answered the neighbour by a velocity into the wall, which the move slid
+    /// along it into the neighbour; the wall it stands against is now a hard line.
+    #[test]
+    fn two_agents_in_a_wall_corner_do_not_slide_into_each_other() {
+        let archetypes = crate::default_archetypes();
+        let case = random_case(4477, 87, 1.0, &archetypes);
+        assert_eq!(case.case.name, "pillars-87");
+        let row = run_random(
+            &case,
+            AvoidanceMode::Context,
+            Techniques::default(),
+            &archetypes,
+        )
+        .expect("the pillars case runs");
+        let r = &row.report;
+        eprintln!("{}", super::super::table_row(r));
+        assert!(r.meets(2.0), "{}", super::super::table_row(r));
+    }
+
     /// Seed 4477's field of blocks held one agent of 175 for good (not home at 5 × the
     /// bound, boids): beside a block, two cells whose flow left upward by the way in, and
     /// the look-ahead from the cell above steered down through them. The look-ahead now

@@ -2,7 +2,7 @@
 //! (`orca_contacts`).
 
 use crate::agents::NO_ORDER;
-use crate::half_planes::{HalfPlane, nearest_permitted, orca_half_plane};
+use crate::half_planes::{HalfPlane, nearest_permitted, nearest_permitted_within, orca_half_plane};
 use crate::navigator::Navigator;
 use crate::resolve::{STATIONARY_PRIORITY, contact_mass};
 use crate::steering::AvoidanceMode;
@@ -43,8 +43,27 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let through_standing = a.state[i].is_stalled()
             && self.config.avoidance == AvoidanceMode::Orca
             && a.no_progress_secs[i] >= THROUGH_STANDING_STUCK_TIMES * self.config.stuck_secs;
-        let mut planes = [HalfPlane::default(); MAX_NEIGHBOURS];
+        let mut planes = [HalfPlane::default(); MAX_NEIGHBOURS + 1];
         let mut count = 0;
+        // In a hard contact (an overlap deeper than `hard_depth`) the wall face the agent
+        // was pressed against last step is a hard line (RVO2's obstacle lines): a velocity
+        // into it is slid along it by the move, so a neighbour's half-plane answered by
+        // moving into the wall became a velocity into the neighbour (two agents pressed
+        // into a wall corner by each other: 31 % overlaps). A face only: round a wall's
+        // corner (a pillar's, a door jamb's) the disc may roll, which a line forbids, and
+        // such lines jammed a queue at a pillar for good. Short of a hard contact no line:
+        // everywhere it held queues at door jambs (seed 4477's door swaps within 2 × fell
+        // from 60 to 55 of 60 in boids and context steering).
+        let wall = a.wall_normal[i];
+        if wall != Vec2::ZERO && (wall.x.abs() < 1e-3 || wall.y.abs() < 1e-3) {
+            planes[0] = HalfPlane {
+                point: Vec2::ZERO,
+                normal: wall,
+            };
+            count = 1;
+        }
+        let walled = count;
+        let mut deep = false;
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
             // … but not through one pressed into others already
@@ -70,6 +89,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             let hard = crate::resolve::hard_depth(a.radius_m[i], nb.radius_m, true);
             if n.dist_sq < (touch - hard).max(0.0).powi(2) {
                 share = share.max(0.5);
+                deep = true;
             }
             if let Some(h) = orca_half_plane(
                 nb.pos_world - p,
@@ -84,7 +104,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 count += 1;
             }
         }
-        let out = nearest_permitted(&planes[..count], preferred, max_speed);
+        let out = if deep {
+            nearest_permitted_within(&planes[..count], walled, preferred, max_speed)
+        } else {
+            nearest_permitted(&planes[walled..count], preferred, max_speed)
+        };
         if out.is_finite() { out } else { Vec2::ZERO }
     }
 }
