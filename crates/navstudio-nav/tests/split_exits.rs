@@ -81,6 +81,48 @@ fn reaching(cells: &[u8], sector: u32, windows: &[(u32, u32)]) -> Vec<(u32, u32)
     out
 }
 
+/// Field `seed` and a world planning on it as the crowd's navigator does, with its two
+/// crossing groups: each a rectangle of sources and a goal.
+#[allow(clippy::type_complexity)]
+fn crossings(seed: u64) -> (Vec<u8>, NavWorld, [((u32, u32, u32, u32), (u32, u32)); 2]) {
+    let mut rng = Rng::new(seed);
+    let cells = obstacle_field(&mut rng);
+    let world = crowd_world(&cells, SIZE, SIZE);
+    let groups = if rng.below(2) == 1 {
+        [((30, 3, 66, 16), (48, 88)), ((3, 30, 16, 66), (88, 48))]
+    } else {
+        [((3, 30, 16, 66), (88, 48)), ((80, 30, 93, 66), (8, 48))]
+    };
+    (cells, world, groups)
+}
+
+/// Every cell of every sector path `id` leaves by some exit that reaches one of those
+/// exits within the sector ([`reaching`]), with how many exits its sector has.
+fn routed_cells(
+    world: &NavWorld,
+    id: navstudio_nav::PathId,
+    cells: &[u8],
+) -> Vec<((u32, u32), usize)> {
+    let p = world.path(id).unwrap();
+    let nodes = &world.nav().layers[0].nodes;
+    let mut out = Vec::new();
+    for (&sector, exits) in &p.exits {
+        let windows: Vec<(u32, u32)> = exits
+            .iter()
+            .flat_map(|&(_, n)| {
+                let c = nodes[n as usize].cells;
+                (0..u32::from(c.len)).map(move |i| c.cell(i))
+            })
+            .collect();
+        out.extend(
+            reaching(cells, sector, &windows)
+                .into_iter()
+                .map(|c| (c, exits.len())),
+        );
+    }
+    out
+}
+
 /// Two groups cross a random obstacle field the opposite ways (each path planned from one
 /// source per sector of its group, merged routes and all), with each cell of a sector the
 /// path leaves by several exits taking its cheapest exit in total, as the crowd's navigator
@@ -94,44 +136,15 @@ fn reaching(cells: &[u8], sector: u32, windows: &[(u32, u32)]) -> Vec<(u32, u32)
 fn every_cell_of_a_merged_route_reaches_the_goal() {
     let mut failures = Vec::new();
     for seed in 0..12_u64 {
-        let mut rng = Rng::new(seed);
-        let cells = obstacle_field(&mut rng);
-        let spec = GridSpec {
-            width: SIZE,
-            height: SIZE,
-            sector_size: SECTOR,
-        };
-        let never = std::sync::atomic::AtomicBool::new(false);
-        let layer =
-            build_layer("land", CostField::from_cells(spec, &cells), &|_| {}, &never).unwrap();
-        let mut world = NavWorld::from_nav(NavData::new(spec, 1.0, vec![layer]));
-        world.set_heuristic_weight(1.0);
-        world.set_seamless_where_split(true);
-        let vertical = rng.below(2) == 1;
-        let groups = if vertical {
-            [((30, 3, 66, 16), (48, 88)), ((3, 30, 16, 66), (88, 48))]
-        } else {
-            [((3, 30, 16, 66), (88, 48)), ((80, 30, 93, 66), (8, 48))]
-        };
+        let (cells, mut world, groups) = crossings(seed);
         for (rect, goal) in groups {
             let from = sources(&cells, rect);
             let Ok(id) = world.request_path_to_any(0, &from, &[goal]) else {
                 continue;
             };
-            let p = world.path(id).unwrap();
-            let nodes = &world.nav().layers[0].nodes;
-            for (&sector, exits) in &p.exits {
-                let windows: Vec<(u32, u32)> = exits
-                    .iter()
-                    .flat_map(|&(_, n)| {
-                        let c = nodes[n as usize].cells;
-                        (0..u32::from(c.len)).map(move |i| c.cell(i))
-                    })
-                    .collect();
-                for cell in reaching(&cells, sector, &windows) {
-                    if world.trace_path(id, cell).is_none() {
-                        failures.push((seed, goal, cell, exits.len()));
-                    }
+            for (cell, exits) in routed_cells(&world, id, &cells) {
+                if world.trace_path(id, cell).is_none() {
+                    failures.push((seed, goal, cell, exits));
                 }
             }
         }
@@ -186,34 +199,13 @@ fn a_point_following_the_flow_samples_comes_home() {
     let mut failures = Vec::new();
     let mut walked = 0;
     for seed in (0..12_u64).chain([62]) {
-        let mut rng = Rng::new(seed);
-        let cells = obstacle_field(&mut rng);
-        let mut world = crowd_world(&cells, SIZE, SIZE);
-        let vertical = rng.below(2) == 1;
-        let groups = if vertical {
-            [((30, 3, 66, 16), (48, 88)), ((3, 30, 16, 66), (88, 48))]
-        } else {
-            [((3, 30, 16, 66), (88, 48)), ((80, 30, 93, 66), (8, 48))]
-        };
+        let (cells, mut world, groups) = crossings(seed);
         for (rect, goal) in groups {
             let from = sources(&cells, rect);
             let Ok(id) = world.request_path_to_any(0, &from, &[goal]) else {
                 continue;
             };
-            let p = world.path(id).unwrap();
-            let nodes = &world.nav().layers[0].nodes;
-            let mut starts = Vec::new();
-            for (&sector, exits) in &p.exits {
-                let windows: Vec<(u32, u32)> = exits
-                    .iter()
-                    .flat_map(|&(_, n)| {
-                        let c = nodes[n as usize].cells;
-                        (0..u32::from(c.len)).map(move |i| c.cell(i))
-                    })
-                    .collect();
-                starts.extend(reaching(&cells, sector, &windows));
-            }
-            for cell in starts {
+            for (cell, _) in routed_cells(&world, id, &cells) {
                 walked += 1;
                 if !walks_home(&mut world, id, cell, goal) {
                     failures.push((seed, goal, cell));

@@ -942,16 +942,12 @@ mod tests {
     /// everyone home within 2 × the bound and the deepest overlap ≤ 30 % (27.7 and 26.3 %).
     #[test]
     fn a_queue_pressed_into_a_pillar_corner_stays_within_the_overlap_limit() {
-        let archetypes = crate::default_archetypes();
-        let case = random_case(1201, 177, 1.0, &archetypes);
-        assert_eq!(case.case.name, "pillars-177");
-        for mode in [AvoidanceMode::Boids, AvoidanceMode::Orca] {
-            let row = run_random(&case, mode, Techniques::default(), &archetypes)
-                .expect("the pillars case runs");
-            let r = &row.report;
-            eprintln!("{}", super::super::table_row(r));
-            assert!(r.meets(2.0), "{mode:?}: {}", super::super::table_row(r));
-        }
+        drawn_case_meets_2x(
+            1201,
+            177,
+            "pillars-177",
+            &[AvoidanceMode::Boids, AvoidanceMode::Orca],
+        );
     }
 
     /// Seed 4477's pillars-87 in context steering: two agents pressed into a wall corner
@@ -960,19 +956,7 @@ mod tests {
     /// along it into the neighbour; the wall it stands against is now a hard line.
     #[test]
     fn two_agents_in_a_wall_corner_do_not_slide_into_each_other() {
-        let archetypes = crate::default_archetypes();
-        let case = random_case(4477, 87, 1.0, &archetypes);
-        assert_eq!(case.case.name, "pillars-87");
-        let row = run_random(
-            &case,
-            AvoidanceMode::Context,
-            Techniques::default(),
-            &archetypes,
-        )
-        .expect("the pillars case runs");
-        let r = &row.report;
-        eprintln!("{}", super::super::table_row(r));
-        assert!(r.meets(2.0), "{}", super::super::table_row(r));
+        drawn_case_meets_2x(4477, 87, "pillars-87", &[AvoidanceMode::Context]);
     }
 
     /// Seed 4477's field of blocks held one agent of 175 for good (not home at 5 × the
@@ -981,19 +965,22 @@ mod tests {
     /// keeps off lines that a cell's flow leads back along.
     #[test]
     fn an_agent_beside_a_pocket_of_backward_flow_comes_home() {
+        drawn_case_meets_2x(4477, 248, "obstacle_field-248", &[AvoidanceMode::Boids]);
+    }
+
+    /// Case `index` of `seed` (named `name`) in each of `modes`: everyone home within 2 ×
+    /// the bound, nobody stuck, overlaps and walls within the limits.
+    fn drawn_case_meets_2x(seed: u64, index: u32, name: &str, modes: &[AvoidanceMode]) {
         let archetypes = crate::default_archetypes();
-        let case = random_case(4477, 248, 1.0, &archetypes);
-        assert_eq!(case.case.name, "obstacle_field-248");
-        let row = run_random(
-            &case,
-            AvoidanceMode::Boids,
-            Techniques::default(),
-            &archetypes,
-        )
-        .expect("the field runs");
-        let r = &row.report;
-        eprintln!("{}", super::super::table_row(r));
-        assert!(r.meets(2.0), "{}", super::super::table_row(r));
+        let case = random_case(seed, index, 1.0, &archetypes);
+        assert_eq!(case.case.name, name);
+        for &mode in modes {
+            let row =
+                run_random(&case, mode, Techniques::default(), &archetypes).expect("the case runs");
+            let r = &row.report;
+            eprintln!("{}", super::super::table_row(r));
+            assert!(r.meets(2.0), "{mode:?}: {}", super::super::table_row(r));
+        }
     }
 
     /// A sparse block 28 m wide across three rows of sectors (70 infantry, 74 m march):

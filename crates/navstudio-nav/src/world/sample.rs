@@ -58,6 +58,25 @@ fn nearest_goal(p: &PathState, cell: (u32, u32)) -> Option<(u32, u32)> {
     p.goals.iter().min_by_key(d2).copied()
 }
 
+/// A flag of cell `index` from a [`SteerCache`] table of `(index + 1) << 1 | flag`
+/// entries, else `compute`d: `(flag, keep)`, stored when `keep`.
+fn cached_flag(
+    table: &OnceLock<Box<[AtomicU64]>>,
+    index: u64,
+    compute: impl FnOnce() -> (bool, bool),
+) -> bool {
+    let slot = &table.get_or_init(|| atomic_table(PULLED_SLOTS))[slot_of(index)];
+    let entry = slot.load(Ordering::Relaxed);
+    if entry >> 1 == index + 1 {
+        return entry & 1 == 1;
+    }
+    let (flag, keep) = compute();
+    if keep {
+        slot.store((index + 1) << 1 | u64::from(flag), Ordering::Relaxed);
+    }
+    flag
+}
+
 /// The slot of cell or sector `index` in a direct-mapped table of [`PULLED_SLOTS`] entries.
 fn slot_of(index: u64) -> usize {
     (index.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % PULLED_SLOTS
@@ -261,18 +280,9 @@ impl NavWorld {
     /// [`Self::keeps_with_flow`] through the path's cache.
     fn keeps_with_flow_cached(&self, p: &PathState, cell: (u32, u32), to: (u32, u32)) -> bool {
         let index = u64::from(cell.1) * u64::from(self.nav.spec.width) + u64::from(cell.0);
-        let table = p
-            .steer
-            .sight_kept
-            .get_or_init(|| atomic_table(PULLED_SLOTS));
-        let slot = &table[slot_of(index)];
-        let entry = slot.load(Ordering::Relaxed);
-        if entry >> 1 == index + 1 {
-            return entry & 1 == 1;
-        }
-        let kept = self.keeps_with_flow(p, cell, to);
-        slot.store((index + 1) << 1 | u64::from(kept), Ordering::Relaxed);
-        kept
+        cached_flag(&p.steer.sight_kept, index, || {
+            (self.keeps_with_flow(p, cell, to), true)
+        })
     }
 
     /// [`Self::goal_in_sight`] through the path's cache, for cells beyond the goal fields'
@@ -323,20 +333,11 @@ impl NavWorld {
             return Some(goal);
         }
         let index = u64::from(cell.1) * u64::from(spec.width) + u64::from(cell.0);
-        let table = p
-            .steer
-            .sight_cells
-            .get_or_init(|| atomic_table(PULLED_SLOTS));
-        let slot = &table[slot_of(index)];
-        let entry = slot.load(Ordering::Relaxed);
-        if entry >> 1 == index + 1 {
-            return (entry & 1 == 1).then_some(goal);
-        }
-        unheld.set(false);
-        let sees = crate::los::cell_sees(&clear, wide(goal), wide(cell));
-        if !unheld.get() {
-            slot.store((index + 1) << 1 | u64::from(sees), Ordering::Relaxed);
-        }
+        let sees = cached_flag(&p.steer.sight_cells, index, || {
+            unheld.set(false);
+            let sees = crate::los::cell_sees(&clear, wide(goal), wide(cell));
+            (sees, !unheld.get())
+        });
         sees.then_some(goal)
     }
 
