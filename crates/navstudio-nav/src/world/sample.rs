@@ -261,8 +261,8 @@ impl NavWorld {
     }
 
     /// Whether the straight line from `cell` toward `to`, over its first look-ahead of
-    /// cells (at least two), crosses no cell of the route whose flow points back against
-    /// it. Beyond the goal fields a cell's flow leads to its sector's exit, which need not
+    /// cells (at least two), crosses no cell of the route whose flow leads back onto the
+    /// line ([`leads_back`]). Beyond the goal fields a cell's flow leads to its sector's exit, which need not
     /// be toward the goal: a cell that sees the goal while the next cell on the line does
     /// not, and flows back, would send an agent back and forth between the two for good.
     /// Such a cell follows its flow instead.
@@ -873,10 +873,8 @@ fn string_price(cost: &crate::CostField, waypoints: &[(u32, u32)]) -> f32 {
 /// up to the target (through a cell corner, both side cells), and the segment's price (its
 /// length times the mean cost of the cells it passes through) is no more than the trace's
 /// own up to the target. With `scan_back` (an agent's short look-ahead) it tries from the
-/// chain's end back, and the segment must also not cross a cell whose flow points back
-/// against it: an agent following it would be turned round there (a pocket beside the
-/// route whose flow leaves the way the segment enters it), and would go back and forth
-/// between the two targets for good. Without, it tries forward, stopping [`PULL_SLACK`]
+/// chain's end back, and the segment must also not cross a cell whose flow leads back
+/// onto it ([`leads_back`]). Without, it tries forward, stopping [`PULL_SLACK`]
 /// cells after the last cell in sight. `None` when only the first cell qualifies.
 fn farthest_in_sight(
     cost: &crate::CostField,
@@ -918,13 +916,10 @@ fn farthest_in_sight(
                 }
                 let cell = (x as u32, y as u32);
                 c <= limit
-                    && if open_anywhere(cell) {
-                        true
-                    } else {
-                        flow.at(cell).is_some_and(|f| {
+                    && (open_anywhere(cell)
+                        || flow.at(cell).is_some_and(|f| {
                             side || !scan_back || !leads_back(f, cell, &mut passed)
-                        })
-                    }
+                        }))
             }
         });
         clear && segment_price(cost, from, to, lo == hi) <= trace_price * (1.0 + 1e-5)
