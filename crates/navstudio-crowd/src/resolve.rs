@@ -29,33 +29,11 @@ const SIDESTEP_SHARE: f32 = 0.5;
 /// Share of an overlap one position pass removes (Jacobi passes overshoot at 1).
 const PROJECTION_SHARE: f32 = 0.7;
 
-/// A stuck agent presses on into its neighbours (a deadlock of polite agents never
-/// clears), but at first only this share of the smaller radius deep; after twice the stuck
-/// time, as deep as it takes.
-pub const STUCK_PRESS_SHARE: f32 = 0.15;
-
-/// With `pinned_priority`, a neighbour pinned against a wall in the direction an agent
-/// pushes it weighs at least this many times the agent: the agent takes ~95 % of the
-/// contact (a pinned agent cannot give way).
-pub const PINNED_PRIORITY_FACTOR: f32 = 20.0;
-
-/// Whether pushing a neighbour along `offset` (from the agent to it) presses it into the
-/// wall whose normal (away from the wall) is `wall_normal`; false for a zero normal.
-#[must_use]
-pub fn pushes_into_wall(offset: Vec2, wall_normal: Vec2) -> bool {
-    // More than ~17° into the wall: a neighbour sliding along it can still give way.
-    offset.dot(wall_normal) < -0.3 * offset.length()
-}
-
 /// The overlap depth past which a contact between radii `a` and `b` is hard
-/// ([`HARD_CONTACT_SHARE`] of the smaller), infinite when `hard` is off. `[Units: m]`
+/// ([`HARD_CONTACT_SHARE`] of the smaller). `[Units: m]`
 #[must_use]
-pub fn hard_depth(a: f32, b: f32, hard: bool) -> f32 {
-    if hard {
-        HARD_CONTACT_SHARE * a.min(b)
-    } else {
-        f32::INFINITY
-    }
+pub fn hard_depth(a: f32, b: f32) -> f32 {
+    HARD_CONTACT_SHARE * a.min(b)
 }
 
 /// A position pass's share of a hard overlap: at least half, so the heavy agent moves back
@@ -67,14 +45,14 @@ fn share_hard(share: f32) -> f32 {
 /// Passes over an agent's contacts.
 const CONTACT_PASSES: usize = 2;
 
-/// The mass a contact weighs an agent by: with `soft_mass_priority` its fourth root
-/// (tank : infantry 4.4 : 1, large walker : infantry 5.2 : 1), else the mass itself
-/// (375 : 1 and 750 : 1). A light agent can only give way as fast as the agents around it
-/// let it: a tank that leaves an infantryman all of their contact crushes it into the
-/// crowd beside it, while at the fourth root the tank takes a fifth and slows down.
+/// The mass a contact weighs an agent by: its fourth root (tank : infantry 4.4 : 1, large
+/// walker : infantry 5.2 : 1, where the masses are 375 : 1 and 750 : 1). A light agent can
+/// only give way as fast as the agents around it let it: a tank that leaves an infantryman
+/// all of their contact crushes it into the crowd beside it, while at the fourth root the
+/// tank takes a fifth and slows down.
 #[must_use]
-pub fn contact_mass(mass: f32, soft: bool) -> f32 {
-    if soft { mass.sqrt().sqrt() } else { mass }
+pub fn contact_mass(mass: f32) -> f32 {
+    mass.sqrt().sqrt()
 }
 
 /// Priority weight of an agent: its (contact) mass, much less while it stands (idle or
@@ -103,9 +81,9 @@ pub const PRESSED_SHARE: f32 = 0.05;
 /// otherwise took 95 % of every contact and were crushed into each other (overlaps of
 /// 40–96 % of a radius between arrived agents in the random door family).
 #[must_use]
-pub fn agent_priority(a: &Agents, i: usize, soft_mass: bool) -> f32 {
+pub fn agent_priority(a: &Agents, i: usize) -> f32 {
     pressed_priority(
-        contact_mass(a.mass[i], soft_mass),
+        contact_mass(a.mass[i]),
         a.state[i].is_travelling(),
         // Agents built field by field (tests) may not track it: not pressed.
         a.pressed.get(i).copied().unwrap_or(0.0),
@@ -212,22 +190,17 @@ pub fn constrain_contacts(vel: Vec2, own_priority: f32, contacts: &[Contact], dt
 /// [`priority`]) of `PROJECTION_SHARE` of every overlap away, from the positions as they
 /// are (Jacobi: every agent of a pass reads the same positions), at most its radius; and
 /// its deepest overlap before the pass, as a share of the smaller radius.
-/// `reach_m` is the agent's radius plus the largest one. With `pinned_priority`, a
-/// neighbour this pass would push into the wall it is pressed against weighs at least
-/// [`PINNED_PRIORITY_FACTOR`] times the agent. `soft_mass`: see [`contact_mass`].
+/// `reach_m` is the agent's radius plus the largest one.
 #[must_use]
 pub fn overlap_correction(
     agents: &Agents,
     grid: &SpatialGrid,
     i: usize,
     reach_m: f32,
-    pinned_priority: bool,
-    soft_mass: bool,
-    hard: bool,
 ) -> (Vec2, f32) {
     let a = agents;
     let (p, r) = (a.pos_world[i], a.radius_m[i]);
-    let own = agent_priority(a, i, soft_mass);
+    let own = agent_priority(a, i);
     let mut corr = Vec2::ZERO;
     let mut deepest = 0.0f32;
     grid.for_each_candidate(p, reach_m, |j, _| {
@@ -249,17 +222,9 @@ pub fn overlap_correction(
             let dir = Vec2::from_angle((i.min(j) * 7 + i.max(j)) as f32);
             if i < j { dir } else { -dir }
         };
-        let mut other = agent_priority(a, j, soft_mass);
-        // This pass moves `j` along −d: into its wall, it cannot give way.
-        if pinned_priority
-            && a.wall_normal
-                .get(j)
-                .is_some_and(|&n| pushes_into_wall(-d, n))
-        {
-            other = other.max(own * PINNED_PRIORITY_FACTOR);
-        }
+        let other = agent_priority(a, j);
         deepest = deepest.max((reach - dist) / r.min(a.radius_m[j]));
-        let share = if reach - dist > hard_depth(r, a.radius_m[j], hard) {
+        let share = if reach - dist > hard_depth(r, a.radius_m[j]) {
             share_hard(other / (own + other).max(1e-9))
         } else {
             other / (own + other).max(1e-9)
@@ -333,55 +298,23 @@ mod tests {
     /// is hard, and the tank stops closing.
     #[test]
     fn a_hard_contact_stops_a_heavy_agent_closing_on_a_deep_overlap() {
-        let (tank, infantry) = (priority(contact_mass(30_000.0, true), true), 3.0);
+        let (tank, infantry) = (priority(contact_mass(30_000.0), true), 3.0);
         let speed_on = |hard: bool| {
             let c = Contact {
                 offset: Vec2::new(1.5, 0.0),
                 vel: Vec2::ZERO,
                 reach_m: 1.6,
                 priority: infantry,
-                hard_depth_m: hard_depth(1.2, 0.4, hard),
+                hard_depth_m: if hard {
+                    hard_depth(1.2, 0.4)
+                } else {
+                    f32::INFINITY
+                },
             };
             constrain_contacts(Vec2::new(4.0, 0.0), tank, &[c], 1.0 / 60.0).x
         };
         assert!(speed_on(false) > 2.6, "by priority: {}", speed_on(false));
         assert!(speed_on(true).abs() < 1e-5, "hard: {}", speed_on(true));
-    }
-
-    /// Pinned priority: a tank driving an infantry into the wall behind it. By mass the
-    /// infantry would take all of the contact (and be crushed against the wall); pinned
-    /// (its wall normal facing the tank) it weighs 20 tanks, so the tank takes ~95 % and
-    /// stops short.
-    #[test]
-    fn a_pusher_waits_for_a_neighbour_pinned_against_a_wall() {
-        let tank = priority(30_000.0, true);
-        let infantry = priority(80.0, true);
-        let offset = Vec2::new(1.7, 0.0);
-        let wall_normal = Vec2::new(-1.0, 0.0);
-        assert!(pushes_into_wall(offset, wall_normal));
-        assert!(
-            !pushes_into_wall(offset, Vec2::new(0.0, 1.0)),
-            "sliding along it"
-        );
-        assert!(!pushes_into_wall(offset, Vec2::ZERO));
-        let speed_on = |pinned: bool| {
-            let p = if pinned {
-                infantry.max(tank * PINNED_PRIORITY_FACTOR)
-            } else {
-                infantry
-            };
-            let c = Contact {
-                offset,
-                vel: Vec2::ZERO,
-                reach_m: 1.6,
-                priority: p,
-                hard_depth_m: f32::INFINITY,
-            };
-            constrain_contacts(Vec2::new(6.0, 0.0), tank, &[c], 1.0 / 60.0).x
-        };
-        // The 0.1 m gap allows 0.6 m/s over ten steps.
-        assert!(speed_on(false) > 5.9, "by mass the tank keeps going");
-        assert!(speed_on(true) < 1.0, "pinned: the tank stops short");
     }
 
     /// A heavy agent barely yields to a stationary light one; the light one, touched by the

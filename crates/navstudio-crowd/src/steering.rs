@@ -111,8 +111,8 @@ pub(crate) struct NearAgent {
 }
 
 impl NearAgent {
-    /// Agent `i`'s snapshot; `soft_mass` weighs its priority by [`resolve::contact_mass`].
-    pub fn of(a: &Agents, i: usize, soft_mass: bool) -> Self {
+    /// Agent `i`'s snapshot.
+    pub fn of(a: &Agents, i: usize) -> Self {
         let travelling = a.state[i].is_travelling();
         debug_assert!(
             !travelling || a.order[i] != NO_ORDER,
@@ -124,7 +124,7 @@ impl NearAgent {
             radius_m: a.radius_m[i],
             mass: a.mass[i],
             moving_order: if travelling { a.order[i] } else { NO_ORDER },
-            priority: resolve::agent_priority(a, i, soft_mass),
+            priority: resolve::agent_priority(a, i),
             index: i as u32,
         }
     }

@@ -136,7 +136,7 @@ impl Simulation {
                 self.grid
                     .sorted_agents()
                     .par_iter()
-                    .map(|&i| NearAgent::of(agents, i as usize, true)),
+                    .map(|&i| NearAgent::of(agents, i as usize)),
             );
             let min_radius_m = self
                 .agents
@@ -327,10 +327,6 @@ impl Simulation {
                         grid,
                         i,
                         a.radius_m[i] + max_r,
-                        // Not pinned priority; soft mass and hard contacts.
-                        false,
-                        true,
-                        true,
                     );
                     let pos = if c == Vec2::ZERO {
                         a.pos_world[i]

@@ -60,8 +60,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if touching {
                 let depth = touch - dist;
                 let (own_m, other_m) = (
-                    resolve::contact_mass(me.mass, true),
-                    resolve::contact_mass(nb.mass, true),
+                    resolve::contact_mass(me.mass),
+                    resolve::contact_mass(nb.mass),
                 );
                 let share = other_m / (own_m + other_m);
                 push += away * (depth * share * self.config.contact_relaxation);

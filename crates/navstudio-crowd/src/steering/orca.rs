@@ -71,7 +71,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // it was crushed into the crowd behind it (a group arrived beyond a door).
             if through_standing
                 && nb.moving_order == NO_ORDER
-                && nb.priority <= 2.0 * STATIONARY_PRIORITY * contact_mass(nb.mass, true)
+                && nb.priority <= 2.0 * STATIONARY_PRIORITY * contact_mass(nb.mass)
             {
                 continue;
             }
@@ -86,7 +86,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // A deep overlap is not shared by priority (hard contacts): the agent takes
             // at least half of opening it, the one with the right of way or the heavier too.
             let touch = a.radius_m[i] + nb.radius_m;
-            let hard = crate::resolve::hard_depth(a.radius_m[i], nb.radius_m, true);
+            let hard = crate::resolve::hard_depth(a.radius_m[i], nb.radius_m);
             if n.dist_sq < (touch - hard).max(0.0).powi(2) {
                 share = share.max(0.5);
                 deep = true;

@@ -23,8 +23,7 @@ use super::{NearAgent, Neighbour, StepContext};
 /// about 115°).
 const ONCOMING_COS: f32 = -0.42;
 /// An agent with the right of way weighs this many times more in a contact with an agent
-/// that gives way to it, so it pushes through (as a pinned agent does,
-/// `resolve::PINNED_PRIORITY_FACTOR`).
+/// that gives way to it, so it pushes through.
 pub const RIGHT_OF_WAY_FACTOR: f32 = 20.0;
 /// Queue order acts between agents both stuck this many times the stuck time.
 const JAM_STUCK_TIMES: f32 = 2.0;

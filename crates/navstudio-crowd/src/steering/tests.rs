@@ -50,7 +50,7 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize, true))
+            .map(|&i| NearAgent::of(&a, i as usize))
             .collect();
         let ctx = StepContext {
             agents: &a,
@@ -265,7 +265,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
         let near: Vec<NearAgent> = grid
             .sorted_agents()
             .iter()
-            .map(|&i| NearAgent::of(&a, i as usize, true))
+            .map(|&i| NearAgent::of(&a, i as usize))
             .collect();
         let ctx = StepContext {
             agents: &a,
@@ -286,7 +286,7 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             decision_period: config.decision_steps(),
             collision_states: true,
         };
-        ctx.desired_velocity(&NearAgent::of(&a, 0, true)).1
+        ctx.desired_velocity(&NearAgent::of(&a, 0)).1
     };
     let to_lane = direction(Vec2::new(3.5, 8.5));
     assert!(to_lane.x < -0.99, "straight back to the lane: {to_lane:?}");
@@ -417,7 +417,7 @@ fn with_neighbours<R>(
     let near: Vec<NearAgent> = grid
         .sorted_agents()
         .iter()
-        .map(|&i| NearAgent::of(a, i as usize, true))
+        .map(|&i| NearAgent::of(a, i as usize))
         .collect();
     let ctx = StepContext {
         agents: a,
