@@ -322,12 +322,8 @@ impl Simulation {
                 .zip(&ids)
                 .with_min_len(CHUNK)
                 .for_each(|(out, &i)| {
-                    let (c, deepest) = resolve::overlap_correction(
-                        a,
-                        grid,
-                        i,
-                        a.radius_m[i] + max_r,
-                    );
+                    let (c, deepest) =
+                        resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r);
                     let pos = if c == Vec2::ZERO {
                         a.pos_world[i]
                     } else {
