@@ -262,7 +262,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             AvoidanceMode::Orca => {
                 let avoiding = if decides() {
-                    self.orca(i, slot, neighbours, desired, cfg.orca_time_horizon_secs)
+                    let preferred = self.keep_right(slot, neighbours, desired);
+                    self.orca(i, slot, neighbours, preferred, cfg.orca_time_horizon_secs)
                 } else {
                     held()
                 };
