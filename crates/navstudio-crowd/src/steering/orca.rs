@@ -23,8 +23,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// not already passing on its right, more the sooner they would meet. ORCA alone answers
     /// a symmetric meeting by symmetric velocities: a circle of agents bound for their
     /// antipodes met in the middle and stood pressed there for seconds. With the lean both
-    /// of a pair pass on their right, and the circle turns into a roundabout. Groups passing
-    /// a planned crossing keep the side the plan gave them.
+    /// of a pair pass on their right, and the circle turns into a roundabout.
     pub(super) fn keep_right(
         &self,
         slot: usize,
@@ -35,18 +34,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         if speed < 1e-6 {
             return preferred;
         }
-        let me = &self.near[slot];
-        // A group passing a planned crossing (`round_crossing`) has its side decided for the
-        // whole group already; leaning each member on top of it broke the wheel round the
-        // disc (eight groups at one point: 1.5–1.8 × the bound became 2.25 ×).
-        if self
-            .order_crossing
-            .get(me.moving_order as usize)
-            .is_some_and(Option::is_some)
-        {
-            return preferred;
-        }
         let dir = preferred * (1.0 / speed);
+        let me = &self.near[slot];
         let horizon = self.config.orca_time_horizon_secs.max(1e-3);
         let mut lean = 0.0f32;
         for n in neighbours {
