@@ -262,8 +262,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             AvoidanceMode::Orca => {
                 let avoiding = if decides() {
-                    let preferred = self.keep_right(slot, neighbours, desired);
-                    self.orca(i, slot, neighbours, preferred, cfg.orca_time_horizon_secs)
+                    self.orca(i, slot, neighbours, desired, cfg.orca_time_horizon_secs)
                 } else {
                     held()
                 };

@@ -13,57 +13,8 @@ use super::{MAX_NEIGHBOURS, Neighbour, StepContext};
 /// A stalled ORCA agent walks through standing agents once it has made no progress for
 /// this many times [`crate::SimConfig::stuck_secs`].
 const THROUGH_STANDING_STUCK_TIMES: f32 = 4.0;
-/// How far ORCA's preferred velocity leans to the agent's right at a head-on meeting, as a
-/// share of the velocity (0.5: about 27°, as context steering's danger lobes lean).
-const KEEP_RIGHT_LEAN: f32 = 0.5;
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
-    /// Keep right, ORCA mode's side convention: the preferred velocity leans to the agent's
-    /// right while a neighbour of another order comes at it head-on within the time horizon, on its path and
-    /// not already passing on its right, more the sooner they would meet. ORCA alone answers
-    /// a symmetric meeting by symmetric velocities: a circle of agents bound for their
-    /// antipodes met in the middle and stood pressed there for seconds. With the lean both
-    /// of a pair pass on their right, and the circle turns into a roundabout.
-    pub(super) fn keep_right(
-        &self,
-        slot: usize,
-        neighbours: &[Neighbour],
-        preferred: Vec2,
-    ) -> Vec2 {
-        let speed = preferred.length();
-        if speed < 1e-6 {
-            return preferred;
-        }
-        let dir = preferred * (1.0 / speed);
-        let me = &self.near[slot];
-        let horizon = self.config.orca_time_horizon_secs.max(1e-3);
-        let mut lean = 0.0f32;
-        for n in neighbours {
-            let nb = &self.near[n.slot as usize];
-            let offset = nb.pos_world - me.pos_world;
-            let (ahead, right) = (offset.dot(dir), offset.dot(dir.perp()));
-            let touch = me.radius_m + nb.radius_m;
-            // Head-on (its velocity at least 120° from the agent's way; a stream crossing
-            // at a right angle is ORCA's to pass), and of another order: allies walk the
-            // same way, and one jostled backwards in a block on the march is no one to pass.
-            let oncoming = nb.vel.dot(dir);
-            if ahead <= 0.0
-                || oncoming >= -0.5 * nb.vel.length()
-                || nb.moving_order == me.moving_order
-                || right > 0.5 * touch
-                || right < -2.0 * touch
-            {
-                continue;
-            }
-            let secs = (ahead - touch).max(0.0) / (speed - oncoming);
-            lean = lean.max(1.0 - secs / horizon);
-        }
-        if lean <= 0.0 {
-            return preferred;
-        }
-        (dir + dir.perp() * (KEEP_RIGHT_LEAN * lean)).normalize_or_zero() * speed
-    }
-
     /// ORCA (RVO2): the velocity closest to `preferred` that avoids the
     /// neighbours for `horizon_secs`. Each side of a pair takes avoidance in inverse
     /// proportion to its contact priority ([`crate::resolve::priority`]): heavier agents

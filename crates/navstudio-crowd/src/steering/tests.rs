@@ -331,47 +331,6 @@ fn context_keep_right_passes_an_oncoming_neighbour_on_the_right() {
     );
 }
 
-/// ORCA's keep right, by hand: agent 0 at x = 4 m walks +x at 4 m/s (y down, so its right
-/// is +y); a neighbour 1.6 m ahead on its line comes at 2 m/s. They touch (0.8 m) in
-/// 0.8 / 6 s, so the lean is 1 − (0.8 / 6) / horizon, and the preferred velocity turns to
-/// `(1, 0.5 · lean)` at the same speed. A neighbour walking the same way, crossing its way
-/// at a right angle, of its own order, or passing 0.5 m to the agent's right (beyond half a
-/// touch) leaves it as it was.
-#[test]
-fn orca_keep_right_leans_right_only_at_a_head_on_meeting() {
-    let mut nav = GridNavigator::new(1.0, 16, 16);
-    nav.add_type("land", vec![1; 16 * 16]).unwrap();
-    let config = SimConfig {
-        avoidance: AvoidanceMode::Orca,
-        ..SimConfig::default()
-    };
-    let preferred = Vec2::new(4.0, 0.0);
-    let leaned = |a: &Agents| {
-        with_neighbours(a, &nav, &config, 0, |ctx, slot, n| {
-            ctx.keep_right(slot, n, preferred)
-        })
-    };
-    let head_on = leaned(&oncoming_pair(4.0, 5.6));
-    let lean = 1.0 - (0.8 / 6.0) / config.orca_time_horizon_secs;
-    let expected = Vec2::new(1.0, 0.5 * lean).normalize_or_zero() * 4.0;
-    assert!(
-        (head_on - expected).length() < 1e-4,
-        "{head_on:?} against {expected:?}"
-    );
-    let mut same_way = oncoming_pair(4.0, 5.6);
-    same_way.vel[1] = Vec2::new(2.0, 0.0);
-    assert_eq!(leaned(&same_way), preferred);
-    let mut crossing = oncoming_pair(4.0, 5.6);
-    crossing.vel[1] = Vec2::new(-0.5, 2.0);
-    assert_eq!(leaned(&crossing), preferred);
-    let mut ally = oncoming_pair(4.0, 5.6);
-    ally.order[1] = ally.order[0];
-    assert_eq!(leaned(&ally), preferred);
-    let mut to_the_right = oncoming_pair(4.0, 5.6);
-    to_the_right.pos_world[1].y += 0.5;
-    assert_eq!(leaned(&to_the_right), preferred);
-}
-
 /// Right of way between two streams: an agent of the later order that the oncoming stream
 /// is on (0.05 m from touching) holds back beside a wall with a door in it, where it stands
 /// in the stream's way through, and in open ground only steps aside and walks on.
@@ -442,7 +401,6 @@ fn push_agent(a: &mut Agents, pos: Vec2, vel: Vec2, state: AgentState, order: u3
     a.resolution.push(Resolution::default());
     a.flow_dir.push(Vec2::ZERO);
     a.collision.push(Collision::Clear);
-    a.wall_normal.push(Vec2::ZERO);
 }
 
 /// Calls `f` with the step context of `a`, agent `agent`'s slot in it and its nearest
