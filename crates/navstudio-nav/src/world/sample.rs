@@ -118,9 +118,9 @@ impl NavWorld {
     /// when its cell sees the goal; else the farthest cell of its flow trace within the
     /// look-ahead (see [`Self::set_flow_lookahead`]) that its cell reaches in a straight line
     /// over on-route cells no costlier than the trace crosses, none of whose flow leads back
-    /// onto the line (string pulling); else the
-    /// centre of the next cell of the flow. `None` off the map or off the route. Answers
-    /// are cached per cell, so a crowd asks this cheaply every step.
+    /// onto the line (string pulling); else the centre of the next cell of the flow. `None`
+    /// off the map or off the route. Answers are cached per cell, so a crowd asks this
+    /// cheaply every step.
     #[must_use]
     pub fn steer_target(&self, id: PathId, pos: (f32, f32)) -> Option<(f32, f32)> {
         self.steer_target_on(self.paths.get(&id)?, pos)
@@ -262,10 +262,10 @@ impl NavWorld {
 
     /// Whether the straight line from `cell` toward `to`, over its first look-ahead of
     /// cells (at least two), crosses no cell of the route whose flow leads back onto the
-    /// line ([`leads_back`]). Beyond the goal fields a cell's flow leads to its sector's exit, which need not
-    /// be toward the goal: a cell that sees the goal while the next cell on the line does
-    /// not, and flows back, would send an agent back and forth between the two for good.
-    /// Such a cell follows its flow instead.
+    /// line ([`leads_back`]). Beyond the goal fields a cell's flow leads to its sector's
+    /// exit, which need not be toward the goal: a cell that sees the goal while the next
+    /// cell on the line does not, and flows back, would send an agent back and forth
+    /// between the two for good. Such a cell follows its flow instead.
     fn keeps_with_flow(&self, p: &PathState, cell: (u32, u32), to: (u32, u32)) -> bool {
         let mut flow = FlowCursor::new(&self.nav.layers[p.layer], p);
         let mut passed = vec![cell];
@@ -896,6 +896,9 @@ fn farthest_in_sight(
             (dearest, price)
         })
         .collect();
+    // The look-ahead's cells so far on the segment being tried, for a flow that leads back
+    // onto them; one buffer for every segment (a trace does not look, and leaves it empty).
+    let mut passed = Vec::new();
     let mut sees = |j: usize| {
         let (to, (limit, trace_price)) = (chain[j].0, limits[j]);
         if limit == WALL {
@@ -903,9 +906,10 @@ fn farthest_in_sight(
         }
         let start = cost.get(from.0, from.1);
         let (mut lo, mut hi) = (start, start);
-        // The look-ahead's cells so far, for a flow that leads back onto them (a trace
-        // does not look: it allocates nothing).
-        let mut passed = if scan_back { vec![from] } else { Vec::new() };
+        passed.clear();
+        if scan_back {
+            passed.push(from);
+        }
         // Through a cell corner both side cells must be open: an agent has a body, so the
         // string keeps off wall corners (the crowd's corner clearance relies on it).
         let clear = segment_clear_on(from, to, |x, y, side| {
