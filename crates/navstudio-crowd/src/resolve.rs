@@ -90,6 +90,24 @@ pub fn agent_priority(a: &Agents, i: usize) -> f32 {
     )
 }
 
+/// How much more a travelling agent that has made no progress for `delayed_secs` weighs in
+/// ORCA mode against another traveller where no rule ranks the two (no right of way, no
+/// queue order): 1 with no delay, rising linearly to [`DELAYED_FACTOR`] at
+/// [`DELAYED_RAMP_SECS`] (seed §001's priorities: who has waited longest goes first).
+/// ORCA's velocities only: the position passes weigh by [`agent_priority`].
+#[must_use]
+pub fn delay_weight(delayed_secs: f32) -> f32 {
+    1.0 + (DELAYED_FACTOR - 1.0) * (delayed_secs / DELAYED_RAMP_SECS).clamp(0.0, 1.0)
+}
+
+/// See [`delay_weight`]. In ORCA each side of a pair takes half of avoiding, so the
+/// members of a big group streaming past an agent of another group carried it off with
+/// them for seconds (random antipodes); weighed by their delays, the stream that makes
+/// progress gives way to the agent it holds up. Agents that wait alike weigh alike.
+pub const DELAYED_FACTOR: f32 = 8.0;
+/// Time without progress over which [`DELAYED_FACTOR`] is reached. `[Units: s]`
+pub const DELAYED_RAMP_SECS: f32 = 6.0;
+
 /// [`priority`] of a (contact) mass, a standing agent's raised by how deep it is
 /// `pressed` (share of the smaller radius): see [`agent_priority`].
 #[must_use]
@@ -272,6 +290,17 @@ mod tests {
             pressed_priority(2.0, false, 0.0),
             priority(2.0, false)
         ));
+    }
+
+    /// Hand values of the delay ramp: 1 with no delay, 1 + 7 · 0.5 = 4.5 after 3 s without
+    /// progress, the full 8 from 6 s on.
+    #[test]
+    fn an_agent_that_waits_longer_weighs_more() {
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-5;
+        assert!(close(delay_weight(0.0), 1.0));
+        assert!(close(delay_weight(3.0), 4.5));
+        assert!(close(delay_weight(6.0), 8.0));
+        assert!(close(delay_weight(60.0), 8.0));
     }
 
     /// Hand case, following: the same pair, the one ahead walking away at 1 m/s. It counts

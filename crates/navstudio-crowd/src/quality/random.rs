@@ -968,6 +968,24 @@ mod tests {
         drawn_case_meets_2x(4477, 248, "obstacle_field-248", &[AvoidanceMode::Boids]);
     }
 
+    /// Seed 8123's antipodes of 224 agents in ORCA took 2.24 × the bound: a big group
+    /// streaming past carried a straggler of another group off with it for seconds, each
+    /// of them taking half of avoiding it. Agents that wait weigh more the longer they
+    /// wait ([`crate::resolve::DELAYED_FACTOR`]), and the stream gives way.
+    #[test]
+    fn a_straggler_is_not_carried_off_by_another_groups_stream() {
+        drawn_case_meets_2x(8123, 193, "antipodes-193", &[AvoidanceMode::Orca]);
+    }
+
+    /// Seed 1's mixed_gaps-14 in ORCA (delays weighed): a large walker whose body touched
+    /// the wide gap's jamb was stalled there for good, its stuck recovery backing it off
+    /// up the wall and the flow leading it in again. The recovery goes round the jamb
+    /// (`a_stalled_agent_at_a_corner_goes_round_it_not_back`), and it is home in 1.31 ×.
+    #[test]
+    fn a_walker_stalled_at_a_gaps_jamb_goes_round_it() {
+        drawn_case_meets_2x(1, 14, "mixed_gaps-14", &[AvoidanceMode::Orca]);
+    }
+
     /// Case `index` of `seed` (named `name`) in each of `modes`: everyone home within 2 ×
     /// the bound, nobody stuck, overlaps and walls within the limits.
     fn drawn_case_meets_2x(seed: u64, index: u32, name: &str, modes: &[AvoidanceMode]) {

@@ -508,10 +508,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let wall = |x, y| self.nav.is_wall(t, x, y);
         let step = 0.25 * cell;
         let steps = ((2.0 * r + ROUND_WALL_CELLS * cell) / step).ceil() as i32;
+        let sides = [normal.perp(), -normal.perp()];
         let mut open = [true, true];
+        let mut found: [Option<f32>; 2] = [None, None];
         for k in 1..=steps {
-            for (side, tangent) in [normal.perp(), -normal.perp()].into_iter().enumerate() {
-                if !open[side] {
+            for (side, &tangent) in sides.iter().enumerate() {
+                if !open[side] || found[side].is_some() {
                     continue;
                 }
                 let q = p + tangent * (k as f32 * step);
@@ -519,14 +521,22 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 if !disc_is_clear(q, 0.95 * r, cell, wall) {
                     open[side] = false;
                 } else if disc_is_clear(q + dir * (0.5 * cell), r, cell, wall) {
-                    return Some(tangent);
+                    // The way there, longer the more it turns back from `dir`: at a
+                    // wall's corner the normal is the corner's, not the face's, and
+                    // backing off the corner opens a step on sooner than going round it.
+                    found[side] = Some(k as f32 * (1.0 - tangent.dot(dir)).max(0.05));
                 }
             }
-            if open == [false, false] {
+            if (0..2).all(|side| !open[side] || found[side].is_some()) {
                 break;
             }
         }
-        None
+        match found {
+            [Some(a), Some(b)] => Some(if a <= b { sides[0] } else { sides[1] }),
+            [Some(_), None] => Some(sides[0]),
+            [None, Some(_)] => Some(sides[1]),
+            [None, None] => None,
+        }
     }
 
     /// Rejoining the route: for an agent whose path was

@@ -4,11 +4,11 @@
 use crate::agents::NO_ORDER;
 use crate::half_planes::{HalfPlane, nearest_permitted, nearest_permitted_within, orca_half_plane};
 use crate::navigator::Navigator;
-use crate::resolve::{STATIONARY_PRIORITY, contact_mass};
+use crate::resolve::{STATIONARY_PRIORITY, contact_mass, delay_weight};
 use crate::steering::AvoidanceMode;
 use crate::vec2::Vec2;
 
-use super::{MAX_NEIGHBOURS, Neighbour, StepContext};
+use super::{MAX_NEIGHBOURS, NearAgent, Neighbour, StepContext};
 
 /// A stalled ORCA agent walks through standing agents once it has made no progress for
 /// this many times [`crate::SimConfig::stuck_secs`].
@@ -19,7 +19,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// neighbours for `horizon_secs`. Each side of a pair takes avoidance in inverse
     /// proportion to its contact priority ([`crate::resolve::priority`]): heavier agents
     /// take less, and an idle or arrived ally, weighing a twentieth, gets out of a
-    /// mover's way (The Maestros' pushing).
+    /// mover's way (The Maestros' pushing). In ORCA mode, between travellers no rule ranks
+    /// (the right of way, the queue order), the one held up longer takes less
+    /// ([`crate::resolve::delay_weight`]); as the contact rule of boids and context
+    /// steering, whose own steering parts such pairs, not (there it moved circle swaps
+    /// over 2 × the bound where it moved others under).
     pub(super) fn orca(
         &self,
         i: usize,
@@ -81,8 +85,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if n.dist_sq > reach * reach {
                 continue;
             }
-            let theirs = self.priority_of(i, nb);
-            let mut share = theirs / (own + theirs).max(1e-9);
+            let (mine, theirs) = match self.ranked_priority(i, nb) {
+                Some(theirs) => (own, theirs),
+                None if self.config.avoidance == AvoidanceMode::Orca => {
+                    self.delayed_weights(i, nb, own)
+                }
+                None => (own, nb.priority),
+            };
+            let mut share = theirs / (mine + theirs).max(1e-9);
             // A deep overlap is not shared by priority (hard contacts): the agent takes
             // at least half of opening it, the one with the right of way or the heavier too.
             let touch = a.radius_m[i] + nb.radius_m;
@@ -110,5 +120,17 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             nearest_permitted(&planes[walled..count], preferred, max_speed)
         };
         if out.is_finite() { out } else { Vec2::ZERO }
+    }
+
+    /// Agent `i`'s and `nb`'s priorities where no rule ranks them, weighed by how long each
+    /// has made no progress when both travel ([`crate::resolve::delay_weight`]).
+    fn delayed_weights(&self, i: usize, nb: &NearAgent, own: f32) -> (f32, f32) {
+        let a = self.agents;
+        if self.near_order(i) == NO_ORDER || nb.moving_order == NO_ORDER {
+            return (own, nb.priority);
+        }
+        // Agents built field by field (tests) may not track it: not delayed.
+        let delayed = |k: usize| delay_weight(a.no_progress_secs.get(k).copied().unwrap_or(0.0));
+        (own * delayed(i), nb.priority * delayed(nb.index as usize))
     }
 }

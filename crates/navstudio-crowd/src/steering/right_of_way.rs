@@ -98,6 +98,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// backing off could move only into the walls, the one with the right of way pressed
     /// on, and both stood for good.
     pub(super) fn priority_of(&self, i: usize, nb: &NearAgent) -> f32 {
+        self.ranked_priority(i, nb).unwrap_or(nb.priority)
+    }
+
+    /// [`Self::priority_of`] where a rule ranks the two (the right of way, the queue
+    /// order), `None` where none does.
+    pub(super) fn ranked_priority(&self, i: usize, nb: &NearAgent) -> Option<f32> {
         match self.right_of_way(i, nb) {
             Some(way) => {
                 let j = nb.index as usize;
@@ -109,18 +115,18 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     (j, nb.pos_world - a.pos_world[i])
                 };
                 let wall = a.wall_normal.get(yielder).copied().unwrap_or(Vec2::ZERO);
-                if wall.dot(pressed) < 0.0 {
+                Some(if wall.dot(pressed) < 0.0 {
                     nb.priority
                 } else if way {
                     nb.priority * RIGHT_OF_WAY_FACTOR
                 } else {
                     nb.priority / RIGHT_OF_WAY_FACTOR
-                }
+                })
             }
             None => match self.queue_order(i, nb) {
-                Some(true) => nb.priority * RIGHT_OF_WAY_FACTOR,
-                Some(false) => nb.priority / RIGHT_OF_WAY_FACTOR,
-                None => nb.priority,
+                Some(true) => Some(nb.priority * RIGHT_OF_WAY_FACTOR),
+                Some(false) => Some(nb.priority / RIGHT_OF_WAY_FACTOR),
+                None => None,
             },
         }
     }
@@ -251,7 +257,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     }
 
     /// Agent `i`'s order while it travels, else [`NO_ORDER`].
-    fn near_order(&self, i: usize) -> u32 {
+    pub(super) fn near_order(&self, i: usize) -> u32 {
         let a = self.agents;
         if a.state[i].is_travelling() {
             a.order[i]

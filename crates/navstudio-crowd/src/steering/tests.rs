@@ -585,3 +585,64 @@ fn techniques_saved_with_retired_switches_still_load() {
         }
     );
 }
+
+/// A stalled walker whose body touches a gap's jamb, its way leading past the jamb into
+/// the gap (seed 1's mixed_gaps-14 in ORCA): backing off up the wall opened a step along
+/// the way as soon as going round the corner did, and the search took the first side it
+/// tried, so the recovery walked it back, and the flow led it in again, for good. It
+/// goes round: the way along the wall that turns back from its way counts as longer.
+///
+/// The centre's walls (pushed out, as a walker's type has them): cells x ≥ 10 for y ≤ 7
+/// and x ≥ 11 for y = 8, a pocket at (10, 8) where the way turns down into the gap. The
+/// agent (wall disc 0.1 m) stands at (9.912, 8.375), as the walker did beside (53, 51);
+/// its body touches the true jamb with normal (−0.83, 0.55), and its way is (0.98, 0.2).
+/// Along either tangent, (−0.55, −0.83) up the wall or (0.55, 0.83) round the corner, a
+/// step along the way opens a quarter cell on.
+#[test]
+fn a_stalled_agent_at_a_corner_goes_round_it_not_back() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    let mut costs = vec![1u8; 16 * 16];
+    for y in 0..=8 {
+        let from = if y == 8 { 11 } else { 10 };
+        for x in from..16 {
+            costs[y * 16 + x] = navstudio_nav::grid::WALL;
+        }
+    }
+    nav.add_type("land", costs).unwrap();
+    let normal = Vec2::new(-0.83, 0.55).normalize_or_zero();
+    let p = Vec2::new(9.912, 8.375);
+    let mut a = Agents::default();
+    a.pos_world.push(p);
+    a.vel.push(Vec2::ZERO);
+    a.radius_m.push(0.1);
+    a.move_type.push(MoveType::default());
+    let config = SimConfig::default();
+    let mut grid = SpatialGrid::default();
+    grid.rebuild(&a.pos_world, 1.5);
+    let ctx = StepContext {
+        agents: &a,
+        grid: &grid,
+        near: &[],
+        nav: &nav,
+        nav_grid: nav.grid(),
+        config: &config,
+        order_destinations: &[],
+        order_more_goals: &[],
+        order_live: &[],
+        order_crossing: &[],
+        meeting: true,
+        replanning: false,
+        separation_reach_m: 0.5,
+        min_radius_m: 0.0,
+        step_index: 0,
+        decision_period: config.decision_steps(),
+        collision_states: true,
+    };
+    assert!((ctx.wall_radius(0) - 0.1).abs() < 1e-6);
+    let way = Vec2::new(0.98, 0.2).normalize_or_zero();
+    let side = ctx.round_the_wall(0, way, normal).expect("a way round");
+    assert!(
+        side.dot(way) > 0.5,
+        "round the corner, not back up the wall: {side:?}"
+    );
+}
