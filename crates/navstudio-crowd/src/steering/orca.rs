@@ -8,7 +8,7 @@ use crate::resolve::{STATIONARY_PRIORITY, contact_mass, delay_weight};
 use crate::steering::AvoidanceMode;
 use crate::vec2::Vec2;
 
-use super::{MAX_NEIGHBOURS, NearAgent, Neighbour, StepContext};
+use super::{MAX_NEIGHBOURS, Neighbour, StepContext};
 
 /// A stalled ORCA agent walks through standing agents once it has made no progress for
 /// this many times [`crate::SimConfig::stuck_secs`].
@@ -68,6 +68,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
         let walled = count;
         let mut deep = false;
+        // Of a traveller in ORCA mode, its priority weighed by its delay, for neighbours
+        // that travel too and that no rule ranks against it.
+        let delayed = (self.config.avoidance == AvoidanceMode::Orca
+            && self.near_order(i) != NO_ORDER)
+            .then(|| own * self.delay_weight_of(i));
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
             // … but not through one pressed into others already
@@ -85,12 +90,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             if n.dist_sq > reach * reach {
                 continue;
             }
-            let (mine, theirs) = match self.ranked_priority(i, nb) {
-                Some(theirs) => (own, theirs),
-                None if self.config.avoidance == AvoidanceMode::Orca => {
-                    self.delayed_weights(i, nb, own)
+            let (mine, theirs) = match (self.ranked_priority(i, nb), delayed) {
+                (Some(theirs), _) => (own, theirs),
+                (None, Some(mine)) if nb.moving_order != NO_ORDER => {
+                    (mine, nb.priority * self.delay_weight_of(nb.index as usize))
                 }
-                None => (own, nb.priority),
+                (None, _) => (own, nb.priority),
             };
             let mut share = theirs / (mine + theirs).max(1e-9);
             // A deep overlap is not shared by priority (hard contacts): the agent takes
@@ -122,15 +127,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         if out.is_finite() { out } else { Vec2::ZERO }
     }
 
-    /// Agent `i`'s and `nb`'s priorities where no rule ranks them, weighed by how long each
-    /// has made no progress when both travel ([`crate::resolve::delay_weight`]).
-    fn delayed_weights(&self, i: usize, nb: &NearAgent, own: f32) -> (f32, f32) {
-        let a = self.agents;
-        if self.near_order(i) == NO_ORDER || nb.moving_order == NO_ORDER {
-            return (own, nb.priority);
-        }
-        // Agents built field by field (tests) may not track it: not delayed.
-        let delayed = |k: usize| delay_weight(a.no_progress_secs.get(k).copied().unwrap_or(0.0));
-        (own * delayed(i), nb.priority * delayed(nb.index as usize))
+    /// [`crate::resolve::delay_weight`] of agent `i`; agents built field by field (tests)
+    /// may not track their delay: not delayed.
+    fn delay_weight_of(&self, i: usize) -> f32 {
+        delay_weight(self.agents.no_progress_secs.get(i).copied().unwrap_or(0.0))
     }
 }
