@@ -7,6 +7,37 @@ use crate::agents::AgentState;
 use crate::rng::SplitMix64;
 use crate::testing::GridNavigator;
 
+/// A step context over agents `a` on `nav` for one step's decisions: no order's state but
+/// `destinations`, a separation reach of 0.5 m, the first step.
+fn context<'a>(
+    a: &'a Agents,
+    grid: &'a SpatialGrid,
+    near: &'a [NearAgent],
+    nav: &'a GridNavigator,
+    config: &'a SimConfig,
+    destinations: &'a [Vec2],
+) -> StepContext<'a, GridNavigator> {
+    StepContext {
+        agents: a,
+        grid,
+        near,
+        nav,
+        nav_grid: nav.grid(),
+        config,
+        order_destinations: destinations,
+        order_more_goals: &[],
+        order_live: &[],
+        order_crossing: &[],
+        meeting: true,
+        replanning: false,
+        separation_reach_m: 0.5,
+        min_radius_m: 0.0,
+        step_index: 0,
+        decision_period: config.decision_steps(),
+        collision_states: true,
+    }
+}
+
 /// Separation-only runs search neighbours only within the separation reach; the lists
 /// must be the full lists cut at that reach (an independent brute force checks both).
 #[test]
@@ -53,23 +84,9 @@ fn separation_only_neighbours_are_the_full_lists_cut_at_the_separation_reach() {
             .map(|&i| NearAgent::of(&a, i as usize))
             .collect();
         let ctx = StepContext {
-            agents: &a,
-            grid: &grid,
-            near: &near,
-            nav: &nav,
-            nav_grid: nav.grid(),
-            config,
-            order_destinations: &[],
-            order_more_goals: &[],
-            order_live: &[],
-            order_crossing: &[],
-            meeting: true,
-            replanning: false,
             separation_reach_m: reach,
             min_radius_m: 1.2,
-            step_index: 0,
-            decision_period: config.decision_steps(),
-            collision_states: true,
+            ..context(&a, &grid, &near, &nav, config, &[])
         };
         let mut out = vec![Vec::new(); a.pos_world.len()];
         for slot in 0..near.len() {
@@ -267,25 +284,8 @@ fn a_near_lane_goal_is_walked_to_straight_when_the_flow_leads_on() {
             .iter()
             .map(|&i| NearAgent::of(&a, i as usize))
             .collect();
-        let ctx = StepContext {
-            agents: &a,
-            grid: &grid,
-            near: &near,
-            nav: &nav,
-            nav_grid: nav.grid(),
-            config: &config,
-            order_destinations: &[destination],
-            order_more_goals: &[],
-            order_live: &[],
-            order_crossing: &[],
-            meeting: true,
-            replanning: false,
-            separation_reach_m: 0.5,
-            min_radius_m: 0.0,
-            step_index: 0,
-            decision_period: config.decision_steps(),
-            collision_states: true,
-        };
+        let destinations = [destination];
+        let ctx = context(&a, &grid, &near, &nav, &config, &destinations);
         ctx.desired_velocity(&NearAgent::of(&a, 0)).1
     };
     let to_lane = direction(Vec2::new(3.5, 8.5));
@@ -420,25 +420,12 @@ fn with_neighbours<R>(
         .map(|&i| NearAgent::of(a, i as usize))
         .collect();
     let ctx = StepContext {
-        agents: a,
-        grid: &grid,
-        near: &near,
-        nav,
-        nav_grid: nav.grid(),
-        config,
-        order_destinations: &[],
-        order_more_goals: &[],
         // Orders 0 and 1 are streams (more than one agent on the way).
         order_live: &[2, 2],
-        order_crossing: &[],
-        meeting: true,
-        replanning: false,
         separation_reach_m: a.radius_m.iter().copied().fold(0.0, f32::max)
             + config.separation_margin_m,
         min_radius_m: a.radius_m.iter().copied().fold(f32::INFINITY, f32::min),
-        step_index: 0,
-        decision_period: config.decision_steps(),
-        collision_states: true,
+        ..context(a, &grid, &near, nav, config, &[])
     };
     let slot = near.iter().position(|n| n.index == agent as u32).unwrap();
     let mut n = [Neighbour {
@@ -619,25 +606,7 @@ fn a_stalled_agent_at_a_corner_goes_round_it_not_back() {
     let config = SimConfig::default();
     let mut grid = SpatialGrid::default();
     grid.rebuild(&a.pos_world, 1.5);
-    let ctx = StepContext {
-        agents: &a,
-        grid: &grid,
-        near: &[],
-        nav: &nav,
-        nav_grid: nav.grid(),
-        config: &config,
-        order_destinations: &[],
-        order_more_goals: &[],
-        order_live: &[],
-        order_crossing: &[],
-        meeting: true,
-        replanning: false,
-        separation_reach_m: 0.5,
-        min_radius_m: 0.0,
-        step_index: 0,
-        decision_period: config.decision_steps(),
-        collision_states: true,
-    };
+    let ctx = context(&a, &grid, &[], &nav, &config, &[]);
     assert!((ctx.wall_radius(0) - 0.1).abs() < 1e-6);
     let way = Vec2::new(0.98, 0.2).normalize_or_zero();
     let side = ctx.round_the_wall(0, way, normal).expect("a way round");
