@@ -21,9 +21,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// take less, and an idle or arrived ally, weighing a twentieth, gets out of a
     /// mover's way (The Maestros' pushing). In ORCA mode, between travellers no rule ranks
     /// (the right of way, the queue order), the one held up longer takes less
-    /// ([`crate::resolve::delay_weight`]); as the contact rule of boids and context
-    /// steering, whose own steering parts such pairs, not (there it moved circle swaps
-    /// over 2 × the bound where it moved others under).
+    /// ([`crate::resolve::delay_weight`]). Not where this is boids' or context steering's
+    /// contact rule: their own steering parts such pairs, and there the delay moved
+    /// circle swaps over 2 × the bound.
     pub(super) fn orca(
         &self,
         i: usize,
