@@ -878,6 +878,15 @@ fn one_orders_streams_merging_at_a_one_cell_opening_go_in_turn() {
     );
 }
 
+/// Queue order head on (`steering/right_of_way.rs`): mixed_gaps-114 of seed 4477 in boids,
+/// where two large walkers of one group slid along the wall from either side into the 5 m
+/// gap's mouth and stood chest to chest in it for 15 s, each pressing into the other
+/// (2.27 × the bound). The one that has waited longer now goes first: 1.61 ×.
+#[test]
+fn two_walkers_meeting_head_on_in_a_gaps_mouth_go_in_turn() {
+    assert_home_within_2x(4477, &[(114, AvoidanceMode::Boids)]);
+}
+
 /// Rejoining the route alongside it (`StepContext::rejoin_direction`): mixed_gaps-194 of
 /// seed 1, 171 infantry, tanks and large walkers on the walkers' route through a 5 m gap,
 /// which the walkers' layer keeps as a one-cell corridor. Heading for the corridor's

@@ -135,7 +135,8 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// for [`JAM_STUCK_TIMES`] the stuck time, in contact (within [`QUEUE_GAP_SHARE`] of
     /// touching), whose ways merge (more than 60° apart): `Some(true)` when `nb` is ahead
     /// of agent `i` (`i`'s way leads into it and its own way leads away from `i`),
-    /// `Some(false)` when it is behind, `None` otherwise. The one ahead goes first, as in a
+    /// `Some(false)` when it is behind; head on (each way leads into the other), `Some(true)`
+    /// when `nb` has waited longer; `None` otherwise. The one ahead goes first, as in a
     /// zip merge: one group's agents reaching a one-cell opening from both sides at once
     /// each pressed on the agent in its mouth, which stood between them off the opening's
     /// line, and boids' even shares held them all there for good. Only in a jam: between
@@ -178,6 +179,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             Some(true)
         } else if back > QUEUE_PRESS_COS && into < QUEUE_FREE_COS {
             Some(false)
+        } else if into > QUEUE_PRESS_COS && back > QUEUE_PRESS_COS {
+            // Head on, each pressing into the other for the place between them (two large
+            // walkers sliding along a wall into a gap's mouth from either side, where they
+            // stood chest to chest for 15 s): who has waited longer goes first (seed
+            // §001), then the lower index. Both wait on at the same rate, so the order
+            // holds until one of them gets through.
+            let (mine, theirs) = (a.no_progress_secs[i], a.no_progress_secs[j]);
+            Some(theirs > mine || theirs == mine && j < i)
         } else {
             None
         }
