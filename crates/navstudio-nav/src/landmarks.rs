@@ -344,12 +344,15 @@ impl Landmarks {
     #[must_use]
     pub fn bounds(&self) -> LandmarkBounds<'_> {
         let count = self.count;
-        LandmarkBounds {
+        let mut bounds = LandmarkBounds {
             landmarks: self,
             to: vec![FAR; count],
             from: vec![i64::MIN; count],
             active: (0..count).collect(),
-        }
+            terms: Vec::new(),
+        };
+        bounds.refresh_terms();
+        bounds
     }
 }
 
@@ -364,7 +367,15 @@ pub struct LandmarkBounds<'a> {
     from: Vec<i64>,
     /// Landmarks the bound reads (see [`LandmarkBounds::focus`]).
     active: Vec<usize>,
+    /// Per active landmark `k`, what [`LandmarkBounds::lower_bound`] needs of `to` and `from`,
+    /// worked out once per change rather than per bounded node: `(k, to[k] − step + 1,
+    /// from[k])`, [`VOID_TERM`] for a term that bounds nothing. The heuristic runs for
+    /// every node a search reaches, and this is its inner loop.
+    terms: Vec<(usize, i64, i64)>,
 }
+
+/// A landmark term of [`LandmarkBounds::terms`] that bounds nothing.
+const VOID_TERM: i64 = i64::MIN;
 
 impl LandmarkBounds<'_> {
     /// A node the search may finish at, with its remaining cost to the goal.
@@ -386,6 +397,7 @@ impl LandmarkBounds<'_> {
             };
             self.from[k] = self.from[k].max(e);
         }
+        self.refresh_terms();
     }
 
     /// A finishing node without entries of its own, with `least[k]`, a stored forward
@@ -398,6 +410,7 @@ impl LandmarkBounds<'_> {
                 *to = (*to).min((u32::from(fwd) * step).saturating_add(rest));
             }
         }
+        self.refresh_terms();
     }
 
     /// A finishing node without entries of its own that reaches node `via[i].0` at cost
@@ -417,12 +430,14 @@ impl LandmarkBounds<'_> {
             let e = upper.map_or(i64::MAX, |u| u - i64::from(rest));
             self.from[k] = self.from[k].max(e);
         }
+        self.refresh_terms();
     }
 
     /// Drops the backward terms (`d(n, L) − E_L`), as a finish no landmark reaches does:
     /// for searches whose finishes cannot all be bounded from above cheaply.
     pub fn void_backward(&mut self) {
         self.from.fill(i64::MAX);
+        self.refresh_terms();
     }
 
     /// Keeps only the `keep` landmarks whose bound is largest at `node` (the search's
@@ -440,6 +455,26 @@ impl LandmarkBounds<'_> {
             .collect();
         scored.sort_unstable_by(|a, b| b.cmp(a));
         self.active = scored.iter().take(keep.max(1)).map(|&(_, k)| k).collect();
+        self.refresh_terms();
+    }
+
+    /// Rebuilds [`Self::terms`] from `active`, `to` and `from`.
+    fn refresh_terms(&mut self) {
+        let step = i64::from(self.landmarks.step);
+        self.terms.clear();
+        for &k in &self.active {
+            let forward = if self.to[k] == FAR {
+                VOID_TERM
+            } else {
+                i64::from(self.to[k]) - (step - 1)
+            };
+            let backward = if self.from[k] == i64::MAX || self.from[k] == i64::MIN {
+                VOID_TERM
+            } else {
+                self.from[k]
+            };
+            self.terms.push((k, forward, backward));
+        }
     }
 
     /// Landmark `k`'s bound at the node of `rows`; `None` when it reaches neither way.
@@ -462,11 +497,21 @@ impl LandmarkBounds<'_> {
     #[must_use]
     pub fn lower_bound(&self, node: u32) -> Option<u32> {
         let rows = self.landmarks.rows_of(node as usize)?;
-        let h = self
-            .active
-            .iter()
-            .filter_map(|&k| self.bound_by(rows, k))
-            .max()?;
+        let step = i64::from(self.landmarks.step);
+        // The largest of the terms that bound (as `bound_by`, without its options).
+        let mut h = VOID_TERM;
+        for &(k, forward, backward) in &self.terms {
+            let [fwd, bwd] = Landmarks::entry(rows, k);
+            if forward != VOID_TERM && fwd != FAR_STORED {
+                h = h.max(forward - i64::from(fwd) * step);
+            }
+            if backward != VOID_TERM && bwd != FAR_STORED {
+                h = h.max(i64::from(bwd) * step - backward);
+            }
+        }
+        if h == VOID_TERM {
+            return None;
+        }
         Some(u32::try_from(h.max(0)).unwrap_or(u32::MAX))
     }
 }
