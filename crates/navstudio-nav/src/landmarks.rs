@@ -445,10 +445,11 @@ impl LandmarkBounds<'_> {
     /// evaluation instead of all is most of the heuristic's cost.
     pub fn focus(&mut self, node: u32, keep: usize) {
         let rows = self.landmarks.rows_of(node as usize);
+        let step = i64::from(self.landmarks.step);
         let mut scored: Vec<(i64, usize)> = (0..self.to.len())
             .map(|k| {
                 (
-                    rows.and_then(|r| self.bound_by(r, k)).unwrap_or(i64::MIN),
+                    rows.map_or(VOID_TERM, |r| term_bound(r, step, self.term(k))),
                     k,
                 )
             })
@@ -458,38 +459,28 @@ impl LandmarkBounds<'_> {
         self.refresh_terms();
     }
 
-    /// Rebuilds [`Self::terms`] from `active`, `to` and `from`.
-    fn refresh_terms(&mut self) {
+    /// Landmark `k`'s entry of [`Self::terms`].
+    fn term(&self, k: usize) -> (usize, i64, i64) {
         let step = i64::from(self.landmarks.step);
-        self.terms.clear();
-        for &k in &self.active {
-            let forward = if self.to[k] == FAR {
-                VOID_TERM
-            } else {
-                i64::from(self.to[k]) - (step - 1)
-            };
-            let backward = if self.from[k] == i64::MAX || self.from[k] == i64::MIN {
-                VOID_TERM
-            } else {
-                self.from[k]
-            };
-            self.terms.push((k, forward, backward));
-        }
+        let forward = if self.to[k] == FAR {
+            VOID_TERM
+        } else {
+            i64::from(self.to[k]) - (step - 1)
+        };
+        let backward = if self.from[k] == i64::MAX || self.from[k] == i64::MIN {
+            VOID_TERM
+        } else {
+            self.from[k]
+        };
+        (k, forward, backward)
     }
 
-    /// Landmark `k`'s bound at the node of `rows`; `None` when it reaches neither way.
-    fn bound_by(&self, rows: &[Row], k: usize) -> Option<i64> {
-        let [fwd, bwd] = Landmarks::entry(rows, k);
-        let step = i64::from(self.landmarks.step);
-        let mut h = None;
-        if self.to[k] != FAR && fwd != FAR_STORED {
-            h = Some(i64::from(self.to[k]) - (i64::from(fwd) * step + step - 1));
-        }
-        if bwd != FAR_STORED && self.from[k] != i64::MAX && self.from[k] != i64::MIN {
-            let b = i64::from(bwd) * step - self.from[k];
-            h = Some(h.map_or(b, |a: i64| a.max(b)));
-        }
-        h
+    /// Rebuilds [`Self::terms`] from `active`, `to` and `from`.
+    fn refresh_terms(&mut self) {
+        let mut terms = std::mem::take(&mut self.terms);
+        terms.clear();
+        terms.extend(self.active.iter().map(|&k| self.term(k)));
+        self.terms = terms;
     }
 
     /// A lower bound on the cost from `node` to the cheapest finish; `None` when no focused
@@ -498,22 +489,31 @@ impl LandmarkBounds<'_> {
     pub fn lower_bound(&self, node: u32) -> Option<u32> {
         let rows = self.landmarks.rows_of(node as usize)?;
         let step = i64::from(self.landmarks.step);
-        // The largest of the terms that bound (as `bound_by`, without its options).
-        let mut h = VOID_TERM;
-        for &(k, forward, backward) in &self.terms {
-            let [fwd, bwd] = Landmarks::entry(rows, k);
-            if forward != VOID_TERM && fwd != FAR_STORED {
-                h = h.max(forward - i64::from(fwd) * step);
-            }
-            if backward != VOID_TERM && bwd != FAR_STORED {
-                h = h.max(i64::from(bwd) * step - backward);
-            }
-        }
+        let h = self
+            .terms
+            .iter()
+            .map(|&term| term_bound(rows, step, term))
+            .max()
+            .unwrap_or(VOID_TERM);
         if h == VOID_TERM {
             return None;
         }
         Some(u32::try_from(h.max(0)).unwrap_or(u32::MAX))
     }
+}
+
+/// The bound one landmark's term of [`LandmarkBounds::terms`] gives at the node of `rows`:
+/// the larger of its forward and backward bounds, [`VOID_TERM`] when it reaches neither way.
+fn term_bound(rows: &[Row], step: i64, (k, forward, backward): (usize, i64, i64)) -> i64 {
+    let [fwd, bwd] = Landmarks::entry(rows, k);
+    let mut h = VOID_TERM;
+    if forward != VOID_TERM && fwd != FAR_STORED {
+        h = forward - i64::from(fwd) * step;
+    }
+    if backward != VOID_TERM && bwd != FAR_STORED {
+        h = h.max(i64::from(bwd) * step - backward);
+    }
+    h
 }
 
 #[cfg(test)]
