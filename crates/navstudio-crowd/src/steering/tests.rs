@@ -361,6 +361,47 @@ fn a_stream_is_waited_for_at_a_door_and_stepped_round_in_the_open() {
     assert_eq!(hold_left(false), 0.0, "held back in open ground");
 }
 
+/// Right of way, at a stream's edge: an agent of the later order (walking −x at y = 8 m)
+/// meets the front of the earlier order's stream (walking +x). The stream agent nearest
+/// it passes 0.3 m below its line, so the agent stands to that one's left; the stream's
+/// other three walk above it (y ≈ 9 m). It steps out by the stream's nearer edge (−y),
+/// not away from the one neighbour's path, which would take it into the stream.
+#[test]
+fn an_agent_giving_way_leaves_a_stream_by_its_nearer_edge() {
+    let mut nav = GridNavigator::new(1.0, 24, 16);
+    nav.add_type("land", vec![1; 24 * 16]).unwrap();
+    let mut a = Agents::default();
+    let straggler = Vec2::new(12.0, 8.0);
+    for (x, y) in [(11.15, 7.7), (11.2, 8.9), (10.4, 8.9), (10.6, 9.7)] {
+        let pos = Vec2::new(x, y);
+        push_agent(
+            &mut a,
+            pos,
+            Vec2::new(2.0, 0.0),
+            AgentState::Moving,
+            0,
+            pos + Vec2::new(10.0, 0.0),
+        );
+    }
+    push_agent(
+        &mut a,
+        straggler,
+        Vec2::new(-2.0, 0.0),
+        AgentState::Moving,
+        1,
+        Vec2::new(2.0, 8.0),
+    );
+    a.yield_secs = vec![0.0; a.len()];
+    let config = SimConfig::default();
+    let (step, _) = with_neighbours(&a, &nav, &config, 4, |ctx, _, n| {
+        ctx.give_way(4, n, Vec2::new(-4.0, 0.0))
+    });
+    assert!(
+        step.y < -1.0 && step.x.abs() < 1e-3,
+        "into the stream: {step:?}"
+    );
+}
+
 /// Two infantry of different orders on the line y = 8 m, at `x0` walking +x and at `x1`
 /// walking −x, both at 2 m/s.
 fn oncoming_pair(x0: f32, x1: f32) -> Agents {
