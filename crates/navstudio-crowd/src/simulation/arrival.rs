@@ -251,9 +251,10 @@ impl Simulation {
     /// Splits the agents that made no progress for `stuck_secs` into queued and stuck
     /// ("stuck" means an agent *and the agents ahead of it* make no progress). An agent's
     /// agents ahead are the travelling agents within a body of touching it (a queue's
-    /// members jostle apart), in front of it along its flow (within ±85°) and not walking
-    /// against it (their flows less than 120° apart: one crossing in front, as at a door
-    /// a queue merges into, leads). A stalled agent walking along its flow at a quarter of
+    /// members jostle apart), in front of it along its flow (within ±85°), and of another
+    /// order or not walking against it (their flows less than 120° apart: one crossing in
+    /// front, as at a door a queue merges into, leads; another order's stream coming the
+    /// other way uses the way it waits for). A stalled agent walking along its flow at a quarter of
     /// its top speed or more is queued (it got its turn), so is one holding back for another
     /// order's stream (its way is in use), and so is one with an agent ahead
     /// that makes progress or is queued itself; the rest — blocked by walls, by standing agents, by an oncoming crowd, or in a ring of agents
@@ -293,10 +294,12 @@ impl Simulation {
                 } else {
                     a.flow_dir[j]
                 };
-                if dist <= reach
-                    && offset.dot(dir) >= QUEUE_CONE_COS * dist
-                    && other.dot(dir) > -0.5
-                {
+                if dist > reach || offset.dot(dir) < QUEUE_CONE_COS * dist {
+                    return;
+                }
+                // Its own order's agents coming the other way (round an obstacle) do not
+                // lead it; another order's do: their stream uses the way it waits for.
+                if other.dot(dir) > -0.5 || a.order[j] != a.order[i] {
                     behind.entry(j).or_default().push(i);
                 }
             });
