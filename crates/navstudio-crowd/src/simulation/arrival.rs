@@ -254,11 +254,12 @@ impl Simulation {
     /// members jostle apart), in front of it along its flow (within ±85°), and of another
     /// order or not walking against it (their flows less than 120° apart: one crossing in
     /// front, as at a door a queue merges into, leads; another order's stream coming the
-    /// other way uses the way it waits for). A stalled agent walking along its flow at a quarter of
-    /// its top speed or more is queued (it got its turn), so is one holding back for another
-    /// order's stream (its way is in use), and so is one with an agent ahead
-    /// that makes progress or is queued itself; the rest — blocked by walls, by standing agents, by an oncoming crowd, or in a ring of agents
-    /// each waiting for the next — are stuck. Found by a breadth-first search from the
+    /// other way uses the way it waits for). A stalled agent walking along its flow at a
+    /// quarter of its top speed or more is queued (it got its turn), so is one holding back
+    /// for another order's stream (its way is in use), and so is one with an agent ahead
+    /// that makes progress or is queued itself; the rest — blocked by walls, by standing
+    /// agents, by an oncoming crowd that stands too, or in a ring of agents each waiting for
+    /// the next — are stuck. Found by a breadth-first search from the
     /// agents that make progress back along "is behind".
     fn classify_stalled(&mut self) {
         let a = &self.agents;
@@ -294,12 +295,12 @@ impl Simulation {
                 } else {
                     a.flow_dir[j]
                 };
-                if dist > reach || offset.dot(dir) < QUEUE_CONE_COS * dist {
-                    return;
-                }
                 // Its own order's agents coming the other way (round an obstacle) do not
                 // lead it; another order's do: their stream uses the way it waits for.
-                if other.dot(dir) > -0.5 || a.order[j] != a.order[i] {
+                if dist <= reach
+                    && offset.dot(dir) >= QUEUE_CONE_COS * dist
+                    && (other.dot(dir) > -0.5 || a.order[j] != a.order[i])
+                {
                     behind.entry(j).or_default().push(i);
                 }
             });
