@@ -163,11 +163,13 @@ pub struct SimConfig {
     pub stuck_progress_m: f32,
     /// Direction slots for context steering. `[Limit: 4..=256]`
     pub context_slots: usize,
-    /// ORCA looks this far ahead for other agents. `[Units: s] [Limit: > 0]`
+    /// ORCA looks this far ahead for other agents. A longer look slows every agent
+    /// converging on one spot while the others are still metres away: a ring of 35–50
+    /// swapping to the antipodes crawls in from the start (docs/crowd.md, Parameters).
+    /// `[Units: s] [Limit: > 0]`
     pub orca_time_horizon_secs: f32,
     /// With `resolve_contacts`, boids and context steering keep clear of neighbours for this
-    /// long (shorter than ORCA mode's horizon: steering already avoids farther ahead).
-    /// `[Units: s] [Limit: > 0]`
+    /// long (their steering already avoids farther ahead). `[Units: s] [Limit: > 0]`
     pub contact_horizon_secs: f32,
     /// How often ORCA and context steering decide (seed §004: e.g. 0.1 s, 10 Hz decisions
     /// with 60 Hz movement): between its decisions an agent keeps the velocity it chose,
@@ -418,7 +420,7 @@ impl Default for SimConfig {
             stuck_secs: 3.0,
             stuck_progress_m: 0.5,
             context_slots: 12,
-            orca_time_horizon_secs: 2.0,
+            orca_time_horizon_secs: 1.0,
             contact_horizon_secs: 1.0,
             decision_secs: 0.0,
             techniques: Techniques::default(),
