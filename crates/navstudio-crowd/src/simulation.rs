@@ -84,6 +84,9 @@ pub struct Simulation {
     /// serial arrival, progress and metrics passes read them instead of recomputing).
     goal_dist_m: Vec<f32>,
     speed_mps: Vec<f32>,
+    /// Positions at the start of the step: a stalled agent's displacement along its flow
+    /// tells a queue's head on its way from one pressed into a crowd (`classify_stalled`).
+    step_start_pos: Vec<Vec2>,
     /// Per agent, whether it touched another at the start of this step (the position
     /// passes only move those).
     overlapping: Vec<bool>,
@@ -134,6 +137,7 @@ impl Simulation {
             kept: None,
             goal_dist_m: Vec::new(),
             speed_mps: Vec::new(),
+            step_start_pos: Vec::new(),
             overlapping: Vec::new(),
             orders: Vec::new(),
             order_destinations: Vec::new(),

@@ -236,6 +236,55 @@ fn a_jam_that_does_not_move_is_stuck() {
     assert!(m.stuck >= 25 && m.queued == 0 && m.moving == 0, "{m:?}");
 }
 
+/// A column in ORCA mode walks east along a dead-end corridor 2 m wide into a block of
+/// standing agents packed against its end. The front agents press into the block: ORCA
+/// leaves the standing agents most of the avoidance, so their velocity points on at speed
+/// while the position passes push them back. Nobody moves, so after the stuck time the
+/// column is stuck, not queued (a velocity along the flow is not progress): stuck is what
+/// lets arrived allies make way (mixed_gaps-54 of seed 20261207, a large walker's group held
+/// 30 s at a gap by its own member standing in the gap's mouth, reported queued).
+#[test]
+fn a_column_pressing_into_a_standing_block_is_stuck_not_queued() {
+    let (w, h) = (40u32, 20u32);
+    let mut costs = vec![WALL; (w * h) as usize];
+    for y in 9..11 {
+        for x in 1..30 {
+            costs[(y * w + x) as usize] = 1;
+        }
+    }
+    let mut inner = GridNavigator::new(1.0, w, h);
+    inner.add_type("land", costs).unwrap();
+    let mut nav = RiggedFlow(inner, east);
+    let config = SimConfig {
+        avoidance: AvoidanceMode::Orca,
+        ..SimConfig::default()
+    };
+    let mut sim = Simulation::new(config, 3);
+    let inf = archetype("infantry");
+    for k in 0..12 {
+        let p = Vec2::new(24.5 + (k / 2) as f32, 9.5 + (k % 2) as f32);
+        sim.add_agent(&nav, &inf, p, 0).unwrap().unwrap();
+    }
+    let column: Vec<AgentId> = (0..10)
+        .map(|k| {
+            let p = Vec2::new(4.5 + k as f32 * 1.5, 9.5 + (k % 2) as f32);
+            sim.add_agent(&nav, &inf, p, 0).unwrap().unwrap()
+        })
+        .collect();
+    // Reachable in the west; the rigged flow leads east into the block all the same.
+    sim.order_move(&mut nav, &column, Vec2::new(1.5, 10.0));
+    let mut labels = Vec::new();
+    for second in 1..=12 {
+        for _ in 0..60 {
+            sim.step(&mut nav);
+        }
+        let m = sim.metrics();
+        labels.push((second, m.moving, m.queued, m.stuck));
+    }
+    let m = sim.metrics();
+    assert!(m.stuck >= 8 && m.queued == 0, "(second, moving, queued, stuck): {labels:?}");
+}
+
 /// One agent in a corridor 2 m wide between two rooms, sent west while a column of twenty
 /// of another order walks east through it: in the corridor it waits while the column
 /// passes (no nearer its goal for longer than the stuck time), for a way in use, so it is

@@ -15,8 +15,8 @@ use super::Simulation;
 /// direction (the cosine): where a queue merges into a door, the one to go next stands
 /// almost beside it.
 const QUEUE_CONE_COS: f32 = 0.1;
-/// A stalled agent moving along its flow at this share of its top speed is queued (on its
-/// way again) whatever lies ahead.
+/// A stalled agent that moved along its flow over the step at this share of its top speed
+/// is queued (on its way again) whatever lies ahead.
 const QUEUE_FLOW_SHARE: f32 = 0.25;
 /// Beyond the group's own footprint from its goal, an agent bumps into its arrived group
 /// (and arrives) only while the group holds it back: below this share of its top speed.
@@ -305,11 +305,19 @@ impl Simulation {
                 }
             });
         }
-        // A stalled agent walking along its flow right now (the head of a queue that just
-        // got its turn) is on its way: its record distance lags a step behind.
+        // A stalled agent that moved along its flow this step (the head of a queue that
+        // just got its turn) is on its way: its record distance lags a step behind. Moved,
+        // not walking: pressed into a crowd that cannot give way, its velocity points on at
+        // speed (ORCA leaves standing agents most of the avoidance) while the position
+        // passes push it back, and a column held so read as a queue for good.
+        let dt = self.config.step_secs;
+        let start = &self.step_start_pos;
         let flowing = |j: usize| {
             a.state[j].is_stalled()
-                && a.vel[j].dot(a.flow_dir[j]) >= QUEUE_FLOW_SHARE * a.max_speed[j]
+                && start.get(j).is_some_and(|&q| {
+                    (a.pos_world[j] - q).dot(a.flow_dir[j])
+                        >= QUEUE_FLOW_SHARE * a.max_speed[j] * dt
+                })
         };
         // One holding back for another order's stream waits for a way that is in use.
         let holding = |j: usize| a.state[j].is_stalled() && a.yield_secs[j] > 0.0;

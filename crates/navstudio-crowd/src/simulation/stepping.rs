@@ -89,6 +89,7 @@ impl Simulation {
     /// One fixed step of `SimConfig::step_secs`.
     pub fn step<N: Navigator + ?Sized>(&mut self, nav: &mut N) {
         let started = Instant::now();
+        self.step_start_pos.clone_from(&self.agents.pos_world);
         let walls_version = nav.walls_version();
         if walls_version != self.seen_walls_version {
             self.seen_walls_version = walls_version;
