@@ -88,7 +88,7 @@ pub struct Simulation {
     /// tells a queue's head on its way from one pressed into a crowd (`classify_stalled`).
     step_start_pos: Vec<Vec2>,
     /// Per agent, whether it touched another at the start of this step (the position
-    /// passes only move those).
+    /// passes only move those; written only in steps that run them).
     overlapping: Vec<bool>,
     orders: Vec<OrderRecord>,
     order_destinations: Vec<Vec2>,

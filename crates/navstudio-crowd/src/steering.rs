@@ -168,6 +168,8 @@ pub(crate) struct StepContext<'a, N: Navigator + ?Sized> {
     pub step_index: u64,
     /// [`SimConfig::decision_steps`], once per step rather than once per agent.
     pub decision_period: u64,
+    /// [`SimConfig::uses_separation_only`], once per step rather than once per agent.
+    pub separation_only: bool,
     /// Whether to classify collision states (`Simulation::track_collision_states`).
     pub collision_states: bool,
 }
@@ -189,8 +191,8 @@ struct Neighbour {
 
 impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// Steering, integration and wall sliding for the agent in grid slot `slot`
-    /// (`near[slot]`).
-    pub fn update(&self, slot: usize) -> AgentUpdate {
+    /// (`near[slot]`), written to `out` (built there, not returned and copied).
+    pub fn update(&self, slot: usize, out: &mut AgentUpdate) {
         // The agent's own position, velocity, radius and mass come from its snapshot, read in
         // grid order, rather than from its arrays at a scattered index.
         let me = &self.near[slot];
@@ -230,6 +232,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         // read at a scattered index per agent and step that nothing would use).
         let mut resolution = Resolution::default();
         let force = match cfg.avoidance {
+            // Separation alone (the crowd's floor): the forces weighted 0 are left out, as
+            // `priority_sum` would skip them.
+            AvoidanceMode::Boids if self.separation_only => {
+                priority_sum(&[to_force(desired) * w.flow, separation], max_force)
+            }
             AvoidanceMode::Boids => {
                 // A zero-weighted force is skipped by `priority_sum` whatever its value
                 // (zero, or NaN from 0 · ∞), so a behaviour weighted 0 is not computed.
@@ -320,12 +327,12 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             Vec2::ZERO
         };
         // Only where agents avoid each other: separation alone resolves nothing ahead.
-        let collision = if !self.collision_states || cfg.uses_separation_only() {
+        let collision = if !self.collision_states || self.separation_only {
             Collision::Clear
         } else {
             self.collision_state(i, neighbours, desired, moved.vel, a.collision[i])
         };
-        AgentUpdate {
+        *out = AgentUpdate {
             pos_world: moved.pos_world,
             vel: moved.vel,
             heading,
@@ -342,7 +349,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             goal_dist_m: (a.goal_world[i] - moved.pos_world).length(),
             speed_mps,
             lane,
-        }
+        };
     }
 
     /// Radius of the disc collided against walls: the body minus the type's wall buffer
@@ -372,7 +379,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let a = self.agents;
         let me = &self.near[own_slot];
         let p = me.pos_world;
-        let radius = if self.config.uses_separation_only() {
+        let radius = if self.separation_only {
             a.neighbour_radius_m[i].min(me.radius_m + self.separation_reach_m)
         } else {
             a.neighbour_radius_m[i]
@@ -431,8 +438,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     }
                 });
         }
-        let (keys, filled) = (found.keys, found.filled);
-        for (slot, &key) in out.iter_mut().zip(&keys[..filled]) {
+        // Read where they are: a copy of the keys is a 128-byte move per agent and step.
+        let filled = found.filled;
+        for (slot, &key) in out.iter_mut().zip(&found.keys[..filled]) {
             let s = key as u32;
             *slot = Neighbour {
                 slot: s,

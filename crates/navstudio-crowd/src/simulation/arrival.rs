@@ -32,36 +32,48 @@ impl Simulation {
         let mut done_orders = Vec::new();
         let mut queue = Vec::new();
         let travelling = AgentState::is_travelling;
+        // Only agents of an order with someone home can touch its arrived group: while a
+        // crowd is on its way, nobody is asked where it stands.
+        let mut has_arrived = vec![false; self.orders.len()];
+        let mut home = |order: u32| {
+            if let Some(flag) = has_arrived.get_mut(order as usize) {
+                *flag = true;
+            }
+        };
+        // Travelling agents near enough their goals for a standing agent to take them.
+        let mut near_goal = Vec::new();
         for i in 0..n {
             let a = &self.agents;
-            if travelling(a.state[i]) && self.goal_dist_m[i] <= a.radius_m[i] {
+            let state = a.state[i];
+            if !travelling(state) {
+                if state == AgentState::Arrived {
+                    home(a.order[i]);
+                }
+            } else if self.goal_dist_m[i] <= a.radius_m[i] {
+                let order = a.order[i];
                 self.agents.state[i] = AgentState::Arrived;
-                done_orders.push(self.agents.order[i]);
+                home(order);
+                done_orders.push(order);
                 queue.push(i);
+            } else if self.goal_in_touching_reach(i) {
+                near_goal.push(i);
             }
         }
         // An agent whose goal is taken by a standing agent it touches arrives against it,
         // instead of circling the spot for ever (context steering's "pass the agent on your
         // waypoint").
-        for i in 0..n {
+        for i in near_goal {
             if travelling(self.agents.state[i]) && self.goal_taken_by_touching(i) {
+                let order = self.agents.order[i];
                 self.agents.state[i] = AgentState::Arrived;
-                done_orders.push(self.agents.order[i]);
+                home(order);
+                done_orders.push(order);
                 queue.push(i);
             }
         }
-        // Only agents of an order with someone home can touch its arrived group: while a
-        // crowd is on its way, nobody is asked where it stands.
-        let mut has_arrived = vec![false; self.orders.len()];
-        for i in 0..n {
-            let a = &self.agents;
-            if a.state[i] == AgentState::Arrived
-                && let Some(flag) = has_arrived.get_mut(a.order[i] as usize)
-            {
-                *flag = true;
-            }
-        }
-        for i in 0..n {
+        // With nobody home, nobody is looked at at all.
+        let asked = if has_arrived.contains(&true) { 0..n } else { 0..0 };
+        for i in asked {
             if !has_arrived
                 .get(self.agents.order[i] as usize)
                 .is_some_and(|&h| h)
@@ -185,14 +197,19 @@ impl Simulation {
         found
     }
 
-    /// Whether agent `i` touches a standing agent (idle or arrived, any order) that sits so
-    /// close to `i`'s goal that `i` could not come within its own radius of it.
+    /// Whether agent `i` stands near enough its goal for [`Self::goal_taken_by_touching`]:
+    /// within the reach of a standing agent it touches that sits on the goal.
+    fn goal_in_touching_reach(&self, i: usize) -> bool {
+        let r = self.agents.radius_m[i];
+        self.goal_dist_m[i] <= 2.0 * (r + self.max_radius_m) + self.config.separation_margin_m
+    }
+
+    /// Whether agent `i`, within [`Self::goal_in_touching_reach`], touches a standing agent
+    /// (idle or arrived, any order) that sits so close to `i`'s goal that `i` could not
+    /// come within its own radius of it.
     fn goal_taken_by_touching(&self, i: usize) -> bool {
         let a = &self.agents;
         let (r, goal) = (a.radius_m[i], a.goal_world[i]);
-        if self.goal_dist_m[i] > 2.0 * (r + self.max_radius_m) + self.config.separation_margin_m {
-            return false;
-        }
         let reach = 1.25 * (r + self.max_radius_m) + self.config.separation_margin_m;
         let mut taken = false;
         self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
@@ -218,6 +235,8 @@ impl Simulation {
         let stuck_secs = self.config.stuck_secs;
         let a = &mut self.agents;
         let mut off_flow: BTreeMap<PathId, Vec<Vec2>> = BTreeMap::new();
+        // Only a travelling agent is stalled, so they are gathered here.
+        let mut stalled = Vec::new();
         for i in 0..a.len() {
             if !a.state[i].is_travelling() {
                 continue;
@@ -241,11 +260,14 @@ impl Simulation {
                     }
                 }
             }
+            if a.state[i].is_stalled() {
+                stalled.push(i);
+            }
         }
         for (path, at) in off_flow {
             nav.join_path(path, &at);
         }
-        self.classify_stalled();
+        self.classify_stalled(stalled);
     }
 
     /// Splits the agents that made no progress for `stuck_secs` into queued and stuck
@@ -261,10 +283,11 @@ impl Simulation {
     /// agents, by an oncoming crowd that stands too, or in a ring of agents each waiting for
     /// the next — are stuck. Found by a breadth-first search from the
     /// agents that make progress back along "is behind".
-    fn classify_stalled(&mut self) {
+    ///
+    /// `stalled`: the stalled agents (stuck or queued), in index order.
+    fn classify_stalled(&mut self, stalled: Vec<usize>) {
         let a = &self.agents;
         let n = a.len();
-        let stalled: Vec<usize> = (0..n).filter(|&i| a.state[i].is_stalled()).collect();
         if stalled.is_empty() {
             return;
         }

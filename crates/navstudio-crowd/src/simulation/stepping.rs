@@ -164,6 +164,7 @@ impl Simulation {
                 min_radius_m,
                 step_index: self.step_index,
                 decision_period: self.config.decision_steps(),
+                separation_only: self.config.uses_separation_only(),
                 collision_states: self.collision_states,
             };
             // Agents are visited in grid order (spatial neighbours together, for the cache);
@@ -173,7 +174,7 @@ impl Simulation {
                 .enumerate()
                 .for_each(|(c, out)| {
                     for (k, u) in out.iter_mut().enumerate() {
-                        *u = ctx.update(c * CHUNK + k);
+                        ctx.update(c * CHUNK + k, u);
                     }
                 });
         }
@@ -181,35 +182,63 @@ impl Simulation {
         let mut collisions = 0u32;
         let (mut overlap_sum, mut overlap_count, mut overlap_max) = (0.0f64, 0u64, 0.0f32);
         let kept = self.keep_memories();
-        let a = &mut self.agents;
+        // Only the position passes read who overlapped.
+        let contacts = self.config.techniques.resolve_contacts;
         self.goal_dist_m.resize(n, 0.0);
         self.speed_mps.resize(n, 0.0);
         self.overlapping.resize(n, false);
+        let a = &mut self.agents;
+        // Every array cut to `n`, so the bounds check of one write at the agent's scattered
+        // index covers all of them.
+        let (pos, vel, heading, flow_dir) = (
+            &mut a.pos_world[..n],
+            &mut a.vel[..n],
+            &mut a.heading[..n],
+            &mut a.flow_dir[..n],
+        );
+        let (resolution, collision, decision) = (
+            &mut a.resolution[..n],
+            &mut a.collision[..n],
+            &mut a.decision[..n],
+        );
+        let (wall_normal, yield_secs, pressed, lane) = (
+            &mut a.wall_normal[..n],
+            &mut a.yield_secs[..n],
+            &mut a.pressed[..n],
+            &mut a.lane[..n],
+        );
+        let (goal_dist_m, speed_mps, overlapping) = (
+            &mut self.goal_dist_m[..n],
+            &mut self.speed_mps[..n],
+            &mut self.overlapping[..n],
+        );
         for (&i, u) in self.grid.sorted_agents().iter().zip(&self.updates) {
             let i = i as usize;
-            a.pos_world[i] = u.pos_world;
-            a.vel[i] = u.vel;
+            pos[i] = u.pos_world;
+            vel[i] = u.vel;
             if u.heading != Vec2::ZERO {
-                a.heading[i] = u.heading;
+                heading[i] = u.heading;
             }
-            a.flow_dir[i] = u.flow_dir;
+            flow_dir[i] = u.flow_dir;
             if kept.resolution {
-                a.resolution[i] = u.resolution;
+                resolution[i] = u.resolution;
             }
             if kept.collision {
-                a.collision[i] = u.collision;
+                collision[i] = u.collision;
             }
             if kept.decision {
-                a.decision[i] = u.decision;
+                decision[i] = u.decision;
             }
-            a.wall_normal[i] = u.wall_normal;
-            a.yield_secs[i] = u.yield_secs;
-            a.pressed[i] = u.overlap_max;
-            a.lane[i] = u.lane.mode;
-            self.goal_dist_m[i] = u.goal_dist_m;
-            self.speed_mps[i] = u.speed_mps;
+            wall_normal[i] = u.wall_normal;
+            yield_secs[i] = u.yield_secs;
+            pressed[i] = u.overlap_max;
+            lane[i] = u.lane.mode;
+            goal_dist_m[i] = u.goal_dist_m;
+            speed_mps[i] = u.speed_mps;
+            if contacts {
+                overlapping[i] = u.overlap_count > 0;
+            }
             collisions = collisions.saturating_add(u.contacts);
-            self.overlapping[i] = u.overlap_count > 0;
             overlap_sum += f64::from(u.overlap_sum);
             overlap_count += u64::from(u.overlap_count);
             overlap_max = overlap_max.max(u.overlap_max);
@@ -247,11 +276,14 @@ impl Simulation {
                 AgentState::Queued => metrics.queued += 1,
                 AgentState::Idle => {}
             }
-            match a.collision[i] {
-                Collision::Clear => {}
-                Collision::Unresolved => metrics.collisions_unresolved += 1,
-                Collision::Resolving => metrics.collisions_resolving += 1,
-                Collision::Resolved { .. } => metrics.collisions_resolved += 1,
+            // Where the states are not kept, every agent is clear.
+            if kept.collision {
+                match a.collision[i] {
+                    Collision::Clear => {}
+                    Collision::Unresolved => metrics.collisions_unresolved += 1,
+                    Collision::Resolving => metrics.collisions_resolving += 1,
+                    Collision::Resolved { .. } => metrics.collisions_resolved += 1,
+                }
             }
             speed_sum += f64::from(self.speed_mps[i]);
         }

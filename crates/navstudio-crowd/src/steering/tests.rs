@@ -34,6 +34,7 @@ fn context<'a>(
         min_radius_m: 0.0,
         step_index: 0,
         decision_period: config.decision_steps(),
+        separation_only: config.uses_separation_only(),
         collision_states: true,
     }
 }
