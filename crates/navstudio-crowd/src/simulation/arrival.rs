@@ -72,7 +72,11 @@ impl Simulation {
             }
         }
         // With nobody home, nobody is looked at at all.
-        let asked = if has_arrived.contains(&true) { 0..n } else { 0..0 };
+        let asked = if has_arrived.contains(&true) {
+            0..n
+        } else {
+            0..0
+        };
         for i in asked {
             if !has_arrived
                 .get(self.agents.order[i] as usize)
