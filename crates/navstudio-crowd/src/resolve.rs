@@ -208,17 +208,13 @@ pub fn constrain_contacts(vel: Vec2, own_priority: f32, contacts: &[Contact], dt
 /// [`priority`]) of `PROJECTION_SHARE` of every overlap away, from the positions as they
 /// are (Jacobi: every agent of a pass reads the same positions), at most its radius; and
 /// its deepest overlap before the pass, as a share of the smaller radius.
-/// `reach_m` is the agent's radius plus the largest one. `goes_first(j)`: `Some(true)` when
-/// neighbour `j` goes before `i` (`i` then takes the whole overlap), `Some(false)` when `i`
-/// goes first (it takes none of an overlap shallower than the hard depth), `None` to share
-/// by priority.
+/// `reach_m` is the agent's radius plus the largest one.
 #[must_use]
 pub fn overlap_correction(
     agents: &Agents,
     grid: &SpatialGrid,
     i: usize,
     reach_m: f32,
-    goes_first: impl Fn(usize) -> Option<bool>,
 ) -> (Vec2, f32) {
     let a = agents;
     let (p, r) = (a.pos_world[i], a.radius_m[i]);
@@ -246,16 +242,10 @@ pub fn overlap_correction(
         };
         let other = agent_priority(a, j);
         deepest = deepest.max((reach - dist) / r.min(a.radius_m[j]));
-        let hard = reach - dist > hard_depth(r, a.radius_m[j]);
-        let shared = other / (own + other).max(1e-9);
-        let share = match goes_first(j) {
-            Some(true) => 1.0,
-            // Ahead, it keeps its place, but not past a hard overlap: the one behind may
-            // be pinned against a wall (a queue pressed into a pillar's corner reached
-            // 46 % of a radius).
-            Some(false) if !hard => 0.0,
-            _ if hard => share_hard(shared),
-            _ => shared,
+        let share = if reach - dist > hard_depth(r, a.radius_m[j]) {
+            share_hard(other / (own + other).max(1e-9))
+        } else {
+            other / (own + other).max(1e-9)
         };
         corr += away * ((reach - dist) * share * PROJECTION_SHARE);
     });
@@ -282,51 +272,6 @@ mod tests {
         };
         let v = constrain_contacts(Vec2::new(2.0, 0.0), 80.0, &[c], 0.1);
         assert!((v - Vec2::new(0.5, 0.75)).length() < 1e-5, "{v:?}");
-    }
-
-    /// Hand case, queue order in a position pass: two infantry of one order (r 0.4 m) 0.75
-    /// m apart overlap by 0.05 m; a pass takes `PROJECTION_SHARE` (0.7) of it away. Shared,
-    /// each moves 0.0175 m apart. Both jammed (stuck 7 s, the jam time 6 s), the one with
-    /// the longer way (5 m against 4 m) takes all of it, 0.035 m, and the other none. 0.7 m
-    /// apart the overlap (0.1 m) is past the hard depth (0.08 m): the one behind takes all
-    /// of it, 0.07 m, and the one ahead half, 0.035 m.
-    #[test]
-    fn in_a_jam_the_one_behind_takes_the_whole_overlap() {
-        use crate::agents::AgentState;
-        use crate::steering::jam_goes_first;
-        let mut a = Agents::default();
-        for x in [0.0, 0.75] {
-            a.pos_world.push(Vec2::new(x, 0.0));
-            a.radius_m.push(0.4);
-            a.mass.push(80.0);
-            a.state.push(AgentState::Stuck);
-            a.order.push(0);
-            a.no_progress_secs.push(7.0);
-        }
-        let goal_dist = [5.0, 4.0];
-        // Agent `i`'s correction with the jam time `jam_secs`.
-        let pass = |a: &Agents, jam_secs: f32, i: usize| {
-            let mut grid = SpatialGrid::default();
-            grid.rebuild(&a.pos_world, 1.0);
-            overlap_correction(a, &grid, i, 0.8, |j| {
-                jam_goes_first(a, &goal_dist, jam_secs, i, j)
-            })
-            .0
-        };
-        let close = |v: Vec2, x: f32| (v - Vec2::new(x, 0.0)).length() < 1e-5;
-        assert!(close(pass(&a, 6.0, 0), -0.035), "{:?}", pass(&a, 6.0, 0));
-        assert!(close(pass(&a, 6.0, 1), 0.0), "{:?}", pass(&a, 6.0, 1));
-        // Stuck for less than the jam time: shared by priority.
-        assert!(close(pass(&a, 8.0, 0), -0.0175), "{:?}", pass(&a, 8.0, 0));
-        assert!(close(pass(&a, 8.0, 1), 0.0175), "{:?}", pass(&a, 8.0, 1));
-        // Past the hard depth the one ahead takes half.
-        a.pos_world[1] = Vec2::new(0.7, 0.0);
-        assert!(close(pass(&a, 6.0, 0), -0.07), "{:?}", pass(&a, 6.0, 0));
-        assert!(close(pass(&a, 6.0, 1), 0.035), "{:?}", pass(&a, 6.0, 1));
-        // Of two orders: shared.
-        a.pos_world[1] = Vec2::new(0.75, 0.0);
-        a.order[1] = 1;
-        assert!(close(pass(&a, 6.0, 0), -0.0175), "{:?}", pass(&a, 6.0, 0));
     }
 
     /// Hand values of the pressed ramp for a mass of 2: a standing agent weighs
