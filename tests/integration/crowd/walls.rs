@@ -282,7 +282,10 @@ fn a_column_pressing_into_a_standing_block_is_stuck_not_queued() {
         labels.push((second, m.moving, m.queued, m.stuck));
     }
     let m = sim.metrics();
-    assert!(m.stuck >= 8 && m.queued == 0, "(second, moving, queued, stuck): {labels:?}");
+    assert!(
+        m.stuck >= 8 && m.queued == 0,
+        "(second, moving, queued, stuck): {labels:?}"
+    );
 }
 
 /// One agent in a corridor 2 m wide between two rooms, sent west while a column of twenty
