@@ -878,6 +878,20 @@ fn one_orders_streams_merging_at_a_one_cell_opening_go_in_turn() {
     );
 }
 
+/// Queue order in the position passes (`jam_goes_first` in `steering/right_of_way.rs`):
+/// pillars-117 of seed 20261207, where one group reaches a one-cell diagonal slot between
+/// a block and a wall stub from above and from the side. In context steering an agent
+/// from each side stood in the other's way, pushed apart evenly, and 20 of 52 were stuck
+/// at 5 × the bound; the one with the longer way now takes the whole overlap (1.72 ×).
+/// (ORCA gets everyone home in 1.12 × but overlaps 31 % for a moment, past the target.)
+#[test]
+fn one_orders_agents_jammed_at_a_one_cell_slot_go_in_turn() {
+    assert_home_within_2x(
+        20_261_207,
+        &[(117, AvoidanceMode::Boids), (117, AvoidanceMode::Context)],
+    );
+}
+
 /// Queue order head on (`steering/right_of_way.rs`): mixed_gaps-114 of seed 4477 in boids,
 /// where two large walkers of one group slid along the wall from either side into the 5 m
 /// gap's mouth and stood chest to chest in it for 15 s, each pressing into the other

@@ -208,13 +208,17 @@ pub fn constrain_contacts(vel: Vec2, own_priority: f32, contacts: &[Contact], dt
 /// [`priority`]) of `PROJECTION_SHARE` of every overlap away, from the positions as they
 /// are (Jacobi: every agent of a pass reads the same positions), at most its radius; and
 /// its deepest overlap before the pass, as a share of the smaller radius.
-/// `reach_m` is the agent's radius plus the largest one.
+/// `reach_m` is the agent's radius plus the largest one. `goes_first(j)`: `Some(true)` when
+/// neighbour `j` goes before `i` (`i` then takes the whole overlap), `Some(false)` when `i`
+/// goes first (it takes none of an overlap shallower than the hard depth), `None` to share
+/// by priority.
 #[must_use]
 pub fn overlap_correction(
     agents: &Agents,
     grid: &SpatialGrid,
     i: usize,
     reach_m: f32,
+    goes_first: impl Fn(usize) -> Option<bool>,
 ) -> (Vec2, f32) {
     let a = agents;
     let (p, r) = (a.pos_world[i], a.radius_m[i]);
@@ -242,10 +246,16 @@ pub fn overlap_correction(
         };
         let other = agent_priority(a, j);
         deepest = deepest.max((reach - dist) / r.min(a.radius_m[j]));
-        let share = if reach - dist > hard_depth(r, a.radius_m[j]) {
-            share_hard(other / (own + other).max(1e-9))
-        } else {
-            other / (own + other).max(1e-9)
+        let hard = reach - dist > hard_depth(r, a.radius_m[j]);
+        let shared = other / (own + other).max(1e-9);
+        let share = match goes_first(j) {
+            Some(true) => 1.0,
+            // Ahead, it keeps its place, but not past a hard overlap: the one behind may
+            // be pinned against a wall (a queue pressed into a pillar's corner reached
+            // 46 % of a radius).
+            Some(false) if !hard => 0.0,
+            _ if hard => share_hard(shared),
+            _ => shared,
         };
         corr += away * ((reach - dist) * share * PROJECTION_SHARE);
     });

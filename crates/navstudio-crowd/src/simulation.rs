@@ -84,9 +84,11 @@ pub struct Simulation {
     /// serial arrival, progress and metrics passes read them instead of recomputing).
     goal_dist_m: Vec<f32>,
     speed_mps: Vec<f32>,
-    /// Positions at the start of the step: a stalled agent's displacement along its flow
-    /// tells a queue's head on its way from one pressed into a crowd (`classify_stalled`).
+    /// Positions at the start of the step, and per agent its displacement along its flow
+    /// per second, smoothed over `FLOW_SPEED_SECS`: it tells a queue's head on its way from
+    /// one pressed into a crowd (`classify_stalled`).
     step_start_pos: Vec<Vec2>,
+    flow_speed_mps: Vec<f32>,
     /// Per agent, whether it touched another at the start of this step (the position
     /// passes only move those; written only in steps that run them).
     overlapping: Vec<bool>,
@@ -138,6 +140,7 @@ impl Simulation {
             goal_dist_m: Vec::new(),
             speed_mps: Vec::new(),
             step_start_pos: Vec::new(),
+            flow_speed_mps: Vec::new(),
             overlapping: Vec::new(),
             orders: Vec::new(),
             order_destinations: Vec::new(),

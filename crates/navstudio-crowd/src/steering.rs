@@ -48,6 +48,7 @@ mod tests;
 
 pub use config::{AvoidanceMode, Param, SimConfig, SteeringWeights, Techniques};
 pub(crate) use crossing::CrossingPass;
+pub(crate) use right_of_way::{JAM_STUCK_TIMES, jam_goes_first};
 
 /// Most neighbours any behaviour looks at (the nearest ones).
 pub const MAX_NEIGHBOURS: usize = 16;

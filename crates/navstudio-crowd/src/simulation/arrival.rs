@@ -15,9 +15,12 @@ use super::Simulation;
 /// direction (the cosine): where a queue merges into a door, the one to go next stands
 /// almost beside it.
 const QUEUE_CONE_COS: f32 = 0.1;
-/// A stalled agent that moved along its flow over the step at this share of its top speed
-/// is queued (on its way again) whatever lies ahead.
+/// A stalled agent that moves along its flow at this share of its top speed, smoothed over
+/// `FLOW_SPEED_SECS`, is queued (on its way again) whatever lies ahead.
 const QUEUE_FLOW_SHARE: f32 = 0.25;
+/// Time constant of the smoothed speed along the flow (an exponential average). One step is
+/// too short: pressed into a crowd an agent can step forward and be pushed back by turns.
+const FLOW_SPEED_SECS: f32 = 0.25;
 /// Beyond the group's own footprint from its goal, an agent bumps into its arrived group
 /// (and arrives) only while the group holds it back: below this share of its top speed.
 /// One walking freely past arrived members there (the tail of a column still coming
@@ -94,6 +97,7 @@ impl Simulation {
                 && (self.bumps(nav, i)
                     || state == AgentState::Stuck && self.in_reach_of_goal(nav, i, 2.0))
                 && self.touching_arrived(i).is_some()
+                && !self.in_a_stuck_allys_way(nav, i)
             {
                 self.agents.state[i] = AgentState::Arrived;
                 done_orders.push(self.agents.order[i]);
@@ -113,6 +117,7 @@ impl Simulation {
                     && a.order[j] == order
                     && self.touches(k, j)
                     && self.bumps(nav_ref, j)
+                    && !self.in_a_stuck_allys_way(nav_ref, j)
                 {
                     bumped.push(j);
                 }
@@ -159,6 +164,30 @@ impl Simulation {
                 (goal - p).length() <= reach
                     && segment_is_clear(p / cell, goal / cell, |x, y| nav.is_wall(t, x, y))
             })
+    }
+
+    /// Whether agent `i` stands in the way of an ally it touches that is held up (stuck or
+    /// queued), farther from the goal, and could not end the order where it stands (out of
+    /// reach or out of sight of the goal, [`Self::in_reach_of_goal`]): settling there, `i`
+    /// would hold it for good. The group's edge is where its last members can see the goal:
+    /// large walkers arriving one against the next stood in a line back into a gap's mouth,
+    /// and the group's last three walkers waited behind it for 40 s (mixed_gaps-194 of seed
+    /// 1 in context steering, 3.83 × the bound; 2.66 × now).
+    fn in_a_stuck_allys_way<N: Navigator + ?Sized>(&self, nav: &N, i: usize) -> bool {
+        let a = &self.agents;
+        let reach = 1.25 * (a.radius_m[i] + self.max_radius_m) + self.config.separation_margin_m;
+        let mut found = false;
+        self.grid.for_each_candidate(a.pos_world[i], reach, |j, _| {
+            let j = j as usize;
+            found = found
+                || (j != i
+                    && a.state[j].is_stalled()
+                    && a.order[j] == a.order[i]
+                    && self.goal_dist_m[j] > self.goal_dist_m[i]
+                    && self.touches(i, j)
+                    && !self.in_reach_of_goal(nav, j, 2.0));
+        });
+        found
     }
 
     /// Whether agent `i`, touching its arrived group, has bumped into it: within the
@@ -241,9 +270,16 @@ impl Simulation {
         let mut off_flow: BTreeMap<PathId, Vec<Vec2>> = BTreeMap::new();
         // Only a travelling agent is stalled, so they are gathered here.
         let mut stalled = Vec::new();
+        self.flow_speed_mps.resize(a.len(), 0.0);
+        let smoothing = (dt / FLOW_SPEED_SECS).min(1.0);
         for i in 0..a.len() {
             if !a.state[i].is_travelling() {
+                self.flow_speed_mps[i] = 0.0;
                 continue;
+            }
+            if let Some(&start) = self.step_start_pos.get(i) {
+                let along = (a.pos_world[i] - start).dot(a.flow_dir[i]) / dt;
+                self.flow_speed_mps[i] += (along - self.flow_speed_mps[i]) * smoothing;
             }
             let dist = self.goal_dist_m[i];
             if dist < a.best_goal_dist_m[i] - self.config.stuck_progress_m {
@@ -332,19 +368,17 @@ impl Simulation {
                 }
             });
         }
-        // A stalled agent that moved along its flow this step (the head of a queue that
-        // just got its turn) is on its way: its record distance lags a step behind. Moved,
-        // not walking: pressed into a crowd that cannot give way, its velocity points on at
-        // speed (ORCA leaves standing agents most of the avoidance) while the position
-        // passes push it back, and a column held so read as a queue for good.
-        let dt = self.config.step_secs;
-        let start = &self.step_start_pos;
+        // A stalled agent that moves along its flow (the head of a queue that just got its
+        // turn) is on its way: its record distance lags behind. Moves, not walks: pressed
+        // into a crowd that cannot give way, its velocity points on at speed (ORCA leaves
+        // standing agents most of the avoidance) while the position passes push it back,
+        // and a column held so read as a queue for good.
+        let speed = &self.flow_speed_mps;
         let flowing = |j: usize| {
             a.state[j].is_stalled()
-                && start.get(j).is_some_and(|&q| {
-                    (a.pos_world[j] - q).dot(a.flow_dir[j])
-                        >= QUEUE_FLOW_SHARE * a.max_speed[j] * dt
-                })
+                && speed
+                    .get(j)
+                    .is_some_and(|&v| v >= QUEUE_FLOW_SHARE * a.max_speed[j])
         };
         // One holding back for another order's stream waits for a way that is in use.
         let holding = |j: usize| a.state[j].is_stalled() && a.yield_secs[j] > 0.0;

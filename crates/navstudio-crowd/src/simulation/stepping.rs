@@ -9,7 +9,9 @@ use crate::agents::{AgentId, AgentState, Collision, Resolution};
 use crate::metrics::StepMetrics;
 use crate::navigator::Navigator;
 use crate::resolve;
-use crate::steering::{AgentUpdate, AvoidanceMode, NearAgent, StepContext};
+use crate::steering::{
+    AgentUpdate, AvoidanceMode, JAM_STUCK_TIMES, NearAgent, StepContext, jam_goes_first,
+};
 use crate::vec2::Vec2;
 use crate::walls::{body_walls_of, move_body, wall_disc_radius};
 
@@ -350,13 +352,21 @@ impl Simulation {
                 moved.truncate(ids.len());
             }
             let (a, grid, max_r) = (&self.agents, &self.grid, self.max_radius_m);
+            // Boids rank a jam by weighting separation instead (queue order in
+            // `steering/right_of_way.rs`); ranked here too, a queue pressed into a pillar's
+            // corner took 2.31 × the bound (pillars-177 of seed 1201, 1.50 × without).
+            let goal_dist = &self.goal_dist_m;
+            let jam_secs = (self.config.avoidance != AvoidanceMode::Boids)
+                .then_some(JAM_STUCK_TIMES * self.config.stuck_secs);
             moved
                 .par_iter_mut()
                 .zip(&ids)
                 .with_min_len(CHUNK)
                 .for_each(|(out, &i)| {
                     let (c, deepest) =
-                        resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r);
+                        resolve::overlap_correction(a, grid, i, a.radius_m[i] + max_r, |j| {
+                            jam_secs.and_then(|jam| jam_goes_first(a, goal_dist, jam, i, j))
+                        });
                     let pos = if c == Vec2::ZERO {
                         a.pos_world[i]
                     } else {

@@ -26,7 +26,7 @@ const ONCOMING_COS: f32 = -0.42;
 /// that gives way to it, so it pushes through.
 pub const RIGHT_OF_WAY_FACTOR: f32 = 20.0;
 /// Queue order acts between agents both stuck this many times the stuck time.
-const JAM_STUCK_TIMES: f32 = 2.0;
+pub(crate) const JAM_STUCK_TIMES: f32 = 2.0;
 /// Queue order acts between agents this share of their summed radii from touching.
 const QUEUE_GAP_SHARE: f32 = 0.25;
 /// Two ways of one order merge when they are further apart than this (cosine, 60°).
@@ -381,4 +381,29 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         }
         (desired, 0.0)
     }
+}
+
+/// Queue order in the position passes (ORCA and context steering, whose velocities do not
+/// read queue order): between two agents of one order, both stuck for [`JAM_STUCK_TIMES`]
+/// the stuck time (`jam_secs`), `Some(true)` when `j` goes before `i` — it has the shorter
+/// way to its goal (`goal_dist_m`, ties to the lower index) —, `Some(false)` when `i` goes
+/// first, `None` otherwise. The one behind takes the whole overlap, so the one ahead is
+/// not pushed back. Shared evenly, two allies merging into
+/// a one-cell slot from above and from its side, each in the other's way, held for good:
+/// the one above steered down and was pushed back as far each step (pillars-117 of seed
+/// 20261207 in context steering, 20 agents at 5 × the bound). Both ways to the goal shrink
+/// only as the agents move, so the order holds until one of them gets through.
+pub(crate) fn jam_goes_first(
+    a: &crate::agents::Agents,
+    goal_dist_m: &[f32],
+    jam_secs: f32,
+    i: usize,
+    j: usize,
+) -> Option<bool> {
+    let jammed = |k: usize| a.state[k] == AgentState::Stuck && a.no_progress_secs[k] >= jam_secs;
+    if a.order[i] == NO_ORDER || a.order[i] != a.order[j] || !jammed(i) || !jammed(j) {
+        return None;
+    }
+    let way = |k: usize| goal_dist_m.get(k).copied().unwrap_or(f32::INFINITY);
+    Some((way(j), j) < (way(i), i))
 }

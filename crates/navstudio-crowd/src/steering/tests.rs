@@ -657,3 +657,46 @@ fn a_stalled_agent_at_a_corner_goes_round_it_not_back() {
         "round the corner, not back up the wall: {side:?}"
     );
 }
+
+/// Hand case, queue order in a position pass: two infantry of one order (r 0.4 m) 0.75
+/// m apart overlap by 0.05 m; a pass takes `PROJECTION_SHARE` (0.7) of it away. Shared,
+/// each moves 0.0175 m apart. Both jammed (stuck 7 s, the jam time 6 s), the one with
+/// the longer way (5 m against 4 m) takes all of it, 0.035 m, and the other none. 0.7 m
+/// apart the overlap (0.1 m) is past the hard depth (0.08 m): the one behind takes all
+/// of it, 0.07 m, and the one ahead half, 0.035 m.
+#[test]
+fn in_a_jam_the_one_behind_takes_the_whole_overlap() {
+    let mut a = Agents::default();
+    for x in [0.0, 0.75] {
+        a.pos_world.push(Vec2::new(x, 0.0));
+        a.radius_m.push(0.4);
+        a.mass.push(80.0);
+        a.state.push(AgentState::Stuck);
+        a.order.push(0);
+        a.no_progress_secs.push(7.0);
+    }
+    let goal_dist = [5.0, 4.0];
+    // Agent `i`'s correction with the jam time `jam_secs`.
+    let pass = |a: &Agents, jam_secs: f32, i: usize| {
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.0);
+        resolve::overlap_correction(a, &grid, i, 0.8, |j| {
+            jam_goes_first(a, &goal_dist, jam_secs, i, j)
+        })
+        .0
+    };
+    let close = |v: Vec2, x: f32| (v - Vec2::new(x, 0.0)).length() < 1e-5;
+    assert!(close(pass(&a, 6.0, 0), -0.035), "{:?}", pass(&a, 6.0, 0));
+    assert!(close(pass(&a, 6.0, 1), 0.0), "{:?}", pass(&a, 6.0, 1));
+    // Stuck for less than the jam time: shared by priority.
+    assert!(close(pass(&a, 8.0, 0), -0.0175), "{:?}", pass(&a, 8.0, 0));
+    assert!(close(pass(&a, 8.0, 1), 0.0175), "{:?}", pass(&a, 8.0, 1));
+    // Past the hard depth the one ahead takes half.
+    a.pos_world[1] = Vec2::new(0.7, 0.0);
+    assert!(close(pass(&a, 6.0, 0), -0.07), "{:?}", pass(&a, 6.0, 0));
+    assert!(close(pass(&a, 6.0, 1), 0.035), "{:?}", pass(&a, 6.0, 1));
+    // Of two orders: shared.
+    a.pos_world[1] = Vec2::new(0.75, 0.0);
+    a.order[1] = 1;
+    assert!(close(pass(&a, 6.0, 0), -0.0175), "{:?}", pass(&a, 6.0, 0));
+}
