@@ -22,6 +22,7 @@ mod query;
 pub mod rng;
 pub(crate) mod route;
 pub(crate) mod search_graph;
+mod spill;
 pub mod taut;
 mod vocab;
 pub mod world;

@@ -388,7 +388,7 @@ impl Space for FlatSpace<'_> {
         self.ends.landmarks.and_then(|b| b.lower_bound(i))
     }
     fn edges(&self, i: u32, mut relax: impl FnMut(u32, u32)) {
-        for &(t, w) in self.graph.edges(i) {
+        for (t, w) in self.graph.edges(i) {
             relax(t, w);
         }
     }
@@ -529,7 +529,7 @@ impl Space for ClusterSpace<'_> {
         let Some((lo, hi, base)) = opened_at(self.opened, id) else {
             return;
         };
-        for &(t, w) in self.graph.edges(id) {
+        for (t, w) in self.graph.edges(id) {
             let index = match h.border_index(t) {
                 Some(b) => b,
                 None if t >= lo && t < hi => base + t - lo,

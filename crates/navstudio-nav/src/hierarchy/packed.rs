@@ -1,10 +1,12 @@
-//! Border nodes' edge lists held in 6 bytes an edge instead of 8: a shortcut joins two
+//! Border nodes' edge lists held in 4 bytes an edge instead of 8: a shortcut joins two
 //! border nodes of one cluster (or members of one cell of a level), whose border indices
 //! lie close together, so its target is kept as a 16-bit difference from its source beside
-//! its 32-bit weight. The hierarchy's and its levels' edges are the largest tables a type's
-//! search holds (25 million edges at 8192²).
+//! its weight in 16 bits (a heavier weight spills, see [`crate::spill`]). The hierarchy's
+//! and its levels' edges are the largest tables a type's search holds (25 million edges
+//! at 8192²).
 
 use crate::package::words::{BLOCK_WORDS, WordSource};
+use crate::spill::{HEAVY, NO_SPILL, Spill, narrow_weight};
 
 /// Edge lists by border index (from a base): each list's leading edges whose target lies
 /// within an `i16` of the source are kept as `(difference, weight)` in `delta` and
@@ -18,8 +20,10 @@ pub(super) struct PackedEdges {
     far_first: Vec<u32>,
     /// Near edges: target minus source.
     delta: Vec<i16>,
-    /// Near edges: weight.
-    weight: Vec<u32>,
+    /// Near edges: weight, or [`HEAVY`] for one in `heavy`.
+    weight: Vec<u16>,
+    /// Near edges' weights that do not fit 16 bits, by position among the near edges.
+    heavy: Spill,
     /// Far edges: `(target, weight)`.
     far: Vec<(u32, u32)>,
 }
@@ -34,6 +38,7 @@ impl PackedEdges {
             far_first: Vec::with_capacity(first.len()),
             delta: Vec::with_capacity(edges.len()),
             weight: Vec::with_capacity(edges.len()),
+            heavy: Spill::default(),
             far: Vec::new(),
         };
         for (i, pair) in first.windows(2).enumerate() {
@@ -42,6 +47,7 @@ impl PackedEdges {
         packed.close();
         packed.delta.shrink_to_fit();
         packed.weight.shrink_to_fit();
+        packed.heavy.shrink_to_fit();
         packed.far.shrink_to_fit();
         packed
     }
@@ -68,6 +74,7 @@ impl PackedEdges {
             far_first: Vec::with_capacity(lists + 1),
             delta: Vec::with_capacity(n),
             weight: Vec::new(),
+            heavy: Spill::default(),
             far: Vec::new(),
         };
         // The targets: each list's leading near ones, then the rest far (weights to come).
@@ -116,7 +123,9 @@ impl PackedEdges {
             while near > 0 {
                 let words = block.next(near)?;
                 near -= words.len();
-                packed.weight.extend_from_slice(words);
+                for &w in words {
+                    packed.push_weight(w);
+                }
             }
             let end = packed.far_first[i + 1] as usize;
             while far < end {
@@ -127,7 +136,17 @@ impl PackedEdges {
                 far += words.len();
             }
         }
+        packed.heavy.shrink_to_fit();
         Ok(packed)
+    }
+
+    /// Appends the weight of the next near edge.
+    fn push_weight(&mut self, w: u32) {
+        let narrow = narrow_weight(w);
+        if narrow == HEAVY {
+            self.heavy.push(self.weight.len() as u32, w);
+        }
+        self.weight.push(narrow);
     }
 
     /// Appends the list of the next index, whose source is `source`.
@@ -140,7 +159,7 @@ impl PackedEdges {
                 break;
             };
             self.delta.push(d);
-            self.weight.push(w);
+            self.push_weight(w);
             rest = tail;
         }
         self.far.extend_from_slice(rest);
@@ -169,6 +188,8 @@ impl PackedEdges {
         let far = self.far_first[i] as usize..self.far_first[i + 1] as usize;
         Edges {
             source,
+            at: near.start as u32,
+            heavy: &self.heavy,
             near: self.delta[near.clone()]
                 .iter()
                 .zip(self.weight[near].iter()),
@@ -191,6 +212,7 @@ impl PackedEdges {
                 .collect(),
             delta: self.delta[near_from as usize..near_to as usize].to_vec(),
             weight: self.weight[near_from as usize..near_to as usize].to_vec(),
+            heavy: self.heavy.part(near_from, near_to),
             far: self.far[far_from as usize..far_to as usize].to_vec(),
         }
     }
@@ -207,6 +229,7 @@ impl PackedEdges {
             .extend(other.far_first.iter().map(|&f| f + far));
         self.delta.extend_from_slice(&other.delta);
         self.weight.extend_from_slice(&other.weight);
+        self.heavy.append(&other.heavy, near);
         self.far.extend_from_slice(&other.far);
         if self.near_first.is_empty() {
             self.close();
@@ -217,7 +240,8 @@ impl PackedEdges {
     pub(super) fn memory(&self) -> usize {
         4 * (self.near_first.capacity() + self.far_first.capacity())
             + 2 * self.delta.capacity()
-            + 4 * self.weight.capacity()
+            + 2 * self.weight.capacity()
+            + self.heavy.memory()
             + 8 * self.far.capacity()
     }
 }
@@ -277,7 +301,10 @@ impl<'w, W: WordSource> Block<'w, W> {
 #[derive(Clone, Debug)]
 pub struct Edges<'a> {
     source: u32,
-    near: std::iter::Zip<std::slice::Iter<'a, i16>, std::slice::Iter<'a, u32>>,
+    /// Position of the next near edge among the near edges (where its heavy weight is).
+    at: u32,
+    heavy: &'a Spill,
+    near: std::iter::Zip<std::slice::Iter<'a, i16>, std::slice::Iter<'a, u16>>,
     far: std::slice::Iter<'a, (u32, u32)>,
 }
 
@@ -287,6 +314,8 @@ impl<'a> Edges<'a> {
     pub fn whole(list: &'a [(u32, u32)]) -> Self {
         Self {
             source: 0,
+            at: 0,
+            heavy: &NO_SPILL,
             near: [].iter().zip([].iter()),
             far: list.iter(),
         }
@@ -299,16 +328,23 @@ impl Iterator for Edges<'_> {
     #[inline]
     fn next(&mut self) -> Option<(u32, u32)> {
         if let Some((&d, &w)) = self.near.next() {
-            return Some((self.source.wrapping_add_signed(i32::from(d)), w));
+            let at = self.at;
+            self.at += 1;
+            return Some((
+                self.source.wrapping_add_signed(i32::from(d)),
+                whole_weight(w, self.heavy, at),
+            ));
         }
         self.far.next().copied()
     }
 
     /// The near edges, then the far ones, each a loop of its own (what `for_each` runs).
     fn fold<B, F: FnMut(B, (u32, u32)) -> B>(self, init: B, mut f: F) -> B {
-        let source = self.source;
+        let (source, heavy, mut at) = (self.source, self.heavy, self.at);
         let acc = self.near.fold(init, |acc, (&d, &w)| {
-            f(acc, (source.wrapping_add_signed(i32::from(d)), w))
+            let weight = whole_weight(w, heavy, at);
+            at += 1;
+            f(acc, (source.wrapping_add_signed(i32::from(d)), weight))
         });
         self.far.fold(acc, |acc, &e| f(acc, e))
     }
@@ -320,6 +356,16 @@ impl Iterator for Edges<'_> {
 }
 
 impl ExactSizeIterator for Edges<'_> {}
+
+/// The whole weight of the near edge at `at` whose 16-bit weight is `w`.
+#[inline]
+fn whole_weight(w: u16, heavy: &Spill, at: u32) -> u32 {
+    if w == HEAVY {
+        heavy.get(at)
+    } else {
+        u32::from(w)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -349,7 +395,13 @@ mod tests {
                         3 => source.wrapping_add(32_768),
                         _ => source.wrapping_add(rng.below(200)).wrapping_sub(100),
                     };
-                    edges.push((t, rng.below(u32::MAX)));
+                    // Weights mostly narrow, some heavy, and the edges of 16 bits.
+                    let w = match rng.below(4) {
+                        0 => rng.below(u32::MAX),
+                        1 => 65_534 + rng.below(3),
+                        _ => rng.below(3000),
+                    };
+                    edges.push((t, w));
                 }
                 first.push(edges.len() as u32);
             }
