@@ -27,7 +27,7 @@ pub mod taut;
 mod vocab;
 pub mod world;
 
-pub use cost::{CostField, SectorCost};
+pub use cost::{CostField, CostTile, SectorCost, SectorTable};
 pub use data::NavData;
 pub use grid::CellRect;
 pub use grid::GridSpec;

@@ -14,7 +14,7 @@ use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::portals::{
     PortalGraph, PortalNode, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
 };
-use crate::{CostField, GridSpec, NavLayer, SectorCost};
+use crate::{CostField, CostTile, GridSpec, NavLayer, SectorCost};
 
 /// Most movement types a package may hold.
 pub(super) const MAX_LAYERS: usize = 64;
@@ -316,17 +316,19 @@ pub(super) fn sector_cells(spec: GridSpec, s: u32) -> usize {
 /// The graph in CSR form: `(offsets, targets, weights)`.
 pub(super) type GraphCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
 
-/// Cost flags then the tiles of the flagged sectors, for `sectors` in order.
+/// Cost flags then the tiles of the flagged sectors, for `sectors` in order; the tiles
+/// share one allocation.
 pub(super) fn parse_cost_sectors(
     r: &mut ByteReader<'_>,
     spec: GridSpec,
     sectors: &[u32],
 ) -> Result<Vec<SectorCost>, ReadFault> {
     let flags = r.take(sectors.len(), "cost flags")?;
-    let mut out = Vec::with_capacity(sectors.len());
+    let mut ranges = Vec::with_capacity(sectors.len());
+    let mut bytes = Vec::new();
     for (&s, &flag) in sectors.iter().zip(flags) {
-        out.push(match flag {
-            0 => SectorCost::Clear,
+        ranges.push(match flag {
+            0 => None,
             1 => {
                 let tile = r.take(sector_cells(spec, s), "cost tile")?;
                 if tile.contains(&0) {
@@ -334,12 +336,20 @@ pub(super) fn parse_cost_sectors(
                         "cost tile of sector {s} holds cost 0"
                     )));
                 }
-                SectorCost::Tile(tile.into())
+                bytes.extend_from_slice(tile);
+                Some(bytes.len() - tile.len()..bytes.len())
             }
             f => return Err(ReadFault::Invalid(format!("cost flag {f} of sector {s}"))),
         });
     }
-    Ok(out)
+    let bytes: Arc<[u8]> = bytes.into();
+    Ok(ranges
+        .into_iter()
+        .map(|range| match range {
+            None => SectorCost::Clear,
+            Some(range) => SectorCost::Tile(CostTile::within(&bytes, range)),
+        })
+        .collect())
 }
 
 /// The portal windows, in canonical order.

@@ -33,6 +33,7 @@ use super::{
     BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
     StoredHierarchy, StoredLandmarks, StoredLevels,
 };
+use crate::cost::SectorTable;
 use crate::hierarchy::Hierarchy;
 use crate::hierarchy::MAX_LINK_ENDS;
 use crate::islands::{IslandField, Islands, MIXED};
@@ -249,9 +250,9 @@ fn open_source(path: &Path, source: Source) -> Result<OpenedPackage, PackageErro
             Ok((index, stream.stored(index)?))
         })
         .collect::<Result<_, PackageError>>()?;
-    // Every type starts on one shared clear field (11 MB at 8192²); a type copies it when
-    // it reads its first region.
-    let clear = Arc::new(vec![SectorCost::Clear; regions.spec.sector_count()]);
+    // Every type starts on one shared clear field in blocks of a region each; reading a
+    // region puts its decoded costs in as its block.
+    let clear = SectorTable::clear(regions.spec, regions.region_sectors);
     let layers: Vec<NavLayer> = stored
         .into_par_iter()
         .enumerate()
@@ -410,7 +411,7 @@ impl PackageStream {
         layer: usize,
         index: usize,
         stored: &[u8],
-        clear: &Arc<Vec<SectorCost>>,
+        clear: &SectorTable,
     ) -> Result<NavLayer, PackageError> {
         let spec = self.regions.spec;
         let name = self.manifest.layers[layer].name.clone();
@@ -434,7 +435,7 @@ impl PackageStream {
             name,
             cost: CostField {
                 spec,
-                sectors: Arc::clone(clear),
+                sectors: clear.clone(),
             },
             windows: Arc::default(),
             nodes: Arc::default(),
@@ -686,7 +687,7 @@ impl PackageStream {
                 .sum();
             return Ok(DecodedRegion {
                 part,
-                costs,
+                costs: costs.into(),
                 tiles: Vec::new(),
                 nodes: Vec::new(),
                 node_tile: Vec::new(),
@@ -720,7 +721,7 @@ impl PackageStream {
         let bytes = tiles.iter().map(|t| t.len()).sum::<usize>();
         Ok(DecodedRegion {
             part,
-            costs: Vec::new(),
+            costs: Arc::default(),
             tiles,
             nodes,
             node_tile,
@@ -740,10 +741,9 @@ impl PackageStream {
         base: &mut Option<u32>,
     ) -> usize {
         if decoded.part == RegionPart::Costs {
-            let sectors = Arc::make_mut(&mut l.cost.sectors);
-            for (s, c) in self.regions.sectors(region).zip(&decoded.costs) {
-                sectors[s as usize] = c.clone();
-            }
+            l.cost
+                .sectors
+                .put_block(self.regions.region_sectors, region, &decoded.costs);
             return decoded.bytes;
         }
         if l.flows.node_tile.len() < l.nodes.len() {
@@ -775,10 +775,10 @@ impl PackageStream {
     pub fn unload_region(&self, region: u32, part: RegionPart, l: &mut NavLayer) {
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
         if part == RegionPart::Costs {
-            let sectors = Arc::make_mut(&mut l.cost.sectors);
-            for &s in &in_region {
-                sectors[s as usize] = SectorCost::Clear;
-            }
+            let clear: Arc<[SectorCost]> = vec![SectorCost::Clear; in_region.len()].into();
+            l.cost
+                .sectors
+                .put_block(self.regions.region_sectors, region, &clear);
             return;
         }
         for node in region_nodes(&in_region, l) {
@@ -810,7 +810,7 @@ pub enum RegionPart {
 pub struct DecodedRegion {
     part: RegionPart,
     /// The region's sectors' costs, in [`RegionGrid::sectors`] order (of the costs part).
-    costs: Vec<SectorCost>,
+    costs: Arc<[SectorCost]>,
     /// Its flow tiles, numbered as its `node_tile` numbers them.
     tiles: Vec<Arc<[u8]>>,
     /// Its portal nodes, ascending, with their tiles.
