@@ -17,7 +17,7 @@ pub(super) struct PackedEdges {
     /// Per index its first near edge; one more closes the last.
     near_first: Vec<u32>,
     /// Per index its first far edge; one more closes the last.
-    far_first: Vec<u32>,
+    far_first: FarFirst,
     /// Near edges: target minus source.
     delta: Vec<i16>,
     /// Near edges: weight, or [`HEAVY`] for one in `heavy`.
@@ -35,7 +35,7 @@ impl PackedEdges {
         // Room for every edge near; what the far ones leave unused is given back after.
         let mut packed = Self {
             near_first: Vec::with_capacity(first.len()),
-            far_first: Vec::with_capacity(first.len()),
+            far_first: FarFirst::default(),
             delta: Vec::with_capacity(edges.len()),
             weight: Vec::with_capacity(edges.len()),
             heavy: Spill::default(),
@@ -71,7 +71,7 @@ impl PackedEdges {
         let lists = first.len().saturating_sub(1);
         let mut packed = Self {
             near_first: Vec::with_capacity(lists + 1),
-            far_first: Vec::with_capacity(lists + 1),
+            far_first: FarFirst::default(),
             delta: Vec::with_capacity(n),
             weight: Vec::new(),
             heavy: Spill::default(),
@@ -91,7 +91,7 @@ impl PackedEdges {
                 left -= words.len() as u32;
                 let mut k = 0;
                 // Still in the list's near run while no edge of it went far.
-                if packed.far_first[i] as usize == packed.far.len() {
+                if packed.far_first.last() as usize == packed.far.len() {
                     while let Some(d) = words.get(k).and_then(|&w| step(w)) {
                         let t = words[k].wrapping_add(source);
                         if t as usize >= bound {
@@ -127,7 +127,7 @@ impl PackedEdges {
                     packed.push_weight(w);
                 }
             }
-            let end = packed.far_first[i + 1] as usize;
+            let end = packed.far_first.get(i + 1) as usize;
             while far < end {
                 let words = block.next(end - far)?;
                 for (slot, &w) in packed.far[far..].iter_mut().zip(words) {
@@ -185,7 +185,7 @@ impl PackedEdges {
     /// The edges of index `i`, whose source is border index `source`, in their order.
     pub(super) fn edges(&self, i: usize, source: u32) -> Edges<'_> {
         let near = self.near_first[i] as usize..self.near_first[i + 1] as usize;
-        let far = self.far_first[i] as usize..self.far_first[i + 1] as usize;
+        let far = self.far_first.get(i) as usize..self.far_first.get(i + 1) as usize;
         Edges {
             source,
             at: near.start as u32,
@@ -200,15 +200,14 @@ impl PackedEdges {
     /// The lists of indices `lo..hi`, from a base `lo` further on.
     pub(super) fn part(&self, lo: usize, hi: usize) -> Self {
         let (near_from, near_to) = (self.near_first[lo], self.near_first[hi]);
-        let (far_from, far_to) = (self.far_first[lo], self.far_first[hi]);
+        let (far_from, far_to) = (self.far_first.get(lo), self.far_first.get(hi));
         Self {
             near_first: self.near_first[lo..=hi]
                 .iter()
                 .map(|&f| f - near_from)
                 .collect(),
-            far_first: self.far_first[lo..=hi]
-                .iter()
-                .map(|&f| f - far_from)
+            far_first: (lo..=hi)
+                .map(|j| self.far_first.get(j) - far_from)
                 .collect(),
             delta: self.delta[near_from as usize..near_to as usize].to_vec(),
             weight: self.weight[near_from as usize..near_to as usize].to_vec(),
@@ -225,8 +224,9 @@ impl PackedEdges {
         self.far_first.pop();
         self.near_first
             .extend(other.near_first.iter().map(|&f| f + near));
-        self.far_first
-            .extend(other.far_first.iter().map(|&f| f + far));
+        for j in 0..other.far_first.len() {
+            self.far_first.push(other.far_first.get(j) + far);
+        }
         self.delta.extend_from_slice(&other.delta);
         self.weight.extend_from_slice(&other.weight);
         self.heavy.append(&other.heavy, near);
@@ -238,11 +238,113 @@ impl PackedEdges {
 
     /// Bytes it holds.
     pub(super) fn memory(&self) -> usize {
-        4 * (self.near_first.capacity() + self.far_first.capacity())
+        4 * self.near_first.capacity()
+            + self.far_first.memory()
             + 2 * self.delta.capacity()
             + 2 * self.weight.capacity()
             + self.heavy.memory()
             + 8 * self.far.capacity()
+    }
+}
+
+/// Where each list's far edges start among the far edges, a nondecreasing sequence that
+/// rises at the few lists with far edges (at 8192² 42,000 of several million): a bit per
+/// list marks those, with a count of marks per 64 lists and the start of each marked one,
+/// instead of a `u32` per list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct FarFirst {
+    /// Bit `i` set: list `i` has far edges (entry `i + 1` exceeds entry `i`).
+    marked: Vec<u64>,
+    /// Per word of `marked`, the marks in the words before it.
+    rank: Vec<u32>,
+    /// Per marked list in order, its entry.
+    starts: Vec<u32>,
+    /// Entries pushed.
+    len: usize,
+    /// The last entry pushed.
+    last: u32,
+}
+
+impl FarFirst {
+    /// Appends the next entry (at least the last one).
+    fn push(&mut self, v: u32) {
+        debug_assert!(self.len == 0 || v >= self.last);
+        if self.len > 0 && v > self.last {
+            let i = self.len - 1;
+            self.marked[i / 64] |= 1 << (i % 64);
+            self.starts.push(self.last);
+        }
+        if self.len % 64 == 0 {
+            let before = match (self.rank.last(), self.marked.last()) {
+                (Some(&r), Some(&w)) => r + w.count_ones(),
+                _ => 0,
+            };
+            self.rank.push(before);
+            self.marked.push(0);
+        }
+        self.last = v;
+        self.len += 1;
+    }
+
+    /// Entry `i`.
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        debug_assert!(i < self.len);
+        let below = self.marked[i / 64] & ((1u64 << (i % 64)) - 1);
+        let k = self.rank[i / 64] + below.count_ones();
+        self.starts.get(k as usize).copied().unwrap_or(self.last)
+    }
+
+    /// The last entry (0 when empty).
+    fn last(&self) -> u32 {
+        self.last
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Drops the last entry.
+    fn pop(&mut self) {
+        if self.len == 0 {
+            return;
+        }
+        self.len -= 1;
+        if self.len % 64 == 0 {
+            self.marked.pop();
+            self.rank.pop();
+        }
+        if self.len > 0 {
+            let i = self.len - 1;
+            if self.marked[i / 64] & (1 << (i % 64)) != 0 {
+                self.marked[i / 64] &= !(1 << (i % 64));
+                self.last = self.starts.pop().unwrap_or(0);
+            }
+        } else {
+            self.last = 0;
+        }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.marked.shrink_to_fit();
+        self.rank.shrink_to_fit();
+        self.starts.shrink_to_fit();
+    }
+
+    /// Bytes it holds.
+    fn memory(&self) -> usize {
+        8 * self.marked.capacity() + 4 * (self.rank.capacity() + self.starts.capacity())
+    }
+}
+
+impl FromIterator<u32> for FarFirst {
+    fn from_iter<I: IntoIterator<Item = u32>>(entries: I) -> Self {
+        let mut f = Self::default();
+        for v in entries {
+            f.push(v);
+        }
+        f.shrink_to_fit();
+        f
     }
 }
 
@@ -374,6 +476,34 @@ mod tests {
     use super::*;
     use crate::package::words::SliceWords;
     use crate::rng::SplitMix64;
+
+    #[test]
+    fn far_starts_read_back_as_pushed_and_popped() {
+        for seed in 0..20 {
+            let mut rng = SplitMix64::new(seed);
+            let mut want: Vec<u32> = Vec::new();
+            let mut got = FarFirst::default();
+            for _ in 0..rng.below(400) {
+                if !want.is_empty() && rng.below(8) == 0 {
+                    want.pop();
+                    got.pop();
+                } else {
+                    let last = want.last().copied().unwrap_or(0);
+                    let v = last + if rng.below(4) == 0 { rng.below(5) } else { 0 };
+                    want.push(v);
+                    got.push(v);
+                }
+                assert_eq!(got.len(), want.len(), "seed {seed}");
+                assert_eq!(got.last(), want.last().copied().unwrap_or(0), "seed {seed}");
+                for (i, &v) in want.iter().enumerate() {
+                    assert_eq!(got.get(i), v, "seed {seed} entry {i}");
+                }
+            }
+            let rebuilt: FarFirst = want.iter().copied().collect();
+            assert_eq!(rebuilt.len(), want.len());
+            assert!((0..want.len()).all(|i| rebuilt.get(i) == want[i]));
+        }
+    }
 
     #[test]
     fn lists_read_back_in_their_order_near_or_far() {
