@@ -274,7 +274,7 @@ impl FarFirst {
             self.marked[i / 64] |= 1 << (i % 64);
             self.starts.push(self.last);
         }
-        if self.len % 64 == 0 {
+        if self.len.is_multiple_of(64) {
             let before = match (self.rank.last(), self.marked.last()) {
                 (Some(&r), Some(&w)) => r + w.count_ones(),
                 _ => 0,
@@ -310,7 +310,7 @@ impl FarFirst {
             return;
         }
         self.len -= 1;
-        if self.len % 64 == 0 {
+        if self.len.is_multiple_of(64) {
             self.marked.pop();
             self.rank.pop();
         }
