@@ -396,8 +396,7 @@ impl SearchGraph {
             .map(|&old| {
                 let node = node_of(layer, old as usize);
                 SearchNode {
-                    first: layer.graph.offsets[old as usize + 1]
-                        - layer.graph.offsets[old as usize],
+                    first: layer.graph.degree(old),
                     cell: pack_cell(node.center(), x_bits),
                 }
             })
@@ -430,14 +429,20 @@ impl SearchGraph {
                 let mut slots = block.iter_mut();
                 for id in range {
                     let old = order[id];
-                    let positions = nodes[id].first..;
-                    for (position, (t, w)) in positions.zip(layer.graph.edges(old)) {
+                    let mut put = |position: u32, (t, w): (u32, u32)| {
                         let target = rank.get(t as usize).copied().unwrap_or(t);
                         let edge =
                             Edge::new(id as u32, (target, w), position, &mut far, &mut heavy);
                         if let Some(slot) = slots.next() {
                             *slot = edge;
                         }
+                    };
+                    let positions = nodes[id].first..;
+                    match layer.graph.stream_only() {
+                        Some(s) => positions.zip(s.edges(old)).for_each(|(p, e)| put(p, e)),
+                        None => positions
+                            .zip(layer.graph.edges(old))
+                            .for_each(|(p, e)| put(p, e)),
                     }
                 }
                 (far, heavy)

@@ -12,7 +12,8 @@ use crate::grid::{DIR_NONE, FLOW_FINE_CCW, FLOW_FINE_CW, MAX_MAP_CELLS};
 use crate::islands::{IslandField, Islands, MIXED};
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::portals::{
-    PortalGraph, PortalNode, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
+    EdgeStream, PortalGraph, PortalNode, PortalWindow, find_windows, group_nodes_by_sector,
+    nodes_from_windows,
 };
 use crate::{CostField, CostTile, GridSpec, NavLayer, SectorCost};
 
@@ -255,6 +256,7 @@ pub(super) fn assemble_layer(
         weights,
         sector_offsets: Arc::new(sector_offsets),
         sector_nodes: Arc::new(sector_nodes),
+        stream: None,
     };
     set_node_islands(spec, &islands, &mut nodes);
     for (n, &t) in nodes.iter().zip(&flows.node_tile) {
@@ -433,6 +435,40 @@ pub(super) fn parse_graph(
     targets.shrink_to_fit();
     weights.shrink_to_fit();
     Ok((offsets, targets, weights))
+}
+
+/// [`parse_graph`] of a whole graph chunk `raw`, kept as it is stored with the byte where
+/// each node's edges start (checked as `parse_graph` checks them).
+pub(super) fn parse_graph_stream(raw: Vec<u8>, node_count: usize) -> Result<EdgeStream, ReadFault> {
+    let bad = |w: String| ReadFault::Invalid(w);
+    let mut r = ByteReader::new(&raw);
+    let stored_nodes = r.u32("graph")? as usize;
+    if stored_nodes != node_count {
+        return Err(bad(format!(
+            "graph has {stored_nodes} nodes, the windows make {node_count}"
+        )));
+    }
+    // Every node takes a byte at least, so this reserves no more than the data can fill.
+    let mut starts = Vec::with_capacity(node_count.min(r.remaining()));
+    for node in 0..node_count as i64 {
+        starts.push(
+            u32::try_from(raw.len() - r.remaining())
+                .map_err(|_| bad("graph chunk of 4 GiB or more".to_owned()))?,
+        );
+        let edges = r.varint("graph edge count")? as usize;
+        if edges.saturating_mul(2) > r.remaining() {
+            return Err(ReadFault::Truncated("graph edges".to_owned()));
+        }
+        for _ in 0..edges {
+            let target = node + r.varint_signed("graph edge")?;
+            if !(0..node_count as i64).contains(&target) {
+                return Err(bad("graph edge target out of range".to_owned()));
+            }
+            r.varint("graph edge")?;
+        }
+    }
+    r.finish("graph chunk")?;
+    Ok(EdgeStream::new(raw, starts))
 }
 
 /// The island count and every sector's island id.

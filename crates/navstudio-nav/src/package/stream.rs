@@ -25,8 +25,8 @@ use rayon::prelude::*;
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
     Faults, FieldLayout, check_fields, decompress, decompress_prefix, node_islands,
-    parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields, parse_sector_islands,
-    parse_windows, sector_cells,
+    parse_cost_sectors, parse_flow_tiles, parse_graph_stream, parse_island_fields,
+    parse_sector_islands, parse_windows, sector_cells,
 };
 use super::read::{MEMORY, check_index, header_v2, manifest_v2};
 use super::{
@@ -566,23 +566,21 @@ impl PackageStream {
                     || -> Result<_, PackageError> {
                         let raw = self.decompressed(graph_index, &stored_graph)?;
                         // The node count the graph states, checked against the windows'
-                        // below; every node takes a byte at least, so no more is reserved
-                        // than the bytes can fill.
+                        // below.
                         let stated = raw
                             .get(..4)
-                            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-                            .min(raw.len());
-                        let mut r = ByteReader::new(&raw);
-                        let csr = parse_graph(&mut r, stated).map_err(|f| fault(graph_index, f))?;
-                        r.finish("graph chunk").map_err(|f| fault(graph_index, f))?;
-                        Ok((stated, csr))
+                            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+                        // Kept as stored until the search layout is built from it.
+                        let edges =
+                            parse_graph_stream(raw, stated).map_err(|f| fault(graph_index, f))?;
+                        Ok((stated, edges))
                     },
                 )
             },
             read_tables,
         );
         let (windows, nodes, sector_offsets, sector_nodes) = windows?;
-        let (stated, (offsets, targets, weights)) = graph?;
+        let (stated, edges) = graph?;
         let (stored_landmarks, stored_hierarchy, stored_levels) = stored_tables?;
         if stated != nodes.len() {
             return Err(fault(
@@ -645,11 +643,10 @@ impl PackageStream {
         l.windows = Arc::new(windows);
         l.nodes = Arc::new(nodes);
         l.graph = PortalGraph {
-            offsets: Arc::new(offsets),
-            targets: Arc::new(targets),
-            weights,
             sector_offsets: Arc::new(sector_offsets),
             sector_nodes: Arc::new(sector_nodes),
+            stream: Some(Arc::new(edges)),
+            ..PortalGraph::default()
         };
         Ok((landmarks, hierarchy))
     }
