@@ -175,13 +175,7 @@ impl Hierarchy {
                 .filter(|&(t, _)| t >= old_lo && t < old_hi)
                 .map(|(t, w)| (t - old_lo + lo, w))
                 .collect();
-            list.extend(
-                graph
-                    .edges(id)
-                    .iter()
-                    .copied()
-                    .filter(|&(t, _)| t < lo || t >= hi),
-            );
+            list.extend(graph.edges(id).filter(|&(t, _)| t < lo || t >= hi));
             lists.push(list);
         }
         Some(lists)
@@ -474,8 +468,6 @@ fn cluster_edges(
             out.extend(
                 graph
                     .edges(lo + border[i])
-                    .iter()
-                    .copied()
                     .filter(|&(t, _)| t < lo || t >= hi),
             );
             out
@@ -642,7 +634,7 @@ impl LocalSearch {
                     last_marked = d;
                 }
             }
-            for &(t, w) in graph.edges(v) {
+            for (t, w) in graph.edges(v) {
                 if t < lo || t >= hi {
                     continue;
                 }

@@ -336,11 +336,12 @@ pub fn find_islands(cost: &CostField) -> Islands {
     let mut bands: Vec<BandLabels> = if sx == 0 {
         Vec::new()
     } else {
-        cost.sectors
-            .par_chunks(band_sectors)
-            .enumerate()
-            .map_init(BandScratch::default, |scratch, (b, sectors)| {
-                label_band(cost, (b * band_sectors) as u32, sectors.len(), scratch)
+        let n = cost.sectors.len();
+        (0..n.div_ceil(band_sectors))
+            .into_par_iter()
+            .map_init(BandScratch::default, |scratch, b| {
+                let first = b * band_sectors;
+                label_band(cost, first as u32, band_sectors.min(n - first), scratch)
             })
             .collect()
     };

@@ -22,11 +22,12 @@ mod query;
 pub mod rng;
 pub(crate) mod route;
 pub(crate) mod search_graph;
+mod spill;
 pub mod taut;
 mod vocab;
 pub mod world;
 
-pub use cost::{CostField, SectorCost};
+pub use cost::{CostField, CostTile, SectorCost, SectorTable};
 pub use data::NavData;
 pub use grid::CellRect;
 pub use grid::GridSpec;

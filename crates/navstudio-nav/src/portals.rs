@@ -161,6 +161,101 @@ pub struct PortalGraph {
     pub sector_offsets: Arc<Vec<u32>>,
     /// Node ids grouped by sector, ascending within a sector.
     pub sector_nodes: Arc<Vec<u32>>,
+    /// A streamed type's edges as its package stores them, until its search layout is
+    /// built from them (`offsets`, `targets` and `weights` are empty meanwhile).
+    pub stream: Option<Arc<EdgeStream>>,
+}
+
+/// A portal graph's edges as a package stores them: per node a varint count, then per edge
+/// its target as a zig-zag varint step from the node and its weight as a varint; with the
+/// byte where each node's edges start. At 8192² 36 MB where the graph in compressed sparse
+/// rows is 90 MB, which a streamed type's first request would hold only to lay it out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeStream {
+    bytes: Vec<u8>,
+    starts: Vec<u32>,
+}
+
+impl EdgeStream {
+    /// `bytes`, whose node `i`'s edges start at `starts[i]` (checked by the caller: every
+    /// varint complete, every target a node).
+    pub(crate) fn new(bytes: Vec<u8>, starts: Vec<u32>) -> Self {
+        Self { bytes, starts }
+    }
+
+    /// Number of nodes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether it holds no node.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    fn varint(&self, at: &mut usize) -> u32 {
+        let mut v = 0u32;
+        let mut shift = 0;
+        while let Some(&b) = self.bytes.get(*at) {
+            *at += 1;
+            v |= u32::from(b & 0x7F).wrapping_shl(shift);
+            if b < 0x80 {
+                break;
+            }
+            shift += 7;
+        }
+        v
+    }
+
+    /// Number of edges leaving `node`.
+    #[must_use]
+    pub fn degree(&self, node: u32) -> u32 {
+        let mut at = self.starts[node as usize] as usize;
+        self.varint(&mut at)
+    }
+
+    /// `(target, weight)` of every edge leaving `node`, in order.
+    pub fn edges(&self, node: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut at = self.starts[node as usize] as usize;
+        let n = self.varint(&mut at);
+        (0..n).map(move |_| {
+            let z = i64::from(self.varint(&mut at));
+            let step = (z >> 1) ^ -(z & 1);
+            let target = (i64::from(node) + step) as u32;
+            (target, self.varint(&mut at))
+        })
+    }
+
+    /// The graph in compressed sparse rows: `(offsets, targets, weights)`.
+    #[must_use]
+    pub fn to_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let mut offsets = Vec::with_capacity(self.len() + 1);
+        offsets.push(0);
+        let mut total = 0u32;
+        for node in 0..self.len() as u32 {
+            total += self.degree(node);
+            offsets.push(total);
+        }
+        let (mut targets, mut weights) = (
+            Vec::with_capacity(total as usize),
+            Vec::with_capacity(total as usize),
+        );
+        for node in 0..self.len() as u32 {
+            for (t, w) in self.edges(node) {
+                targets.push(t);
+                weights.push(w);
+            }
+        }
+        (offsets, targets, weights)
+    }
+
+    /// Bytes it holds.
+    #[must_use]
+    pub fn memory(&self) -> usize {
+        self.bytes.capacity() + 4 * self.starts.capacity()
+    }
 }
 
 /// `(target, weight)` of every edge leaving `node` of a graph in compressed sparse rows (the
@@ -182,9 +277,22 @@ pub(crate) fn csr_edges<'a>(
 }
 
 impl PortalGraph {
-    /// `(target, weight)` of every edge leaving `node`.
+    /// `(target, weight)` of every edge leaving `node` (of the compressed sparse rows).
     pub fn edges(&self, node: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
         csr_edges(&self.offsets, &self.targets, &self.weights, node)
+    }
+
+    /// The edges as stored, when the graph holds them so and not in compressed sparse rows.
+    pub(crate) fn stream_only(&self) -> Option<&EdgeStream> {
+        self.stream.as_deref().filter(|_| self.offsets.is_empty())
+    }
+
+    /// Number of edges leaving `node`, stored either way.
+    pub(crate) fn degree(&self, node: u32) -> u32 {
+        match self.stream_only() {
+            Some(s) => s.degree(node),
+            None => self.offsets[node as usize + 1] - self.offsets[node as usize],
+        }
     }
 
     /// Node ids of one sector.
@@ -413,5 +521,6 @@ pub fn assemble_graph(
         weights,
         sector_offsets: Arc::new(sector_offsets),
         sector_nodes: Arc::new(sector_nodes),
+        stream: None,
     }
 }

@@ -84,6 +84,22 @@ struct NodeState {
     parent: u32,
 }
 
+/// A zeroed vector of `len` whose pages stay unmapped until written. glibc serves a block
+/// of more than 32 MiB from fresh pages of its own, always; a smaller one may come from
+/// memory freed before, which `calloc` then clears, mapping every page. So a table of a
+/// megabyte or more asks for that much and is cut to `len`: the rest is address space only.
+pub(crate) fn sparse_zeroed<T: bytemuck::Zeroable + Clone>(len: usize) -> Vec<T> {
+    const FRESH_BYTES: usize = (32 << 20) + (64 << 10);
+    let size = size_of::<T>().max(1);
+    let mut v: Vec<T> = if len.saturating_mul(size) >= 1 << 20 {
+        bytemuck::zeroed_vec(len.max(FRESH_BYTES.div_ceil(size)))
+    } else {
+        bytemuck::zeroed_vec(len)
+    };
+    v.truncate(len);
+    v
+}
+
 /// Remaining costs of a request's finishing nodes, dense by node id: the search asks for
 /// every node it touches, and a hash lookup per relaxation was a tenth of a request.
 #[derive(Debug, Default)]
@@ -102,7 +118,7 @@ impl FinishCosts {
                 self.cost[n as usize] = 0;
             }
         } else {
-            self.cost = vec![0; nodes];
+            self.cost = sparse_zeroed(nodes);
         }
         self.set.clear();
     }
@@ -388,7 +404,7 @@ impl Space for FlatSpace<'_> {
         self.ends.landmarks.and_then(|b| b.lower_bound(i))
     }
     fn edges(&self, i: u32, mut relax: impl FnMut(u32, u32)) {
-        for &(t, w) in self.graph.edges(i) {
+        for (t, w) in self.graph.edges(i) {
             relax(t, w);
         }
     }
@@ -529,7 +545,7 @@ impl Space for ClusterSpace<'_> {
         let Some((lo, hi, base)) = opened_at(self.opened, id) else {
             return;
         };
-        for &(t, w) in self.graph.edges(id) {
+        for (t, w) in self.graph.edges(id) {
             let index = match h.border_index(t) {
                 Some(b) => b,
                 None if t >= lo && t < hi => base + t - lo,
@@ -557,7 +573,7 @@ fn run<S: Space>(
             // 2.6 million states of an 8192² layer, and the rest (40 MB) need never be
             // mapped. A stamp of 0 is older than any generation, so no old state needs
             // keeping.
-            scratch.nodes = bytemuck::zeroed_vec(n.next_power_of_two());
+            scratch.nodes = sparse_zeroed(n.next_power_of_two());
             scratch.generation = 0;
         }
         scratch.generation = scratch.generation.wrapping_add(2);

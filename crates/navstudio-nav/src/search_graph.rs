@@ -7,11 +7,12 @@ use rayon::prelude::*;
 
 use super::layer::NavLayer;
 use super::portals::{PortalNode, PortalWindow};
+use super::spill::{HEAVY, Spill, narrow_weight};
 
 /// The portal graph as the search reads it: nodes renumbered so that the nodes of one
 /// sector, and of sectors near each other (sectors in Z order), have neighbouring ids, and
-/// per search id one 16-byte record of the edge range and the centre cell, with each edge's
-/// target and weight side by side. An expansion then reads a few cache lines instead of a
+/// per search id one 8-byte record of the edge range and the centre cell, with each edge's
+/// target and weight side by side in 4 bytes. An expansion then reads a few cache lines instead of a
 /// line per array and per scattered neighbour. Built from a layer once (the layer's own node
 /// ids, which the package stores, stay as they are); rebuild it when the layer changes.
 #[derive(Clone, Debug, Default)]
@@ -22,10 +23,18 @@ pub struct SearchGraph {
     order: Vec<u32>,
     /// Per search id; one more record at the end closes the last edge range.
     nodes: Vec<SearchNode>,
-    /// `(target search id, weight)`.
-    edges: Vec<(u32, u32)>,
+    /// Per edge its target as a step from its source and its weight, in 16 bits each.
+    edges: Vec<Edge>,
+    /// Targets of the edges whose step is [`FAR_STEP`], by edge position.
+    far: Spill,
+    /// Weights of the edges whose weight is [`HEAVY`], by edge position.
+    heavy: Spill,
     /// Sectors per map row.
     sectors_x: u32,
+    /// Sector edge length in cells.
+    sector_size: u32,
+    /// Bits of a record's cell that hold x (see [`SearchNode::cell`]).
+    x_bits: u32,
     /// Per search id, whether it is a border node of the sector hierarchy (an edge leaves
     /// its cluster or enters it): one bit each, id `i` at bit `i % 64` of word `i / 64`.
     border: Vec<u64>,
@@ -33,18 +42,134 @@ pub struct SearchGraph {
     link_ends: usize,
 }
 
-/// One node of a [`SearchGraph`].
+/// One node of a [`SearchGraph`]: 8 bytes, so no record straddles a cache line (a map of
+/// 8192² has 2.6 million per type). The node's sector is worked out from its centre,
+/// which lies in it.
 #[derive(Clone, Copy, Debug, Default)]
 struct SearchNode {
     /// First edge (the node's edges end at the next record's `first`).
     first: u32,
-    /// Centre cell x.
-    x: u32,
-    /// Centre cell y.
-    y: u32,
-    /// The node's sector (16 bytes in all, so no record straddles a cache line).
-    sector: u32,
+    /// Centre cell, `x | y << x_bits` (a map holds at most 2²⁶ cells, so both fit).
+    cell: u32,
 }
+
+/// Bits of a packed cell that hold x on a map of `spec`'s size: enough for its width.
+fn x_bits(spec: crate::grid::GridSpec) -> u32 {
+    let bits = |n: u32| u32::BITS - n.saturating_sub(1).leading_zeros();
+    // A map holds at most 2²⁶ cells (`MAX_MAP_CELLS`), so x and y take 28 bits at most.
+    debug_assert!(bits(spec.width) + bits(spec.height) <= u32::BITS);
+    bits(spec.width)
+}
+
+/// Cell `(x, y)` packed as a [`SearchNode`] holds it.
+fn pack_cell((x, y): (u32, u32), x_bits: u32) -> u32 {
+    x | y << x_bits
+}
+
+/// One edge of a [`SearchGraph`]: nearly every target lies within an `i16` of its source
+/// (a sector's nodes and a cluster's border nodes have neighbouring search ids), and at
+/// 8192² every weight fits 16 bits, so an edge takes 4 bytes instead of 8 (38 MiB less).
+#[derive(Clone, Copy, Debug, Default, bytemuck::Zeroable)]
+#[repr(C)]
+struct Edge {
+    /// Target minus source, or [`FAR_STEP`] when the target is in `far`.
+    step: i16,
+    /// Weight, or [`HEAVY`] when it is in `heavy`.
+    weight: u16,
+}
+
+/// The step of an edge whose target is held whole.
+const FAR_STEP: i16 = i16::MIN;
+
+impl Edge {
+    /// The edge at `position` from `source` to `target` of weight `weight`, with what
+    /// spills of it.
+    fn new(
+        source: u32,
+        (target, weight): (u32, u32),
+        position: u32,
+        far: &mut Spill,
+        heavy: &mut Spill,
+    ) -> Self {
+        let step = i16::try_from(target.wrapping_sub(source) as i32)
+            .ok()
+            .filter(|&d| d != FAR_STEP)
+            .unwrap_or_else(|| {
+                far.push(position, target);
+                FAR_STEP
+            });
+        let narrow = narrow_weight(weight);
+        if narrow == HEAVY {
+            heavy.push(position, weight);
+        }
+        Self {
+            step,
+            weight: narrow,
+        }
+    }
+}
+
+/// `edges` (search id `i`'s are `records[i].first..records[i + 1].first`) packed, with
+/// what spills of them: `(edges, far targets, heavy weights)`.
+fn pack_edges(records: &[SearchNode], edges: &[(u32, u32)]) -> (Vec<Edge>, Spill, Spill) {
+    let (mut far, mut heavy) = (Spill::default(), Spill::default());
+    let mut packed = Vec::with_capacity(edges.len());
+    for (id, pair) in records.windows(2).enumerate() {
+        for position in pair[0].first..pair[1].first {
+            let edge = edges[position as usize];
+            packed.push(Edge::new(id as u32, edge, position, &mut far, &mut heavy));
+        }
+    }
+    far.shrink_to_fit();
+    heavy.shrink_to_fit();
+    (packed, far, heavy)
+}
+
+/// The `(target, weight)` edges of one search id, in their order.
+#[derive(Clone, Debug)]
+pub(crate) struct SearchEdges<'a> {
+    source: u32,
+    /// Position of the next edge.
+    at: u32,
+    list: std::slice::Iter<'a, Edge>,
+    far: &'a Spill,
+    heavy: &'a Spill,
+}
+
+impl SearchEdges<'_> {
+    #[inline]
+    fn whole(&self, e: Edge, at: u32) -> (u32, u32) {
+        let target = if e.step == FAR_STEP {
+            self.far.get(at)
+        } else {
+            self.source.wrapping_add_signed(i32::from(e.step))
+        };
+        let weight = if e.weight == HEAVY {
+            self.heavy.get(at)
+        } else {
+            u32::from(e.weight)
+        };
+        (target, weight)
+    }
+}
+
+impl Iterator for SearchEdges<'_> {
+    type Item = (u32, u32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        let &e = self.list.next()?;
+        let at = self.at;
+        self.at += 1;
+        Some(self.whole(e, at))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.list.size_hint()
+    }
+}
+
+impl ExactSizeIterator for SearchEdges<'_> {}
 
 /// Sectors per side of a cluster of the sector hierarchy ([`super::hierarchy`]); a power
 /// of two, so a cluster is one Z-order range of sectors.
@@ -228,7 +353,10 @@ impl SearchGraph {
                 "search layout: node records",
                 size_of::<SearchNode>() * self.nodes.capacity(),
             ),
-            ("search layout: edges", 8 * self.edges.capacity()),
+            (
+                "search layout: edges",
+                size_of::<Edge>() * self.edges.capacity() + self.far.memory() + self.heavy.memory(),
+            ),
             ("search layout: border flags", 8 * self.border.capacity()),
         ]
     }
@@ -238,6 +366,7 @@ impl SearchGraph {
     pub fn new(layer: &NavLayer) -> Self {
         let spec = layer.cost.spec;
         let sx = spec.sectors_x().max(1);
+        let x_bits = x_bits(spec);
         let n = layer.nodes.len();
         // Z-order key of a node's sector.
         let key = |v: usize| {
@@ -267,11 +396,8 @@ impl SearchGraph {
             .map(|&old| {
                 let node = node_of(layer, old as usize);
                 SearchNode {
-                    first: layer.graph.offsets[old as usize + 1]
-                        - layer.graph.offsets[old as usize],
-                    x: node.center().0,
-                    y: node.center().1,
-                    sector: node.sector,
+                    first: layer.graph.degree(old),
+                    cell: pack_cell(node.center(), x_bits),
                 }
             })
             .collect_into_vec(&mut nodes);
@@ -286,9 +412,9 @@ impl SearchGraph {
             ..SearchNode::default()
         });
         // Zeroed by the allocator: the blocks below write every edge, on all cores.
-        let mut edges: Vec<(u32, u32)> = bytemuck::zeroed_vec(total as usize);
+        let mut edges: Vec<Edge> = bytemuck::zeroed_vec(total as usize);
         let mut blocks = Vec::new();
-        let mut rest: &mut [(u32, u32)] = &mut edges;
+        let mut rest: &mut [Edge] = &mut edges;
         for start in (0..n).step_by(EDGE_BLOCK) {
             let end = (start + EDGE_BLOCK).min(n);
             let len = (nodes[end].first - nodes[start].first) as usize;
@@ -296,15 +422,39 @@ impl SearchGraph {
             blocks.push((start..end, block));
             rest = tail;
         }
-        blocks.into_par_iter().for_each(|(range, block)| {
-            let targets = order[range]
-                .iter()
-                .flat_map(|&old| layer.graph.edges(old))
-                .map(|(t, w)| (rank.get(t as usize).copied().unwrap_or(t), w));
-            for (slot, edge) in block.iter_mut().zip(targets) {
-                *slot = edge;
-            }
-        });
+        let spilled: Vec<(Spill, Spill)> = blocks
+            .into_par_iter()
+            .map(|(range, block)| {
+                let (mut far, mut heavy) = (Spill::default(), Spill::default());
+                let mut slots = block.iter_mut();
+                for id in range {
+                    let old = order[id];
+                    let mut put = |position: u32, (t, w): (u32, u32)| {
+                        let target = rank.get(t as usize).copied().unwrap_or(t);
+                        let edge =
+                            Edge::new(id as u32, (target, w), position, &mut far, &mut heavy);
+                        if let Some(slot) = slots.next() {
+                            *slot = edge;
+                        }
+                    };
+                    let positions = nodes[id].first..;
+                    match layer.graph.stream_only() {
+                        Some(s) => positions.zip(s.edges(old)).for_each(|(p, e)| put(p, e)),
+                        None => positions
+                            .zip(layer.graph.edges(old))
+                            .for_each(|(p, e)| put(p, e)),
+                    }
+                }
+                (far, heavy)
+            })
+            .collect();
+        let (mut far, mut heavy) = (Spill::default(), Spill::default());
+        for (f, h) in spilled {
+            far.extend(f);
+            heavy.extend(h);
+        }
+        far.shrink_to_fit();
+        heavy.shrink_to_fit();
         let border = order
             .par_chunks(64)
             .map(|ids| pack_bits(ids.iter().map(|&v| border[v as usize])))
@@ -315,7 +465,11 @@ impl SearchGraph {
             order,
             nodes,
             edges,
+            far,
+            heavy,
             sectors_x: sx,
+            sector_size: spec.sector_size.max(1),
+            x_bits,
             link_ends: 0,
         }
     }
@@ -369,18 +523,21 @@ impl SearchGraph {
     /// cluster's coordinates. The layout keeps each cluster's nodes one range of ids.
     #[must_use]
     pub fn cluster_key(&self, id: u32) -> u32 {
-        let s = self.nodes[id as usize].sector;
-        sector_cluster_key(s % self.sectors_x, s / self.sectors_x)
+        let (x, y) = self.sector_xy(id);
+        sector_cluster_key(x, y)
     }
 
     /// `(x, y)` in clusters of the cluster holding search id `id`.
     #[must_use]
     pub(crate) fn cluster_xy(&self, id: u32) -> (u32, u32) {
-        let s = self.nodes[id as usize].sector;
-        (
-            s % self.sectors_x / CLUSTER_SECTORS,
-            s / self.sectors_x / CLUSTER_SECTORS,
-        )
+        let (x, y) = self.sector_xy(id);
+        (x / CLUSTER_SECTORS, y / CLUSTER_SECTORS)
+    }
+
+    /// `(x, y)` in sectors of search id `id`'s sector.
+    fn sector_xy(&self, id: u32) -> (u32, u32) {
+        let (x, y) = self.center(id);
+        (x / self.sector_size, y / self.sector_size)
     }
 
     /// Sectors in a row of the map.
@@ -422,13 +579,14 @@ impl SearchGraph {
     /// Sector of search id `id`.
     #[must_use]
     pub fn sector(&self, id: u32) -> u32 {
-        self.nodes[id as usize].sector
+        let (x, y) = self.sector_xy(id);
+        y * self.sectors_x + x
     }
 
     /// Centre cell of search id `id`.
     pub(crate) fn center(&self, id: u32) -> (u32, u32) {
-        let r = &self.nodes[id as usize];
-        (r.x, r.y)
+        let cell = self.nodes[id as usize].cell;
+        (cell & ((1 << self.x_bits) - 1), cell >> self.x_bits)
     }
 
     /// This layout with a movement type's link end nodes (see
@@ -493,9 +651,7 @@ impl SearchGraph {
                 if node >= base {
                     links.ends.get((node - base) as usize).map(|e| e.sector)
                 } else {
-                    self.rank
-                        .get(node as usize)
-                        .map(|&id| self.nodes[id as usize].sector)
+                    self.rank.get(node as usize).map(|&id| self.sector(id))
                 }
             };
             if let (Some(sa), Some(sb)) = (sector(from), sector(to))
@@ -523,12 +679,10 @@ impl SearchGraph {
             border[id] = crosses[k];
             records[id] = SearchNode {
                 first: 0,
-                x: end.center.0,
-                y: end.center.1,
-                sector: end.sector,
+                cell: pack_cell(end.center, self.x_bits),
             };
         }
-        let mut edges = Vec::with_capacity(self.edges.len() + links.edges.len());
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(self.edges.len() + links.edges.len());
         let mut old_of_new = vec![u32::MAX; total];
         for (old, &id) in new_of_old.iter().enumerate() {
             old_of_new[id as usize] = old as u32;
@@ -536,13 +690,7 @@ impl SearchGraph {
         for id in 0..total {
             records[id].first = edges.len() as u32;
             if let Some(&old) = old_of_new.get(id).filter(|&&o| o != u32::MAX) {
-                let old = old as usize;
-                let range = self.nodes[old].first as usize..self.nodes[old + 1].first as usize;
-                edges.extend(
-                    self.edges[range]
-                        .iter()
-                        .map(|&(t, w)| (new_of_old[t as usize], w)),
-                );
+                edges.extend(self.edges(old).map(|(t, w)| (new_of_old[t as usize], w)));
             }
             edges.extend_from_slice(&extra[id]);
         }
@@ -553,12 +701,17 @@ impl SearchGraph {
                 *slot = id as u32;
             }
         }
+        let (packed, far, heavy) = pack_edges(&records, &edges);
         Self {
             rank,
             order,
             nodes: records,
-            edges,
+            edges: packed,
+            far,
+            heavy,
             sectors_x: sx,
+            sector_size: self.sector_size,
+            x_bits: self.x_bits,
             border: border
                 .chunks(64)
                 .map(|c| pack_bits(c.iter().copied()))
@@ -572,24 +725,28 @@ impl SearchGraph {
     #[must_use]
     pub(crate) fn search_csr(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
         let offsets = self.nodes.iter().map(|r| r.first).collect();
-        let targets = self.edges.iter().map(|e| e.0).collect();
-        let weights = self.edges.iter().map(|e| e.1).collect();
+        let (targets, weights) = (0..self.len() as u32).flat_map(|id| self.edges(id)).unzip();
         (offsets, targets, weights)
     }
 
     /// `(target, weight)` of the edges leaving search id `id`, in search ids.
-    pub(crate) fn edges(&self, id: u32) -> &[(u32, u32)] {
-        let a = self.nodes[id as usize].first as usize;
-        let b = self.nodes[id as usize + 1].first as usize;
-        &self.edges[a..b]
+    pub(crate) fn edges(&self, id: u32) -> SearchEdges<'_> {
+        let a = self.nodes[id as usize].first;
+        let b = self.nodes[id as usize + 1].first;
+        SearchEdges {
+            source: id,
+            at: a,
+            list: self.edges[a as usize..b as usize].iter(),
+            far: &self.far,
+            heavy: &self.heavy,
+        }
     }
 
     /// `(target, weight)` of the edges leaving portal node `node`, in node ids: the
     /// portal graph's own edges, in its order.
     pub(crate) fn portal_edges(&self, node: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.edges(self.rank[node as usize])
-            .iter()
-            .map(|&(t, w)| (self.order[t as usize], w))
+            .map(|(t, w)| (self.order[t as usize], w))
     }
 
     /// The portal graph's edges as [`crate::portals::PortalGraph`] holds them, `(offsets,
@@ -717,6 +874,60 @@ mod tests {
                 "seed {seed}"
             );
         }
+    }
+
+    #[test]
+    fn edges_far_off_or_heavy_read_back_whole() {
+        let mut rng = crate::rng::SplitMix64::new(9);
+        let n = 200u32;
+        let mut records = Vec::new();
+        let mut edges = Vec::new();
+        for id in 0..n {
+            records.push(SearchNode {
+                first: edges.len() as u32,
+                ..SearchNode::default()
+            });
+            for _ in 0..rng.below(6) {
+                // Near and far targets, on both sides of an `i16` and at its marker.
+                let target = match rng.below(6) {
+                    0 => rng.below(u32::MAX),
+                    1 => id.wrapping_add(32_767),
+                    2 => id.wrapping_sub(32_768),
+                    3 => id.wrapping_sub(32_767),
+                    _ => id.wrapping_add(rng.below(200)).wrapping_sub(100),
+                };
+                let weight = match rng.below(4) {
+                    0 => rng.below(u32::MAX),
+                    1 => 65_534 + rng.below(3),
+                    _ => rng.below(3000),
+                };
+                edges.push((target, weight));
+            }
+        }
+        records.push(SearchNode {
+            first: edges.len() as u32,
+            ..SearchNode::default()
+        });
+        let (packed, far, heavy) = pack_edges(&records, &edges);
+        assert!(far.memory() > 0 && heavy.memory() > 0);
+        let graph = SearchGraph {
+            nodes: records,
+            edges: packed,
+            far,
+            heavy,
+            order: (0..n).collect(),
+            ..SearchGraph::default()
+        };
+        for id in 0..n {
+            let want = &edges[graph.nodes[id as usize].first as usize
+                ..graph.nodes[id as usize + 1].first as usize];
+            assert!(graph.edges(id).eq(want.iter().copied()), "id {id}");
+            assert_eq!(graph.edges(id).len(), want.len());
+        }
+        assert_eq!(
+            graph.search_csr().1,
+            edges.iter().map(|e| e.0).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl Eliminator {
         self.alive.resize(words, 0);
         for v in 0..n {
             self.alive[v / 64] |= 1 << (v % 64);
-            for &(t, w) in graph.edges(lo + v as u32) {
+            for (t, w) in graph.edges(lo + v as u32) {
                 if t < lo || t >= hi || t == lo + v as u32 {
                     continue;
                 }

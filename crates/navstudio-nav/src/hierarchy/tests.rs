@@ -12,9 +12,8 @@ fn assert_walks_real_edges(graph: &SearchGraph, steps: &[(u32, u32)], what: &str
         let ((a, ga), (b, gb)) = (pair[0], pair[1]);
         let w = graph
             .edges(a)
-            .iter()
-            .filter(|&&(t, _)| t == b)
-            .map(|&(_, w)| w)
+            .filter(|&(t, _)| t == b)
+            .map(|(_, w)| w)
             .min();
         assert_eq!(w, Some(gb - ga), "{what}: step {a} → {b} is no edge");
     }
@@ -355,7 +354,7 @@ fn cluster_marks_bound_the_cost_inside_the_cluster_consistently() {
                         None => continue,
                     }
                     guided += usize::from(bound > 0);
-                    for &(t, w) in graph.edges(v) {
+                    for (t, w) in graph.edges(v) {
                         if (lo..hi).contains(&t) {
                             assert!(
                                 bound <= w + marks.bound(lo, t, b),

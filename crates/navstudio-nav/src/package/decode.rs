@@ -12,9 +12,10 @@ use crate::grid::{DIR_NONE, FLOW_FINE_CCW, FLOW_FINE_CW, MAX_MAP_CELLS};
 use crate::islands::{IslandField, Islands, MIXED};
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::portals::{
-    PortalGraph, PortalNode, PortalWindow, find_windows, group_nodes_by_sector, nodes_from_windows,
+    EdgeStream, PortalGraph, PortalNode, PortalWindow, find_windows, group_nodes_by_sector,
+    nodes_from_windows,
 };
-use crate::{CostField, GridSpec, NavLayer, SectorCost};
+use crate::{CostField, CostTile, GridSpec, NavLayer, SectorCost};
 
 /// Most movement types a package may hold.
 pub(super) const MAX_LAYERS: usize = 64;
@@ -255,6 +256,7 @@ pub(super) fn assemble_layer(
         weights,
         sector_offsets: Arc::new(sector_offsets),
         sector_nodes: Arc::new(sector_nodes),
+        stream: None,
     };
     set_node_islands(spec, &islands, &mut nodes);
     for (n, &t) in nodes.iter().zip(&flows.node_tile) {
@@ -316,17 +318,19 @@ pub(super) fn sector_cells(spec: GridSpec, s: u32) -> usize {
 /// The graph in CSR form: `(offsets, targets, weights)`.
 pub(super) type GraphCsr = (Vec<u32>, Vec<u32>, Vec<u32>);
 
-/// Cost flags then the tiles of the flagged sectors, for `sectors` in order.
+/// Cost flags then the tiles of the flagged sectors, for `sectors` in order; the tiles
+/// share one allocation.
 pub(super) fn parse_cost_sectors(
     r: &mut ByteReader<'_>,
     spec: GridSpec,
     sectors: &[u32],
 ) -> Result<Vec<SectorCost>, ReadFault> {
     let flags = r.take(sectors.len(), "cost flags")?;
-    let mut out = Vec::with_capacity(sectors.len());
+    let mut ranges = Vec::with_capacity(sectors.len());
+    let mut bytes = Vec::new();
     for (&s, &flag) in sectors.iter().zip(flags) {
-        out.push(match flag {
-            0 => SectorCost::Clear,
+        ranges.push(match flag {
+            0 => None,
             1 => {
                 let tile = r.take(sector_cells(spec, s), "cost tile")?;
                 if tile.contains(&0) {
@@ -334,12 +338,20 @@ pub(super) fn parse_cost_sectors(
                         "cost tile of sector {s} holds cost 0"
                     )));
                 }
-                SectorCost::Tile(tile.into())
+                bytes.extend_from_slice(tile);
+                Some(bytes.len() - tile.len()..bytes.len())
             }
             f => return Err(ReadFault::Invalid(format!("cost flag {f} of sector {s}"))),
         });
     }
-    Ok(out)
+    let bytes: Arc<[u8]> = bytes.into();
+    Ok(ranges
+        .into_iter()
+        .map(|range| match range {
+            None => SectorCost::Clear,
+            Some(range) => SectorCost::Tile(CostTile::within(&bytes, range)),
+        })
+        .collect())
 }
 
 /// The portal windows, in canonical order.
@@ -423,6 +435,40 @@ pub(super) fn parse_graph(
     targets.shrink_to_fit();
     weights.shrink_to_fit();
     Ok((offsets, targets, weights))
+}
+
+/// [`parse_graph`] of a whole graph chunk `raw`, kept as it is stored with the byte where
+/// each node's edges start (checked as `parse_graph` checks them).
+pub(super) fn parse_graph_stream(raw: Vec<u8>, node_count: usize) -> Result<EdgeStream, ReadFault> {
+    let bad = |w: String| ReadFault::Invalid(w);
+    let mut r = ByteReader::new(&raw);
+    let stored_nodes = r.u32("graph")? as usize;
+    if stored_nodes != node_count {
+        return Err(bad(format!(
+            "graph has {stored_nodes} nodes, the windows make {node_count}"
+        )));
+    }
+    // Every node takes a byte at least, so this reserves no more than the data can fill.
+    let mut starts = Vec::with_capacity(node_count.min(r.remaining()));
+    for node in 0..node_count as i64 {
+        starts.push(
+            u32::try_from(raw.len() - r.remaining())
+                .map_err(|_| bad("graph chunk of 4 GiB or more".to_owned()))?,
+        );
+        let edges = r.varint("graph edge count")? as usize;
+        if edges.saturating_mul(2) > r.remaining() {
+            return Err(ReadFault::Truncated("graph edges".to_owned()));
+        }
+        for _ in 0..edges {
+            let target = node + r.varint_signed("graph edge")?;
+            if !(0..node_count as i64).contains(&target) {
+                return Err(bad("graph edge target out of range".to_owned()));
+            }
+            r.varint("graph edge")?;
+        }
+    }
+    r.finish("graph chunk")?;
+    Ok(EdgeStream::new(raw, starts))
 }
 
 /// The island count and every sector's island id.

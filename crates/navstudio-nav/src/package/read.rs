@@ -514,7 +514,7 @@ pub(super) fn decode_layer_v2<'a>(
         name,
         CostField {
             spec,
-            sectors: cost_sectors.into(),
+            sectors: crate::cost::SectorTable::new(spec, regions.region_sectors, &cost_sectors),
         },
         windows,
         graph,

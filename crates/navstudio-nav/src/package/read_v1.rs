@@ -161,7 +161,11 @@ fn decode_layer(spec: GridSpec, name: String, raw: &[Vec<u8>]) -> Result<NavLaye
     }
     let cost = CostField {
         spec,
-        sectors: parse_cost_sectors(&mut r, spec, &all)?.into(),
+        sectors: crate::cost::SectorTable::new(
+            spec,
+            crate::cost::BLOCK_SECTORS,
+            &parse_cost_sectors(&mut r, spec, &all)?,
+        ),
     };
     r.finish("cost section")?;
 

@@ -25,14 +25,15 @@ use rayon::prelude::*;
 use super::codec::{ByteReader, ReadFault};
 use super::decode::{
     Faults, FieldLayout, check_fields, decompress, decompress_prefix, node_islands,
-    parse_cost_sectors, parse_flow_tiles, parse_graph, parse_island_fields, parse_sector_islands,
-    parse_windows, sector_cells,
+    parse_cost_sectors, parse_flow_tiles, parse_graph_stream, parse_island_fields,
+    parse_sector_islands, parse_windows, sector_cells,
 };
 use super::read::{MEMORY, check_index, header_v2, manifest_v2};
 use super::{
     BASE_VERSION, ChunkKind, FORMAT_VERSION, HEADER_LEN, MAGIC, Manifest, PackageError, RegionGrid,
     StoredHierarchy, StoredLandmarks, StoredLevels,
 };
+use crate::cost::SectorTable;
 use crate::hierarchy::Hierarchy;
 use crate::hierarchy::MAX_LINK_ENDS;
 use crate::islands::{IslandField, Islands, MIXED};
@@ -249,9 +250,9 @@ fn open_source(path: &Path, source: Source) -> Result<OpenedPackage, PackageErro
             Ok((index, stream.stored(index)?))
         })
         .collect::<Result<_, PackageError>>()?;
-    // Every type starts on one shared clear field (11 MB at 8192²); a type copies it when
-    // it reads its first region.
-    let clear = Arc::new(vec![SectorCost::Clear; regions.spec.sector_count()]);
+    // Every type starts on one shared clear field in blocks of a region each; reading a
+    // region puts its decoded costs in as its block.
+    let clear = SectorTable::clear(regions.spec, regions.region_sectors);
     let layers: Vec<NavLayer> = stored
         .into_par_iter()
         .enumerate()
@@ -410,7 +411,7 @@ impl PackageStream {
         layer: usize,
         index: usize,
         stored: &[u8],
-        clear: &Arc<Vec<SectorCost>>,
+        clear: &SectorTable,
     ) -> Result<NavLayer, PackageError> {
         let spec = self.regions.spec;
         let name = self.manifest.layers[layer].name.clone();
@@ -434,7 +435,7 @@ impl PackageStream {
             name,
             cost: CostField {
                 spec,
-                sectors: Arc::clone(clear),
+                sectors: clear.clone(),
             },
             windows: Arc::default(),
             nodes: Arc::default(),
@@ -565,23 +566,21 @@ impl PackageStream {
                     || -> Result<_, PackageError> {
                         let raw = self.decompressed(graph_index, &stored_graph)?;
                         // The node count the graph states, checked against the windows'
-                        // below; every node takes a byte at least, so no more is reserved
-                        // than the bytes can fill.
+                        // below.
                         let stated = raw
                             .get(..4)
-                            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-                            .min(raw.len());
-                        let mut r = ByteReader::new(&raw);
-                        let csr = parse_graph(&mut r, stated).map_err(|f| fault(graph_index, f))?;
-                        r.finish("graph chunk").map_err(|f| fault(graph_index, f))?;
-                        Ok((stated, csr))
+                            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+                        // Kept as stored until the search layout is built from it.
+                        let edges =
+                            parse_graph_stream(raw, stated).map_err(|f| fault(graph_index, f))?;
+                        Ok((stated, edges))
                     },
                 )
             },
             read_tables,
         );
         let (windows, nodes, sector_offsets, sector_nodes) = windows?;
-        let (stated, (offsets, targets, weights)) = graph?;
+        let (stated, edges) = graph?;
         let (stored_landmarks, stored_hierarchy, stored_levels) = stored_tables?;
         if stated != nodes.len() {
             return Err(fault(
@@ -644,11 +643,10 @@ impl PackageStream {
         l.windows = Arc::new(windows);
         l.nodes = Arc::new(nodes);
         l.graph = PortalGraph {
-            offsets: Arc::new(offsets),
-            targets: Arc::new(targets),
-            weights,
             sector_offsets: Arc::new(sector_offsets),
             sector_nodes: Arc::new(sector_nodes),
+            stream: Some(Arc::new(edges)),
+            ..PortalGraph::default()
         };
         Ok((landmarks, hierarchy))
     }
@@ -686,7 +684,7 @@ impl PackageStream {
                 .sum();
             return Ok(DecodedRegion {
                 part,
-                costs,
+                costs: costs.into(),
                 tiles: Vec::new(),
                 nodes: Vec::new(),
                 node_tile: Vec::new(),
@@ -720,7 +718,7 @@ impl PackageStream {
         let bytes = tiles.iter().map(|t| t.len()).sum::<usize>();
         Ok(DecodedRegion {
             part,
-            costs: Vec::new(),
+            costs: Arc::default(),
             tiles,
             nodes,
             node_tile,
@@ -740,10 +738,9 @@ impl PackageStream {
         base: &mut Option<u32>,
     ) -> usize {
         if decoded.part == RegionPart::Costs {
-            let sectors = Arc::make_mut(&mut l.cost.sectors);
-            for (s, c) in self.regions.sectors(region).zip(&decoded.costs) {
-                sectors[s as usize] = c.clone();
-            }
+            l.cost
+                .sectors
+                .put_block(self.regions.region_sectors, region, &decoded.costs);
             return decoded.bytes;
         }
         if l.flows.node_tile.len() < l.nodes.len() {
@@ -775,10 +772,10 @@ impl PackageStream {
     pub fn unload_region(&self, region: u32, part: RegionPart, l: &mut NavLayer) {
         let in_region: Vec<u32> = self.regions.sectors(region).collect();
         if part == RegionPart::Costs {
-            let sectors = Arc::make_mut(&mut l.cost.sectors);
-            for &s in &in_region {
-                sectors[s as usize] = SectorCost::Clear;
-            }
+            let clear: Arc<[SectorCost]> = vec![SectorCost::Clear; in_region.len()].into();
+            l.cost
+                .sectors
+                .put_block(self.regions.region_sectors, region, &clear);
             return;
         }
         for node in region_nodes(&in_region, l) {
@@ -810,7 +807,7 @@ pub enum RegionPart {
 pub struct DecodedRegion {
     part: RegionPart,
     /// The region's sectors' costs, in [`RegionGrid::sectors`] order (of the costs part).
-    costs: Vec<SectorCost>,
+    costs: Arc<[SectorCost]>,
     /// Its flow tiles, numbered as its `node_tile` numbers them.
     tiles: Vec<Arc<[u8]>>,
     /// Its portal nodes, ascending, with their tiles.

@@ -577,7 +577,7 @@ impl NavWorld {
     /// as clear, their nodes' tiles as not loaded), and a movement type's portal windows and
     /// edges only in its nodes and search layout once it has been searched (its `windows`
     /// and `graph.offsets`, `targets` and `weights` stay empty until a run-time cost change
-    /// reads the type whole). A type's island fields are empty until its first request
+    /// reads the type whole; before that search, its edges are in `graph.stream`). A type's island fields are empty until its first request
     /// (ask [`Self::island_at`], which reads them when needed).
     #[must_use]
     pub fn nav(&self) -> &NavData {

@@ -720,9 +720,10 @@ impl NavWorld {
                 std::mem::take(&mut g.offsets),
                 std::mem::take(&mut g.targets),
                 std::mem::take(&mut g.weights),
+                g.stream.take(),
             );
             // Handing 100 MB back to the system takes 5 ms at 8192²: not on the request.
-            if !released.2.is_empty() {
+            if !released.2.is_empty() || released.4.is_some() {
                 rayon::spawn(move || drop(released));
             }
         }
@@ -739,7 +740,12 @@ impl NavWorld {
         let Some(l) = Arc::make_mut(&mut self.nav).layers.get_mut(layer) else {
             return;
         };
-        if let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) {
+        if let Some(stream) = l.graph.stream.take() {
+            // Read, not searched yet: the windows are still held.
+            let g = &mut l.graph;
+            let (offsets, targets, weights) = stream.to_csr();
+            (g.offsets, g.targets, g.weights) = (Arc::new(offsets), Arc::new(targets), weights);
+        } else if let Some(graph) = self.search_graphs.get(layer).and_then(Option::as_ref) {
             let g = &mut l.graph;
             let (offsets, targets, weights) = graph.portal_csr();
             (g.offsets, g.targets, g.weights) = (Arc::new(offsets), Arc::new(targets), weights);

@@ -252,7 +252,7 @@ impl Levels {
             border,
             stored: Stored::Cells {
                 shifts,
-                top,
+                top: Box::new(top),
                 blocks,
             },
         })
@@ -299,7 +299,7 @@ impl Levels {
                 top,
                 blocks,
             } => {
-                let top = check(top)?;
+                let top = check(*top)?;
                 if blocks.len() != top.cells.len() {
                     return Err(format!(
                         "the levels store {} cells, the hierarchy's top level has {}",
@@ -350,7 +350,7 @@ enum Stored {
     /// The top level without its cells, and each cell's block (the `level_cells` chunk).
     Cells {
         shifts: Vec<u32>,
-        top: Level,
+        top: Box<Level>,
         blocks: Vec<StoredCell>,
     },
 }
