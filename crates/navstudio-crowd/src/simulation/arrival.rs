@@ -274,19 +274,21 @@ impl Simulation {
         let smoothing = (dt / FLOW_SPEED_SECS).min(1.0);
         for i in 0..a.len() {
             if !a.state[i].is_travelling() {
-                self.flow_speed_mps[i] = 0.0;
                 continue;
-            }
-            if let Some(&start) = self.step_start_pos.get(i) {
-                let along = (a.pos_world[i] - start).dot(a.flow_dir[i]) / dt;
-                self.flow_speed_mps[i] += (along - self.flow_speed_mps[i]) * smoothing;
             }
             let dist = self.goal_dist_m[i];
             if dist < a.best_goal_dist_m[i] - self.config.stuck_progress_m {
                 a.best_goal_dist_m[i] = dist;
                 a.no_progress_secs[i] = 0.0;
                 a.state[i] = AgentState::Moving;
+                self.flow_speed_mps[i] = 0.0;
             } else {
+                // Smoothed only while it makes no progress: it is read once the agent is
+                // stalled, twelve time constants on, and a crowd on its way skips the work.
+                if let Some(&start) = self.step_start_pos.get(i) {
+                    let along = (a.pos_world[i] - start).dot(a.flow_dir[i]) / dt;
+                    self.flow_speed_mps[i] += (along - self.flow_speed_mps[i]) * smoothing;
+                }
                 let before = a.no_progress_secs[i];
                 a.no_progress_secs[i] += dt;
                 if a.no_progress_secs[i] >= stuck_secs {
