@@ -270,39 +270,48 @@ impl Simulation {
         let mut off_flow: BTreeMap<PathId, Vec<Vec2>> = BTreeMap::new();
         // Only a travelling agent is stalled, so they are gathered here.
         let mut stalled = Vec::new();
-        self.flow_speed_mps.resize(a.len(), 0.0);
+        let n = a.len();
+        self.flow_speed_mps.resize(n, 0.0);
         let smoothing = (dt / FLOW_SPEED_SECS).min(1.0);
-        for i in 0..a.len() {
-            if !a.state[i].is_travelling() {
+        // Sliced to the agent count once, so the loop below indexes without bounds checks
+        // (it runs for every agent every step).
+        let goal_dist = &self.goal_dist_m[..n];
+        let flow_speed = &mut self.flow_speed_mps[..n];
+        let start_pos = self.step_start_pos.get(..n);
+        let (pos, flow) = (&a.pos_world[..n], &a.flow_dir[..n]);
+        let (best, waited) = (&mut a.best_goal_dist_m[..n], &mut a.no_progress_secs[..n]);
+        let state = &mut a.state[..n];
+        for i in 0..n {
+            if !state[i].is_travelling() {
                 continue;
             }
-            let dist = self.goal_dist_m[i];
-            if dist < a.best_goal_dist_m[i] - self.config.stuck_progress_m {
-                a.best_goal_dist_m[i] = dist;
-                a.no_progress_secs[i] = 0.0;
-                a.state[i] = AgentState::Moving;
-                self.flow_speed_mps[i] = 0.0;
+            let dist = goal_dist[i];
+            if dist < best[i] - self.config.stuck_progress_m {
+                best[i] = dist;
+                waited[i] = 0.0;
+                state[i] = AgentState::Moving;
+                flow_speed[i] = 0.0;
             } else {
                 // Smoothed only while it makes no progress: it is read once the agent is
                 // stalled, twelve time constants on, and a crowd on its way skips the work.
-                if let Some(&start) = self.step_start_pos.get(i) {
-                    let along = (a.pos_world[i] - start).dot(a.flow_dir[i]) / dt;
-                    self.flow_speed_mps[i] += (along - self.flow_speed_mps[i]) * smoothing;
+                if let Some(start) = start_pos {
+                    let along = (pos[i] - start[i]).dot(flow[i]) / dt;
+                    flow_speed[i] += (along - flow_speed[i]) * smoothing;
                 }
-                let before = a.no_progress_secs[i];
-                a.no_progress_secs[i] += dt;
-                if a.no_progress_secs[i] >= stuck_secs {
-                    a.state[i] = AgentState::Stuck;
+                let before = waited[i];
+                waited[i] += dt;
+                if waited[i] >= stuck_secs {
+                    state[i] = AgentState::Stuck;
                     let period = |t: f32| (t / stuck_secs) as u32;
-                    if period(a.no_progress_secs[i]) > period(before)
+                    if period(waited[i]) > period(before)
                         && let Some(path) = a.path[i]
-                        && !nav.covers(path, a.pos_world[i])
+                        && !nav.covers(path, pos[i])
                     {
-                        off_flow.entry(path).or_default().push(a.pos_world[i]);
+                        off_flow.entry(path).or_default().push(pos[i]);
                     }
                 }
             }
-            if a.state[i].is_stalled() {
+            if state[i].is_stalled() {
                 stalled.push(i);
             }
         }
@@ -384,7 +393,11 @@ impl Simulation {
         };
         // One holding back for another order's stream waits for a way that is in use.
         let holding = |j: usize| a.state[j].is_stalled() && a.yield_secs[j] > 0.0;
-        let mut queued: Vec<bool> = (0..n).map(|j| flowing(j) || holding(j)).collect();
+        // Only a stalled agent flows or holds (both read that first).
+        let mut queued = vec![false; n];
+        for &j in &stalled {
+            queued[j] = flowing(j) || holding(j);
+        }
         // The search starts from the agents someone stands behind (not every agent: with a
         // crowd on its way that was a map look-up per agent and step).
         let mut queue: Vec<usize> = behind
