@@ -405,31 +405,17 @@ pub(super) fn parse_graph(
     r: &mut ByteReader<'_>,
     node_count: usize,
 ) -> Result<GraphCsr, ReadFault> {
-    let bad = |w: String| ReadFault::Invalid(w);
-    let stored_nodes = r.u32("graph")? as usize;
-    if stored_nodes != node_count {
-        return Err(bad(format!(
-            "graph has {stored_nodes} nodes, the windows make {node_count}"
-        )));
-    }
+    check_graph_nodes(r, node_count)?;
     let mut offsets = Vec::with_capacity(node_count + 1);
     // Every edge takes at least two bytes, so this reserves no more than the data can fill.
     let mut targets = Vec::with_capacity(r.remaining() / 2);
     let mut weights = Vec::with_capacity(r.remaining() / 2);
     offsets.push(0);
-    for node in 0..node_count as i64 {
-        let edges = r.varint("graph edge count")? as usize;
-        if edges.saturating_mul(2) > r.remaining() {
-            return Err(ReadFault::Truncated("graph edges".to_owned()));
-        }
-        for _ in 0..edges {
-            let target = node + r.varint_signed("graph edge")?;
-            if !(0..node_count as i64).contains(&target) {
-                return Err(bad("graph edge target out of range".to_owned()));
-            }
-            targets.push(target as u32);
-            weights.push(r.varint("graph edge")?);
-        }
+    for node in 0..node_count {
+        read_node_edges(r, node, node_count, |target, weight| {
+            targets.push(target);
+            weights.push(weight);
+        })?;
         offsets.push(targets.len() as u32);
     }
     targets.shrink_to_fit();
@@ -440,35 +426,55 @@ pub(super) fn parse_graph(
 /// [`parse_graph`] of a whole graph chunk `raw`, kept as it is stored with the byte where
 /// each node's edges start (checked as `parse_graph` checks them).
 pub(super) fn parse_graph_stream(raw: Vec<u8>, node_count: usize) -> Result<EdgeStream, ReadFault> {
-    let bad = |w: String| ReadFault::Invalid(w);
     let mut r = ByteReader::new(&raw);
-    let stored_nodes = r.u32("graph")? as usize;
-    if stored_nodes != node_count {
-        return Err(bad(format!(
-            "graph has {stored_nodes} nodes, the windows make {node_count}"
-        )));
-    }
+    check_graph_nodes(&mut r, node_count)?;
     // Every node takes a byte at least, so this reserves no more than the data can fill.
     let mut starts = Vec::with_capacity(node_count.min(r.remaining()));
-    for node in 0..node_count as i64 {
+    for node in 0..node_count {
         starts.push(
             u32::try_from(raw.len() - r.remaining())
-                .map_err(|_| bad("graph chunk of 4 GiB or more".to_owned()))?,
+                .map_err(|_| ReadFault::Invalid("graph chunk of 4 GiB or more".to_owned()))?,
         );
-        let edges = r.varint("graph edge count")? as usize;
-        if edges.saturating_mul(2) > r.remaining() {
-            return Err(ReadFault::Truncated("graph edges".to_owned()));
-        }
-        for _ in 0..edges {
-            let target = node + r.varint_signed("graph edge")?;
-            if !(0..node_count as i64).contains(&target) {
-                return Err(bad("graph edge target out of range".to_owned()));
-            }
-            r.varint("graph edge")?;
-        }
+        read_node_edges(&mut r, node, node_count, |_, _| {})?;
     }
     r.finish("graph chunk")?;
     Ok(EdgeStream::new(raw, starts))
+}
+
+/// Reads a graph chunk's node count, which must be the windows' `node_count`.
+fn check_graph_nodes(r: &mut ByteReader<'_>, node_count: usize) -> Result<(), ReadFault> {
+    let stored_nodes = r.u32("graph")? as usize;
+    if stored_nodes != node_count {
+        return Err(ReadFault::Invalid(format!(
+            "graph has {stored_nodes} nodes, the windows make {node_count}"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads node `node`'s edges (a count, then per edge the target's offset from `node` and
+/// the weight), handing each `(target, weight)` to `edge`, with every target checked to be
+/// one of the `node_count` nodes.
+fn read_node_edges(
+    r: &mut ByteReader<'_>,
+    node: usize,
+    node_count: usize,
+    mut edge: impl FnMut(u32, u32),
+) -> Result<(), ReadFault> {
+    let edges = r.varint("graph edge count")? as usize;
+    if edges.saturating_mul(2) > r.remaining() {
+        return Err(ReadFault::Truncated("graph edges".to_owned()));
+    }
+    for _ in 0..edges {
+        let target = node as i64 + r.varint_signed("graph edge")?;
+        if !(0..node_count as i64).contains(&target) {
+            return Err(ReadFault::Invalid(
+                "graph edge target out of range".to_owned(),
+            ));
+        }
+        edge(target as u32, r.varint("graph edge")?);
+    }
+    Ok(())
 }
 
 /// The island count and every sector's island id.
