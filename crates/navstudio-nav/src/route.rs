@@ -46,6 +46,8 @@ pub struct SearchScratch {
     /// Of a search that found its route: the route's cost while its refinement is under
     /// way (`false`) or done (`true`) across calls of [`search_until`].
     found: Option<(u32, bool)>,
+    /// The edges of the node being expanded (see [`run`]).
+    edges: Vec<(u32, u32)>,
 }
 
 impl SearchScratch {
@@ -698,19 +700,25 @@ fn run<S: Space>(
         // A node's tie-break is its parent's distance from the line: one node record read
         // per expansion rather than per relaxed edge.
         let parent_line = line(space.center(node));
-        space.edges(node, |next, w| {
+        // The edges are read into a buffer and relaxed in one loop here: a node of the
+        // levels has hundreds, and relaxing them in the closure the edge readers call
+        // (once per kind of edge list) left it a call per edge.
+        let edges = &mut scratch.edges;
+        edges.clear();
+        space.edges(node, |next, w| edges.push((next, w)));
+        for &(next, w) in edges.iter() {
             let t = &mut states[next as usize];
             let ng = g.saturating_add(w);
             if t.stamp < open {
                 t.h = h(next);
             } else if ng >= t.g || (!reopen && t.stamp == closed) {
-                return;
+                continue;
             }
             t.stamp = open;
             t.g = ng;
             t.parent = node;
             heap.push(Reverse(key(ng.saturating_add(t.h), parent_line, next)));
-        });
+        }
     }
     let Some((cost, last)) = best else {
         return Some(None);
