@@ -7,9 +7,6 @@
 //! an earlier route, paying that node's known remaining cost, so routes join instead of
 //! running side by side and share their flow tiles.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::hierarchy::{ClusterQuery, Hierarchy, Hop, OpenCells, RefineOver, Refining};
 use super::landmarks::LandmarkBounds;
 pub use super::search_graph::SearchGraph;
@@ -25,7 +22,7 @@ pub struct SearchScratch {
     nodes: Vec<NodeState>,
     /// Keys `f >> bucket_shift | off_line | node` packed into one integer (see [`search`]):
     /// one compare per sift step, and 8-byte entries keep the heap small.
-    heap: BinaryHeap<Reverse<u64>>,
+    heap: MinHeap,
     /// Nodes expanded over all searches (a measure of the heuristic's strength).
     pub expanded: u64,
     /// The last search's route as `(search id, cost from the source)`.
@@ -68,6 +65,75 @@ impl SearchScratch {
     #[must_use]
     pub fn is_held(&self) -> bool {
         matches!(self.found, Some((_, true)))
+    }
+}
+
+/// A min-heap of search keys with four children per entry: half the levels of a binary
+/// heap, the four children in one cache line, and a branch-free pick of the least. A pop
+/// was a tenth of a warm 8192² search with a binary heap of some 10,000 entries. The
+/// smallest key comes first as from any min-heap (equal keys are equal entries), so the
+/// searches expand the same nodes in the same order.
+#[derive(Debug, Default)]
+struct MinHeap {
+    keys: Vec<u64>,
+}
+
+impl MinHeap {
+    fn clear(&mut self) {
+        self.keys.clear();
+    }
+
+    fn push(&mut self, key: u64) {
+        let keys = &mut self.keys;
+        let mut at = keys.len();
+        keys.push(key);
+        while at > 0 {
+            let parent = (at - 1) / 4;
+            if keys[parent] <= key {
+                break;
+            }
+            keys[at] = keys[parent];
+            at = parent;
+        }
+        keys[at] = key;
+    }
+
+    fn pop(&mut self) -> Option<u64> {
+        let keys = &mut self.keys;
+        let last = keys.pop()?;
+        if keys.is_empty() {
+            return Some(last);
+        }
+        let top = keys[0];
+        let n = keys.len();
+        let mut at = 0;
+        loop {
+            let first = 4 * at + 1;
+            if first >= n {
+                break;
+            }
+            let mut least = first;
+            if first + 4 <= n {
+                // All four children: pick without branches on the keys.
+                let c = &keys[first..first + 4];
+                let a = if c[1] < c[0] { 1 } else { 0 };
+                let b = if c[3] < c[2] { 3 } else { 2 };
+                least += if c[b] < c[a] { b } else { a };
+            } else {
+                for child in first + 1..n {
+                    if keys[child] < keys[least] {
+                        least = child;
+                    }
+                }
+            }
+            if keys[least] >= last {
+                break;
+            }
+            keys[at] = keys[least];
+            at = least;
+        }
+        keys[at] = last;
+        Some(top)
     }
 }
 
@@ -656,22 +722,22 @@ fn run<S: Space>(
         s.stamp = open;
         s.g = cost;
         s.parent = FROM_SOURCE;
-        heap.push(Reverse(key(
+        heap.push(key(
             cost.saturating_add(s.h),
             line(space.center(node)),
             node,
-        )));
+        ));
     }
     // Best finish found so far: (total cost, node).
     let mut best: Option<(u32, u32)> = resumed.flatten();
     let mut until_clock = CLOCK_EVERY;
-    while let Some(Reverse(entry)) = heap.pop() {
+    while let Some(entry) = heap.pop() {
         if let Some(deadline) = deadline {
             until_clock -= 1;
             if until_clock == 0 {
                 until_clock = CLOCK_EVERY;
                 if std::time::Instant::now() >= deadline {
-                    heap.push(Reverse(entry));
+                    heap.push(entry);
                     scratch.suspended = Some(best);
                     return None;
                 }
@@ -717,7 +783,7 @@ fn run<S: Space>(
             t.stamp = open;
             t.g = ng;
             t.parent = node;
-            heap.push(Reverse(key(ng.saturating_add(t.h), parent_line, next)));
+            heap.push(key(ng.saturating_add(t.h), parent_line, next));
         }
     }
     let Some((cost, last)) = best else {
@@ -873,6 +939,32 @@ pub(crate) mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn min_heap_pops_what_a_binary_heap_pops() {
+        use crate::rng::SplitMix64;
+        use std::cmp::Reverse;
+        for seed in 0..50 {
+            let mut rng = SplitMix64::new(seed);
+            let mut ours = MinHeap::default();
+            let mut theirs = std::collections::BinaryHeap::new();
+            for _ in 0..2000 {
+                if rng.chance(0.55) {
+                    // Few distinct keys, so equal ones meet.
+                    let k = u64::from(rng.below(300)) << 20 | u64::from(rng.below(4));
+                    ours.push(k);
+                    theirs.push(Reverse(k));
+                } else {
+                    assert_eq!(ours.pop(), theirs.pop().map(|r| r.0), "seed {seed}");
+                }
+            }
+            while let Some(Reverse(k)) = theirs.pop() {
+                assert_eq!(ours.pop(), Some(k), "seed {seed}");
+            }
+            assert_eq!(ours.pop(), None);
+            ours.clear();
         }
     }
 }
