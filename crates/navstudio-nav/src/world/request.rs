@@ -619,9 +619,15 @@ impl NavWorld {
     ) -> Result<bool, PathError> {
         let layer = p.layer;
         let spec = self.nav.layers[layer].cost.spec;
-        // The flow tiles of every sector the routes leave, for sampling and tracing.
+        // The flow tiles of every sector the routes leave, for sampling and tracing. A
+        // world whose reads are prepared reads them, and the costs, when a read of the path
+        // first needs them (`prepare_read`): here only a corridor would read the costs, and
+        // a plan that no agent follows reads no region beyond its ends.
         let mut clock = clock;
-        if !self.ensure_sectors_sliced(layer, p.exits.keys().copied(), clock.as_deref_mut())?
+        let corridor = self.seamless || self.seamless_where_split;
+        let exits_now = corridor || !self.reads_prepared();
+        if (exits_now
+            && !self.ensure_sectors_sliced(layer, p.exits.keys().copied(), clock.as_deref_mut())?)
             || !self.ensure_path_ring(p, clock)?
         {
             return Ok(false);

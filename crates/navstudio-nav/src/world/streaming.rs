@@ -199,6 +199,12 @@ impl NavWorld {
         }
     }
 
+    /// Whether this world streams its data and prepares every read of a path (see
+    /// [`Self::set_reads_prepared`]).
+    pub(super) fn reads_prepared(&self) -> bool {
+        self.streamed.as_ref().is_some_and(|s| s.reads_prepared)
+    }
+
     /// Whether requests may refine lazily as far as streaming goes: a world holding its
     /// data whole, or one whose reads are prepared.
     pub(super) fn may_refine_lazily(&self) -> bool {
