@@ -339,26 +339,17 @@ impl NavWorld {
                 for gx in sx.saturating_sub(1)..=sx + 1 {
                     if let Some(cells) = goal_sectors.get(&(gy * spec.sectors_x() + gx))
                         && gx < spec.sectors_x()
-                    {
-                        if !field_fits(
-                            &self.goal_cache,
-                            &self.unit_costs,
-                            clock.as_deref(),
-                            layer,
-                            cells,
-                        ) {
-                            return Ok(false);
-                        }
-                        let new = timed_goal_field(
+                        && !add_goal_field_in_time(
                             &mut self.goal_cache,
                             &mut self.integ,
                             &mut self.unit_costs,
                             clock.as_deref_mut(),
                             (l, graph, layer),
                             cells,
-                            p.links.as_deref(),
-                        );
-                        p.add_goal_field(spec, new);
+                            (p, spec),
+                        )
+                    {
+                        return Ok(false);
                     }
                 }
             }
@@ -518,31 +509,23 @@ impl NavWorld {
                 .last()
                 .map(|hop| hop.1.0)
                 .or_else(|| steps.last().map(|&(id, _)| id));
-            if let Some(cells) = last.and_then(|id| goal_sectors.get(&graph.sector(id))) {
-                if !field_fits(
-                    &self.goal_cache,
-                    &self.unit_costs,
-                    clock.as_deref(),
-                    layer,
-                    cells,
-                ) {
-                    // The route waits for the next call, which builds the field first (and
-                    // counts the search then).
-                    self.scratch.hold(route.cost);
-                    self.a_star_runs -= 1;
-                    p.sources.pop();
-                    return Ok(false);
-                }
-                let new = timed_goal_field(
+            if let Some(cells) = last.and_then(|id| goal_sectors.get(&graph.sector(id)))
+                && !add_goal_field_in_time(
                     &mut self.goal_cache,
                     &mut self.integ,
                     &mut self.unit_costs,
                     clock.as_deref_mut(),
                     (l, graph, layer),
                     cells,
-                    p.links.as_deref(),
-                );
-                p.add_goal_field(spec, new);
+                    (p, spec),
+                )
+            {
+                // The route waits for the next call, which builds the field first (and
+                // counts the search then).
+                self.scratch.hold(route.cost);
+                self.a_star_runs -= 1;
+                p.sources.pop();
+                return Ok(false);
             }
             let steps = crate::route::last_route(&self.scratch);
             let far = crate::route::far_hops(&self.scratch);
@@ -705,34 +688,27 @@ impl NavWorld {
     }
 }
 
-/// Whether a goal field for `(layer, goals)` may be built in a budgeted call under `clock`:
-/// cached, or expected to fit in the budget left (a call's first work always does). Always
-/// without a clock.
-/// The goal field of `goals` on `layer` (its layer and search layout), from the cache or
-/// built, its time counted as a goal-field unit of the call's `clock`.
-fn timed_goal_field(
+/// Adds the goal field of `goals` to path `p` (taken from the cache, or built and its time
+/// counted on `clock`), unless `clock`'s budget leaves no time to build one: then `false`,
+/// nothing is added, and the caller waits for its next call.
+fn add_goal_field_in_time(
     cache: &mut GoalFieldCache,
     scratch: &mut crate::integrate::IntegratorScratch,
     costs: &mut UnitCosts,
     clock: Option<&mut Slice>,
     (l, graph, layer): (&crate::NavLayer, &crate::search_graph::SearchGraph, usize),
     goals: &[(u32, u32)],
-    links: Option<&crate::links::overlay::LayerLinks>,
-) -> Arc<GoalField> {
+    (p, spec): (&mut PathState, crate::grid::GridSpec),
+) -> bool {
+    let fits = |c: &Slice| cache.contains(layer, goals) || c.may_start(costs, Unit::GoalField);
+    if !clock.as_deref().is_none_or(fits) {
+        return false;
+    }
     let at = Instant::now();
-    let field = cache.get_or_build(l, graph, layer, goals, links, scratch);
+    let field = cache.get_or_build(l, graph, layer, goals, p.links.as_deref(), scratch);
     if let Some(c) = clock {
         c.done(costs, Unit::GoalField, at);
     }
-    field
-}
-
-fn field_fits(
-    cache: &GoalFieldCache,
-    costs: &UnitCosts,
-    clock: Option<&Slice>,
-    layer: usize,
-    goals: &[(u32, u32)],
-) -> bool {
-    clock.is_none_or(|c| cache.contains(layer, goals) || c.may_start(costs, Unit::GoalField))
+    p.add_goal_field(spec, field);
+    true
 }
