@@ -106,10 +106,19 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                 share = share.max(0.5);
                 deep = true;
             }
+            // Nor, in ORCA mode, by one squeezed into others deeper than that: it cannot
+            // give way, so it is avoided as if it stood, wholly by this agent (a stream
+            // with the right of way pushed a queue into a pillar's corner, 34 % of a
+            // radius deep). As boids' contact rule it jammed a queue at a pillar for good.
+            let squeezed = self.config.avoidance == AvoidanceMode::Orca
+                && crate::resolve::squeezed(a, nb.index as usize);
+            if squeezed {
+                share = 1.0;
+            }
             if let Some(h) = orca_half_plane(
                 nb.pos_world - p,
                 v,
-                nb.vel,
+                if squeezed { Vec2::ZERO } else { nb.vel },
                 a.radius_m[i] + nb.radius_m,
                 share,
                 horizon_secs,

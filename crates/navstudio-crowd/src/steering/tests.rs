@@ -700,3 +700,68 @@ fn in_a_jam_the_one_behind_takes_the_whole_overlap() {
     a.order[1] = 1;
     assert!(close(pass(&a, 6.0, 0), -0.0175), "{:?}", pass(&a, 6.0, 0));
 }
+
+/// ORCA, one infantryman walking at 3 m/s into another of its order 0.75 m ahead (overlap
+/// 0.05 m, short of the hard depth of 0.08 m) that is carried the same way at 3 m/s.
+/// Opening the overlap in one step of 1/60 s takes 3 m/s apart. Free, each takes half:
+/// the one behind follows at 3 − 1.5 = 1.5 m/s. Squeezed into others deeper than the hard
+/// share (`pressed` 30 %), the one ahead cannot give way, so the one behind treats it as
+/// standing and takes all of it: it backs off at 3 m/s.
+#[test]
+fn orca_does_not_push_into_an_agent_squeezed_into_others() {
+    let mut nav = GridNavigator::new(1.0, 16, 16);
+    nav.add_type("land", vec![1; 16 * 16]).unwrap();
+    let config = SimConfig {
+        avoidance: AvoidanceMode::Orca,
+        ..SimConfig::default()
+    };
+    let walk = |pressed_ahead: f32| {
+        let mut a = Agents::default();
+        let v = Vec2::new(3.0, 0.0);
+        let goal = Vec2::new(15.0, 8.0);
+        push_agent(&mut a, Vec2::new(4.0, 8.0), v, AgentState::Moving, 0, goal);
+        push_agent(&mut a, Vec2::new(4.75, 8.0), v, AgentState::Moving, 0, goal);
+        a.wall_normal = vec![Vec2::ZERO; 2];
+        a.pressed = vec![0.0, pressed_ahead];
+        with_neighbours(&a, &nav, &config, 0, |ctx, slot, n| {
+            ctx.orca(0, slot, n, v, config.orca_time_horizon_secs)
+        })
+    };
+    let (free, squeezed) = (walk(0.0), walk(0.3));
+    let close = |v: Vec2, x: f32| (v - Vec2::new(x, 0.0)).length() < 1e-3;
+    assert!(close(free, 1.5), "behind a free agent it follows: {free:?}");
+    assert!(
+        close(squeezed, -3.0),
+        "behind a squeezed one it backs off: {squeezed:?}"
+    );
+}
+
+/// Hand case, a position pass: two infantry of one order (r 0.4 m, travelling) 0.75 m
+/// apart overlap by 0.05 m; a pass takes 0.7 of it away, shared: each moves 0.0175 m.
+/// Once the second is squeezed into others deeper than the hard share (`pressed` 30 %),
+/// the first takes all of it, 0.035 m, and the squeezed one still its share; both
+/// squeezed, shared.
+#[test]
+fn a_squeezed_agent_is_given_the_whole_overlap_by_its_free_neighbour() {
+    let mut a = Agents::default();
+    for x in [0.0, 0.75] {
+        a.pos_world.push(Vec2::new(x, 0.0));
+        a.radius_m.push(0.4);
+        a.mass.push(80.0);
+        a.state.push(AgentState::Moving);
+        a.order.push(0);
+    }
+    let pass = |a: &Agents, i: usize| {
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&a.pos_world, 1.0);
+        resolve::overlap_correction(a, &grid, i, 0.8, |_| None).0
+    };
+    let close = |v: Vec2, x: f32| (v - Vec2::new(x, 0.0)).length() < 1e-5;
+    a.pressed = vec![0.0, 0.0];
+    assert!(close(pass(&a, 0), -0.0175), "{:?}", pass(&a, 0));
+    a.pressed = vec![0.0, 0.3];
+    assert!(close(pass(&a, 0), -0.035), "{:?}", pass(&a, 0));
+    assert!(close(pass(&a, 1), 0.0175), "{:?}", pass(&a, 1));
+    a.pressed = vec![0.3, 0.3];
+    assert!(close(pass(&a, 0), -0.0175), "{:?}", pass(&a, 0));
+}
