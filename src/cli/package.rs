@@ -193,9 +193,9 @@ fn print_route(
                 "  sector {:>6} → leave through window {} at cells ({},{})+{}",
                 n.sector,
                 a / 2,
-                n.cells.x,
-                n.cells.y,
-                n.cells.len
+                n.cells.x(),
+                n.cells.y(),
+                n.cells.len()
             );
             i += 2;
             continue;

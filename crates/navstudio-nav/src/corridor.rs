@@ -293,7 +293,7 @@ impl Corridor {
                 let Some(n) = nodes.get(node as usize).filter(|n| n.sector == s) else {
                     continue;
                 };
-                for i in 0..u32::from(n.cells.len) {
+                for i in 0..u32::from(n.cells.len()) {
                     let (x, y) = n.cells.cell(i);
                     let local = ((y - y0) * w + (x - x0)) as usize;
                     let start = rest.saturating_add(u32::from(costs[local]));

@@ -95,9 +95,9 @@ pub const FLOW_LOS: u8 = 0x20;
 /// The size of the map and how it is cut into sectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GridSpec {
-    /// Columns. `[Limit: >= 1]`
+    /// Columns. `[Limit: 1..=MAX_MAP_SIDE]`
     pub width: u32,
-    /// Rows. `[Limit: >= 1]`
+    /// Rows. `[Limit: 1..=MAX_MAP_SIDE]`
     pub height: u32,
     /// Sector edge length; sectors at the right and bottom edges may be partial.
     /// `[Units: cells] [Limit: 1..=255]`

@@ -328,9 +328,9 @@ fn assign_tasks(cost: &CostField, nodes: &[PortalNode]) -> (Vec<u32>, Vec<u32>) 
         let class = class_of[n.sector as usize];
         let key = NodeKey {
             class,
-            local: (n.cells.x - x0, n.cells.y - y0),
-            step: n.cells.step,
-            len: u32::from(n.cells.len),
+            local: (n.cells.x() - x0, n.cells.y() - y0),
+            step: n.cells.step(),
+            len: u32::from(n.cells.len()),
             exit: n.exit_dir,
         };
         let c = class as usize;
@@ -532,7 +532,7 @@ fn compute_tile(
     };
     seeds.clear();
     exits.clear();
-    for i in 0..u32::from(node.cells.len) {
+    for i in 0..u32::from(node.cells.len()) {
         let (x, y) = node.cells.cell(i);
         let local = ((y - y0) * w + (x - x0)) as usize;
         seeds.push((local, u32::from(costs[local])));

@@ -56,12 +56,7 @@ impl PortalWindow {
         let step = if self.horizontal { (1, 0) } else { (0, 1) };
         // A window lies along one sector's border, so its length fits (sectors are at most
         // 255 cells a side).
-        let cells = CellRun {
-            x,
-            y,
-            step,
-            len: u16::try_from(self.len).unwrap_or(u16::MAX),
-        };
+        let cells = CellRun::new(x, y, step, u16::try_from(self.len).unwrap_or(u16::MAX));
         PortalNode {
             sector,
             cells,
@@ -74,11 +69,11 @@ impl PortalWindow {
     /// [`Self::node`].
     #[must_use]
     pub fn from_sides(a: &PortalNode, b: &PortalNode) -> Self {
-        let horizontal = a.cells.step == (1, 0);
+        let horizontal = a.cells.step() == (1, 0);
         let (border, start) = if horizontal {
-            (b.cells.y, b.cells.x)
+            (b.cells.y(), b.cells.x())
         } else {
-            (b.cells.x, b.cells.y)
+            (b.cells.x(), b.cells.y())
         };
         Self {
             sector_a: a.sector,
@@ -86,33 +81,82 @@ impl PortalWindow {
             horizontal,
             border,
             start,
-            len: u32::from(a.cells.len),
+            len: u32::from(a.cells.len()),
         }
     }
 }
 
 /// A straight run of cells: the first cell, the unit step along the run, and its length.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Held in 6 bytes (a map side is below 2¹⁶, a run at most 255 cells, and the step one bit
+/// beside the length), so a portal node takes 16: a game holds every node of each type it
+/// searches, 2.6 million at 8192².
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CellRun {
-    /// Absolute x of the first cell.
-    pub x: u32,
-    /// Absolute y of the first cell.
-    pub y: u32,
-    /// Step from one cell to the next: `(1, 0)` or `(0, 1)` (bytes: 2.6 million nodes of an
-    /// 8192² layer hold one each).
-    pub step: (u8, u8),
-    /// Number of cells: a window's, along one sector border, so at most 255.
-    pub len: u16,
+    x: u16,
+    y: u16,
+    /// The length, with [`VERTICAL`] set for a run along y.
+    len_step: u16,
 }
 
+/// [`CellRun::len_step`]'s bit for a run whose step is `(0, 1)`.
+const VERTICAL: u16 = 1 << 15;
+
 impl CellRun {
+    /// The run of `len` cells from `(x, y)` along `step`, `(1, 0)` or `(0, 1)` (any other
+    /// step is taken as `(1, 0)`). Coordinates are below [`crate::grid::MAX_MAP_SIDE`] and
+    /// lengths at most a sector's side, so they fit.
+    #[must_use]
+    pub fn new(x: u32, y: u32, step: (u8, u8), len: u16) -> Self {
+        debug_assert!(
+            x < crate::grid::MAX_MAP_SIDE && y < crate::grid::MAX_MAP_SIDE && len < VERTICAL
+        );
+        let vertical = if step == (0, 1) { VERTICAL } else { 0 };
+        Self {
+            x: x as u16,
+            y: y as u16,
+            len_step: (len & !VERTICAL) | vertical,
+        }
+    }
+
+    /// Absolute x of the first cell.
+    #[must_use]
+    pub fn x(&self) -> u32 {
+        u32::from(self.x)
+    }
+
+    /// Absolute y of the first cell.
+    #[must_use]
+    pub fn y(&self) -> u32 {
+        u32::from(self.y)
+    }
+
+    /// Step from one cell to the next: `(1, 0)` or `(0, 1)`.
+    #[must_use]
+    pub fn step(&self) -> (u8, u8) {
+        if self.len_step & VERTICAL == 0 {
+            (1, 0)
+        } else {
+            (0, 1)
+        }
+    }
+
+    /// Number of cells.
+    #[must_use]
+    pub fn len(&self) -> u16 {
+        self.len_step & !VERTICAL
+    }
+
+    /// Whether the run holds no cell.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The `i`-th cell.
     #[must_use]
     pub fn cell(&self, i: u32) -> (u32, u32) {
-        (
-            self.x + u32::from(self.step.0) * i,
-            self.y + u32::from(self.step.1) * i,
-        )
+        let (sx, sy) = self.step();
+        (self.x() + u32::from(sx) * i, self.y() + u32::from(sy) * i)
     }
 }
 
@@ -136,7 +180,7 @@ impl PortalNode {
     /// at 8192²).
     #[must_use]
     pub fn center(&self) -> (u32, u32) {
-        self.cells.cell(u32::from(self.cells.len / 2))
+        self.cells.cell(u32::from(self.cells.len() / 2))
     }
 }
 
@@ -522,5 +566,49 @@ pub fn assemble_graph(
         sector_offsets: Arc::new(sector_offsets),
         sector_nodes: Arc::new(sector_nodes),
         stream: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_run_keeps_its_cells_at_the_largest_coordinates_and_length() {
+        let run = CellRun::new(16383, 5, (0, 1), 255);
+        assert_eq!(
+            (run.x(), run.y(), run.step(), run.len()),
+            (16383, 5, (0, 1), 255)
+        );
+        assert_eq!(run.cell(3), (16383, 8));
+        let run = CellRun::new(7, 16383, (1, 0), 1);
+        assert_eq!(
+            (run.step(), run.len(), run.cell(0)),
+            ((1, 0), 1, (7, 16383))
+        );
+        // A game holds millions of nodes per movement type.
+        assert_eq!(size_of::<PortalNode>(), 16);
+    }
+
+    #[test]
+    fn a_window_and_its_two_sides_convert_both_ways() {
+        for horizontal in [false, true] {
+            let w = PortalWindow {
+                sector_a: 3,
+                sector_b: if horizontal { 3 + 10 } else { 4 },
+                horizontal,
+                border: 64,
+                start: 70,
+                len: 9,
+            };
+            let (a, b) = (w.node(false), w.node(true));
+            assert_eq!(PortalWindow::from_sides(&a, &b), w);
+            let along = if horizontal { (1, 0) } else { (0, 1) };
+            assert_eq!((a.cells.step(), b.cells.step()), (along, along));
+            // Sector a's side lies just before the border, b's on it.
+            let first = if horizontal { (70, 63) } else { (63, 70) };
+            assert_eq!(a.cells.cell(0), first);
+            assert_eq!(a.cells.len(), 9);
+        }
     }
 }

@@ -111,7 +111,7 @@ fn routed_cells(
             .iter()
             .flat_map(|&(_, n)| {
                 let c = nodes[n as usize].cells;
-                (0..u32::from(c.len)).map(move |i| c.cell(i))
+                (0..u32::from(c.len())).map(move |i| c.cell(i))
             })
             .collect();
         out.extend(

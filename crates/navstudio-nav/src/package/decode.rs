@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::codec::{ByteReader, ReadFault};
 use super::{Manifest, PackageError, RegionGrid, SectionKind};
-use crate::grid::{DIR_NONE, FLOW_FINE_CCW, FLOW_FINE_CW, MAX_MAP_CELLS};
+use crate::grid::{DIR_NONE, FLOW_FINE_CCW, FLOW_FINE_CW, MAX_MAP_CELLS, MAX_MAP_SIDE};
 use crate::islands::{IslandField, Islands, MIXED};
 use crate::permutations::{FlowPermutations, canonical_flows};
 use crate::portals::{
@@ -56,7 +56,12 @@ impl Faults<'_> {
 
 /// Checks the map-wide numbers of a manifest and returns the grid they describe.
 pub(super) fn check_manifest(m: &Manifest) -> Result<GridSpec, String> {
-    if m.width == 0 || m.height == 0 || u64::from(m.width) * u64::from(m.height) > MAX_MAP_CELLS {
+    if m.width == 0
+        || m.height == 0
+        || m.width > MAX_MAP_SIDE
+        || m.height > MAX_MAP_SIDE
+        || u64::from(m.width) * u64::from(m.height) > MAX_MAP_CELLS
+    {
         return Err(format!("map size {}×{} is out of range", m.width, m.height));
     }
     if !(1..=255).contains(&m.sector_size) {
@@ -654,7 +659,7 @@ mod tests {
         let read = |bytes: &[u8]| parse_windows(&mut ByteReader::new(bytes), spec);
         let windows = read(&one_window(3, 7)).unwrap();
         assert_eq!((windows[0].start, windows[0].len), (3, 7));
-        assert_eq!(windows[0].node(false).cells.len, 7);
+        assert_eq!(windows[0].node(false).cells.len(), 7);
         for (offset, len) in [(3, 8), (0, 0), (10, 1), (0, 70_000), (u32::MAX, 2)] {
             assert!(
                 matches!(read(&one_window(offset, len)), Err(ReadFault::Invalid(_))),

@@ -35,7 +35,7 @@ fn layer_graph_and_tiles_match_direct_integration() {
             let (x0, y0, sw, sh) = spec.sector_rect(node.sector);
             cost.sector_cells(node.sector, &mut sector_costs);
             let local = |x: u32, y: u32| ((y - y0) * sw + (x - x0)) as usize;
-            let cells: Vec<usize> = (0..u32::from(node.cells.len))
+            let cells: Vec<usize> = (0..u32::from(node.cells.len()))
                 .map(|i| {
                     let (x, y) = node.cells.cell(i);
                     local(x, y)
@@ -284,9 +284,9 @@ fn nodes_share_a_tile_exactly_when_their_keys_are_equal() {
         let key = (
             class.clone(),
             (w, h),
-            (c.x - x0, c.y - y0),
-            c.step,
-            c.len,
+            (c.x() - x0, c.y() - y0),
+            c.step(),
+            c.len(),
             node.exit_dir,
         );
         match key_tile.get(&key) {
