@@ -667,4 +667,34 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_map_side_longer_than_a_node_holds_is_refused() {
+        let manifest = |width: u32, height: u32| Manifest {
+            map_name: "m".to_owned(),
+            width,
+            height,
+            sector_size: 16,
+            cell_size_m: 1.0,
+            bake_options: Vec::new(),
+            layers: vec![crate::package::LayerManifest {
+                name: "land".to_owned(),
+                params: serde_json::Value::Null,
+                clear_share: 1.0,
+                windows: 0,
+                islands: 1,
+                nodes: 0,
+                unique_tiles: 0,
+            }],
+            region_sectors: 0,
+            chunks: Vec::new(),
+            requires: Vec::new(),
+        };
+        assert_eq!(check_manifest(&manifest(16_384, 4096)).err(), None);
+        // Within the cell count, but a portal node's first cell is two `u16`.
+        for (w, h) in [(16_385, 16), (16, 65_536), (0, 16)] {
+            let err = check_manifest(&manifest(w, h)).unwrap_err();
+            assert!(err.contains(&format!("{w}×{h}")), "{err}");
+        }
+    }
 }
