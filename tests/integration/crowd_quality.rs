@@ -901,6 +901,23 @@ fn two_walkers_meeting_head_on_in_a_gaps_mouth_go_in_turn() {
     assert_home_within_2x(4477, &[(114, AvoidanceMode::Boids)]);
 }
 
+/// Queue order in a jam, in the velocities (`StepContext::jam_order` and boids' contact
+/// rule in `steering/`): mixed_gaps-174 of seed 2026120304, a seed first run after the rule
+/// before it was written. Large walkers reach the 5 m gap by the map's edge from above and
+/// below, one pinned against the wall's end, and stood touching for good: each kept clear
+/// of the others evenly, so none stepped into the gap's one-cell row, and the position
+/// passes had no overlap to share (2 stuck in boids, 10 in ORCA). The one that has waited
+/// longest now goes first, and the one that goes first does not keep clear of the one
+/// behind it (2.29 / 2.46 ×).
+#[test]
+fn walkers_standing_touching_at_a_gaps_mouth_go_in_turn() {
+    assert_home_within(
+        3.0,
+        2_026_120_304,
+        &[(174, AvoidanceMode::Boids), (174, AvoidanceMode::Orca)],
+    );
+}
+
 /// Rejoining the route alongside it (`StepContext::rejoin_direction`): mixed_gaps-194 of
 /// seed 1, 171 infantry, tanks and large walkers on the walkers' route through a 5 m gap,
 /// which the walkers' layer keeps as a one-cell corridor. Heading for the corridor's

@@ -32,6 +32,11 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let r = me.radius_m;
         let own = me.energy();
         let travelling = a.state[i].is_travelling();
+        // In a jam, the one that goes first (queue order) does not keep clear of the one
+        // behind it: the two stood touching, each separation balancing the other's flow.
+        let jammed = self.config.avoidance == super::AvoidanceMode::Boids
+            && a.state[i] == AgentState::Stuck
+            && a.no_progress_secs[i] >= super::JAM_STUCK_TIMES * self.config.stuck_secs;
         let mut sum = Vec2::ZERO;
         let mut push = Vec2::ZERO;
         let mut overlap = Overlap::default();
@@ -47,7 +52,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             }
             let dist = n.dist_sq.sqrt();
             let away = away_from_at(p, nb.pos_world, n.dist_sq, i, j);
-            if separating {
+            if separating && !(jammed && self.queue_order(i, nb) == Some(false)) {
                 // `energy / mass` is the speed term `|v|² + 0.25`.
                 let energy = if travelling {
                     nb.energy().min(nb.mass * own / me.mass)

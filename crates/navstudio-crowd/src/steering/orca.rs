@@ -1,7 +1,7 @@
 //! ORCA (RVO2): the avoidance mode, and the contact rule of boids and context steering
 //! (`orca_contacts`).
 
-use crate::agents::NO_ORDER;
+use crate::agents::{AgentState, NO_ORDER};
 use crate::half_planes::{HalfPlane, nearest_permitted, nearest_permitted_within, orca_half_plane};
 use crate::navigator::Navigator;
 use crate::resolve::{STATIONARY_PRIORITY, contact_mass, delay_weight};
@@ -73,6 +73,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let delayed = (self.config.avoidance == AvoidanceMode::Orca
             && self.near_order(i) != NO_ORDER)
             .then(|| own * self.delay_weight_of(i));
+        let boids_jammed = self.config.avoidance == AvoidanceMode::Boids
+            && a.state[i] == AgentState::Stuck
+            && a.no_progress_secs[i] >= super::JAM_STUCK_TIMES * self.config.stuck_secs;
         for n in neighbours {
             let nb = &self.near[n.slot as usize];
             // … but not through one pressed into others already
@@ -88,6 +91,13 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
             // adds a line far from any velocity the agent could take.
             let reach = (max_speed + nb.vel.length()) * horizon_secs + a.radius_m[i] + nb.radius_m;
             if n.dist_sq > reach * reach {
+                continue;
+            }
+            // As boids' contact rule, the one that goes first in a jam does not avoid the
+            // one behind it at all ([`Self::queue_order`]): however small its share, a
+            // velocity obstacle forbids walking into a neighbour that stands, so the two
+            // stood touching for good.
+            if boids_jammed && self.queue_order(i, nb) == Some(false) {
                 continue;
             }
             let (mine, theirs) = match (self.ranked_priority(i, nb), delayed) {

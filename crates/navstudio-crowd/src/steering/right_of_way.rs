@@ -142,14 +142,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     /// line, and boids' even shares held them all there for good. Only in a jam: between
     /// agents still moving, the weights slowed the merge at a gap's mouth until the queue
     /// stood, and a file's push keeps a queue at a door moving.
-    fn queue_order(&self, i: usize, nb: &NearAgent) -> Option<bool> {
-        // Boids only: separation pushes a pair evenly by construction, which is what holds
-        // the jam. ORCA's velocity obstacles and context steering's slots part such a
-        // merge on their own; weighed there too, the one behind was pressed into the
-        // agents behind it past the overlap target (ORCA), and a walker's jam at a gap
-        // cleared later (context steering).
+    pub(super) fn queue_order(&self, i: usize, nb: &NearAgent) -> Option<bool> {
         if self.config.avoidance != AvoidanceMode::Boids {
-            return None;
+            return self.jam_order(i, nb);
         }
         let a = self.agents;
         let own = a.order[i];
@@ -190,6 +185,34 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         } else {
             None
         }
+    }
+
+    /// Queue order in a jam of one order, in ORCA and context steering's velocities:
+    /// between two agents both stuck for [`JAM_STUCK_TIMES`] the stuck time, in contact
+    /// (within [`QUEUE_GAP_SHARE`] of touching), `Some(true)` when `nb` goes first: it has
+    /// waited longer (ties to the lower index). Three large walkers meeting at a one-cell
+    /// gap's mouth from above, below and beside it stood touching for good (mixed_gaps-174
+    /// of seed 2026120304 in ORCA, 10 stuck): each avoided the others evenly, so none
+    /// stepped into the gap's row, and the position passes had no overlap to share. Ranked
+    /// by the shorter way to the goal, as the position passes rank ([`jam_goes_first`]),
+    /// the walker behind the one pinned at the wall's end went first, its goal being
+    /// nearer, and the three still stood.
+    fn jam_order(&self, i: usize, nb: &NearAgent) -> Option<bool> {
+        let a = self.agents;
+        let j = nb.index as usize;
+        let offset = nb.pos_world - a.pos_world[i];
+        let reach = (1.0 + QUEUE_GAP_SHARE) * (a.radius_m[i] + nb.radius_m);
+        if offset.length_squared() > reach * reach {
+            return None;
+        }
+        // Their waits grow alike, so the order holds until one of them gets through.
+        let way = |k: usize| -a.no_progress_secs.get(k).copied().unwrap_or(0.0);
+        jam_order_by(
+            a,
+            JAM_STUCK_TIMES * self.config.stuck_secs,
+            (i, way(i)),
+            (j, way(j)),
+        )
     }
 
     /// A standing agent's (arrived or idle) velocity: zero, or — when a traveller of
@@ -383,8 +406,7 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
     }
 }
 
-/// Queue order in the position passes (ORCA and context steering, whose velocities do not
-/// read queue order): between two agents of one order, both stuck for [`JAM_STUCK_TIMES`]
+/// Queue order in the position passes (ORCA and context steering): between two agents of one order, both stuck for [`JAM_STUCK_TIMES`]
 /// the stuck time (`jam_secs`), `Some(true)` when `j` goes before `i` — it has the shorter
 /// way to its goal (`goal_dist_m`, ties to the lower index) —, `Some(false)` when `i` goes
 /// first, `None` otherwise. The one behind takes the whole overlap, so the one ahead is
@@ -400,10 +422,20 @@ pub(crate) fn jam_goes_first(
     i: usize,
     j: usize,
 ) -> Option<bool> {
+    let way = |k: usize| goal_dist_m.get(k).copied().unwrap_or(f32::INFINITY);
+    jam_order_by(a, jam_secs, (i, way(i)), (j, way(j)))
+}
+
+/// [`jam_goes_first`] with each agent's way to its goal given. `[Units: m]`
+fn jam_order_by(
+    a: &crate::agents::Agents,
+    jam_secs: f32,
+    (i, way_i): (usize, f32),
+    (j, way_j): (usize, f32),
+) -> Option<bool> {
     let jammed = |k: usize| a.state[k] == AgentState::Stuck && a.no_progress_secs[k] >= jam_secs;
     if a.order[i] == NO_ORDER || a.order[i] != a.order[j] || !jammed(i) || !jammed(j) {
         return None;
     }
-    let way = |k: usize| goal_dist_m.get(k).copied().unwrap_or(f32::INFINITY);
-    Some((way(j), j) < (way(i), i))
+    Some((way_j, j) < (way_i, i))
 }
