@@ -34,7 +34,9 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
         let travelling = a.state[i].is_travelling();
         // In a jam, the one that goes first (queue order) does not keep clear of the one
         // behind it: the two stood touching, each separation balancing the other's flow.
-        let jammed = self.config.avoidance == super::AvoidanceMode::Boids
+        // (Not in separation alone, the crowd's floor, which has no contact rule either.)
+        let jammed = !self.separation_only
+            && self.config.avoidance == super::AvoidanceMode::Boids
             && a.state[i] == AgentState::Stuck
             && a.no_progress_secs[i] >= super::JAM_STUCK_TIMES * self.config.stuck_secs;
         let mut sum = Vec2::ZERO;
