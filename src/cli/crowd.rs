@@ -196,6 +196,8 @@ pub struct BenchArgs<'a> {
     pub seed: Option<u64>,
     /// Draw this many random cases instead (`seed` seeds the draw).
     pub random: Option<u32>,
+    /// With `random`: how many seeds, from `seed` up, draw cases.
+    pub seeds: u32,
     /// With `random`: write the drawn cases here (map, document, scenario) instead of
     /// running them.
     pub write: Option<&'a Path>,
@@ -497,6 +499,9 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
     if count == 0 {
         return Err("--random needs at least one case (e.g. --random 60)".to_owned());
     }
+    if args.seeds == 0 {
+        return Err("--seeds needs at least one seed (e.g. --seeds 4)".to_owned());
+    }
     let mut base = crowd::SimConfig::default();
     apply_settings(args, chosen_techniques(args)?, &mut base)?;
     let config_in = |mode| crowd::SimConfig {
@@ -517,6 +522,7 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         args.modes.to_vec()
     };
     let seed = args.seed.unwrap_or(1);
+    let seeds = (0..u64::from(args.seeds)).map(|k| seed.wrapping_add(k));
     let archetypes = crowd::default_archetypes();
     let wanted = |name: &str| args.cases.is_empty() || args.cases.iter().any(|c| name.contains(c));
     if let Some(dir) = args.write {
@@ -528,13 +534,15 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         }
         return Ok(());
     }
-    println!(
-        "random cases: seed {seed}, {count} cases, scale {}",
-        args.scale
-    );
-    println!("{}", quality::table_header());
     let mut rows = Vec::new();
-    for k in 0..count {
+    for (seed, k) in seeds.flat_map(|s| (0..count).map(move |k| (s, k))) {
+        if k == 0 {
+            println!(
+                "random cases: seed {seed}, {count} cases, scale {}",
+                args.scale
+            );
+            println!("{}", quality::table_header());
+        }
         let case = random::random_case(seed, k, args.scale, &archetypes);
         if !wanted(&case.case.name) {
             continue;
@@ -567,10 +575,27 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         all(&|r| r.within(2.0)),
         all(&|r| r.within(3.0)),
     );
+    let missed: Vec<_> = rows.iter().filter(|r| !r.within(2.0)).collect();
+    if !missed.is_empty() {
+        println!("not within 2x, each replayed by the command after it:");
+    }
+    for r in missed {
+        println!(
+            "  {} {}: {}  navstudio crowd-bench --random {} --seed {} --case {} --mode {}",
+            r.report.case,
+            r.report.mode,
+            miss_reason(r),
+            r.index + 1,
+            r.seed,
+            r.report.case,
+            r.report.mode,
+        );
+    }
     if let Some(path) = args.json {
         #[derive(serde::Serialize)]
         struct Report<'a> {
             seed: u64,
+            seeds: u32,
             cases: u32,
             scale: f32,
             families: &'a [random::FamilySummary],
@@ -578,6 +603,7 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         }
         let text = serde_json::to_string_pretty(&Report {
             seed,
+            seeds: args.seeds,
             cases: count,
             scale: args.scale,
             families: &summary,
@@ -589,4 +615,23 @@ fn random_bench(args: &BenchArgs<'_>, count: u32) -> Result<(), String> {
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// Why a random row is not within 2 × its bound: the first target it misses.
+fn miss_reason(r: &quality::random::RandomRow) -> String {
+    let x = &r.report;
+    if x.arrived_pct < 100.0 || x.ratio100.is_none() {
+        format!("{:.1} % home, {} stuck", x.arrived_pct, x.stuck)
+    } else if x.stuck > 0 {
+        format!("{} stuck", x.stuck)
+    } else if x.overlap_mean_pct > 5.0 || x.overlap_max_pct > 30.0 {
+        format!(
+            "overlap mean {:.1} %, max {:.1} %",
+            x.overlap_mean_pct, x.overlap_max_pct
+        )
+    } else if x.wall_penetrations > 0 {
+        format!("{} wall penetrations", x.wall_penetrations)
+    } else {
+        format!("{:.2} x the bound", x.ratio100.unwrap_or(f64::INFINITY))
+    }
 }

@@ -281,6 +281,11 @@ enum Command {
         /// (default 1), run each to 5x its bound and report per family and mode.
         #[arg(long)]
         random: Option<u32>,
+        /// With --random: draw and run the cases of this many seeds in turn, --seed, --seed
+        /// + 1, …, and report the families over all of them (e.g. --random 300 --seeds 4:
+        /// 120 cases a family).
+        #[arg(long, requires = "random", default_value_t = 1)]
+        seeds: u32,
         /// With --random: write each drawn case (as --case picks) into this folder instead
         /// of running it, to open in the editor: CASE.map (the grid, Moving AI format),
         /// CASE.ron (a map document on it) and CASE.scenario.ron (its spawns and orders, in
@@ -594,6 +599,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             decision_secs,
             seed,
             random,
+            seeds,
             write,
         }) => crowd::crowd_bench_cmd(&crowd::BenchArgs {
             cases: &case,
@@ -609,6 +615,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             decision_secs,
             seed,
             random,
+            seeds,
             write: write.as_deref(),
         }),
         Some(Command::GridMaps {

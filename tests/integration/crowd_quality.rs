@@ -918,6 +918,17 @@ fn walkers_standing_touching_at_a_gaps_mouth_go_in_turn() {
     );
 }
 
+/// ORCA mode steers toward the part of its velocity a wall it slides along lets it keep
+/// (`StepContext::update`): room_chain-205 of seed 2026120304, 171 infantry. A column
+/// running at 3 m/s along a room's wall into its corner, where the first stops dead; the
+/// velocities ORCA chose for the ones behind pointed half into the wall, and steering
+/// toward them whole spent the force the braking needed (a fifth of it went to braking).
+/// They ran into the one in the corner: 34.5 % of a radius deep; 19.0 % now.
+#[test]
+fn a_column_along_a_wall_brakes_before_the_corner_in_orca() {
+    assert_home_within_2x(2_026_120_304, &[(205, AvoidanceMode::Orca)]);
+}
+
 /// Rejoining the route alongside it (`StepContext::rejoin_direction`): mixed_gaps-194 of
 /// seed 1, 171 infantry, tanks and large walkers on the walkers' route through a 5 m gap,
 /// which the walkers' layer keeps as a one-cell corridor. Heading for the corridor's

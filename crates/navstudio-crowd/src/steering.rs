@@ -275,8 +275,14 @@ impl<N: Navigator + ?Sized> StepContext<'_, N> {
                     held()
                 };
                 decision = avoiding;
+                // Of a velocity into the wall the agent slid along last step, the move
+                // keeps only the part along it; steered toward whole, the part into the
+                // wall spent the force a braking agent needed (a column running along a
+                // wall into a corner braked at a fifth of its agility: 34 % overlaps).
+                let wall = a.wall_normal[i];
+                let reachable = avoiding - wall * avoiding.dot(wall).min(0.0);
                 // ORCA sets a velocity for this step, so it is tracked within one step.
-                let orca_force = (avoiding - v) * (mass / dt);
+                let orca_force = (reachable - v) * (mass / dt);
                 priority_sum(&[orca_force * w.flow, separation], max_force)
             }
             AvoidanceMode::Context => {
