@@ -281,9 +281,9 @@ enum Command {
         /// (default 1), run each to 5x its bound and report per family and mode.
         #[arg(long)]
         random: Option<u32>,
-        /// With --random: draw and run the cases of this many seeds in turn, --seed, --seed
-        /// + 1, …, and report the families over all of them (e.g. --random 300 --seeds 4:
-        /// 120 cases a family).
+        /// With --random: draw and run the cases of this many seeds in turn (from --seed
+        /// up, one at a time) and report the families over all of them (e.g. --random 300
+        /// --seeds 4: 120 cases a family).
         #[arg(long, requires = "random", default_value_t = 1)]
         seeds: u32,
         /// With --random: write each drawn case (as --case picks) into this folder instead
